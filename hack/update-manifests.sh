@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Regenerates the CRDs in manifests/crd from the markers in
+# pkg/apis/postgres with controller-gen, pinned in the separate hack/tools
+# module so it never enters the operator's build.
+set -o errexit -o nounset -o pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+CONTROLLER_GEN=${CONTROLLER_GEN:-$ROOT/bin/controller-gen}
+if [ ! -x "$CONTROLLER_GEN" ]; then
+  (cd hack/tools && go build -o "$CONTROLLER_GEN" sigs.k8s.io/controller-tools/cmd/controller-gen)
+fi
+rm -f manifests/crd/*.yaml
+"$CONTROLLER_GEN" crd paths=./pkg/apis/postgres/... output:crd:dir=./manifests/crd

@@ -1,0 +1,132 @@
+package v1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Cluster is CNPG's Postgres cluster.
+//
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+type Cluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ClusterSpec   `json:"spec"`
+	Status ClusterStatus `json:"status,omitempty"`
+}
+
+// ClusterSpec is the subset of CNPG's cluster spec setpoint sets.
+type ClusterSpec struct {
+	Instances             int                          `json:"instances"`
+	ImageName             string                       `json:"imageName,omitempty"`
+	PostgresConfiguration *PostgresConfiguration       `json:"postgresql,omitempty"`
+	SuperuserSecret       *LocalObjectReference        `json:"superuserSecret,omitempty"`
+	EnableSuperuserAccess *bool                        `json:"enableSuperuserAccess,omitempty"`
+	Storage               *StorageConfiguration        `json:"storage,omitempty"`
+	Resources             *corev1.ResourceRequirements `json:"resources,omitempty"`
+	Managed               *ManagedConfiguration        `json:"managed,omitempty"`
+	// +listType=atomic
+	Plugins    []PluginConfiguration    `json:"plugins,omitempty"`
+	Monitoring *MonitoringConfiguration `json:"monitoring,omitempty"`
+}
+
+// PostgresConfiguration holds postgresql.conf and pg_hba.conf settings.
+type PostgresConfiguration struct {
+	Parameters map[string]string `json:"parameters,omitempty"`
+	// +listType=atomic
+	PgHBA []string `json:"pg_hba,omitempty"`
+}
+
+// LocalObjectReference names an object in the same namespace.
+type LocalObjectReference struct {
+	Name string `json:"name"`
+}
+
+// StorageConfiguration sizes the data volumes.
+type StorageConfiguration struct {
+	Size         string  `json:"size,omitempty"`
+	StorageClass *string `json:"storageClass,omitempty"`
+}
+
+// ManagedConfiguration holds the roles CNPG manages.
+type ManagedConfiguration struct {
+	// roles is atomic in CNPG's schema: one field manager owns the list.
+	// +listType=atomic
+	Roles []RoleConfiguration `json:"roles,omitempty"`
+}
+
+// EnsureOption says whether a role, database or extension should exist.
+type EnsureOption string
+
+const (
+	EnsurePresent EnsureOption = "present"
+	EnsureAbsent  EnsureOption = "absent"
+)
+
+// RoleConfiguration is one managed role.
+type RoleConfiguration struct {
+	Name            string                `json:"name"`
+	Ensure          EnsureOption          `json:"ensure,omitempty"`
+	Comment         string                `json:"comment,omitempty"`
+	Login           *bool                 `json:"login,omitempty"`
+	Inherit         *bool                 `json:"inherit,omitempty"`
+	ConnectionLimit *int64                `json:"connectionLimit,omitempty"`
+	PasswordSecret  *LocalObjectReference `json:"passwordSecret,omitempty"`
+	// +listType=atomic
+	InRoles []string `json:"inRoles,omitempty"`
+}
+
+// PluginConfiguration enables a CNPG-I plugin, such as barman-cloud.
+type PluginConfiguration struct {
+	Name          string            `json:"name"`
+	Enabled       *bool             `json:"enabled,omitempty"`
+	IsWALArchiver *bool             `json:"isWALArchiver,omitempty"`
+	Parameters    map[string]string `json:"parameters,omitempty"`
+}
+
+// MonitoringConfiguration switches the PodMonitor.
+type MonitoringConfiguration struct {
+	EnablePodMonitor *bool `json:"enablePodMonitor,omitempty"`
+}
+
+// ClusterStatus is the subset of CNPG's cluster status setpoint reads.
+type ClusterStatus struct {
+	Phase              string             `json:"phase,omitempty"`
+	PhaseReason        string             `json:"phaseReason,omitempty"`
+	Instances          int                `json:"instances,omitempty"`
+	ReadyInstances     int                `json:"readyInstances,omitempty"`
+	CurrentPrimary     string             `json:"currentPrimary,omitempty"`
+	TargetPrimary      string             `json:"targetPrimary,omitempty"`
+	WriteService       string             `json:"writeService,omitempty"`
+	ReadService        string             `json:"readService,omitempty"`
+	Conditions         []metav1.Condition `json:"conditions,omitempty"`
+	ManagedRolesStatus *ManagedRoles      `json:"managedRolesStatus,omitempty"`
+}
+
+// ManagedRoles reports CNPG's reconciliation of managed roles.
+type ManagedRoles struct {
+	// byStatus maps a status (reconciled, not-managed,
+	// pending-reconciliation, reserved) to role names.
+	ByStatus map[string][]string `json:"byStatus,omitempty"`
+	// cannotReconcile maps a role to CNPG's error messages.
+	CannotReconcile map[string][]string `json:"cannotReconcile,omitempty"`
+}
+
+// Role status keys in ManagedRoles.ByStatus.
+const (
+	RoleStatusReconciled            = "reconciled"
+	RoleStatusNotManaged            = "not-managed"
+	RoleStatusPendingReconciliation = "pending-reconciliation"
+	RoleStatusReserved              = "reserved"
+)
+
+// ClusterList is a list of Clusters.
+//
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+type ClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Cluster `json:"items"`
+}

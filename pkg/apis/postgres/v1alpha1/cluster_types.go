@@ -1,0 +1,279 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// PostgresCluster is a Postgres cluster run by CloudNativePG: setpoint
+// creates the CNPG Cluster, its superuser Secret, poolers, backups, managed
+// roles and a connection-info ConfigMap from it.
+//
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=pgc,categories=setpoint;postgres
+// +kubebuilder:printcolumn:name="Class",type=string,JSONPath=`.spec.class`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyInstances`,description="Ready instances"
+// +kubebuilder:printcolumn:name="Instances",type=integer,JSONPath=`.status.instances`
+// +kubebuilder:printcolumn:name="Primary",type=string,JSONPath=`.status.currentPrimary`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type PostgresCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired cluster.
+	Spec PostgresClusterSpec `json:"spec"`
+
+	// status is what setpoint last observed.
+	// +optional
+	Status PostgresClusterStatus `json:"status,omitempty"`
+}
+
+// DeletionPolicy says what happens to data when its owner is deleted.
+// +kubebuilder:validation:Enum=Retain;Delete
+type DeletionPolicy string
+
+const (
+	// DeletionPolicyRetain keeps the data and the objects that hold it.
+	DeletionPolicyRetain DeletionPolicy = "Retain"
+	// DeletionPolicyDelete removes them.
+	DeletionPolicyDelete DeletionPolicy = "Delete"
+)
+
+// PostgresClusterSpec is the desired cluster: a class plus overrides.
+//
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.postgresVersion) || (has(self.postgresVersion) && self.postgresVersion >= oldSelf.postgresVersion)",message="postgresVersion cannot go down or be removed once set"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.storage) || !has(oldSelf.storage.size) || (has(self.storage) && has(self.storage.size) && quantity(string(self.storage.size)).compareTo(quantity(string(oldSelf.storage.size))) >= 0)",message="storage.size cannot shrink or be removed once set"
+type PostgresClusterSpec struct {
+	// class is the name of the PostgresClusterClass this cluster starts
+	// from. It cannot change after creation.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="class is immutable"
+	Class string `json:"class"`
+
+	// ClusterSettings override the class's values field by field.
+	ClusterSettings `json:",inline"`
+
+	// clusterDeletionPolicy says whether deleting the PostgresCluster
+	// deletes the CNPG Cluster and its data (Delete) or keeps them (Retain).
+	// +optional
+	// +kubebuilder:default=Retain
+	ClusterDeletionPolicy DeletionPolicy `json:"clusterDeletionPolicy,omitempty"`
+
+	// passwordConfig points at credentials managed outside setpoint.
+	// +optional
+	PasswordConfig *ClusterPasswordConfig `json:"passwordConfig,omitempty"`
+}
+
+// ClusterPasswordConfig points at externally managed credentials.
+type ClusterPasswordConfig struct {
+	// superuserExternalSecretRef names a basic-auth Secret (username
+	// "postgres", password) that setpoint uses as the superuser Secret
+	// instead of generating one. setpoint never modifies it.
+	// +optional
+	SuperuserExternalSecretRef *LocalObjectReference `json:"superuserExternalSecretRef,omitempty"`
+}
+
+// LocalObjectReference names an object in the same namespace.
+type LocalObjectReference struct {
+	// name of the object.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// Phase summarises an object's state in one word.
+type Phase string
+
+const (
+	PhasePending      Phase = "Pending"
+	PhaseProvisioning Phase = "Provisioning"
+	PhaseConfiguring  Phase = "Configuring"
+	PhaseReady        Phase = "Ready"
+	PhaseFailed       Phase = "Failed"
+	PhaseDeleting     Phase = "Deleting"
+)
+
+// PostgresClusterStatus is what setpoint last observed of the cluster.
+type PostgresClusterStatus struct {
+	// phase is one of Pending, Provisioning, Configuring, Ready, Failed,
+	// Deleting.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// conditions hold one condition per component (SecretReady,
+	// ObjectStoreReady, ProvisionerReady, ManagedRolesReady, PoolerReady,
+	// BackupReady, ConfigMapReady) and the overall Ready.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the spec generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// provisionerRef names the CNPG Cluster that runs this cluster.
+	// +optional
+	ProvisionerRef *ProvisionerReference `json:"provisionerRef,omitempty"`
+
+	// instances is the number of instances CloudNativePG reports.
+	// +optional
+	Instances int32 `json:"instances,omitempty"`
+
+	// readyInstances is the number of ready instances.
+	// +optional
+	ReadyInstances int32 `json:"readyInstances,omitempty"`
+
+	// currentPrimary is the instance that is currently primary.
+	// +optional
+	CurrentPrimary string `json:"currentPrimary,omitempty"`
+
+	// managedRolesStatus reports the roles PostgresDatabases asked for.
+	// +optional
+	ManagedRolesStatus *ManagedRolesStatus `json:"managedRolesStatus,omitempty"`
+
+	// connectionPoolerStatus reports the PgBouncer poolers.
+	// +optional
+	ConnectionPoolerStatus *ConnectionPoolerStatus `json:"connectionPoolerStatus,omitempty"`
+
+	// backupStatus reports scheduled backups.
+	// +optional
+	BackupStatus *BackupStatus `json:"backupStatus,omitempty"`
+
+	// resources names the objects applications use to connect.
+	// +optional
+	Resources *ClusterResources `json:"resources,omitempty"`
+}
+
+// ProvisionerReference names the CNPG object that runs a cluster.
+type ProvisionerReference struct {
+	// apiVersion of the object, postgresql.cnpg.io/v1.
+	APIVersion string `json:"apiVersion"`
+	// kind of the object, Cluster.
+	Kind string `json:"kind"`
+	// name of the object.
+	Name string `json:"name"`
+	// uid of the object.
+	// +optional
+	UID types.UID `json:"uid,omitempty"`
+}
+
+// ManagedRolesStatus reports the roles the cluster manages for
+// PostgresDatabases.
+type ManagedRolesStatus struct {
+	// reconciled lists roles CloudNativePG has applied.
+	// +optional
+	// +listType=set
+	Reconciled []string `json:"reconciled,omitempty"`
+
+	// pending lists roles CloudNativePG has not applied yet.
+	// +optional
+	// +listType=set
+	Pending []string `json:"pending,omitempty"`
+
+	// failed lists roles CloudNativePG cannot apply, with its message.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Failed []RoleFailure `json:"failed,omitempty"`
+
+	// owners records which PostgresDatabase owns each role.
+	// +optional
+	// +listType=map
+	// +listMapKey=role
+	Owners []RoleOwner `json:"owners,omitempty"`
+
+	// conflicts lists roles claimed by more than one PostgresDatabase; the
+	// first owner keeps the role.
+	// +optional
+	// +listType=map
+	// +listMapKey=role
+	Conflicts []RoleConflict `json:"conflicts,omitempty"`
+}
+
+// RoleFailure is a role CloudNativePG cannot reconcile.
+type RoleFailure struct {
+	// name of the role.
+	Name string `json:"name"`
+	// message is CloudNativePG's explanation.
+	Message string `json:"message"`
+}
+
+// ObjectOwner identifies a PostgresDatabase by name and UID, so that a
+// deleted and re-created object is not mistaken for the old one.
+type ObjectOwner struct {
+	// name of the PostgresDatabase.
+	Name string `json:"name"`
+	// uid of the PostgresDatabase.
+	UID types.UID `json:"uid"`
+}
+
+// RoleOwner records the PostgresDatabase that owns a role.
+type RoleOwner struct {
+	// role name.
+	Role string `json:"role"`
+	// owner of the role.
+	Owner ObjectOwner `json:"owner"`
+}
+
+// RoleConflict is a role claimed by a PostgresDatabase other than its owner.
+type RoleConflict struct {
+	// role name.
+	Role string `json:"role"`
+	// owner keeps the role.
+	Owner ObjectOwner `json:"owner"`
+	// claimant asked for the role too and was refused.
+	Claimant ObjectOwner `json:"claimant"`
+}
+
+// ConnectionPoolerStatus reports the poolers.
+type ConnectionPoolerStatus struct {
+	// enabled says whether poolers are configured.
+	Enabled bool `json:"enabled"`
+	// readWrite is the phase of the read-write pooler.
+	// +optional
+	ReadWrite string `json:"readWrite,omitempty"`
+	// readOnly is the phase of the read-only pooler.
+	// +optional
+	ReadOnly string `json:"readOnly,omitempty"`
+}
+
+// BackupStatus reports scheduled backups.
+type BackupStatus struct {
+	// objectStore names the barman-cloud ObjectStore in use.
+	// +optional
+	ObjectStore string `json:"objectStore,omitempty"`
+	// scheduledBackups names the CNPG ScheduledBackups in use.
+	// +optional
+	// +listType=set
+	ScheduledBackups []string `json:"scheduledBackups,omitempty"`
+	// lastScheduleTime is when CloudNativePG last started a backup.
+	// +optional
+	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
+}
+
+// ClusterResources names the objects applications use to connect.
+type ClusterResources struct {
+	// configMapRef names the connection-info ConfigMap.
+	// +optional
+	ConfigMapRef *LocalObjectReference `json:"configMapRef,omitempty"`
+	// superUserSecretRef names the superuser Secret.
+	// +optional
+	SuperUserSecretRef *LocalObjectReference `json:"superUserSecretRef,omitempty"`
+}
+
+// PostgresClusterList is a list of PostgresClusters.
+//
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+type PostgresClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	Items []PostgresCluster `json:"items"`
+}

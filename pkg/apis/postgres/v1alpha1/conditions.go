@@ -1,0 +1,23 @@
+package v1alpha1
+
+// Condition types of PostgresCluster: one per component plus Ready.
+const (
+	ConditionReady            = "Ready"
+	ConditionSecretReady      = "SecretReady"
+	ConditionObjectStoreReady = "ObjectStoreReady"
+	ConditionProvisionerReady = "ProvisionerReady"
+	ConditionManagedRoles     = "ManagedRolesReady"
+	ConditionPoolerReady      = "PoolerReady"
+	ConditionBackupReady      = "BackupReady"
+	ConditionConfigMapReady   = "ConfigMapReady"
+)
+
+// Condition types of PostgresDatabase, in pipeline order, plus Ready.
+const (
+	ConditionClusterReady    = "ClusterReady"
+	ConditionSecretsReady    = "SecretsReady"
+	ConditionConfigMapsReady = "ConfigMapsReady"
+	ConditionRolesReady      = "RolesReady"
+	ConditionDatabasesReady  = "DatabasesReady"
+	ConditionPrivilegesReady = "PrivilegesReady"
+)

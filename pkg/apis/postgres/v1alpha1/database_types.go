@@ -1,0 +1,173 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// PostgresDatabase gives an application databases on a PostgresCluster:
+// per database an owner role (<db>_admin) and a read-write role (<db>_rw),
+// their credentials in Secrets, connection info in a ConfigMap, and the
+// privileges that let the rw role use what the admin role creates.
+//
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=pgdb,categories=setpoint;postgres
+// +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=`.spec.clusterRef.name`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Databases",type=string,JSONPath=`.spec.databases[*].name`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type PostgresDatabase struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired set of databases.
+	Spec PostgresDatabaseSpec `json:"spec"`
+
+	// status is what setpoint last observed.
+	// +optional
+	Status PostgresDatabaseStatus `json:"status,omitempty"`
+}
+
+// PostgresDatabaseSpec is the desired set of databases on one cluster.
+type PostgresDatabaseSpec struct {
+	// clusterRef names the PostgresCluster, in the same namespace, that
+	// hosts the databases. It cannot change after creation.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="clusterRef is immutable"
+	ClusterRef LocalObjectReference `json:"clusterRef"`
+
+	// databases to create, at most 10, each name unique.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	Databases []DatabaseSpec `json:"databases"`
+}
+
+// DatabaseSpec is one database.
+type DatabaseSpec struct {
+	// name of the database: lowercase letters, digits and underscores,
+	// starting with a letter, at most 57 bytes so that the role names
+	// <name>_admin and <name>_rw fit Postgres's 63-byte limit.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=57
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_]*$`
+	// +kubebuilder:validation:XValidation:rule="!(self in ['postgres', 'template0', 'template1'])",message="name must not be a Postgres system database (postgres, template0, template1)"
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('pg_') && !self.startsWith('cnpg_')",message="name must not start with the reserved prefixes pg_ or cnpg_"
+	Name string `json:"name"`
+
+	// extensions to create in the database. Removing one from the list
+	// drops it.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:Pattern=`^[a-z][a-z0-9_-]*$`
+	// +kubebuilder:validation:items:MaxLength=63
+	Extensions []string `json:"extensions,omitempty"`
+
+	// deletionPolicy says whether removing the database from the spec, or
+	// deleting the PostgresDatabase, drops the database and its roles
+	// (Delete) or keeps them for a later PostgresDatabase to adopt (Retain).
+	// +optional
+	// +kubebuilder:default=Delete
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// passwordConfig points at credentials managed outside setpoint.
+	// +optional
+	PasswordConfig *DatabasePasswordConfig `json:"passwordConfig,omitempty"`
+}
+
+// DatabasePasswordConfig points at externally managed credentials. Each
+// Secret must be of type kubernetes.io/basic-auth with username equal to the
+// role name and a password; setpoint never modifies it.
+type DatabasePasswordConfig struct {
+	// adminSecretRef names the Secret of the <db>_admin role.
+	// +optional
+	AdminSecretRef *LocalObjectReference `json:"adminSecretRef,omitempty"`
+	// rwSecretRef names the Secret of the <db>_rw role.
+	// +optional
+	RWSecretRef *LocalObjectReference `json:"rwSecretRef,omitempty"`
+}
+
+// RoleEnsure says whether a role should exist.
+// +kubebuilder:validation:Enum=present;absent
+type RoleEnsure string
+
+const (
+	RoleEnsurePresent RoleEnsure = "present"
+	RoleEnsureAbsent  RoleEnsure = "absent"
+)
+
+// PostgresDatabaseStatus is what setpoint last observed.
+type PostgresDatabaseStatus struct {
+	// phase is one of Pending, Provisioning, Ready, Failed, Deleting.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// conditions: ClusterReady, SecretsReady, ConfigMapsReady, RolesReady,
+	// DatabasesReady, PrivilegesReady and Ready.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the spec generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// databases reports each database.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Databases []DatabaseStatus `json:"databases,omitempty"`
+}
+
+// DatabaseStatus reports one database.
+type DatabaseStatus struct {
+	// name of the database.
+	Name string `json:"name"`
+	// ready is true when the database, its roles and privileges are in
+	// place.
+	Ready bool `json:"ready"`
+	// message explains why the database is not ready.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// adminSecretRef names the Secret with the <db>_admin credentials.
+	// +optional
+	AdminSecretRef *LocalObjectReference `json:"adminSecretRef,omitempty"`
+	// rwSecretRef names the Secret with the <db>_rw credentials.
+	// +optional
+	RWSecretRef *LocalObjectReference `json:"rwSecretRef,omitempty"`
+	// configMapRef names the connection-info ConfigMap.
+	// +optional
+	ConfigMapRef *LocalObjectReference `json:"configMapRef,omitempty"`
+	// roles is the role intent this object publishes for the cluster's
+	// managed roles, and whether each role exists.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Roles []RoleStatus `json:"roles,omitempty"`
+}
+
+// RoleStatus is a role a PostgresDatabase asks the cluster to manage.
+type RoleStatus struct {
+	// name of the role.
+	Name string `json:"name"`
+	// ensure is present, or absent while the role is being removed.
+	Ensure RoleEnsure `json:"ensure"`
+	// passwordSecretRef names the Secret holding the role's password.
+	// +optional
+	PasswordSecretRef *LocalObjectReference `json:"passwordSecretRef,omitempty"`
+	// exists is true when CloudNativePG reports the role reconciled.
+	Exists bool `json:"exists"`
+}
+
+// PostgresDatabaseList is a list of PostgresDatabases.
+//
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+type PostgresDatabaseList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	Items []PostgresDatabase `json:"items"`
+}
