@@ -35,6 +35,7 @@ kube::codegen::gen_client \
   --with-watch \
   --with-applyconfig \
   --applyconfig-openapi-schema "$schema" \
+  --applyconfig-externals "k8s.io/api/core/v1.ResourceRequirements:k8s.io/client-go/applyconfigurations/core/v1" \
   --output-dir "$ROOT/pkg/generated" \
   --output-pkg "$MODULE/pkg/generated" \
   --boilerplate "$BOILERPLATE" \

@@ -45,8 +45,8 @@ const (
 
 // PostgresClusterSpec is the desired cluster: a class plus overrides.
 //
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.postgresVersion) || (has(self.postgresVersion) && self.postgresVersion >= oldSelf.postgresVersion)",message="postgresVersion cannot go down or be removed once set"
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.storage) || !has(oldSelf.storage.size) || (has(self.storage) && has(self.storage.size) && quantity(string(self.storage.size)).compareTo(quantity(string(oldSelf.storage.size))) >= 0)",message="storage.size cannot shrink or be removed once set"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.postgresVersion) || (has(self.postgresVersion) && self.postgresVersion >= oldSelf.postgresVersion)",message="postgresVersion cannot go down or be removed once set",fieldPath=".postgresVersion"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.storage) || !has(oldSelf.storage.size) || (has(self.storage) && has(self.storage.size) && quantity(string(self.storage.size)).compareTo(quantity(string(oldSelf.storage.size))) >= 0)",message="storage.size cannot shrink or be removed once set",fieldPath=".storage.size"
 type PostgresClusterSpec struct {
 	// class is the name of the PostgresClusterClass this cluster starts
 	// from. It cannot change after creation.

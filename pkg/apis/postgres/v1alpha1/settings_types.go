@@ -101,6 +101,7 @@ type BackupSpec struct {
 	// every day. setpoint converts it to the six-field form CloudNativePG
 	// uses; a six-field expression is refused to avoid the ambiguity.
 	// +optional
+	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:XValidation:rule="self.split(' ').filter(f, f != '').size() == 5",message="schedule must be a five-field cron expression (minute hour day-of-month month day-of-week)"
 	Schedule string `json:"schedule,omitempty"`
 

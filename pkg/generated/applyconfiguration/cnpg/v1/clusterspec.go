@@ -19,7 +19,7 @@ limitations under the License.
 package v1
 
 import (
-	corev1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // ClusterSpecApplyConfiguration represents a declarative configuration of the ClusterSpec type for use
@@ -27,16 +27,16 @@ import (
 //
 // ClusterSpec is the subset of CNPG's cluster spec setpoint sets.
 type ClusterSpecApplyConfiguration struct {
-	Instances             *int                                       `json:"instances,omitempty"`
-	ImageName             *string                                    `json:"imageName,omitempty"`
-	PostgresConfiguration *PostgresConfigurationApplyConfiguration   `json:"postgresql,omitempty"`
-	SuperuserSecret       *LocalObjectReferenceApplyConfiguration    `json:"superuserSecret,omitempty"`
-	EnableSuperuserAccess *bool                                      `json:"enableSuperuserAccess,omitempty"`
-	Storage               *StorageConfigurationApplyConfiguration    `json:"storage,omitempty"`
-	Resources             *corev1.ResourceRequirements               `json:"resources,omitempty"`
-	Managed               *ManagedConfigurationApplyConfiguration    `json:"managed,omitempty"`
-	Plugins               []PluginConfigurationApplyConfiguration    `json:"plugins,omitempty"`
-	Monitoring            *MonitoringConfigurationApplyConfiguration `json:"monitoring,omitempty"`
+	Instances             *int                                           `json:"instances,omitempty"`
+	ImageName             *string                                        `json:"imageName,omitempty"`
+	PostgresConfiguration *PostgresConfigurationApplyConfiguration       `json:"postgresql,omitempty"`
+	SuperuserSecret       *LocalObjectReferenceApplyConfiguration        `json:"superuserSecret,omitempty"`
+	EnableSuperuserAccess *bool                                          `json:"enableSuperuserAccess,omitempty"`
+	Storage               *StorageConfigurationApplyConfiguration        `json:"storage,omitempty"`
+	Resources             *corev1.ResourceRequirementsApplyConfiguration `json:"resources,omitempty"`
+	Managed               *ManagedConfigurationApplyConfiguration        `json:"managed,omitempty"`
+	Plugins               []PluginConfigurationApplyConfiguration        `json:"plugins,omitempty"`
+	Monitoring            *MonitoringConfigurationApplyConfiguration     `json:"monitoring,omitempty"`
 }
 
 // ClusterSpecApplyConfiguration constructs a declarative configuration of the ClusterSpec type for use with
@@ -96,8 +96,8 @@ func (b *ClusterSpecApplyConfiguration) WithStorage(value *StorageConfigurationA
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *ClusterSpecApplyConfiguration) WithResources(value corev1.ResourceRequirements) *ClusterSpecApplyConfiguration {
-	b.Resources = &value
+func (b *ClusterSpecApplyConfiguration) WithResources(value *corev1.ResourceRequirementsApplyConfiguration) *ClusterSpecApplyConfiguration {
+	b.Resources = value
 	return b
 }
 

@@ -19,7 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // ClusterSettingsApplyConfiguration represents a declarative configuration of the ClusterSettings type for use
@@ -40,7 +40,7 @@ type ClusterSettingsApplyConfiguration struct {
 	// storage sizes the data volumes.
 	Storage *StorageSpecApplyConfiguration `json:"storage,omitempty"`
 	// resources are the CPU and memory requests and limits of each instance.
-	Resources *v1.ResourceRequirements `json:"resources,omitempty"`
+	Resources *v1.ResourceRequirementsApplyConfiguration `json:"resources,omitempty"`
 	// postgresqlConfig holds postgresql.conf parameters, values as strings
 	// ("200", not 200). Cluster entries override class entries key by key.
 	PostgreSQLConfig map[string]string `json:"postgresqlConfig,omitempty"`
@@ -95,8 +95,8 @@ func (b *ClusterSettingsApplyConfiguration) WithStorage(value *StorageSpecApplyC
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *ClusterSettingsApplyConfiguration) WithResources(value v1.ResourceRequirements) *ClusterSettingsApplyConfiguration {
-	b.Resources = &value
+func (b *ClusterSettingsApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *ClusterSettingsApplyConfiguration {
+	b.Resources = value
 	return b
 }
 

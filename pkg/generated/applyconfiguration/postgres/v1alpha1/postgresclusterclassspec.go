@@ -19,7 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // PostgresClusterClassSpecApplyConfiguration represents a declarative configuration of the PostgresClusterClassSpec type for use
@@ -71,8 +71,8 @@ func (b *PostgresClusterClassSpecApplyConfiguration) WithStorage(value *StorageS
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *PostgresClusterClassSpecApplyConfiguration) WithResources(value v1.ResourceRequirements) *PostgresClusterClassSpecApplyConfiguration {
-	b.ClusterSettingsApplyConfiguration.Resources = &value
+func (b *PostgresClusterClassSpecApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *PostgresClusterClassSpecApplyConfiguration {
+	b.ClusterSettingsApplyConfiguration.Resources = value
 	return b
 }
 

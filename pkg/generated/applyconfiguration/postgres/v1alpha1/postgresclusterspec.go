@@ -20,7 +20,7 @@ package v1alpha1
 
 import (
 	postgresv1alpha1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // PostgresClusterSpecApplyConfiguration represents a declarative configuration of the PostgresClusterSpec type for use
@@ -89,8 +89,8 @@ func (b *PostgresClusterSpecApplyConfiguration) WithStorage(value *StorageSpecAp
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *PostgresClusterSpecApplyConfiguration) WithResources(value v1.ResourceRequirements) *PostgresClusterSpecApplyConfiguration {
-	b.ClusterSettingsApplyConfiguration.Resources = &value
+func (b *PostgresClusterSpecApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *PostgresClusterSpecApplyConfiguration {
+	b.ClusterSettingsApplyConfiguration.Resources = value
 	return b
 }
 

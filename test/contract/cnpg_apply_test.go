@@ -1,0 +1,143 @@
+package contract_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	barmanac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/barmancloud/v1"
+	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+)
+
+var (
+	clusterGVR     = schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "clusters"}
+	poolerGVR      = schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "poolers"}
+	scheduledGVR   = schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "scheduledbackups"}
+	databaseGVR    = schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "databases"}
+	objectStoreGVR = schema.GroupVersionResource{Group: "barmancloud.cnpg.io", Version: "v1", Resource: "objectstores"}
+)
+
+// applyStrict server-side applies body with strict field validation, so a
+// field CNPG's schema does not declare is an error instead of being pruned.
+func applyStrict(t *testing.T, gvr schema.GroupVersionResource, ns, name string, body []byte) error {
+	t.Helper()
+	_, err := dyn.Resource(gvr).Namespace(ns).Patch(t.Context(), name, types.ApplyPatchType, body,
+		metav1.PatchOptions{FieldManager: "setpoint", Force: new(true), FieldValidation: "Strict"})
+	return err
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	return b
+}
+
+// fullCluster sets every Cluster field setpoint declares.
+func fullCluster(ns string) *cnpgac.ClusterApplyConfiguration {
+	return cnpgac.Cluster("shop", ns).WithSpec(cnpgac.ClusterSpec().
+		WithInstances(3).
+		WithImageName("ghcr.io/cloudnative-pg/postgresql:16").
+		WithPostgresConfiguration(cnpgac.PostgresConfiguration().
+			WithParameters(map[string]string{"max_connections": "200", "work_mem": "16MB"}).
+			WithPgHBA("host all all 10.0.0.0/8 scram-sha-256")).
+		WithSuperuserSecret(cnpgac.LocalObjectReference().WithName("shop-superuser")).
+		WithEnableSuperuserAccess(true).
+		WithStorage(cnpgac.StorageConfiguration().WithSize("10Gi").WithStorageClass("fast")).
+		WithResources(corev1ac.ResourceRequirements().
+			WithRequests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}).
+			WithLimits(corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")})).
+		WithManaged(cnpgac.ManagedConfiguration().WithRoles(
+			cnpgac.RoleConfiguration().WithName("orders_admin").WithEnsure("present").
+				WithComment("owned by default/shop-app").WithLogin(true).WithInherit(true).
+				WithConnectionLimit(-1).WithInRoles("pg_read_all_stats").
+				WithPasswordSecret(cnpgac.LocalObjectReference().WithName("shop-app-orders-admin")),
+			cnpgac.RoleConfiguration().WithName("old_rw").WithEnsure("absent"),
+		)).
+		WithPlugins(cnpgac.PluginConfiguration().WithName("barman-cloud.cloudnative-pg.io").
+			WithEnabled(true).WithIsWALArchiver(true).
+			WithParameters(map[string]string{"barmanObjectName": "shop-backup", "serverName": "shop"})).
+		WithMonitoring(cnpgac.MonitoringConfiguration().WithEnablePodMonitor(true)))
+}
+
+func TestCNPGObjectsApplyStrictly(t *testing.T) {
+	ns := newNamespace(t)
+	objects := []struct {
+		name string
+		gvr  schema.GroupVersionResource
+		obj  any
+	}{
+		{"shop", clusterGVR, fullCluster(ns)},
+		{"shop-pooler-rw", poolerGVR, cnpgac.Pooler("shop-pooler-rw", ns).WithSpec(cnpgac.PoolerSpec().
+			WithCluster(cnpgac.LocalObjectReference().WithName("shop")).WithType("rw").WithInstances(2).
+			WithPgBouncer(cnpgac.PgBouncerSpec().WithPoolMode("transaction").
+				WithParameters(map[string]string{"max_client_conn": "1000", "default_pool_size": "20"})))},
+		{"shop-pooler-ro", poolerGVR, cnpgac.Pooler("shop-pooler-ro", ns).WithSpec(cnpgac.PoolerSpec().
+			WithCluster(cnpgac.LocalObjectReference().WithName("shop")).WithType("ro").WithInstances(1).
+			WithPgBouncer(cnpgac.PgBouncerSpec().WithPoolMode("session")))},
+		{"shop-plugin", scheduledGVR, cnpgac.ScheduledBackup("shop-plugin", ns).WithSpec(cnpgac.ScheduledBackupSpec().
+			WithSchedule("0 0 2 * * *").WithCluster(cnpgac.LocalObjectReference().WithName("shop")).
+			WithMethod("plugin").
+			WithPluginConfiguration(cnpgac.BackupPluginConfiguration().WithName("barman-cloud.cloudnative-pg.io").
+				WithParameters(map[string]string{"barmanObjectName": "shop-backup"})).
+			WithImmediate(true).WithSuspend(false).WithBackupOwnerReference("self").WithTarget("prefer-standby"))},
+		{"shop-snapshot", scheduledGVR, cnpgac.ScheduledBackup("shop-snapshot", ns).WithSpec(cnpgac.ScheduledBackupSpec().
+			WithSchedule("0 30 3 * * 0").WithCluster(cnpgac.LocalObjectReference().WithName("shop")).
+			WithMethod("volumeSnapshot").WithBackupOwnerReference("cluster").WithTarget("primary"))},
+		{"shop-app-orders", databaseGVR, cnpgac.Database("shop-app-orders", ns).WithSpec(cnpgac.DatabaseSpec().
+			WithCluster(cnpgac.LocalObjectReference().WithName("shop")).WithName("orders").WithOwner("orders_admin").
+			WithEnsure("present").WithDatabaseReclaimPolicy("delete").
+			WithExtensions(cnpgac.ExtensionSpec().WithName("pg_trgm").WithEnsure("present").WithSchema("public"),
+				cnpgac.ExtensionSpec().WithName("hstore").WithEnsure("absent").WithVersion("1.8")))},
+		{"shop-backup", objectStoreGVR, barmanac.ObjectStore("shop-backup", ns).WithSpec(barmanac.ObjectStoreSpec().
+			WithRetentionPolicy("30d").
+			WithConfiguration(barmanac.BarmanObjectStoreConfiguration().
+				WithDestinationPath("s3://backups/shop").WithEndpointURL("https://minio:9000").
+				WithS3Credentials(barmanac.S3Credentials().
+					WithAccessKeyID(barmanac.SecretKeySelector().WithName("creds").WithKey("ACCESS_KEY_ID")).
+					WithSecretAccessKey(barmanac.SecretKeySelector().WithName("creds").WithKey("ACCESS_SECRET_KEY")).
+					WithRegion(barmanac.SecretKeySelector().WithName("creds").WithKey("REGION"))).
+				WithWal(barmanac.WalBackupConfiguration().WithCompression("gzip").WithMaxParallel(4)).
+				WithData(barmanac.DataBackupConfiguration().WithCompression("bzip2").WithJobs(2))))},
+	}
+	for _, o := range objects {
+		t.Run(o.gvr.Resource+"/"+o.name, func(t *testing.T) {
+			if err := applyStrict(t, o.gvr, ns, o.name, mustJSON(t, o.obj)); err != nil {
+				t.Fatalf("CNPG's schema refused our object: %v", err)
+			}
+		})
+	}
+
+	// Read back through our typed subset: JSON names match both ways.
+	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get cluster: %v", err)
+	}
+	if got := cl.Spec.Managed.Roles[0].PasswordSecret; got == nil || got.Name != "shop-app-orders-admin" {
+		t.Errorf("managed role passwordSecret read back as %+v", got)
+	}
+	if cl.Spec.PostgresConfiguration.Parameters["max_connections"] != "200" || len(cl.Spec.PostgresConfiguration.PgHBA) != 1 {
+		t.Errorf("postgresql section read back as %+v", cl.Spec.PostgresConfiguration)
+	}
+}
+
+func TestStrictApplyRefusesUnknownFields(t *testing.T) {
+	ns := newNamespace(t)
+	body := []byte(`{"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster","metadata":{"name":"typo"},` +
+		`"spec":{"instances":1,"enableSuperUserAccess":true}}`)
+	err := applyStrict(t, clusterGVR, ns, "typo", body)
+	expectRefused(t, err, `.spec.enableSuperUserAccess: field not declared in schema`)
+
+	body = []byte(`{"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster","metadata":{"name":"number"},` +
+		`"spec":{"instances":1,"postgresql":{"parameters":{"max_connections":200}}}}`)
+	err = applyStrict(t, clusterGVR, ns, "number", body)
+	expectRefused(t, err, "expected string")
+}

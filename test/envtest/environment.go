@@ -1,0 +1,221 @@
+package envtest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Options tune an Environment.
+type Options struct {
+	// CRDDirs are directories of CRD YAML files to install besides the CNPG
+	// CRDs. Defaults to the repository's manifests/crd.
+	CRDDirs []string
+	// StartTimeout bounds start-up, including CRD installation.
+	StartTimeout time.Duration
+}
+
+// Environment is a running control plane.
+type Environment struct {
+	// Config is an admin (system:masters) client configuration.
+	Config *rest.Config
+	// KubeconfigPath is a kubeconfig file for the admin user.
+	KubeconfigPath string
+
+	dir        string
+	pki        *pki
+	apiPort    int
+	etcd       *process
+	apiserver  *process
+	controller *process
+}
+
+// Start runs etcd, kube-apiserver and kube-controller-manager, installs the
+// CRDs and returns once they are Established. On error everything started
+// so far is stopped and removed.
+func Start(ctx context.Context, opts Options) (env *Environment, err error) {
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+
+	binDir, err := findBinDir()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "setpoint-envtest-")
+	if err != nil {
+		return nil, fmt.Errorf("create temp dir: %w", err)
+	}
+	env = &Environment{dir: dir}
+	defer func() {
+		if err != nil {
+			env.Stop()
+			env = nil
+		}
+	}()
+	if env.pki, err = newPKI(dir); err != nil {
+		return env, err
+	}
+	ports, err := freePorts(3)
+	if err != nil {
+		return env, err
+	}
+	etcdURL := "http://127.0.0.1:" + strconv.Itoa(ports[0])
+	env.apiPort = ports[2]
+	env.etcd = newProcess(binDir, "etcd", dir,
+		"--data-dir", filepath.Join(dir, "etcd"),
+		"--listen-client-urls", etcdURL,
+		"--advertise-client-urls", etcdURL,
+		"--listen-peer-urls", "http://127.0.0.1:"+strconv.Itoa(ports[1]),
+		"--unsafe-no-fsync",
+		"--log-level", "warn",
+	)
+	env.apiserver = newProcess(binDir, "kube-apiserver", dir, env.apiserverArgs(etcdURL)...)
+	env.Config = env.adminConfig()
+	if env.KubeconfigPath, err = env.writeKubeconfig(); err != nil {
+		return env, err
+	}
+	env.controller = newProcess(binDir, "kube-controller-manager", dir,
+		"--kubeconfig", env.KubeconfigPath,
+		"--controllers", "garbagecollector,namespace",
+		"--leader-elect=false",
+		"--secure-port=0",
+		"--concurrent-gc-syncs=5",
+	)
+
+	if err = env.etcd.start(); err != nil {
+		return env, err
+	}
+	if err = env.startAPIServer(ctx); err != nil {
+		return env, err
+	}
+	if err = env.controller.start(); err != nil {
+		return env, err
+	}
+	dirs := opts.CRDDirs
+	if dirs == nil {
+		if dirs, err = defaultCRDDirs(); err != nil {
+			return env, err
+		}
+	}
+	if err = installCRDs(ctx, env.Config, dirs); err != nil {
+		return env, err
+	}
+	return env, nil
+}
+
+func (e *Environment) apiserverArgs(etcdURL string) []string {
+	return []string{
+		"--etcd-servers", etcdURL,
+		"--bind-address", "127.0.0.1",
+		"--advertise-address", "127.0.0.1",
+		// Loopback cannot be advertised through the kubernetes Endpoints.
+		"--endpoint-reconciler-type", "none",
+		"--secure-port", strconv.Itoa(e.apiPort),
+		"--cert-dir", filepath.Join(e.dir, "apiserver-certs"),
+		"--tls-cert-file", e.pki.certFile,
+		"--tls-private-key-file", e.pki.keyFile,
+		"--client-ca-file", e.pki.caFile,
+		"--token-auth-file", e.pki.tokenFile,
+		"--authorization-mode", "RBAC",
+		"--service-account-issuer", "https://127.0.0.1:" + strconv.Itoa(e.apiPort),
+		"--service-account-key-file", e.pki.saPubFile,
+		"--service-account-signing-key-file", e.pki.saKeyFile,
+		"--service-cluster-ip-range", "10.0.0.0/24",
+		"--disable-admission-plugins", "ServiceAccount",
+		"--allow-privileged=true",
+	}
+}
+
+// startAPIServer starts kube-apiserver and waits for /readyz.
+func (e *Environment) startAPIServer(ctx context.Context) error {
+	if err := e.apiserver.start(); err != nil {
+		return err
+	}
+	client, err := rest.HTTPClientFor(e.Config)
+	if err != nil {
+		return fmt.Errorf("client for readyz: %w", err)
+	}
+	url := e.Config.Host + "/readyz"
+	return e.apiserver.waitFor(ctx, "/readyz", func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("readyz: %s", resp.Status)
+		}
+		return nil
+	})
+}
+
+// RestartAPIServer stops kube-apiserver and starts it again on the same
+// port with the same data, as an upgrade or a crash would; clients keep
+// their configuration and must recover their watches.
+func (e *Environment) RestartAPIServer(ctx context.Context, down time.Duration) error {
+	e.apiserver.stop(30 * time.Second)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(down):
+	}
+	return e.startAPIServer(ctx)
+}
+
+// Stop ends every process and removes the environment's directory. It is
+// safe to call more than once.
+func (e *Environment) Stop() {
+	for _, p := range []*process{e.controller, e.apiserver, e.etcd} {
+		if p != nil {
+			p.stop(10 * time.Second)
+		}
+	}
+	if e.dir != "" {
+		_ = os.RemoveAll(e.dir)
+		e.dir = ""
+	}
+}
+
+// Dir is the environment's scratch directory, removed by Stop.
+func (e *Environment) Dir() string { return e.dir }
+
+func (e *Environment) adminConfig() *rest.Config {
+	return &rest.Config{
+		Host:            "https://127.0.0.1:" + strconv.Itoa(e.apiPort),
+		BearerToken:     e.pki.adminToken,
+		TLSClientConfig: rest.TLSClientConfig{CAData: e.pki.caPEM},
+		QPS:             1000,
+		Burst:           2000,
+	}
+}
+
+func (e *Environment) writeKubeconfig() (string, error) {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["envtest"] = &clientcmdapi.Cluster{
+		Server:                   e.Config.Host,
+		CertificateAuthorityData: e.pki.caPEM,
+	}
+	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: e.pki.adminToken}
+	cfg.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
+	cfg.CurrentContext = "envtest"
+	path := filepath.Join(e.dir, "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		return "", fmt.Errorf("write kubeconfig: %w", err)
+	}
+	return path, nil
+}
