@@ -166,9 +166,11 @@ func (e *Environment) startAPIServer(ctx context.Context) error {
 
 // RestartAPIServer stops kube-apiserver and starts it again on the same
 // port with the same data, as an upgrade or a crash would; clients keep
-// their configuration and must recover their watches.
+// their configuration and must recover their watches. The server gets
+// SIGTERM and, if it is still draining long-running watches after five
+// seconds, SIGKILL: either way clients see their connections cut.
 func (e *Environment) RestartAPIServer(ctx context.Context, down time.Duration) error {
-	e.apiserver.stop(30 * time.Second)
+	e.apiserver.stop(5 * time.Second)
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
@@ -182,7 +184,7 @@ func (e *Environment) RestartAPIServer(ctx context.Context, down time.Duration) 
 func (e *Environment) Stop() {
 	for _, p := range []*process{e.controller, e.apiserver, e.etcd} {
 		if p != nil {
-			p.stop(10 * time.Second)
+			p.stop(5 * time.Second)
 		}
 	}
 	if e.dir != "" {
