@@ -1,0 +1,159 @@
+package workqueue
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+)
+
+// Key identifies an object: namespace (empty for cluster-scoped) and name.
+type Key = cache.ObjectName
+
+// SyncFunc runs one reconcile pass for key.
+type SyncFunc func(ctx context.Context, key Key) (Result, error)
+
+// Options tune a Queue.
+type Options struct {
+	// Name labels the queue's metrics and logs.
+	Name string
+	// Metrics receives the queue's metrics; nil disables them.
+	Metrics *Metrics
+	// RateLimiter overrides client-go's default controller rate limiter
+	// (per-key exponential backoff 5ms…1000s, overall 10 qps / 100 burst).
+	RateLimiter workqueue.TypedRateLimiter[Key]
+	// OnTerminal is called after a pass ends in a terminal error, for
+	// example to count it; the pass itself records the error in status.
+	OnTerminal func(key Key, err error)
+}
+
+// Queue is a named, rate-limited, deduplicating queue of object keys.
+type Queue struct {
+	name       string
+	q          workqueue.TypedRateLimitingInterface[Key]
+	metrics    *Metrics
+	onTerminal func(Key, error)
+}
+
+// New creates a queue.
+func New(opts Options) *Queue {
+	limiter := opts.RateLimiter
+	if limiter == nil {
+		limiter = workqueue.DefaultTypedControllerRateLimiter[Key]()
+	}
+	cfg := workqueue.TypedRateLimitingQueueConfig[Key]{Name: opts.Name}
+	if opts.Metrics != nil {
+		cfg.MetricsProvider = provider{opts.Metrics}
+	}
+	return &Queue{
+		name:       opts.Name,
+		q:          workqueue.NewTypedRateLimitingQueueWithConfig(limiter, cfg),
+		metrics:    opts.Metrics,
+		onTerminal: opts.OnTerminal,
+	}
+}
+
+// Add queues key now.
+func (q *Queue) Add(key Key) { q.q.Add(key) }
+
+// AddAfter queues key after d.
+func (q *Queue) AddAfter(key Key, d time.Duration) { q.q.AddAfter(key, d) }
+
+// Len is the number of keys waiting.
+func (q *Queue) Len() int { return q.q.Len() }
+
+// NumRequeues is how many rate-limited retries key has had since it last
+// succeeded.
+func (q *Queue) NumRequeues(key Key) int { return q.q.NumRequeues(key) }
+
+// ShutDown stops the queue; workers finish their current key and return.
+func (q *Queue) ShutDown() { q.q.ShutDownWithDrain() }
+
+// Run starts workers that call sync for each key until ctx ends, then shuts
+// the queue down and returns once every worker has finished its pass: the
+// first phase of a graceful stop.
+func (q *Queue) Run(ctx context.Context, workers int, reconcile SyncFunc) {
+	logger := klog.FromContext(ctx).WithValues("queue", q.name)
+	ctx = klog.NewContext(ctx, logger)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for q.processNext(ctx, reconcile) {
+			}
+		})
+	}
+	logger.V(2).Info("Started workers", "count", workers)
+	<-ctx.Done()
+	q.q.ShutDown()
+	wg.Wait()
+	logger.V(2).Info("Workers drained")
+}
+
+// processNext handles one key; it returns false when the queue is shut down.
+func (q *Queue) processNext(ctx context.Context, reconcile SyncFunc) bool {
+	key, shutdown := q.q.Get()
+	if shutdown {
+		return false
+	}
+	defer q.q.Done(key)
+	res, err := q.safeSync(ctx, key, reconcile)
+	q.handle(ctx, key, res, err)
+	return true
+}
+
+// errPanic marks a pass that panicked; it is retried with backoff.
+type errPanic struct{ v any }
+
+func (e errPanic) Error() string { return fmt.Sprintf("panic in reconcile: %v", e.v) }
+
+// safeSync runs reconcile and turns a panic into an error, so one bad object
+// cannot kill the process or wedge its key.
+func (q *Queue) safeSync(ctx context.Context, key Key, reconcile SyncFunc) (res Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			utilruntime.HandleErrorWithContext(ctx, nil, "Observed a panic in reconcile", "key", key, "panic", r)
+			err = errPanic{r}
+		}
+	}()
+	return reconcile(klog.NewContext(ctx, klog.FromContext(ctx).WithValues("key", key)), key)
+}
+
+// handle applies the outcome of a pass to the key.
+func (q *Queue) handle(ctx context.Context, key Key, res Result, err error) {
+	logger := klog.FromContext(ctx)
+	switch {
+	case err != nil && IsTerminal(err):
+		q.q.Forget(key)
+		q.count(OutcomeTerminal)
+		logger.Info("Reconcile failed permanently; waiting for the object to change", "key", key, "err", err)
+		if q.onTerminal != nil {
+			q.onTerminal(key, err)
+		}
+	case err != nil:
+		q.q.AddRateLimited(key)
+		if _, ok := err.(errPanic); ok {
+			q.count(OutcomePanic)
+		} else {
+			q.count(OutcomeError)
+		}
+		logger.V(1).Info("Reconcile failed; retrying with backoff", "key", key, "retries", q.q.NumRequeues(key), "err", err)
+	case res.RequeueAfter > 0:
+		q.q.Forget(key)
+		q.q.AddAfter(key, res.RequeueAfter)
+		q.count(OutcomeRequeue)
+	default:
+		q.q.Forget(key)
+		q.count(OutcomeSuccess)
+	}
+}
+
+func (q *Queue) count(outcome string) {
+	if q.metrics != nil {
+		q.metrics.outcomes.WithLabelValues(q.name, outcome).Inc()
+	}
+}

@@ -1,0 +1,35 @@
+package workqueue
+
+import (
+	"errors"
+	"time"
+)
+
+// Result is the outcome of a successful pass.
+type Result struct {
+	// RequeueAfter, when positive, asks for another pass after this long:
+	// an expected wait, such as CNPG still provisioning.
+	RequeueAfter time.Duration
+}
+
+// terminalError marks an error that retrying cannot fix, such as an invalid
+// spec. It wraps the cause so errors.Is and errors.As still see it.
+type terminalError struct{ err error }
+
+func (e *terminalError) Error() string { return e.err.Error() }
+func (e *terminalError) Unwrap() error { return e.err }
+
+// Terminal marks err as permanent: the key is not retried until the object
+// changes. A nil err stays nil.
+func Terminal(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &terminalError{err: err}
+}
+
+// IsTerminal reports whether err, or an error it wraps, is terminal.
+func IsTerminal(err error) bool {
+	var t *terminalError
+	return errors.As(err, &t)
+}
