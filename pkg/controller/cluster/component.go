@@ -1,0 +1,150 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// contractKey names an object a component publishes for later ones.
+type contractKey string
+
+const (
+	contractSecret      contractKey = "Secret"
+	contractCNPGCluster contractKey = "CNPGCluster"
+)
+
+// contracts are the live objects published during one pass.
+type contracts struct {
+	Secret      *corev1.Secret
+	CNPGCluster *cnpgv1.Cluster
+}
+
+func (c *contracts) has(k contractKey) bool {
+	switch k {
+	case contractSecret:
+		return c.Secret != nil
+	case contractCNPGCluster:
+		return c.CNPGCluster != nil
+	}
+	return false
+}
+
+// health is where a component stands after Observe.
+type health struct {
+	phase        pgv1.Phase // Ready, Pending, Provisioning, Configuring or Failed
+	reason       string
+	message      string
+	requeueAfter time.Duration
+}
+
+func ready(reason, message string) health {
+	return health{phase: pgv1.PhaseReady, reason: reason, message: message}
+}
+
+func waiting(phase pgv1.Phase, reason, message string, after time.Duration) health {
+	return health{phase: phase, reason: reason, message: message, requeueAfter: after}
+}
+
+func failed(reason, message string) health {
+	return health{phase: pgv1.PhaseFailed, reason: reason, message: message}
+}
+
+// intermediate reports whether the pass must stop at this component.
+func (h health) intermediate() bool {
+	switch h.phase {
+	case pgv1.PhasePending, pgv1.PhaseProvisioning, pgv1.PhaseConfiguring:
+		return true
+	}
+	return false
+}
+
+// component is one step of the pipeline (ADR-0002).
+type component interface {
+	Name() string
+	// Condition is the status condition the component owns.
+	Condition() string
+	Requires() []contractKey
+	Provides() []contractKey
+	// Reconcile actuates: makes the desired state true.
+	Reconcile(ctx context.Context, p *pass) error
+	// Observe converges: classifies where things stand, given Reconcile's
+	// error, and publishes the contracts it provides.
+	Observe(ctx context.Context, p *pass, reconcileErr error) health
+}
+
+// validateOrder fails when a component requires a contract no earlier
+// component provides: a wiring bug, surfaced loudly on every pass.
+func validateOrder(cs []component) error {
+	provided := map[contractKey]bool{}
+	for _, c := range cs {
+		for _, r := range c.Requires() {
+			if !provided[r] {
+				return fmt.Errorf("component %s requires %s, which no earlier component provides", c.Name(), r)
+			}
+		}
+		for _, p := range c.Provides() {
+			provided[p] = true
+		}
+	}
+	return nil
+}
+
+// outcome is the result of running the pipeline.
+type outcome struct {
+	// blocker is the first component that did not reach Ready, if any.
+	blocker string
+	health  health
+	// failed components keep the pass going but make the cluster Failed.
+	failures []string
+}
+
+// runComponents walks the pipeline. It stops at the first intermediate
+// health with that component's requeue hint; a Failed component is
+// recorded and its dependants are skipped by the contract check.
+func runComponents(ctx context.Context, cs []component, p *pass) (outcome, error) {
+	if err := validateOrder(cs); err != nil {
+		return outcome{}, err
+	}
+	var out outcome
+	for _, c := range cs {
+		h := checkContracts(c, p)
+		if h == nil {
+			err := c.Reconcile(ctx, p)
+			got := c.Observe(ctx, p, err)
+			h = &got
+		}
+		p.record(c.Condition(), *h)
+		if h.phase == pgv1.PhaseFailed {
+			out.failures = append(out.failures, c.Name())
+			if out.blocker == "" {
+				out.blocker, out.health = c.Name(), *h
+			}
+			continue
+		}
+		if h.intermediate() {
+			if out.blocker == "" {
+				out.blocker, out.health = c.Name(), *h
+			}
+			return out, nil
+		}
+	}
+	return out, nil
+}
+
+// checkContracts returns a Pending health when a required contract is not
+// published this pass, nil when the component may run.
+func checkContracts(c component, p *pass) *health {
+	for _, r := range c.Requires() {
+		if !p.contracts.has(r) {
+			h := waiting(pgv1.PhasePending, "WaitingFor"+string(r), fmt.Sprintf("waiting for %s", r), 0)
+			return &h
+		}
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+)
+
+// backupComponent keeps the ScheduledBackups: <cluster>-backup through the
+// barman-cloud plugin when an object store is configured, and
+// <cluster>-snapshot by volume snapshot when a snapshot class is.
+type backupComponent struct{}
+
+func (backupComponent) Name() string            { return "backup" }
+func (backupComponent) Condition() string       { return pgv1.ConditionBackupReady }
+func (backupComponent) Requires() []contractKey { return []contractKey{contractCNPGCluster} }
+func (backupComponent) Provides() []contractKey { return nil }
+
+// cnpgSchedule turns the user's five-field cron into CNPG's six fields
+// (seconds first). Sent as is, "0 2 * * *" would mean minute 2 of every
+// hour to CNPG.
+func cnpgSchedule(fiveField string) string {
+	return "0 " + strings.Join(strings.Fields(fiveField), " ")
+}
+
+// wantedBackups maps each ScheduledBackup name we want to its method.
+func wantedBackups(p *pass) map[string]string {
+	out := map[string]string{}
+	if p.want.Schedule == "" {
+		return out
+	}
+	if p.want.ObjectStore != nil {
+		out[p.name(backupSuffix)] = cnpgv1.BackupMethodPlugin
+	}
+	if p.want.SnapshotClass != "" {
+		out[p.name(snapshotSuffix)] = cnpgv1.BackupMethodVolumeSnapshot
+	}
+	return out
+}
+
+func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
+	client := p.deps.pg.CNPGV1().ScheduledBackups(p.cluster.Namespace)
+	want := wantedBackups(p)
+	for name, cur := range p.obs.backups {
+		if _, ok := want[name]; !ok && controller.IsControlledBy(cur, p.cluster.UID) {
+			if err := client.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("delete scheduled backup %s: %w", name, err)
+			}
+		}
+	}
+	schedule := cnpgSchedule(p.want.Schedule)
+	for name, method := range want {
+		cur := p.obs.backups[name]
+		if cur != nil && controller.IsControlledBy(cur, p.cluster.UID) &&
+			cur.Spec.Schedule == schedule && cur.Spec.Method == method && cur.Spec.Cluster.Name == p.cluster.Name {
+			continue
+		}
+		spec := cnpgac.ScheduledBackupSpec().WithSchedule(schedule).
+			WithCluster(cnpgac.LocalObjectReference().WithName(p.cluster.Name)).
+			WithMethod(method).WithBackupOwnerReference("self")
+		if method == cnpgv1.BackupMethodPlugin {
+			spec.WithPluginConfiguration(cnpgac.BackupPluginConfiguration().WithName(barmanPlugin))
+		}
+		ac := cnpgac.ScheduledBackup(name, p.cluster.Namespace).
+			WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
+			WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+			WithSpec(spec)
+		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
+			return fmt.Errorf("apply scheduled backup %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (backupComponent) Observe(_ context.Context, p *pass, err error) health {
+	if err != nil {
+		return waiting(pgv1.PhasePending, "BackupApplyFailed", err.Error(), 0)
+	}
+	want := wantedBackups(p)
+	if len(want) == 0 {
+		if p.status.BackupStatus != nil {
+			p.status.BackupStatus.ScheduledBackups = nil
+			p.status.BackupStatus.LastScheduleTime = nil
+		}
+		return ready("NotConfigured", "no backup schedule")
+	}
+	if p.status.BackupStatus == nil {
+		p.status.BackupStatus = &pgv1.BackupStatus{}
+	}
+	st := p.status.BackupStatus
+	st.ScheduledBackups = nil
+	for _, name := range []string{p.name(backupSuffix), p.name(snapshotSuffix)} {
+		if _, ok := want[name]; !ok {
+			continue
+		}
+		st.ScheduledBackups = append(st.ScheduledBackups, name)
+		if b := p.obs.backups[name]; b != nil && b.Status.LastScheduleTime != nil {
+			if st.LastScheduleTime == nil || st.LastScheduleTime.Before(b.Status.LastScheduleTime) {
+				st.LastScheduleTime = b.Status.LastScheduleTime
+			}
+		}
+	}
+	return ready("BackupsScheduled", fmt.Sprintf("schedule %q (CNPG: %q)", p.want.Schedule, cnpgSchedule(p.want.Schedule)))
+}

@@ -1,0 +1,80 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strconv"
+
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+)
+
+// configMapComponent publishes connection information in
+// <cluster>-connection. It waits for CNPG's CA, which clients need.
+type configMapComponent struct{}
+
+func (configMapComponent) Name() string      { return "configMap" }
+func (configMapComponent) Condition() string { return pgv1.ConditionConfigMapReady }
+func (configMapComponent) Requires() []contractKey {
+	return []contractKey{contractCNPGCluster, contractSecret}
+}
+func (configMapComponent) Provides() []contractKey { return nil }
+
+// ConnectionData is the connection-info ConfigMap's content.
+func connectionData(p *pass) map[string]string {
+	ns, name := p.cluster.Namespace, p.cluster.Name
+	svc := func(suffix string) string { return fmt.Sprintf("%s%s.%s.svc", name, suffix, ns) }
+	d := map[string]string{
+		"rw-host":          svc("-rw"),
+		"ro-host":          svc("-ro"),
+		"r-host":           svc("-r"),
+		"port":             strconv.Itoa(postgres.Port),
+		"superuser-name":   "postgres",
+		"superuser-secret": p.contracts.Secret.Name,
+		"ca-secret":        name + caSuffix,
+		"ca-secret-key":    "ca.crt",
+		"sslmode":          "verify-full",
+	}
+	if p.want.PoolerEnabled {
+		d["pooler-rw-host"] = svc(poolerRWSuffix)
+		d["pooler-ro-host"] = svc(poolerROSuffix)
+	}
+	return d
+}
+
+func (configMapComponent) Reconcile(ctx context.Context, p *pass) error {
+	if len(p.obs.ca) == 0 {
+		return nil // Observe reports the wait
+	}
+	data := connectionData(p)
+	cur := p.obs.configMap
+	if cur != nil && maps.Equal(cur.Data, data) && controller.IsControlledBy(cur, p.cluster.UID) {
+		return nil
+	}
+	ac := corev1ac.ConfigMap(p.name(configMapSuffix), p.cluster.Namespace).
+		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
+		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+		WithData(data)
+	if _, err := p.deps.kube.CoreV1().ConfigMaps(p.cluster.Namespace).Apply(ctx, ac, applyOpts); err != nil {
+		return fmt.Errorf("apply connection ConfigMap: %w", err)
+	}
+	return nil
+}
+
+func (configMapComponent) Observe(_ context.Context, p *pass, err error) health {
+	if err != nil {
+		return waiting(pgv1.PhasePending, "ConfigMapApplyFailed", err.Error(), 0)
+	}
+	if len(p.obs.ca) == 0 {
+		return waiting(pgv1.PhaseProvisioning, "WaitingForCA", fmt.Sprintf("waiting for CNPG's CA Secret %q", p.name(caSuffix)), provisionRecheck)
+	}
+	p.status.Resources = &pgv1.ClusterResources{
+		ConfigMapRef:       &pgv1.LocalObjectReference{Name: p.name(configMapSuffix)},
+		SuperUserSecretRef: &pgv1.LocalObjectReference{Name: p.contracts.Secret.Name},
+	}
+	return ready("ConfigMapApplied", fmt.Sprintf("connection info in ConfigMap %q", p.name(configMapSuffix)))
+}

@@ -1,0 +1,197 @@
+package cluster
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/utils/ptr"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+)
+
+// managedRolesComponent is the single writer of the CNPG Cluster's
+// spec.managed.roles. PostgresDatabases publish the roles they want in
+// their status; the first claimant of a role owns it (recorded by name and
+// UID), later claimants are reported as conflicts and get nothing.
+type managedRolesComponent struct{}
+
+func (managedRolesComponent) Name() string      { return "managedRoles" }
+func (managedRolesComponent) Condition() string { return pgv1.ConditionManagedRoles }
+func (managedRolesComponent) Requires() []contractKey {
+	return []contractKey{contractCNPGCluster, contractSecret}
+}
+func (managedRolesComponent) Provides() []contractKey { return nil }
+
+// claim is one PostgresDatabase asking for one role.
+type claim struct {
+	owner pgv1.ObjectOwner
+	db    *pgv1.PostgresDatabase
+	role  pgv1.RoleStatus
+}
+
+// rolePlan is the arbitration of every claim.
+type rolePlan struct {
+	roles     []cnpgv1.RoleConfiguration
+	owners    []pgv1.RoleOwner
+	conflicts []pgv1.RoleConflict
+}
+
+func (managedRolesComponent) Reconcile(ctx context.Context, p *pass) error {
+	plan := planRoles(p)
+	p.roles = &plan
+	var cur []cnpgv1.RoleConfiguration
+	if m := p.contracts.CNPGCluster.Spec.Managed; m != nil {
+		cur = m.Roles
+	}
+	if rolesEqual(cur, plan.roles) {
+		return nil
+	}
+	roles := make([]*cnpgac.RoleConfigurationApplyConfiguration, len(plan.roles))
+	for i, r := range plan.roles {
+		ac := cnpgac.RoleConfiguration().WithName(r.Name).WithEnsure(r.Ensure).WithComment(r.Comment).
+			WithLogin(*r.Login).WithInherit(*r.Inherit).WithConnectionLimit(*r.ConnectionLimit)
+		if r.PasswordSecret != nil {
+			ac.WithPasswordSecret(cnpgac.LocalObjectReference().WithName(r.PasswordSecret.Name))
+		}
+		roles[i] = ac
+	}
+	ac := cnpgac.Cluster(p.cluster.Name, p.cluster.Namespace).
+		WithSpec(cnpgac.ClusterSpec().WithManaged(cnpgac.ManagedConfiguration().WithRoles(roles...)))
+	opts := applyOpts
+	opts.FieldManager = rolesFieldManager
+	applied, err := p.deps.pg.CNPGV1().Clusters(p.cluster.Namespace).Apply(ctx, ac, opts)
+	if err != nil {
+		return fmt.Errorf("apply managed roles: %w", err)
+	}
+	p.contracts.CNPGCluster = applied
+	return nil
+}
+
+func (managedRolesComponent) Observe(_ context.Context, p *pass, err error) health {
+	if err != nil {
+		return waiting(pgv1.PhasePending, "RolesApplyFailed", err.Error(), 0)
+	}
+	st := rolesStatus(p)
+	p.status.ManagedRolesStatus = st
+	if st == nil {
+		return ready("NoRoles", "no PostgresDatabase asks for roles")
+	}
+	msg := fmt.Sprintf("%d reconciled, %d pending, %d failed, %d conflicts",
+		len(st.Reconciled), len(st.Pending), len(st.Failed), len(st.Conflicts))
+	// Roles are each PostgresDatabase's concern: their gate reads this
+	// status. The cluster itself stays Ready.
+	return ready("RolesApplied", msg)
+}
+
+// planRoles arbitrates the claims of every PostgresDatabase on the cluster.
+func planRoles(p *pass) rolePlan {
+	claims := map[string][]claim{}
+	for _, db := range p.obs.databases {
+		owner := pgv1.ObjectOwner{Name: db.Name, UID: db.UID}
+		for _, d := range db.Status.Databases {
+			for _, r := range d.Roles {
+				claims[r.Name] = append(claims[r.Name], claim{owner: owner, db: db, role: r})
+			}
+		}
+	}
+	previous := map[string]pgv1.ObjectOwner{}
+	if st := p.status.ManagedRolesStatus; st != nil {
+		for _, o := range st.Owners {
+			previous[o.Role] = o.Owner
+		}
+	}
+	var plan rolePlan
+	for _, name := range slices.Sorted(maps.Keys(claims)) {
+		cs := claims[name]
+		slices.SortFunc(cs, func(a, b claim) int {
+			if c := a.db.CreationTimestamp.Compare(b.db.CreationTimestamp.Time); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.owner.Name, b.owner.Name)
+		})
+		winner := cs[0]
+		if prev, ok := previous[name]; ok {
+			if i := slices.IndexFunc(cs, func(c claim) bool { return c.owner == prev }); i >= 0 {
+				winner = cs[i]
+			}
+		}
+		plan.owners = append(plan.owners, pgv1.RoleOwner{Role: name, Owner: winner.owner})
+		for _, c := range cs {
+			if c.owner != winner.owner {
+				plan.conflicts = append(plan.conflicts, pgv1.RoleConflict{Role: name, Owner: winner.owner, Claimant: c.owner})
+			}
+		}
+		plan.roles = append(plan.roles, roleConfig(p.cluster.Namespace, winner))
+	}
+	return plan
+}
+
+func roleConfig(namespace string, c claim) cnpgv1.RoleConfiguration {
+	r := cnpgv1.RoleConfiguration{
+		Name:            c.role.Name,
+		Ensure:          cnpgv1.EnsureOption(c.role.Ensure),
+		Comment:         fmt.Sprintf("managed by setpoint for PostgresDatabase %s/%s", namespace, c.owner.Name),
+		Login:           ptr.To(true),
+		Inherit:         ptr.To(true),
+		ConnectionLimit: ptr.To[int64](-1),
+	}
+	if c.role.PasswordSecretRef != nil && c.role.Ensure != pgv1.RoleEnsureAbsent {
+		r.PasswordSecret = &cnpgv1.LocalObjectReference{Name: c.role.PasswordSecretRef.Name}
+	}
+	return r
+}
+
+// rolesEqual compares the fields we set, in order (we always sort).
+func rolesEqual(cur, want []cnpgv1.RoleConfiguration) bool {
+	return slices.EqualFunc(cur, want, func(a, b cnpgv1.RoleConfiguration) bool {
+		ensure := a.Ensure
+		if ensure == "" {
+			ensure = cnpgv1.EnsurePresent
+		}
+		return a.Name == b.Name && ensure == b.Ensure && a.Comment == b.Comment &&
+			ptr.Deref(a.Login, false) == *b.Login && ptr.Deref(a.Inherit, true) == *b.Inherit &&
+			ptr.Deref(a.ConnectionLimit, -1) == *b.ConnectionLimit &&
+			(a.PasswordSecret == nil) == (b.PasswordSecret == nil) &&
+			(a.PasswordSecret == nil || a.PasswordSecret.Name == b.PasswordSecret.Name)
+	})
+}
+
+// rolesStatus reports CNPG's view of our roles with owners and conflicts.
+func rolesStatus(p *pass) *pgv1.ManagedRolesStatus {
+	plan := p.roles
+	if plan == nil || len(plan.roles) == 0 {
+		return nil
+	}
+	ours := map[string]bool{}
+	for _, r := range plan.roles {
+		ours[r.Name] = true
+	}
+	st := &pgv1.ManagedRolesStatus{Owners: plan.owners, Conflicts: plan.conflicts}
+	if mr := p.contracts.CNPGCluster.Status.ManagedRolesStatus; mr != nil {
+		st.Reconciled = filterRoles(mr.ByStatus[cnpgv1.RoleStatusReconciled], ours)
+		st.Pending = filterRoles(mr.ByStatus[cnpgv1.RoleStatusPendingReconciliation], ours)
+		for _, name := range slices.Sorted(maps.Keys(mr.CannotReconcile)) {
+			if ours[name] {
+				st.Failed = append(st.Failed, pgv1.RoleFailure{Name: name, Message: strings.Join(mr.CannotReconcile[name], "; ")})
+			}
+		}
+	}
+	return st
+}
+
+func filterRoles(names []string, ours map[string]bool) []string {
+	var out []string
+	for _, n := range names {
+		if ours[n] {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

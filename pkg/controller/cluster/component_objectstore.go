@@ -1,0 +1,95 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	barmanac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/barmancloud/v1"
+)
+
+// objectStoreComponent keeps the barman-cloud ObjectStore <cluster>-backup
+// while backups to object storage are configured, and removes it after.
+type objectStoreComponent struct{}
+
+func (objectStoreComponent) Name() string            { return "objectStore" }
+func (objectStoreComponent) Condition() string       { return pgv1.ConditionObjectStoreReady }
+func (objectStoreComponent) Requires() []contractKey { return nil }
+func (objectStoreComponent) Provides() []contractKey { return nil }
+
+func (objectStoreComponent) Reconcile(ctx context.Context, p *pass) error {
+	cur := p.obs.objectStore
+	if p.want.ObjectStore == nil {
+		if cur == nil || !controller.IsControlledBy(cur, p.cluster.UID) {
+			return nil
+		}
+		err := p.deps.pg.BarmanCloudV1().ObjectStores(cur.Namespace).Delete(ctx, cur.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete object store: %w", err)
+		}
+		return nil
+	}
+	want := desiredObjectStore(p)
+	if cur != nil && objectStoreMatches(cur, p.want.ObjectStore) && controller.IsControlledBy(cur, p.cluster.UID) {
+		return nil
+	}
+	_, err := p.deps.pg.BarmanCloudV1().ObjectStores(p.cluster.Namespace).Apply(ctx, want, applyOpts)
+	if err != nil {
+		return fmt.Errorf("apply object store: %w", err)
+	}
+	return nil
+}
+
+func (objectStoreComponent) Observe(_ context.Context, p *pass, err error) health {
+	if err != nil {
+		return waiting(pgv1.PhasePending, "ObjectStoreError", err.Error(), 0)
+	}
+	if p.want.ObjectStore == nil {
+		p.status.BackupStatus = nil
+		return ready("NotConfigured", "no object store configured")
+	}
+	if p.status.BackupStatus == nil {
+		p.status.BackupStatus = &pgv1.BackupStatus{}
+	}
+	p.status.BackupStatus.ObjectStore = p.name(objectStoreSuffix)
+	return ready("ObjectStoreApplied", fmt.Sprintf("ObjectStore %q", p.name(objectStoreSuffix)))
+}
+
+func desiredObjectStore(p *pass) *barmanac.ObjectStoreApplyConfiguration {
+	os := p.want.ObjectStore
+	secret := func(key string) *barmanac.SecretKeySelectorApplyConfiguration {
+		return barmanac.SecretKeySelector().WithName(os.CredentialsSecretName).WithKey(key)
+	}
+	cfg := barmanac.BarmanObjectStoreConfiguration().
+		WithDestinationPath(os.DestinationPath).
+		WithS3Credentials(barmanac.S3Credentials().
+			WithAccessKeyID(secret("ACCESS_KEY_ID")).
+			WithSecretAccessKey(secret("ACCESS_SECRET_KEY")))
+	if os.EndpointURL != "" {
+		cfg.WithEndpointURL(os.EndpointURL)
+	}
+	spec := barmanac.ObjectStoreSpec().WithConfiguration(cfg)
+	if os.RetentionPolicy != "" {
+		spec.WithRetentionPolicy(os.RetentionPolicy)
+	}
+	return barmanac.ObjectStore(p.name(objectStoreSuffix), p.cluster.Namespace).
+		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
+		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+		WithSpec(spec)
+}
+
+// objectStoreMatches compares only the fields we set.
+func objectStoreMatches(cur *barmanv1.ObjectStore, want *pgv1.ObjectStoreSpec) bool {
+	c := cur.Spec.Configuration
+	creds := c.S3Credentials
+	return c.DestinationPath == want.DestinationPath &&
+		c.EndpointURL == want.EndpointURL &&
+		cur.Spec.RetentionPolicy == want.RetentionPolicy &&
+		creds != nil && creds.AccessKeyID != nil && creds.AccessKeyID.Name == want.CredentialsSecretName &&
+		creds.SecretAccessKey != nil && creds.SecretAccessKey.Name == want.CredentialsSecretName
+}

@@ -1,0 +1,104 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+)
+
+// poolerComponent keeps PgBouncer Poolers <cluster>-pooler-rw and -ro
+// while pooling is enabled, and removes them when it is not.
+type poolerComponent struct{}
+
+func (poolerComponent) Name() string            { return "pooler" }
+func (poolerComponent) Condition() string       { return pgv1.ConditionPoolerReady }
+func (poolerComponent) Requires() []contractKey { return []contractKey{contractCNPGCluster} }
+func (poolerComponent) Provides() []contractKey { return nil }
+
+var poolerTypes = map[string]cnpgv1.PoolerType{poolerRWSuffix: cnpgv1.PoolerTypeRW, poolerROSuffix: cnpgv1.PoolerTypeRO}
+
+func (poolerComponent) Reconcile(ctx context.Context, p *pass) error {
+	client := p.deps.pg.CNPGV1().Poolers(p.cluster.Namespace)
+	for suffix, typ := range poolerTypes {
+		name := p.name(suffix)
+		cur := p.obs.poolers[name]
+		if !p.want.PoolerEnabled {
+			if cur != nil && controller.IsControlledBy(cur, p.cluster.UID) {
+				if err := client.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return fmt.Errorf("delete pooler %s: %w", name, err)
+				}
+			}
+			continue
+		}
+		if cur != nil && poolerMatches(cur, p, typ) {
+			continue
+		}
+		bouncer := cnpgac.PgBouncerSpec().WithPoolMode(string(p.want.PoolMode))
+		if params := poolerParams(p); len(params) > 0 {
+			bouncer.WithParameters(params)
+		}
+		ac := cnpgac.Pooler(name, p.cluster.Namespace).
+			WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
+			WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+			WithSpec(cnpgac.PoolerSpec().
+				WithCluster(cnpgac.LocalObjectReference().WithName(p.cluster.Name)).
+				WithType(typ).WithInstances(p.want.PoolerInstances).WithPgBouncer(bouncer))
+		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
+			return fmt.Errorf("apply pooler %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (poolerComponent) Observe(_ context.Context, p *pass, err error) health {
+	if err != nil {
+		return waiting(pgv1.PhasePending, "PoolerApplyFailed", err.Error(), 0)
+	}
+	if !p.want.PoolerEnabled {
+		p.status.ConnectionPoolerStatus = nil
+		return ready("NotConfigured", "connection pooling disabled")
+	}
+	st := &pgv1.ConnectionPoolerStatus{Enabled: true}
+	rw, ro := p.obs.poolers[p.name(poolerRWSuffix)], p.obs.poolers[p.name(poolerROSuffix)]
+	if rw != nil {
+		st.ReadWrite = rw.Status.Phase
+	}
+	if ro != nil {
+		st.ReadOnly = ro.Status.Phase
+	}
+	p.status.ConnectionPoolerStatus = st
+	for _, pl := range []*cnpgv1.Pooler{rw, ro} {
+		if pl == nil || pl.Status.Instances < p.want.PoolerInstances {
+			return waiting(pgv1.PhaseProvisioning, "PoolerProvisioning", "waiting for PgBouncer instances", provisionRecheck)
+		}
+	}
+	return ready("PoolersReady", fmt.Sprintf("%d PgBouncer instance(s) per pooler", p.want.PoolerInstances))
+}
+
+func poolerParams(p *pass) map[string]string {
+	if p.want.Settings.ConnectionPooler == nil {
+		return nil
+	}
+	return p.want.Settings.ConnectionPooler.Parameters
+}
+
+func poolerMatches(cur *cnpgv1.Pooler, p *pass, typ cnpgv1.PoolerType) bool {
+	s := cur.Spec
+	return controller.IsControlledBy(cur, p.cluster.UID) &&
+		s.Cluster.Name == p.cluster.Name && s.Type == typ &&
+		s.Instances != nil && *s.Instances == p.want.PoolerInstances &&
+		s.PgBouncer != nil && s.PgBouncer.PoolMode == string(p.want.PoolMode) &&
+		mapsEqualNil(s.PgBouncer.Parameters, poolerParams(p))
+}
+
+func mapsEqualNil(a, b map[string]string) bool {
+	return (len(a) == 0 && len(b) == 0) || maps.Equal(a, b)
+}

@@ -1,0 +1,223 @@
+package cluster
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+)
+
+// provisionerComponent owns the CNPG Cluster: it applies only our fields
+// and maps CNPG's phase onto ours.
+type provisionerComponent struct{}
+
+// specHashAnnotation records the hash of our last applied fields, so that
+// a field we stop setting is noticed even though the cache holds no
+// managedFields.
+const specHashAnnotation = "postgres.setpoint.dev/spec-hash"
+
+const barmanPlugin = "barman-cloud.cloudnative-pg.io"
+
+func (provisionerComponent) Name() string            { return "provisioner" }
+func (provisionerComponent) Condition() string       { return pgv1.ConditionProvisionerReady }
+func (provisionerComponent) Requires() []contractKey { return []contractKey{contractSecret} }
+func (provisionerComponent) Provides() []contractKey { return []contractKey{contractCNPGCluster} }
+
+func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
+	spec := desiredClusterSpec(p)
+	hash, err := hashOf(spec)
+	if err != nil {
+		return err
+	}
+	cur := p.obs.cnpg
+	if cur != nil && cur.Annotations[specHashAnnotation] == hash && clusterMatches(cur, p) {
+		return nil
+	}
+	ac := cnpgac.Cluster(p.cluster.Name, p.cluster.Namespace).
+		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
+		WithAnnotations(map[string]string{specHashAnnotation: hash}).
+		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+		WithSpec(spec)
+	applied, err := p.deps.pg.CNPGV1().Clusters(p.cluster.Namespace).Apply(ctx, ac, applyOpts)
+	if err != nil {
+		return fmt.Errorf("apply CNPG cluster: %w", err)
+	}
+	p.specApplied = cur != nil
+	p.obs.cnpg = applied
+	return nil
+}
+
+func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) health {
+	if apierrors.IsInvalid(err) {
+		return failed("ClusterSpecInvalid", err.Error())
+	}
+	if err != nil {
+		return waiting(pgv1.PhasePending, "ApplyFailed", err.Error(), 0)
+	}
+	cl := p.obs.cnpg
+	if cl == nil {
+		return waiting(pgv1.PhaseProvisioning, "ClusterCreating", "CNPG Cluster not created yet", provisionRecheck)
+	}
+	p.contracts.CNPGCluster = cl
+	st := p.status
+	st.ProvisionerRef = &pgv1.ProvisionerReference{APIVersion: "postgresql.cnpg.io/v1", Kind: "Cluster", Name: cl.Name, UID: cl.UID}
+	st.Instances, st.ReadyInstances = int32(cl.Status.Instances), int32(cl.Status.ReadyInstances)
+	st.CurrentPrimary = cl.Status.CurrentPrimary
+	if p.specApplied {
+		// CNPG has no observedGeneration: its status is stale right after
+		// a spec change, so look again shortly instead of trusting it.
+		return waiting(pgv1.PhaseConfiguring, "SpecApplied", "applied a change to the CNPG Cluster", configureRecheck)
+	}
+	phase, known := mapPhase(cl.Status.Phase)
+	msg := describePhase(cl)
+	switch {
+	case !known:
+		return waiting(pgv1.PhasePending, "UnknownCNPGPhase", msg, provisionRecheck)
+	case phase == pgv1.PhaseFailed:
+		return failed("CNPGFailed", msg)
+	case phase != pgv1.PhaseReady:
+		return waiting(phase, "CNPG"+string(phase), msg, provisionRecheck)
+	}
+	if controller.ConditionTrue(p.status.Conditions, pgv1.ConditionReady, p.cluster.Generation) &&
+		controller.ConditionTrue(p.status.Conditions, pgv1.ConditionProvisionerReady, p.cluster.Generation) {
+		return ready("ClusterHealthy", msg)
+	}
+	return checkParameters(ctx, p, msg)
+}
+
+// checkParameters confirms with Postgres itself that the parameters we
+// manage are in effect: CNPG's healthy phase can predate a reload.
+func checkParameters(ctx context.Context, p *pass, msg string) health {
+	f := p.postgresFacts(ctx)
+	if f.err != nil {
+		return waiting(pgv1.PhasePending, "PostgresUnreachable", "CNPG reports healthy but Postgres is unreachable: "+f.err.Error(), provisionRecheck)
+	}
+	var pending, restart []string
+	for _, name := range slices.Sorted(maps.Keys(p.want.Settings.PostgreSQLConfig)) {
+		s, ok := f.settings[name]
+		if !ok {
+			return failed("UnknownParameter", fmt.Sprintf("postgresqlConfig: Postgres has no parameter %q", name))
+		}
+		if s.PendingRestart {
+			restart = append(restart, name)
+		} else if !s.Matches(p.want.Settings.PostgreSQLConfig[name]) {
+			pending = append(pending, name)
+		}
+	}
+	if len(restart) > 0 {
+		return waiting(pgv1.PhaseConfiguring, "RestartPending", "waiting for a restart to apply "+strings.Join(restart, ", "), configureRecheck)
+	}
+	if len(pending) > 0 {
+		return waiting(pgv1.PhaseConfiguring, "ParametersPending", "waiting for Postgres to apply "+strings.Join(pending, ", "), configureRecheck)
+	}
+	return ready("ClusterHealthy", fmt.Sprintf("%s; Postgres %s", msg, f.version))
+}
+
+func describePhase(cl *cnpgv1.Cluster) string {
+	m := fmt.Sprintf("CNPG: %q", cl.Status.Phase)
+	if cl.Status.PhaseReason != "" {
+		m += ": " + cl.Status.PhaseReason
+	}
+	return fmt.Sprintf("%s (%d/%d instances ready)", m, cl.Status.ReadyInstances, cl.Status.Instances)
+}
+
+// desiredClusterSpec is the part of the CNPG Cluster spec we own.
+func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
+	w := p.want
+	storage := cnpgac.StorageConfiguration().WithSize(w.StorageSize.String())
+	if w.StorageClass != nil {
+		storage.WithStorageClass(*w.StorageClass)
+	}
+	spec := cnpgac.ClusterSpec().
+		WithInstances(int(w.Instances)).
+		WithImageName(w.ImageName).
+		WithSuperuserSecret(cnpgac.LocalObjectReference().WithName(p.contracts.Secret.Name)).
+		WithEnableSuperuserAccess(true).
+		WithStorage(storage)
+	if len(w.Settings.PostgreSQLConfig) > 0 || len(w.Settings.PgHBA) > 0 {
+		pc := cnpgac.PostgresConfiguration()
+		if len(w.Settings.PostgreSQLConfig) > 0 {
+			pc.WithParameters(w.Settings.PostgreSQLConfig)
+		}
+		if len(w.Settings.PgHBA) > 0 {
+			pc.WithPgHBA(w.Settings.PgHBA...)
+		}
+		spec.WithPostgresConfiguration(pc)
+	}
+	if r := w.Settings.Resources; r != nil {
+		rr := corev1ac.ResourceRequirements()
+		if len(r.Requests) > 0 {
+			rr.WithRequests(r.Requests)
+		}
+		if len(r.Limits) > 0 {
+			rr.WithLimits(r.Limits)
+		}
+		spec.WithResources(rr)
+	}
+	if w.ObjectStore != nil {
+		spec.WithPlugins(cnpgac.PluginConfiguration().WithName(barmanPlugin).WithIsWALArchiver(true).
+			WithParameters(map[string]string{"barmanObjectName": p.name(objectStoreSuffix), "serverName": p.cluster.Name}))
+	}
+	if w.MonitoringOn {
+		spec.WithMonitoring(cnpgac.MonitoringConfiguration().WithEnablePodMonitor(true))
+	}
+	return spec
+}
+
+// clusterMatches compares the observed Cluster with what we want, field by
+// field we own; defaults CNPG or the API server add elsewhere are not drift.
+func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
+	w, s := p.want, cur.Spec
+	if s.Instances != int(w.Instances) || s.ImageName != w.ImageName ||
+		s.SuperuserSecret == nil || s.SuperuserSecret.Name != p.contracts.Secret.Name ||
+		s.EnableSuperuserAccess == nil || !*s.EnableSuperuserAccess ||
+		s.Storage == nil || s.Storage.Size != w.StorageSize.String() {
+		return false
+	}
+	if w.StorageClass != nil && (s.Storage.StorageClass == nil || *s.Storage.StorageClass != *w.StorageClass) {
+		return false
+	}
+	var params map[string]string
+	var hba []string
+	if s.PostgresConfiguration != nil {
+		params, hba = s.PostgresConfiguration.Parameters, s.PostgresConfiguration.PgHBA
+	}
+	for k, v := range w.Settings.PostgreSQLConfig {
+		if params[k] != v {
+			return false
+		}
+	}
+	if !slices.Equal(hba, w.Settings.PgHBA) && !(len(hba) == 0 && len(w.Settings.PgHBA) == 0) {
+		return false
+	}
+	if r := w.Settings.Resources; r != nil {
+		if s.Resources == nil || !apiequality.Semantic.DeepEqual(s.Resources.Requests, r.Requests) ||
+			!apiequality.Semantic.DeepEqual(s.Resources.Limits, r.Limits) {
+			return false
+		}
+	}
+	hasPlugin := slices.ContainsFunc(s.Plugins, func(pc cnpgv1.PluginConfiguration) bool { return pc.Name == barmanPlugin })
+	return hasPlugin == (w.ObjectStore != nil)
+}
+
+func hashOf(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("hash desired spec: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8]), nil
+}

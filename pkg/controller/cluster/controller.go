@@ -1,0 +1,158 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
+	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
+	pglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+// Config are the collaborators of the controller.
+type Config struct {
+	Kube            kubernetes.Interface
+	PG              versioned.Interface
+	Recorder        record.EventRecorder
+	Connector       *postgres.Connector
+	PostgresTimeout time.Duration
+	Metrics         *workqueue.Metrics
+}
+
+// Controller reconciles PostgresClusters.
+type Controller struct {
+	deps *deps
+
+	clusters         pglisters.PostgresClusterLister
+	clusterIndex     cache.Indexer
+	classes          pglisters.PostgresClusterClassLister
+	databases        cache.Indexer
+	cnpgClusters     cnpglisters.ClusterLister
+	poolers          cnpglisters.PoolerLister
+	scheduledBackups cnpglisters.ScheduledBackupLister
+	objectStores     barmanlisters.ObjectStoreLister
+	secrets          corelisters.SecretLister
+	configMaps       corelisters.ConfigMapLister
+
+	queue      *workqueue.Queue
+	synced     []cache.InformerSynced
+	cas        *caCache
+	components []component
+}
+
+// New wires the controller to the informers; call before they start.
+func New(cfg Config, inf *controller.Informers) (*Controller, error) {
+	pg := inf.Setpoint.Postgres().V1alpha1()
+	cnpg := inf.Setpoint.CNPG().V1()
+	core := inf.Kube.Core().V1()
+	c := &Controller{
+		deps: &deps{kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
+			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout},
+		clusters:         pg.PostgresClusters().Lister(),
+		clusterIndex:     pg.PostgresClusters().Informer().GetIndexer(),
+		classes:          pg.PostgresClusterClasses().Lister(),
+		databases:        pg.PostgresDatabases().Informer().GetIndexer(),
+		cnpgClusters:     cnpg.Clusters().Lister(),
+		poolers:          cnpg.Poolers().Lister(),
+		scheduledBackups: cnpg.ScheduledBackups().Lister(),
+		objectStores:     inf.Setpoint.BarmanCloud().V1().ObjectStores().Lister(),
+		secrets:          core.Secrets().Lister(),
+		configMaps:       core.ConfigMaps().Lister(),
+		queue:            workqueue.New(workqueue.Options{Name: "postgrescluster", Metrics: cfg.Metrics}),
+		cas:              newCACache(cfg.Kube),
+		components: []component{
+			secretComponent{}, objectStoreComponent{}, provisionerComponent{}, managedRolesComponent{},
+			poolerComponent{}, backupComponent{}, configMapComponent{},
+		},
+	}
+	enqueue := c.queue.Add
+	uid := func(ns, name string) (types.UID, bool) {
+		pc, err := c.clusters.PostgresClusters(ns).Get(name)
+		if err != nil {
+			return "", false
+		}
+		return pc.UID, true
+	}
+	owned := controller.OwnerHandler("PostgresCluster", uid, enqueue)
+	regs := []struct {
+		inf cache.SharedIndexInformer
+		h   cache.ResourceEventHandler
+	}{
+		{pg.PostgresClusters().Informer(), controller.PrimaryHandler(enqueue)},
+		{pg.PostgresClusterClasses().Informer(), controller.MappedHandler(c.clustersOfClass, nil, enqueue)},
+		{pg.PostgresDatabases().Informer(), controller.MappedHandler(clusterOfDatabase, roleIntentChanged, enqueue)},
+		{cnpg.Clusters().Informer(), owned},
+		{cnpg.Poolers().Informer(), owned},
+		{cnpg.ScheduledBackups().Informer(), owned},
+		{inf.Setpoint.BarmanCloud().V1().ObjectStores().Informer(), owned},
+		{core.Secrets().Informer(), owned},
+		{core.ConfigMaps().Informer(), owned},
+	}
+	for _, r := range regs {
+		h, err := r.inf.AddEventHandler(r.h)
+		if err != nil {
+			return nil, fmt.Errorf("register event handler: %w", err)
+		}
+		c.synced = append(c.synced, h.HasSynced)
+	}
+	return c, nil
+}
+
+// Run processes keys with workers until ctx ends, then drains.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
+		return fmt.Errorf("postgrescluster: caches did not sync")
+	}
+	c.queue.Run(ctx, workers, c.sync)
+	return nil
+}
+
+func (c *Controller) clustersOfClass(obj any) []workqueue.Key {
+	class, ok := obj.(*pgv1.PostgresClusterClass)
+	if !ok {
+		return nil
+	}
+	return controller.ClustersOfClass(c.clusterIndex, class.Name)
+}
+
+func clusterOfDatabase(obj any) []workqueue.Key {
+	db, ok := obj.(*pgv1.PostgresDatabase)
+	if !ok {
+		return nil
+	}
+	return []workqueue.Key{{Namespace: db.Namespace, Name: db.Spec.ClusterRef.Name}}
+}
+
+// roleIntentChanged: only a change of the roles a PostgresDatabase asks
+// for concerns its cluster.
+func roleIntentChanged(oldObj, newObj any) bool {
+	o, ok1 := oldObj.(*pgv1.PostgresDatabase)
+	n, ok2 := newObj.(*pgv1.PostgresDatabase)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return fmt.Sprint(roleIntent(o)) != fmt.Sprint(roleIntent(n))
+}
+
+func roleIntent(db *pgv1.PostgresDatabase) []pgv1.RoleStatus {
+	var out []pgv1.RoleStatus
+	for _, d := range db.Status.Databases {
+		for _, r := range d.Roles {
+			r.Exists = false // CNPG's report, not intent
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,52 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+)
+
+// facts are what Postgres itself says, read over SQL.
+type facts struct {
+	// err is set when the primary could not be reached or queried; it is a
+	// measured fact for status, not a failure of the pass.
+	err      error
+	version  string
+	settings map[string]postgres.Setting
+}
+
+// readFacts connects as the superuser and reads the server version and the
+// effective values of the parameters we manage, within the deps' timeout.
+func (d *deps) readFacts(ctx context.Context, p *pass) *facts {
+	sec := p.contracts.Secret
+	if sec == nil || len(p.obs.ca) == 0 {
+		return &facts{err: fmt.Errorf("superuser secret or CA not available yet")}
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.pgTimeout)
+	defer cancel()
+	start := time.Now()
+	conn, err := d.connector.Connect(ctx, postgres.Target{
+		Namespace: p.cluster.Namespace, Cluster: p.cluster.Name, Database: "postgres",
+		User: string(sec.Data["username"]), Password: string(sec.Data["password"]), CACert: p.obs.ca,
+	})
+	if err != nil {
+		return &facts{err: err}
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	f := &facts{}
+	if err := conn.QueryRow(ctx, "SHOW server_version").Scan(&f.version); err != nil {
+		return &facts{err: fmt.Errorf("read server_version: %w", err)}
+	}
+	names := slices.Sorted(maps.Keys(p.want.Settings.PostgreSQLConfig))
+	if f.settings, err = postgres.ReadSettings(ctx, conn, names); err != nil {
+		return &facts{err: err}
+	}
+	klog.FromContext(ctx).V(4).Info("Read Postgres facts", "version", f.version, "settings", len(f.settings), "took", time.Since(start))
+	return f
+}

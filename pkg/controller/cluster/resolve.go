@@ -1,0 +1,205 @@
+package cluster
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// desired is a PostgresCluster's class merged with its overrides: what
+// every component builds from.
+type desired struct {
+	Instances        int32
+	PostgresVersion  int32
+	ImageName        string
+	StorageSize      resource.Quantity
+	StorageClass     *string
+	Settings         pgv1.ClusterSettings // merged, for resources, parameters, pg_hba
+	PoolerEnabled    bool
+	PoolerInstances  int32
+	PoolMode         pgv1.PoolMode
+	ObjectStore      *pgv1.ObjectStoreSpec
+	Schedule         string // five fields, as the user wrote it
+	SnapshotClass    string
+	MonitoringOn     bool
+	ExternalSuperSec string
+}
+
+// Defaults for values neither the class nor the cluster sets.
+const (
+	defaultInstances       = 1
+	defaultPostgresVersion = 16
+	defaultStorage         = "1Gi"
+	defaultPoolerInstances = 1
+)
+
+// specError is an invalid spec: recorded in status with its reason, not
+// retried until the object or its class changes.
+type specError struct {
+	reason  string
+	message string
+}
+
+func (e *specError) Error() string { return e.message }
+
+// resolve merges class and cluster (cluster wins field by field) and
+// validates the combination. class is nil when it does not exist.
+func resolve(c *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass) (*desired, error) {
+	if class == nil {
+		return nil, &specError{"ClassNotFound", fmt.Sprintf("PostgresClusterClass %q not found", c.Spec.Class)}
+	}
+	m := mergeSettings(class.Spec.ClusterSettings, c.Spec.ClusterSettings)
+	d := &desired{
+		Instances:       deref(m.Instances, defaultInstances),
+		PostgresVersion: deref(m.PostgresVersion, defaultPostgresVersion),
+		ImageName:       m.ImageName,
+		StorageSize:     resource.MustParse(defaultStorage),
+		Settings:        m,
+		PoolMode:        pgv1.PoolModeSession,
+		PoolerInstances: defaultPoolerInstances,
+	}
+	if d.ImageName == "" {
+		d.ImageName = fmt.Sprintf("ghcr.io/cloudnative-pg/postgresql:%d", d.PostgresVersion)
+	}
+	if m.Storage != nil {
+		if m.Storage.Size != nil {
+			d.StorageSize = *m.Storage.Size
+		}
+		d.StorageClass = m.Storage.StorageClass
+	}
+	if p := m.ConnectionPooler; p != nil {
+		d.PoolerEnabled = p.Enabled != nil && *p.Enabled
+		d.PoolerInstances = deref(p.Instances, defaultPoolerInstances)
+		if p.PoolMode != "" {
+			d.PoolMode = p.PoolMode
+		}
+	}
+	if b := m.Backup; b != nil {
+		if b.ObjectStore != nil && b.ObjectStore.DestinationPath != "" {
+			d.ObjectStore = b.ObjectStore
+		}
+		d.Schedule, d.SnapshotClass = b.Schedule, b.VolumeSnapshotClass
+	}
+	d.MonitoringOn = m.Monitoring != nil && m.Monitoring.Enabled != nil && *m.Monitoring.Enabled
+	if pc := c.Spec.PasswordConfig; pc != nil && pc.SuperuserExternalSecretRef != nil {
+		d.ExternalSuperSec = pc.SuperuserExternalSecretRef.Name
+	}
+	return d, validate(d)
+}
+
+// validate checks what the CRD schema cannot: rules that span the class
+// and the cluster.
+func validate(d *desired) error {
+	if d.Schedule != "" && d.ObjectStore == nil && d.SnapshotClass == "" {
+		return &specError{"BackupTargetMissing", "backup.schedule is set but neither backup.objectStore.destinationPath nor backup.volumeSnapshotClass is"}
+	}
+	if d.Schedule != "" && len(strings.Fields(d.Schedule)) != 5 {
+		return &specError{"InvalidSchedule", fmt.Sprintf("backup.schedule %q must have five fields (minute hour day-of-month month day-of-week)", d.Schedule)}
+	}
+	if d.ObjectStore != nil && d.ObjectStore.CredentialsSecretName == "" {
+		return &specError{"BackupCredentialsMissing", "backup.objectStore.credentialsSecretName is required with an object store"}
+	}
+	for k := range d.Settings.PostgreSQLConfig {
+		if fixedParameters[k] {
+			return &specError{"ParameterNotAllowed", fmt.Sprintf("postgresqlConfig: parameter %q is managed by CloudNativePG and cannot be set", k)}
+		}
+	}
+	return nil
+}
+
+// fixedParameters are the settings CNPG refuses to let users change.
+var fixedParameters = map[string]bool{
+	"archive_command": true, "data_directory": true, "hba_file": true, "ident_file": true,
+	"listen_addresses": true, "port": true, "primary_conninfo": true, "restore_command": true,
+	"ssl": true, "ssl_cert_file": true, "ssl_key_file": true, "ssl_ca_file": true, "unix_socket_directories": true,
+}
+
+// mergeSettings overlays o on base field by field; maps merge key by key
+// and pg_hba lines append.
+func mergeSettings(base, o pgv1.ClusterSettings) pgv1.ClusterSettings {
+	m := *base.DeepCopy()
+	o = *o.DeepCopy()
+	if o.Instances != nil {
+		m.Instances = o.Instances
+	}
+	if o.PostgresVersion != nil {
+		m.PostgresVersion = o.PostgresVersion
+	}
+	if o.ImageName != "" {
+		m.ImageName = o.ImageName
+	}
+	if o.Storage != nil {
+		if m.Storage == nil {
+			m.Storage = &pgv1.StorageSpec{}
+		}
+		if o.Storage.Size != nil {
+			m.Storage.Size = o.Storage.Size
+		}
+		if o.Storage.StorageClass != nil {
+			m.Storage.StorageClass = o.Storage.StorageClass
+		}
+	}
+	if o.Resources != nil {
+		m.Resources = o.Resources
+	}
+	m.PostgreSQLConfig = mergeMaps(m.PostgreSQLConfig, o.PostgreSQLConfig)
+	m.PgHBA = append(m.PgHBA, o.PgHBA...)
+	if o.ConnectionPooler != nil {
+		if m.ConnectionPooler == nil {
+			m.ConnectionPooler = &pgv1.ConnectionPoolerSpec{}
+		}
+		p, op := m.ConnectionPooler, o.ConnectionPooler
+		if op.Enabled != nil {
+			p.Enabled = op.Enabled
+		}
+		if op.Instances != nil {
+			p.Instances = op.Instances
+		}
+		if op.PoolMode != "" {
+			p.PoolMode = op.PoolMode
+		}
+		p.Parameters = mergeMaps(p.Parameters, op.Parameters)
+	}
+	if o.Backup != nil {
+		if m.Backup == nil {
+			m.Backup = &pgv1.BackupSpec{}
+		}
+		b, ob := m.Backup, o.Backup
+		if ob.ObjectStore != nil {
+			b.ObjectStore = ob.ObjectStore
+		}
+		if ob.Schedule != "" {
+			b.Schedule = ob.Schedule
+		}
+		if ob.VolumeSnapshotClass != "" {
+			b.VolumeSnapshotClass = ob.VolumeSnapshotClass
+		}
+	}
+	if o.Monitoring != nil {
+		m.Monitoring = o.Monitoring
+	}
+	return m
+}
+
+func mergeMaps(base, over map[string]string) map[string]string {
+	if len(base) == 0 && len(over) == 0 {
+		return nil
+	}
+	out := maps.Clone(base)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, over)
+	return out
+}
+
+func deref(p *int32, def int32) int32 {
+	if p == nil {
+		return def
+	}
+	return *p
+}

@@ -1,0 +1,87 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// observation is what one pass knows of the world, gathered once at its
+// start from the caches (and, for objects we do not cache, the API).
+type observation struct {
+	class       *pgv1.PostgresClusterClass
+	secret      *corev1.Secret
+	external    *corev1.Secret
+	cnpg        *cnpgv1.Cluster
+	objectStore *barmanv1.ObjectStore
+	poolers     map[string]*cnpgv1.Pooler
+	backups     map[string]*cnpgv1.ScheduledBackup
+	configMap   *corev1.ConfigMap
+	databases   []*pgv1.PostgresDatabase
+	ca          []byte
+}
+
+// observe builds the snapshot. Only API errors other than not-found fail
+// the pass (and are retried with backoff).
+func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*observation, error) {
+	ns, name := pc.Namespace, pc.Name
+	o := &observation{poolers: map[string]*cnpgv1.Pooler{}, backups: map[string]*cnpgv1.ScheduledBackup{}}
+	var err error
+	if o.class, err = ignoreNotFound(c.classes.Get(pc.Spec.Class)); err != nil {
+		return nil, err
+	}
+	if o.secret, err = ignoreNotFound(c.secrets.Secrets(ns).Get(name + superuserSuffix)); err != nil {
+		return nil, err
+	}
+	if ref := pc.Spec.PasswordConfig; ref != nil && ref.SuperuserExternalSecretRef != nil {
+		// External Secrets are not ours, so not cached: read directly.
+		if o.external, err = ignoreNotFound(c.deps.kube.CoreV1().Secrets(ns).Get(ctx, ref.SuperuserExternalSecretRef.Name, metav1.GetOptions{})); err != nil {
+			return nil, fmt.Errorf("read external superuser secret: %w", err)
+		}
+	}
+	if o.cnpg, err = ignoreNotFound(c.cnpgClusters.Clusters(ns).Get(name)); err != nil {
+		return nil, err
+	}
+	if o.objectStore, err = ignoreNotFound(c.objectStores.ObjectStores(ns).Get(name + objectStoreSuffix)); err != nil {
+		return nil, err
+	}
+	for _, s := range []string{poolerRWSuffix, poolerROSuffix} {
+		if p, err := ignoreNotFound(c.poolers.Poolers(ns).Get(name + s)); err != nil {
+			return nil, err
+		} else if p != nil {
+			o.poolers[name+s] = p
+		}
+	}
+	for _, s := range []string{backupSuffix, snapshotSuffix} {
+		if b, err := ignoreNotFound(c.scheduledBackups.ScheduledBackups(ns).Get(name + s)); err != nil {
+			return nil, err
+		} else if b != nil {
+			o.backups[name+s] = b
+		}
+	}
+	if o.configMap, err = ignoreNotFound(c.configMaps.ConfigMaps(ns).Get(name + configMapSuffix)); err != nil {
+		return nil, err
+	}
+	o.databases = controller.ListDatabasesOf(c.databases, ns, name)
+	if o.cnpg != nil {
+		if o.ca, err = c.cas.get(ctx, ns, name+caSuffix); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+func ignoreNotFound[T any](obj *T, err error) (*T, error) {
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return obj, err
+}

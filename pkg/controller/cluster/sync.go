@@ -1,0 +1,126 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+// sync is one pass for one PostgresCluster.
+func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Result, error) {
+	pc, err := c.clusters.PostgresClusters(key.Namespace).Get(key.Name)
+	if apierrors.IsNotFound(err) {
+		c.cas.forget(key.Namespace, key.Name+caSuffix)
+		return workqueue.Result{}, nil // children go with their owner references
+	}
+	if err != nil {
+		return workqueue.Result{}, err
+	}
+	if pc.DeletionTimestamp != nil {
+		return c.finalize(ctx, pc)
+	}
+	if pc, err = c.ensureFinalizer(ctx, pc); err != nil {
+		return workqueue.Result{}, err
+	}
+	obs, err := c.observe(ctx, pc)
+	if err != nil {
+		return workqueue.Result{}, fmt.Errorf("observe: %w", err)
+	}
+	p := &pass{cluster: pc, obs: obs, deps: c.deps, status: pc.Status.DeepCopy()}
+
+	want, err := resolve(pc, obs.class)
+	var invalid *specError
+	if errors.As(err, &invalid) {
+		p.setPhase(pgv1.PhaseFailed, invalid.reason, invalid.message)
+		if werr := c.writeStatus(ctx, pc, p.status); werr != nil {
+			return workqueue.Result{}, werr
+		}
+		// Permanent until the cluster or its class changes; both wake us.
+		return workqueue.Result{}, workqueue.Terminal(err)
+	}
+	p.want = want
+
+	out, err := runComponents(ctx, c.components, p)
+	if err != nil {
+		return workqueue.Result{}, err // a wiring bug: loud, with backoff
+	}
+	p.conclude(out)
+	if err := c.writeStatus(ctx, pc, p.status); err != nil {
+		return workqueue.Result{}, err
+	}
+	return workqueue.Result{RequeueAfter: out.health.requeueAfter}, nil
+}
+
+// conclude sets phase and Ready from the pipeline's outcome. Only here is
+// a cluster declared Ready: when every component is.
+func (p *pass) conclude(out outcome) {
+	if out.blocker == "" {
+		p.setPhase(pgv1.PhaseReady, "AllComponentsReady", "every component is ready")
+		return
+	}
+	h := out.health
+	p.setPhase(h.phase, h.reason, fmt.Sprintf("%s: %s", out.blocker, h.message))
+}
+
+func (p *pass) setPhase(phase pgv1.Phase, reason, message string) {
+	p.status.Phase = phase
+	p.status.ObservedGeneration = p.cluster.Generation
+	controller.SetCondition(&p.status.Conditions, p.cluster.Generation, pgv1.ConditionReady, phase == pgv1.PhaseReady, reason, message)
+}
+
+// writeStatus writes status once, and not at all when nothing changed; an
+// Event marks each phase transition.
+func (c *Controller) writeStatus(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) error {
+	if apiequality.Semantic.DeepEqual(&pc.Status, st) {
+		return nil
+	}
+	updated := pc.DeepCopy()
+	updated.Status = *st
+	if _, err := c.deps.pg.PostgresV1alpha1().PostgresClusters(pc.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	if pc.Status.Phase != st.Phase {
+		c.phaseEvent(ctx, pc, st)
+	}
+	return nil
+}
+
+func (c *Controller) phaseEvent(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {
+	ready := meta(st.Conditions, pgv1.ConditionReady)
+	typ, reason := corev1.EventTypeNormal, "Phase"+string(st.Phase)
+	if st.Phase == pgv1.PhaseFailed {
+		typ = corev1.EventTypeWarning
+	}
+	msg := fmt.Sprintf("phase %s -> %s", orNone(pc.Status.Phase), st.Phase)
+	if ready != nil && ready.Message != "" {
+		msg += ": " + ready.Message
+	}
+	c.deps.recorder.Event(pc, typ, reason, msg)
+	klog.FromContext(ctx).V(2).Info("Phase changed", "cluster", klog.KObj(pc), "from", pc.Status.Phase, "to", st.Phase)
+}
+
+func orNone(p pgv1.Phase) string {
+	if p == "" {
+		return "(none)"
+	}
+	return string(p)
+}
+
+func meta(conds []metav1.Condition, typ string) *metav1.Condition {
+	for i := range conds {
+		if conds[i].Type == typ {
+			return &conds[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package controller
+
+import (
+	"fmt"
+
+	"k8s.io/client-go/tools/cache"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+// Index names.
+const (
+	// ByClusterRef indexes PostgresDatabases by namespace/spec.clusterRef.name.
+	ByClusterRef = "byClusterRef"
+	// ByClass indexes PostgresClusters by spec.class.
+	ByClass = "byClass"
+)
+
+// AddIndexers registers the indexers the routing needs. Call before the
+// informers start.
+func (i *Informers) AddIndexers() error {
+	pg := i.Setpoint.Postgres().V1alpha1()
+	if err := pg.PostgresDatabases().Informer().AddIndexers(cache.Indexers{ByClusterRef: indexByClusterRef}); err != nil {
+		return fmt.Errorf("add %s indexer: %w", ByClusterRef, err)
+	}
+	if err := pg.PostgresClusters().Informer().AddIndexers(cache.Indexers{ByClass: indexByClass}); err != nil {
+		return fmt.Errorf("add %s indexer: %w", ByClass, err)
+	}
+	return nil
+}
+
+func indexByClusterRef(obj any) ([]string, error) {
+	db, ok := obj.(*pgv1.PostgresDatabase)
+	if !ok {
+		return nil, nil
+	}
+	return []string{db.Namespace + "/" + db.Spec.ClusterRef.Name}, nil
+}
+
+func indexByClass(obj any) ([]string, error) {
+	c, ok := obj.(*pgv1.PostgresCluster)
+	if !ok {
+		return nil, nil
+	}
+	return []string{c.Spec.Class}, nil
+}
+
+// DatabasesOf returns the keys of the PostgresDatabases that reference the
+// cluster namespace/name.
+func DatabasesOf(indexer cache.Indexer, namespace, name string) []workqueue.Key {
+	dbs := ListDatabasesOf(indexer, namespace, name)
+	keys := make([]workqueue.Key, len(dbs))
+	for i, db := range dbs {
+		keys[i] = KeyOf(db)
+	}
+	return keys
+}
+
+// ClustersOfClass returns the keys of the PostgresClusters using a class.
+func ClustersOfClass(indexer cache.Indexer, class string) []workqueue.Key {
+	objs, err := indexer.ByIndex(ByClass, class)
+	if err != nil {
+		return nil
+	}
+	keys := make([]workqueue.Key, 0, len(objs))
+	for _, o := range objs {
+		if c, ok := o.(*pgv1.PostgresCluster); ok {
+			keys = append(keys, KeyOf(c))
+		}
+	}
+	return keys
+}
+
+// ListDatabasesOf lists the PostgresDatabases on a cluster from the cache.
+func ListDatabasesOf(indexer cache.Indexer, namespace, name string) []*pgv1.PostgresDatabase {
+	objs, err := indexer.ByIndex(ByClusterRef, namespace+"/"+name)
+	if err != nil {
+		return nil
+	}
+	out := make([]*pgv1.PostgresDatabase, 0, len(objs))
+	for _, o := range objs {
+		if db, ok := o.(*pgv1.PostgresDatabase); ok {
+			out = append(out, db)
+		}
+	}
+	return out
+}
+

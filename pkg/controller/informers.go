@@ -1,0 +1,67 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeinformers "k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	pginformers "github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
+)
+
+// Informers are the two shared informer factories of the operator: one for
+// our API and the CNPG kinds, one for core kinds restricted to the Secrets
+// and ConfigMaps we manage.
+type Informers struct {
+	Setpoint pginformers.SharedInformerFactory
+	Kube     kubeinformers.SharedInformerFactory
+}
+
+// NewInformers builds the factories. namespace "" watches all namespaces.
+// Cached objects lose their managedFields, which we never read and which
+// can double an object's size.
+func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace string, resync time.Duration) *Informers {
+	selector := ManagedSelector().String()
+	return &Informers{
+		Setpoint: pginformers.NewSharedInformerFactoryWithOptions(pg, resync,
+			pginformers.WithNamespace(namespace),
+			pginformers.WithTransform(dropManagedFields)),
+		Kube: kubeinformers.NewSharedInformerFactoryWithOptions(kube, resync,
+			kubeinformers.WithNamespace(namespace),
+			kubeinformers.WithTransform(dropManagedFields),
+			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector })),
+	}
+}
+
+// Start starts every informer requested so far and waits for their caches.
+func (i *Informers) Start(ctx context.Context) error {
+	i.Setpoint.StartWithContext(ctx)
+	i.Kube.StartWithContext(ctx)
+	if err := i.Setpoint.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+		return fmt.Errorf("sync setpoint and CNPG caches: %w", err)
+	}
+	if err := i.Kube.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+		return fmt.Errorf("sync Secret and ConfigMap caches: %w", err)
+	}
+	return nil
+}
+
+// Shutdown stops the informers and waits for their goroutines.
+func (i *Informers) Shutdown() {
+	i.Setpoint.Shutdown()
+	i.Kube.Shutdown()
+}
+
+func dropManagedFields(obj any) (any, error) {
+	if acc, ok := obj.(metav1.ObjectMetaAccessor); ok {
+		acc.GetObjectMeta().SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+var _ cache.TransformFunc = dropManagedFields

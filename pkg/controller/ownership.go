@@ -1,0 +1,33 @@
+package controller
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+)
+
+// OwnerRef is a controller owner reference to obj of kind gvk.
+func OwnerRef(obj metav1.Object, gvk schema.GroupVersionKind) metav1.OwnerReference {
+	return *metav1.NewControllerRef(obj, gvk)
+}
+
+// OwnerRefApply is the same reference as an apply configuration.
+func OwnerRefApply(obj metav1.Object, gvk schema.GroupVersionKind) *metav1ac.OwnerReferenceApplyConfiguration {
+	return metav1ac.OwnerReference().
+		WithAPIVersion(gvk.GroupVersion().String()).WithKind(gvk.Kind).
+		WithName(obj.GetName()).WithUID(obj.GetUID()).
+		WithController(true).WithBlockOwnerDeletion(true)
+}
+
+// IsControlledBy reports whether obj's controller reference names uid.
+func IsControlledBy(obj metav1.Object, uid types.UID) bool {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	return ref != nil && ref.UID == uid
+}
+
+// ManagedLabels are the labels of a child of a PostgresCluster or
+// PostgresDatabase; ownerLabel is ClusterLabel or DatabaseLabel.
+func ManagedLabels(ownerLabel, ownerName string) map[string]string {
+	return map[string]string{ManagedByLabel: ManagedByValue, ownerLabel: ownerName}
+}

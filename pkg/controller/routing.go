@@ -1,0 +1,131 @@
+package controller
+
+import (
+	"maps"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+// Enqueue adds a key to a controller's queue.
+type Enqueue func(workqueue.Key)
+
+// metaOf unwraps a tombstone and returns the object's metadata.
+func metaOf(obj any) (metav1.Object, bool) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	m, ok := obj.(metav1.Object)
+	return m, ok
+}
+
+// KeyOf is the queue key of an object.
+func KeyOf(m metav1.Object) workqueue.Key {
+	return workqueue.Key{Namespace: m.GetNamespace(), Name: m.GetName()}
+}
+
+// PrimaryHandler routes events of a controller's own kind to its queue.
+// An update that only touched status (same generation, same metadata the
+// controller acts on) does not start a pass: the controller wrote it. A
+// resync (same resourceVersion) does, so drift is still corrected.
+func PrimaryHandler(enqueue Enqueue) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if m, ok := metaOf(obj); ok {
+				enqueue(KeyOf(m))
+			}
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := metaOf(oldObj)
+			n, ok2 := metaOf(newObj)
+			if ok1 && ok2 && NeedsPass(o, n) {
+				enqueue(KeyOf(n))
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if m, ok := metaOf(obj); ok {
+				enqueue(KeyOf(m))
+			}
+		},
+	}
+}
+
+// NeedsPass reports whether an update of an object should start a pass of
+// its own controller.
+func NeedsPass(o, n metav1.Object) bool {
+	if o.GetResourceVersion() == n.GetResourceVersion() {
+		return true // periodic resync
+	}
+	return o.GetGeneration() != n.GetGeneration() ||
+		!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
+		!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
+		!maps.Equal(o.GetLabels(), n.GetLabels()) ||
+		!maps.Equal(o.GetAnnotations(), n.GetAnnotations())
+}
+
+// OwnerUID returns the UID of the cached owner named ns/name, if any.
+type OwnerUID func(namespace, name string) (types.UID, bool)
+
+// OwnerHandler routes every change of a child to its controlling owner of
+// kind ownerKind — but only when the cached owner has the UID the reference
+// names, so a child left behind by a deleted owner does not wake a new
+// object that happens to reuse the name.
+func OwnerHandler(ownerKind string, lookup OwnerUID, enqueue Enqueue) cache.ResourceEventHandler {
+	route := func(obj any) {
+		m, ok := metaOf(obj)
+		if !ok {
+			return
+		}
+		ref := metav1.GetControllerOfNoCopy(m)
+		if ref == nil || ref.Kind != ownerKind {
+			return
+		}
+		if uid, found := lookup(m.GetNamespace(), ref.Name); found && uid == ref.UID {
+			enqueue(workqueue.Key{Namespace: m.GetNamespace(), Name: ref.Name})
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: route,
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := metaOf(oldObj)
+			n, ok2 := metaOf(newObj)
+			// The owner's own resync covers periodic drift checks.
+			if ok1 && ok2 && o.GetResourceVersion() != n.GetResourceVersion() {
+				route(newObj)
+			}
+		},
+		DeleteFunc: route,
+	}
+}
+
+// MappedHandler routes changes of one kind to keys of another, computed by
+// keys (for example a PostgresCluster to the PostgresDatabases on it).
+// changed filters updates; nil means every real update.
+func MappedHandler(keys func(obj any) []workqueue.Key, changed func(oldObj, newObj any) bool, enqueue Enqueue) cache.ResourceEventHandler {
+	route := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		for _, k := range keys(obj) {
+			enqueue(k)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: route,
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := metaOf(oldObj)
+			n, ok2 := metaOf(newObj)
+			if !ok1 || !ok2 || o.GetResourceVersion() == n.GetResourceVersion() {
+				return
+			}
+			if changed == nil || changed(oldObj, newObj) {
+				route(newObj)
+			}
+		},
+		DeleteFunc: route,
+	}
+}

@@ -1,0 +1,35 @@
+package operator
+
+import (
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
+)
+
+// FieldManager is setpoint's server-side apply field manager and user agent.
+const FieldManager = "setpoint"
+
+// Config is everything Run needs.
+type Config struct {
+	Rest *rest.Config
+	// Namespace limits the operator to one namespace; "" watches all.
+	Namespace string
+	// ClusterWorkers and DatabaseWorkers are the workers per controller.
+	ClusterWorkers  int
+	DatabaseWorkers int
+	// Resync is the informers' resync period.
+	Resync time.Duration
+	// LeaderElect turns leader election on; LeaderElection configures it.
+	LeaderElect    bool
+	LeaderElection leaderelection.Config
+	// MetricsAddr and HealthAddr are listen addresses; "" or "0" disables.
+	MetricsAddr string
+	HealthAddr  string
+	// PostgresHostMap is a JSON file mapping service addresses to local
+	// ones, for running outside a Kubernetes cluster.
+	PostgresHostMap string
+	// PostgresTimeout bounds each connection attempt and statement.
+	PostgresTimeout time.Duration
+}

@@ -1,0 +1,80 @@
+package postgres
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Port is the port of CNPG's services.
+const Port = 5432
+
+// Target says which server and database to reach, as whom.
+type Target struct {
+	Namespace string
+	Cluster   string
+	Database  string
+	User      string
+	Password  string
+	// CACert is ca.crt of the cluster's <cluster>-ca Secret.
+	CACert []byte
+}
+
+// Host is the read-write service host of a cluster.
+func Host(namespace, cluster string) string {
+	return fmt.Sprintf("%s-rw.%s.svc", cluster, namespace)
+}
+
+// Connector opens connections to cluster primaries.
+type Connector struct {
+	hosts *HostMap
+}
+
+// NewConnector returns a Connector; hosts may be nil in a real cluster.
+func NewConnector(hosts *HostMap) *Connector { return &Connector{hosts: hosts} }
+
+// ErrNoCA means the cluster's CA is not known yet.
+var ErrNoCA = errors.New("cluster CA certificate is missing")
+
+// Connect opens a connection to the primary of t.Cluster. ctx bounds the
+// connection attempt; callers give each statement its own timeout too.
+func (c *Connector) Connect(ctx context.Context, t Target) (*pgx.Conn, error) {
+	if len(t.CACert) == 0 {
+		return nil, ErrNoCA
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(t.CACert) {
+		return nil, fmt.Errorf("cluster CA certificate of %s/%s does not parse", t.Namespace, t.Cluster)
+	}
+	host := Host(t.Namespace, t.Cluster)
+	cfg, err := pgx.ParseConfig("")
+	if err != nil {
+		return nil, fmt.Errorf("postgres config: %w", err)
+	}
+	cfg.Host, cfg.Port = host, Port
+	cfg.Database, cfg.User, cfg.Password = t.Database, t.User, t.Password
+	cfg.TLSConfig = &tls.Config{ServerName: host, RootCAs: pool, MinVersion: tls.VersionTLS12}
+	cfg.Fallbacks = nil
+	cfg.RuntimeParams["application_name"] = "setpoint"
+	cfg.LookupFunc = func(ctx context.Context, h string) ([]string, error) { return []string{h}, nil }
+	dialer := &net.Dialer{}
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		to, err := c.hosts.Resolve(addr)
+		if err != nil {
+			return nil, err
+		}
+		return dialer.DialContext(ctx, network, to)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		// pgx errors name host, user and database, never the password.
+		return nil, fmt.Errorf("connect to %s as %s: %w", net.JoinHostPort(host, strconv.Itoa(Port)), t.User, err)
+	}
+	return conn, nil
+}
