@@ -1,0 +1,98 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
+	"github.com/setpoint-dev/setpoint/pkg/operator"
+)
+
+// options are the command-line flags.
+type options struct {
+	kubeconfig      string
+	namespace       string
+	clusterWorkers  int
+	databaseWorkers int
+	resync          time.Duration
+	metricsAddr     string
+	healthAddr      string
+	hostMap         string
+	pgTimeout       time.Duration
+	qps             float64
+	burst           int
+
+	leaderElect   bool
+	leNamespace   string
+	leName        string
+	leIdentity    string
+	leaseDuration time.Duration
+	renewDeadline time.Duration
+	retryPeriod   time.Duration
+}
+
+func (o *options) bind(fs *flag.FlagSet) {
+	fs.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "Path to a kubeconfig; empty means in-cluster configuration.")
+	fs.StringVar(&o.namespace, "namespace", "", "Only watch this namespace; empty watches all namespaces.")
+	fs.IntVar(&o.clusterWorkers, "cluster-workers", 4, "Concurrent PostgresCluster passes.")
+	fs.IntVar(&o.databaseWorkers, "database-workers", 8, "Concurrent PostgresDatabase passes.")
+	fs.DurationVar(&o.resync, "resync-period", 10*time.Minute, "How often every object is re-examined even without changes.")
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address of /metrics; \"0\" disables it.")
+	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz; \"0\" disables it.")
+	fs.StringVar(&o.hostMap, "postgres-host-map", "", "JSON file mapping Postgres service addresses (host:port) to reachable ones, for running outside the cluster.")
+	fs.DurationVar(&o.pgTimeout, "postgres-timeout", 5*time.Second, "Timeout of each Postgres connection attempt and statement batch.")
+	fs.Float64Var(&o.qps, "kube-api-qps", 50, "Sustained queries per second to the API server.")
+	fs.IntVar(&o.burst, "kube-api-burst", 100, "Burst of queries to the API server.")
+	fs.BoolVar(&o.leaderElect, "leader-elect", true, "Run controllers only while holding the leader Lease.")
+	fs.StringVar(&o.leNamespace, "leader-election-namespace", "setpoint-system", "Namespace of the leader Lease.")
+	fs.StringVar(&o.leName, "leader-election-id", "setpoint-leader", "Name of the leader Lease.")
+	fs.StringVar(&o.leIdentity, "leader-election-identity", "", "Identity in the Lease; default hostname_uuid.")
+	fs.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "How long a Lease is valid without renewal.")
+	fs.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "How long the leader retries renewing before giving up.")
+	fs.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second, "How often to try to acquire or renew the Lease.")
+}
+
+func (o *options) validate() error {
+	if o.clusterWorkers < 1 || o.databaseWorkers < 1 {
+		return fmt.Errorf("--cluster-workers and --database-workers must be at least 1")
+	}
+	if o.leaderElect && !(o.leaseDuration > o.renewDeadline && o.renewDeadline > o.retryPeriod) {
+		return fmt.Errorf("leader election needs lease-duration > renew-deadline > retry-period")
+	}
+	return nil
+}
+
+func (o *options) config() (operator.Config, error) {
+	var rc *rest.Config
+	var err error
+	if o.kubeconfig != "" {
+		rc, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	} else {
+		rc, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return operator.Config{}, fmt.Errorf("load client configuration: %w", err)
+	}
+	rc.QPS, rc.Burst = float32(o.qps), o.burst
+	return operator.Config{
+		Rest:            rc,
+		Namespace:       o.namespace,
+		ClusterWorkers:  o.clusterWorkers,
+		DatabaseWorkers: o.databaseWorkers,
+		Resync:          o.resync,
+		LeaderElect:     o.leaderElect,
+		LeaderElection: leaderelection.Config{
+			Namespace: o.leNamespace, Name: o.leName, Identity: o.leIdentity,
+			LeaseDuration: o.leaseDuration, RenewDeadline: o.renewDeadline, RetryPeriod: o.retryPeriod,
+		},
+		MetricsAddr:     o.metricsAddr,
+		HealthAddr:      o.healthAddr,
+		PostgresHostMap: o.hostMap,
+		PostgresTimeout: o.pgTimeout,
+	}, nil
+}

@@ -1,0 +1,136 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	pgscheme "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/scheme"
+	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+// Run runs the operator until ctx ends: the HTTP endpoints at once, the
+// controllers only while leading (or always, without leader election).
+func Run(ctx context.Context, cfg Config) error {
+	logger := klog.FromContext(ctx)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	qm := workqueue.NewMetrics(reg)
+
+	restCfg := rest.AddUserAgent(rest.CopyConfig(cfg.Rest), FieldManager)
+	kube, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %w", err)
+	}
+	pg, err := versioned.NewForConfig(restCfg)
+	if err != nil {
+		return fmt.Errorf("setpoint client: %w", err)
+	}
+
+	h := &health{}
+	var elector *leaderelection.Elector
+	if cfg.LeaderElect {
+		if elector, err = leaderelection.New(restCfg, cfg.LeaderElection); err != nil {
+			return err
+		}
+		h.leaderCheck = elector.Watchdog().Check
+	}
+	if addr, err := serve(ctx, cfg.MetricsAddr, metricsHandler(reg)); err != nil {
+		return err
+	} else if addr != "" {
+		logger.Info("Serving metrics", "addr", addr)
+	}
+	if addr, err := serve(ctx, cfg.HealthAddr, healthHandler(h)); err != nil {
+		return err
+	} else if addr != "" {
+		logger.Info("Serving health probes", "addr", addr)
+	}
+
+	run := func(ctx context.Context) {
+		if err := runControllers(ctx, cfg, kube, pg, qm, h); err != nil {
+			logger.Error(err, "Controllers stopped")
+		}
+	}
+	if elector == nil {
+		h.synced.Store(false)
+		run(ctx)
+		return nil
+	}
+	// A standby serves probes and metrics and nothing else: it is ready.
+	h.synced.Store(true)
+	return elector.Run(ctx, run)
+}
+
+// runControllers starts informers and controllers, and returns after ctx
+// ends and every worker has drained.
+func runControllers(ctx context.Context, cfg Config, kube kubernetes.Interface, pg versioned.Interface, qm *workqueue.Metrics, h *health) error {
+	logger := klog.FromContext(ctx)
+	recorder, stopEvents := newRecorder(ctx, kube)
+	defer stopEvents()
+
+	inf := controller.NewInformers(kube, pg, cfg.Namespace, cfg.Resync)
+	if err := inf.AddIndexers(); err != nil {
+		return err
+	}
+	connector := postgres.NewConnector(postgres.NewHostMap(cfg.PostgresHostMap))
+	clusters, err := cluster.New(cluster.Config{
+		Kube: kube, PG: pg, Recorder: recorder, Connector: connector,
+		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm,
+	}, inf)
+	if err != nil {
+		return err
+	}
+	databases, err := newDatabaseController(cfg, kube, pg, recorder, connector, qm, inf)
+	if err != nil {
+		return err
+	}
+	if err := inf.Start(ctx); err != nil {
+		return err
+	}
+	defer inf.Shutdown()
+	h.synced.Store(true)
+	logger.Info("Caches synced; starting workers")
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	wg.Go(func() { errs <- clusters.Run(ctx, cfg.ClusterWorkers) })
+	if databases != nil {
+		wg.Go(func() { errs <- databases.Run(ctx, cfg.DatabaseWorkers) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newRecorder returns an Event recorder and a function that flushes and
+// stops it.
+func newRecorder(ctx context.Context, kube kubernetes.Interface) (record.EventRecorder, func()) {
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = pgscheme.AddToScheme(scheme)
+	b := record.NewBroadcaster(record.WithContext(ctx))
+	b.StartStructuredLogging(4)
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
+	return b.NewRecorder(scheme, corev1.EventSource{Component: FieldManager}), b.Shutdown
+}
