@@ -72,10 +72,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		configMaps:       core.ConfigMaps().Lister(),
 		queue:            workqueue.New(workqueue.Options{Name: "postgrescluster", Metrics: cfg.Metrics}),
 		cas:              newCACache(cfg.Kube),
-		components: []component{
-			secretComponent{}, objectStoreComponent{}, provisionerComponent{}, managedRolesComponent{},
-			poolerComponent{}, backupComponent{}, configMapComponent{},
-		},
+		components:       pipeline(),
 	}
 	enqueue := c.queue.Add
 	uid := func(ns, name string) (types.UID, bool) {
@@ -155,4 +152,12 @@ func roleIntent(db *pgv1.PostgresDatabase) []pgv1.RoleStatus {
 		}
 	}
 	return out
+}
+
+// pipeline is the ordered component list of ADR-0002.
+func pipeline() []component {
+	return []component{
+		secretComponent{}, objectStoreComponent{}, provisionerComponent{}, managedRolesComponent{},
+		poolerComponent{}, backupComponent{}, configMapComponent{},
+	}
 }

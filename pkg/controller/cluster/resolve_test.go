@@ -1,0 +1,87 @@
+package cluster
+
+import (
+	"errors"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+func class() *pgv1.PostgresClusterClass {
+	return &pgv1.PostgresClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Name: "standard"},
+		Spec: pgv1.PostgresClusterClassSpec{ClusterSettings: pgv1.ClusterSettings{
+			Instances:        ptr.To[int32](3),
+			PostgresVersion:  ptr.To[int32](16),
+			Storage:          &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("10Gi"))},
+			PostgreSQLConfig: map[string]string{"max_connections": "200", "work_mem": "4MB"},
+			PgHBA:            []string{"host all all 10.0.0.0/8 scram-sha-256"},
+			ConnectionPooler: &pgv1.ConnectionPoolerSpec{Enabled: ptr.To(true), PoolMode: pgv1.PoolModeTransaction},
+		},
+		}}
+}
+
+func cluster(s pgv1.ClusterSettings) *pgv1.PostgresCluster {
+	return &pgv1.PostgresCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
+		Spec:       pgv1.PostgresClusterSpec{Class: "standard", ClusterSettings: s},
+	}
+}
+
+func TestClusterOverridesClassFieldByField(t *testing.T) {
+	d, err := resolve(cluster(pgv1.ClusterSettings{
+		Instances:        ptr.To[int32](2),
+		PostgreSQLConfig: map[string]string{"work_mem": "16MB"},
+		PgHBA:            []string{"host all all 192.168.0.0/16 scram-sha-256"},
+		ConnectionPooler: &pgv1.ConnectionPoolerSpec{Enabled: ptr.To(false)},
+	}), class())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Instances != 2 || d.PostgresVersion != 16 || d.StorageSize.String() != "10Gi" {
+		t.Errorf("instances/version/storage = %d/%d/%s", d.Instances, d.PostgresVersion, d.StorageSize.String())
+	}
+	if got := d.Settings.PostgreSQLConfig; got["max_connections"] != "200" || got["work_mem"] != "16MB" {
+		t.Errorf("parameters = %v", got)
+	}
+	if len(d.Settings.PgHBA) != 2 {
+		t.Errorf("pg_hba = %v, want class line then cluster line", d.Settings.PgHBA)
+	}
+	if d.PoolerEnabled || d.PoolMode != pgv1.PoolModeTransaction {
+		t.Errorf("pooler enabled=%v mode=%s", d.PoolerEnabled, d.PoolMode)
+	}
+	if d.ImageName != "ghcr.io/cloudnative-pg/postgresql:16" {
+		t.Errorf("image = %s", d.ImageName)
+	}
+	if c := class(); c.Spec.PostgreSQLConfig["work_mem"] != "4MB" {
+		t.Error("merge mutated the class")
+	}
+}
+
+func TestResolveRejectsInvalidCombinations(t *testing.T) {
+	cases := []struct {
+		name   string
+		s      pgv1.ClusterSettings
+		class  *pgv1.PostgresClusterClass
+		reason string
+	}{
+		{"missing class", pgv1.ClusterSettings{}, nil, "ClassNotFound"},
+		{"schedule without target", pgv1.ClusterSettings{Backup: &pgv1.BackupSpec{Schedule: "0 2 * * *"}}, class(), "BackupTargetMissing"},
+		{"object store without credentials", pgv1.ClusterSettings{Backup: &pgv1.BackupSpec{
+			ObjectStore: &pgv1.ObjectStoreSpec{DestinationPath: "s3://b"}}}, class(), "BackupCredentialsMissing"},
+		{"fixed parameter", pgv1.ClusterSettings{PostgreSQLConfig: map[string]string{"port": "6543"}}, class(), "ParameterNotAllowed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := resolve(cluster(tc.s), tc.class)
+			var se *specError
+			if !errors.As(err, &se) || se.reason != tc.reason {
+				t.Fatalf("err = %v, want reason %s", err, tc.reason)
+			}
+		})
+	}
+}
