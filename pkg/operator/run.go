@@ -34,6 +34,7 @@ func Run(ctx context.Context, cfg Config) error {
 	qm := workqueue.NewMetrics(reg)
 
 	restCfg := rest.AddUserAgent(rest.CopyConfig(cfg.Rest), FieldManager)
+	restCfg.Wrap(newAPIRequests(reg).wrap)
 	kube, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %w", err)

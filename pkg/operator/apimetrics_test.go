@@ -1,0 +1,31 @@
+package operator
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		method, path, ctype string
+		verb, resource      string
+	}{
+		{"GET", "/api/v1/namespaces/ns/secrets/shop-superuser", "", "get", "secrets"},
+		{"GET", "/api/v1/secrets?labelSelector=x", "", "list", "secrets"},
+		{"GET", "/apis/postgres.setpoint.dev/v1alpha1/postgresclusters?watch=true", "", "watch", "postgresclusters"},
+		{"PUT", "/apis/postgres.setpoint.dev/v1alpha1/namespaces/ns/postgresclusters/shop/status", "", "update", "postgresclusters/status"},
+		{"PATCH", "/apis/postgresql.cnpg.io/v1/namespaces/ns/clusters/shop", "application/apply-patch+yaml", "apply", "clusters"},
+		{"POST", "/api/v1/namespaces/ns/secrets", "", "create", "secrets"},
+		{"DELETE", "/apis/postgresql.cnpg.io/v1/namespaces/ns/poolers/shop-pooler-rw", "", "delete", "poolers"},
+		{"PUT", "/apis/coordination.k8s.io/v1/namespaces/setpoint-system/leases/setpoint-leader", "", "update", "leases"},
+		{"GET", "/apis/postgres.setpoint.dev/v1alpha1/postgresclusterclasses/standard", "", "get", "postgresclusterclasses"},
+	}
+	for _, c := range cases {
+		u, _ := url.Parse(c.path)
+		req := &http.Request{Method: c.method, URL: u, Header: http.Header{"Content-Type": {c.ctype}}}
+		if v, r := classify(req); v != c.verb || r != c.resource {
+			t.Errorf("%s %s = %s %s, want %s %s", c.method, c.path, v, r, c.verb, c.resource)
+		}
+	}
+}
