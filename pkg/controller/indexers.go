@@ -86,4 +86,3 @@ func ListDatabasesOf(indexer cache.Indexer, namespace, name string) []*pgv1.Post
 	}
 	return out
 }
-

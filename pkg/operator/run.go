@@ -18,6 +18,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
+	"github.com/setpoint-dev/setpoint/pkg/controller/database"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	pgscheme "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/scheme"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
@@ -97,7 +98,10 @@ func runControllers(ctx context.Context, cfg Config, kube kubernetes.Interface, 
 	if err != nil {
 		return err
 	}
-	databases, err := newDatabaseController(cfg, kube, pg, recorder, connector, qm, inf)
+	databases, err := database.New(database.Config{
+		Kube: kube, PG: pg, Recorder: recorder, Connector: connector,
+		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm,
+	}, inf)
 	if err != nil {
 		return err
 	}
@@ -111,9 +115,7 @@ func runControllers(ctx context.Context, cfg Config, kube kubernetes.Interface, 
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	wg.Go(func() { errs <- clusters.Run(ctx, cfg.ClusterWorkers) })
-	if databases != nil {
-		wg.Go(func() { errs <- databases.Run(ctx, cfg.DatabaseWorkers) })
-	}
+	wg.Go(func() { errs <- databases.Run(ctx, cfg.DatabaseWorkers) })
 	wg.Wait()
 	close(errs)
 	for err := range errs {

@@ -48,7 +48,7 @@ type Controller struct {
 
 	queue      *workqueue.Queue
 	synced     []cache.InformerSynced
-	cas        *caCache
+	cas        *controller.CACache
 	components []component
 }
 
@@ -71,7 +71,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		secrets:          core.Secrets().Lister(),
 		configMaps:       core.ConfigMaps().Lister(),
 		queue:            workqueue.New(workqueue.Options{Name: "postgrescluster", Metrics: cfg.Metrics}),
-		cas:              newCACache(cfg.Kube),
+		cas:              controller.NewCACache(cfg.Kube),
 		components:       pipeline(),
 	}
 	enqueue := c.queue.Add

@@ -79,7 +79,7 @@ func (c *Controller) finalize(ctx context.Context, pc *pgv1.PostgresCluster) (wo
 	if _, err := c.patchFinalizers(ctx, pc, fin); err != nil && !apierrors.IsNotFound(err) {
 		return workqueue.Result{}, err
 	}
-	c.cas.forget(ns, name+caSuffix)
+	c.cas.Forget(ns, name+caSuffix)
 	logger.V(2).Info("Finalized", "policy", pc.Spec.ClusterDeletionPolicy)
 	return workqueue.Result{}, nil
 }

@@ -72,7 +72,7 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 	}
 	o.databases = controller.ListDatabasesOf(c.databases, ns, name)
 	if o.cnpg != nil {
-		if o.ca, err = c.cas.get(ctx, ns, name+caSuffix); err != nil {
+		if o.ca, err = c.cas.Get(ctx, ns, name+caSuffix); err != nil {
 			return nil, err
 		}
 	}

@@ -20,7 +20,7 @@ import (
 func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Result, error) {
 	pc, err := c.clusters.PostgresClusters(key.Namespace).Get(key.Name)
 	if apierrors.IsNotFound(err) {
-		c.cas.forget(key.Namespace, key.Name+caSuffix)
+		c.cas.Forget(key.Namespace, key.Name+caSuffix)
 		return workqueue.Result{}, nil // children go with their owner references
 	}
 	if err != nil {

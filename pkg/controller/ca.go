@@ -1,4 +1,4 @@
-package cluster
+package controller
 
 import (
 	"context"
@@ -10,21 +10,22 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// caCache remembers the CA certificates CNPG publishes in <cluster>-ca.
+// CACache remembers the CA certificates CNPG publishes in <cluster>-ca.
 // Those Secrets are CNPG's, so our label-selected Secret cache does not
 // hold them; a CA changes rarely, so one direct read per cluster suffices.
-type caCache struct {
+type CACache struct {
 	kube kubernetes.Interface
 	mu   sync.Mutex
 	ca   map[string][]byte
 }
 
-func newCACache(kube kubernetes.Interface) *caCache {
-	return &caCache{kube: kube, ca: map[string][]byte{}}
+// NewCACache returns an empty cache reading through kube.
+func NewCACache(kube kubernetes.Interface) *CACache {
+	return &CACache{kube: kube, ca: map[string][]byte{}}
 }
 
-// get returns ca.crt of namespace/name, or nil while it does not exist.
-func (c *caCache) get(ctx context.Context, namespace, name string) ([]byte, error) {
+// Get returns ca.crt of namespace/name, or nil while it does not exist.
+func (c *CACache) Get(ctx context.Context, namespace, name string) ([]byte, error) {
 	key := namespace + "/" + name
 	c.mu.Lock()
 	ca, ok := c.ca[key]
@@ -48,9 +49,9 @@ func (c *caCache) get(ctx context.Context, namespace, name string) ([]byte, erro
 	return ca, nil
 }
 
-// forget drops a cluster's CA, for example when the cluster is deleted or
+// Forget drops a cluster's CA, for example when the cluster is deleted or
 // a connection fails verification.
-func (c *caCache) forget(namespace, name string) {
+func (c *CACache) Forget(namespace, name string) {
 	c.mu.Lock()
 	delete(c.ca, namespace+"/"+name)
 	c.mu.Unlock()

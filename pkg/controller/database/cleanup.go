@@ -1,0 +1,164 @@
+package database
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// cleanup runs one database's deletion policy — for a database removed
+// from the spec or for every database of a deleted object. It returns
+// Ready when nothing is left to do (the database's status entry is then
+// dropped), otherwise where it waits.
+func (p *pass) cleanup(ctx context.Context, name string, policy pgv1.DeletionPolicy) health {
+	var h health
+	if policy == pgv1.DeletionPolicyRetain {
+		h = p.retain(ctx, name)
+	} else {
+		h = p.drop(ctx, name)
+	}
+	if h.phase == pgv1.PhaseReady {
+		delete(p.entries, name)
+	} else if e := p.entries[name]; e != nil {
+		e.Ready, e.Message = false, h.message
+	}
+	return h
+}
+
+// removedPolicy recovers the deletionPolicy of a database no longer in
+// the spec: from its ConfigMap's annotation, else from its CNPG Database's
+// reclaim policy, else from roles already marked absent (a Delete in
+// progress). Unknown means Retain: keeping data is the safe mistake.
+func (p *pass) removedPolicy(name string) pgv1.DeletionPolicy {
+	n := namesOf(p.db.Name, name)
+	if cm := p.obs.configMaps[n.configMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
+		if v := pgv1.DeletionPolicy(cm.Annotations[policyAnnotation]); v == pgv1.DeletionPolicyDelete || v == pgv1.DeletionPolicyRetain {
+			return v
+		}
+	}
+	if d := p.obs.cnpg[n.cnpg]; d != nil && controller.IsControlledBy(d, p.db.UID) {
+		if d.Spec.DatabaseReclaimPolicy == cnpgv1.DatabaseReclaimDelete {
+			return pgv1.DeletionPolicyDelete
+		}
+		return pgv1.DeletionPolicyRetain
+	}
+	if e := p.entries[name]; e != nil && len(e.Roles) > 0 &&
+		!slices.ContainsFunc(e.Roles, func(r pgv1.RoleStatus) bool { return r.Ensure != pgv1.RoleEnsureAbsent }) {
+		return pgv1.DeletionPolicyDelete
+	}
+	return pgv1.DeletionPolicyRetain
+}
+
+// retain releases the database's objects — no owner reference, labelled
+// retained — so the garbage collector keeps them and a later
+// PostgresDatabase of the same name adopts them, old passwords included.
+// Its roles are simply no longer published: CNPG stops managing them and
+// leaves them in place.
+func (p *pass) retain(ctx context.Context, name string) health {
+	n := namesOf(p.db.Name, name)
+	ns := p.db.Namespace
+	released := false
+	if d := p.obs.cnpg[n.cnpg]; d != nil && controller.IsControlledBy(d, p.db.UID) {
+		released = true
+		// Re-apply the fields we own without our owner reference, which
+		// server-side apply then removes.
+		ac := databaseApply(p.db, n.cnpg, d.Spec, true)
+		if _, err := p.c.pg.CNPGV1().Databases(ns).Apply(ctx, ac, applyOpts); err != nil {
+			return apiError("ReleaseFailed", fmt.Errorf("release CNPG Database %s: %w", n.cnpg, err))
+		}
+	}
+	if cm := p.obs.configMaps[n.configMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
+		released = true
+		ac := configMapApply(p.db, n.configMap, string(pgv1.DeletionPolicyRetain), cm.Data)
+		ac.WithLabels(map[string]string{retainedLabel: "true"})
+		if _, err := p.c.kube.CoreV1().ConfigMaps(ns).Apply(ctx, ac, applyOpts); err != nil {
+			return apiError("ReleaseFailed", fmt.Errorf("release ConfigMap %s: %w", n.configMap, err))
+		}
+	}
+	for _, sn := range []string{n.adminSecret, n.rwSecret} {
+		if s := p.obs.secrets[sn]; s != nil && controller.IsControlledBy(s, p.db.UID) {
+			released = true
+			if err := p.releaseSecret(ctx, s); err != nil {
+				return apiError("ReleaseFailed", err)
+			}
+		}
+	}
+	if !released {
+		return ready("", "")
+	}
+	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "Retained",
+		"Kept database %s, its roles and credentials (CNPG Database %s, Secrets %s and %s, ConfigMap %s)",
+		name, n.cnpg, n.adminSecret, n.rwSecret, n.configMap)
+	return ready("", "")
+}
+
+func (p *pass) releaseSecret(ctx context.Context, s *corev1.Secret) error {
+	refs := slices.DeleteFunc(slices.Clone(s.OwnerReferences), func(r metav1.OwnerReference) bool { return r.UID == p.db.UID })
+	patch, err := metaPatch(s.ResourceVersion, refs, map[string]any{retainedLabel: "true"})
+	if err != nil {
+		return err
+	}
+	if _, err := p.c.kube.CoreV1().Secrets(s.Namespace).Patch(ctx, s.Name, mergePatch, patch, metav1.PatchOptions{FieldManager: fieldManager}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("release Secret %s: %w", s.Name, err)
+	}
+	return nil
+}
+
+// drop removes the database and then its roles, in that order: a role
+// that owns a database cannot be dropped. CNPG drops the database when we
+// delete its CNPG Database (reclaim policy delete); the roles go once we
+// publish them absent and the cluster's managedRoles component passes that
+// on. Only then are the credentials and connection info deleted.
+func (p *pass) drop(ctx context.Context, name string) health {
+	n := namesOf(p.db.Name, name)
+	ns := p.db.Namespace
+	gone := p.obs.cluster == nil
+	if d := p.obs.cnpg[n.cnpg]; d != nil && controller.IsControlledBy(d, p.db.UID) {
+		if d.DeletionTimestamp == nil {
+			if err := p.c.pg.CNPGV1().Databases(ns).Delete(ctx, n.cnpg, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return apiError("DatabaseDeleteFailed", fmt.Errorf("delete CNPG Database %s: %w", n.cnpg, err))
+			}
+			p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "DatabaseDeleting", "Deleted CNPG Database %s; CloudNativePG drops database %s", n.cnpg, name)
+		}
+		if !gone { // without its cluster, CNPG has nothing to drop
+			return waiting(pgv1.PhaseDeleting, "DatabaseDeleting", fmt.Sprintf("waiting for CloudNativePG to drop database %s", name), cleanupRecheck)
+		}
+	}
+	if !gone {
+		if h := p.dropRoles(ctx, name, n); h.phase != pgv1.PhaseReady {
+			return h
+		}
+	}
+	if err := p.deleteCredentials(ctx, n); err != nil {
+		return apiError("SecretDeleteFailed", err)
+	}
+	return ready("", "")
+}
+
+// deleteCredentials deletes the generated Secrets and the ConfigMap we
+// control. For a deleted object the garbage collector would too; for a
+// database removed from the spec nothing else will.
+func (p *pass) deleteCredentials(ctx context.Context, n names) error {
+	ns := p.db.Namespace
+	for _, sn := range []string{n.adminSecret, n.rwSecret} {
+		if s := p.obs.secrets[sn]; s != nil && controller.IsControlledBy(s, p.db.UID) {
+			if err := p.c.kube.CoreV1().Secrets(ns).Delete(ctx, sn, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("delete Secret %s: %w", sn, err)
+			}
+		}
+	}
+	if cm := p.obs.configMaps[n.configMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
+		if err := p.c.kube.CoreV1().ConfigMaps(ns).Delete(ctx, n.configMap, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete ConfigMap %s: %w", n.configMap, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package database
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
+	pglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+// Config are the collaborators of the controller.
+type Config struct {
+	Kube            kubernetes.Interface
+	PG              versioned.Interface
+	Recorder        record.EventRecorder
+	Connector       *postgres.Connector
+	PostgresTimeout time.Duration
+	Metrics         *workqueue.Metrics
+}
+
+// Controller reconciles PostgresDatabases.
+type Controller struct {
+	kube     kubernetes.Interface
+	pg       versioned.Interface
+	recorder record.EventRecorder
+	sql      sqlRunner
+
+	databases     pglisters.PostgresDatabaseLister
+	databaseIndex cache.Indexer
+	clusters      pglisters.PostgresClusterLister
+	cnpgDatabases cnpglisters.DatabaseLister
+	secrets       corelisters.SecretLister
+	configMaps    corelisters.ConfigMapLister
+
+	queue  *workqueue.Queue
+	synced []cache.InformerSynced
+	cas    *controller.CACache
+}
+
+var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresDatabase")
+
+// New wires the controller to the informers; call before they start. The
+// ByClusterRef index it routes cluster events with is registered by
+// inf.AddIndexers.
+func New(cfg Config, inf *controller.Informers) (*Controller, error) {
+	pg := inf.Setpoint.Postgres().V1alpha1()
+	cnpg := inf.Setpoint.CNPG().V1()
+	core := inf.Kube.Core().V1()
+	timeout := cfg.PostgresTimeout
+	if timeout <= 0 {
+		timeout = defaultPostgresTimeout
+	}
+	c := &Controller{
+		kube:          cfg.Kube,
+		pg:            cfg.PG,
+		recorder:      cfg.Recorder,
+		sql:           pgxRunner{connector: cfg.Connector, timeout: timeout},
+		databases:     pg.PostgresDatabases().Lister(),
+		databaseIndex: pg.PostgresDatabases().Informer().GetIndexer(),
+		clusters:      pg.PostgresClusters().Lister(),
+		cnpgDatabases: cnpg.Databases().Lister(),
+		secrets:       core.Secrets().Lister(),
+		configMaps:    core.ConfigMaps().Lister(),
+		queue:         workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
+		cas:           controller.NewCACache(cfg.Kube),
+	}
+	enqueue := c.queue.Add
+	owned := controller.OwnerHandler("PostgresDatabase", c.uidOf, enqueue)
+	regs := []struct {
+		inf cache.SharedIndexInformer
+		h   cache.ResourceEventHandler
+	}{
+		{pg.PostgresDatabases().Informer(), controller.PrimaryHandler(enqueue)},
+		// Every real update of a cluster, status included: the pipeline
+		// waits on the cluster's Ready condition and managedRolesStatus.
+		{pg.PostgresClusters().Informer(), controller.MappedHandler(c.databasesOnCluster, nil, enqueue)},
+		{cnpg.Databases().Informer(), owned},
+		{core.Secrets().Informer(), owned},
+		{core.ConfigMaps().Informer(), owned},
+	}
+	for _, r := range regs {
+		h, err := r.inf.AddEventHandler(r.h)
+		if err != nil {
+			return nil, fmt.Errorf("register event handler: %w", err)
+		}
+		c.synced = append(c.synced, h.HasSynced)
+	}
+	return c, nil
+}
+
+// Run processes keys with workers until ctx ends, then drains.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
+		return fmt.Errorf("postgresdatabase: caches did not sync")
+	}
+	c.queue.Run(ctx, workers, c.sync)
+	return nil
+}
+
+func (c *Controller) uidOf(namespace, name string) (types.UID, bool) {
+	db, err := c.databases.PostgresDatabases(namespace).Get(name)
+	if err != nil {
+		return "", false
+	}
+	return db.UID, true
+}
+
+func (c *Controller) databasesOnCluster(obj any) []workqueue.Key {
+	pc, ok := obj.(*pgv1.PostgresCluster)
+	if !ok {
+		return nil
+	}
+	return controller.DatabasesOf(c.databaseIndex, pc.Namespace, pc.Name)
+}

@@ -1,0 +1,419 @@
+package database
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+func cond(t *testing.T, db *pgv1.PostgresDatabase, typ string) *metav1.Condition {
+	t.Helper()
+	c := meta.FindStatusCondition(db.Status.Conditions, typ)
+	if c == nil {
+		t.Fatalf("condition %s missing: %+v", typ, db.Status.Conditions)
+	}
+	return c
+}
+
+func TestClusterNotFoundIsPendingWithRequeue(t *testing.T) {
+	f := newFixture(t, nil, []runtime.Object{newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
+	res, err := f.sync("shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RequeueAfter != clusterMissingRecheck {
+		t.Errorf("requeue = %v, want %v", res.RequeueAfter, clusterMissingRecheck)
+	}
+	db := f.db("shop")
+	if db.Status.Phase != pgv1.PhasePending || cond(t, db, pgv1.ConditionClusterReady).Reason != "ClusterNotFound" {
+		t.Errorf("phase %s, ClusterReady %+v", db.Status.Phase, cond(t, db, pgv1.ConditionClusterReady))
+	}
+	if c := cond(t, db, pgv1.ConditionSecretsReady); c.Status != metav1.ConditionFalse || c.Reason != "Blocked" {
+		t.Errorf("SecretsReady = %+v, want False/Blocked", c)
+	}
+	if !slices.Contains(db.Finalizers, Finalizer) {
+		t.Errorf("finalizer not added: %v", db.Finalizers)
+	}
+	// Nothing changed: the next pass writes nothing.
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.allWrites(); len(w) != 0 {
+		t.Errorf("second pass wrote %v", w)
+	}
+}
+
+func TestClusterNotReady(t *testing.T) {
+	pc := readyCluster()
+	pc.Status.Conditions[0].Status = metav1.ConditionFalse
+	pc.Status.Phase = pgv1.PhaseProvisioning
+	f := newFixture(t, nil, []runtime.Object{pc, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
+	res, err := f.sync("shop")
+	if err != nil || res.RequeueAfter != clusterNotReadyRecheck {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	if c := cond(t, f.db("shop"), pgv1.ConditionClusterReady); c.Reason != "ClusterNotReady" || !strings.Contains(c.Message, "Provisioning") {
+		t.Errorf("ClusterReady = %+v", c)
+	}
+}
+
+// The whole pipeline, pass by pass, from creation to Ready, then idle.
+func TestPipelineToReadyThenIdle(t *testing.T) {
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "order_items", Extensions: []string{"pgcrypto"}})
+	pc := readyCluster()
+	pc.Status.ConnectionPoolerStatus = &pgv1.ConnectionPoolerStatus{Enabled: true}
+	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
+
+	// Pass 1: Secrets, ConfigMap, role intent; waits for the roles.
+	res, err := f.sync("shop")
+	if err != nil || res.RequeueAfter != provisionRecheck {
+		t.Fatalf("pass 1: res %+v err %v", res, err)
+	}
+	admin := f.secret("shop-order-items-admin")
+	if admin.Type != corev1.SecretTypeBasicAuth || string(admin.Data["username"]) != "order_items_admin" || len(admin.Data["password"]) < 20 {
+		t.Errorf("admin secret = %s %q (password length %d)", admin.Type, admin.Data["username"], len(admin.Data["password"]))
+	}
+	if admin.Labels[controller.ReloadLabel] != "true" || admin.Labels[controller.DatabaseLabel] != "shop" || !controller.IsControlledBy(admin, db.UID) {
+		t.Errorf("admin secret metadata = %+v", admin.ObjectMeta)
+	}
+	if rw := f.secret("shop-order-items-rw"); string(rw.Data["username"]) != "order_items_rw" {
+		t.Errorf("rw username = %q", rw.Data["username"])
+	}
+	cm, err := f.kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "shop-order-items-config", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"host": "pg-rw.default.svc", "ro-host": "pg-ro.default.svc", "port": "5432", "database": "order_items",
+		"admin-user": "order_items_admin", "rw-user": "order_items_rw", "admin-secret": "shop-order-items-admin",
+		"rw-secret": "shop-order-items-rw", "ca-secret": "pg-ca", "ca-secret-key": "ca.crt", "sslmode": "verify-full",
+		"pooler-host": "pg-pooler-rw.default.svc", "pooler-ro-host": "pg-pooler-ro.default.svc",
+	}
+	for k, v := range want {
+		if cm.Data[k] != v {
+			t.Errorf("configmap %s = %q, want %q", k, cm.Data[k], v)
+		}
+	}
+	got := f.db("shop")
+	if got.Status.Phase != pgv1.PhaseProvisioning || cond(t, got, pgv1.ConditionRolesReady).Reason != "RolesPending" {
+		t.Errorf("pass 1 phase %s roles %+v", got.Status.Phase, cond(t, got, pgv1.ConditionRolesReady))
+	}
+	roles := got.Status.Databases[0].Roles
+	if len(roles) != 2 || roles[0].Name != "order_items_admin" || roles[0].Ensure != pgv1.RoleEnsurePresent ||
+		roles[0].PasswordSecretRef.Name != "shop-order-items-admin" || roles[1].Name != "order_items_rw" {
+		t.Errorf("role intent = %+v", roles)
+	}
+	password := string(admin.Data["password"])
+
+	// Pass 2: the cluster reconciled our roles; the CNPG Database is applied.
+	f.setCluster(ownRoles(db, "order_items_admin", "order_items_rw"))
+	if res, err = f.sync("shop"); err != nil || res.RequeueAfter != provisionRecheck {
+		t.Fatalf("pass 2: res %+v err %v", res, err)
+	}
+	cd := f.cnpgDB("shop-order-items")
+	wantSpec := cnpgv1.DatabaseSpec{Cluster: cnpgv1.LocalObjectReference{Name: "pg"}, Name: "order_items", Owner: "order_items_admin",
+		Ensure: cnpgv1.EnsurePresent, DatabaseReclaimPolicy: "delete",
+		Extensions: []cnpgv1.ExtensionSpec{{Name: "pgcrypto", Ensure: cnpgv1.EnsurePresent}}}
+	if !equalSpec(cd.Spec, wantSpec) || !controller.IsControlledBy(cd, db.UID) {
+		t.Errorf("CNPG Database = %+v %+v", cd.Spec, cd.OwnerReferences)
+	}
+	if st := f.db("shop").Status.Databases[0]; !st.Roles[0].Exists || !st.Roles[1].Exists {
+		t.Errorf("roles exist = %+v", st.Roles)
+	}
+
+	// Pass 3: CNPG applied it; privileges are granted; Ready.
+	f.markApplied("shop-order-items", true, "")
+	if res, err = f.sync("shop"); err != nil || res.RequeueAfter != 0 {
+		t.Fatalf("pass 3: res %+v err %v", res, err)
+	}
+	if len(f.sql.execs) != 1 || f.sql.execs[0].target.Database != "order_items" || f.sql.execs[0].target.User != "postgres" {
+		t.Fatalf("SQL = %+v", f.sql.execs)
+	}
+	got = f.db("shop")
+	if got.Status.Phase != pgv1.PhaseReady || cond(t, got, pgv1.ConditionReady).Status != metav1.ConditionTrue ||
+		!got.Status.Databases[0].Ready || got.Status.ObservedGeneration != 1 {
+		t.Errorf("pass 3 status = %+v", got.Status)
+	}
+	for _, c := range []string{pgv1.ConditionClusterReady, pgv1.ConditionSecretsReady, pgv1.ConditionConfigMapsReady,
+		pgv1.ConditionRolesReady, pgv1.ConditionDatabasesReady, pgv1.ConditionPrivilegesReady} {
+		if cond(t, got, c).Status != metav1.ConditionTrue {
+			t.Errorf("%s not True: %+v", c, cond(t, got, c))
+		}
+	}
+
+	// Pass 4: converged — no SQL, no writes, same password.
+	if _, err = f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.allWrites(); len(w) != 0 {
+		t.Errorf("idle pass wrote %v", w)
+	}
+	if len(f.sql.execs) != 1 {
+		t.Errorf("idle pass ran SQL: %d calls", len(f.sql.execs))
+	}
+	if p := string(f.secret("shop-order-items-admin").Data["password"]); p != password {
+		t.Error("password changed")
+	}
+	for _, e := range f.events() {
+		if strings.Contains(e, password) {
+			t.Errorf("event leaks password: %s", e)
+		}
+	}
+}
+
+func equalSpec(a, b cnpgv1.DatabaseSpec) bool {
+	return a.Cluster == b.Cluster && a.Name == b.Name && a.Owner == b.Owner && a.Ensure == b.Ensure &&
+		a.DatabaseReclaimPolicy == b.DatabaseReclaimPolicy && slices.Equal(a.Extensions, b.Extensions)
+}
+
+func TestExistingSecretIsAdoptedNotRegenerated(t *testing.T) {
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
+	retained := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-orders-admin", Namespace: ns, ResourceVersion: "7",
+			Labels: map[string]string{controller.ManagedByLabel: controller.ManagedByValue, controller.DatabaseLabel: "shop", retainedLabel: "true"}},
+		Type: corev1.SecretTypeBasicAuth,
+		Data: map[string][]byte{"username": []byte("orders_admin"), "password": []byte("old-password")},
+	}
+	f := newFixture(t, []runtime.Object{retained}, []runtime.Object{readyCluster(), db})
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	s := f.secret("shop-orders-admin")
+	if string(s.Data["password"]) != "old-password" {
+		t.Error("retained password was regenerated")
+	}
+	if !controller.IsControlledBy(s, db.UID) || s.Labels[retainedLabel] != "" {
+		t.Errorf("not adopted: refs %+v labels %v", s.OwnerReferences, s.Labels)
+	}
+}
+
+// A Secret our cache has not seen yet: Create fails with AlreadyExists and
+// the existing one is used as it is.
+func TestCreateAlreadyExistsUsesExisting(t *testing.T) {
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
+	f := newFixture(t, nil, []runtime.Object{readyCluster(), db})
+	ours := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-orders-rw", Namespace: ns,
+			Labels:          controller.ManagedLabels(controller.DatabaseLabel, "shop"),
+			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(db, gvk)}},
+		Type: corev1.SecretTypeBasicAuth,
+		Data: map[string][]byte{"username": []byte("orders_rw"), "password": []byte("kept")},
+	}
+	f.refresh() // the cache does not have it
+	if _, err := f.kube.CoreV1().Secrets(ns).Create(t.Context(), ours, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.kube.ClearActions()
+	p := newPass(f.c, db, &observation{cluster: readyCluster(), secrets: map[string]*corev1.Secret{}})
+	if h := secretsStep(t.Context(), p); h.phase != pgv1.PhaseReady {
+		t.Fatalf("secrets step = %+v", h)
+	}
+	if string(f.secret("shop-orders-rw").Data["password"]) != "kept" {
+		t.Error("password regenerated")
+	}
+}
+
+func TestExternalSecretValidation(t *testing.T) {
+	ext := pgv1.DatabaseSpec{Name: "orders", PasswordConfig: &pgv1.DatabasePasswordConfig{
+		AdminSecretRef: &pgv1.LocalObjectReference{Name: "vault-admin"}}}
+	for name, tc := range map[string]struct {
+		secret *corev1.Secret
+		reason string
+	}{
+		"missing": {nil, "ExternalSecretNotFound"},
+		"opaque": {&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-admin", Namespace: ns}, Type: corev1.SecretTypeOpaque,
+			Data: map[string][]byte{"username": []byte("orders_admin"), "password": []byte("x")}}, "ExternalSecretInvalid"},
+		"wrong user": {&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-admin", Namespace: ns}, Type: corev1.SecretTypeBasicAuth,
+			Data: map[string][]byte{"username": []byte("bob"), "password": []byte("x")}}, "ExternalSecretInvalid"},
+		"valid": {&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-admin", Namespace: ns}, Type: corev1.SecretTypeBasicAuth,
+			Data: map[string][]byte{"username": []byte("orders_admin"), "password": []byte("x")}}, "SecretsReady"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var kube []runtime.Object
+			if tc.secret != nil {
+				kube = append(kube, tc.secret)
+			}
+			f := newFixture(t, kube, []runtime.Object{readyCluster(), newDatabase("shop", ext)})
+			res, err := f.sync("shop")
+			if err != nil {
+				t.Fatal(err)
+			}
+			db := f.db("shop")
+			c := cond(t, db, pgv1.ConditionSecretsReady)
+			if c.Reason != tc.reason {
+				t.Fatalf("SecretsReady = %+v, want reason %s", c, tc.reason)
+			}
+			if tc.reason == "SecretsReady" {
+				if db.Status.Databases[0].Roles[0].PasswordSecretRef.Name != "vault-admin" {
+					t.Errorf("admin intent = %+v", db.Status.Databases[0].Roles[0])
+				}
+				return
+			}
+			if db.Status.Phase != pgv1.PhaseFailed || res.RequeueAfter != externalRecheck {
+				t.Errorf("phase %s requeue %v", db.Status.Phase, res.RequeueAfter)
+			}
+			if strings.Contains(c.Message, `"x"`) {
+				t.Errorf("message quotes the password: %s", c.Message)
+			}
+		})
+	}
+}
+
+func TestRoleConflictIsFailedNamingTheOwner(t *testing.T) {
+	db := newDatabase("second", pgv1.DatabaseSpec{Name: "orders"})
+	pc := readyCluster()
+	first := pgv1.ObjectOwner{Name: "first", UID: "uid-first"}
+	me := pgv1.ObjectOwner{Name: "second", UID: db.UID}
+	pc.Status.ManagedRolesStatus = &pgv1.ManagedRolesStatus{
+		Reconciled: []string{"orders_admin", "orders_rw"},
+		Owners:     []pgv1.RoleOwner{{Role: "orders_admin", Owner: first}, {Role: "orders_rw", Owner: first}},
+		Conflicts:  []pgv1.RoleConflict{{Role: "orders_admin", Owner: first, Claimant: me}, {Role: "orders_rw", Owner: first, Claimant: me}},
+	}
+	f := newFixture(t, nil, []runtime.Object{pc, db})
+	if _, err := f.sync("second"); err != nil {
+		t.Fatal(err)
+	}
+	got := f.db("second")
+	c := cond(t, got, pgv1.ConditionRolesReady)
+	if got.Status.Phase != pgv1.PhaseFailed || c.Reason != "RoleConflict" || !strings.Contains(c.Message, `"first"`) {
+		t.Errorf("phase %s RolesReady %+v", got.Status.Phase, c)
+	}
+	if got.Status.Databases[0].Roles[0].Exists {
+		t.Error("a role owned by another object counted as ours")
+	}
+	if _, err := f.pg.CNPGV1().Databases(ns).Get(t.Context(), "second-orders", metav1.GetOptions{}); err == nil {
+		t.Error("CNPG Database created despite the conflict")
+	}
+	if ev := f.events(); !slices.ContainsFunc(ev, func(e string) bool { return strings.HasPrefix(e, "Warning RoleConflict") }) {
+		t.Errorf("events = %v", ev)
+	}
+}
+
+func TestRoleReconcileFailedCarriesCNPGMessage(t *testing.T) {
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
+	pc := readyCluster()
+	ownRoles(db, "orders_admin", "orders_rw")(pc)
+	pc.Status.ManagedRolesStatus.Reconciled = []string{"orders_admin"}
+	pc.Status.ManagedRolesStatus.Failed = []pgv1.RoleFailure{{Name: "orders_rw", Message: "password secret not found"}}
+	f := newFixture(t, nil, []runtime.Object{pc, db})
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if c := cond(t, f.db("shop"), pgv1.ConditionRolesReady); c.Reason != "RoleReconcileFailed" || !strings.Contains(c.Message, "password secret not found") {
+		t.Errorf("RolesReady = %+v", c)
+	}
+}
+
+func TestDatabaseNotAppliedIsProvisioningWithMessage(t *testing.T) {
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
+	pc := readyCluster()
+	ownRoles(db, "orders_admin", "orders_rw")(pc)
+	f := newFixture(t, nil, []runtime.Object{pc, db})
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	f.markApplied("shop-orders", false, `extension "nope" is not available`)
+	res, err := f.sync("shop")
+	if err != nil || res.RequeueAfter != provisionRecheck {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	got := f.db("shop")
+	c := cond(t, got, pgv1.ConditionDatabasesReady)
+	if got.Status.Phase != pgv1.PhaseProvisioning || c.Reason != "DatabaseNotApplied" || !strings.Contains(c.Message, "nope") {
+		t.Errorf("phase %s DatabasesReady %+v", got.Status.Phase, c)
+	}
+	if !strings.Contains(got.Status.Databases[0].Message, "nope") {
+		t.Errorf("entry message = %q", got.Status.Databases[0].Message)
+	}
+}
+
+func TestRemovedExtensionIsAbsentThenPruned(t *testing.T) {
+	cur := &cnpgv1.Database{Spec: cnpgv1.DatabaseSpec{Extensions: []cnpgv1.ExtensionSpec{
+		{Name: "pgcrypto", Ensure: cnpgv1.EnsurePresent}, {Name: "hstore"}}}}
+	n := namesOf("shop", "orders")
+	got := desiredDatabase("pg", n, pgv1.DeletionPolicyRetain, []string{"citext"}, cur)
+	want := []cnpgv1.ExtensionSpec{{Name: "citext", Ensure: "present"}, {Name: "hstore", Ensure: "absent"}, {Name: "pgcrypto", Ensure: "absent"}}
+	if !slices.Equal(got.Extensions, want) || got.DatabaseReclaimPolicy != "retain" {
+		t.Errorf("desired = %+v", got)
+	}
+	// Once CNPG applied the drop, the absent entries leave the list.
+	applied := true
+	cur = &cnpgv1.Database{ObjectMeta: metav1.ObjectMeta{Generation: 3},
+		Spec:   cnpgv1.DatabaseSpec{Extensions: want},
+		Status: cnpgv1.DatabaseStatus{ObservedGeneration: 3, Applied: &applied}}
+	got = desiredDatabase("pg", n, pgv1.DeletionPolicyRetain, []string{"citext"}, cur)
+	if !slices.Equal(got.Extensions, want[:1]) {
+		t.Errorf("after apply = %+v", got.Extensions)
+	}
+}
+
+func TestGrantPlanQuotesIdentifiers(t *testing.T) {
+	plan := grantPlan(namesOf("x", `we"ird; DROP TABLE t`))
+	want := []string{
+		`GRANT CONNECT ON DATABASE "we""ird; DROP TABLE t" TO "we""ird; DROP TABLE t_rw"`,
+		`GRANT USAGE ON SCHEMA public TO "we""ird; DROP TABLE t_rw"`,
+		`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "we""ird; DROP TABLE t_rw"`,
+		`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO "we""ird; DROP TABLE t_rw"`,
+		`ALTER DEFAULT PRIVILEGES FOR ROLE "we""ird; DROP TABLE t_admin" IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO "we""ird; DROP TABLE t_rw"`,
+		`ALTER DEFAULT PRIVILEGES FOR ROLE "we""ird; DROP TABLE t_admin" IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO "we""ird; DROP TABLE t_rw"`,
+	}
+	if !slices.Equal(plan, want) {
+		t.Errorf("plan =\n%s", strings.Join(plan, "\n"))
+	}
+}
+
+func TestGrantFailureIsAWaitNotAHotLoop(t *testing.T) {
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
+	pc := readyCluster()
+	ownRoles(db, "orders_admin", "orders_rw")(pc)
+	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	f.markApplied("shop-orders", true, "")
+	f.sql.err = errString("connection refused")
+	res, err := f.sync("shop")
+	if err != nil || res.RequeueAfter != sqlRecheck {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	if c := cond(t, f.db("shop"), pgv1.ConditionPrivilegesReady); c.Reason != "GrantFailed" || !strings.Contains(c.Message, "connection refused") {
+		t.Errorf("PrivilegesReady = %+v", c)
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func TestInvalidNameIsTerminal(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	f := newFixture(t, nil, []runtime.Object{readyCluster(), newDatabase(long, pgv1.DatabaseSpec{Name: "orders"})})
+	_, err := f.sync(long)
+	if !workqueue.IsTerminal(err) {
+		t.Fatalf("err = %v, want terminal", err)
+	}
+	db := f.db(long)
+	if db.Status.Phase != pgv1.PhaseFailed || cond(t, db, pgv1.ConditionReady).Reason != "InvalidName" {
+		t.Errorf("status = %+v", db.Status)
+	}
+}
+
+func TestClusterEventsRouteToItsDatabases(t *testing.T) {
+	other := newDatabase("other", pgv1.DatabaseSpec{Name: "x"})
+	other.Spec.ClusterRef.Name = "elsewhere"
+	f := newFixture(t, nil, []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}), other})
+	keys := f.c.databasesOnCluster(readyCluster())
+	if len(keys) != 1 || keys[0] != (workqueue.Key{Namespace: ns, Name: "shop"}) {
+		t.Errorf("keys = %v", keys)
+	}
+}

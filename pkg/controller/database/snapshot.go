@@ -1,0 +1,140 @@
+package database
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// observation is what one pass knows of the world, gathered once at its
+// start from the caches and, for objects we do not cache (external
+// Secrets), from the API server.
+type observation struct {
+	cluster *pgv1.PostgresCluster
+	// secrets and configMaps are ours (label-selected cache), by name.
+	secrets    map[string]*corev1.Secret
+	configMaps map[string]*corev1.ConfigMap
+	// external are the user's Secrets named in passwordConfig; a missing
+	// one maps to nil.
+	external map[string]*corev1.Secret
+	// cnpg are the CNPG Databases of every known database, by object name.
+	cnpg map[string]*cnpgv1.Database
+	// removed are databases no longer in the spec whose cleanup is not
+	// finished: remembered in status, or found as CNPG Databases we own.
+	removed []string
+}
+
+// observe builds the snapshot. Only API errors other than not-found fail
+// the pass (and are retried with backoff).
+func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*observation, error) {
+	ns := db.Namespace
+	o := &observation{
+		secrets: map[string]*corev1.Secret{}, configMaps: map[string]*corev1.ConfigMap{},
+		external: map[string]*corev1.Secret{}, cnpg: map[string]*cnpgv1.Database{},
+	}
+	var err error
+	if o.cluster, err = ignoreNotFound(c.clusters.PostgresClusters(ns).Get(db.Spec.ClusterRef.Name)); err != nil {
+		return nil, err
+	}
+	if o.removed, err = c.removedDatabases(db); err != nil {
+		return nil, err
+	}
+	all := slices.Concat(specNames(db), o.removed)
+	for _, name := range all {
+		n := namesOf(db.Name, name)
+		for _, s := range []string{n.adminSecret, n.rwSecret} {
+			if o.secrets[s], err = ignoreNotFound(c.secrets.Secrets(ns).Get(s)); err != nil {
+				return nil, err
+			}
+		}
+		if o.configMaps[n.configMap], err = ignoreNotFound(c.configMaps.ConfigMaps(ns).Get(n.configMap)); err != nil {
+			return nil, err
+		}
+		if o.cnpg[n.cnpg], err = ignoreNotFound(c.cnpgDatabases.Databases(ns).Get(n.cnpg)); err != nil {
+			return nil, err
+		}
+	}
+	if db.DeletionTimestamp != nil {
+		return o, nil
+	}
+	for _, d := range db.Spec.Databases {
+		for _, ref := range externalRefs(d) {
+			if _, seen := o.external[ref]; seen {
+				continue
+			}
+			// External Secrets are not labelled ours, so not cached.
+			s, err := ignoreNotFound(c.kube.CoreV1().Secrets(ns).Get(ctx, ref, metav1.GetOptions{}))
+			if err != nil {
+				return nil, fmt.Errorf("read external secret %s: %w", ref, err)
+			}
+			o.external[ref] = s
+		}
+	}
+	return o, nil
+}
+
+// removedDatabases are the databases that left the spec but whose cleanup
+// has not finished.
+func (c *Controller) removedDatabases(db *pgv1.PostgresDatabase) ([]string, error) {
+	inSpec := map[string]bool{}
+	for _, n := range specNames(db) {
+		inSpec[n] = true
+	}
+	var out []string
+	add := func(name string) {
+		if !inSpec[name] && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	for _, d := range db.Status.Databases {
+		add(d.Name)
+	}
+	owned, err := c.cnpgDatabases.Databases(db.Namespace).List(labels.SelectorFromSet(labels.Set{controller.DatabaseLabel: db.Name}))
+	if err != nil {
+		return nil, fmt.Errorf("list CNPG databases: %w", err)
+	}
+	for _, d := range owned {
+		if controller.IsControlledBy(d, db.UID) && d.Name == namesOf(db.Name, d.Spec.Name).cnpg {
+			add(d.Spec.Name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func specNames(db *pgv1.PostgresDatabase) []string {
+	out := make([]string, len(db.Spec.Databases))
+	for i, d := range db.Spec.Databases {
+		out[i] = d.Name
+	}
+	return out
+}
+
+func externalRefs(d pgv1.DatabaseSpec) []string {
+	var out []string
+	if pc := d.PasswordConfig; pc != nil {
+		if pc.AdminSecretRef != nil {
+			out = append(out, pc.AdminSecretRef.Name)
+		}
+		if pc.RWSecretRef != nil {
+			out = append(out, pc.RWSecretRef.Name)
+		}
+	}
+	return out
+}
+
+func ignoreNotFound[T any](obj *T, err error) (*T, error) {
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return obj, err
+}

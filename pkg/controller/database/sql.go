@@ -1,0 +1,84 @@
+package database
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+)
+
+// defaultPostgresTimeout bounds SQL when the Config sets no timeout.
+const defaultPostgresTimeout = 10 * time.Second
+
+// sqlRunner is the narrow seam to Postgres: tests replace it, so the SQL
+// plans are testable without a server.
+type sqlRunner interface {
+	// execTx runs stmts in one transaction on target.
+	execTx(ctx context.Context, t postgres.Target, stmts []string) error
+	// existingRoles returns which of names exist on target's server.
+	existingRoles(ctx context.Context, t postgres.Target, names []string) ([]string, error)
+}
+
+// pgxRunner runs SQL over the Connector, each call bounded by timeout.
+type pgxRunner struct {
+	connector *postgres.Connector
+	timeout   time.Duration
+}
+
+func (r pgxRunner) execTx(ctx context.Context, t postgres.Target, stmts []string) error {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	conn, err := r.connector.Connect(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		for _, s := range stmts {
+			// Statements hold only quoted identifiers, never a secret.
+			if _, err := tx.Exec(ctx, s); err != nil {
+				return fmt.Errorf("%s: %w", s, err)
+			}
+		}
+		return nil
+	})
+}
+
+func (r pgxRunner) existingRoles(ctx context.Context, t postgres.Target, names []string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	conn, err := r.connector.Connect(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	rows, err := conn.Query(ctx, "SELECT rolname::text FROM pg_roles WHERE rolname = ANY($1)", names)
+	if err != nil {
+		return nil, fmt.Errorf("read roles: %w", err)
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("read roles: %w", err)
+	}
+	return found, nil
+}
+
+// grantPlan is the SQL that lets <db>_rw use the database and everything
+// <db>_admin creates in schema public, now and later. Every identifier is
+// quoted by pgx; the statements are idempotent.
+func grantPlan(n names) []string {
+	db := pgx.Identifier{n.db}.Sanitize()
+	admin := pgx.Identifier{n.adminRole}.Sanitize()
+	rw := pgx.Identifier{n.rwRole}.Sanitize()
+	return []string{
+		"GRANT CONNECT ON DATABASE " + db + " TO " + rw,
+		"GRANT USAGE ON SCHEMA public TO " + rw,
+		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO " + rw,
+		"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO " + rw,
+		"ALTER DEFAULT PRIVILEGES FOR ROLE " + admin + " IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO " + rw,
+		"ALTER DEFAULT PRIVILEGES FOR ROLE " + admin + " IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO " + rw,
+	}
+}

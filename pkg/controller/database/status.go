@@ -1,0 +1,67 @@
+package database
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// setPhase sets phase, observedGeneration and the Ready condition, which
+// is True only when the whole pipeline is.
+func (p *pass) setPhase(phase pgv1.Phase, reason, message string) {
+	p.status.Phase = phase
+	p.status.ObservedGeneration = p.db.Generation
+	controller.SetCondition(&p.status.Conditions, p.db.Generation, pgv1.ConditionReady, phase == pgv1.PhaseReady, reason, message)
+}
+
+// writeStatus writes status once, and not at all when nothing changed.
+// An Event marks each phase transition and each new failure.
+func (c *Controller) writeStatus(ctx context.Context, db *pgv1.PostgresDatabase, st *pgv1.PostgresDatabaseStatus) error {
+	if apiequality.Semantic.DeepEqual(&db.Status, st) {
+		return nil
+	}
+	updated := db.DeepCopy()
+	updated.Status = *st
+	if _, err := c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	c.statusEvent(ctx, db, st)
+	return nil
+}
+
+func (c *Controller) statusEvent(ctx context.Context, db *pgv1.PostgresDatabase, st *pgv1.PostgresDatabaseStatus) {
+	before := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionReady)
+	after := meta.FindStatusCondition(st.Conditions, pgv1.ConditionReady)
+	newFailure := st.Phase == pgv1.PhaseFailed && after != nil && (before == nil || before.Reason != after.Reason)
+	if db.Status.Phase == st.Phase && !newFailure {
+		return
+	}
+	typ, reason := corev1.EventTypeNormal, "Phase"+string(st.Phase)
+	if st.Phase == pgv1.PhaseFailed {
+		typ = corev1.EventTypeWarning
+	}
+	msg := fmt.Sprintf("phase %s -> %s", orNone(db.Status.Phase), st.Phase)
+	if after != nil && after.Message != "" {
+		msg += ": " + after.Message
+	}
+	if newFailure {
+		reason = after.Reason
+	}
+	c.recorder.Event(db, typ, reason, msg)
+	klog.FromContext(ctx).V(2).Info("Phase changed", "database", klog.KObj(db), "from", db.Status.Phase, "to", st.Phase)
+}
+
+func orNone(p pgv1.Phase) string {
+	if p == "" {
+		return "(none)"
+	}
+	return string(p)
+}

@@ -1,0 +1,132 @@
+package database
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+)
+
+// databasesStep keeps one CNPG Database per database, server-side applied
+// with only the fields we own, and waits until CNPG reports it applied for
+// its current generation.
+//
+// CNPG reports a database it could not apply (applied=false, message) and
+// retries on its own; the causes we can provoke — the owner role not there
+// yet, a server restarting, an extension not installed in the image — are
+// either transient or fixed outside this object. So such a Database is
+// Provisioning with CNPG's message, not Failed: the message is visible in
+// the DatabasesReady condition and the database's status entry, and the
+// pass resumes by itself when CNPG succeeds.
+func databasesStep(ctx context.Context, p *pass) health {
+	var hs []health
+	for _, d := range p.db.Spec.Databases {
+		h := p.ensureDatabase(ctx, d)
+		if h.phase != pgv1.PhaseReady {
+			p.problem(d.Name, h.message)
+		}
+		hs = append(hs, h)
+	}
+	if h := worst(hs); h.phase != pgv1.PhaseReady {
+		return h
+	}
+	return ready("DatabasesApplied", fmt.Sprintf("CloudNativePG applied %d database(s)", len(p.db.Spec.Databases)))
+}
+
+func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
+	n := namesOf(p.db.Name, d.Name)
+	cur := p.obs.cnpg[n.cnpg]
+	if cur != nil {
+		if !controller.IsControlledBy(cur, p.db.UID) && !adoptable(cur, p.db.Name) {
+			return failed("DatabaseConflict", fmt.Sprintf("CNPG Database %q exists and is not managed by this PostgresDatabase", n.cnpg), failedRecheck)
+		}
+		if cur.DeletionTimestamp != nil {
+			return waiting(pgv1.PhaseProvisioning, "DatabaseDeleting", fmt.Sprintf("waiting for the previous CNPG Database %q to be deleted", n.cnpg), provisionRecheck)
+		}
+	}
+	want := desiredDatabase(p.obs.cluster.Name, n, policyOf(d), d.Extensions, cur)
+	if cur == nil || !databaseCurrent(cur, p.db, want) {
+		ac := databaseApply(p.db, n.cnpg, want, false).WithOwnerReferences(controller.OwnerRefApply(p.db, gvk))
+		if _, err := p.c.pg.CNPGV1().Databases(p.db.Namespace).Apply(ctx, ac, applyOpts); err != nil {
+			return apiError("DatabaseApplyFailed", fmt.Errorf("apply CNPG Database %s: %w", n.cnpg, err))
+		}
+		return waiting(pgv1.PhaseProvisioning, "DatabaseApplying", fmt.Sprintf("applied CNPG Database %q; waiting for CloudNativePG", n.cnpg), provisionRecheck)
+	}
+	st := cur.Status
+	switch {
+	case st.ObservedGeneration != cur.Generation || st.Applied == nil:
+		return waiting(pgv1.PhaseProvisioning, "DatabaseApplying", fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.cnpg), provisionRecheck)
+	case !*st.Applied:
+		return waiting(pgv1.PhaseProvisioning, "DatabaseNotApplied", fmt.Sprintf("CloudNativePG could not apply database %s yet: %s", n.db, st.Message), provisionRecheck)
+	}
+	return ready("", "")
+}
+
+// desiredDatabase is the spec we own. Extensions in the spec are present;
+// one the applied Database lists but the spec no longer does is absent,
+// until CNPG has applied that (then it is dropped from the list).
+func desiredDatabase(cluster string, n names, policy pgv1.DeletionPolicy, exts []string, cur *cnpgv1.Database) cnpgv1.DatabaseSpec {
+	reclaim := cnpgv1.DatabaseReclaimRetain
+	if policy == pgv1.DeletionPolicyDelete {
+		reclaim = cnpgv1.DatabaseReclaimDelete
+	}
+	spec := cnpgv1.DatabaseSpec{
+		Cluster: cnpgv1.LocalObjectReference{Name: cluster}, Name: n.db, Owner: n.adminRole,
+		Ensure: cnpgv1.EnsurePresent, DatabaseReclaimPolicy: reclaim,
+	}
+	for _, e := range exts {
+		spec.Extensions = append(spec.Extensions, cnpgv1.ExtensionSpec{Name: e, Ensure: cnpgv1.EnsurePresent})
+	}
+	if cur == nil {
+		return spec
+	}
+	done := cur.Status.Applied != nil && *cur.Status.Applied && cur.Status.ObservedGeneration == cur.Generation
+	var absent []cnpgv1.ExtensionSpec
+	for _, e := range cur.Spec.Extensions {
+		if slices.Contains(exts, e.Name) || (done && e.Ensure == cnpgv1.EnsureAbsent) {
+			continue
+		}
+		absent = append(absent, cnpgv1.ExtensionSpec{Name: e.Name, Ensure: cnpgv1.EnsureAbsent})
+	}
+	slices.SortFunc(absent, func(a, b cnpgv1.ExtensionSpec) int { return cmp.Compare(a.Name, b.Name) })
+	spec.Extensions = append(spec.Extensions, absent...)
+	return spec
+}
+
+// databaseApply is the apply configuration of the fields we own, without
+// owner references (a release applies it without them).
+func databaseApply(db *pgv1.PostgresDatabase, name string, s cnpgv1.DatabaseSpec, retained bool) *cnpgac.DatabaseApplyConfiguration {
+	labels := controller.ManagedLabels(controller.DatabaseLabel, db.Name)
+	if retained {
+		labels[retainedLabel] = "true"
+	}
+	spec := cnpgac.DatabaseSpec().
+		WithCluster(cnpgac.LocalObjectReference().WithName(s.Cluster.Name)).
+		WithName(s.Name).WithOwner(s.Owner).WithEnsure(s.Ensure).
+		WithDatabaseReclaimPolicy(s.DatabaseReclaimPolicy)
+	for _, e := range s.Extensions {
+		spec.WithExtensions(cnpgac.ExtensionSpec().WithName(e.Name).WithEnsure(e.Ensure))
+	}
+	return cnpgac.Database(name, db.Namespace).WithLabels(labels).WithSpec(spec)
+}
+
+// databaseCurrent compares only the fields we own, with CNPG's defaults:
+// the API server and CNPG fill in others, which must not cause an apply.
+func databaseCurrent(cur *cnpgv1.Database, db *pgv1.PostgresDatabase, want cnpgv1.DatabaseSpec) bool {
+	_, retained := cur.Labels[retainedLabel]
+	if !controller.IsControlledBy(cur, db.UID) || retained || cur.Labels[controller.DatabaseLabel] != db.Name {
+		return false
+	}
+	s := cur.Spec
+	return s.Cluster.Name == want.Cluster.Name && s.Name == want.Name && s.Owner == want.Owner &&
+		cmp.Or(s.Ensure, cnpgv1.EnsurePresent) == want.Ensure &&
+		cmp.Or(s.DatabaseReclaimPolicy, cnpgv1.DatabaseReclaimRetain) == want.DatabaseReclaimPolicy &&
+		slices.EqualFunc(s.Extensions, want.Extensions, func(a, b cnpgv1.ExtensionSpec) bool {
+			return a.Name == b.Name && cmp.Or(a.Ensure, cnpgv1.EnsurePresent) == b.Ensure && a.Version == "" && a.Schema == ""
+		})
+}

@@ -1,0 +1,72 @@
+package database
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// rolesStep gates on the cluster's managedRolesStatus, where the
+// managedRoles component reports CNPG's view of the roles we asked for and
+// which PostgresDatabase owns each. A role counts as ours only when the
+// cluster names this object (name and UID) as its owner: another object's
+// reconciled role of the same name is not ours.
+func rolesStep(_ context.Context, p *pass) health {
+	mrs := p.obs.cluster.Status.ManagedRolesStatus
+	if mrs == nil {
+		mrs = &pgv1.ManagedRolesStatus{}
+	}
+	me := pgv1.ObjectOwner{Name: p.db.Name, UID: p.db.UID}
+	var hs []health
+	pending := 0
+	for _, d := range p.db.Spec.Databases {
+		e := p.entry(d.Name)
+		var dbh []health
+		for i := range e.Roles {
+			r := &e.Roles[i]
+			h := roleHealth(mrs, me, r.Name)
+			r.Exists = h.phase == pgv1.PhaseReady
+			if h.phase != pgv1.PhaseReady && h.phase != pgv1.PhaseFailed {
+				pending++
+			}
+			dbh = append(dbh, h)
+		}
+		h := worst(dbh)
+		if h.phase != pgv1.PhaseReady {
+			p.problem(d.Name, h.message)
+		}
+		hs = append(hs, h)
+	}
+	h := worst(hs)
+	if h.phase == pgv1.PhaseProvisioning {
+		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("%d role(s) not yet reconciled by CloudNativePG", pending), provisionRecheck)
+	}
+	if h.phase != pgv1.PhaseReady {
+		return h
+	}
+	return ready("RolesReconciled", "every role is reconciled by CloudNativePG")
+}
+
+// roleHealth classifies one role from the cluster's report.
+func roleHealth(mrs *pgv1.ManagedRolesStatus, me pgv1.ObjectOwner, role string) health {
+	for _, c := range mrs.Conflicts {
+		if c.Role == role && c.Claimant == me {
+			return failed("RoleConflict", fmt.Sprintf("role %s is owned by PostgresDatabase %q", role, c.Owner.Name), failedRecheck)
+		}
+	}
+	owned := slices.ContainsFunc(mrs.Owners, func(o pgv1.RoleOwner) bool { return o.Role == role && o.Owner == me })
+	if !owned {
+		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("role %s not yet taken on by the cluster", role), provisionRecheck)
+	}
+	for _, f := range mrs.Failed {
+		if f.Name == role {
+			return failed("RoleReconcileFailed", fmt.Sprintf("role %s: %s", role, f.Message), failedRecheck)
+		}
+	}
+	if !slices.Contains(mrs.Reconciled, role) {
+		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("role %s not yet reconciled by CloudNativePG", role), provisionRecheck)
+	}
+	return ready("", "")
+}

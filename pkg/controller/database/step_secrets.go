@@ -1,0 +1,214 @@
+package database
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// secretsStep gives every database's two roles a credential Secret —
+// generated once and never rewritten, or the user's own, validated — and
+// then publishes the role intent the cluster's managedRoles component
+// turns into CNPG managed roles.
+func secretsStep(ctx context.Context, p *pass) health {
+	var hs []health
+	for _, d := range p.db.Spec.Databases {
+		n := namesOf(p.db.Name, d.Name)
+		var adminRef, rwRef string
+		admin := p.credential(ctx, n.adminRole, n.adminSecret, externalAdmin(d), &adminRef)
+		rw := p.credential(ctx, n.rwRole, n.rwSecret, externalRW(d), &rwRef)
+		h := worst([]health{admin, rw})
+		hs = append(hs, h)
+		if h.phase != pgv1.PhaseReady {
+			// Keep the previously published intent: withdrawing a role
+			// over a passing problem would churn CNPG's managed roles.
+			p.problem(d.Name, h.message)
+			continue
+		}
+		e := p.entry(d.Name)
+		e.AdminSecretRef = &pgv1.LocalObjectReference{Name: adminRef}
+		e.RWSecretRef = &pgv1.LocalObjectReference{Name: rwRef}
+		e.Roles = []pgv1.RoleStatus{
+			presentRole(e, n.adminRole, adminRef),
+			presentRole(e, n.rwRole, rwRef),
+		}
+	}
+	if h := worst(hs); h.phase != pgv1.PhaseReady {
+		return h
+	}
+	return ready("SecretsReady", fmt.Sprintf("credentials of %d database(s) in place", len(p.db.Spec.Databases)))
+}
+
+// presentRole is the intent for one role; exists is kept from the last
+// pass until the roles step reads CNPG's report again.
+func presentRole(e *pgv1.DatabaseStatus, role, secret string) pgv1.RoleStatus {
+	r := pgv1.RoleStatus{Name: role, Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: &pgv1.LocalObjectReference{Name: secret}}
+	for _, old := range e.Roles {
+		if old.Name == role && old.Ensure == pgv1.RoleEnsurePresent {
+			r.Exists = old.Exists
+		}
+	}
+	return r
+}
+
+func externalAdmin(d pgv1.DatabaseSpec) string {
+	if d.PasswordConfig != nil && d.PasswordConfig.AdminSecretRef != nil {
+		return d.PasswordConfig.AdminSecretRef.Name
+	}
+	return ""
+}
+
+func externalRW(d pgv1.DatabaseSpec) string {
+	if d.PasswordConfig != nil && d.PasswordConfig.RWSecretRef != nil {
+		return d.PasswordConfig.RWSecretRef.Name
+	}
+	return ""
+}
+
+// credential ensures the Secret of one role and reports its name in ref.
+func (p *pass) credential(ctx context.Context, role, generated, external string, ref *string) health {
+	if external != "" {
+		*ref = external
+		return validateExternal(p.obs.external[external], external, role)
+	}
+	*ref = generated
+	s := p.obs.secrets[generated]
+	if s == nil {
+		var err error
+		if s, err = p.createSecret(ctx, generated, role); err != nil {
+			return apiError("SecretCreateFailed", err)
+		}
+	}
+	return p.claimSecret(ctx, s, role)
+}
+
+// createSecret creates a generated credential. When the Secret exists
+// already (our cache was behind, or a Retain deletion kept it) the
+// existing one is returned: a password is never regenerated.
+func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Secret, error) {
+	labels := controller.ManagedLabels(controller.DatabaseLabel, p.db.Name)
+	labels[controller.ReloadLabel] = "true"
+	s := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: p.db.Namespace, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.db, gvk)},
+		},
+		Type: corev1.SecretTypeBasicAuth,
+		Data: map[string][]byte{
+			corev1.BasicAuthUsernameKey: []byte(role),
+			corev1.BasicAuthPasswordKey: []byte(rand.Text()),
+		},
+	}
+	client := p.c.kube.CoreV1().Secrets(p.db.Namespace)
+	created, err := client.Create(ctx, s, metav1.CreateOptions{FieldManager: fieldManager})
+	if apierrors.IsAlreadyExists(err) {
+		if created, err = client.Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return nil, fmt.Errorf("read existing secret %s: %w", name, err)
+		}
+		return created, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create secret %s: %w", name, err)
+	}
+	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "SecretCreated", "Created Secret %s for role %s", name, role)
+	return created, nil
+}
+
+// claimSecret accepts a generated Secret that is ours, adopts one a
+// Retain deletion left for a PostgresDatabase of this name, and refuses
+// anything else.
+func (p *pass) claimSecret(ctx context.Context, s *corev1.Secret, role string) health {
+	if !controller.IsControlledBy(s, p.db.UID) {
+		if !adoptable(s, p.db.Name) {
+			return failed("SecretConflict", fmt.Sprintf("Secret %q exists and is not managed by this PostgresDatabase", s.Name), failedRecheck)
+		}
+		adopted, err := p.adoptSecret(ctx, s)
+		if err != nil {
+			return apiError("SecretAdoptFailed", err)
+		}
+		s = adopted
+	}
+	if msg := invalidCredential(s, role); msg != "" {
+		return failed("SecretInvalid", fmt.Sprintf("Secret %q: %s", s.Name, msg), failedRecheck)
+	}
+	return ready("", "")
+}
+
+// adoptable: no controller, labelled ours and this PostgresDatabase's —
+// what a Retain deletion leaves behind.
+func adoptable(obj metav1.Object, pgdb string) bool {
+	l := obj.GetLabels()
+	return metav1.GetControllerOfNoCopy(obj) == nil &&
+		l[controller.ManagedByLabel] == controller.ManagedByValue && l[controller.DatabaseLabel] == pgdb
+}
+
+// adoptSecret adds our controller reference and drops the retained mark,
+// guarded by resourceVersion since the patch replaces the reference list.
+func (p *pass) adoptSecret(ctx context.Context, s *corev1.Secret) (*corev1.Secret, error) {
+	refs := append(s.DeepCopy().OwnerReferences, controller.OwnerRef(p.db, gvk))
+	patch, err := metaPatch(s.ResourceVersion, refs, map[string]any{retainedLabel: nil, controller.ReloadLabel: "true"})
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.c.kube.CoreV1().Secrets(s.Namespace).Patch(ctx, s.Name, mergePatch, patch, metav1.PatchOptions{FieldManager: fieldManager})
+	if err != nil {
+		return nil, fmt.Errorf("adopt secret %s: %w", s.Name, err)
+	}
+	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "SecretAdopted", "Adopted retained Secret %s", s.Name)
+	return out, nil
+}
+
+// validateExternal checks a user's Secret the way CNPG will use it.
+func validateExternal(s *corev1.Secret, name, role string) health {
+	if s == nil {
+		return failed("ExternalSecretNotFound", fmt.Sprintf("external Secret %q for role %s not found", name, role), externalRecheck)
+	}
+	if msg := invalidCredential(s, role); msg != "" {
+		return failed("ExternalSecretInvalid", fmt.Sprintf("external Secret %q: %s", name, msg), externalRecheck)
+	}
+	return ready("", "")
+}
+
+// invalidCredential explains why s cannot serve as role's password Secret,
+// or returns "". It never quotes the password.
+func invalidCredential(s *corev1.Secret, role string) string {
+	switch {
+	case s.Type != corev1.SecretTypeBasicAuth:
+		return fmt.Sprintf("type is %q, want %q", s.Type, corev1.SecretTypeBasicAuth)
+	case string(s.Data[corev1.BasicAuthUsernameKey]) != role:
+		return fmt.Sprintf("key %q must be the role name %q", corev1.BasicAuthUsernameKey, role)
+	case len(s.Data[corev1.BasicAuthPasswordKey]) == 0:
+		return fmt.Sprintf("key %q is missing or empty", corev1.BasicAuthPasswordKey)
+	}
+	return ""
+}
+
+// worst picks the health a step reports: Failed before an API error
+// before a wait; Ready only when all are.
+func worst(hs []health) health {
+	rank := func(h health) int {
+		switch {
+		case h.phase == pgv1.PhaseFailed:
+			return 3
+		case h.err != nil:
+			return 2
+		case h.phase != pgv1.PhaseReady:
+			return 1
+		}
+		return 0
+	}
+	out := ready("", "")
+	for _, h := range hs {
+		if rank(h) > rank(out) {
+			out = h
+		}
+	}
+	return out
+}

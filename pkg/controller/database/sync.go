@@ -1,0 +1,135 @@
+package database
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+// sync is one pass for one PostgresDatabase.
+func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Result, error) {
+	db, err := c.databases.PostgresDatabases(key.Namespace).Get(key.Name)
+	if apierrors.IsNotFound(err) {
+		return workqueue.Result{}, nil // children go with their owner references
+	}
+	if err != nil {
+		return workqueue.Result{}, err
+	}
+	obs, err := c.observe(ctx, db)
+	if err != nil {
+		return workqueue.Result{}, fmt.Errorf("observe: %w", err)
+	}
+	if obs.cluster == nil {
+		c.cas.Forget(db.Namespace, db.Spec.ClusterRef.Name+caSuffix) // a new cluster brings a new CA
+	}
+	if db.DeletionTimestamp != nil {
+		return c.finalize(ctx, db, obs)
+	}
+	if err := validate(db); err != nil {
+		p := newPass(c, db, obs)
+		p.setPhase(pgv1.PhaseFailed, "InvalidName", err.Error())
+		if werr := c.writeStatus(ctx, db, p.status); werr != nil {
+			return workqueue.Result{}, werr
+		}
+		// Permanent until the spec changes, which wakes us.
+		return workqueue.Result{}, workqueue.Terminal(err)
+	}
+	if db, err = c.ensureFinalizer(ctx, db); err != nil {
+		return workqueue.Result{}, err
+	}
+	p := newPass(c, db, obs)
+	out := p.runPipeline(ctx)
+	removal := p.cleanupRemoved(ctx)
+	p.conclude(out, removal)
+	if err := c.writeStatus(ctx, db, p.status); err != nil {
+		return workqueue.Result{}, err
+	}
+	if out.health.err != nil {
+		return workqueue.Result{}, out.health.err
+	}
+	if removal.err != nil {
+		return workqueue.Result{}, removal.err
+	}
+	return workqueue.Result{RequeueAfter: minPositive(out.health.requeueAfter, removal.requeueAfter)}, nil
+}
+
+// cleanupRemoved runs the deletion policy of the databases that left the
+// spec, and reports the first one still in progress.
+func (p *pass) cleanupRemoved(ctx context.Context) health {
+	var hs []health
+	for _, name := range p.obs.removed {
+		if p.entries[name] == nil {
+			p.entries[name] = &pgv1.DatabaseStatus{Name: name}
+		}
+		if h := p.cleanup(ctx, name, p.removedPolicy(name)); h.phase != pgv1.PhaseReady {
+			hs = append(hs, h)
+		}
+	}
+	return worst(hs)
+}
+
+// conclude sets phase, Ready and the per-database entries from the
+// pipeline's outcome and the removal of databases that left the spec.
+func (p *pass) conclude(out outcome, removal health) {
+	for name := range p.entries {
+		if !slices.Contains(specNames(p.db), name) && !slices.Contains(p.obs.removed, name) {
+			delete(p.entries, name) // a stale entry: nothing left to clean
+		}
+	}
+	for _, name := range specNames(p.db) {
+		e := p.entries[name]
+		msg, own := p.problems[name]
+		if !own && out.blocker != "" {
+			msg = "waiting for " + out.blocker
+		}
+		e.Ready, e.Message = msg == "", msg
+	}
+	p.status.Databases = p.orderedEntries()
+	switch {
+	case out.blocker != "":
+		h := out.health
+		p.setPhase(h.phase, h.reason, fmt.Sprintf("%s: %s", out.blocker, h.message))
+	case removal.phase != pgv1.PhaseReady:
+		p.setPhase(pgv1.PhaseProvisioning, removal.reason, removal.message)
+	default:
+		p.setPhase(pgv1.PhaseReady, "AllReady", fmt.Sprintf("%d database(s) ready", len(p.db.Spec.Databases)))
+	}
+}
+
+// orderedEntries lists the entries in spec order, then the databases
+// being removed by name: a stable order keeps unchanged status equal.
+func (p *pass) orderedEntries() []pgv1.DatabaseStatus {
+	var out []pgv1.DatabaseStatus
+	for _, name := range specNames(p.db) {
+		if e := p.entries[name]; e != nil { // nil once a deletion finished it
+			out = append(out, *e)
+		}
+	}
+	var rest []string
+	for name := range p.entries {
+		if !slices.Contains(specNames(p.db), name) {
+			rest = append(rest, name)
+		}
+	}
+	slices.Sort(rest)
+	for _, name := range rest {
+		out = append(out, *p.entries[name])
+	}
+	return out
+}
+
+func minPositive(a, b time.Duration) time.Duration {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
+}
