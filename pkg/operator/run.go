@@ -33,6 +33,7 @@ func Run(ctx context.Context, cfg Config) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	qm := workqueue.NewMetrics(reg)
+	pm := postgres.NewMetrics(reg)
 
 	restCfg := rest.AddUserAgent(rest.CopyConfig(cfg.Rest), FieldManager)
 	restCfg.Wrap(newAPIRequests(reg).wrap)
@@ -65,7 +66,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	run := func(ctx context.Context) {
-		if err := runControllers(ctx, cfg, kube, pg, qm, h); err != nil {
+		if err := runControllers(ctx, cfg, kube, pg, qm, pm, h); err != nil {
 			logger.Error(err, "Controllers stopped")
 		}
 	}
@@ -81,7 +82,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 // runControllers starts informers and controllers, and returns after ctx
 // ends and every worker has drained.
-func runControllers(ctx context.Context, cfg Config, kube kubernetes.Interface, pg versioned.Interface, qm *workqueue.Metrics, h *health) error {
+func runControllers(ctx context.Context, cfg Config, kube kubernetes.Interface, pg versioned.Interface, qm *workqueue.Metrics, pm *postgres.Metrics, h *health) error {
 	logger := klog.FromContext(ctx)
 	recorder, stopEvents := newRecorder(ctx, kube)
 	defer stopEvents()
@@ -90,7 +91,7 @@ func runControllers(ctx context.Context, cfg Config, kube kubernetes.Interface, 
 	if err := inf.AddIndexers(); err != nil {
 		return err
 	}
-	connector := postgres.NewConnector(postgres.NewHostMap(cfg.PostgresHostMap))
+	connector := postgres.NewConnector(postgres.NewHostMap(cfg.PostgresHostMap)).WithMetrics(pm)
 	clusters, err := cluster.New(cluster.Config{
 		Kube: kube, PG: pg, Recorder: recorder, Connector: connector,
 		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm,

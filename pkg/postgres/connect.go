@@ -33,11 +33,18 @@ func Host(namespace, cluster string) string {
 
 // Connector opens connections to cluster primaries.
 type Connector struct {
-	hosts *HostMap
+	hosts   *HostMap
+	metrics *Metrics
 }
 
 // NewConnector returns a Connector; hosts may be nil in a real cluster.
 func NewConnector(hosts *HostMap) *Connector { return &Connector{hosts: hosts} }
+
+// WithMetrics makes the Connector count connections and statements.
+func (c *Connector) WithMetrics(m *Metrics) *Connector {
+	c.metrics = m
+	return c
+}
 
 // ErrNoCA means the cluster's CA is not known yet.
 var ErrNoCA = errors.New("cluster CA certificate is missing")
@@ -71,7 +78,11 @@ func (c *Connector) Connect(ctx context.Context, t Target) (*pgx.Conn, error) {
 		}
 		return dialer.DialContext(ctx, network, to)
 	}
+	if c.metrics != nil {
+		cfg.Tracer = tracer{c.metrics}
+	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
+	c.metrics.connected(err)
 	if err != nil {
 		// pgx errors name host, user and database, never the password.
 		return nil, fmt.Errorf("connect to %s as %s: %w", net.JoinHostPort(host, strconv.Itoa(Port)), t.User, err)

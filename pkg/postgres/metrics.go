@@ -1,0 +1,52 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics count what the operator asks of Postgres: the idle-cost figure
+// (no SQL on a resync of converged objects) is read from them.
+type Metrics struct {
+	connections *prometheus.CounterVec
+	statements  prometheus.Counter
+}
+
+// NewMetrics registers the Postgres metrics with reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		connections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "setpoint_postgres_connections_total",
+			Help: "Connections the operator opened to Postgres, by result.",
+		}, []string{"result"}),
+		statements: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "setpoint_postgres_statements_total",
+			Help: "SQL statements the operator sent to Postgres.",
+		}),
+	}
+	reg.MustRegister(m.connections, m.statements)
+	return m
+}
+
+func (m *Metrics) connected(err error) {
+	if m == nil {
+		return
+	}
+	result := "ok"
+	if err != nil {
+		result = "error"
+	}
+	m.connections.WithLabelValues(result).Inc()
+}
+
+// tracer counts statements through pgx's query tracing hook.
+type tracer struct{ m *Metrics }
+
+func (t tracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	t.m.statements.Inc()
+	return ctx
+}
+
+func (tracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
