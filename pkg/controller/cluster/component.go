@@ -102,6 +102,9 @@ type outcome struct {
 	health  health
 	// failed components keep the pass going but make the cluster Failed.
 	failures []string
+	// err is the first transient error a Reconcile returned: the pass is
+	// retried with backoff once status is written.
+	err error
 }
 
 // runComponents walks the pipeline. It stops at the first intermediate
@@ -118,6 +121,9 @@ func runComponents(ctx context.Context, cs []component, p *pass) (outcome, error
 			err := c.Reconcile(ctx, p)
 			got := c.Observe(ctx, p, err)
 			h = &got
+			if err != nil && out.err == nil && got.phase != pgv1.PhaseFailed {
+				out.err = fmt.Errorf("%s: %w", c.Name(), err)
+			}
 		}
 		p.record(c.Condition(), *h)
 		if h.phase == pgv1.PhaseFailed {

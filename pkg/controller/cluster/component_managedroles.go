@@ -3,11 +3,14 @@ package cluster
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
@@ -63,9 +66,19 @@ func (managedRolesComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	ac := cnpgac.Cluster(p.cluster.Name, p.cluster.Namespace).
 		WithSpec(cnpgac.ClusterSpec().WithManaged(cnpgac.ManagedConfiguration().WithRoles(roles...)))
-	opts := applyOpts
-	opts.FieldManager = rolesFieldManager
-	applied, err := p.deps.pg.CNPGV1().Clusters(p.cluster.Namespace).Apply(ctx, ac, opts)
+	body, err := json.Marshal(ac)
+	if err != nil {
+		return fmt.Errorf("encode managed roles: %w", err)
+	}
+	if len(roles) == 0 {
+		// An explicit empty list: the apply configuration would omit it,
+		// and releasing the field leaves "managed: null", which CNPG's
+		// schema refuses.
+		body = fmt.Appendf(nil, `{"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster","metadata":{"name":%q,"namespace":%q},"spec":{"managed":{"roles":[]}}}`,
+			p.cluster.Name, p.cluster.Namespace)
+	}
+	applied, err := p.deps.pg.CNPGV1().Clusters(p.cluster.Namespace).Patch(ctx, p.cluster.Name, types.ApplyPatchType, body,
+		metav1.PatchOptions{FieldManager: rolesFieldManager, Force: ptr.To(true)})
 	if err != nil {
 		return fmt.Errorf("apply managed roles: %w", err)
 	}

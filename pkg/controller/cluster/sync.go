@@ -58,6 +58,10 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if err := c.writeStatus(ctx, pc, p.status); err != nil {
 		return workqueue.Result{}, err
 	}
+	if out.err != nil {
+		// Status says what failed; the queue retries with backoff.
+		return workqueue.Result{}, out.err
+	}
 	return workqueue.Result{RequeueAfter: out.health.requeueAfter}, nil
 }
 
@@ -106,7 +110,7 @@ func (c *Controller) phaseEvent(ctx context.Context, pc *pgv1.PostgresCluster, s
 		msg += ": " + ready.Message
 	}
 	c.deps.recorder.Event(pc, typ, reason, msg)
-	klog.FromContext(ctx).V(2).Info("Phase changed", "cluster", klog.KObj(pc), "from", pc.Status.Phase, "to", st.Phase)
+	klog.FromContext(ctx).V(2).Info("Phase changed", "cluster", klog.KObj(pc), "from", pc.Status.Phase, "to", st.Phase, "message", msg)
 }
 
 func orNone(p pgv1.Phase) string {
