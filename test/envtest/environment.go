@@ -31,6 +31,7 @@ type Environment struct {
 	KubeconfigPath string
 
 	dir        string
+	cleanups   []func()
 	pki        *pki
 	apiPort    int
 	etcd       *process
@@ -179,9 +180,18 @@ func (e *Environment) RestartAPIServer(ctx context.Context, down time.Duration) 
 	return e.startAPIServer(ctx)
 }
 
+// AddCleanup registers f to run at the start of Stop, before the control
+// plane goes away, in reverse order of registration: a package's TestMain
+// uses it to stop what it started on top of the environment.
+func (e *Environment) AddCleanup(f func()) { e.cleanups = append(e.cleanups, f) }
+
 // Stop ends every process and removes the environment's directory. It is
 // safe to call more than once.
 func (e *Environment) Stop() {
+	for i := len(e.cleanups) - 1; i >= 0; i-- {
+		e.cleanups[i]()
+	}
+	e.cleanups = nil
 	for _, p := range []*process{e.controller, e.apiserver, e.etcd} {
 		if p != nil {
 			p.stop(5 * time.Second)
