@@ -83,26 +83,20 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		return pc.UID, true
 	}
 	owned := controller.OwnerHandler("PostgresCluster", uid, enqueue)
-	regs := []struct {
-		inf cache.SharedIndexInformer
-		h   cache.ResourceEventHandler
-	}{
-		{pg.PostgresClusters().Informer(), controller.PrimaryHandler(enqueue)},
-		{pg.PostgresClusterClasses().Informer(), controller.MappedHandler(c.clustersOfClass, nil, enqueue)},
-		{pg.PostgresDatabases().Informer(), controller.MappedHandler(clusterOfDatabase, roleIntentChanged, enqueue)},
-		{cnpg.Clusters().Informer(), owned},
-		{cnpg.Poolers().Informer(), owned},
-		{cnpg.ScheduledBackups().Informer(), owned},
-		{inf.Setpoint.BarmanCloud().V1().ObjectStores().Informer(), owned},
-		{core.Secrets().Informer(), owned},
-		{core.ConfigMaps().Informer(), owned},
-	}
-	for _, r := range regs {
-		h, err := r.inf.AddEventHandler(r.h)
-		if err != nil {
-			return nil, fmt.Errorf("register event handler: %w", err)
-		}
-		c.synced = append(c.synced, h.HasSynced)
+	var err error
+	c.synced, err = controller.Register([]controller.Registration{
+		controller.On(pg.PostgresClusters().Informer(), controller.PrimaryHandler(enqueue)),
+		controller.On(pg.PostgresClusterClasses().Informer(), controller.MappedHandler(c.clustersOfClass, nil, enqueue)),
+		controller.On(pg.PostgresDatabases().Informer(), controller.MappedHandler(clusterOfDatabase, roleIntentChanged, enqueue)),
+		controller.On(cnpg.Clusters().Informer(), owned),
+		controller.On(cnpg.Poolers().Informer(), owned),
+		controller.On(cnpg.ScheduledBackups().Informer(), owned),
+		controller.On(inf.Setpoint.BarmanCloud().V1().ObjectStores().Informer(), owned),
+		controller.On(core.Secrets().Informer(), owned),
+		controller.On(core.ConfigMaps().Informer(), owned),
+	})
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }

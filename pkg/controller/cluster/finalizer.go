@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -25,12 +24,9 @@ func (c *Controller) ensureFinalizer(ctx context.Context, pc *pgv1.PostgresClust
 	return c.patchFinalizers(ctx, pc, append(slices.Clone(pc.Finalizers), Finalizer))
 }
 
-// patchFinalizers replaces the finalizer list, guarded by resourceVersion
-// so a concurrent change is never overwritten.
+// patchFinalizers replaces the finalizer list.
 func (c *Controller) patchFinalizers(ctx context.Context, pc *pgv1.PostgresCluster, finalizers []string) (*pgv1.PostgresCluster, error) {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"finalizers": finalizers, "resourceVersion": pc.ResourceVersion,
-	}})
+	patch, err := controller.FinalizersPatch(pc, finalizers)
 	if err != nil {
 		return nil, err
 	}

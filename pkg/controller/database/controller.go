@@ -78,24 +78,18 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	}
 	enqueue := c.queue.Add
 	owned := controller.OwnerHandler("PostgresDatabase", c.uidOf, enqueue)
-	regs := []struct {
-		inf cache.SharedIndexInformer
-		h   cache.ResourceEventHandler
-	}{
-		{pg.PostgresDatabases().Informer(), controller.PrimaryHandler(enqueue)},
+	var err error
+	c.synced, err = controller.Register([]controller.Registration{
+		controller.On(pg.PostgresDatabases().Informer(), controller.PrimaryHandler(enqueue)),
 		// Every real update of a cluster, status included: the pipeline
 		// waits on the cluster's Ready condition and managedRolesStatus.
-		{pg.PostgresClusters().Informer(), controller.MappedHandler(c.databasesOnCluster, nil, enqueue)},
-		{cnpg.Databases().Informer(), owned},
-		{core.Secrets().Informer(), owned},
-		{core.ConfigMaps().Informer(), owned},
-	}
-	for _, r := range regs {
-		h, err := r.inf.AddEventHandler(r.h)
-		if err != nil {
-			return nil, fmt.Errorf("register event handler: %w", err)
-		}
-		c.synced = append(c.synced, h.HasSynced)
+		controller.On(pg.PostgresClusters().Informer(), controller.MappedHandler(c.databasesOnCluster, nil, enqueue)),
+		controller.On(cnpg.Databases().Informer(), owned),
+		controller.On(core.Secrets().Informer(), owned),
+		controller.On(core.ConfigMaps().Informer(), owned),
+	})
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -3,7 +3,6 @@ package database
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -13,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -27,11 +27,9 @@ func (c *Controller) ensureFinalizer(ctx context.Context, db *pgv1.PostgresDatab
 // patchFinalizers replaces the finalizer list, guarded by resourceVersion
 // so a concurrent change is never overwritten.
 func (c *Controller) patchFinalizers(ctx context.Context, db *pgv1.PostgresDatabase, finalizers []string) (*pgv1.PostgresDatabase, error) {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"finalizers": finalizers, "resourceVersion": db.ResourceVersion,
-	}})
+	patch, err := controller.FinalizersPatch(db, finalizers)
 	if err != nil {
-		return nil, fmt.Errorf("encode finalizer patch: %w", err)
+		return nil, err
 	}
 	out, err := c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace).Patch(ctx, db.Name, mergePatch, patch, metav1.PatchOptions{FieldManager: fieldManager})
 	if err != nil {

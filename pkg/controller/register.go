@@ -1,0 +1,47 @@
+package controller
+
+import (
+	"encoding/json"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Registration is one event handler on one informer.
+type Registration struct {
+	Informer cache.SharedIndexInformer
+	Handler  cache.ResourceEventHandler
+}
+
+// On pairs an informer with a handler.
+func On(inf cache.SharedIndexInformer, h cache.ResourceEventHandler) Registration {
+	return Registration{Informer: inf, Handler: h}
+}
+
+// Register adds every handler and returns their HasSynced funcs: a
+// controller's workers start only once its own handlers have seen the
+// initial list.
+func Register(regs []Registration) ([]cache.InformerSynced, error) {
+	synced := make([]cache.InformerSynced, 0, len(regs))
+	for _, r := range regs {
+		h, err := r.Informer.AddEventHandler(r.Handler)
+		if err != nil {
+			return nil, fmt.Errorf("register event handler: %w", err)
+		}
+		synced = append(synced, h.HasSynced)
+	}
+	return synced, nil
+}
+
+// FinalizersPatch is a merge patch that sets obj's finalizers, guarded by
+// its resourceVersion so a concurrent change is never overwritten.
+func FinalizersPatch(obj metav1.Object, finalizers []string) ([]byte, error) {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"finalizers": finalizers, "resourceVersion": obj.GetResourceVersion(),
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("encode finalizer patch: %w", err)
+	}
+	return patch, nil
+}
