@@ -4,6 +4,7 @@
 package e2e_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	"github.com/setpoint-dev/setpoint/test/cnpgsim"
 	"github.com/setpoint-dev/setpoint/test/envtest"
 )
 
@@ -24,6 +26,8 @@ var (
 	pg       versioned.Interface
 	setpoint string // path of the built operator binary
 	buildErr error
+	sim      *cnpgsim.Simulator
+	hostMap  string // the stand-in's host map, for --postgres-host-map
 )
 
 func TestMain(m *testing.M) {
@@ -37,7 +41,31 @@ func TestMain(m *testing.M) {
 		if _, err := kube.CoreV1().Namespaces().Create(contextForMain(), ns, metav1.CreateOptions{}); err != nil && buildErr == nil {
 			buildErr = fmt.Errorf("create setpoint-system: %w", err)
 		}
+		if buildErr == nil {
+			buildErr = startSimulator(e)
+		}
 	})
+}
+
+// startSimulator runs the CNPG stand-in with real Postgres for the whole
+// package; the environment stops it first on teardown.
+func startSimulator(e *envtest.Environment) error {
+	hostMap = filepath.Join(e.Dir(), "hostmap.json")
+	var err error
+	sim, err = cnpgsim.New(e.Config, cnpgsim.Options{HostMapFile: hostMap})
+	if err != nil {
+		return fmt.Errorf("CNPG stand-in: %w", err)
+	}
+	ctx, cancel := context.WithCancel(contextForMain())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := sim.Run(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "CNPG stand-in stopped: %v\n", err)
+		}
+	}()
+	e.AddCleanup(func() { cancel(); <-done })
+	return nil
 }
 
 // build compiles cmd/setpoint once for the package.

@@ -130,8 +130,14 @@ func (p *operatorProc) waitHTTP(t *testing.T, url string) {
 	t.Fatalf("%s: %s not OK in time\n%s", p.name, url, p.logs())
 }
 
-// metric returns the sum of every sample of a metric family on /metrics.
-func (p *operatorProc) metric(t *testing.T, family string) float64 {
+// sample is one line of the Prometheus text format.
+type sample struct {
+	labels map[string]string
+	value  float64
+}
+
+// samples scrapes the operator's /metrics for one metric family.
+func (p *operatorProc) samples(t *testing.T, family string) []sample {
 	t.Helper()
 	resp, err := http.Get("http://" + p.metricsAddr + "/metrics")
 	if err != nil {
@@ -139,18 +145,44 @@ func (p *operatorProc) metric(t *testing.T, family string) float64 {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	var sum float64
+	var out []sample
 	for _, line := range strings.Split(string(body), "\n") {
-		if !strings.HasPrefix(line, family) || strings.HasPrefix(line, "#") {
+		name, rest, _ := strings.Cut(line, "{")
+		if name != family {
+			if n, _, _ := strings.Cut(line, " "); n != family {
+				continue
+			}
+			rest = "} " + strings.TrimPrefix(line, family+" ")
+		}
+		labelText, valueText, ok := strings.Cut(rest, "} ")
+		if !ok {
 			continue
 		}
-		rest := line[len(family):]
-		if rest != "" && rest[0] != '{' && rest[0] != ' ' {
-			continue
+		s := sample{labels: map[string]string{}}
+		for _, kv := range strings.Split(labelText, ",") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				s.labels[k] = strings.Trim(v, `"`)
+			}
 		}
-		var v float64
-		if _, err := fmt.Sscan(line[strings.LastIndex(line, " ")+1:], &v); err == nil {
-			sum += v
+		if _, err := fmt.Sscan(valueText, &s.value); err == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// metric sums the samples of a family whose labels include every pair of
+// match ("key", "value", ...).
+func (p *operatorProc) metric(t *testing.T, family string, match ...string) float64 {
+	t.Helper()
+	var sum float64
+	for _, s := range p.samples(t, family) {
+		ok := true
+		for i := 0; i+1 < len(match); i += 2 {
+			ok = ok && s.labels[match[i]] == match[i+1]
+		}
+		if ok {
+			sum += s.value
 		}
 	}
 	return sum

@@ -1,0 +1,212 @@
+package cnpgsim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+)
+
+// CNPG's phase strings, exactly as CNPG writes them.
+const (
+	PhaseHealthy               = "Cluster in healthy state"
+	PhaseSettingUpPrimary      = "Setting up primary"
+	PhaseFailingOver           = "Failing over"
+	PhaseApplyingConfiguration = "Applying configuration"
+)
+
+var everything = labels.Everything()
+
+// syncCluster makes one Cluster's world match its spec: Secrets, Services,
+// a running server with the wanted access, parameters and roles, the host
+// map, and a status that says where it stands.
+func (s *Simulator) syncCluster(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
+	cluster, err := s.clusters.Clusters(key.Namespace).Get(key.Name)
+	if apierrors.IsNotFound(err) {
+		s.teardown(ctx, key)
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("get cluster: %w", err)
+	}
+	if cluster.DeletionTimestamp != nil {
+		s.teardown(ctx, key)
+		return 0, nil
+	}
+	inst, err := s.instanceFor(ctx, cluster)
+	if err != nil {
+		return 0, err
+	}
+	inst.mu.Lock()
+	defer inst.mu.Unlock()
+	// Status decisions compare with the status last written, which the
+	// cache may not have yet (our own previous write): read it live.
+	fresh, err := s.cnpg.CNPGV1().Clusters(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return 0, nil // the delete event follows
+	}
+	if err != nil {
+		return 0, fmt.Errorf("get cluster: %w", err)
+	}
+	if fresh.UID != inst.uid {
+		return 0, nil // recreated: the event for the new one follows
+	}
+	r := &clusterRun{s: s, inst: inst, cluster: fresh, faults: s.faultsFor(key)}
+	return r.sync(ctx)
+}
+
+// clusterRun is one sync of one Cluster; cluster is refreshed by each
+// status write so later writes do not conflict with earlier ones.
+type clusterRun struct {
+	s       *Simulator
+	inst    *instance
+	cluster *cnpgv1.Cluster
+	faults  faults
+	roles   *cnpgv1.ManagedRoles
+}
+
+func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
+	s, b := r.s, r.inst.backend
+	if err := s.ensureCASecret(ctx, r.cluster, b.ca); err != nil {
+		return 0, err
+	}
+	if err := s.ensureServices(ctx, r.cluster); err != nil {
+		return 0, err
+	}
+	if err := s.ensureGeneratedSuperuserSecret(ctx, r.cluster); err != nil {
+		return 0, err
+	}
+	if r.faults.stopped {
+		b.srv.stop()
+		return 0, r.writeStatus(ctx, PhaseFailingOver, false, "Primary instance is not running")
+	}
+	// A new Cluster always shows "Setting up primary" first, even when a
+	// shared server is already up.
+	if !b.srv.running() || r.cluster.Status.Phase == "" {
+		phase := PhaseSettingUpPrimary
+		if prev := r.cluster.Status.Phase; prev != "" && prev != PhaseSettingUpPrimary {
+			// It ran before and is gone: CNPG would be promoting a replica.
+			phase = PhaseFailingOver
+		}
+		if err := r.writeStatus(ctx, phase, false, ""); err != nil {
+			return 0, err
+		}
+	}
+	started, err := b.converge(ctx, r.hba(), r.certNames())
+	if err != nil {
+		return 0, err
+	}
+	if started || r.inst.readyAt.IsZero() {
+		r.inst.readyAt = time.Now()
+	}
+	if err := s.hostMap.set(r.inst.key, r.hostEntries()); err != nil {
+		return 0, err
+	}
+	if err := r.applySuperuser(ctx); err != nil {
+		return 0, err
+	}
+	if err := r.applyParameters(ctx); err != nil {
+		return 0, err
+	}
+	retry, err := r.applyRoles(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if wait := time.Until(r.inst.readyAt.Add(s.healthyDelay(r.faults))); wait > 0 {
+		return wait, r.writeStatus(ctx, PhaseSettingUpPrimary, false, "")
+	}
+	wasReady := r.cluster.Status.ReadyInstances > 0
+	phase := PhaseHealthy
+	if r.faults.phase != "" {
+		phase = r.faults.phase
+	}
+	if err := r.writeStatus(ctx, phase, true, ""); err != nil {
+		return 0, err
+	}
+	if !wasReady {
+		s.enqueueDependents(ctx, r.cluster)
+	}
+	return retry, nil
+}
+
+func (r *clusterRun) hba() hbaConfig {
+	if r.inst.backend.shared {
+		return hbaConfig{trustSuperuser: true}
+	}
+	var lines []string
+	if pg := r.cluster.Spec.PostgresConfiguration; pg != nil {
+		lines = pg.PgHBA
+	}
+	return hbaConfig{userLines: lines}
+}
+
+// serviceNames are the Cluster's Services and its Poolers' Services.
+func (r *clusterRun) serviceNames() []string {
+	name := r.cluster.Name
+	names := []string{name + "-rw", name + "-ro", name + "-r"}
+	poolers, err := r.s.poolers.Poolers(r.cluster.Namespace).List(everything)
+	if err != nil {
+		return names
+	}
+	for _, p := range poolers {
+		if p.Spec.Cluster.Name == name && p.DeletionTimestamp == nil {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
+
+func (r *clusterRun) certNames() []string {
+	if r.inst.backend.shared {
+		return sharedSANs(r.s.instanceNamespaces())
+	}
+	var sans []string
+	for _, svc := range r.serviceNames() {
+		sans = append(sans, serviceHosts(r.cluster.Namespace, svc)...)
+	}
+	return sans
+}
+
+func (r *clusterRun) hostEntries() map[string]string {
+	entries := map[string]string{}
+	addr := r.inst.backend.srv.addr()
+	for _, svc := range r.serviceNames() {
+		// The bare name is left out: it means different Services in
+		// different namespaces.
+		for _, host := range serviceHosts(r.cluster.Namespace, svc)[1:] {
+			entries[host+":5432"] = addr
+		}
+	}
+	return entries
+}
+
+func (s *Simulator) instanceNamespaces() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var namespaces []string
+	for key := range s.instances {
+		namespaces = append(namespaces, key.Namespace)
+	}
+	return namespaces
+}
+
+// enqueueDependents looks again at what waited for the Cluster to be ready.
+func (s *Simulator) enqueueDependents(ctx context.Context, cluster *cnpgv1.Cluster) {
+	dbs, err := s.databases.Databases(cluster.Namespace).List(everything)
+	if err != nil {
+		return
+	}
+	for _, db := range dbs {
+		if db.Spec.Cluster.Name == cluster.Name {
+			s.databaseLoop.add(cache.ObjectName{Namespace: db.Namespace, Name: db.Name})
+		}
+	}
+	klog.FromContext(ctx).V(4).Info("Cluster became ready", "cluster", klog.KObj(cluster))
+}

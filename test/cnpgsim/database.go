@@ -1,0 +1,200 @@
+package cnpgsim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+)
+
+// databaseFinalizer is CNPG's: it holds a Database until its reclaim
+// policy has been carried out.
+const databaseFinalizer = "cnpg.io/deleteDatabase"
+
+// databaseRetry is how soon a Database that could not be applied (say, its
+// owner role is not there yet) is tried again.
+const databaseRetry = 2 * time.Second
+
+var errNotServing = errors.New("cluster has no running server")
+
+// syncDatabase carries out one CNPG Database on its Cluster's server.
+func (s *Simulator) syncDatabase(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
+	db, err := s.databases.Databases(key.Namespace).Get(key.Name)
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("get database: %w", err)
+	}
+	if db.DeletionTimestamp != nil {
+		return s.finalizeDatabase(ctx, db)
+	}
+	if !slices.Contains(db.Finalizers, databaseFinalizer) {
+		// The update event brings the Database back here.
+		return 0, s.setFinalizers(ctx, db, append(slices.Clone(db.Finalizers), databaseFinalizer))
+	}
+	srv, err := s.servingServer(db.Namespace, db.Spec.Cluster.Name)
+	if err != nil {
+		// CNPG's instance manager reconciles Databases only on a running
+		// primary; until then nothing changes.
+		if _, cerr := s.clusters.Clusters(db.Namespace).Get(db.Spec.Cluster.Name); apierrors.IsNotFound(cerr) {
+			return databaseRetry, s.writeDatabaseStatus(ctx, db, false, fmt.Sprintf("cluster %q not found", db.Spec.Cluster.Name))
+		}
+		return databaseRetry, nil
+	}
+	if err := applyDatabase(ctx, srv, db.Spec); err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		klog.FromContext(ctx).V(2).Info("Database not applied", "err", err)
+		return databaseRetry, s.writeDatabaseStatus(ctx, db, false, pgMessage(err))
+	}
+	return 0, s.writeDatabaseStatus(ctx, db, true, "")
+}
+
+// servingServer is the running server of a ready Cluster.
+func (s *Simulator) servingServer(namespace, cluster string) (*server, error) {
+	c, err := s.clusters.Clusters(namespace).Get(cluster)
+	if err != nil || c.Status.ReadyInstances == 0 {
+		return nil, errNotServing
+	}
+	inst := s.instance(cache.ObjectName{Namespace: namespace, Name: cluster})
+	if inst == nil || inst.uid != c.UID || !inst.backend.srv.running() {
+		return nil, errNotServing
+	}
+	return inst.backend.srv, nil
+}
+
+func applyDatabase(ctx context.Context, srv *server, spec cnpgv1.DatabaseSpec) error {
+	err := srv.withConn(ctx, "postgres", func(ctx context.Context, conn *pgx.Conn) error {
+		if spec.Ensure == cnpgv1.EnsureAbsent {
+			return dropDatabase(ctx, conn, spec.Name)
+		}
+		var owner string
+		err := conn.QueryRow(ctx, "SELECT pg_get_userbyid(datdba)::text FROM pg_database WHERE datname = $1", spec.Name).Scan(&owner)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			if _, err := conn.Exec(ctx, "CREATE DATABASE "+ident(spec.Name)+" OWNER "+ident(spec.Owner)); err != nil {
+				return fmt.Errorf("create database: %w", err)
+			}
+		case err != nil:
+			return fmt.Errorf("read database: %w", err)
+		case owner != spec.Owner:
+			if _, err := conn.Exec(ctx, "ALTER DATABASE "+ident(spec.Name)+" OWNER TO "+ident(spec.Owner)); err != nil {
+				return fmt.Errorf("change database owner: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil || spec.Ensure == cnpgv1.EnsureAbsent || len(spec.Extensions) == 0 {
+		return err
+	}
+	return srv.withConn(ctx, spec.Name, func(ctx context.Context, conn *pgx.Conn) error {
+		for _, ext := range spec.Extensions {
+			if err := applyExtension(ctx, conn, ext); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func applyExtension(ctx context.Context, conn *pgx.Conn, ext cnpgv1.ExtensionSpec) error {
+	if ext.Ensure == cnpgv1.EnsureAbsent {
+		if _, err := conn.Exec(ctx, "DROP EXTENSION IF EXISTS "+ident(ext.Name)); err != nil {
+			return fmt.Errorf("drop extension %s: %w", ext.Name, err)
+		}
+		return nil
+	}
+	stmt := "CREATE EXTENSION IF NOT EXISTS " + ident(ext.Name)
+	if ext.Schema != "" {
+		stmt += " SCHEMA " + ident(ext.Schema)
+	}
+	if ext.Version != "" {
+		stmt += " VERSION " + quoteLiteral(ext.Version)
+	}
+	if _, err := conn.Exec(ctx, stmt); err != nil {
+		return fmt.Errorf("create extension %s: %w", ext.Name, err)
+	}
+	return nil
+}
+
+func dropDatabase(ctx context.Context, conn *pgx.Conn, name string) error {
+	// FORCE: sessions still open on it would otherwise block the drop.
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("drop database: %w", err)
+	}
+	return nil
+}
+
+// finalizeDatabase carries out the reclaim policy, then lets the Database go.
+func (s *Simulator) finalizeDatabase(ctx context.Context, db *cnpgv1.Database) (time.Duration, error) {
+	if !slices.Contains(db.Finalizers, databaseFinalizer) {
+		return 0, nil
+	}
+	if db.Spec.DatabaseReclaimPolicy == cnpgv1.DatabaseReclaimDelete {
+		srv, err := s.servingServer(db.Namespace, db.Spec.Cluster.Name)
+		switch {
+		case err == nil:
+			if err := srv.withConn(ctx, "postgres", func(ctx context.Context, conn *pgx.Conn) error {
+				return dropDatabase(ctx, conn, db.Spec.Name)
+			}); err != nil {
+				return 0, err
+			}
+			klog.FromContext(ctx).Info("Dropped database", "database", db.Spec.Name)
+		case s.clusterExists(db.Namespace, db.Spec.Cluster.Name):
+			// Wait for the server: the drop must happen.
+			return databaseRetry, nil
+		}
+		// Without its Cluster the database went with the Cluster's data.
+	}
+	return 0, s.setFinalizers(ctx, db, slices.DeleteFunc(slices.Clone(db.Finalizers), func(f string) bool { return f == databaseFinalizer }))
+}
+
+func (s *Simulator) clusterExists(namespace, name string) bool {
+	c, err := s.clusters.Clusters(namespace).Get(name)
+	return err == nil && c.DeletionTimestamp == nil
+}
+
+// setFinalizers patches the finalizer list, guarded by resourceVersion: a
+// merge patch replaces lists whole, so a concurrent change must not be lost.
+func (s *Simulator) setFinalizers(ctx context.Context, db *cnpgv1.Database, finalizers []string) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"finalizers":      finalizers,
+		"resourceVersion": db.ResourceVersion,
+	}})
+	if err != nil {
+		return fmt.Errorf("encode finalizer patch: %w", err)
+	}
+	_, err = s.cnpg.CNPGV1().Databases(db.Namespace).Patch(ctx, db.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: s.opts.FieldManager})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("patch database finalizers: %w", err)
+	}
+	return nil
+}
+
+func (s *Simulator) writeDatabaseStatus(ctx context.Context, db *cnpgv1.Database, applied bool, message string) error {
+	want := cnpgv1.DatabaseStatus{ObservedGeneration: db.Generation, Applied: &applied, Message: message}
+	cur := db.Status
+	if cur.ObservedGeneration == want.ObservedGeneration && cur.Message == want.Message &&
+		cur.Applied != nil && *cur.Applied == applied {
+		return nil
+	}
+	next := db.DeepCopy()
+	next.Status = want
+	if _, err := s.cnpg.CNPGV1().Databases(db.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: s.opts.FieldManager}); err != nil {
+		return fmt.Errorf("update database status: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package cnpgsim_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+)
+
+func TestPoolerAndScheduledBackup(t *testing.T) {
+	ns := newNamespace(t)
+	newCluster(t, ns, "web")
+	instances := int32(2)
+	pooler := &cnpgv1.Pooler{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-pooler-rw", Namespace: ns},
+		Spec: cnpgv1.PoolerSpec{
+			Cluster: cnpgv1.LocalObjectReference{Name: "web"}, Type: cnpgv1.PoolerTypeRW, Instances: &instances,
+			PgBouncer: &cnpgv1.PgBouncerSpec{PoolMode: "transaction"},
+		},
+	}
+	if _, err := pg.CNPGV1().Poolers(ns).Create(t.Context(), pooler, metav1.CreateOptions{FieldValidation: "Strict"}); err != nil {
+		t.Fatalf("create pooler: %v", err)
+	}
+	backup := &cnpgv1.ScheduledBackup{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-daily", Namespace: ns},
+		Spec: cnpgv1.ScheduledBackupSpec{
+			Schedule: "0 0 2 * * *", Cluster: cnpgv1.LocalObjectReference{Name: "web"},
+			Method: cnpgv1.BackupMethodPlugin, PluginConfiguration: &cnpgv1.BackupPluginConfiguration{Name: "barman-cloud.cloudnative-pg.io"},
+		},
+	}
+	if _, err := pg.CNPGV1().ScheduledBackups(ns).Create(t.Context(), backup, metav1.CreateOptions{FieldValidation: "Strict"}); err != nil {
+		t.Fatalf("create scheduled backup: %v", err)
+	}
+	waitHealthy(t, ns, "web")
+
+	t.Run("pooler status and service", func(t *testing.T) {
+		eventually(t, 10*time.Second, "pooler status", func() error {
+			p, err := pg.CNPGV1().Poolers(ns).Get(t.Context(), "web-pooler-rw", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if p.Status.Instances != 2 || p.Status.Phase != "active" {
+				return fmt.Errorf("status = %+v", p.Status)
+			}
+			return nil
+		})
+		if _, err := kube.CoreV1().Services(ns).Get(t.Context(), "web-pooler-rw", metav1.GetOptions{}); err != nil {
+			t.Errorf("pooler service: %v", err)
+		}
+	})
+	t.Run("pooler service name reaches the server over verified TLS", func(t *testing.T) {
+		eventually(t, 10*time.Second, "connect through the pooler name", func() error {
+			conn, err := dial(t.Context(), readHostMap(t), ns, "web-pooler-rw", "web", "postgres", "su-web", "postgres")
+			if err != nil {
+				return err
+			}
+			return conn.Close(t.Context())
+		})
+	})
+	t.Run("scheduled backup status", func(t *testing.T) {
+		eventually(t, 10*time.Second, "scheduled backup status", func() error {
+			sb, err := pg.CNPGV1().ScheduledBackups(ns).Get(t.Context(), "web-daily", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			st := sb.Status
+			if st.LastCheckTime == nil || st.NextScheduleTime == nil {
+				return fmt.Errorf("status = %+v", st)
+			}
+			if next := st.NextScheduleTime.UTC(); next.Hour() != 2 || next.Minute() != 0 || !next.After(st.LastCheckTime.Time) {
+				return fmt.Errorf("next = %s", next)
+			}
+			return nil
+		})
+	})
+}

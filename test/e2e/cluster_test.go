@@ -1,0 +1,269 @@
+package e2e_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+)
+
+func newClass(t *testing.T, name string, s pgv1.ClusterSettings) {
+	t.Helper()
+	c := &pgv1.PostgresClusterClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: pgv1.PostgresClusterClassSpec{ClusterSettings: s}}
+	if _, err := pg.PostgresV1alpha1().PostgresClusterClasses().Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create class: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = pg.PostgresV1alpha1().PostgresClusterClasses().Delete(context.WithoutCancel(t.Context()), name, metav1.DeleteOptions{})
+	})
+}
+
+func newCluster(t *testing.T, ns, name, class string, s pgv1.ClusterSettings, policy pgv1.DeletionPolicy) *pgv1.PostgresCluster {
+	t.Helper()
+	c := &pgv1.PostgresCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec:       pgv1.PostgresClusterSpec{Class: class, ClusterSettings: s, ClusterDeletionPolicy: policy},
+	}
+	got, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create cluster: %v", err)
+	}
+	return got
+}
+
+// connect opens a connection the way an application would: with the
+// ConfigMap's service name, the superuser Secret and the CA Secret it
+// names, TLS verified (the host map only redirects the address).
+func connect(t *testing.T, ns, cluster string) *pgx.Conn {
+	t.Helper()
+	cm, err := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), cluster+"-connection", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("connection ConfigMap: %v", err)
+	}
+	if cm.Data["rw-host"] != cluster+"-rw."+ns+".svc" || cm.Data["port"] != "5432" {
+		t.Fatalf("ConfigMap data = %v", cm.Data)
+	}
+	sec, err := kube.CoreV1().Secrets(ns).Get(t.Context(), cm.Data["superuser-secret"], metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("superuser Secret: %v", err)
+	}
+	ca, err := kube.CoreV1().Secrets(ns).Get(t.Context(), cm.Data["ca-secret"], metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("CA Secret: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	conn, err := postgres.NewConnector(postgres.NewHostMap(hostMap)).Connect(ctx, postgres.Target{
+		Namespace: ns, Cluster: cluster, Database: "postgres",
+		User: string(sec.Data["username"]), Password: string(sec.Data["password"]), CACert: ca.Data["ca.crt"],
+	})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
+	return conn
+}
+
+func show(t *testing.T, conn *pgx.Conn, param string) string {
+	t.Helper()
+	var v string
+	if err := conn.QueryRow(t.Context(), "SHOW "+pgx.Identifier{param}.Sanitize()).Scan(&v); err != nil {
+		t.Fatalf("SHOW %s: %v", param, err)
+	}
+	return v
+}
+
+func updateCluster(t *testing.T, ns, name string, mutate func(*pgv1.PostgresCluster)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		mutate(c)
+		_, err = pg.PostgresV1alpha1().PostgresClusters(ns).Update(t.Context(), c, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("update cluster: %v", err)
+	}
+}
+
+func TestClusterLifecycle(t *testing.T) {
+	ns := newNamespace(t)
+	op := startOperator(t, "cluster-op", "--leader-elect=false", "--namespace", ns,
+		"--postgres-host-map", hostMap, "--resync-period", "2s")
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{
+		Instances:        ptr.To[int32](1),
+		PostgresVersion:  ptr.To[int32](15),
+		Storage:          &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("1Gi"))},
+		PostgreSQLConfig: map[string]string{"work_mem": "8MB", "max_connections": "50"},
+	})
+	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+
+	start := time.Now()
+	c := waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	t.Logf("PostgresCluster Ready %v after creation", time.Since(start).Round(time.Millisecond))
+	for _, cond := range c.Status.Conditions {
+		if cond.Status != metav1.ConditionTrue {
+			t.Errorf("Ready cluster has condition %s=%s (%s)", cond.Type, cond.Status, cond.Message)
+		}
+	}
+	conn := connect(t, ns, "shop")
+	if got := show(t, conn, "work_mem"); got != "8MB" {
+		t.Errorf("work_mem = %s, want the class's 8MB", got)
+	}
+
+	t.Run("zero writes and zero SQL on resync", func(t *testing.T) {
+		expectIdle(t, op, "postgrescluster")
+	})
+
+	t.Run("parameter change reaches the server", func(t *testing.T) {
+		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+			c.Spec.PostgreSQLConfig = map[string]string{"work_mem": "16MB"}
+		})
+		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+		if got := show(t, connect(t, ns, "shop"), "work_mem"); got != "16MB" {
+			t.Errorf("work_mem = %s after the change, want 16MB", got)
+		}
+	})
+
+	t.Run("pooler on and off", func(t *testing.T) {
+		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+			c.Spec.ConnectionPooler = &pgv1.ConnectionPoolerSpec{Enabled: ptr.To(true), Instances: ptr.To[int32](2), PoolMode: pgv1.PoolModeTransaction}
+		})
+		c := waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+		if c.Status.ConnectionPoolerStatus == nil || !c.Status.ConnectionPoolerStatus.Enabled {
+			t.Errorf("pooler status = %+v", c.Status.ConnectionPoolerStatus)
+		}
+		for _, n := range []string{"shop-pooler-rw", "shop-pooler-ro"} {
+			p, err := pg.CNPGV1().Poolers(ns).Get(t.Context(), n, metav1.GetOptions{})
+			if err != nil || p.Spec.PgBouncer.PoolMode != "transaction" || *p.Spec.Instances != 2 {
+				t.Fatalf("pooler %s: %v %+v", n, err, p)
+			}
+		}
+		cm, _ := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "shop-connection", metav1.GetOptions{})
+		if cm.Data["pooler-rw-host"] != "shop-pooler-rw."+ns+".svc" {
+			t.Errorf("ConfigMap lacks the pooler endpoint: %v", cm.Data)
+		}
+		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.ConnectionPooler.Enabled = ptr.To(false) })
+		for _, n := range []string{"shop-pooler-rw", "shop-pooler-ro"} {
+			gone(t, "pooler "+n, func(ctx context.Context) error {
+				_, err := pg.CNPGV1().Poolers(ns).Get(ctx, n, metav1.GetOptions{})
+				return err
+			})
+		}
+		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+	})
+
+	t.Run("backups on and off", func(t *testing.T) {
+		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+			c.Spec.Backup = &pgv1.BackupSpec{Schedule: "0 2 * * *", ObjectStore: &pgv1.ObjectStoreSpec{
+				DestinationPath: "s3://backups/shop", CredentialsSecretName: "backup-creds", RetentionPolicy: "7d"}}
+		})
+		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+		sb, err := pg.CNPGV1().ScheduledBackups(ns).Get(t.Context(), "shop-backup", metav1.GetOptions{})
+		if err != nil || sb.Spec.Schedule != "0 0 2 * * *" || sb.Spec.Method != "plugin" {
+			t.Fatalf("scheduled backup: %v %+v", err, sb)
+		}
+		if _, err := pg.BarmanCloudV1().ObjectStores(ns).Get(t.Context(), "shop-backup", metav1.GetOptions{}); err != nil {
+			t.Fatalf("object store: %v", err)
+		}
+		cl, _ := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
+		if !slices.ContainsFunc(cl.Spec.Plugins, func(p cnpgv1.PluginConfiguration) bool { return p.Name == "barman-cloud.cloudnative-pg.io" }) {
+			t.Errorf("CNPG Cluster has no barman-cloud plugin: %+v", cl.Spec.Plugins)
+		}
+		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.Backup = nil })
+		gone(t, "scheduled backup", func(ctx context.Context) error {
+			_, err := pg.CNPGV1().ScheduledBackups(ns).Get(ctx, "shop-backup", metav1.GetOptions{})
+			return err
+		})
+		gone(t, "object store", func(ctx context.Context) error {
+			_, err := pg.BarmanCloudV1().ObjectStores(ns).Get(ctx, "shop-backup", metav1.GetOptions{})
+			return err
+		})
+		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+	})
+
+	t.Run("stopped postgres shows and recovers", func(t *testing.T) {
+		if err := sim.StopServer(t.Context(), ns, "shop"); err != nil {
+			t.Fatal(err)
+		}
+		c := waitCluster(t, ns, "shop", pgv1.PhasePending, 60*time.Second)
+		if !strings.Contains(readyMessage(c), "Failing over") && !strings.Contains(readyMessage(c), "unreachable") {
+			t.Logf("status while stopped: %s", readyMessage(c))
+		}
+		if err := sim.StartServer(t.Context(), ns, "shop"); err != nil {
+			t.Fatal(err)
+		}
+		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+	})
+
+	t.Run("delete policy removes the CNPG cluster", func(t *testing.T) {
+		if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "shop", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		gone(t, "CNPG cluster", func(ctx context.Context) error {
+			_, err := pg.CNPGV1().Clusters(ns).Get(ctx, "shop", metav1.GetOptions{})
+			return err
+		})
+		gone(t, "PostgresCluster", func(ctx context.Context) error {
+			_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
+			return err
+		})
+	})
+}
+
+func readyMessage(c *pgv1.PostgresCluster) string {
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == pgv1.ConditionReady {
+			return cond.Reason + ": " + cond.Message
+		}
+	}
+	return ""
+}
+
+// expectIdle checks that resyncs of converged objects (the operator runs
+// with --resync-period 2s) cause passes but no API write and no SQL.
+func expectIdle(t *testing.T, op *operatorProc, queue string) {
+	t.Helper()
+	w, sql := writes(t, op), op.metric(t, "setpoint_postgres_statements_total")
+	passes := op.metric(t, "setpoint_reconcile_total", "name", queue)
+	time.Sleep(5 * time.Second) // two resync periods
+	if d := writes(t, op) - w; d != 0 {
+		t.Errorf("resyncs of converged objects wrote %v times", d)
+	}
+	if d := op.metric(t, "setpoint_postgres_statements_total") - sql; d != 0 {
+		t.Errorf("resyncs of converged objects ran %v SQL statements", d)
+	}
+	if op.metric(t, "setpoint_reconcile_total", "name", queue) == passes {
+		t.Errorf("no %s pass ran during the resyncs: the check proves nothing", queue)
+	}
+}
+
+// writes is the operator's count of mutating API requests, Leases aside.
+func writes(t *testing.T, op *operatorProc) float64 {
+	t.Helper()
+	var n float64
+	for _, s := range op.samples(t, "setpoint_api_requests_total") {
+		switch s.labels["verb"] {
+		case "create", "update", "patch", "apply", "delete":
+			if s.labels["resource"] != "leases" {
+				n += s.value
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,149 @@
+package e2e_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+)
+
+// readyCluster starts an operator for ns and returns once a PostgresCluster
+// "shop" is Ready there.
+func readyCluster(t *testing.T, ns string) *operatorProc {
+	t.Helper()
+	op := startOperator(t, "op", "--leader-elect=false", "--namespace", ns,
+		"--postgres-host-map", hostMap, "--resync-period", "2s")
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
+	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	return op
+}
+
+func newDatabase(t *testing.T, ns, name string, dbs ...pgv1.DatabaseSpec) {
+	t.Helper()
+	d := &pgv1.PostgresDatabase{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "shop"}, Databases: dbs},
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create PostgresDatabase: %v", err)
+	}
+}
+
+func waitDatabase(t *testing.T, ns, name string, phase pgv1.Phase, timeout time.Duration) *pgv1.PostgresDatabase {
+	t.Helper()
+	var got *pgv1.PostgresDatabase
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		var err error
+		got, err = pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, name, metav1.GetOptions{})
+		return err == nil && got.Status.Phase == phase && got.Status.ObservedGeneration == got.Generation, nil
+	})
+	if err != nil {
+		t.Fatalf("PostgresDatabase %s not %s in %v: phase %s, conditions %+v", name, phase, timeout, got.Status.Phase, got.Status.Conditions)
+	}
+	return got
+}
+
+// connectAs connects with an application's credentials, read the way an
+// application would: from the database's ConfigMap and Secret.
+func connectAs(t *testing.T, ns, configMap, secret string) *pgx.Conn {
+	t.Helper()
+	cm, err := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), configMap, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("ConfigMap %s: %v", configMap, err)
+	}
+	sec, err := kube.CoreV1().Secrets(ns).Get(t.Context(), secret, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("Secret %s: %v", secret, err)
+	}
+	ca, err := kube.CoreV1().Secrets(ns).Get(t.Context(), cm.Data["ca-secret"], metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("CA Secret: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	conn, err := postgres.NewConnector(postgres.NewHostMap(hostMap)).Connect(ctx, postgres.Target{
+		Namespace: ns, Cluster: "shop", Database: cm.Data["database"],
+		User: string(sec.Data["username"]), Password: string(sec.Data["password"]), CACert: ca.Data["ca.crt"],
+	})
+	if err != nil {
+		t.Fatalf("connect as %s: %v", sec.Data["username"], err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
+	return conn
+}
+
+func execSQL(t *testing.T, conn *pgx.Conn, sql string) {
+	t.Helper()
+	if _, err := conn.Exec(t.Context(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func TestDatabaseBecomesReadyAndUsable(t *testing.T) {
+	ns := newNamespace(t)
+	op := readyCluster(t, ns)
+	start := time.Now()
+	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", Extensions: []string{"pg_trgm"}})
+	db := waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	t.Logf("PostgresDatabase Ready %v after creation on a Ready cluster", time.Since(start).Round(time.Millisecond))
+	for _, c := range db.Status.Conditions {
+		if c.Status != metav1.ConditionTrue {
+			t.Errorf("condition %s=%s: %s", c.Type, c.Status, c.Message)
+		}
+	}
+
+	// The admin creates a table; the rw role uses it through default privileges.
+	admin := connectAs(t, ns, "app-orders-config", "app-orders-admin")
+	execSQL(t, admin, "CREATE TABLE items (id bigserial PRIMARY KEY, name text)")
+	rw := connectAs(t, ns, "app-orders-config", "app-orders-rw")
+	execSQL(t, rw, "INSERT INTO items (name) VALUES ('widget')")
+	var n int
+	if err := rw.QueryRow(t.Context(), "SELECT count(*) FROM items").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("rw select: %d %v", n, err)
+	}
+	var ext string
+	if err := admin.QueryRow(t.Context(), "SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'").Scan(&ext); err != nil {
+		t.Errorf("extension pg_trgm missing: %v", err)
+	}
+
+	t.Run("zero writes and zero SQL on resync", func(t *testing.T) {
+		if op.metric(t, "setpoint_postgres_statements_total") == 0 {
+			t.Fatal("the operator reports no SQL at all: the statement counter is broken")
+		}
+		expectIdle(t, op, "postgresdatabase")
+	})
+}
+
+func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
+	ns := newNamespace(t)
+	readyCluster(t, ns)
+	newDatabase(t, ns, "first", pgv1.DatabaseSpec{Name: "orders"})
+	waitDatabase(t, ns, "first", pgv1.PhaseReady, 120*time.Second)
+	newDatabase(t, ns, "second", pgv1.DatabaseSpec{Name: "orders"})
+	second := waitDatabase(t, ns, "second", pgv1.PhaseFailed, 60*time.Second)
+	var msg string
+	for _, c := range second.Status.Conditions {
+		if c.Type == pgv1.ConditionRolesReady {
+			if c.Reason != "RoleConflict" {
+				t.Errorf("RolesReady reason %s, want RoleConflict", c.Reason)
+			}
+			msg = c.Message
+		}
+	}
+	t.Logf("second claimant: %s", msg)
+	// The first keeps working.
+	first := waitDatabase(t, ns, "first", pgv1.PhaseReady, 10*time.Second)
+	if first.Status.Phase != pgv1.PhaseReady {
+		t.Errorf("first claimant lost its database")
+	}
+	connectAs(t, ns, "first-orders-config", "first-orders-rw")
+}
