@@ -4,7 +4,7 @@ BIN := $(CURDIR)/bin
 GO ?= go
 CONTROLPLANE_BINS := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager
 
-.PHONY: all generate manifests verify build test unit integration lint controlplane demo bench clean
+.PHONY: all generate manifests verify build test unit lint controlplane postgres demo bench clean
 
 all: build
 
@@ -43,17 +43,21 @@ $(BIN)/kube-apiserver: test/controlplane/go.mod test/controlplane/go.sum
 $(BIN)/kube-controller-manager: test/controlplane/go.mod test/controlplane/go.sum
 	cd test/controlplane && $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-controller-manager
 
+## postgres: install PostgreSQL's server binaries when missing
+postgres:
+	hack/ensure-postgres.sh
+
 ## test: unit tests, then the integration tests on a real control plane
-test: controlplane
+test: controlplane postgres
 	SETPOINT_REQUIRE_CONTROLPLANE=1 SETPOINT_BIN_DIR=$(BIN) $(GO) test -count=1 -timeout 40m ./...
 
 ## unit: only the tests that need no control plane
 unit:
 	$(GO) test -count=1 ./pkg/...
 
-## demo: the local sandbox (CNPG stand-in, real Postgres) — not built yet
-demo:
-	@echo "make demo: not yet — the sandbox arrives with the CNPG stand-in (issue 4)." >&2; exit 1
+## demo: the local sandbox (control plane, CNPG stand-in, real Postgres) with the operator and the samples
+demo: controlplane postgres
+	$(GO) run ./test/sandbox -demo
 
 ## bench: convergence and cost benchmarks — not built yet
 bench:

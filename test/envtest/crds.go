@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -109,26 +108,19 @@ func readCRDs(dir string) ([]*unstructured.Unstructured, error) {
 	if err != nil || len(files) == 0 {
 		return nil, fmt.Errorf("no CRD files in %s: %v", dir, err)
 	}
-	var objs []*unstructured.Unstructured
+	var crds []*unstructured.Unstructured
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		objs, err := decodeFile(f)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", f, err)
+			return nil, err
 		}
-		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-		for {
-			obj := &unstructured.Unstructured{}
-			if err := dec.Decode(&obj.Object); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				return nil, fmt.Errorf("decode %s: %w", f, err)
-			}
+		for _, obj := range objs {
 			if obj.GetKind() == "CustomResourceDefinition" {
-				objs = append(objs, obj)
+				crds = append(crds, obj)
 			}
 		}
 	}
-	return objs, nil
+	return crds, nil
 }
 
 func waitEstablished(ctx context.Context, crds dynamic.NamespaceableResourceInterface, name string) error {

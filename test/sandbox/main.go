@@ -4,7 +4,11 @@
 // and .sandbox/hostmap.json, prints how to use them, and on Ctrl-C (or
 // SIGTERM) stops everything and removes what it wrote.
 //
-//	go run ./test/sandbox [-dir .sandbox] [-shared-backend] [-demo-cluster NAME]
+// With -demo (what `make demo` runs) it also runs the operator, applies
+// manifests/samples, narrates the PostgresCluster and PostgresDatabase
+// becoming Ready, and uses the database as an application would.
+//
+//	go run ./test/sandbox [-dir .sandbox] [-shared-backend] [-demo [-exit]]
 package main
 
 import (
@@ -21,43 +25,73 @@ import (
 	"github.com/setpoint-dev/setpoint/test/sandbox/internal/sandbox"
 )
 
+type options struct {
+	dir, samples, metrics string
+	shared, demo, exit    bool
+}
+
 func main() {
-	dir := flag.String("dir", ".sandbox", "state directory for kubeconfig and hostmap.json")
-	shared := flag.Bool("shared-backend", false, "serve every CNPG Cluster from one Postgres server")
-	demo := flag.String("demo-cluster", "", "if set, create a CNPG Cluster of this name in namespace default and connect to it")
+	var o options
+	flag.StringVar(&o.dir, "dir", ".sandbox", "state directory for kubeconfig and hostmap.json")
+	flag.BoolVar(&o.shared, "shared-backend", false, "serve every CNPG Cluster from one Postgres server")
+	flag.BoolVar(&o.demo, "demo", false, "run the operator, apply the samples and show a database becoming Ready and usable")
+	flag.StringVar(&o.samples, "samples", "manifests/samples", "with -demo: the objects to apply")
+	flag.StringVar(&o.metrics, "metrics-bind-address", "127.0.0.1:8080", "with -demo: the operator's /metrics address")
+	flag.BoolVar(&o.exit, "exit", false, "with -demo: stop once the demo has shown a usable database")
 	klog.InitFlags(nil)
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *dir, *shared, *demo); err != nil {
+	if err := run(ctx, o); err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir string, shared bool, demo string) error {
+func run(ctx context.Context, o options) error {
 	ctx = klog.NewContext(ctx, klog.Background())
-	sb, err := sandbox.Start(ctx, sandbox.Options{Dir: dir, Simulator: cnpgsim.Options{SharedBackend: shared}})
+	sb, err := sandbox.Start(ctx, sandbox.Options{Dir: o.dir, Simulator: cnpgsim.Options{SharedBackend: o.shared}})
 	if err != nil {
 		return err
 	}
 	defer func() {
-		fmt.Println("sandbox: stopping: Postgres servers, control plane, state files")
+		fmt.Println("sandbox: stopping: operator, Postgres servers, control plane, state files")
 		sb.Stop()
 		fmt.Println("sandbox: stopped, nothing left running")
 	}()
 	fmt.Printf(`sandbox: ready
   kubeconfig: %[1]s
   host map:   %[2]s
-  kubectl:    export KUBECONFIG=%[1]s; kubectl get clusters.postgresql.cnpg.io -A
-  operator:   go run ./cmd/setpoint --kubeconfig %[1]s --postgres-host-map %[2]s
-Ctrl-C stops everything.
+  kubectl:    export KUBECONFIG=%[1]s; kubectl get pgc,pgdb -A
 `, sb.KubeconfigPath, sb.HostMapPath)
-	if demo != "" {
-		if err := sb.DemoCluster(ctx, os.Stdout, "default", demo); err != nil {
-			return fmt.Errorf("demo cluster: %w", err)
-		}
+	if !o.demo {
+		fmt.Printf("  operator:   go run ./cmd/setpoint --kubeconfig %s --postgres-host-map %s --leader-elect=false\nCtrl-C stops everything.\n",
+			sb.KubeconfigPath, sb.HostMapPath)
+		<-ctx.Done()
+		return nil
 	}
-	<-ctx.Done()
-	return nil
+	return demo(ctx, sb, o)
+}
+
+// demo runs the operator beside the sandbox and walks through the samples.
+func demo(ctx context.Context, sb *sandbox.Sandbox, o options) error {
+	opCtx, stopOperator := context.WithCancel(ctx)
+	opDone := make(chan error, 1)
+	go func() { opDone <- sb.RunOperator(opCtx, o.metrics) }()
+	defer func() { stopOperator(); <-opDone }()
+	fmt.Printf("  operator:   running in this process (metrics on http://%s/metrics)\n", o.metrics)
+	if err := sb.Demo(ctx, os.Stdout, o.samples); err != nil {
+		return err
+	}
+	fmt.Println("demo: the database is Ready and usable.")
+	if o.exit {
+		return nil
+	}
+	fmt.Println("Explore with kubectl (see above); Ctrl-C stops everything.")
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-opDone:
+		return fmt.Errorf("operator stopped: %w", err)
+	}
 }
