@@ -59,9 +59,9 @@ unit:
 demo: controlplane postgres
 	$(GO) run ./test/sandbox -demo
 
-## bench: convergence and cost benchmarks — not built yet
-bench:
-	@echo "make bench: not yet — the benchmarks arrive with issue 8." >&2; exit 1
+## bench: convergence, cost, memory and failover figures (prints a table, writes bench.json; ≈8 min)
+bench: controlplane postgres
+	SETPOINT_BIN_DIR=$(BIN) $(GO) run ./test/bench $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(BIN)

@@ -1,0 +1,454 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+)
+
+// The lower bound is a plain loop doing, per object, only the writes and
+// SQL the job needs, with the operator's worker counts and client rate
+// limits. Its CNPG objects carry a label the stand-in's selector excludes,
+// so nothing reacts to them; the loop runs the SQL CNPG would run (two
+// CREATE ROLE and a CREATE DATABASE per database) itself, since in the
+// operator's run that work is on the critical path too.
+const (
+	lbFinalizer    = "bench.setpoint.dev/lower-bound"
+	lbManager      = "setpoint-bench"
+	lbManagedBy    = "setpoint-bench-lower-bound"
+	lbRolesManager = "setpoint-bench-roles"
+)
+
+var (
+	clusterGVK  = schema.GroupVersionKind{Group: "postgres.setpoint.dev", Version: "v1alpha1", Kind: "PostgresCluster"}
+	databaseGVK = schema.GroupVersionKind{Group: "postgres.setpoint.dev", Version: "v1alpha1", Kind: "PostgresDatabase"}
+)
+
+// counter counts API requests by "verb resource", like the operator's
+// setpoint_api_requests_total.
+type counter struct {
+	mu sync.Mutex
+	m  map[string]float64
+}
+
+func (c *counter) wrap(rt http.RoundTripper) http.RoundTripper {
+	return rtFunc(func(req *http.Request) (*http.Response, error) {
+		verb, res := classify(req)
+		c.mu.Lock()
+		c.m[verb+" "+res]++
+		c.mu.Unlock()
+		return rt.RoundTrip(req)
+	})
+}
+
+func (c *counter) snapshot() map[string]float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]float64, len(c.m))
+	for k, v := range c.m {
+		out[k] = v
+	}
+	return out
+}
+
+type rtFunc func(*http.Request) (*http.Response, error)
+
+func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// classify mirrors pkg/operator's classification of requests.
+func classify(req *http.Request) (verb, resource string) {
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		parts = parts[3:]
+	default:
+		return strings.ToLower(req.Method), "nonresource"
+	}
+	if len(parts) > 2 && parts[0] == "namespaces" {
+		parts = parts[2:]
+	}
+	named := len(parts) >= 2
+	if len(parts) > 0 {
+		resource = parts[0]
+	}
+	if len(parts) >= 3 {
+		resource += "/" + parts[2]
+	}
+	switch req.Method {
+	case http.MethodGet:
+		switch {
+		case req.URL.Query().Get("watch") == "true":
+			verb = "watch"
+		case named:
+			verb = "get"
+		default:
+			verb = "list"
+		}
+	case http.MethodPost:
+		verb = "create"
+	case http.MethodPut:
+		verb = "update"
+	case http.MethodPatch:
+		verb = "patch"
+		if strings.Contains(req.Header.Get("Content-Type"), "apply-patch") {
+			verb = "apply"
+		}
+	case http.MethodDelete:
+		verb = "delete"
+	default:
+		verb = strings.ToLower(req.Method)
+	}
+	return verb, resource
+}
+
+// lbConfig configures one lower-bound run.
+type lbConfig struct {
+	w               workload
+	clusterWorkers  int
+	databaseWorkers int
+	qps             float32
+	burst           int
+	creators        int
+	// backend: the shared Postgres server, reached like the operator
+	// reaches it (host map, TLS verified against a cluster's CA).
+	hostMapFile string
+	backendNS   string
+	backendClu  string
+	caCert      []byte
+}
+
+type lbResult struct {
+	wall       time.Duration
+	counts     map[string]float64 // API requests of the loop (not the creator)
+	statements int64
+	conns      int64
+}
+
+// runLowerBound creates the workload's objects in w.ns and processes each
+// as soon as it is created.
+func runLowerBound(ctx context.Context, admin *rest.Config, cfg lbConfig) (*lbResult, error) {
+	cnt := &counter{m: map[string]float64{}}
+	rc := rest.CopyConfig(admin)
+	rc.QPS, rc.Burst = cfg.qps, cfg.burst
+	rc.WrapTransport = cnt.wrap
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := versioned.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	creator, err := versioned.NewForConfig(admin)
+	if err != nil {
+		return nil, err
+	}
+	lb := &lowerBound{cfg: cfg, kube: kube, pg: pg, connector: postgres.NewConnector(postgres.NewHostMap(cfg.hostMapFile))}
+
+	clusters := make(chan *pgv1.PostgresCluster, cfg.w.clusters)
+	databases := make(chan *pgv1.PostgresDatabase, cfg.w.clusters*cfg.w.perDB)
+	errs := make(chan error, cfg.clusterWorkers+cfg.databaseWorkers+1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range cfg.clusterWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range clusters {
+				if err := lb.cluster(ctx, c); err != nil {
+					errs <- fmt.Errorf("lower bound, cluster %s: %w", c.Name, err)
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+	for range cfg.databaseWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var conn *pgx.Conn // this worker's connection to database postgres
+			defer func() {
+				if conn != nil {
+					_ = conn.Close(context.Background())
+				}
+			}()
+			for d := range databases {
+				if err := lb.database(ctx, d, &conn); err != nil {
+					errs <- fmt.Errorf("lower bound, database %s: %w", d.Name, err)
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+	start, err := createAll(ctx, creator, cfg.w, cfg.creators, func(c created) {
+		if c.cluObj != nil {
+			clusters <- c.cluObj
+		} else {
+			databases <- c.dbObj
+		}
+	})
+	close(clusters)
+	close(databases)
+	wg.Wait()
+	wall := time.Since(start)
+	close(errs)
+	for e := range errs {
+		return nil, e
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &lbResult{wall: wall, counts: cnt.snapshot(), statements: lb.statements.Load(), conns: lb.conns.Load()}, nil
+}
+
+type lowerBound struct {
+	cfg        lbConfig
+	kube       kubernetes.Interface
+	pg         versioned.Interface
+	connector  *postgres.Connector
+	statements atomic.Int64
+	conns      atomic.Int64
+}
+
+func finalizerPatch(rv string) []byte {
+	b, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"finalizers": []string{lbFinalizer}, "resourceVersion": rv}})
+	return b
+}
+
+func basicAuth(ns, name, user string, owner metav1.OwnerReference) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns,
+			Labels:          map[string]string{"app.kubernetes.io/managed-by": lbManagedBy},
+			OwnerReferences: []metav1.OwnerReference{owner}},
+		Type: corev1.SecretTypeBasicAuth,
+		Data: map[string][]byte{"username": []byte(user), "password": []byte(rand.Text())},
+	}
+}
+
+func ownerApply(obj metav1.Object, gvk schema.GroupVersionKind) *metav1ac.OwnerReferenceApplyConfiguration {
+	return metav1ac.OwnerReference().WithAPIVersion(gvk.GroupVersion().String()).WithKind(gvk.Kind).
+		WithName(obj.GetName()).WithUID(obj.GetUID()).WithController(true).WithBlockOwnerDeletion(true)
+}
+
+var lbApply = metav1.ApplyOptions{FieldManager: lbManager, Force: true}
+
+// cluster: finalizer, superuser Secret, CNPG Cluster, connection
+// ConfigMap, managed roles (all of the cluster's databases at once), one
+// status write.
+func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster) error {
+	ns, w := c.Namespace, lb.cfg.w
+	c, err := lb.pg.PostgresV1alpha1().PostgresClusters(ns).Patch(ctx, c.Name, types.MergePatchType,
+		finalizerPatch(c.ResourceVersion), metav1.PatchOptions{FieldManager: lbManager})
+	if err != nil {
+		return err
+	}
+	owner := *metav1.NewControllerRef(c, clusterGVK)
+	su := basicAuth(ns, c.Name+"-superuser", "postgres", owner)
+	if _, err := lb.kube.CoreV1().Secrets(ns).Create(ctx, su, metav1.CreateOptions{FieldManager: lbManager}); err != nil {
+		return err
+	}
+	labels := map[string]string{"app.kubernetes.io/managed-by": lbManagedBy, "postgres.setpoint.dev/cluster": c.Name}
+	ac := cnpgac.Cluster(c.Name, ns).WithLabels(labels).WithOwnerReferences(ownerApply(c, clusterGVK)).
+		WithSpec(cnpgac.ClusterSpec().WithInstances(1).WithImageName("ghcr.io/cloudnative-pg/postgresql:15").
+			WithSuperuserSecret(cnpgac.LocalObjectReference().WithName(su.Name)).WithEnableSuperuserAccess(true).
+			WithStorage(cnpgac.StorageConfiguration().WithSize("1Gi")))
+	if _, err := lb.pg.CNPGV1().Clusters(ns).Apply(ctx, ac, lbApply); err != nil {
+		return err
+	}
+	svc := func(s string) string { return fmt.Sprintf("%s%s.%s.svc", c.Name, s, ns) }
+	cm := corev1ac.ConfigMap(c.Name+"-connection", ns).WithLabels(labels).
+		WithOwnerReferences(ownerApply(c, clusterGVK)).
+		WithData(map[string]string{"rw-host": svc("-rw"), "ro-host": svc("-ro"), "r-host": svc("-r"), "port": "5432",
+			"superuser-name": "postgres", "superuser-secret": su.Name, "ca-secret": c.Name + "-ca",
+			"ca-secret-key": "ca.crt", "sslmode": "verify-full"})
+	if _, err := lb.kube.CoreV1().ConfigMaps(ns).Apply(ctx, cm, lbApply); err != nil {
+		return err
+	}
+	i := clusterIndex(c.Name)
+	var roles []*cnpgac.RoleConfigurationApplyConfiguration
+	for j := range w.perDB {
+		db := w.dbName(i, j)
+		for _, r := range []struct{ role, secret string }{
+			{db + "_admin", w.dbObject(i, j) + "-" + db + "-admin"}, {db + "_rw", w.dbObject(i, j) + "-" + db + "-rw"}} {
+			roles = append(roles, cnpgac.RoleConfiguration().WithName(r.role).WithEnsure("present").
+				WithComment("managed by setpoint").WithLogin(true).WithInherit(true).WithConnectionLimit(-1).
+				WithPasswordSecret(cnpgac.LocalObjectReference().WithName(r.secret)))
+		}
+	}
+	rolesAC := cnpgac.Cluster(c.Name, ns).WithSpec(cnpgac.ClusterSpec().WithManaged(cnpgac.ManagedConfiguration().WithRoles(roles...)))
+	if _, err := lb.pg.CNPGV1().Clusters(ns).Apply(ctx, rolesAC, metav1.ApplyOptions{FieldManager: lbRolesManager, Force: true}); err != nil {
+		return err
+	}
+	c = c.DeepCopy()
+	c.Status = pgv1.PostgresClusterStatus{
+		Phase: pgv1.PhaseReady, ObservedGeneration: c.Generation, Instances: 1, ReadyInstances: 1,
+		CurrentPrimary: c.Name + "-1",
+		ProvisionerRef: &pgv1.ProvisionerReference{APIVersion: "postgresql.cnpg.io/v1", Kind: "Cluster", Name: c.Name},
+		Resources: &pgv1.ClusterResources{ConfigMapRef: &pgv1.LocalObjectReference{Name: c.Name + "-connection"},
+			SuperUserSecretRef: &pgv1.LocalObjectReference{Name: su.Name}},
+		Conditions: conditions(c.Generation, "ProvisionerReady", "SecretReady", "ConfigMapReady", "ManagedRolesReady"),
+	}
+	_, err = lb.pg.PostgresV1alpha1().PostgresClusters(ns).UpdateStatus(ctx, c, metav1.UpdateOptions{FieldManager: lbManager})
+	return err
+}
+
+func clusterIndex(name string) int {
+	var i int
+	_, _ = fmt.Sscanf(name, "c%d", &i)
+	return i
+}
+
+func conditions(gen int64, types ...string) []metav1.Condition {
+	var out []metav1.Condition
+	now := metav1.Now()
+	for _, t := range types {
+		out = append(out, metav1.Condition{Type: t, Status: metav1.ConditionTrue, ObservedGeneration: gen,
+			LastTransitionTime: now, Reason: "Ready", Message: t})
+	}
+	return out
+}
+
+// database: finalizer, two Secrets, ConfigMap, CNPG Database, CNPG's SQL
+// (CREATE ROLE ×2, CREATE DATABASE) on the worker's connection, the grant
+// transaction on a connection to the new database, one status write.
+func (lb *lowerBound) database(ctx context.Context, d *pgv1.PostgresDatabase, conn **pgx.Conn) error {
+	ns := d.Namespace
+	db := d.Spec.Databases[0].Name
+	base := d.Name + "-" + db
+	d, err := lb.pg.PostgresV1alpha1().PostgresDatabases(ns).Patch(ctx, d.Name, types.MergePatchType,
+		finalizerPatch(d.ResourceVersion), metav1.PatchOptions{FieldManager: lbManager})
+	if err != nil {
+		return err
+	}
+	owner := *metav1.NewControllerRef(d, databaseGVK)
+	admin := basicAuth(ns, base+"-admin", db+"_admin", owner)
+	rw := basicAuth(ns, base+"-rw", db+"_rw", owner)
+	for _, s := range []*corev1.Secret{admin, rw} {
+		if _, err := lb.kube.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{FieldManager: lbManager}); err != nil {
+			return err
+		}
+	}
+	labels := map[string]string{"app.kubernetes.io/managed-by": lbManagedBy, "postgres.setpoint.dev/database": d.Name}
+	cluster := d.Spec.ClusterRef.Name
+	cm := corev1ac.ConfigMap(base+"-config", ns).WithLabels(labels).
+		WithAnnotations(map[string]string{"postgres.setpoint.dev/deletion-policy": "Delete"}).
+		WithOwnerReferences(ownerApply(d, databaseGVK)).
+		WithData(map[string]string{"host": cluster + "-rw." + ns + ".svc", "ro-host": cluster + "-ro." + ns + ".svc",
+			"port": "5432", "database": db, "admin-user": db + "_admin", "rw-user": db + "_rw",
+			"ca-secret": cluster + "-ca", "ca-secret-key": "ca.crt", "sslmode": "verify-full",
+			"admin-secret": admin.Name, "rw-secret": rw.Name})
+	if _, err := lb.kube.CoreV1().ConfigMaps(ns).Apply(ctx, cm, lbApply); err != nil {
+		return err
+	}
+	dac := cnpgac.Database(base, ns).WithLabels(labels).WithOwnerReferences(ownerApply(d, databaseGVK)).
+		WithSpec(cnpgac.DatabaseSpec().WithCluster(cnpgac.LocalObjectReference().WithName(cluster)).
+			WithName(db).WithOwner(db + "_admin").WithEnsure("present").WithDatabaseReclaimPolicy("delete"))
+	if _, err := lb.pg.CNPGV1().Databases(ns).Apply(ctx, dac, lbApply); err != nil {
+		return err
+	}
+	if err := lb.sql(ctx, db, string(admin.Data["password"]), string(rw.Data["password"]), conn); err != nil {
+		return err
+	}
+	d = d.DeepCopy()
+	d.Status = pgv1.PostgresDatabaseStatus{
+		Phase: pgv1.PhaseReady, ObservedGeneration: d.Generation,
+		Conditions: conditions(d.Generation, "ClusterReady", "SecretsReady", "ConfigMapsReady", "RolesReady", "DatabasesReady", "PrivilegesReady"),
+		Databases: []pgv1.DatabaseStatus{{Name: db, Ready: true,
+			AdminSecretRef: &pgv1.LocalObjectReference{Name: admin.Name}, RWSecretRef: &pgv1.LocalObjectReference{Name: rw.Name},
+			ConfigMapRef: &pgv1.LocalObjectReference{Name: base + "-config"},
+			Roles: []pgv1.RoleStatus{
+				{Name: db + "_admin", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: &pgv1.LocalObjectReference{Name: admin.Name}, Exists: true},
+				{Name: db + "_rw", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: &pgv1.LocalObjectReference{Name: rw.Name}, Exists: true},
+			}}},
+	}
+	_, err = lb.pg.PostgresV1alpha1().PostgresDatabases(ns).UpdateStatus(ctx, d, metav1.UpdateOptions{FieldManager: lbManager})
+	return err
+}
+
+func (lb *lowerBound) target(database string) postgres.Target {
+	return postgres.Target{Namespace: lb.cfg.backendNS, Cluster: lb.cfg.backendClu, Database: database,
+		User: "postgres", Password: "trusted-in-shared-backend", CACert: lb.cfg.caCert}
+}
+
+func (lb *lowerBound) connect(ctx context.Context, database string) (*pgx.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	lb.conns.Add(1)
+	return lb.connector.Connect(cctx, lb.target(database))
+}
+
+func (lb *lowerBound) sql(ctx context.Context, db, adminPw, rwPw string, conn **pgx.Conn) error {
+	if *conn == nil || (*conn).IsClosed() {
+		c, err := lb.connect(ctx, "postgres")
+		if err != nil {
+			return err
+		}
+		*conn = c
+	}
+	id := func(s string) string { return pgx.Identifier{s}.Sanitize() }
+	admin, rw := id(db+"_admin"), id(db+"_rw")
+	// What CNPG does for the managed roles and the Database.
+	for _, s := range []string{
+		"CREATE ROLE " + admin + " LOGIN INHERIT CONNECTION LIMIT -1 PASSWORD " + quoteLiteral(adminPw),
+		"CREATE ROLE " + rw + " LOGIN INHERIT CONNECTION LIMIT -1 PASSWORD " + quoteLiteral(rwPw),
+		"CREATE DATABASE " + id(db) + " OWNER " + admin,
+	} {
+		lb.statements.Add(1)
+		if _, err := (*conn).Exec(ctx, s); err != nil {
+			return fmt.Errorf("%.40s…: %w", s, err)
+		}
+	}
+	// What the operator does: the grants, in one transaction on a
+	// connection to the database.
+	c, err := lb.connect(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	lb.statements.Add(2) // BEGIN and COMMIT, as pgx's tracer counts them for the operator
+	return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+		for _, s := range []string{
+			"GRANT CONNECT ON DATABASE " + id(db) + " TO " + rw,
+			"GRANT USAGE ON SCHEMA public TO " + rw,
+			"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO " + rw,
+			"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO " + rw,
+			"ALTER DEFAULT PRIVILEGES FOR ROLE " + admin + " IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO " + rw,
+			"ALTER DEFAULT PRIVILEGES FOR ROLE " + admin + " IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO " + rw,
+		} {
+			lb.statements.Add(1)
+			if _, err := tx.Exec(ctx, s); err != nil {
+				return fmt.Errorf("%s: %w", s, err)
+			}
+		}
+		return nil
+	})
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

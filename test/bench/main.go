@@ -1,0 +1,466 @@
+// Command bench measures setpoint at scale on the local control plane with
+// the CNPG stand-in in shared-backend mode (one real Postgres server), and
+// prints the figures of ../shared/design/measure.md: convergence of
+// PostgresClusters and PostgresDatabases next to a lower bound measured in
+// the same run, API requests per converged object, the idle cost of a full
+// resync, memory, queue wait, and leader failover. It prints figures; it
+// has no pass/fail thresholds.
+//
+//	go run ./test/bench [-clusters 100] [-databases-per-cluster 10] [-reps 1] [-out bench.json]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	"github.com/setpoint-dev/setpoint/test/cnpgsim"
+	"github.com/setpoint-dev/setpoint/test/envtest"
+)
+
+type flags struct {
+	clusters        int
+	perDB           int
+	reps            int
+	out             string
+	resync          time.Duration
+	timeout         time.Duration
+	clusterWorkers  int
+	databaseWorkers int
+	qps             float64
+	burst           int
+	simWorkers      int
+	creators        int
+	failover        bool
+	logDir          string
+}
+
+func main() {
+	var f flags
+	flag.IntVar(&f.clusters, "clusters", 100, "PostgresClusters per repetition.")
+	flag.IntVar(&f.perDB, "databases-per-cluster", 10, "PostgresDatabases per PostgresCluster (one database each).")
+	flag.IntVar(&f.reps, "reps", 1, "Repetitions; each uses fresh namespaces and a fresh operator process. Figures are medians with min–max.")
+	flag.StringVar(&f.out, "out", "bench.json", "Where to write the figures as JSON; empty writes none.")
+	flag.DurationVar(&f.resync, "resync-period", 60*time.Second, "The operator's --resync-period; the idle-cost phase waits out one period.")
+	flag.DurationVar(&f.timeout, "converge-timeout", 12*time.Minute, "Give up on convergence after this long.")
+	flag.IntVar(&f.clusterWorkers, "cluster-workers", 4, "The operator's --cluster-workers, and the lower bound's cluster concurrency.")
+	flag.IntVar(&f.databaseWorkers, "database-workers", 8, "The operator's --database-workers, and the lower bound's database concurrency.")
+	flag.Float64Var(&f.qps, "kube-api-qps", 50, "The operator's --kube-api-qps, and the lower bound's client QPS.")
+	flag.IntVar(&f.burst, "kube-api-burst", 100, "The operator's --kube-api-burst, and the lower bound's client burst.")
+	flag.IntVar(&f.simWorkers, "sim-workers", 8, "The CNPG stand-in's workers per kind.")
+	flag.IntVar(&f.creators, "creators", 8, "Concurrent creates when applying the workload (both runs).")
+	flag.BoolVar(&f.failover, "failover", true, "Measure leader failover (two replicas, default lease timings; ~45 s per repetition).")
+	flag.StringVar(&f.logDir, "logs", "", "Keep the operators' and the stand-in's logs in this directory (default: a temporary directory, removed).")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, f)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func run(ctx context.Context, f flags) (err error) {
+	began := time.Now()
+	if f.clusters < 1 || f.perDB < 0 || f.reps < 1 {
+		return errors.New("-clusters and -reps must be at least 1, -databases-per-cluster at least 0")
+	}
+	work, err := os.MkdirTemp("", "setpoint-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	logDir := f.logDir
+	if logDir == "" {
+		logDir = filepath.Join(work, "logs")
+	}
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return err
+	}
+	simLog, err := os.Create(filepath.Join(logDir, "cnpgsim.log"))
+	if err != nil {
+		return err
+	}
+	defer simLog.Close()
+	klog.LogToStderr(false)
+	klog.SetOutput(simLog)
+
+	meta := collectMeta(f)
+	logf("setpoint bench %s, %s, GOMAXPROCS %d, %d repetition(s) of %d clusters × %d databases",
+		meta.Commit, meta.GoVersion, meta.GOMAXPROCS, f.reps, f.clusters, f.perDB)
+
+	t := time.Now()
+	bin, err := buildOperator(ctx, work)
+	if err != nil {
+		return err
+	}
+	meta.BuildSeconds = time.Since(t).Seconds()
+	logf("built the operator in %.1fs", meta.BuildSeconds)
+
+	t = time.Now()
+	env, err := envtest.Start(ctx, envtest.Options{})
+	if err != nil {
+		return fmt.Errorf("control plane: %w", err)
+	}
+	defer func() {
+		logf("tearing down")
+		env.Stop()
+	}()
+	logf("control plane up in %.1fs", time.Since(t).Seconds())
+
+	kube, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		return err
+	}
+	pg, err := versioned.NewForConfig(env.Config)
+	if err != nil {
+		return err
+	}
+	hostMap := filepath.Join(work, "hostmap.json")
+	sim, err := cnpgsim.New(env.Config, cnpgsim.Options{
+		HostMapFile: hostMap, SharedBackend: true, Workers: f.simWorkers,
+		// Only what the operator wrote: the lower bound's CNPG objects are
+		// labelled otherwise and left alone.
+		Selector: "app.kubernetes.io/managed-by=setpoint",
+	})
+	if err != nil {
+		return fmt.Errorf("CNPG stand-in: %w", err)
+	}
+	simCtx, simCancel := context.WithCancel(context.Background())
+	simDone := make(chan struct{})
+	go func() {
+		defer close(simDone)
+		if err := sim.Run(simCtx); err != nil && simCtx.Err() == nil {
+			logf("CNPG stand-in stopped: %v", err)
+		}
+	}()
+	env.AddCleanup(func() { simCancel(); <-simDone })
+	if err := ensureNamespace(ctx, kube, "setpoint-system"); err != nil {
+		return err
+	}
+
+	b := &bench{f: f, env: env, kube: kube, pg: pg, bin: bin, hostMap: hostMap, logDir: logDir}
+	var reps []*repResult
+	for rep := 1; rep <= f.reps; rep++ {
+		r, err := b.rep(ctx, rep)
+		if err != nil {
+			if f.logDir == "" {
+				dumpLogs(logDir)
+			}
+			return fmt.Errorf("repetition %d: %w", rep, err)
+		}
+		reps = append(reps, r)
+	}
+	meta.TotalSeconds = time.Since(began).Seconds()
+	rep := buildReport(meta, f, reps)
+	rep.print(os.Stdout)
+	if f.out != "" {
+		if err := rep.writeJSON(f.out); err != nil {
+			return err
+		}
+		logf("wrote %s", f.out)
+	}
+	return nil
+}
+
+// dumpLogs prints the tail of every log before the temporary directory
+// goes away.
+func dumpLogs(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		fmt.Fprintf(os.Stderr, "---- last lines of %s\n%s\n", e.Name(), tail(p, 30))
+	}
+}
+
+type runMeta struct {
+	Commit       string  `json:"commit"`
+	GoVersion    string  `json:"goVersion"`
+	GOMAXPROCS   int     `json:"gomaxprocs"`
+	NumCPU       int     `json:"numCPU"`
+	Reps         int     `json:"repetitions"`
+	Clusters     int     `json:"clusters"`
+	PerCluster   int     `json:"databasesPerCluster"`
+	BuildSeconds float64 `json:"operatorBuildSeconds"`
+	TotalSeconds float64 `json:"totalSeconds"`
+	Date         string  `json:"date"`
+	Settings     string  `json:"settings"`
+}
+
+func collectMeta(f flags) runMeta {
+	commit := "unknown"
+	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		commit = strings.TrimSpace(string(out))
+		if st, err := exec.Command("git", "status", "--porcelain").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+			commit += "-dirty"
+		}
+	}
+	return runMeta{
+		Commit: commit, GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
+		Reps: f.reps, Clusters: f.clusters, PerCluster: f.perDB, Date: time.Now().UTC().Format(time.RFC3339),
+		Settings: fmt.Sprintf("cluster-workers %d, database-workers %d, kube-api-qps %g/burst %d (operator and lower bound), resync %v, stand-in workers %d",
+			f.clusterWorkers, f.databaseWorkers, f.qps, f.burst, f.resync, f.simWorkers),
+	}
+}
+
+type bench struct {
+	f       flags
+	env     *envtest.Environment
+	kube    kubernetes.Interface
+	pg      versioned.Interface
+	bin     string
+	hostMap string
+	logDir  string
+}
+
+// repResult is everything one repetition measured.
+type repResult struct {
+	figures   map[string]float64
+	opAPI     map[string]float64 // operator requests during convergence, "verb resource"
+	lbAPI     map[string]float64
+	idleAPI   map[string]float64
+	apiErrors map[string]float64
+	errLines  []string
+	nErrLines int
+}
+
+func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
+	f := b.f
+	res := &repResult{figures: map[string]float64{}}
+	fig := res.figures
+	w := workload{ns: fmt.Sprintf("bench-r%d", rep), class: "bench", clusters: f.clusters, perDB: f.perDB, prefix: fmt.Sprintf("r%d", rep)}
+	if err := ensureNamespace(ctx, b.kube, w.ns); err != nil {
+		return nil, err
+	}
+	if err := ensureClass(ctx, b.pg, w.class); err != nil {
+		return nil, err
+	}
+
+	// 1. Convergence.
+	op, err := startOperator(ctx, b.bin, b.env.KubeconfigPath, b.logDir, fmt.Sprintf("operator-r%d", rep),
+		"--leader-elect=false", "--namespace", w.ns, "--postgres-host-map", b.hostMap,
+		"--resync-period", f.resync.String(),
+		"--cluster-workers", fmt.Sprint(f.clusterWorkers), "--database-workers", fmt.Sprint(f.databaseWorkers),
+		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst))
+	if err != nil {
+		return nil, err
+	}
+	defer op.kill()
+	sStart, err := op.scrape()
+	if err != nil {
+		return nil, err
+	}
+	ready := newReadiness(w.objects())
+	wctx, wcancel := context.WithCancel(ctx)
+	defer wcancel()
+	if err := watchReadiness(wctx, b.pg, w.ns, ready); err != nil {
+		return nil, err
+	}
+	logf("r%d: applying %d PostgresClusters and %d PostgresDatabases in %s", rep, w.clusters, w.clusters*w.perDB, w.ns)
+	start, err := createAll(ctx, b.pg, w, f.creators, func(c created) { ready.markApplied(c.kind+"/"+c.name, c.at) })
+	if err != nil {
+		return nil, err
+	}
+	logf("r%d: applied in %.1fs", rep, time.Since(start).Seconds())
+	if err := b.waitConverged(ctx, op, ready, start); err != nil {
+		return nil, err
+	}
+	sConv, err := op.scrape()
+	if err != nil {
+		return nil, err
+	}
+	wall := ready.lastReady().Sub(start)
+	logf("r%d: all %d objects Ready in %.1fs", rep, w.objects(), wall.Seconds())
+	fig["convergence_wall_s"] = wall.Seconds()
+	cl, db := ready.latencies("cluster/"), ready.latencies("database/")
+	all := append(append([]time.Duration{}, cl...), db...)
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	fig["cluster_ready_p50_s"], fig["cluster_ready_p99_s"] = pct(cl, 0.50), pct(cl, 0.99)
+	fig["database_ready_p50_s"], fig["database_ready_p99_s"] = pct(db, 0.50), pct(db, 0.99)
+	fig["object_ready_p50_s"], fig["object_ready_p99_s"] = pct(all, 0.50), pct(all, 0.99)
+
+	res.opAPI = diffCounts(sStart.apiCounts(), sConv.apiCounts())
+	nObj, nClu, nDB := float64(w.objects()), float64(w.clusters), float64(w.clusters*w.perDB)
+	fig["op_api_requests"] = sumAll(res.opAPI)
+	fig["op_api_writes"] = sumWrites(res.opAPI)
+	fig["op_api_writes_per_object"] = sumWrites(res.opAPI) / nObj
+	fig["op_api_requests_per_s"] = sumAll(res.opAPI) / wall.Seconds()
+	fig["status_writes_per_cluster"] = (res.opAPI["update postgresclusters/status"] + res.opAPI["patch postgresclusters/status"] + res.opAPI["apply postgresclusters/status"]) / nClu
+	if nDB > 0 {
+		fig["status_writes_per_database"] = (res.opAPI["update postgresdatabases/status"] + res.opAPI["patch postgresdatabases/status"] + res.opAPI["apply postgresdatabases/status"]) / nDB
+		fig["op_sql_statements_per_database"] = (sConv.sum("setpoint_postgres_statements_total") - sStart.sum("setpoint_postgres_statements_total")) / nDB
+		fig["op_pg_connections_per_database"] = (sConv.sum("setpoint_postgres_connections_total") - sStart.sum("setpoint_postgres_connections_total")) / nDB
+		fig["reconciles_per_database"] = sConv.sum("setpoint_reconcile_total", "name", "postgresdatabase") / nDB
+		fig["queue_wait_p99_database_s"] = quantile(0.99, sConv.histogram("workqueue_queue_duration_seconds", "name", "postgresdatabase"))
+		fig["queue_wait_p50_database_s"] = quantile(0.50, sConv.histogram("workqueue_queue_duration_seconds", "name", "postgresdatabase"))
+	}
+	fig["reconciles_per_cluster"] = sConv.sum("setpoint_reconcile_total", "name", "postgrescluster") / nClu
+	fig["queue_wait_p99_cluster_s"] = quantile(0.99, sConv.histogram("workqueue_queue_duration_seconds", "name", "postgrescluster"))
+	fig["queue_wait_p50_cluster_s"] = quantile(0.50, sConv.histogram("workqueue_queue_duration_seconds", "name", "postgrescluster"))
+	fig["op_cpu_convergence_s"] = sConv.sum("process_cpu_seconds_total") - sStart.sum("process_cpu_seconds_total")
+	fig["op_rss_at_convergence_mb"] = sConv.sum("process_resident_memory_bytes") / (1 << 20)
+
+	// 2. The lower bound, same run, same concurrency and client limits.
+	ca, err := b.kube.CoreV1().Secrets(w.ns).Get(ctx, w.clusterName(0)+"-ca", metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("CA of the shared backend: %w", err)
+	}
+	lbW := workload{ns: fmt.Sprintf("lowerbound-r%d", rep), class: "bench", clusters: f.clusters, perDB: f.perDB, prefix: fmt.Sprintf("lb%d", rep)}
+	if err := ensureNamespace(ctx, b.kube, lbW.ns); err != nil {
+		return nil, err
+	}
+	logf("r%d: lower bound: the same workload by a plain loop in %s", rep, lbW.ns)
+	lbr, err := runLowerBound(ctx, b.env.Config, lbConfig{
+		w: lbW, clusterWorkers: f.clusterWorkers, databaseWorkers: f.databaseWorkers,
+		qps: float32(f.qps), burst: f.burst, creators: f.creators,
+		hostMapFile: b.hostMap, backendNS: w.ns, backendClu: w.clusterName(0), caCert: ca.Data["ca.crt"],
+	})
+	if err != nil {
+		return nil, err
+	}
+	logf("r%d: lower bound done in %.1fs", rep, lbr.wall.Seconds())
+	res.lbAPI = lbr.counts
+	fig["lower_bound_wall_s"] = lbr.wall.Seconds()
+	fig["ratio_operator_over_lower_bound"] = wall.Seconds() / lbr.wall.Seconds()
+	fig["lb_api_writes_per_object"] = sumWrites(lbr.counts) / nObj
+	if nDB > 0 {
+		fig["lb_sql_statements_per_database"] = float64(lbr.statements) / nDB
+	}
+
+	// 3. Idle cost: wait out one resync period of the converged objects.
+	logf("r%d: idle cost: waiting for a full resync (period %v)", rep, f.resync)
+	s0, err := op.scrape()
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	s1, err := b.waitResync(ctx, op, s0, w.objects())
+	if err != nil {
+		return nil, err
+	}
+	res.idleAPI = diffCounts(s0.apiCounts(), s1.apiCounts())
+	fig["idle_window_s"] = time.Since(t0).Seconds()
+	fig["idle_reconciles"] = s1.sum("setpoint_reconcile_total") - s0.sum("setpoint_reconcile_total")
+	fig["idle_api_writes"] = sumWrites(res.idleAPI)
+	fig["idle_api_requests"] = sumAll(res.idleAPI)
+	fig["idle_sql_statements"] = s1.sum("setpoint_postgres_statements_total") - s0.sum("setpoint_postgres_statements_total")
+	fig["idle_pg_connections"] = s1.sum("setpoint_postgres_connections_total") - s0.sum("setpoint_postgres_connections_total")
+	fig["idle_cpu_s"] = s1.sum("process_cpu_seconds_total") - s0.sum("process_cpu_seconds_total")
+	fig["rss_end_mb"] = s1.sum("process_resident_memory_bytes") / (1 << 20)
+	fig["heap_end_mb"] = s1.sum("go_memstats_heap_alloc_bytes") / (1 << 20)
+	fig["reconciles_total_per_object_end"] = s1.sum("setpoint_reconcile_total") / nObj
+	res.apiErrors = s1.apiErrors()
+	res.nErrLines, res.errLines = op.errorLines()
+	op.kill()
+	wcancel()
+
+	// 4. Leader failover with default lease timings.
+	if f.failover {
+		fns := fmt.Sprintf("failover-r%d", rep)
+		if err := ensureNamespace(ctx, b.kube, fns); err != nil {
+			return nil, err
+		}
+		logf("r%d: leader failover (2 replicas, lease 15s/10s/2s)", rep)
+		fo, err := runFailover(ctx, &failoverEnv{kube: b.kube, pg: b.pg, bin: b.bin, kubeconfig: b.env.KubeconfigPath,
+			logDir: b.logDir, ns: fns, leaseID: fmt.Sprintf("setpoint-bench-%d-r%d", os.Getpid(), rep)})
+		if err != nil {
+			return nil, fmt.Errorf("failover: %w", err)
+		}
+		fig["failover_after_sigkill_s"] = fo.afterKill.Seconds()
+		fig["failover_after_sigterm_s"] = fo.afterTerm.Seconds()
+		fig["sigterm_to_exit_s"] = fo.termExit.Seconds()
+		logf("r%d: failover %.1fs after SIGKILL, %.2fs after SIGTERM", rep, fo.afterKill.Seconds(), fo.afterTerm.Seconds())
+	}
+	return res, nil
+}
+
+func pct(sorted []time.Duration, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(sorted))+0.5) - 1
+	i = max(0, min(i, len(sorted)-1))
+	return sorted[i].Seconds()
+}
+
+// waitConverged waits until every object is Ready, printing progress.
+func (b *bench) waitConverged(ctx context.Context, op *operatorProc, r *readiness, start time.Time) error {
+	tick := time.NewTicker(15 * time.Second)
+	defer tick.Stop()
+	timeout := time.After(b.f.timeout - time.Since(start))
+	for {
+		select {
+		case <-r.allReady:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-op.done:
+			return fmt.Errorf("operator exited during convergence; log %s:\n%s", op.logPath, tail(op.logPath, 30))
+		case <-timeout:
+			n, phases := r.progress()
+			return fmt.Errorf("not converged after %v: %d/%d Ready, not Ready by phase %v", b.f.timeout, n, r.want, phases)
+		case <-tick.C:
+			n, phases := r.progress()
+			s, _ := op.scrape()
+			nErr, _ := op.errorLines()
+			logf("  %5.0fs: %d/%d Ready; others by phase %v; operator: %.0f API requests, %.0f reconciles, queue depth %.0f, %d error log lines",
+				time.Since(start).Seconds(), n, r.want, phases, s.sum("setpoint_api_requests_total"),
+				s.sum("setpoint_reconcile_total"), s.sum("workqueue_depth"), nErr)
+		}
+	}
+}
+
+// waitResync waits until the operator has reconciled at least n more
+// objects than in s0 (one resync of everything) and then gone quiet
+// (queues empty, no new reconcile for 3 s); it returns the last scrape.
+func (b *bench) waitResync(ctx context.Context, op *operatorProc, s0 scrape, n int) (scrape, error) {
+	base := s0.sum("setpoint_reconcile_total")
+	deadline := time.Now().Add(b.f.resync + 3*time.Minute)
+	var last float64 = -1
+	var quietSince time.Time
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+		s, err := op.scrape()
+		if err != nil {
+			return nil, err
+		}
+		cur := s.sum("setpoint_reconcile_total")
+		if cur-base < float64(n) {
+			continue
+		}
+		if cur != last || s.sum("workqueue_depth") > 0 {
+			last, quietSince = cur, time.Now()
+			continue
+		}
+		if time.Since(quietSince) >= 3*time.Second {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("no full resync seen within %v (reconciles since convergence: %.0f, want ≥ %d)",
+		b.f.resync+3*time.Minute, last-base, n)
+}

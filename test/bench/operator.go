@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// buildOperator compiles cmd/setpoint into dir.
+func buildOperator(ctx context.Context, dir string) (string, error) {
+	out := filepath.Join(dir, "setpoint")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/setpoint-dev/setpoint/cmd/setpoint")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("build setpoint: %w", err)
+	}
+	return out, nil
+}
+
+// operatorProc is one running setpoint process; its log goes to a file.
+type operatorProc struct {
+	name        string
+	cmd         *exec.Cmd
+	metricsAddr string
+	healthAddr  string
+	logPath     string
+	done        chan struct{}
+
+	mu      sync.Mutex
+	errLogs []string // first lines at error level, for the report
+	nErrors int
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// startOperator runs the binary and waits for /healthz.
+func startOperator(ctx context.Context, bin, kubeconfig, logDir, name string, extra ...string) (*operatorProc, error) {
+	m, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	h, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	p := &operatorProc{name: name, metricsAddr: m, healthAddr: h, done: make(chan struct{}),
+		logPath: filepath.Join(logDir, name+".log")}
+	args := append([]string{
+		"--kubeconfig", kubeconfig,
+		"--metrics-bind-address", m,
+		"--health-probe-bind-address", h,
+		"--leader-election-identity", name,
+	}, extra...)
+	logFile, err := os.Create(p.logPath)
+	if err != nil {
+		return nil, err
+	}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	p.cmd.Stdout = logFile
+	if err := p.cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	go func() {
+		defer close(p.done)
+		defer logFile.Close()
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(logFile, line)
+			if strings.HasPrefix(line, "E") {
+				p.mu.Lock()
+				p.nErrors++
+				if len(p.errLogs) < 5 {
+					p.errLogs = append(p.errLogs, line)
+				}
+				p.mu.Unlock()
+			}
+		}
+		_ = p.cmd.Wait()
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if ok := get200("http://" + h + "/healthz"); ok {
+			return p, nil
+		}
+		select {
+		case <-p.done:
+			return nil, fmt.Errorf("%s exited at start; log %s:\n%s", name, p.logPath, tail(p.logPath, 20))
+		case <-ctx.Done():
+			p.kill()
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			p.kill()
+			return nil, fmt.Errorf("%s: /healthz not OK in 60s", name)
+		}
+	}
+}
+
+func get200(url string) bool {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+func (p *operatorProc) signal(sig syscall.Signal) {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Signal(sig)
+	}
+}
+
+// kill ends the process and waits for it; safe to call more than once.
+func (p *operatorProc) kill() {
+	p.signal(syscall.SIGKILL)
+	<-p.done
+}
+
+func (p *operatorProc) scrape() (scrape, error) {
+	return scrapeURL("http://" + p.metricsAddr + "/metrics")
+}
+
+func (p *operatorProc) errorLines() (int, []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.nErrors, append([]string(nil), p.errLogs...)
+}
+
+// tail returns the last n lines of a file.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// figureDef is one row of the table.
+type figureDef struct {
+	key, label, unit, bar string
+}
+
+var figureDefs = []figureDef{
+	{"", "Convergence", "", ""},
+	{"convergence_wall_s", "operator: apply → all Ready (wall)", "s", "≤ 1.5 × lower bound"},
+	{"lower_bound_wall_s", "lower bound: same writes + SQL, plain loop (wall)", "s", ""},
+	{"ratio_operator_over_lower_bound", "ratio operator / lower bound", "×", "≤ 1.5"},
+	{"object_ready_p50_s", "apply → Ready per object, p50", "s", ""},
+	{"object_ready_p99_s", "apply → Ready per object, p99", "s", ""},
+	{"cluster_ready_p50_s", "  PostgresCluster p50", "s", ""},
+	{"cluster_ready_p99_s", "  PostgresCluster p99", "s", ""},
+	{"database_ready_p50_s", "  PostgresDatabase p50", "s", ""},
+	{"database_ready_p99_s", "  PostgresDatabase p99", "s", ""},
+	{"", "API requests and SQL (until all Ready)", "", ""},
+	{"op_api_requests", "operator API requests, total", "", ""},
+	{"op_api_requests_per_s", "operator API request rate", "req/s", "(client limit: -kube-api-qps)"},
+	{"op_api_writes_per_object", "operator API writes per object", "", "= lower bound's"},
+	{"lb_api_writes_per_object", "lower bound API writes per object", "", ""},
+	{"status_writes_per_cluster", "status writes per PostgresCluster", "", "≤ 1 per real state change"},
+	{"status_writes_per_database", "status writes per PostgresDatabase", "", "≤ 1 per real state change"},
+	{"op_sql_statements_per_database", "operator SQL statements per database", "", ""},
+	{"lb_sql_statements_per_database", "lower bound SQL statements per database (incl. CNPG's 3)", "", ""},
+	{"op_pg_connections_per_database", "operator Postgres connections per database", "", ""},
+	{"reconciles_per_cluster", "reconciles per PostgresCluster", "", ""},
+	{"reconciles_per_database", "reconciles per PostgresDatabase", "", ""},
+	{"queue_wait_p50_cluster_s", "queue wait p50, postgrescluster", "s", ""},
+	{"queue_wait_p99_cluster_s", "queue wait p99, postgrescluster", "s", "< 1"},
+	{"queue_wait_p50_database_s", "queue wait p50, postgresdatabase", "s", ""},
+	{"queue_wait_p99_database_s", "queue wait p99, postgresdatabase", "s", "< 1"},
+	{"op_cpu_convergence_s", "operator CPU until all Ready", "s", ""},
+	{"", "Idle cost: one full resync after convergence", "", ""},
+	{"idle_window_s", "window (from convergence + lower bound to resync done)", "s", ""},
+	{"idle_reconciles", "reconciles in the window", "", "≥ objects"},
+	{"idle_api_writes", "API writes", "", "0"},
+	{"idle_api_requests", "API requests (all verbs)", "", ""},
+	{"idle_sql_statements", "SQL statements", "", "0"},
+	{"idle_pg_connections", "Postgres connections", "", "0"},
+	{"idle_cpu_s", "operator CPU in the window", "s", "≈ 0"},
+	{"", "Memory", "", ""},
+	{"op_rss_at_convergence_mb", "RSS when all Ready", "MiB", "≤ 64"},
+	{"rss_end_mb", "RSS at the end", "MiB", "≤ 64"},
+	{"heap_end_mb", "Go heap in use at the end", "MiB", ""},
+	{"reconciles_total_per_object_end", "reconciles per object at the end", "", ""},
+	{"", "Leader failover (2 replicas, lease 15s/10s/2s)", "", ""},
+	{"failover_after_sigkill_s", "SIGKILL leader → first reconcile by the other", "s", "≤ 17"},
+	{"failover_after_sigterm_s", "SIGTERM leader → first reconcile by the other", "s", "< 1"},
+	{"sigterm_to_exit_s", "SIGTERM → old leader exited", "s", ""},
+}
+
+type stat struct {
+	Median float64   `json:"median"`
+	Min    float64   `json:"min"`
+	Max    float64   `json:"max"`
+	Values []float64 `json:"values"`
+}
+
+func summarize(vs []float64) stat {
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	st := stat{Values: vs, Min: s[0], Max: s[len(s)-1]}
+	if n := len(s); n%2 == 1 {
+		st.Median = s[n/2]
+	} else {
+		st.Median = (s[n/2-1] + s[n/2]) / 2
+	}
+	return st
+}
+
+type apiRow struct {
+	Verb     string  `json:"verb"`
+	Resource string  `json:"resource"`
+	Operator stat    `json:"operator"`
+	Lower    stat    `json:"lowerBound"`
+	PerObj   float64 `json:"operatorPerObject"`
+	LBPerObj float64 `json:"lowerBoundPerObject"`
+}
+
+type report struct {
+	Meta       runMeta            `json:"meta"`
+	Figures    map[string]stat    `json:"figures"`
+	API        []apiRow           `json:"apiRequestsUntilReady"`
+	IdleAPI    []apiRow           `json:"apiRequestsDuringResync"`
+	APIErrors  map[string]float64 `json:"apiNon2xxResponses,omitempty"`
+	ErrorLines int                `json:"operatorErrorLogLines"`
+	ErrorLog   []string           `json:"operatorErrorLogSample,omitempty"`
+	objects    float64
+}
+
+func buildReport(m runMeta, f flags, reps []*repResult) *report {
+	r := &report{Meta: m, Figures: map[string]stat{}, APIErrors: map[string]float64{}, objects: float64(f.clusters * (1 + f.perDB))}
+	keys := map[string]bool{}
+	for _, rep := range reps {
+		for k := range rep.figures {
+			keys[k] = true
+		}
+	}
+	for k := range keys {
+		var vs []float64
+		for _, rep := range reps {
+			if v, ok := rep.figures[k]; ok {
+				vs = append(vs, v)
+			}
+		}
+		r.Figures[k] = summarize(vs)
+	}
+	r.API = apiTable(reps, func(x *repResult) map[string]float64 { return x.opAPI }, func(x *repResult) map[string]float64 { return x.lbAPI }, r.objects)
+	r.IdleAPI = apiTable(reps, func(x *repResult) map[string]float64 { return x.idleAPI }, func(*repResult) map[string]float64 { return nil }, r.objects)
+	for _, rep := range reps {
+		for k, v := range rep.apiErrors {
+			r.APIErrors[k] += v
+		}
+		r.ErrorLines += rep.nErrLines
+		r.ErrorLog = append(r.ErrorLog, rep.errLines...)
+	}
+	return r
+}
+
+func apiTable(reps []*repResult, op, lb func(*repResult) map[string]float64, objects float64) []apiRow {
+	keys := map[string]bool{}
+	for _, rep := range reps {
+		for k := range op(rep) {
+			keys[k] = true
+		}
+		for k := range lb(rep) {
+			keys[k] = true
+		}
+	}
+	var rows []apiRow
+	for k := range keys {
+		var ov, lv []float64
+		for _, rep := range reps {
+			ov = append(ov, op(rep)[k])
+			lv = append(lv, lb(rep)[k])
+		}
+		verb, res, _ := strings.Cut(k, " ")
+		row := apiRow{Verb: verb, Resource: res, Operator: summarize(ov), Lower: summarize(lv)}
+		row.PerObj, row.LBPerObj = row.Operator.Median/objects, row.Lower.Median/objects
+		rows = append(rows, row)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		wi, wj := writeVerbs[rows[i].Verb], writeVerbs[rows[j].Verb]
+		if wi != wj {
+			return wi
+		}
+		if rows[i].Resource != rows[j].Resource {
+			return rows[i].Resource < rows[j].Resource
+		}
+		return rows[i].Verb < rows[j].Verb
+	})
+	return rows
+}
+
+func num(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "n/a"
+	case v == math.Trunc(v) && math.Abs(v) < 1e9:
+		return fmt.Sprintf("%.0f", v)
+	case math.Abs(v) >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case math.Abs(v) >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}
+
+func (r *report) print(out io.Writer) {
+	m := r.Meta
+	fmt.Fprintf(out, "\nsetpoint bench — commit %s, %s, GOMAXPROCS %d (%d CPUs), %d repetition(s), %s\n",
+		m.Commit, m.GoVersion, m.GOMAXPROCS, m.NumCPU, m.Reps, m.Date)
+	fmt.Fprintf(out, "workload: %d PostgresClusters + %d PostgresDatabases (1 database each), CNPG stand-in in shared-backend mode\n",
+		m.Clusters, m.Clusters*m.PerCluster)
+	fmt.Fprintf(out, "settings: %s\n", m.Settings)
+	fmt.Fprintf(out, "total run time %.0fs (operator build %.0fs)\n\n", m.TotalSeconds, m.BuildSeconds)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	spread := m.Reps > 1
+	if spread {
+		fmt.Fprintln(tw, "figure\tmedian\tmin–max\tunit\tbar")
+	} else {
+		fmt.Fprintln(tw, "figure\tvalue\tunit\tbar")
+	}
+	for _, d := range figureDefs {
+		if d.key == "" {
+			fmt.Fprintf(tw, "%s\t\t\t\n", "— "+d.label)
+			continue
+		}
+		s, ok := r.Figures[d.key]
+		if !ok {
+			continue
+		}
+		if spread {
+			fmt.Fprintf(tw, "%s\t%s\t%s–%s\t%s\t%s\n", d.label, num(s.Median), num(s.Min), num(s.Max), d.unit, d.bar)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.label, num(s.Median), d.unit, d.bar)
+		}
+	}
+	tw.Flush()
+
+	fmt.Fprintf(out, "\nAPI requests until all Ready, by verb and resource (per object = / %.0f objects; medians)\n", r.objects)
+	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "verb\tresource\toperator\tper object\tlower bound\tper object")
+	for _, a := range r.API {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.Verb, a.Resource, num(a.Operator.Median), num(a.PerObj), num(a.Lower.Median), num(a.LBPerObj))
+	}
+	tw.Flush()
+	if len(r.IdleAPI) > 0 {
+		fmt.Fprintln(out, "\nAPI requests during the idle resync window")
+		tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "verb\tresource\toperator")
+		for _, a := range r.IdleAPI {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", a.Verb, a.Resource, num(a.Operator.Median))
+		}
+		tw.Flush()
+	} else {
+		fmt.Fprintln(out, "\nAPI requests during the idle resync window: none")
+	}
+	if len(r.APIErrors) > 0 {
+		fmt.Fprintln(out, "\nOperator API responses other than 2xx (whole run, summed over repetitions)")
+		var ks []string
+		for k := range r.APIErrors {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		for _, k := range ks {
+			fmt.Fprintf(out, "  %s: %s\n", k, num(r.APIErrors[k]))
+		}
+	}
+	fmt.Fprintf(out, "\nOperator error-level log lines: %d\n", r.ErrorLines)
+	for _, l := range r.ErrorLog {
+		if len(l) > 300 {
+			l = l[:300] + "…"
+		}
+		fmt.Fprintf(out, "  %s\n", l)
+	}
+}
+
+func (r *report) writeJSON(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
