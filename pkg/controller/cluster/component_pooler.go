@@ -77,7 +77,7 @@ func (poolerComponent) Observe(_ context.Context, p *pass, err error) health {
 	p.status.ConnectionPoolerStatus = st
 	for _, pl := range []*cnpgv1.Pooler{rw, ro} {
 		if pl == nil || pl.Status.Instances < p.want.PoolerInstances {
-			return waiting(pgv1.PhaseProvisioning, "PoolerProvisioning", "waiting for PgBouncer instances", provisionRecheck)
+			return waiting(pgv1.PhaseProvisioning, "PoolerProvisioning", "waiting for PgBouncer instances", eventRecheck)
 		}
 	}
 	return ready("PoolersReady", fmt.Sprintf("%d PgBouncer instance(s) per pooler", p.want.PoolerInstances))

@@ -89,7 +89,7 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 	case phase == pgv1.PhaseFailed:
 		return failed("CNPGFailed", msg)
 	case phase != pgv1.PhaseReady:
-		return waiting(phase, "CNPG"+string(phase), msg, provisionRecheck)
+		return waiting(phase, "CNPG"+string(phase), msg, eventRecheck)
 	}
 	if controller.ConditionTrue(p.status.Conditions, pgv1.ConditionReady, p.cluster.Generation) &&
 		controller.ConditionTrue(p.status.Conditions, pgv1.ConditionProvisionerReady, p.cluster.Generation) {

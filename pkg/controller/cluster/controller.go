@@ -75,6 +75,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		components:       pipeline(),
 	}
 	enqueue := c.queue.Add
+	batched := func(k workqueue.Key) { c.queue.AddAfter(k, roleBatchDelay) }
 	uid := func(ns, name string) (types.UID, bool) {
 		pc, err := c.clusters.PostgresClusters(ns).Get(name)
 		if err != nil {
@@ -87,7 +88,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	c.synced, err = controller.Register([]controller.Registration{
 		controller.On(pg.PostgresClusters().Informer(), controller.PrimaryHandler(enqueue)),
 		controller.On(pg.PostgresClusterClasses().Informer(), controller.MappedHandler(c.clustersOfClass, nil, enqueue)),
-		controller.On(pg.PostgresDatabases().Informer(), controller.MappedHandler(clusterOfDatabase, roleIntentChanged, enqueue)),
+		controller.On(pg.PostgresDatabases().Informer(), controller.MappedHandler(clusterOfDatabase, roleIntentChanged, batched)),
 		controller.On(cnpg.Clusters().Informer(), owned),
 		controller.On(cnpg.Poolers().Informer(), owned),
 		controller.On(cnpg.ScheduledBackups().Informer(), owned),

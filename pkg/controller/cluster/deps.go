@@ -26,11 +26,19 @@ var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresCluster")
 
 const typesMerge = types.MergePatchType
 
-// Requeue intervals of expected waits.
+// Requeue intervals of expected waits. A wait that ends with an event we
+// watch (CNPG Cluster or Pooler status) only needs a safety net; a wait
+// nothing announces (Postgres applying a parameter, CNPG's CA Secret, a
+// status that may be stale after our own change) polls.
 const (
+	eventRecheck     = 30 * time.Second
 	provisionRecheck = 5 * time.Second
 	externalRecheck  = time.Minute
 	configureRecheck = 5 * time.Second
+	// roleBatchDelay lets role claims of PostgresDatabases created together
+	// reach the cluster as one pass: one apply of managed.roles and one
+	// status write instead of one per database.
+	roleBatchDelay = 300 * time.Millisecond
 )
 
 var applyOpts = metav1.ApplyOptions{FieldManager: fieldManager, Force: true}

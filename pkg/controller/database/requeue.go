@@ -9,13 +9,16 @@ const (
 	// clusterMissingRecheck: creating the cluster wakes us through the
 	// ByClusterRef index too; this only bounds a missed event.
 	clusterMissingRecheck  = 10 * time.Second
-	clusterNotReadyRecheck = 5 * time.Second
+	clusterNotReadyRecheck = 30 * time.Second
 	// externalRecheck is slow on purpose: fixing an external Secret sends
 	// us no event (it is not labelled, so not watched), and a hot retry
 	// of a user's mistake helps no one.
 	externalRecheck = time.Minute
-	// provisionRecheck covers roles and CNPG Databases being applied.
-	provisionRecheck = 5 * time.Second
+	// provisionRecheck covers roles and CNPG Databases being applied. Both
+	// end with an event we watch (the cluster's managedRolesStatus, the
+	// CNPG Database's status), so this is only a safety net: polling 1,000
+	// waiting databases every few seconds costs CPU for nothing.
+	provisionRecheck = 30 * time.Second
 	// failedRecheck re-reads a Failed state another controller owns (a
 	// role conflict, a role CNPG cannot reconcile).
 	failedRecheck = time.Minute
