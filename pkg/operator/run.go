@@ -37,6 +37,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 	restCfg := rest.AddUserAgent(rest.CopyConfig(cfg.Rest), FieldManager)
 	restCfg.Wrap(newAPIRequests(reg).wrap)
+	cfg.Rest = restCfg
 	kube, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %w", err)
@@ -84,7 +85,10 @@ func Run(ctx context.Context, cfg Config) error {
 // ends and every worker has drained.
 func runControllers(ctx context.Context, cfg Config, kube kubernetes.Interface, pg versioned.Interface, qm *workqueue.Metrics, pm *postgres.Metrics, h *health) error {
 	logger := klog.FromContext(ctx)
-	recorder, stopEvents := newRecorder(ctx, kube)
+	recorder, stopEvents, err := newRecorder(ctx, cfg.Rest)
+	if err != nil {
+		return err
+	}
 	defer stopEvents()
 
 	inf := controller.NewInformers(kube, pg, cfg.Namespace, cfg.Resync)
@@ -128,13 +132,18 @@ func runControllers(ctx context.Context, cfg Config, kube kubernetes.Interface, 
 }
 
 // newRecorder returns an Event recorder and a function that flushes and
-// stops it.
-func newRecorder(ctx context.Context, kube kubernetes.Interface) (record.EventRecorder, func()) {
+// stops it. Events go through a client of their own: with its own rate
+// limiter, a burst of Events never delays the writes reconciles need.
+func newRecorder(ctx context.Context, restCfg *rest.Config) (record.EventRecorder, func(), error) {
+	kube, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("events client: %w", err)
+	}
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = pgscheme.AddToScheme(scheme)
 	b := record.NewBroadcaster(record.WithContext(ctx))
 	b.StartStructuredLogging(4)
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
-	return b.NewRecorder(scheme, corev1.EventSource{Component: FieldManager}), b.Shutdown
+	return b.NewRecorder(scheme, corev1.EventSource{Component: FieldManager}), b.Shutdown, nil
 }

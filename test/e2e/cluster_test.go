@@ -115,7 +115,10 @@ func TestClusterLifecycle(t *testing.T) {
 
 	start := time.Now()
 	c := waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	t.Logf("PostgresCluster Ready %v after creation", time.Since(start).Round(time.Millisecond))
+	t.Logf("PostgresCluster Ready %v after creation: %v passes, %v API writes (%v status updates)",
+		time.Since(start).Round(time.Millisecond),
+		op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster"), writes(t, op),
+		op.metric(t, "setpoint_api_requests_total", "resource", "postgresclusters/status", "verb", "update"))
 	for _, cond := range c.Status.Conditions {
 		if cond.Status != metav1.ConditionTrue {
 			t.Errorf("Ready cluster has condition %s=%s (%s)", cond.Type, cond.Status, cond.Message)
