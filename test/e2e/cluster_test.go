@@ -54,22 +54,29 @@ func connect(t *testing.T, ns, cluster string) *pgx.Conn {
 	if cm.Data["rw-host"] != cluster+"-rw."+ns+".svc" || cm.Data["port"] != "5432" {
 		t.Fatalf("ConfigMap data = %v", cm.Data)
 	}
-	sec, err := kube.CoreV1().Secrets(ns).Get(t.Context(), cm.Data["superuser-secret"], metav1.GetOptions{})
+	return dial(t, ns, cluster, "postgres", cm.Data["superuser-secret"], cm.Data["ca-secret"])
+}
+
+// dial connects to a cluster's primary with the credentials of secret,
+// TLS verified against caSecret; the connection closes with the test.
+func dial(t *testing.T, ns, cluster, database, secret, caSecret string) *pgx.Conn {
+	t.Helper()
+	sec, err := kube.CoreV1().Secrets(ns).Get(t.Context(), secret, metav1.GetOptions{})
 	if err != nil {
-		t.Fatalf("superuser Secret: %v", err)
+		t.Fatalf("Secret %s: %v", secret, err)
 	}
-	ca, err := kube.CoreV1().Secrets(ns).Get(t.Context(), cm.Data["ca-secret"], metav1.GetOptions{})
+	ca, err := kube.CoreV1().Secrets(ns).Get(t.Context(), caSecret, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("CA Secret: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	conn, err := postgres.NewConnector(postgres.NewHostMap(hostMap)).Connect(ctx, postgres.Target{
-		Namespace: ns, Cluster: cluster, Database: "postgres",
+		Namespace: ns, Cluster: cluster, Database: database,
 		User: string(sec.Data["username"]), Password: string(sec.Data["password"]), CACert: ca.Data["ca.crt"],
 	})
 	if err != nil {
-		t.Fatalf("connect: %v", err)
+		t.Fatalf("connect as %s: %v", sec.Data["username"], err)
 	}
 	t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
 	return conn

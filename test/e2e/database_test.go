@@ -11,7 +11,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
 // readyCluster starts an operator for ns and returns once a PostgresCluster
@@ -60,25 +59,7 @@ func connectAs(t *testing.T, ns, configMap, secret string) *pgx.Conn {
 	if err != nil {
 		t.Fatalf("ConfigMap %s: %v", configMap, err)
 	}
-	sec, err := kube.CoreV1().Secrets(ns).Get(t.Context(), secret, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("Secret %s: %v", secret, err)
-	}
-	ca, err := kube.CoreV1().Secrets(ns).Get(t.Context(), cm.Data["ca-secret"], metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("CA Secret: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	conn, err := postgres.NewConnector(postgres.NewHostMap(hostMap)).Connect(ctx, postgres.Target{
-		Namespace: ns, Cluster: "shop", Database: cm.Data["database"],
-		User: string(sec.Data["username"]), Password: string(sec.Data["password"]), CACert: ca.Data["ca.crt"],
-	})
-	if err != nil {
-		t.Fatalf("connect as %s: %v", sec.Data["username"], err)
-	}
-	t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
-	return conn
+	return dial(t, ns, "shop", cm.Data["database"], secret, cm.Data["ca-secret"])
 }
 
 func execSQL(t *testing.T, conn *pgx.Conn, sql string) {
