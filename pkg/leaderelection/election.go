@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -41,6 +42,9 @@ type Elector struct {
 	ran      chan struct{} // closed when run returns
 	run      func(context.Context)
 	stopWork context.Context
+	// watcher watches the Lease for a release; no timeout, unlike the
+	// renewing client.
+	watcher kubernetes.Interface
 }
 
 // New prepares an election. The Lease is renewed through a dedicated
@@ -61,8 +65,13 @@ func New(restCfg *rest.Config, cfg Config) (*Elector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("leader-election client: %w", err)
 	}
+	watcher, err := kubernetes.NewForConfig(rest.AddUserAgent(rest.CopyConfig(restCfg), "leader-election-watch"))
+	if err != nil {
+		return nil, fmt.Errorf("leader-election watch client: %w", err)
+	}
 	e := &Elector{
 		cfg:      cfg,
+		watcher:  watcher,
 		watchdog: leaderelection.NewLeaderHealthzAdaptor(cfg.RenewDeadline + cfg.RetryPeriod),
 		leading:  make(chan struct{}),
 		ran:      make(chan struct{}),
@@ -116,7 +125,9 @@ func (e *Elector) Run(ctx context.Context, run func(context.Context)) error {
 	go func() {
 		defer close(done)
 		logger.Info("Campaigning for leadership")
-		e.elector.Run(leCtx)
+		for e.campaign(leCtx) {
+			logger.V(2).Info("The leader released the Lease; campaigning again at once")
+		}
 	}()
 
 	select {
@@ -135,6 +146,33 @@ func (e *Elector) Run(ctx context.Context, run func(context.Context)) error {
 	}
 	logger.Info("Stopped; Lease released")
 	return nil
+}
+
+// campaign runs the elector once. It reports true when the campaign was
+// cut short because the holder released the Lease while this replica was a
+// standby: a new campaign tries to acquire immediately.
+func (e *Elector) campaign(leCtx context.Context) bool {
+	ctx, cancel := context.WithCancel(leCtx)
+	defer cancel()
+	var released atomic.Bool
+	go watchRelease(ctx, e.watcher, e.cfg, func() {
+		if !e.isLeading() {
+			released.Store(true)
+			cancel()
+		}
+	})
+	e.elector.Run(ctx)
+	return released.Load() && leCtx.Err() == nil && !e.isLeading()
+}
+
+// isLeading reports whether this replica has started leading.
+func (e *Elector) isLeading() bool {
+	select {
+	case <-e.leading:
+		return true
+	default:
+		return false
+	}
 }
 
 func (e *Elector) onStartedLeading(leCtx context.Context) {
