@@ -65,7 +65,9 @@ func fullCluster(ns string) *cnpgac.ClusterApplyConfiguration {
 		WithPlugins(cnpgac.PluginConfiguration().WithName("barman-cloud.cloudnative-pg.io").
 			WithEnabled(true).WithIsWALArchiver(true).
 			WithParameters(map[string]string{"barmanObjectName": "shop-backup", "serverName": "shop"})).
-		WithMonitoring(cnpgac.MonitoringConfiguration().WithEnablePodMonitor(true)))
+		WithMonitoring(cnpgac.MonitoringConfiguration().WithEnablePodMonitor(true)).
+		WithBackup(cnpgac.BackupConfiguration().WithVolumeSnapshot(
+			cnpgac.VolumeSnapshotConfiguration().WithClassName("csi-snapclass"))))
 }
 
 func TestCNPGObjectsApplyStrictly(t *testing.T) {

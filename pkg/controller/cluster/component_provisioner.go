@@ -174,6 +174,11 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 	if w.MonitoringOn {
 		spec.WithMonitoring(cnpgac.MonitoringConfiguration().WithEnablePodMonitor(true))
 	}
+	if w.SnapshotClass != "" {
+		// Volume-snapshot ScheduledBackups take the class from the Cluster.
+		spec.WithBackup(cnpgac.BackupConfiguration().WithVolumeSnapshot(
+			cnpgac.VolumeSnapshotConfiguration().WithClassName(w.SnapshotClass)))
+	}
 	return spec
 }
 
@@ -208,6 +213,9 @@ func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
 			!apiequality.Semantic.DeepEqual(s.Resources.Limits, r.Limits) {
 			return false
 		}
+	}
+	if w.SnapshotClass != "" && (s.Backup == nil || s.Backup.VolumeSnapshot == nil || s.Backup.VolumeSnapshot.ClassName != w.SnapshotClass) {
+		return false
 	}
 	hasPlugin := slices.ContainsFunc(s.Plugins, func(pc cnpgv1.PluginConfiguration) bool { return pc.Name == barmanPlugin })
 	return hasPlugin == (w.ObjectStore != nil)

@@ -40,6 +40,9 @@ func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
 	if applied.Annotations[specHashAnnotation] == "" {
 		t.Fatal("no spec hash recorded")
 	}
+	if applied.Spec.Backup != nil {
+		t.Fatalf("backup section without a snapshot class: %+v", applied.Spec.Backup)
+	}
 
 	// Same desired state, object as applied: no write.
 	n := len(cs.Actions())
@@ -107,5 +110,17 @@ func TestSecretIsNeverRegenerated(t *testing.T) {
 	}
 	if string(p.obs.secret.Data["password"]) != "kept" {
 		t.Fatal("a stale cache led to a new password")
+	}
+}
+
+func TestSnapshotClassReachesTheCluster(t *testing.T) {
+	cs := fake.NewClientset()
+	p := provisionerPass(t, cs, pgv1.ClusterSettings{Backup: &pgv1.BackupSpec{Schedule: "0 2 * * *", VolumeSnapshotClass: "csi-snap"}})
+	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	b := p.obs.cnpg.Spec.Backup
+	if b == nil || b.VolumeSnapshot == nil || b.VolumeSnapshot.ClassName != "csi-snap" {
+		t.Fatalf("backup = %+v", b)
 	}
 }

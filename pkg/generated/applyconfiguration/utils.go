@@ -116,6 +116,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.StorageSpecApplyConfiguration{}
 
 		// Group=postgresql.cnpg.io, Version=v1
+	case cnpgv1.SchemeGroupVersion.WithKind("BackupConfiguration"):
+		return &applyconfigurationcnpgv1.BackupConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("BackupPluginConfiguration"):
 		return &applyconfigurationcnpgv1.BackupPluginConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("Cluster"):
@@ -162,6 +164,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.ScheduledBackupStatusApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("StorageConfiguration"):
 		return &applyconfigurationcnpgv1.StorageConfigurationApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("VolumeSnapshotConfiguration"):
+		return &applyconfigurationcnpgv1.VolumeSnapshotConfigurationApplyConfiguration{}
 
 	}
 	return nil

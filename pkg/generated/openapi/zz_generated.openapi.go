@@ -43,6 +43,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.S3Credentials":                  schema_pkg_apis_barmancloud_v1_S3Credentials(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.SecretKeySelector":              schema_pkg_apis_barmancloud_v1_SecretKeySelector(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.WalBackupConfiguration":         schema_pkg_apis_barmancloud_v1_WalBackupConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration":                   schema_pkg_apis_cnpg_v1_BackupConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupPluginConfiguration":             schema_pkg_apis_cnpg_v1_BackupPluginConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Cluster":                               schema_pkg_apis_cnpg_v1_Cluster(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClusterList":                           schema_pkg_apis_cnpg_v1_ClusterList(ref),
@@ -70,6 +71,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ScheduledBackupSpec":                   schema_pkg_apis_cnpg_v1_ScheduledBackupSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ScheduledBackupStatus":                 schema_pkg_apis_cnpg_v1_ScheduledBackupStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration":                  schema_pkg_apis_cnpg_v1_StorageConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.VolumeSnapshotConfiguration":           schema_pkg_apis_cnpg_v1_VolumeSnapshotConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec":                  schema_pkg_apis_postgres_v1alpha1_BackupSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus":                schema_pkg_apis_postgres_v1alpha1_BackupStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig":       schema_pkg_apis_postgres_v1alpha1_ClusterPasswordConfig(ref),
@@ -748,6 +750,26 @@ func schema_pkg_apis_barmancloud_v1_WalBackupConfiguration(ref common.ReferenceC
 	}
 }
 
+func schema_pkg_apis_cnpg_v1_BackupConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BackupConfiguration is the subset of the Cluster's backup section we set: volume-snapshot backups need the snapshot class on the Cluster.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"volumeSnapshot": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.VolumeSnapshotConfiguration"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.VolumeSnapshotConfiguration"},
+	}
+}
+
 func schema_pkg_apis_cnpg_v1_BackupPluginConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -952,12 +974,17 @@ func schema_pkg_apis_cnpg_v1_ClusterSpec(ref common.ReferenceCallback) common.Op
 							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration"),
 						},
 					},
+					"backup": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration"),
+						},
+					},
 				},
 				Required: []string{"instances"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -1975,6 +2002,25 @@ func schema_pkg_apis_cnpg_v1_StorageConfiguration(ref common.ReferenceCallback) 
 						},
 					},
 					"storageClass": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_VolumeSnapshotConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "VolumeSnapshotConfiguration names the VolumeSnapshotClass CNPG uses.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"className": {
 						SchemaProps: spec.SchemaProps{
 							Type:   []string{"string"},
 							Format: "",

@@ -30,6 +30,18 @@ type ClusterSpec struct {
 	// +listType=atomic
 	Plugins    []PluginConfiguration    `json:"plugins,omitempty"`
 	Monitoring *MonitoringConfiguration `json:"monitoring,omitempty"`
+	Backup     *BackupConfiguration     `json:"backup,omitempty"`
+}
+
+// BackupConfiguration is the subset of the Cluster's backup section we
+// set: volume-snapshot backups need the snapshot class on the Cluster.
+type BackupConfiguration struct {
+	VolumeSnapshot *VolumeSnapshotConfiguration `json:"volumeSnapshot,omitempty"`
+}
+
+// VolumeSnapshotConfiguration names the VolumeSnapshotClass CNPG uses.
+type VolumeSnapshotConfiguration struct {
+	ClassName string `json:"className,omitempty"`
 }
 
 // PostgresConfiguration holds postgresql.conf and pg_hba.conf settings.

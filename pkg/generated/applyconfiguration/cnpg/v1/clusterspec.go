@@ -37,6 +37,7 @@ type ClusterSpecApplyConfiguration struct {
 	Managed               *ManagedConfigurationApplyConfiguration        `json:"managed,omitempty"`
 	Plugins               []PluginConfigurationApplyConfiguration        `json:"plugins,omitempty"`
 	Monitoring            *MonitoringConfigurationApplyConfiguration     `json:"monitoring,omitempty"`
+	Backup                *BackupConfigurationApplyConfiguration         `json:"backup,omitempty"`
 }
 
 // ClusterSpecApplyConfiguration constructs a declarative configuration of the ClusterSpec type for use with
@@ -127,5 +128,13 @@ func (b *ClusterSpecApplyConfiguration) WithPlugins(values ...*PluginConfigurati
 // If called multiple times, the Monitoring field is set to the value of the last call.
 func (b *ClusterSpecApplyConfiguration) WithMonitoring(value *MonitoringConfigurationApplyConfiguration) *ClusterSpecApplyConfiguration {
 	b.Monitoring = value
+	return b
+}
+
+// WithBackup sets the Backup field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Backup field is set to the value of the last call.
+func (b *ClusterSpecApplyConfiguration) WithBackup(value *BackupConfigurationApplyConfiguration) *ClusterSpecApplyConfiguration {
+	b.Backup = value
 	return b
 }
