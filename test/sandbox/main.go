@@ -15,6 +15,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -75,11 +76,19 @@ func run(ctx context.Context, o options) error {
 
 // demo runs the operator beside the sandbox and walks through the samples.
 func demo(ctx context.Context, sb *sandbox.Sandbox, o options) error {
+	if l, err := net.Listen("tcp", o.metrics); err != nil {
+		fmt.Printf("  metrics:    %s is taken (%v); the demo's operator serves no metrics\n", o.metrics, err)
+		o.metrics = "0"
+	} else {
+		l.Close()
+	}
 	opCtx, stopOperator := context.WithCancel(ctx)
 	opDone := make(chan error, 1)
 	go func() { opDone <- sb.RunOperator(opCtx, o.metrics) }()
 	defer func() { stopOperator(); <-opDone }()
-	fmt.Printf("  operator:   running in this process (metrics on http://%s/metrics)\n", o.metrics)
+	if o.metrics != "0" {
+		fmt.Printf("  operator:   running in this process (metrics on http://%s/metrics)\n", o.metrics)
+	}
 	if err := sb.Demo(ctx, os.Stdout, o.samples); err != nil {
 		return err
 	}
