@@ -83,14 +83,31 @@ func demo(ctx context.Context, sb *sandbox.Sandbox, o options) error {
 		l.Close()
 	}
 	opCtx, stopOperator := context.WithCancel(ctx)
-	opDone := make(chan error, 1)
-	go func() { opDone <- sb.RunOperator(opCtx, o.metrics) }()
+	var opErr error
+	opDone := make(chan struct{}) // closed when the operator returns
+	go func() { opErr = sb.RunOperator(opCtx, o.metrics); close(opDone) }()
 	defer func() { stopOperator(); <-opDone }()
 	if o.metrics != "0" {
 		fmt.Printf("  operator:   running in this process (metrics on http://%s/metrics)\n", o.metrics)
 	}
-	if err := sb.Demo(ctx, os.Stdout, o.samples); err != nil {
-		return err
+	demoCtx, stopDemo := context.WithCancel(ctx)
+	defer stopDemo()
+	// An operator that fails to start ends the demo at once, not after
+	// the demo's own timeout.
+	go func() {
+		select {
+		case <-opDone:
+			stopDemo()
+		case <-demoCtx.Done():
+		}
+	}()
+	if err := sb.Demo(demoCtx, os.Stdout, o.samples); err != nil {
+		select {
+		case <-opDone:
+			return fmt.Errorf("operator stopped: %v", opErr)
+		default:
+			return err
+		}
 	}
 	fmt.Println("demo: the database is Ready and usable.")
 	if o.exit {
@@ -100,7 +117,7 @@ func demo(ctx context.Context, sb *sandbox.Sandbox, o options) error {
 	select {
 	case <-ctx.Done():
 		return nil
-	case err := <-opDone:
-		return fmt.Errorf("operator stopped: %w", err)
+	case <-opDone:
+		return fmt.Errorf("operator stopped: %v", opErr)
 	}
 }
