@@ -31,7 +31,7 @@ func (a *apiRequests) wrap(rt http.RoundTripper) http.RoundTripper {
 		if resp != nil {
 			code = http.StatusText(resp.StatusCode)
 		}
-		verb, resource := classify(req)
+		verb, resource := ClassifyRequest(req)
 		a.counter.WithLabelValues(verb, resource, code).Inc()
 		return resp, err
 	})
@@ -41,10 +41,10 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// classify turns a request into Kubernetes' verb and resource[/subresource]
+// ClassifyRequest turns a request into Kubernetes' verb and resource[/subresource]
 // from its method and path (/api/v1/namespaces/ns/secrets/name/status,
 // /apis/group/version/resource, ...).
-func classify(req *http.Request) (verb, resource string) {
+func ClassifyRequest(req *http.Request) (verb, resource string) {
 	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
 	switch {
 	case len(parts) >= 2 && parts[0] == "api":

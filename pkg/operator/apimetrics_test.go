@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestClassify(t *testing.T) {
+func TestClassifyRequest(t *testing.T) {
 	cases := []struct {
 		method, path, ctype string
 		verb, resource      string
@@ -24,7 +24,7 @@ func TestClassify(t *testing.T) {
 	for _, c := range cases {
 		u, _ := url.Parse(c.path)
 		req := &http.Request{Method: c.method, URL: u, Header: http.Header{"Content-Type": {c.ctype}}}
-		if v, r := classify(req); v != c.verb || r != c.resource {
+		if v, r := ClassifyRequest(req); v != c.verb || r != c.resource {
 			t.Errorf("%s %s = %s %s, want %s %s", c.method, c.path, v, r, c.verb, c.resource)
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	"github.com/setpoint-dev/setpoint/pkg/operator"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -54,7 +55,7 @@ type counter struct {
 
 func (c *counter) wrap(rt http.RoundTripper) http.RoundTripper {
 	return rtFunc(func(req *http.Request) (*http.Response, error) {
-		verb, res := classify(req)
+		verb, res := operator.ClassifyRequest(req)
 		c.mu.Lock()
 		c.m[verb+" "+res]++
 		c.mu.Unlock()
@@ -75,54 +76,6 @@ func (c *counter) snapshot() map[string]float64 {
 type rtFunc func(*http.Request) (*http.Response, error)
 
 func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// classify mirrors pkg/operator's classification of requests.
-func classify(req *http.Request) (verb, resource string) {
-	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
-	switch {
-	case len(parts) >= 2 && parts[0] == "api":
-		parts = parts[2:]
-	case len(parts) >= 3 && parts[0] == "apis":
-		parts = parts[3:]
-	default:
-		return strings.ToLower(req.Method), "nonresource"
-	}
-	if len(parts) > 2 && parts[0] == "namespaces" {
-		parts = parts[2:]
-	}
-	named := len(parts) >= 2
-	if len(parts) > 0 {
-		resource = parts[0]
-	}
-	if len(parts) >= 3 {
-		resource += "/" + parts[2]
-	}
-	switch req.Method {
-	case http.MethodGet:
-		switch {
-		case req.URL.Query().Get("watch") == "true":
-			verb = "watch"
-		case named:
-			verb = "get"
-		default:
-			verb = "list"
-		}
-	case http.MethodPost:
-		verb = "create"
-	case http.MethodPut:
-		verb = "update"
-	case http.MethodPatch:
-		verb = "patch"
-		if strings.Contains(req.Header.Get("Content-Type"), "apply-patch") {
-			verb = "apply"
-		}
-	case http.MethodDelete:
-		verb = "delete"
-	default:
-		verb = strings.ToLower(req.Method)
-	}
-	return verb, resource
-}
 
 // lbConfig configures one lower-bound run.
 type lbConfig struct {
