@@ -64,9 +64,19 @@ func (u *osUser) chown(path string) error {
 }
 
 // writeFile writes a file that the server reads, owned by the run-as user.
+// It writes a temporary file and renames it into place: Postgres handles a
+// reload signal asynchronously, and a reload that read a half-written
+// pg_ident.conf would break peer authentication until the next reload.
 func (u *osUser) writeFile(path string, data []byte) error {
-	if err := os.WriteFile(path, data, 0o600); err != nil {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return u.chown(path)
+	if err := u.chown(tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	return nil
 }

@@ -74,10 +74,12 @@ func (s *server) writeBaseConfig(maxConnections int) error {
 // pg_hba.conf changed (then the server needs a reload).
 func (s *server) writeHBA(h hbaConfig) (changed bool, err error) {
 	hba, ident := h.render(s.owner.client)
-	if err := s.owner.writeFile(filepath.Join(s.dataDir(), "pg_ident.conf"), []byte(ident)); err != nil {
+	identChanged, err := s.writeIfChanged("pg_ident.conf", []byte(ident))
+	if err != nil {
 		return false, err
 	}
-	return s.writeIfChanged("pg_hba.conf", []byte(hba))
+	hbaChanged, err := s.writeIfChanged("pg_hba.conf", []byte(hba))
+	return identChanged || hbaChanged, err
 }
 
 // writeCert installs the server certificate, reporting whether it changed.
