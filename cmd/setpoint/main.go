@@ -12,28 +12,42 @@ import (
 	"os/signal"
 	"syscall"
 
+	"k8s.io/component-base/logs"
+	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/setpoint-dev/setpoint/pkg/operator"
+	"github.com/setpoint-dev/setpoint/pkg/version"
 )
 
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintf(os.Stderr, "setpoint: %v\n", err)
-		klog.Flush()
+		logs.FlushLogs()
 		os.Exit(1)
 	}
-	klog.Flush()
+	logs.FlushLogs()
 }
 
 func run() error {
 	fs := flag.NewFlagSet("setpoint", flag.ExitOnError)
-	klog.InitFlags(fs)
+	logCfg := logsapi.NewLoggingConfiguration()
+	addLoggingFlags(fs, logCfg)
+	showVersion := fs.Bool("version", false, "Print the version, commit and Go version, and exit.")
 	var o options
 	o.bind(fs)
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return err
 	}
+	if *showVersion {
+		fmt.Println(version.Get())
+		return nil
+	}
+	// Applied first, so everything after logs in the chosen format.
+	if err := logsapi.ValidateAndApply(logCfg, nil); err != nil {
+		return fmt.Errorf("logging: %w", err)
+	}
+	logs.InitLogs()
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -45,6 +59,8 @@ func run() error {
 	defer stop()
 	logger := klog.Background().WithName("setpoint")
 	ctx = klog.NewContext(ctx, logger)
-	logger.Info("Starting", "namespace", cfg.Namespace, "leaderElect", cfg.LeaderElect)
+	v := version.Get()
+	logger.Info("Starting", "version", v.Version, "commit", v.Commit, "goVersion", v.GoVersion,
+		"namespace", cfg.Namespace, "leaderElect", cfg.LeaderElect)
 	return operator.Run(ctx, cfg)
 }

@@ -23,6 +23,7 @@ import (
 	pgscheme "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/scheme"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/pkg/version"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -31,7 +32,8 @@ import (
 func Run(ctx context.Context, cfg Config) error {
 	logger := klog.FromContext(ctx)
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		newBuildInfo(version.Get()))
 	qm := workqueue.NewMetrics(reg)
 	pm := postgres.NewMetrics(reg)
 
