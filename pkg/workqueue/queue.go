@@ -141,7 +141,9 @@ func (q *Queue) handle(ctx context.Context, key Key, res Result, err error) {
 		} else {
 			q.count(OutcomeError)
 		}
-		logger.V(1).Info("Reconcile failed; retrying with backoff", "key", key, "retries", q.q.NumRequeues(key), "err", err)
+		// At the default verbosity, so an operator that keeps failing is
+		// never silent; the per-key backoff bounds how often it is printed.
+		logger.Error(err, "Reconcile failed; retrying with backoff", "key", key, "retries", q.q.NumRequeues(key))
 	case res.RequeueAfter > 0:
 		q.q.Forget(key)
 		q.q.AddAfter(key, res.RequeueAfter)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
@@ -91,7 +92,7 @@ func (l *loop) next(ctx context.Context) bool {
 	requeue, err := l.sync(klog.NewContext(ctx, logger), key)
 	switch {
 	case err != nil && ctx.Err() == nil:
-		logger.Info("Sync failed, will retry", "err", err)
+		logRetry(logger, err)
 		l.queue.AddRateLimited(key)
 	case requeue > 0:
 		l.queue.Forget(key)
@@ -100,4 +101,16 @@ func (l *loop) next(ctx context.Context) bool {
 		l.queue.Forget(key)
 	}
 	return true
+}
+
+// logRetry logs a failed sync that will be retried. A write that lost an
+// optimistic-concurrency race (409 Conflict) is routine — the retry reads
+// the newer object — so it shows only at -v=4; anything else shows at the
+// default verbosity.
+func logRetry(logger klog.Logger, err error) {
+	if apierrors.IsConflict(err) {
+		logger.V(4).Info("Sync lost a write race, will retry", "err", err)
+		return
+	}
+	logger.Info("Sync failed, will retry", "err", err)
 }
