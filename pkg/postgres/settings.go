@@ -2,38 +2,133 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// Setting is a row of pg_settings.
+// Setting is a row of pg_settings, with the value a caller wants for it
+// as Postgres itself reads that value.
 type Setting struct {
-	Name           string
-	Setting        string
-	Unit           string
+	// Name is Postgres's spelling ("TimeZone"), whatever the caller wrote.
+	Name    string
+	Setting string
+	Unit    string
+	// Context is pg_settings.context: user and superuser parameters can be
+	// set in a session, the others (postmaster, sighup, ...) cannot.
+	Context        string
 	PendingRestart bool
+	// Normalized is the wanted value in pg_settings form (base units,
+	// canonical spelling: "ISO" becomes "ISO, MDY", "16MB" becomes
+	// "16384"), as Postgres parsed it in a rolled-back set_config; nil
+	// when the parameter cannot be set in a session.
+	Normalized *string
+	// Invalid is Postgres's error when it refused the wanted value.
+	Invalid string
 }
 
-// ReadSettings returns the pg_settings rows of names.
-func ReadSettings(ctx context.Context, conn *pgx.Conn, names []string) (map[string]Setting, error) {
+// sessionContexts are the pg_settings contexts whose parameters a
+// superuser may change with set_config inside a transaction.
+var sessionContexts = map[string]bool{"user": true, "superuser": true}
+
+// ReadSettings returns the pg_settings row of each wanted parameter, keyed
+// by the caller's name. Names match case-insensitively, as Postgres
+// matches them in postgresql.conf ("timezone" is "TimeZone"). A parameter
+// Postgres does not know is absent from the result.
+func ReadSettings(ctx context.Context, conn *pgx.Conn, want map[string]string) (map[string]Setting, error) {
+	lower := make([]string, 0, len(want))
+	for k := range want {
+		lower = append(lower, strings.ToLower(k))
+	}
 	rows, err := conn.Query(ctx,
-		"SELECT name, setting, coalesce(unit, ''), pending_restart FROM pg_settings WHERE name = ANY($1)", names)
+		"SELECT name, setting, coalesce(unit, ''), context, pending_restart FROM pg_settings WHERE lower(name) = ANY($1)", lower)
 	if err != nil {
 		return nil, fmt.Errorf("read pg_settings: %w", err)
 	}
-	out := map[string]Setting{}
+	byLower := map[string]Setting{}
 	for rows.Next() {
 		var s Setting
-		if err := rows.Scan(&s.Name, &s.Setting, &s.Unit, &s.PendingRestart); err != nil {
+		if err := rows.Scan(&s.Name, &s.Setting, &s.Unit, &s.Context, &s.PendingRestart); err != nil {
 			return nil, fmt.Errorf("scan pg_settings: %w", err)
 		}
-		out[s.Name] = s
+		byLower[strings.ToLower(s.Name)] = s
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read pg_settings: %w", err)
+	}
+	out := map[string]Setting{}
+	for k := range want {
+		if s, ok := byLower[strings.ToLower(k)]; ok {
+			out[k] = s
+		}
+	}
+	return out, normalize(ctx, conn, want, out)
+}
+
+// normalize asks Postgres how it reads each wanted value of a parameter
+// that can be set in a session: set_config in a transaction that is rolled
+// back, then the parameter's pg_settings form. Postgres's own parsing
+// (units, list and enum spellings, time zone names) is not re-implemented.
+func normalize(ctx context.Context, conn *pgx.Conn, want map[string]string, settings map[string]Setting) (err error) {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if rerr := tx.Rollback(context.WithoutCancel(ctx)); rerr != nil && err == nil {
+			err = fmt.Errorf("rollback: %w", rerr)
+		}
+	}()
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
+		s := settings[k]
+		if !sessionContexts[s.Context] {
+			continue
+		}
+		if _, err := tx.Exec(ctx, "SAVEPOINT normalize"); err != nil {
+			return fmt.Errorf("savepoint: %w", err)
+		}
+		// Two statements: within one, pg_settings could be read first.
+		_, err := tx.Exec(ctx, "SELECT set_config($1, $2, true)", s.Name, want[k])
+		var normalized string
+		if err == nil {
+			err = tx.QueryRow(ctx, "SELECT setting FROM pg_settings WHERE name = $1", s.Name).Scan(&normalized)
+		}
+		var pgErr *pgconn.PgError
+		switch {
+		case errors.As(err, &pgErr):
+			s.Invalid = pgErr.Message
+		case err != nil:
+			return fmt.Errorf("normalize %s: %w", s.Name, err)
+		default:
+			s.Normalized = &normalized
+		}
+		if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT normalize"); err != nil {
+			return fmt.Errorf("rollback to savepoint: %w", err)
+		}
+		settings[k] = s
+	}
+	return nil
+}
+
+// InEffect reports whether the setting's effective value is want. When
+// Postgres normalised want, the two pg_settings forms must be equal;
+// otherwise (parameters only the server's configuration can set) they are
+// compared as a user would write them, with Matches.
+func (s Setting) InEffect(want string) bool {
+	if s.Invalid != "" {
+		return false
+	}
+	if s.Normalized != nil {
+		return *s.Normalized == s.Setting
+	}
+	return s.Matches(want)
 }
 
 // Matches reports whether the setting's effective value equals want, as a

@@ -26,3 +26,26 @@ func TestSettingMatches(t *testing.T) {
 		}
 	}
 }
+
+func TestSettingInEffect(t *testing.T) {
+	cases := []struct {
+		name string
+		s    Setting
+		want string
+		eq   bool
+	}{
+		{"normalised list", Setting{Setting: "ISO, MDY", Normalized: ptr("ISO, MDY")}, "ISO", true},
+		{"normalised differs", Setting{Setting: "ISO, MDY", Normalized: ptr("ISO, DMY")}, "ISO, DMY", false},
+		{"normalised empty value", Setting{Setting: "", Normalized: ptr("")}, "", true},
+		{"refused value", Setting{Setting: "4096", Unit: "kB", Invalid: "invalid value"}, "lots", false},
+		{"server-only parameter by units", Setting{Setting: "32768", Unit: "8kB", Context: "postmaster"}, "256MB", true},
+		{"auto-tuned value never matches", Setting{Setting: "512", Unit: "8kB", Context: "postmaster"}, "-1", false},
+	}
+	for _, c := range cases {
+		if got := c.s.InEffect(c.want); got != c.eq {
+			t.Errorf("%s: InEffect(%q) = %v, want %v", c.name, c.want, got, c.eq)
+		}
+	}
+}
+
+func ptr(s string) *string { return &s }

@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -96,34 +94,6 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 		return ready("ClusterHealthy", msg)
 	}
 	return checkParameters(ctx, p, msg)
-}
-
-// checkParameters confirms with Postgres itself that the parameters we
-// manage are in effect: CNPG's healthy phase can predate a reload.
-func checkParameters(ctx context.Context, p *pass, msg string) health {
-	f := p.postgresFacts(ctx)
-	if f.err != nil {
-		return waiting(pgv1.PhasePending, "PostgresUnreachable", "CNPG reports healthy but Postgres is unreachable: "+f.err.Error(), provisionRecheck)
-	}
-	var pending, restart []string
-	for _, name := range slices.Sorted(maps.Keys(p.want.Settings.PostgreSQLConfig)) {
-		s, ok := f.settings[name]
-		if !ok {
-			return failed("UnknownParameter", fmt.Sprintf("postgresqlConfig: Postgres has no parameter %q", name))
-		}
-		if s.PendingRestart {
-			restart = append(restart, name)
-		} else if !s.Matches(p.want.Settings.PostgreSQLConfig[name]) {
-			pending = append(pending, name)
-		}
-	}
-	if len(restart) > 0 {
-		return waiting(pgv1.PhaseConfiguring, "RestartPending", "waiting for a restart to apply "+strings.Join(restart, ", "), configureRecheck)
-	}
-	if len(pending) > 0 {
-		return waiting(pgv1.PhaseConfiguring, "ParametersPending", "waiting for Postgres to apply "+strings.Join(pending, ", "), configureRecheck)
-	}
-	return ready("ClusterHealthy", fmt.Sprintf("%s; Postgres %s", msg, f.version))
 }
 
 func describePhase(cl *cnpgv1.Cluster) string {

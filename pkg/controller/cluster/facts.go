@@ -3,8 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -19,10 +17,15 @@ type facts struct {
 	err      error
 	version  string
 	settings map[string]postgres.Setting
+	// hbaErrors are the lines of pg_hba.conf Postgres cannot parse. The
+	// running server keeps its previous rules, so nothing fails until the
+	// next restart, which then cannot start.
+	hbaErrors []postgres.HBAError
 }
 
-// readFacts connects as the superuser and reads the server version and the
-// effective values of the parameters we manage, within the deps' timeout.
+// readFacts connects as the superuser and reads the server version, the
+// effective values of the parameters we manage and the errors in
+// pg_hba.conf, within the deps' timeout.
 func (d *deps) readFacts(ctx context.Context, p *pass) *facts {
 	sec := p.contracts.Secret
 	if sec == nil || len(p.obs.ca) == 0 {
@@ -43,8 +46,10 @@ func (d *deps) readFacts(ctx context.Context, p *pass) *facts {
 	if err := conn.QueryRow(ctx, "SHOW server_version").Scan(&f.version); err != nil {
 		return &facts{err: fmt.Errorf("read server_version: %w", err)}
 	}
-	names := slices.Sorted(maps.Keys(p.want.Settings.PostgreSQLConfig))
-	if f.settings, err = postgres.ReadSettings(ctx, conn, names); err != nil {
+	if f.settings, err = postgres.ReadSettings(ctx, conn, p.want.Settings.PostgreSQLConfig); err != nil {
+		return &facts{err: err}
+	}
+	if f.hbaErrors, err = postgres.ReadHBAErrors(ctx, conn); err != nil {
 		return &facts{err: err}
 	}
 	klog.FromContext(ctx).V(4).Info("Read Postgres facts", "version", f.version, "settings", len(f.settings), "took", time.Since(start))

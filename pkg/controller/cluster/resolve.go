@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -103,19 +104,14 @@ func validate(d *desired) error {
 	if d.ObjectStore != nil && d.ObjectStore.CredentialsSecretName == "" {
 		return &specError{"BackupCredentialsMissing", "backup.objectStore.credentialsSecretName is required with an object store"}
 	}
-	for k := range d.Settings.PostgreSQLConfig {
-		if fixedParameters[k] {
+	for _, k := range slices.Sorted(maps.Keys(d.Settings.PostgreSQLConfig)) {
+		// The CRD refuses these too; objects stored before that rule
+		// existed still reach us. Postgres matches names case-insensitively.
+		if slices.Contains(pgv1.FixedParameters, strings.ToLower(k)) {
 			return &specError{"ParameterNotAllowed", fmt.Sprintf("postgresqlConfig: parameter %q is managed by CloudNativePG and cannot be set", k)}
 		}
 	}
 	return nil
-}
-
-// fixedParameters are the settings CNPG refuses to let users change.
-var fixedParameters = map[string]bool{
-	"archive_command": true, "data_directory": true, "hba_file": true, "ident_file": true,
-	"listen_addresses": true, "port": true, "primary_conninfo": true, "restore_command": true,
-	"ssl": true, "ssl_cert_file": true, "ssl_key_file": true, "ssl_ca_file": true, "unix_socket_directories": true,
 }
 
 // mergeSettings overlays o on base field by field; maps merge key by key

@@ -74,6 +74,8 @@ func TestResolveRejectsInvalidCombinations(t *testing.T) {
 		{"object store without credentials", pgv1.ClusterSettings{Backup: &pgv1.BackupSpec{
 			ObjectStore: &pgv1.ObjectStoreSpec{DestinationPath: "s3://b"}}}, class(), "BackupCredentialsMissing"},
 		{"fixed parameter", pgv1.ClusterSettings{PostgreSQLConfig: map[string]string{"port": "6543"}}, class(), "ParameterNotAllowed"},
+		{"fixed parameter in another case", pgv1.ClusterSettings{PostgreSQLConfig: map[string]string{"Listen_Addresses": "*"}}, class(), "ParameterNotAllowed"},
+		{"fixed parameter beyond the first thirteen", pgv1.ClusterSettings{PostgreSQLConfig: map[string]string{"hot_standby": "off"}}, class(), "ParameterNotAllowed"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

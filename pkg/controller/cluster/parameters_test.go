@@ -1,0 +1,114 @@
+package cluster
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+)
+
+// parametersPass is a pass whose Postgres facts are already read.
+func parametersPass(t *testing.T, config map[string]string, settings map[string]postgres.Setting) *pass {
+	t.Helper()
+	p := testPass()
+	p.want = &desired{Settings: pgv1.ClusterSettings{PostgreSQLConfig: config}}
+	p.facts, p.factsRead = &facts{version: "15.8", settings: settings}, true
+	return p
+}
+
+func TestParametersNormalisedByPostgresAreInEffect(t *testing.T) {
+	p := parametersPass(t, map[string]string{"timezone": "utc", "DateStyle": "ISO", "work_mem": "16MB", "shared_buffers": "256MB"},
+		map[string]postgres.Setting{
+			// Postgres's own spellings and normalised values, as ReadSettings reports them.
+			"timezone":       {Name: "TimeZone", Setting: "UTC", Context: "user", Normalized: ptr.To("UTC")},
+			"DateStyle":      {Name: "DateStyle", Setting: "ISO, MDY", Context: "user", Normalized: ptr.To("ISO, MDY")},
+			"work_mem":       {Name: "work_mem", Setting: "16384", Unit: "kB", Context: "user", Normalized: ptr.To("16384")},
+			"shared_buffers": {Name: "shared_buffers", Setting: "32768", Unit: "8kB", Context: "postmaster"},
+		})
+	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
+	if h.phase != pgv1.PhaseReady {
+		t.Fatalf("health = %+v, want Ready", h)
+	}
+}
+
+func TestParameterPendingIsBounded(t *testing.T) {
+	settings := map[string]postgres.Setting{
+		"wal_buffers": {Name: "wal_buffers", Setting: "512", Unit: "8kB", Context: "postmaster"},
+	}
+	config := map[string]string{"wal_buffers": "-1"}
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+	// First observation: pending, polled, and the clock starts in the
+	// condition although ProvisionerReady has been False for an hour.
+	p := parametersPass(t, config, settings)
+	p.status.Conditions = []metav1.Condition{{Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionFalse,
+		Reason: "CNPGProvisioning", LastTransitionTime: metav1.NewTime(start.Add(-time.Hour))}}
+	h := checkParametersAt(t.Context(), p, "healthy", start)
+	if h.reason != reasonParametersPending || h.requeueAfter != configureRecheck {
+		t.Fatalf("first health = %+v, want ParametersPending polled every %s", h, configureRecheck)
+	}
+	p.record(pgv1.ConditionProvisionerReady, h)
+	c := apimeta.FindStatusCondition(p.status.Conditions, pgv1.ConditionProvisionerReady)
+	if !c.LastTransitionTime.Time.Equal(start) {
+		t.Fatalf("lastTransitionTime = %s, want the first pending observation %s", c.LastTransitionTime, start)
+	}
+
+	// Within the bound: still pending, and the next look is no later
+	// than the bound.
+	next := parametersPass(t, config, settings)
+	next.status = p.status.DeepCopy()
+	h = checkParametersAt(t.Context(), next, "healthy", start.Add(parametersPendingBound-time.Second))
+	if h.reason != reasonParametersPending || h.requeueAfter != time.Second {
+		t.Fatalf("health near the bound = %+v, want ParametersPending rechecked after 1s", h)
+	}
+
+	// Past the bound: the reason says which parameter, what was wanted and
+	// what is in effect, and the recheck is slow.
+	next = parametersPass(t, config, settings)
+	next.status = p.status.DeepCopy()
+	h = checkParametersAt(t.Context(), next, "healthy", start.Add(parametersPendingBound))
+	if h.phase != pgv1.PhaseConfiguring || h.reason != reasonParametersNotApplied || h.requeueAfter != parametersStuckRecheck {
+		t.Fatalf("health past the bound = %+v", h)
+	}
+	for _, s := range []string{"wal_buffers", `wanted "-1"`, `in effect "512 × 8kB"`} {
+		if !strings.Contains(h.message, s) {
+			t.Errorf("message %q lacks %q", h.message, s)
+		}
+	}
+	next.record(pgv1.ConditionProvisionerReady, h)
+	if c := apimeta.FindStatusCondition(next.status.Conditions, pgv1.ConditionProvisionerReady); !c.LastTransitionTime.Time.Equal(start) {
+		t.Fatalf("lastTransitionTime moved to %s", c.LastTransitionTime)
+	}
+}
+
+func TestParameterRefusedByPostgresSaysWhy(t *testing.T) {
+	p := parametersPass(t, map[string]string{"work_mem": "lots"}, map[string]postgres.Setting{
+		"work_mem": {Name: "work_mem", Setting: "4096", Unit: "kB", Context: "user", Invalid: `invalid value for parameter "work_mem": "lots"`},
+	})
+	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
+	if h.reason != reasonParametersPending || !strings.Contains(h.message, `Postgres refuses the wanted value: invalid value for parameter "work_mem"`) {
+		t.Fatalf("health = %+v", h)
+	}
+}
+
+func TestUnknownParameterFails(t *testing.T) {
+	p := parametersPass(t, map[string]string{"no_such_thing": "1"}, map[string]postgres.Setting{})
+	if h := checkParametersAt(t.Context(), p, "healthy", time.Now()); h.phase != pgv1.PhaseFailed || h.reason != "UnknownParameter" {
+		t.Fatalf("health = %+v", h)
+	}
+}
+
+func TestInvalidPgHBAFailsNamingTheLine(t *testing.T) {
+	p := parametersPass(t, nil, nil)
+	p.facts.hbaErrors = []postgres.HBAError{{Line: 4, Error: `invalid authentication method "scram-sha-257"`}}
+	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
+	if h.phase != pgv1.PhaseFailed || h.reason != "PgHBAInvalid" || !strings.Contains(h.message, `line 4: invalid authentication method "scram-sha-257"`) {
+		t.Fatalf("health = %+v", h)
+	}
+}
