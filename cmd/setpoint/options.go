@@ -22,6 +22,8 @@ type options struct {
 	resync          time.Duration
 	metricsAddr     string
 	healthAddr      string
+	metricsSecure   bool
+	metricsCertDir  string
 	hostMap         string
 	pgTimeout       time.Duration
 	qps             float64
@@ -43,6 +45,8 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.IntVar(&o.databaseWorkers, "database-workers", 8, "Concurrent PostgresDatabase passes.")
 	fs.DurationVar(&o.resync, "resync-period", 10*time.Minute, "How often every object is re-examined even without changes.")
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address of /metrics; \"0\" disables it.")
+	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve /metrics over HTTPS, each request authenticated and authorized by the API server (TokenReview, SubjectAccessReview); false serves plain HTTP to anyone, for local runs.")
+	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "Directory with tls.crt and tls.key for /metrics; empty generates a self-signed certificate at start.")
 	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz; \"0\" disables it.")
 	fs.StringVar(&o.hostMap, "postgres-host-map", "", "JSON file mapping Postgres service addresses (host:port) to reachable ones, for running outside the cluster.")
 	fs.DurationVar(&o.pgTimeout, "postgres-timeout", 5*time.Second, "Timeout of each Postgres connection attempt and statement batch.")
@@ -92,6 +96,8 @@ func (o *options) config() (operator.Config, error) {
 		},
 		MetricsAddr:     o.metricsAddr,
 		HealthAddr:      o.healthAddr,
+		MetricsSecure:   o.metricsSecure,
+		MetricsCertDir:  o.metricsCertDir,
 		PostgresHostMap: o.hostMap,
 		PostgresTimeout: o.pgTimeout,
 	}, nil

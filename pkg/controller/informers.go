@@ -12,6 +12,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	pginformers "github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
+	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
 )
 
 // Informers are the two shared informer factories of the operator: one for
@@ -20,6 +21,11 @@ import (
 type Informers struct {
 	Setpoint pginformers.SharedInformerFactory
 	Kube     kubeinformers.SharedInformerFactory
+	// ObjectStoresMissing is set (before the controllers are built) when
+	// the barman-cloud plugin's ObjectStore CRD is not served. An
+	// ObjectStore informer would then never sync and hold every controller
+	// back, so none is started.
+	ObjectStoresMissing bool
 }
 
 // NewInformers builds the factories. namespace "" watches all namespaces.
@@ -36,6 +42,18 @@ func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace s
 			kubeinformers.WithTransform(dropManagedFields),
 			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector })),
 	}
+}
+
+// ObjectStores returns the ObjectStore informer and lister. Without the
+// CRD the informer is nil and the lister reads an empty cache: nothing
+// exists that we could own.
+func (i *Informers) ObjectStores() (cache.SharedIndexInformer, barmanlisters.ObjectStoreLister) {
+	if i.ObjectStoresMissing {
+		empty := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+		return nil, barmanlisters.NewObjectStoreLister(empty)
+	}
+	os := i.Setpoint.BarmanCloud().V1().ObjectStores()
+	return os.Informer(), os.Lister()
 }
 
 // Start starts every informer requested so far and waits for their caches.

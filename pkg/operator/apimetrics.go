@@ -54,6 +54,10 @@ func ClassifyRequest(req *http.Request) (verb, resource string) {
 	default:
 		return strings.ToLower(req.Method), "nonresource"
 	}
+	if len(parts) == 0 || parts[0] == "" {
+		// Discovery (/api/v1, /apis/group/version): no resource, no RBAC rule.
+		return strings.ToLower(req.Method), "nonresource"
+	}
 	if len(parts) >= 2 && parts[0] == "namespaces" && len(parts) > 2 {
 		parts = parts[2:]
 	}

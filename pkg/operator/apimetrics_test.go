@@ -20,6 +20,9 @@ func TestClassifyRequest(t *testing.T) {
 		{"DELETE", "/apis/postgresql.cnpg.io/v1/namespaces/ns/poolers/shop-pooler-rw", "", "delete", "poolers"},
 		{"PUT", "/apis/coordination.k8s.io/v1/namespaces/setpoint-system/leases/setpoint-leader", "", "update", "leases"},
 		{"GET", "/apis/postgres.setpoint.dev/v1alpha1/postgresclusterclasses/standard", "", "get", "postgresclusterclasses"},
+		{"GET", "/apis/barmancloud.cnpg.io/v1", "", "get", "nonresource"},
+		{"GET", "/api/v1", "", "get", "nonresource"},
+		{"POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", "", "create", "subjectaccessreviews"},
 	}
 	for _, c := range cases {
 		u, _ := url.Parse(c.path)

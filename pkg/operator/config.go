@@ -27,6 +27,13 @@ type Config struct {
 	// MetricsAddr and HealthAddr are listen addresses; "" or "0" disables.
 	MetricsAddr string
 	HealthAddr  string
+	// MetricsSecure serves /metrics over HTTPS, each request authenticated
+	// (TokenReview) and authorized (SubjectAccessReview) by the API server.
+	// Off, /metrics is plain HTTP for anyone, for local runs.
+	MetricsSecure bool
+	// MetricsCertDir holds tls.crt and tls.key for /metrics; "" generates
+	// a self-signed certificate at start.
+	MetricsCertDir string
 	// PostgresHostMap is a JSON file mapping service addresses to local
 	// ones, for running outside a Kubernetes cluster.
 	PostgresHostMap string

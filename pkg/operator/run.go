@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -49,7 +50,14 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("setpoint client: %w", err)
 	}
 
-	h := &health{}
+	disc, err := discovery.NewDiscoveryClientForConfig(restCfg)
+	if err != nil {
+		return fmt.Errorf("discovery client: %w", err)
+	}
+	installed := newAPIWatcher(disc)
+	go installed.run(ctx)
+
+	h := &health{apis: installed}
 	var elector *leaderelection.Elector
 	if cfg.LeaderElect {
 		if elector, err = leaderelection.New(restCfg, cfg.LeaderElection); err != nil {
@@ -57,19 +65,18 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		h.leaderCheck = elector.Watchdog().Check
 	}
-	if addr, err := serve(ctx, cfg.MetricsAddr, metricsHandler(reg)); err != nil {
+	if err := serveMetrics(ctx, cfg, kube, reg); err != nil {
 		return err
-	} else if addr != "" {
-		logger.Info("Serving metrics", "addr", addr)
 	}
-	if addr, err := serve(ctx, cfg.HealthAddr, healthHandler(h)); err != nil {
+	if addr, err := serve(ctx, cfg.HealthAddr, healthHandler(h), nil); err != nil {
 		return err
 	} else if addr != "" {
 		logger.Info("Serving health probes", "addr", addr)
 	}
 
+	ctrl := &controllers{cfg: cfg, kube: kube, pg: pg, qm: qm, pm: pm, h: h}
 	run := func(ctx context.Context) {
-		if err := runControllers(ctx, cfg, kube, pg, qm, pm, h); err != nil {
+		if err := ctrl.supervise(ctx, installed); err != nil {
 			logger.Error(err, "Controllers stopped")
 		}
 	}
@@ -83,9 +90,20 @@ func Run(ctx context.Context, cfg Config) error {
 	return elector.Run(ctx, run)
 }
 
-// runControllers starts informers and controllers, and returns after ctx
-// ends and every worker has drained.
-func runControllers(ctx context.Context, cfg Config, kube kubernetes.Interface, pg versioned.Interface, qm *workqueue.Metrics, pm *postgres.Metrics, h *health) error {
+// controllers are what the leader runs.
+type controllers struct {
+	cfg  Config
+	kube kubernetes.Interface
+	pg   versioned.Interface
+	qm   *workqueue.Metrics
+	pm   *postgres.Metrics
+	h    *health
+}
+
+// run starts informers and controllers for the CRDs installed, and
+// returns after ctx ends and every worker has drained.
+func (c *controllers) run(ctx context.Context, installed apis) error {
+	cfg, kube, pg, qm, pm, h := c.cfg, c.kube, c.pg, c.qm, c.pm, c.h
 	logger := klog.FromContext(ctx)
 	recorder, stopEvents, err := newRecorder(ctx, cfg.Rest)
 	if err != nil {
@@ -94,6 +112,7 @@ func runControllers(ctx context.Context, cfg Config, kube kubernetes.Interface, 
 	defer stopEvents()
 
 	inf := controller.NewInformers(kube, pg, cfg.Namespace, cfg.Resync)
+	inf.ObjectStoresMissing = !installed.objectStores
 	if err := inf.AddIndexers(); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -11,11 +12,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 )
 
 // health is the state /healthz and /readyz report.
 type health struct {
+	// apis fails readiness while CloudNativePG's CRDs are not installed.
+	apis *apiWatcher
 	// leaderCheck fails when this replica leads but cannot renew its Lease.
 	leaderCheck func(*http.Request) error
 	// synced is set once the caches are synced (leader) or at start
@@ -34,6 +38,17 @@ func (h *health) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *health) readyz(w http.ResponseWriter, _ *http.Request) {
+	if h.apis != nil {
+		installed, known, _ := h.apis.state()
+		if !known {
+			http.Error(w, "API discovery has not answered yet", http.StatusServiceUnavailable)
+			return
+		}
+		if reason := installed.notReadyReason(); reason != "" {
+			http.Error(w, reason, http.StatusServiceUnavailable)
+			return
+		}
+	}
 	if !h.synced.Load() {
 		http.Error(w, "caches not synced", http.StatusServiceUnavailable)
 		return
@@ -41,15 +56,18 @@ func (h *health) readyz(w http.ResponseWriter, _ *http.Request) {
 	fmt.Fprintln(w, "ok")
 }
 
-// serve runs an HTTP server on addr until ctx ends. It returns the bound
-// address (useful with port 0) once listening.
-func serve(ctx context.Context, addr string, handler http.Handler) (string, error) {
+// serve runs an HTTP server on addr until ctx ends, over TLS when tlsCfg
+// is set. It returns the bound address (useful with port 0) once listening.
+func serve(ctx context.Context, addr string, handler http.Handler, tlsCfg *tls.Config) (string, error) {
 	if addr == "" || addr == "0" {
 		return "", nil
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	if tlsCfg != nil {
+		l = tls.NewListener(l, tlsCfg)
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
@@ -63,6 +81,30 @@ func serve(ctx context.Context, addr string, handler http.Handler) (string, erro
 		_ = srv.Shutdown(shutdownCtx)
 	})
 	return l.Addr().String(), nil
+}
+
+// serveMetrics serves /metrics: over HTTPS with authentication and
+// authorization delegated to the API server when cfg.MetricsSecure, in
+// plain HTTP for local runs otherwise.
+func serveMetrics(ctx context.Context, cfg Config, kube kubernetes.Interface, reg *prometheus.Registry) error {
+	handler := metricsHandler(reg)
+	var tlsCfg *tls.Config
+	if cfg.MetricsSecure {
+		cert, err := servingCertificate(cfg.MetricsCertDir)
+		if err != nil {
+			return err
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		handler = newDelegatedAuth(kube).wrap(handler)
+	}
+	addr, err := serve(ctx, cfg.MetricsAddr, handler, tlsCfg)
+	if err != nil {
+		return err
+	}
+	if addr != "" {
+		klog.FromContext(ctx).Info("Serving metrics", "addr", addr, "secure", cfg.MetricsSecure)
+	}
+	return nil
 }
 
 func metricsHandler(reg *prometheus.Registry) http.Handler {

@@ -64,6 +64,7 @@ func startOperator(ctx context.Context, bin, kubeconfig, logDir, name string, ex
 	args := append([]string{
 		"--kubeconfig", kubeconfig,
 		"--metrics-bind-address", m,
+		"--metrics-secure=false", // scraped over plain HTTP
 		"--health-probe-bind-address", h,
 		"--leader-election-identity", name,
 	}, extra...)

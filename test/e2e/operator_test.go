@@ -53,6 +53,7 @@ func startOperator(t *testing.T, name string, extra ...string) *operatorProc {
 	args := append([]string{
 		"--kubeconfig", env.KubeconfigPath,
 		"--metrics-bind-address", p.metricsAddr,
+		"--metrics-secure=false", // scraped over plain HTTP; the metrics auth test turns it on
 		"--health-probe-bind-address", p.healthAddr,
 		"--leader-election-identity", name,
 		"--leader-elect-lease-duration", "6s",

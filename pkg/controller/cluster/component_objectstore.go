@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,6 +13,10 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	barmanac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/barmancloud/v1"
 )
+
+// errObjectStoreCRDMissing: backups to object storage are asked for but
+// the plugin that would take them is not installed.
+var errObjectStoreCRDMissing = errors.New("the barman-cloud plugin is not installed (CRD objectstores.barmancloud.cnpg.io missing)")
 
 // objectStoreComponent keeps the barman-cloud ObjectStore <cluster>-backup
 // while backups to object storage are configured, and removes it after.
@@ -34,18 +39,32 @@ func (objectStoreComponent) Reconcile(ctx context.Context, p *pass) error {
 		}
 		return nil
 	}
-	want := desiredObjectStore(p)
+	if p.deps.objectStoresMissing {
+		return errObjectStoreCRDMissing
+	}
+	client := p.deps.pg.BarmanCloudV1().ObjectStores(p.cluster.Namespace)
+	cur, err := claim(ctx, p, "ObjectStore", cur, client, p.name(objectStoreSuffix))
+	if err != nil {
+		return err
+	}
 	if cur != nil && objectStoreMatches(cur, p.want.ObjectStore) && controller.IsControlledBy(cur, p.cluster.UID) {
 		return nil
 	}
-	_, err := p.deps.pg.BarmanCloudV1().ObjectStores(p.cluster.Namespace).Apply(ctx, want, applyOpts)
-	if err != nil {
+	if _, err := client.Apply(ctx, desiredObjectStore(p), applyOpts); err != nil {
 		return fmt.Errorf("apply object store: %w", err)
 	}
 	return nil
 }
 
 func (objectStoreComponent) Observe(_ context.Context, p *pass, err error) health {
+	if h, ok := conflictHealth("ObjectStoreConflict", err); ok {
+		return h
+	}
+	if errors.Is(err, errObjectStoreCRDMissing) {
+		// No requeue: the operator restarts its controllers, and so
+		// revisits every cluster, when the CRD appears.
+		return waiting(pgv1.PhasePending, "BackupTargetUnavailable", err.Error(), 0)
+	}
 	if err != nil {
 		return waiting(pgv1.PhasePending, "ObjectStoreError", err.Error(), 0)
 	}

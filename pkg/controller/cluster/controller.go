@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -57,9 +58,11 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	pg := inf.Setpoint.Postgres().V1alpha1()
 	cnpg := inf.Setpoint.CNPG().V1()
 	core := inf.Kube.Core().V1()
+	objectStoreInformer, objectStoreLister := inf.ObjectStores()
 	c := &Controller{
 		deps: &deps{kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
-			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout},
+			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout,
+			objectStoresMissing: inf.ObjectStoresMissing},
 		clusters:         pg.PostgresClusters().Lister(),
 		clusterIndex:     pg.PostgresClusters().Informer().GetIndexer(),
 		classes:          pg.PostgresClusterClasses().Lister(),
@@ -67,7 +70,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		cnpgClusters:     cnpg.Clusters().Lister(),
 		poolers:          cnpg.Poolers().Lister(),
 		scheduledBackups: cnpg.ScheduledBackups().Lister(),
-		objectStores:     inf.Setpoint.BarmanCloud().V1().ObjectStores().Lister(),
+		objectStores:     objectStoreLister,
 		secrets:          core.Secrets().Lister(),
 		configMaps:       core.ConfigMaps().Lister(),
 		queue:            workqueue.New(workqueue.Options{Name: "postgrescluster", Metrics: cfg.Metrics}),
@@ -84,19 +87,21 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		return pc.UID, true
 	}
 	owned := controller.OwnerHandler("PostgresCluster", uid, enqueue)
-	var err error
-	c.synced, err = controller.Register([]controller.Registration{
+	regs := []controller.Registration{
 		controller.On(pg.PostgresClusters().Informer(), controller.PrimaryHandler(enqueue)),
 		controller.On(pg.PostgresClusterClasses().Informer(), controller.MappedHandler(c.clustersOfClass, nil, enqueue)),
 		controller.On(pg.PostgresDatabases().Informer(), controller.MappedHandler(clusterOfDatabase, roleIntentChanged, batched)),
 		controller.On(cnpg.Clusters().Informer(), owned),
 		controller.On(cnpg.Poolers().Informer(), owned),
 		controller.On(cnpg.ScheduledBackups().Informer(), owned),
-		controller.On(inf.Setpoint.BarmanCloud().V1().ObjectStores().Informer(), owned),
 		controller.On(core.Secrets().Informer(), owned),
 		controller.On(core.ConfigMaps().Informer(), owned),
-	})
-	if err != nil {
+	}
+	if objectStoreInformer != nil {
+		regs = append(regs, controller.On(objectStoreInformer, owned))
+	}
+	var err error
+	if c.synced, err = controller.Register(regs); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -128,25 +133,16 @@ func clusterOfDatabase(obj any) []workqueue.Key {
 }
 
 // roleIntentChanged: only a change of the roles a PostgresDatabase asks
-// for concerns its cluster.
+// for concerns its cluster. Compared as intentOf derives them, assuming
+// every absent role is owned (the handler cannot know; the pass checks).
 func roleIntentChanged(oldObj, newObj any) bool {
 	o, ok1 := oldObj.(*pgv1.PostgresDatabase)
 	n, ok2 := newObj.(*pgv1.PostgresDatabase)
 	if !ok1 || !ok2 {
 		return true
 	}
-	return fmt.Sprint(roleIntent(o)) != fmt.Sprint(roleIntent(n))
-}
-
-func roleIntent(db *pgv1.PostgresDatabase) []pgv1.RoleStatus {
-	var out []pgv1.RoleStatus
-	for _, d := range db.Status.Databases {
-		for _, r := range d.Roles {
-			r.Exists = false // CNPG's report, not intent
-			out = append(out, r)
-		}
-	}
-	return out
+	all := func(string) bool { return true }
+	return !slices.Equal(intentOf(o, all), intentOf(n, all))
 }
 
 // pipeline is the ordered component list of ADR-0002.

@@ -20,6 +20,8 @@ type deps struct {
 	recorder  record.EventRecorder
 	connector *postgres.Connector
 	pgTimeout time.Duration
+	// objectStoresMissing: the barman-cloud plugin's CRD is not installed.
+	objectStoresMissing bool
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresCluster")

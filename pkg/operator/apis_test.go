@@ -1,0 +1,105 @@
+package operator
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func resourceList(gv string, names ...string) *metav1.APIResourceList {
+	l := &metav1.APIResourceList{GroupVersion: gv}
+	for _, n := range names {
+		l.APIResources = append(l.APIResources, metav1.APIResource{Name: n})
+	}
+	return l
+}
+
+// fakeDiscovery serves Resources; NotFound for other group versions.
+type fakeDiscovery struct {
+	mu        sync.Mutex
+	Resources []*metav1.APIResourceList
+}
+
+func (f *fakeDiscovery) set(lists ...*metav1.APIResourceList) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Resources = lists
+}
+
+func (f *fakeDiscovery) ServerResourcesForGroupVersion(gv string) (*metav1.APIResourceList, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, l := range f.Resources {
+		if l.GroupVersion == gv {
+			return l, nil
+		}
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{}, gv)
+}
+
+func TestDiscoverAPIs(t *testing.T) {
+	disc := &fakeDiscovery{}
+	a, err := discoverAPIs(disc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.cnpgInstalled() || a.objectStores {
+		t.Fatalf("nothing installed, got %+v", a)
+	}
+	if r := a.notReadyReason(); !strings.Contains(r, "CloudNativePG is not installed") || !strings.Contains(r, "clusters, databases, poolers, scheduledbackups") {
+		t.Errorf("readiness message %q", r)
+	}
+
+	disc.Resources = []*metav1.APIResourceList{resourceList(cnpgGroupVersion, "clusters", "poolers")}
+	if a, _ = discoverAPIs(disc); a.cnpgInstalled() || strings.Join(a.missingCNPG, ",") != "databases,scheduledbackups" {
+		t.Errorf("partial CNPG: missing %v", a.missingCNPG)
+	}
+
+	disc.Resources = []*metav1.APIResourceList{resourceList(cnpgGroupVersion, cnpgResources...)}
+	if a, _ = discoverAPIs(disc); !a.cnpgInstalled() || a.objectStores || a.notReadyReason() != "" {
+		t.Errorf("CNPG without plugin: %+v", a)
+	}
+	disc.Resources = append(disc.Resources, resourceList(barmanGroupVersion, barmanResource))
+	if a, _ = discoverAPIs(disc); !a.cnpgInstalled() || !a.objectStores {
+		t.Errorf("CNPG with plugin: %+v", a)
+	}
+}
+
+// The watcher publishes the first answer and every change, and nothing
+// while discovery says the same.
+func TestAPIWatcherPublishesChanges(t *testing.T) {
+	disc := &fakeDiscovery{}
+	w := newAPIWatcher(disc)
+	w.minInterval, w.maxInterval = time.Millisecond, 5*time.Millisecond
+	go w.run(t.Context())
+
+	waitState := func(what string, ok func(apis) bool) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			a, known, changed := w.state()
+			if known && ok(a) {
+				return
+			}
+			select {
+			case <-changed:
+			case <-time.After(time.Second):
+			}
+		}
+		t.Fatalf("watcher never reported %s", what)
+	}
+	waitState("CNPG missing", func(a apis) bool { return !a.cnpgInstalled() })
+	_, _, changed := w.state()
+	select {
+	case <-changed:
+		t.Fatal("published a change while nothing changed")
+	case <-time.After(50 * time.Millisecond): // ten polls at most 5ms apart
+	}
+	disc.set(resourceList(cnpgGroupVersion, cnpgResources...))
+	waitState("CNPG installed", func(a apis) bool { return a.cnpgInstalled() && !a.objectStores })
+}
