@@ -3,12 +3,14 @@ package cnpgsim
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 )
 
 // cnpgSchedule parses schedules as CNPG does: six fields, seconds first.
@@ -30,7 +32,13 @@ func (s *Simulator) syncScheduledBackup(ctx context.Context, key cache.ObjectNam
 	want := sb.Status.DeepCopy()
 	schedule, err := cnpgSchedule.Parse(sb.Spec.Schedule)
 	if err != nil {
-		want.Error = fmt.Sprintf("invalid schedule %q: %v", sb.Spec.Schedule, err)
+		// CNPG's webhook refuses the object; when it was bypassed, CNPG's
+		// admission guard re-runs the validation in the reconcile loop,
+		// records this sanitised summary (field paths, never values) in
+		// status.error and stops reconciling the object
+		// (internal/webhook/guard/guard.go in CNPG 1.30).
+		klog.FromContext(ctx).Info("Invalid ScheduledBackup schedule", "scheduledBackup", key, "schedule", sb.Spec.Schedule, "err", err)
+		want.Error = admissionError("spec.schedule")
 	} else {
 		want.Error = ""
 		// Keep the last check while the schedule is unchanged, so the
@@ -62,4 +70,10 @@ func timeEqual(a, b *metav1.Time) bool {
 		return a == b
 	}
 	return a.Unix() == b.Unix()
+}
+
+// admissionError is the status.error CNPG's admission guard writes for an
+// object that fails its webhook's validation.
+func admissionError(fields ...string) string {
+	return fmt.Sprintf("the resource failed admission validation on: %s (see the operator logs for details)", strings.Join(fields, ", "))
 }

@@ -81,6 +81,9 @@ func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
 }
 
 func (backupComponent) Observe(_ context.Context, p *pass, err error) health {
+	if h, ok := scheduledBackupInvalid(p, err); ok {
+		return h
+	}
 	if err != nil {
 		return waiting(pgv1.PhasePending, "BackupApplyFailed", err.Error(), 0)
 	}

@@ -38,7 +38,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	}
 	p := &pass{cluster: pc, obs: obs, deps: c.deps, status: pc.Status.DeepCopy()}
 
-	want, err := resolve(pc, obs.class)
+	want, err := resolveAgainst(pc, obs.class, obs.cnpg)
 	var invalid *specError
 	if errors.As(err, &invalid) {
 		p.setPhase(pgv1.PhaseFailed, invalid.reason, invalid.message)
