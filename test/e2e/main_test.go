@@ -50,7 +50,9 @@ func TestMain(m *testing.M) {
 // startSimulator runs the CNPG stand-in with real Postgres for the whole
 // package; the environment stops it first on teardown.
 func startSimulator(e *envtest.Environment) error {
-	hostMap = filepath.Join(e.Dir(), "hostmap.json")
+	// In a directory of its own, which the in-cluster test mounts into
+	// its Pods.
+	hostMap = filepath.Join(e.Dir(), "hostmap", "hostmap.json")
 	var err error
 	sim, err = cnpgsim.New(e.Config, cnpgsim.Options{HostMapFile: hostMap})
 	if err != nil {

@@ -26,7 +26,10 @@ type operatorProc struct {
 	cmd         *exec.Cmd
 	metricsAddr string
 	healthAddr  string
-	done        chan struct{}
+	// metricsToken, when set, scrapes /metrics over HTTPS with this bearer
+	// token (an operator run with --metrics-secure=true).
+	metricsToken string
+	done         chan struct{}
 
 	mu  sync.Mutex
 	log strings.Builder
@@ -63,6 +66,16 @@ func startOperator(t *testing.T, name string, extra ...string) *operatorProc {
 		"-v", "2",
 	}, extra...)
 	p.cmd = exec.Command(setpoint, args...)
+	p.launch(t)
+	p.waitHTTP(t, "http://"+p.healthAddr+"/healthz")
+	return p
+}
+
+// launch starts p.cmd, collects its stderr, and kills it when the test
+// ends (keeping its log when the test failed).
+func (p *operatorProc) launch(t *testing.T) {
+	t.Helper()
+	name := p.name
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
@@ -94,8 +107,6 @@ func startOperator(t *testing.T, name string, extra ...string) *operatorProc {
 			t.Logf("%s log: %s", name, f)
 		}
 	})
-	p.waitHTTP(t, "http://"+p.healthAddr+"/healthz")
-	return p
 }
 
 func (p *operatorProc) signal(sig syscall.Signal) {
@@ -140,12 +151,14 @@ type sample struct {
 // samples scrapes the operator's /metrics for one metric family.
 func (p *operatorProc) samples(t *testing.T, family string) []sample {
 	t.Helper()
-	resp, err := http.Get("http://" + p.metricsAddr + "/metrics")
-	if err != nil {
-		t.Fatalf("scrape %s: %v", p.name, err)
+	scheme := "http"
+	if p.metricsToken != "" {
+		scheme = "https"
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	code, body, err := scrapeMetrics(t.Context(), scheme+"://"+p.metricsAddr+"/metrics", p.metricsToken)
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("scrape %s: %d %v", p.name, code, err)
+	}
 	var out []sample
 	for _, line := range strings.Split(string(body), "\n") {
 		name, rest, _ := strings.Cut(line, "{")

@@ -1,0 +1,40 @@
+// Package optionalcrds_test runs the setpoint binary on a control plane
+// that starts without CloudNativePG's and the barman-cloud plugin's CRDs,
+// and installs them while it runs.
+package optionalcrds_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	"github.com/setpoint-dev/setpoint/test/envtest"
+)
+
+var (
+	env      *envtest.Environment
+	pg       versioned.Interface
+	setpoint string
+	buildErr error
+)
+
+// isCNPG matches the CRDs of CloudNativePG (postgresql.cnpg.io) and of the
+// barman-cloud plugin (barmancloud.cnpg.io).
+func isCNPG(name string) bool { return strings.HasSuffix(name, ".cnpg.io") }
+
+func TestMain(m *testing.M) {
+	envtest.RunMain(m, envtest.Options{SkipCRDs: isCNPG}, func(e *envtest.Environment) {
+		env = e
+		pg = versioned.NewForConfigOrDie(e.Config)
+		setpoint = filepath.Join(e.Dir(), "setpoint")
+		cmd := exec.Command("go", "build", "-o", setpoint, "github.com/setpoint-dev/setpoint/cmd/setpoint")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			buildErr = fmt.Errorf("build setpoint: %w", err)
+		}
+	})
+}
