@@ -31,7 +31,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if db.DeletionTimestamp != nil {
 		return c.finalize(ctx, db, obs)
 	}
-	if err := validate(db); err != nil {
+	if err := c.validateNames(db); err != nil {
 		p := newPass(c, db, obs)
 		p.setPhase(pgv1.PhaseFailed, "InvalidName", err.Error())
 		if werr := c.writeStatus(ctx, db, p.status); werr != nil {

@@ -1,0 +1,66 @@
+package database
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// validateNames refuses specs whose children Kubernetes or Postgres would
+// refuse (validate), and specs whose children another PostgresDatabase of
+// the namespace already names.
+//
+// Children are named <pgdb>-<database with '_' as '-'> plus a suffix
+// (the CNPG Database with none, Secrets -admin and -rw, ConfigMap
+// -config). Within one PostgresDatabase the stem is unique (database
+// names hold no '-'), and the suffixes never end one another, so the only
+// collision is between two PostgresDatabases whose stems are equal:
+// PostgresDatabase "a" with database "b_c" and PostgresDatabase "a-b"
+// with database "c" both stem "a-b-c". The API server sees one object at a
+// time and cannot refuse it; the object created later is refused here,
+// terminally, naming the other.
+func (c *Controller) validateNames(db *pgv1.PostgresDatabase) error {
+	if err := validate(db); err != nil {
+		return err
+	}
+	others, err := c.databases.PostgresDatabases(db.Namespace).List(labels.Everything())
+	if err != nil {
+		return fmt.Errorf("list PostgresDatabases: %w", err)
+	}
+	return nameCollision(db, others)
+}
+
+// childStem is the common start of a database's children's names; it
+// follows namesOf.
+func childStem(pgdb, database string) string {
+	return pgdb + "-" + strings.ReplaceAll(database, "_", "-")
+}
+
+func nameCollision(db *pgv1.PostgresDatabase, others []*pgv1.PostgresDatabase) error {
+	for _, d := range db.Spec.Databases {
+		stem := childStem(db.Name, d.Name)
+		for _, o := range others {
+			if o.UID == db.UID || !before(o, db) {
+				continue
+			}
+			for _, od := range o.Spec.Databases {
+				if childStem(o.Name, od.Name) == stem {
+					return fmt.Errorf("database %q would name its objects %s (CNPG Database), %s-admin and %s-rw (Secrets), %s-config (ConfigMap), which PostgresDatabase %q uses for its database %q: rename the database or the PostgresDatabase",
+						d.Name, stem, stem, stem, stem, o.Name, od.Name)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// before reports whether a came first: the older object keeps the names.
+func before(a, b *pgv1.PostgresDatabase) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
+}
