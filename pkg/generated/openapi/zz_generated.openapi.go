@@ -2204,7 +2204,7 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 					},
 					"postgresqlConfig": {
 						SchemaProps: spec.SchemaProps{
-							Description: "postgresqlConfig holds postgresql.conf parameters, values as strings (\"200\", not 200). Cluster entries override class entries key by key.",
+							Description: "postgresqlConfig holds postgresql.conf parameters, values as strings (\"200\", not 200). Cluster entries override class entries key by key. Parameters CloudNativePG manages (FixedParameters: port, ssl, archive_mode, logging, recovery, ...) are refused in any spelling, and wal_level must stay replica or logical.",
 							Type:        []string{"object"},
 							AdditionalProperties: &spec.SchemaOrBool{
 								Allows: true,
@@ -2224,7 +2224,7 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "pgHBA are extra pg_hba.conf lines, appended to the class's lines.",
+							Description: "pgHBA are extra pg_hba.conf lines, appended to the class's lines: \"local DATABASE USER METHOD [OPTIONS]\", \"host|hostssl|hostnossl|hostgssenc|hostnogssenc DATABASE USER ADDRESS METHOD [OPTIONS]\" or \"include|include_if_exists|include_dir FILE\". What only Postgres can judge (an unknown method, a bad address) is reported in status with reason PgHBAInvalid.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -2741,7 +2741,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresCluster(ref common.ReferenceCallb
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "PostgresCluster is a Postgres cluster run by CloudNativePG: setpoint creates the CNPG Cluster, its superuser Secret, poolers, backups, managed roles and a connection-info ConfigMap from it.",
+				Description: "PostgresCluster is a Postgres cluster run by CloudNativePG: setpoint creates the CNPG Cluster, its superuser Secret, poolers, backups, managed roles and a connection-info ConfigMap from it.\n\n\nThe name becomes the CNPG Cluster's name and the stem of every child's name, some of them Services (DNS-1035 labels, at most 63 characters): CNPG's <name>-rw, -ro, -r, setpoint's poolers <name>-pooler-rw and -pooler-ro (the longest suffix, 10 characters, so 53 would fit), pods <name>-N. CNPG's own webhook refuses cluster names longer than 50 characters, so 50 is the bound. Names ending in -pooler, -pooler-rw, -pooler-ro or -primary collide by construction with another cluster's children: cluster X's pooler Service X-pooler-rw is cluster X-pooler's read-write Service, X's Pooler X-pooler-rw shares its name (and so its ServiceAccount, Role and Deployment) with the objects CNPG creates for a cluster named X-pooler-rw, and CNPG's primary PodDisruptionBudget of X is named X-primary, like the PodDisruptionBudget of a cluster X-primary.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"kind": {
@@ -2920,7 +2920,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 					},
 					"postgresqlConfig": {
 						SchemaProps: spec.SchemaProps{
-							Description: "postgresqlConfig holds postgresql.conf parameters, values as strings (\"200\", not 200). Cluster entries override class entries key by key.",
+							Description: "postgresqlConfig holds postgresql.conf parameters, values as strings (\"200\", not 200). Cluster entries override class entries key by key. Parameters CloudNativePG manages (FixedParameters: port, ssl, archive_mode, logging, recovery, ...) are refused in any spelling, and wal_level must stay replica or logical.",
 							Type:        []string{"object"},
 							AdditionalProperties: &spec.SchemaOrBool{
 								Allows: true,
@@ -2940,7 +2940,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "pgHBA are extra pg_hba.conf lines, appended to the class's lines.",
+							Description: "pgHBA are extra pg_hba.conf lines, appended to the class's lines: \"local DATABASE USER METHOD [OPTIONS]\", \"host|hostssl|hostnossl|hostgssenc|hostnogssenc DATABASE USER ADDRESS METHOD [OPTIONS]\" or \"include|include_if_exists|include_dir FILE\". What only Postgres can judge (an unknown method, a bad address) is reported in status with reason PgHBAInvalid.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -3076,7 +3076,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 					},
 					"postgresqlConfig": {
 						SchemaProps: spec.SchemaProps{
-							Description: "postgresqlConfig holds postgresql.conf parameters, values as strings (\"200\", not 200). Cluster entries override class entries key by key.",
+							Description: "postgresqlConfig holds postgresql.conf parameters, values as strings (\"200\", not 200). Cluster entries override class entries key by key. Parameters CloudNativePG manages (FixedParameters: port, ssl, archive_mode, logging, recovery, ...) are refused in any spelling, and wal_level must stay replica or logical.",
 							Type:        []string{"object"},
 							AdditionalProperties: &spec.SchemaOrBool{
 								Allows: true,
@@ -3096,7 +3096,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "pgHBA are extra pg_hba.conf lines, appended to the class's lines.",
+							Description: "pgHBA are extra pg_hba.conf lines, appended to the class's lines: \"local DATABASE USER METHOD [OPTIONS]\", \"host|hostssl|hostnossl|hostgssenc|hostnogssenc DATABASE USER ADDRESS METHOD [OPTIONS]\" or \"include|include_if_exists|include_dir FILE\". What only Postgres can judge (an unknown method, a bad address) is reported in status with reason PgHBAInvalid.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -3253,7 +3253,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresDatabase(ref common.ReferenceCall
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "PostgresDatabase gives an application databases on a PostgresCluster: per database an owner role (<db>_admin) and a read-write role (<db>_rw), their credentials in Secrets, connection info in a ConfigMap, and the privileges that let the rw role use what the admin role creates.",
+				Description: "PostgresDatabase gives an application databases on a PostgresCluster: per database an owner role (<db>_admin) and a read-write role (<db>_rw), their credentials in Secrets, connection info in a ConfigMap, and the privileges that let the rw role use what the admin role creates.\n\n\nThe name labels every child (label values hold at most 63 characters) and starts the children's names, <name>-<database with '_' as '-'>.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"kind": {

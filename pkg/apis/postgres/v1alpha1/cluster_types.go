@@ -20,6 +20,23 @@ import (
 // +kubebuilder:printcolumn:name="Instances",type=integer,JSONPath=`.status.instances`
 // +kubebuilder:printcolumn:name="Primary",type=string,JSONPath=`.status.currentPrimary`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+//
+// The name becomes the CNPG Cluster's name and the stem of every child's
+// name, some of them Services (DNS-1035 labels, at most 63 characters):
+// CNPG's <name>-rw, -ro, -r, setpoint's poolers <name>-pooler-rw and
+// -pooler-ro (the longest suffix, 10 characters, so 53 would fit), pods
+// <name>-N. CNPG's own webhook refuses cluster names longer than 50
+// characters, so 50 is the bound. Names ending in -pooler, -pooler-rw,
+// -pooler-ro or -primary collide by construction with another cluster's
+// children: cluster X's pooler Service X-pooler-rw is cluster X-pooler's
+// read-write Service, X's Pooler X-pooler-rw shares its name (and so its
+// ServiceAccount, Role and Deployment) with the objects CNPG creates for a
+// cluster named X-pooler-rw, and CNPG's primary PodDisruptionBudget of X is
+// named X-primary, like the PodDisruptionBudget of a cluster X-primary.
+//
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, no dots): CloudNativePG names Services after the cluster"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 50",message="metadata.name must be at most 50 characters: CloudNativePG refuses longer cluster names"
+// +kubebuilder:validation:XValidation:rule="!self.metadata.name.matches('-(pooler|pooler-rw|pooler-ro|primary)$')",message="metadata.name must not end in -pooler, -pooler-rw, -pooler-ro or -primary: cluster X's pooler Service X-pooler-rw and primary disruption budget X-primary would collide with the objects of a cluster of that name"
 type PostgresCluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -221,7 +238,9 @@ type RoleOwner struct {
 	Owner ObjectOwner `json:"owner"`
 }
 
-// RoleConflict is a role claimed by a PostgresDatabase other than its owner.
+// RoleConflict is a role claimed by a PostgresDatabase that may not have
+// it: another PostgresDatabase owns it, or it exists in Postgres and was
+// not created by setpoint for the claimant.
 type RoleConflict struct {
 	// role name.
 	Role string `json:"role"`
@@ -229,6 +248,11 @@ type RoleConflict struct {
 	Owner ObjectOwner `json:"owner"`
 	// claimant asked for the role too and was refused.
 	Claimant ObjectOwner `json:"claimant"`
+	// message says why the claim was refused, for example that the role
+	// exists in Postgres and was not created by setpoint (owner is then
+	// empty).
+	// +optional
+	Message string `json:"message,omitempty"`
 }
 
 // ConnectionPoolerStatus reports the poolers.

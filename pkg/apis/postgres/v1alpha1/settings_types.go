@@ -6,6 +6,8 @@ import (
 )
 
 // StorageSpec sizes the volume that holds each instance's data.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.size) || quantity(string(self.size)).isGreaterThan(quantity('0'))",message="storage.size must be greater than zero",fieldPath=".size"
 type StorageSpec struct {
 	// size of each instance's data volume, for example "10Gi". It can grow
 	// but never shrink.
@@ -103,6 +105,11 @@ type BackupSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:XValidation:rule="self.split(' ').filter(f, f != '').size() == 5",message="schedule must be a five-field cron expression (minute hour day-of-month month day-of-week)"
+	// +kubebuilder:validation:XValidation:rule=`self.split(' ').filter(x, x != '').size() != 5 || self.split(' ').filter(x, x != '')[0].matches('^([*]|(0?[0-9]|[1-5][0-9])(-(0?[0-9]|[1-5][0-9]))?)(/[1-9][0-9]*)?(,([*]|(0?[0-9]|[1-5][0-9])(-(0?[0-9]|[1-5][0-9]))?)(/[1-9][0-9]*)?)*$')`,message="schedule minute must be 0-59, *, a range a-b, a step /n, or a comma-separated list of these"
+	// +kubebuilder:validation:XValidation:rule=`self.split(' ').filter(x, x != '').size() != 5 || self.split(' ').filter(x, x != '')[1].matches('^([*]|(0?[0-9]|1[0-9]|2[0-3])(-(0?[0-9]|1[0-9]|2[0-3]))?)(/[1-9][0-9]*)?(,([*]|(0?[0-9]|1[0-9]|2[0-3])(-(0?[0-9]|1[0-9]|2[0-3]))?)(/[1-9][0-9]*)?)*$')`,message="schedule hour must be 0-23, *, a range a-b, a step /n, or a comma-separated list of these"
+	// +kubebuilder:validation:XValidation:rule=`self.split(' ').filter(x, x != '').size() != 5 || self.split(' ').filter(x, x != '')[2].matches('^([*]|(0?[1-9]|[12][0-9]|3[01])(-(0?[1-9]|[12][0-9]|3[01]))?)(/[1-9][0-9]*)?(,([*]|(0?[1-9]|[12][0-9]|3[01])(-(0?[1-9]|[12][0-9]|3[01]))?)(/[1-9][0-9]*)?)*$')`,message="schedule day-of-month must be 1-31, *, a range a-b, a step /n, or a comma-separated list of these"
+	// +kubebuilder:validation:XValidation:rule=`self.split(' ').filter(x, x != '').size() != 5 || self.split(' ').filter(x, x != '')[3].matches('^([*]|(0?[1-9]|1[0-2]|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(-(0?[1-9]|1[0-2]|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))?)(/[1-9][0-9]*)?(,([*]|(0?[1-9]|1[0-2]|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(-(0?[1-9]|1[0-2]|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))?)(/[1-9][0-9]*)?)*$')`,message="schedule month must be 1-12 or jan-dec, *, a range a-b, a step /n, or a comma-separated list of these"
+	// +kubebuilder:validation:XValidation:rule=`self.split(' ').filter(x, x != '').size() != 5 || self.split(' ').filter(x, x != '')[4].matches('^([*]|([0-6]|(?i:sun|mon|tue|wed|thu|fri|sat))(-([0-6]|(?i:sun|mon|tue|wed|thu|fri|sat)))?)(/[1-9][0-9]*)?(,([*]|([0-6]|(?i:sun|mon|tue|wed|thu|fri|sat))(-([0-6]|(?i:sun|mon|tue|wed|thu|fri|sat)))?)(/[1-9][0-9]*)?)*$')`,message="schedule day-of-week must be 0-6 or sun-sat, *, a range a-b, a step /n, or a comma-separated list of these"
 	Schedule string `json:"schedule,omitempty"`
 
 	// volumeSnapshotClass enables volume-snapshot backups with this
@@ -152,13 +159,28 @@ type ClusterSettings struct {
 
 	// postgresqlConfig holds postgresql.conf parameters, values as strings
 	// ("200", not 200). Cluster entries override class entries key by key.
+	// Parameters CloudNativePG manages (FixedParameters: port, ssl,
+	// archive_mode, logging, recovery, ...) are refused in any spelling,
+	// and wal_level must stay replica or logical.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=256
+	// +kubebuilder:validation:XValidation:rule=`self.all(k, k.matches('^[A-Za-z_][A-Za-z0-9_$]*([.][A-Za-z_][A-Za-z0-9_$]*)?$'))`,message="postgresqlConfig keys must be Postgres parameter names (letters, digits, _ and $, at most one dot)"
+	// +kubebuilder:validation:XValidation:rule=`self.all(k, !(k.lowerAscii() in ['allow_system_table_mods', 'archive_cleanup_command', 'archive_command', 'archive_mode', 'bonjour', 'bonjour_name', 'cluster_name', 'config_file', 'data_directory', 'data_sync_retry', 'event_source', 'external_pid_file', 'hba_file', 'hot_standby', 'ident_file', 'include', 'include_dir', 'include_if_exists', 'jit_provider', 'listen_addresses', 'log_destination', 'log_directory', 'log_file_mode', 'log_filename', 'log_rotation_age', 'log_rotation_size', 'log_truncate_on_rotation', 'logging_collector', 'pg_failover_slots.primary_dsn', 'pg_failover_slots.standby_slot_names', 'port', 'primary_conninfo', 'primary_slot_name', 'promote_trigger_file', 'recovery_end_command', 'recovery_min_apply_delay', 'recovery_target', 'recovery_target_action', 'recovery_target_inclusive', 'recovery_target_lsn', 'recovery_target_name', 'recovery_target_time', 'recovery_target_timeline', 'recovery_target_xid', 'restart_after_crash', 'restore_command', 'shared_preload_libraries', 'ssl', 'ssl_ca_file', 'ssl_cert_file', 'ssl_crl_file', 'ssl_dh_params_file', 'ssl_ecdh_curve', 'ssl_key_file', 'ssl_passphrase_command', 'ssl_passphrase_command_supports_reload', 'ssl_prefer_server_ciphers', 'stats_temp_directory', 'synchronized_standby_slots', 'synchronous_standby_names', 'syslog_facility', 'syslog_ident', 'syslog_sequence_numbers', 'syslog_split_messages', 'temp_tablespaces', 'unix_socket_directories', 'unix_socket_group', 'unix_socket_permissions']))`,messageExpression=`self.filter(k, k.lowerAscii() in ['allow_system_table_mods', 'archive_cleanup_command', 'archive_command', 'archive_mode', 'bonjour', 'bonjour_name', 'cluster_name', 'config_file', 'data_directory', 'data_sync_retry', 'event_source', 'external_pid_file', 'hba_file', 'hot_standby', 'ident_file', 'include', 'include_dir', 'include_if_exists', 'jit_provider', 'listen_addresses', 'log_destination', 'log_directory', 'log_file_mode', 'log_filename', 'log_rotation_age', 'log_rotation_size', 'log_truncate_on_rotation', 'logging_collector', 'pg_failover_slots.primary_dsn', 'pg_failover_slots.standby_slot_names', 'port', 'primary_conninfo', 'primary_slot_name', 'promote_trigger_file', 'recovery_end_command', 'recovery_min_apply_delay', 'recovery_target', 'recovery_target_action', 'recovery_target_inclusive', 'recovery_target_lsn', 'recovery_target_name', 'recovery_target_time', 'recovery_target_timeline', 'recovery_target_xid', 'restart_after_crash', 'restore_command', 'shared_preload_libraries', 'ssl', 'ssl_ca_file', 'ssl_cert_file', 'ssl_crl_file', 'ssl_dh_params_file', 'ssl_ecdh_curve', 'ssl_key_file', 'ssl_passphrase_command', 'ssl_passphrase_command_supports_reload', 'ssl_prefer_server_ciphers', 'stats_temp_directory', 'synchronized_standby_slots', 'synchronous_standby_names', 'syslog_facility', 'syslog_ident', 'syslog_sequence_numbers', 'syslog_split_messages', 'temp_tablespaces', 'unix_socket_directories', 'unix_socket_group', 'unix_socket_permissions'])[0] + ': CloudNativePG manages this parameter, it cannot be set in postgresqlConfig'`
+	// +kubebuilder:validation:XValidation:rule=`self.all(k, k.lowerAscii() != 'wal_level' || self[k] in ['replica', 'logical'])`,message="wal_level must be replica or logical: CloudNativePG archives WAL and streams to replicas"
 	PostgreSQLConfig map[string]string `json:"postgresqlConfig,omitempty"`
 
-	// pgHBA are extra pg_hba.conf lines, appended to the class's lines.
+	// pgHBA are extra pg_hba.conf lines, appended to the class's lines:
+	// "local DATABASE USER METHOD [OPTIONS]",
+	// "host|hostssl|hostnossl|hostgssenc|hostnogssenc DATABASE USER ADDRESS METHOD [OPTIONS]"
+	// or "include|include_if_exists|include_dir FILE". What only Postgres
+	// can judge (an unknown method, a bad address) is reported in status
+	// with reason PgHBAInvalid.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule=`self.all(l, !l.contains('\n') && !l.contains('\r'))`,message="pgHBA lines must not contain line breaks: give one entry per line"
+	// +kubebuilder:validation:XValidation:rule=`self.all(l, l.matches('^[ \t]*(local([ \t]+[^ \t]+){3,}|host(ssl|nossl|gssenc|nogssenc)?([ \t]+[^ \t]+){4,}|include(_if_exists|_dir)?[ \t]+[^ \t]+)[ \t]*$'))`,messageExpression=`'pgHBA line "' + self.filter(l, !l.matches('^[ \t]*(local([ \t]+[^ \t]+){3,}|host(ssl|nossl|gssenc|nogssenc)?([ \t]+[^ \t]+){4,}|include(_if_exists|_dir)?[ \t]+[^ \t]+)[ \t]*$'))[0] + '" must be "local DATABASE USER METHOD", "host|hostssl|hostnossl|hostgssenc|hostnogssenc DATABASE USER ADDRESS METHOD" (options may follow) or "include|include_if_exists|include_dir FILE"'`
 	PgHBA []string `json:"pgHBA,omitempty"`
 
 	// connectionPooler configures PgBouncer in front of the cluster.

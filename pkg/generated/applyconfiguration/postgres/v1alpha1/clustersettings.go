@@ -43,8 +43,16 @@ type ClusterSettingsApplyConfiguration struct {
 	Resources *v1.ResourceRequirementsApplyConfiguration `json:"resources,omitempty"`
 	// postgresqlConfig holds postgresql.conf parameters, values as strings
 	// ("200", not 200). Cluster entries override class entries key by key.
+	// Parameters CloudNativePG manages (FixedParameters: port, ssl,
+	// archive_mode, logging, recovery, ...) are refused in any spelling,
+	// and wal_level must stay replica or logical.
 	PostgreSQLConfig map[string]string `json:"postgresqlConfig,omitempty"`
-	// pgHBA are extra pg_hba.conf lines, appended to the class's lines.
+	// pgHBA are extra pg_hba.conf lines, appended to the class's lines:
+	// "local DATABASE USER METHOD [OPTIONS]",
+	// "host|hostssl|hostnossl|hostgssenc|hostnogssenc DATABASE USER ADDRESS METHOD [OPTIONS]"
+	// or "include|include_if_exists|include_dir FILE". What only Postgres
+	// can judge (an unknown method, a bad address) is reported in status
+	// with reason PgHBAInvalid.
 	PgHBA []string `json:"pgHBA,omitempty"`
 	// connectionPooler configures PgBouncer in front of the cluster.
 	ConnectionPooler *ConnectionPoolerSpecApplyConfiguration `json:"connectionPooler,omitempty"`

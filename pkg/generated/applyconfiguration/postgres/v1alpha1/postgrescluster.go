@@ -33,6 +33,19 @@ import (
 // PostgresCluster is a Postgres cluster run by CloudNativePG: setpoint
 // creates the CNPG Cluster, its superuser Secret, poolers, backups, managed
 // roles and a connection-info ConfigMap from it.
+//
+// The name becomes the CNPG Cluster's name and the stem of every child's
+// name, some of them Services (DNS-1035 labels, at most 63 characters):
+// CNPG's <name>-rw, -ro, -r, setpoint's poolers <name>-pooler-rw and
+// -pooler-ro (the longest suffix, 10 characters, so 53 would fit), pods
+// <name>-N. CNPG's own webhook refuses cluster names longer than 50
+// characters, so 50 is the bound. Names ending in -pooler, -pooler-rw,
+// -pooler-ro or -primary collide by construction with another cluster's
+// children: cluster X's pooler Service X-pooler-rw is cluster X-pooler's
+// read-write Service, X's Pooler X-pooler-rw shares its name (and so its
+// ServiceAccount, Role and Deployment) with the objects CNPG creates for a
+// cluster named X-pooler-rw, and CNPG's primary PodDisruptionBudget of X is
+// named X-primary, like the PodDisruptionBudget of a cluster X-primary.
 type PostgresClusterApplyConfiguration struct {
 	v1.TypeMetaApplyConfiguration    `json:""`
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`

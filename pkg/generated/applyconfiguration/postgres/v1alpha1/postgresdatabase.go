@@ -34,6 +34,9 @@ import (
 // per database an owner role (<db>_admin) and a read-write role (<db>_rw),
 // their credentials in Secrets, connection info in a ConfigMap, and the
 // privileges that let the rw role use what the admin role creates.
+//
+// The name labels every child (label values hold at most 63 characters)
+// and starts the children's names, <name>-<database with '_' as '-'>.
 type PostgresDatabaseApplyConfiguration struct {
 	v1.TypeMetaApplyConfiguration    `json:""`
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
