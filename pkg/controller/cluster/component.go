@@ -9,6 +9,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
 // contractKey names an object a component publishes for later ones.
@@ -100,22 +101,24 @@ type outcome struct {
 	// blocker is the first component that did not reach Ready, if any.
 	blocker string
 	health  health
-	// failed components keep the pass going but make the cluster Failed.
-	failures []string
+	// requeueAfter is the soonest recheck any component asked for.
+	requeueAfter time.Duration
 	// err is the first transient error a Reconcile returned: the pass is
 	// retried with backoff once status is written.
 	err error
 }
 
-// runComponents walks the pipeline. It stops at the first intermediate
-// health with that component's requeue hint; a Failed component is
-// recorded and its dependants are skipped by the contract check.
+// runComponents walks the pipeline. It stops at the first component that
+// is not Ready — intermediate or Failed alike, so nothing is built on a
+// component that failed — and marks the conditions after it Blocked, the
+// way the database pipeline does: a stale True would claim more than this
+// pass verified.
 func runComponents(ctx context.Context, cs []component, p *pass) (outcome, error) {
 	if err := validateOrder(cs); err != nil {
 		return outcome{}, err
 	}
 	var out outcome
-	for _, c := range cs {
+	for i, c := range cs {
 		h := checkContracts(c, p)
 		if h == nil {
 			err := c.Reconcile(ctx, p)
@@ -126,21 +129,28 @@ func runComponents(ctx context.Context, cs []component, p *pass) (outcome, error
 			}
 		}
 		p.record(c.Condition(), *h)
-		if h.phase == pgv1.PhaseFailed {
-			out.failures = append(out.failures, c.Name())
-			if out.blocker == "" {
-				out.blocker, out.health = c.Name(), *h
-			}
+		out.requeueAfter = soonest(out.requeueAfter, h.requeueAfter)
+		if h.phase == pgv1.PhaseReady {
 			continue
 		}
-		if h.intermediate() {
-			if out.blocker == "" {
-				out.blocker, out.health = c.Name(), *h
-			}
-			return out, nil
+		out.blocker, out.health = c.Name(), *h
+		for _, later := range cs[i+1:] {
+			controller.SetCondition(&p.status.Conditions, p.cluster.Generation, later.Condition(), false, "Blocked", "waiting for "+c.Condition())
 		}
+		return out, nil
 	}
 	return out, nil
+}
+
+// soonest is the smaller positive duration; zero means none.
+func soonest(a, b time.Duration) time.Duration {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
 }
 
 // checkContracts returns a Pending health when a required contract is not

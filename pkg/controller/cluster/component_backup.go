@@ -58,7 +58,10 @@ func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	schedule := cnpgSchedule(p.want.Schedule)
 	for name, method := range want {
-		cur := p.obs.backups[name]
+		cur, err := claim(ctx, p, "ScheduledBackup", p.obs.backups[name], client, name)
+		if err != nil {
+			return err
+		}
 		if cur != nil && controller.IsControlledBy(cur, p.cluster.UID) &&
 			cur.Spec.Schedule == schedule && cur.Spec.Method == method && cur.Spec.Cluster.Name == p.cluster.Name {
 			continue
@@ -81,6 +84,9 @@ func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
 }
 
 func (backupComponent) Observe(_ context.Context, p *pass, err error) health {
+	if h, ok := conflictHealth("ScheduledBackupConflict", err); ok {
+		return h
+	}
 	if h, ok := scheduledBackupInvalid(p, err); ok {
 		return h
 	}

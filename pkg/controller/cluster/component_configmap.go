@@ -51,7 +51,13 @@ func (configMapComponent) Reconcile(ctx context.Context, p *pass) error {
 		return nil // Observe reports the wait
 	}
 	data := connectionData(p)
-	cur := p.obs.configMap
+	client := p.deps.kube.CoreV1().ConfigMaps(p.cluster.Namespace)
+	// The ConfigMap cache holds only labelled objects: claim asks the API
+	// server before we write over a ConfigMap we cannot see.
+	cur, err := claim(ctx, p, "ConfigMap", p.obs.configMap, client, p.name(configMapSuffix))
+	if err != nil {
+		return err
+	}
 	if cur != nil && maps.Equal(cur.Data, data) && controller.IsControlledBy(cur, p.cluster.UID) {
 		return nil
 	}
@@ -59,13 +65,16 @@ func (configMapComponent) Reconcile(ctx context.Context, p *pass) error {
 		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
 		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
 		WithData(data)
-	if _, err := p.deps.kube.CoreV1().ConfigMaps(p.cluster.Namespace).Apply(ctx, ac, applyOpts); err != nil {
+	if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
 		return fmt.Errorf("apply connection ConfigMap: %w", err)
 	}
 	return nil
 }
 
 func (configMapComponent) Observe(_ context.Context, p *pass, err error) health {
+	if h, ok := conflictHealth("ConfigMapConflict", err); ok {
+		return h
+	}
 	if err != nil {
 		return waiting(pgv1.PhasePending, "ConfigMapApplyFailed", err.Error(), 0)
 	}

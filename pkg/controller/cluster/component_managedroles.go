@@ -15,6 +15,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 )
 
@@ -32,10 +33,10 @@ func (managedRolesComponent) Requires() []contractKey {
 func (managedRolesComponent) Provides() []contractKey { return nil }
 
 // claim is one PostgresDatabase asking for one role.
-type claim struct {
+type roleClaim struct {
 	owner pgv1.ObjectOwner
 	db    *pgv1.PostgresDatabase
-	role  pgv1.RoleStatus
+	role  roleIntent
 }
 
 // rolePlan is the arbitration of every claim.
@@ -52,6 +53,7 @@ func (managedRolesComponent) Reconcile(ctx context.Context, p *pass) error {
 	if m := p.contracts.CNPGCluster.Spec.Managed; m != nil {
 		cur = m.Roles
 	}
+	p.rolesUnverified = verifyNewRoles(ctx, p, &plan, cur)
 	if rolesEqual(cur, plan.roles) {
 		return nil
 	}
@@ -97,32 +99,38 @@ func (managedRolesComponent) Observe(_ context.Context, p *pass, err error) heal
 	}
 	msg := fmt.Sprintf("%d reconciled, %d pending, %d failed, %d conflicts",
 		len(st.Reconciled), len(st.Pending), len(st.Failed), len(st.Conflicts))
+	if p.rolesUnverified != nil {
+		// New roles wait until Postgres says they are not someone else's.
+		h := ready("RolesUnverified", msg+"; "+p.rolesUnverified.Error())
+		h.requeueAfter = provisionRecheck
+		return h
+	}
 	// Roles are each PostgresDatabase's concern: their gate reads this
 	// status. The cluster itself stays Ready.
 	return ready("RolesApplied", msg)
 }
 
-// planRoles arbitrates the claims of every PostgresDatabase on the cluster.
+// planRoles arbitrates the claims of every PostgresDatabase on the
+// cluster; intent comes from each one's spec (see intentOf).
 func planRoles(p *pass) rolePlan {
-	claims := map[string][]claim{}
-	for _, db := range p.obs.databases {
-		owner := pgv1.ObjectOwner{Name: db.Name, UID: db.UID}
-		for _, d := range db.Status.Databases {
-			for _, r := range d.Roles {
-				claims[r.Name] = append(claims[r.Name], claim{owner: owner, db: db, role: r})
-			}
-		}
-	}
 	previous := map[string]pgv1.ObjectOwner{}
 	if st := p.status.ManagedRolesStatus; st != nil {
 		for _, o := range st.Owners {
 			previous[o.Role] = o.Owner
 		}
 	}
+	claims := map[string][]roleClaim{}
+	for _, db := range p.obs.databases {
+		owner := pgv1.ObjectOwner{Name: db.Name, UID: db.UID}
+		owned := func(role string) bool { return previous[role] == owner }
+		for _, r := range intentOf(db, owned) {
+			claims[r.Name] = append(claims[r.Name], roleClaim{owner: owner, db: db, role: r})
+		}
+	}
 	var plan rolePlan
 	for _, name := range slices.Sorted(maps.Keys(claims)) {
 		cs := claims[name]
-		slices.SortFunc(cs, func(a, b claim) int {
+		slices.SortFunc(cs, func(a, b roleClaim) int {
 			if c := a.db.CreationTimestamp.Compare(b.db.CreationTimestamp.Time); c != 0 {
 				return c
 			}
@@ -130,14 +138,15 @@ func planRoles(p *pass) rolePlan {
 		})
 		winner := cs[0]
 		if prev, ok := previous[name]; ok {
-			if i := slices.IndexFunc(cs, func(c claim) bool { return c.owner == prev }); i >= 0 {
+			if i := slices.IndexFunc(cs, func(c roleClaim) bool { return c.owner == prev }); i >= 0 {
 				winner = cs[i]
 			}
 		}
 		plan.owners = append(plan.owners, pgv1.RoleOwner{Role: name, Owner: winner.owner})
 		for _, c := range cs {
 			if c.owner != winner.owner {
-				plan.conflicts = append(plan.conflicts, pgv1.RoleConflict{Role: name, Owner: winner.owner, Claimant: c.owner})
+				plan.conflicts = append(plan.conflicts, pgv1.RoleConflict{Role: name, Owner: winner.owner, Claimant: c.owner,
+					Message: fmt.Sprintf("role %s is owned by PostgresDatabase %q", name, winner.owner.Name)})
 			}
 		}
 		plan.roles = append(plan.roles, roleConfig(p.cluster.Namespace, winner))
@@ -145,17 +154,17 @@ func planRoles(p *pass) rolePlan {
 	return plan
 }
 
-func roleConfig(namespace string, c claim) cnpgv1.RoleConfiguration {
+func roleConfig(namespace string, c roleClaim) cnpgv1.RoleConfiguration {
 	r := cnpgv1.RoleConfiguration{
 		Name:            c.role.Name,
 		Ensure:          cnpgv1.EnsureOption(c.role.Ensure),
-		Comment:         fmt.Sprintf("managed by setpoint for PostgresDatabase %s/%s", namespace, c.owner.Name),
+		Comment:         controller.PostgresMarker(namespace, c.owner.Name),
 		Login:           ptr.To(true),
 		Inherit:         ptr.To(true),
 		ConnectionLimit: ptr.To[int64](-1),
 	}
-	if c.role.PasswordSecretRef != nil && c.role.Ensure != pgv1.RoleEnsureAbsent {
-		r.PasswordSecret = &cnpgv1.LocalObjectReference{Name: c.role.PasswordSecretRef.Name}
+	if c.role.Secret != "" && c.role.Ensure != pgv1.RoleEnsureAbsent {
+		r.PasswordSecret = &cnpgv1.LocalObjectReference{Name: c.role.Secret}
 	}
 	return r
 }
@@ -178,7 +187,7 @@ func rolesEqual(cur, want []cnpgv1.RoleConfiguration) bool {
 // rolesStatus reports CNPG's view of our roles with owners and conflicts.
 func rolesStatus(p *pass) *pgv1.ManagedRolesStatus {
 	plan := p.roles
-	if plan == nil || len(plan.roles) == 0 {
+	if plan == nil || len(plan.roles) == 0 && len(plan.conflicts) == 0 {
 		return nil
 	}
 	ours := map[string]bool{}

@@ -38,6 +38,10 @@ func (poolerComponent) Reconcile(ctx context.Context, p *pass) error {
 			}
 			continue
 		}
+		cur, err := claim(ctx, p, "Pooler", cur, client, name)
+		if err != nil {
+			return err
+		}
 		if cur != nil && poolerMatches(cur, p, typ) {
 			continue
 		}
@@ -59,6 +63,9 @@ func (poolerComponent) Reconcile(ctx context.Context, p *pass) error {
 }
 
 func (poolerComponent) Observe(_ context.Context, p *pass, err error) health {
+	if h, ok := conflictHealth("PoolerConflict", err); ok {
+		return h
+	}
 	if err != nil {
 		return waiting(pgv1.PhasePending, "PoolerApplyFailed", err.Error(), 0)
 	}

@@ -40,7 +40,12 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
-	cur := p.obs.cnpg
+	client := p.deps.pg.CNPGV1().Clusters(p.cluster.Namespace)
+	cur, err := claim(ctx, p, "CNPG Cluster", p.obs.cnpg, client, p.cluster.Name)
+	if err != nil {
+		return err
+	}
+	p.cnpg = cur
 	if cur != nil && cur.Annotations[specHashAnnotation] == hash && clusterMatches(cur, p) {
 		return nil
 	}
@@ -49,23 +54,26 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 		WithAnnotations(map[string]string{specHashAnnotation: hash}).
 		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
 		WithSpec(spec)
-	applied, err := p.deps.pg.CNPGV1().Clusters(p.cluster.Namespace).Apply(ctx, ac, applyOpts)
+	applied, err := client.Apply(ctx, ac, applyOpts)
 	if err != nil {
 		return fmt.Errorf("apply CNPG cluster: %w", err)
 	}
 	p.specApplied = cur != nil
-	p.obs.cnpg = applied
+	p.cnpg = applied
 	return nil
 }
 
 func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) health {
+	if h, ok := conflictHealth("ClusterConflict", err); ok {
+		return h
+	}
 	if apierrors.IsInvalid(err) {
 		return failed("ClusterSpecInvalid", err.Error())
 	}
 	if err != nil {
 		return waiting(pgv1.PhasePending, "ApplyFailed", err.Error(), 0)
 	}
-	cl := p.obs.cnpg
+	cl := p.cnpg
 	if cl == nil {
 		return waiting(pgv1.PhaseProvisioning, "ClusterCreating", "CNPG Cluster not created yet", provisionRecheck)
 	}

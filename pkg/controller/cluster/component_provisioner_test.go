@@ -1,13 +1,16 @@
 package cluster
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
 
@@ -32,7 +35,7 @@ func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
 	if err := c.Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	applied := p.obs.cnpg
+	applied := p.cnpg
 	if applied == nil || applied.Spec.Instances != 3 || !*applied.Spec.EnableSuperuserAccess ||
 		applied.Spec.PostgresConfiguration.Parameters["max_connections"] != "200" {
 		t.Fatalf("applied CNPG Cluster = %+v", applied)
@@ -62,12 +65,12 @@ func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
 	if err := c.Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	if len(cs.Actions()) != n+1 || p.obs.cnpg.Spec.Instances != 3 {
-		t.Fatalf("drift not repaired: instances %d, actions %d", p.obs.cnpg.Spec.Instances, len(cs.Actions())-n)
+	if len(cs.Actions()) != n+1 || p.cnpg.Spec.Instances != 3 {
+		t.Fatalf("drift not repaired: instances %d, actions %d", p.cnpg.Spec.Instances, len(cs.Actions())-n)
 	}
 
 	// A field CNPG defaulted elsewhere is not drift.
-	defaulted := p.obs.cnpg.DeepCopy()
+	defaulted := p.cnpg.DeepCopy()
 	defaulted.Spec.PostgresConfiguration.Parameters["archive_mode"] = "on"
 	p = provisionerPass(t, cs, pgv1.ClusterSettings{})
 	p.obs.cnpg = defaulted
@@ -95,12 +98,13 @@ func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
 }
 
 func TestSecretIsNeverRegenerated(t *testing.T) {
+	p := testPass()
 	existing := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser", Namespace: "ns", Labels: superuserLabels("shop")},
-		Data:       map[string][]byte{"username": []byte("postgres"), "password": []byte("kept")},
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser", Namespace: "ns", Labels: superuserLabels("shop"),
+			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)}},
+		Data: map[string][]byte{"username": []byte("postgres"), "password": []byte("kept")},
 	}
 	kube := kubefake(existing)
-	p := testPass()
 	p.deps = &deps{kube: kube, recorder: discard{}}
 	p.want = &desired{}
 	p.obs = &observation{} // a stale cache: the Secret exists but we did not see it
@@ -108,8 +112,78 @@ func TestSecretIsNeverRegenerated(t *testing.T) {
 	if err := c.Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	if string(p.obs.secret.Data["password"]) != "kept" {
+	if string(p.superuser.Data["password"]) != "kept" {
 		t.Fatal("a stale cache led to a new password")
+	}
+}
+
+// A Secret of that name that setpoint did not create is refused, not
+// taken over, even though the label-selected cache cannot see it.
+func TestForeignSuperuserSecretIsRefused(t *testing.T) {
+	p := testPass()
+	foreign := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser", Namespace: "ns"},
+		Data:       map[string][]byte{"username": []byte("postgres"), "password": []byte("theirs")},
+	}
+	kube := kubefake(foreign)
+	p.deps = &deps{kube: kube, recorder: discard{}}
+	p.want = &desired{}
+	p.obs = &observation{}
+	c := secretComponent{}
+	err := c.Reconcile(t.Context(), p)
+	h := c.Observe(t.Context(), p, err)
+	if h.phase != pgv1.PhaseFailed || h.reason != "SecretConflict" || !strings.Contains(h.message, `Secret "shop-superuser" exists and was not created by setpoint`) {
+		t.Fatalf("health = %+v", h)
+	}
+	got, _ := kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-superuser", metav1.GetOptions{})
+	if len(got.OwnerReferences) != 0 || len(got.Labels) != 0 || string(got.Data["password"]) != "theirs" {
+		t.Fatalf("foreign Secret was modified: %+v", got)
+	}
+}
+
+// A CNPG Cluster of that name that setpoint did not create is refused:
+// no owner reference, no apply.
+func TestForeignCNPGClusterIsRefused(t *testing.T) {
+	legacy := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}, Spec: cnpgv1.ClusterSpec{Instances: 1}}
+	cs := fake.NewClientset(legacy)
+	p := provisionerPass(t, cs, pgv1.ClusterSettings{})
+	c := provisionerComponent{}
+	err := c.Reconcile(t.Context(), p)
+	h := c.Observe(t.Context(), p, err)
+	if h.phase != pgv1.PhaseFailed || h.reason != "ClusterConflict" || !strings.Contains(h.message, `CNPG Cluster "shop" exists and was not created by setpoint`) {
+		t.Fatalf("health = %+v", h)
+	}
+	for _, a := range cs.Actions() {
+		if a.GetVerb() != "get" {
+			t.Fatalf("wrote to a foreign CNPG Cluster: %v", a)
+		}
+	}
+}
+
+// A CNPG Cluster a Retain deletion kept for a cluster of this name is
+// adopted; one kept for another name is not.
+func TestRetainedCNPGClusterIsAdoptedOnlyByItsCluster(t *testing.T) {
+	for _, tc := range []struct {
+		retainedFor string
+		want        string
+	}{{"PostgresCluster/shop", ""}, {"PostgresCluster/other", "ClusterConflict"}} {
+		kept := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns",
+			Labels:      map[string]string{controller.ManagedByLabel: controller.ManagedByValue, controller.RetainedLabel: "true"},
+			Annotations: map[string]string{controller.RetainedForAnnotation: tc.retainedFor, controller.RetainedClusterAnnotation: "shop"}}}
+		cs := fake.NewClientset(kept)
+		p := provisionerPass(t, cs, pgv1.ClusterSettings{})
+		p.deps.recorder = discard{}
+		err := (provisionerComponent{}).Reconcile(t.Context(), p)
+		h := (provisionerComponent{}).Observe(t.Context(), p, err)
+		if tc.want != "" {
+			if h.reason != tc.want {
+				t.Errorf("retained for %s: health %+v", tc.retainedFor, h)
+			}
+			continue
+		}
+		if err != nil || p.cnpg == nil || !controller.IsControlledBy(p.cnpg, p.cluster.UID) || p.cnpg.Labels[controller.RetainedLabel] != "" {
+			t.Errorf("retained for %s: not adopted: err %v, %+v", tc.retainedFor, err, p.cnpg)
+		}
 	}
 }
 
@@ -119,7 +193,7 @@ func TestSnapshotClassReachesTheCluster(t *testing.T) {
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	b := p.obs.cnpg.Spec.Backup
+	b := p.cnpg.Spec.Backup
 	if b == nil || b.VolumeSnapshot == nil || b.VolumeSnapshot.ClassName != "csi-snap" {
 		t.Fatalf("backup = %+v", b)
 	}

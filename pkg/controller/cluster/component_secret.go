@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,10 +24,36 @@ func (secretComponent) Requires() []contractKey { return nil }
 func (secretComponent) Provides() []contractKey { return []contractKey{contractSecret} }
 
 func (secretComponent) Reconcile(ctx context.Context, p *pass) error {
-	if p.want.ExternalSuperSec != "" || p.obs.secret != nil {
-		return adoptSecret(ctx, p)
+	if p.want.ExternalSuperSec != "" {
+		return nil // the user's Secret: only read, never written
 	}
-	s := &corev1.Secret{
+	client := p.deps.kube.CoreV1().Secrets(p.cluster.Namespace)
+	name := p.name(superuserSuffix)
+	if p.obs.secret == nil {
+		// Create first: AlreadyExists then tells us something exists that
+		// our label-selected cache cannot see.
+		created, err := client.Create(ctx, newSuperuserSecret(p), metav1.CreateOptions{FieldManager: fieldManager})
+		if err == nil {
+			p.deps.recorder.Event(p.cluster, corev1.EventTypeNormal, "SecretCreated", "Created superuser Secret "+name)
+			p.superuser = created
+			return nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create superuser secret: %w", err)
+		}
+	}
+	// Ours, or retained for this cluster (never a new password), or
+	// someone else's: then it is refused.
+	cur, err := claim(ctx, p, "Secret", p.obs.secret, client, name)
+	if err != nil {
+		return err
+	}
+	p.superuser = cur
+	return nil
+}
+
+func newSuperuserSecret(p *pass) *corev1.Secret {
+	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: p.name(superuserSuffix), Namespace: p.cluster.Namespace,
 			Labels:          superuserLabels(p.cluster.Name),
@@ -35,40 +62,12 @@ func (secretComponent) Reconcile(ctx context.Context, p *pass) error {
 		Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte("postgres"), "password": []byte(rand.Text())},
 	}
-	created, err := p.deps.kube.CoreV1().Secrets(s.Namespace).Create(ctx, s, metav1.CreateOptions{FieldManager: fieldManager})
-	if apierrors.IsAlreadyExists(err) {
-		// Our cache was behind: use the existing one, never a new password.
-		created, err = p.deps.kube.CoreV1().Secrets(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
-	}
-	if err != nil {
-		return fmt.Errorf("create superuser secret: %w", err)
-	}
-	p.obs.secret = created
-	p.deps.recorder.Event(p.cluster, corev1.EventTypeNormal, "SecretCreated", "Created superuser Secret "+s.Name)
-	return nil
-}
-
-// adoptSecret puts our owner reference on a generated Secret that lost it
-// (a Retain deletion kept it for a later cluster of the same name).
-func adoptSecret(ctx context.Context, p *pass) error {
-	s := p.obs.secret
-	if p.want.ExternalSuperSec != "" || s == nil || controller.IsControlledBy(s, p.cluster.UID) {
-		return nil
-	}
-	if metav1.GetControllerOfNoCopy(s) != nil {
-		return nil // someone else's: Observe reports it
-	}
-	patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":%q,"kind":%q,"name":%q,"uid":%q,"controller":true,"blockOwnerDeletion":true}]}}`,
-		gvk.GroupVersion().String(), gvk.Kind, p.cluster.Name, p.cluster.UID)
-	adopted, err := p.deps.kube.CoreV1().Secrets(s.Namespace).Patch(ctx, s.Name, typesMerge, []byte(patch), metav1.PatchOptions{FieldManager: fieldManager})
-	if err != nil {
-		return fmt.Errorf("adopt superuser secret: %w", err)
-	}
-	p.obs.secret = adopted
-	return nil
 }
 
 func (secretComponent) Observe(_ context.Context, p *pass, err error) health {
+	if h, ok := conflictHealth("SecretConflict", err); ok {
+		return h
+	}
 	if err != nil {
 		return waiting(pgv1.PhasePending, "SecretError", err.Error(), 0)
 	}
@@ -85,12 +84,9 @@ func (secretComponent) Observe(_ context.Context, p *pass, err error) health {
 		p.contracts.Secret = s
 		return ready("ExternalSecretValid", fmt.Sprintf("using external superuser Secret %q", name))
 	}
-	s := p.obs.secret
+	s := p.superuser
 	if s == nil {
 		return waiting(pgv1.PhasePending, "SecretMissing", "superuser Secret not created yet", 0)
-	}
-	if !controller.IsControlledBy(s, p.cluster.UID) {
-		return failed("SecretConflict", fmt.Sprintf("Secret %q is controlled by another object", s.Name))
 	}
 	p.contracts.Secret = s
 	return ready("SecretReady", fmt.Sprintf("superuser Secret %q", s.Name))
@@ -102,6 +98,17 @@ func failedWait(reason, message string) health {
 	h := failed(reason, message)
 	h.requeueAfter = externalRecheck
 	return h
+}
+
+// conflictHealth is Failed with reason when err refuses to write over an
+// object setpoint did not create. It is rechecked slowly: the fix (deleting
+// or renaming that object) may produce no event we watch.
+func conflictHealth(reason string, err error) (health, bool) {
+	var conflict *controller.ConflictError
+	if !errors.As(err, &conflict) {
+		return health{}, false
+	}
+	return failedWait(reason, conflict.Error()), true
 }
 
 func superuserLabels(cluster string) map[string]string {

@@ -44,7 +44,7 @@ func (s stub) Observe(_ context.Context, p *pass, _ error) health {
 
 func testPass() *pass {
 	return &pass{
-		cluster: &pgv1.PostgresCluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", Generation: 3}},
+		cluster: &pgv1.PostgresCluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", Generation: 3, UID: "uid-shop"}},
 		status:  &pgv1.PostgresClusterStatus{},
 	}
 }

@@ -90,6 +90,17 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	regs := []controller.Registration{
 		controller.On(pg.PostgresClusters().Informer(), controller.PrimaryHandler(enqueue)),
 		controller.On(pg.PostgresClusterClasses().Informer(), controller.MappedHandler(c.clustersOfClass, nil, enqueue)),
+		// A class being deleted, and every cluster that goes away, let
+		// syncClass decide whether the class may go too.
+		controller.On(pg.PostgresClusterClasses().Informer(), controller.MappedHandler(deletingClass, nil, enqueue)),
+		controller.On(pg.PostgresClusters().Informer(), cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if pc, ok := obj.(*pgv1.PostgresCluster); ok {
+				enqueue(classKey(pc.Spec.Class))
+			}
+		}}),
 		controller.On(pg.PostgresDatabases().Informer(), controller.MappedHandler(clusterOfDatabase, roleIntentChanged, batched)),
 		controller.On(cnpg.Clusters().Informer(), owned),
 		controller.On(cnpg.Poolers().Informer(), owned),
@@ -122,6 +133,14 @@ func (c *Controller) clustersOfClass(obj any) []workqueue.Key {
 		return nil
 	}
 	return controller.ClustersOfClass(c.clusterIndex, class.Name)
+}
+
+func deletingClass(obj any) []workqueue.Key {
+	class, ok := obj.(*pgv1.PostgresClusterClass)
+	if !ok || class.DeletionTimestamp == nil {
+		return nil
+	}
+	return []workqueue.Key{classKey(class.Name)}
 }
 
 func clusterOfDatabase(obj any) []workqueue.Key {

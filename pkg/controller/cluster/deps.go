@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +23,8 @@ type deps struct {
 	pgTimeout time.Duration
 	// objectStoresMissing: the barman-cloud plugin's CRD is not installed.
 	objectStoresMissing bool
+	// lookupRoles replaces roleComments in tests.
+	lookupRoles func(ctx context.Context, p *pass, names []string) (map[string]string, error)
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresCluster")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -51,7 +52,8 @@ func (c *Controller) finalize(ctx context.Context, pc *pgv1.PostgresCluster) (wo
 		st.Phase = pgv1.PhaseDeleting
 		controller.SetCondition(&st.Conditions, pc.Generation, pgv1.ConditionReady, false, "Deleting",
 			fmt.Sprintf("deleting with clusterDeletionPolicy %s", pc.Spec.ClusterDeletionPolicy))
-		if err := c.writeStatus(ctx, pc, st); err != nil {
+		var err error
+		if pc, err = c.writeStatus(ctx, pc, st); err != nil {
 			return workqueue.Result{}, err
 		}
 	}
@@ -64,10 +66,13 @@ func (c *Controller) finalize(ctx context.Context, pc *pgv1.PostgresCluster) (wo
 		return workqueue.Result{RequeueAfter: provisionRecheck}, nil
 	}
 	if pc.Spec.ClusterDeletionPolicy != pgv1.DeletionPolicyDelete {
-		if err := c.release(ctx, pc); err != nil {
+		kept, err := c.release(ctx, pc)
+		if err != nil {
 			return workqueue.Result{}, err
 		}
-		c.deps.recorder.Eventf(pc, corev1.EventTypeNormal, "Retained", "kept CNPG Cluster %s and Secret %s%s", name, name, superuserSuffix)
+		if len(kept) > 0 {
+			c.deps.recorder.Eventf(pc, corev1.EventTypeNormal, "Retained", "kept %s", strings.Join(kept, ", "))
+		}
 	} else {
 		c.deps.recorder.Eventf(pc, corev1.EventTypeNormal, "Deleted", "deleted CNPG Cluster %s and its children", name)
 	}
@@ -129,21 +134,65 @@ func (c *Controller) deleteOwned(ctx context.Context, pc *pgv1.PostgresCluster) 
 	return remaining, nil
 }
 
-// release removes our owner references from what Retain keeps, so the
-// garbage collector leaves it and a new PostgresCluster can adopt it.
-func (c *Controller) release(ctx context.Context, pc *pgv1.PostgresCluster) error {
+// release hands what Retain keeps — the CNPG Cluster, the superuser
+// Secret, and the ObjectStore and ScheduledBackups that keep archiving and
+// backing it up — to a later PostgresCluster of the same name: our owner
+// reference goes (so the garbage collector leaves them), other references
+// stay, and the retained marks name this cluster, so that nobody else can
+// adopt them.
+func (c *Controller) release(ctx context.Context, pc *pgv1.PostgresCluster) ([]string, error) {
 	ns, name := pc.Namespace, pc.Name
-	patch := []byte(`{"metadata":{"ownerReferences":null}}`)
+	o := ownerOf(pc)
+	var kept []string
+	patch := func(kind string, obj metav1.Object, do func([]byte) error) error {
+		if obj == nil || !controller.IsControlledBy(obj, pc.UID) {
+			return nil
+		}
+		body, err := o.ReleasePatch(obj)
+		if err != nil {
+			return err
+		}
+		if err := do(body); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("release %s %s: %w", kind, obj.GetName(), err)
+		}
+		kept = append(kept, fmt.Sprintf("%s %s", kind, obj.GetName()))
+		return nil
+	}
 	opts := metav1.PatchOptions{FieldManager: fieldManager}
-	if cl, _ := c.cnpgClusters.Clusters(ns).Get(name); cl != nil && controller.IsControlledBy(cl, pc.UID) {
-		if _, err := c.deps.pg.CNPGV1().Clusters(ns).Patch(ctx, name, types.MergePatchType, patch, opts); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("release CNPG cluster: %w", err)
+	cnpg := c.deps.pg.CNPGV1()
+	if cl, _ := c.cnpgClusters.Clusters(ns).Get(name); cl != nil {
+		if err := patch("CNPG Cluster", cl, func(b []byte) error {
+			_, err := cnpg.Clusters(ns).Patch(ctx, name, types.MergePatchType, b, opts)
+			return err
+		}); err != nil {
+			return nil, err
 		}
 	}
-	if s, _ := c.secrets.Secrets(ns).Get(name + superuserSuffix); s != nil && controller.IsControlledBy(s, pc.UID) {
-		if _, err := c.deps.kube.CoreV1().Secrets(ns).Patch(ctx, s.Name, types.MergePatchType, patch, opts); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("release superuser secret: %w", err)
+	if s, _ := c.secrets.Secrets(ns).Get(name + superuserSuffix); s != nil {
+		if err := patch("Secret", s, func(b []byte) error {
+			_, err := c.deps.kube.CoreV1().Secrets(ns).Patch(ctx, s.Name, types.MergePatchType, b, opts)
+			return err
+		}); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	if os, _ := c.objectStores.ObjectStores(ns).Get(name + objectStoreSuffix); os != nil {
+		if err := patch("ObjectStore", os, func(b []byte) error {
+			_, err := c.deps.pg.BarmanCloudV1().ObjectStores(ns).Patch(ctx, os.Name, types.MergePatchType, b, opts)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range []string{backupSuffix, snapshotSuffix} {
+		if b, _ := c.scheduledBackups.ScheduledBackups(ns).Get(name + s); b != nil {
+			if err := patch("ScheduledBackup", b, func(body []byte) error {
+				_, err := cnpg.ScheduledBackups(ns).Patch(ctx, b.Name, types.MergePatchType, body, opts)
+				return err
+			}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return kept, nil
 }

@@ -3,6 +3,10 @@ package cluster
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
@@ -20,10 +24,16 @@ type pass struct {
 
 	facts     *facts
 	factsRead bool
-	// roles is the managedRoles component's arbitration, for status.
-	roles *rolePlan
+	// roles is the managedRoles component's arbitration, for status;
+	// rolesUnverified says why new roles wait for a check in Postgres.
+	roles           *rolePlan
+	rolesUnverified error
 	// specApplied is set when this pass changed an existing CNPG Cluster.
 	specApplied bool
+	// superuser and cnpg are the superuser Secret and the CNPG Cluster as
+	// this pass left them (the snapshot keeps what was read).
+	superuser *corev1.Secret
+	cnpg      *cnpgv1.Cluster
 }
 
 func (p *pass) record(condition string, h health) {
@@ -42,6 +52,28 @@ func (p *pass) postgresFacts(ctx context.Context) *facts {
 		p.facts = p.deps.readFacts(ctx, p)
 	}
 	return p.facts
+}
+
+// owner is the cluster as the owner of its children.
+func (p *pass) owner() controller.Owner {
+	return ownerOf(p.cluster)
+}
+
+func ownerOf(pc *pgv1.PostgresCluster) controller.Owner {
+	return controller.Owner{Kind: gvk.Kind, Name: pc.Name, UID: pc.UID, Cluster: pc.Name}
+}
+
+// claim proves, right before a write, that the child may be written: see
+// controller.Claim. An adoption is announced with an Event.
+func claim[T any, PT interface {
+	*T
+	metav1.Object
+}](ctx context.Context, p *pass, kind string, cached PT, client controller.GetPatcher[PT], name string) (PT, error) {
+	cur, adopted, err := controller.Claim(ctx, p.owner(), controller.OwnerRef(p.cluster, gvk), kind, cached, client, name, fieldManager)
+	if adopted {
+		p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, "Adopted", "Adopted retained %s %s", kind, name)
+	}
+	return cur, err
 }
 
 // name helpers: children have deterministic names, so a stale cache can

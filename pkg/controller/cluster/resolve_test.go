@@ -27,7 +27,7 @@ func class() *pgv1.PostgresClusterClass {
 
 func cluster(s pgv1.ClusterSettings) *pgv1.PostgresCluster {
 	return &pgv1.PostgresCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
+		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", UID: "uid-shop"},
 		Spec:       pgv1.PostgresClusterSpec{Class: "standard", ClusterSettings: s},
 	}
 }

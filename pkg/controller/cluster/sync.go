@@ -18,6 +18,9 @@ import (
 
 // sync is one pass for one PostgresCluster.
 func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Result, error) {
+	if key.Namespace == "" {
+		return c.syncClass(ctx, key.Name)
+	}
 	pc, err := c.clusters.PostgresClusters(key.Namespace).Get(key.Name)
 	if apierrors.IsNotFound(err) {
 		c.cas.Forget(key.Namespace, key.Name+caSuffix)
@@ -42,27 +45,30 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	var invalid *specError
 	if errors.As(err, &invalid) {
 		p.setPhase(pgv1.PhaseFailed, invalid.reason, invalid.message)
-		if werr := c.writeStatus(ctx, pc, p.status); werr != nil {
+		if _, werr := c.writeStatus(ctx, pc, p.status); werr != nil {
 			return workqueue.Result{}, werr
 		}
 		// Permanent until the cluster or its class changes; both wake us.
 		return workqueue.Result{}, workqueue.Terminal(err)
 	}
 	p.want = want
+	if err := c.ensureClassFinalizer(ctx, obs.class); err != nil {
+		return workqueue.Result{}, err
+	}
 
 	out, err := runComponents(ctx, c.components, p)
 	if err != nil {
 		return workqueue.Result{}, err // a wiring bug: loud, with backoff
 	}
 	p.conclude(out)
-	if err := c.writeStatus(ctx, pc, p.status); err != nil {
+	if _, err := c.writeStatus(ctx, pc, p.status); err != nil {
 		return workqueue.Result{}, err
 	}
 	if out.err != nil {
 		// Status says what failed; the queue retries with backoff.
 		return workqueue.Result{}, out.err
 	}
-	return workqueue.Result{RequeueAfter: out.health.requeueAfter}, nil
+	return workqueue.Result{RequeueAfter: out.requeueAfter}, nil
 }
 
 // conclude sets phase and Ready from the pipeline's outcome. Only here is
@@ -83,20 +89,22 @@ func (p *pass) setPhase(phase pgv1.Phase, reason, message string) {
 }
 
 // writeStatus writes status once, and not at all when nothing changed; an
-// Event marks each phase transition.
-func (c *Controller) writeStatus(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) error {
+// Event marks each phase transition. It returns the object as stored, so
+// a later write in the same pass carries the current resourceVersion.
+func (c *Controller) writeStatus(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) (*pgv1.PostgresCluster, error) {
 	if apiequality.Semantic.DeepEqual(&pc.Status, st) {
-		return nil
+		return pc, nil
 	}
 	updated := pc.DeepCopy()
 	updated.Status = *st
-	if _, err := c.deps.pg.PostgresV1alpha1().PostgresClusters(pc.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
-		return fmt.Errorf("update status: %w", err)
+	out, err := c.deps.pg.PostgresV1alpha1().PostgresClusters(pc.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager})
+	if err != nil {
+		return nil, fmt.Errorf("update status: %w", err)
 	}
 	if pc.Status.Phase != st.Phase {
 		c.phaseEvent(ctx, pc, st)
 	}
-	return nil
+	return out, nil
 }
 
 func (c *Controller) phaseEvent(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {

@@ -20,7 +20,10 @@ import (
 // dropped), otherwise where it waits.
 func (p *pass) cleanup(ctx context.Context, name string, policy pgv1.DeletionPolicy) health {
 	var h health
-	if policy == pgv1.DeletionPolicyRetain {
+	if policy == pgv1.DeletionPolicyRetain || p.obs.cluster == nil {
+		// Without its PostgresCluster nothing can be dropped safely: a
+		// retained CNPG Cluster may still run the database and manage its
+		// roles with these Secrets. Keep everything (see finalize).
 		h = p.retain(ctx, name)
 	} else {
 		h = p.drop(ctx, name)
@@ -39,12 +42,12 @@ func (p *pass) cleanup(ctx context.Context, name string, policy pgv1.DeletionPol
 // progress). Unknown means Retain: keeping data is the safe mistake.
 func (p *pass) removedPolicy(name string) pgv1.DeletionPolicy {
 	n := namesOf(p.db.Name, name)
-	if cm := p.obs.configMaps[n.configMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
+	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
 		if v := pgv1.DeletionPolicy(cm.Annotations[policyAnnotation]); v == pgv1.DeletionPolicyDelete || v == pgv1.DeletionPolicyRetain {
 			return v
 		}
 	}
-	if d := p.obs.cnpg[n.cnpg]; d != nil && controller.IsControlledBy(d, p.db.UID) {
+	if d := p.obs.cnpg[n.CNPG]; d != nil && controller.IsControlledBy(d, p.db.UID) {
 		if d.Spec.DatabaseReclaimPolicy == cnpgv1.DatabaseReclaimDelete {
 			return pgv1.DeletionPolicyDelete
 		}
@@ -66,24 +69,29 @@ func (p *pass) retain(ctx context.Context, name string) health {
 	n := namesOf(p.db.Name, name)
 	ns := p.db.Namespace
 	released := false
-	if d := p.obs.cnpg[n.cnpg]; d != nil && controller.IsControlledBy(d, p.db.UID) {
+	if d := p.obs.cnpg[n.CNPG]; d != nil && controller.IsControlledBy(d, p.db.UID) {
 		released = true
 		// Re-apply the fields we own without our owner reference, which
-		// server-side apply then removes.
-		ac := databaseApply(p.db, n.cnpg, d.Spec, true)
+		// server-side apply then removes. The reclaim policy becomes
+		// retain: whoever deletes the kept object later must not drop
+		// the data with it.
+		spec := d.Spec
+		spec.DatabaseReclaimPolicy = cnpgv1.DatabaseReclaimRetain
+		ac := databaseApply(p.db, n.CNPG, spec, true)
 		if _, err := p.c.pg.CNPGV1().Databases(ns).Apply(ctx, ac, applyOpts); err != nil {
-			return apiError("ReleaseFailed", fmt.Errorf("release CNPG Database %s: %w", n.cnpg, err))
+			return apiError("ReleaseFailed", fmt.Errorf("release CNPG Database %s: %w", n.CNPG, err))
 		}
 	}
-	if cm := p.obs.configMaps[n.configMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
+	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
 		released = true
-		ac := configMapApply(p.db, n.configMap, string(pgv1.DeletionPolicyRetain), cm.Data)
-		ac.WithLabels(map[string]string{retainedLabel: "true"})
+		ac := configMapApply(p.db, n.ConfigMap, string(pgv1.DeletionPolicyRetain), cm.Data)
+		labels, annotations := p.owner().RetainedMarks()
+		ac.WithLabels(labels).WithAnnotations(annotations)
 		if _, err := p.c.kube.CoreV1().ConfigMaps(ns).Apply(ctx, ac, applyOpts); err != nil {
-			return apiError("ReleaseFailed", fmt.Errorf("release ConfigMap %s: %w", n.configMap, err))
+			return apiError("ReleaseFailed", fmt.Errorf("release ConfigMap %s: %w", n.ConfigMap, err))
 		}
 	}
-	for _, sn := range []string{n.adminSecret, n.rwSecret} {
+	for _, sn := range []string{n.AdminSecret, n.RWSecret} {
 		if s := p.obs.secrets[sn]; s != nil && controller.IsControlledBy(s, p.db.UID) {
 			released = true
 			if err := p.releaseSecret(ctx, s); err != nil {
@@ -96,13 +104,12 @@ func (p *pass) retain(ctx context.Context, name string) health {
 	}
 	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "Retained",
 		"Kept database %s, its roles and credentials (CNPG Database %s, Secrets %s and %s, ConfigMap %s)",
-		name, n.cnpg, n.adminSecret, n.rwSecret, n.configMap)
+		name, n.CNPG, n.AdminSecret, n.RWSecret, n.ConfigMap)
 	return ready("", "")
 }
 
 func (p *pass) releaseSecret(ctx context.Context, s *corev1.Secret) error {
-	refs := slices.DeleteFunc(slices.Clone(s.OwnerReferences), func(r metav1.OwnerReference) bool { return r.UID == p.db.UID })
-	patch, err := metaPatch(s.ResourceVersion, refs, map[string]any{retainedLabel: "true"})
+	patch, err := p.owner().ReleasePatch(s)
 	if err != nil {
 		return err
 	}
@@ -120,22 +127,17 @@ func (p *pass) releaseSecret(ctx context.Context, s *corev1.Secret) error {
 func (p *pass) drop(ctx context.Context, name string) health {
 	n := namesOf(p.db.Name, name)
 	ns := p.db.Namespace
-	gone := p.obs.cluster == nil
-	if d := p.obs.cnpg[n.cnpg]; d != nil && controller.IsControlledBy(d, p.db.UID) {
+	if d := p.obs.cnpg[n.CNPG]; d != nil && controller.IsControlledBy(d, p.db.UID) {
 		if d.DeletionTimestamp == nil {
-			if err := p.c.pg.CNPGV1().Databases(ns).Delete(ctx, n.cnpg, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				return apiError("DatabaseDeleteFailed", fmt.Errorf("delete CNPG Database %s: %w", n.cnpg, err))
+			if err := p.c.pg.CNPGV1().Databases(ns).Delete(ctx, n.CNPG, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return apiError("DatabaseDeleteFailed", fmt.Errorf("delete CNPG Database %s: %w", n.CNPG, err))
 			}
-			p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "DatabaseDeleting", "Deleted CNPG Database %s; CloudNativePG drops database %s", n.cnpg, name)
+			p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "DatabaseDeleting", "Deleted CNPG Database %s; CloudNativePG drops database %s", n.CNPG, name)
 		}
-		if !gone { // without its cluster, CNPG has nothing to drop
-			return waiting(pgv1.PhaseDeleting, "DatabaseDeleting", fmt.Sprintf("waiting for CloudNativePG to drop database %s", name), cleanupRecheck)
-		}
+		return p.dropWait(fmt.Sprintf("waiting for CloudNativePG to drop database %s", name))
 	}
-	if !gone {
-		if h := p.dropRoles(ctx, name, n); h.phase != pgv1.PhaseReady {
-			return h
-		}
+	if h := p.dropRoles(ctx, name, n); h.phase != pgv1.PhaseReady {
+		return h
 	}
 	if err := p.deleteCredentials(ctx, n); err != nil {
 		return apiError("SecretDeleteFailed", err)
@@ -148,16 +150,16 @@ func (p *pass) drop(ctx context.Context, name string) health {
 // database removed from the spec nothing else will.
 func (p *pass) deleteCredentials(ctx context.Context, n names) error {
 	ns := p.db.Namespace
-	for _, sn := range []string{n.adminSecret, n.rwSecret} {
+	for _, sn := range []string{n.AdminSecret, n.RWSecret} {
 		if s := p.obs.secrets[sn]; s != nil && controller.IsControlledBy(s, p.db.UID) {
 			if err := p.c.kube.CoreV1().Secrets(ns).Delete(ctx, sn, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete Secret %s: %w", sn, err)
 			}
 		}
 	}
-	if cm := p.obs.configMaps[n.configMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
-		if err := p.c.kube.CoreV1().ConfigMaps(ns).Delete(ctx, n.configMap, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete ConfigMap %s: %w", n.configMap, err)
+	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
+		if err := p.c.kube.CoreV1().ConfigMaps(ns).Delete(ctx, n.ConfigMap, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete ConfigMap %s: %w", n.ConfigMap, err)
 		}
 	}
 	return nil

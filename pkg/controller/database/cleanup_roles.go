@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
@@ -15,8 +17,9 @@ import (
 const blockedAfter = 2 * time.Minute
 
 // dropRoles publishes a database's roles as absent and reports Ready once
-// they are gone. Roles another PostgresDatabase owns (we lost a conflict)
-// are not ours to drop and are skipped.
+// they are gone. Only roles the cluster records as ours are dropped: one
+// another PostgresDatabase owns (we lost a conflict) or one that existed in
+// Postgres before setpoint is skipped.
 //
 // "Gone" is checked three ways, because no single signal suffices: our
 // absent intent must have been persisted (so the cluster can act on it);
@@ -31,8 +34,10 @@ func (p *pass) dropRoles(ctx context.Context, name string, n names) health {
 	}
 	me := pgv1.ObjectOwner{Name: p.db.Name, UID: p.db.UID}
 	var roles []string
-	for _, r := range []string{n.adminRole, n.rwRole} {
-		if !slices.ContainsFunc(mrs.Owners, func(o pgv1.RoleOwner) bool { return o.Role == r && o.Owner != me }) {
+	for _, r := range []string{n.AdminRole, n.RWRole} {
+		// Only roles the cluster gave us: one another PostgresDatabase
+		// owns, or one Postgres had before setpoint, is not ours to drop.
+		if slices.ContainsFunc(mrs.Owners, func(o pgv1.RoleOwner) bool { return o.Role == r && o.Owner == me }) {
 			roles = append(roles, r)
 		}
 	}
@@ -78,12 +83,31 @@ func (p *pass) dropRoles(ctx context.Context, name string, n names) health {
 // roleWait reports a wait on role removal; it is Blocked when something is
 // wrong or the object's deletion has waited long.
 func (p *pass) roleWait(blocked bool, msg string) health {
+	return p.cleanupWait("Role", blocked, msg)
+}
+
+// dropWait reports a wait for CNPG to drop a database, escalating the
+// same way.
+func (p *pass) dropWait(msg string) health {
+	return p.cleanupWait("Database", false, msg)
+}
+
+// cleanupWait is a wait of the Delete policy on Postgres. It names the
+// cluster's own trouble when it has some — a cluster that is not Ready is
+// the usual reason CNPG does not act — rather than only saying "blocked".
+func (p *pass) cleanupWait(what string, blocked bool, msg string) health {
 	if dt := p.db.DeletionTimestamp; dt != nil && time.Since(dt.Time) > blockedAfter {
 		blocked = true
 	}
-	reason := "RoleCleanupPending"
+	if pc := p.obs.cluster; pc != nil && pc.Status.Phase != pgv1.PhaseReady {
+		msg += fmt.Sprintf("; PostgresCluster %q is %s", pc.Name, pc.Status.Phase)
+		if c := meta.FindStatusCondition(pc.Status.Conditions, pgv1.ConditionReady); c != nil && c.Message != "" {
+			msg += fmt.Sprintf(" (%s: %s)", c.Reason, c.Message)
+		}
+	}
+	reason := what + "CleanupPending"
 	if blocked {
-		reason = "RoleCleanupBlocked"
+		reason = what + "CleanupBlocked"
 	}
 	return waiting(pgv1.PhaseDeleting, reason, msg, cleanupRecheck)
 }

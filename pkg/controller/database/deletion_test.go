@@ -28,7 +28,7 @@ func readyFixture(t *testing.T, db *pgv1.PostgresDatabase) *fixture {
 		t.Fatal(err)
 	}
 	for _, d := range db.Spec.Databases {
-		f.markApplied(namesOf(db.Name, d.Name).cnpg, true, "")
+		f.markApplied(namesOf(db.Name, d.Name).CNPG, true, "")
 	}
 	if _, err := f.sync(db.Name); err != nil {
 		t.Fatal(err)
@@ -65,16 +65,16 @@ func TestDeleteRetainReleasesForAdoption(t *testing.T) {
 	}
 	for _, name := range []string{"shop-orders-admin", "shop-orders-rw"} {
 		s := f.secret(name)
-		if len(s.OwnerReferences) != 0 || s.Labels[retainedLabel] != "true" || s.Labels[controller.DatabaseLabel] != "shop" {
+		if len(s.OwnerReferences) != 0 || s.Labels[controller.RetainedLabel] != "true" || s.Labels[controller.DatabaseLabel] != "shop" {
 			t.Errorf("secret %s not released: %+v", name, s.ObjectMeta)
 		}
 	}
 	cm, _ := f.kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "shop-orders-config", metav1.GetOptions{})
-	if len(cm.OwnerReferences) != 0 || cm.Labels[retainedLabel] != "true" || cm.Data["database"] != "orders" {
+	if len(cm.OwnerReferences) != 0 || cm.Labels[controller.RetainedLabel] != "true" || cm.Data["database"] != "orders" {
 		t.Errorf("configmap not released: %+v", cm.ObjectMeta)
 	}
 	cd := f.cnpgDB("shop-orders")
-	if len(cd.OwnerReferences) != 0 || cd.Labels[retainedLabel] != "true" || cd.Spec.Name != "orders" || cd.Spec.DatabaseReclaimPolicy != "retain" {
+	if len(cd.OwnerReferences) != 0 || cd.Labels[controller.RetainedLabel] != "true" || cd.Spec.Name != "orders" || cd.Spec.DatabaseReclaimPolicy != "retain" {
 		t.Errorf("CNPG Database not released: %+v %+v", cd.ObjectMeta, cd.Spec)
 	}
 	if slices.Contains(f.allWrites(), "delete databases") {
@@ -172,6 +172,20 @@ func TestDeleteWithClusterGoneDoesNotBlock(t *testing.T) {
 	}
 	if ev := f.events(); !slices.ContainsFunc(ev, func(e string) bool { return strings.HasPrefix(e, "Warning ClusterGone") }) {
 		t.Errorf("events = %v", ev)
+	}
+	// Policy Delete, but without the cluster nothing is dropped: the CNPG
+	// Database is kept (reclaim retain, so nobody drops the data by
+	// deleting it later) and the Secrets stay for the roles that use them.
+	if slices.Contains(f.allWrites(), "delete databases") || slices.Contains(f.allWrites(), "delete secrets") {
+		t.Errorf("deleted with the cluster gone: %v", f.allWrites())
+	}
+	cd := f.cnpgDB("shop-orders")
+	if len(cd.OwnerReferences) != 0 || cd.Spec.DatabaseReclaimPolicy != "retain" ||
+		cd.Annotations[controller.RetainedForAnnotation] != "PostgresDatabase/shop" || cd.Annotations[controller.RetainedClusterAnnotation] != "pg" {
+		t.Errorf("CNPG Database not kept: %+v %+v", cd.ObjectMeta, cd.Spec)
+	}
+	if s := f.secret("shop-orders-rw"); len(s.OwnerReferences) != 0 || s.Labels[controller.RetainedLabel] != "true" {
+		t.Errorf("Secret not kept: %+v", s.ObjectMeta)
 	}
 }
 

@@ -74,7 +74,7 @@ func (c *Controller) finalize(ctx context.Context, db *pgv1.PostgresDatabase, ob
 	}
 	if obs.cluster == nil {
 		c.recorder.Eventf(db, corev1.EventTypeWarning, "ClusterGone",
-			"PostgresCluster %q not found: removing the finalizer without dropping databases or roles", db.Spec.ClusterRef.Name)
+			"PostgresCluster %q not found: kept every database, role and credential whatever the deletionPolicy (a retained CNPG Cluster may still serve them); a PostgresDatabase of this name on a PostgresCluster of that name adopts them", db.Spec.ClusterRef.Name)
 	}
 	fin := slices.DeleteFunc(slices.Clone(db.Finalizers), func(f string) bool { return f == Finalizer })
 	if _, err := c.patchFinalizers(ctx, db, fin); err != nil && !apierrors.IsNotFound(err) {

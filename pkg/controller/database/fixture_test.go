@@ -31,7 +31,9 @@ type fakeSQL struct {
 	mu       sync.Mutex
 	execs    []sqlCall
 	existing []string
-	err      error
+	// databases are the databases the server has, with their comments.
+	databases map[string]string
+	err       error
 }
 
 type sqlCall struct {
@@ -54,6 +56,13 @@ func (f *fakeSQL) existingRoles(_ context.Context, _ postgres.Target, names []st
 		}
 	}
 	return out, f.err
+}
+
+func (f *fakeSQL) databaseComment(_ context.Context, _ postgres.Target, name string) (bool, string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	comment, ok := f.databases[name]
+	return ok, comment, f.err
 }
 
 type fixture struct {

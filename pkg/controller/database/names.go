@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
 // Finalizer keeps a PostgresDatabase until each database's deletionPolicy
@@ -18,9 +19,6 @@ const fieldManager = "setpoint"
 
 // Labels and annotations of our children beyond the shared ones.
 const (
-	// retainedLabel marks a child that a Retain deletion released, so that a
-	// later PostgresDatabase of the same name may adopt it.
-	retainedLabel = "postgres.setpoint.dev/retained"
 	// policyAnnotation on the connection ConfigMap remembers a database's
 	// deletionPolicy: once the database leaves the spec, it is the only
 	// record of what its removal should do.
@@ -29,40 +27,13 @@ const (
 
 // Name suffixes of a database's children.
 const (
-	adminSuffix     = "-admin"
-	rwSuffix        = "-rw"
-	configMapSuffix = "-config"
-	caSuffix        = "-ca"
+	caSuffix = "-ca"
 )
 
-// names are the deterministic names of one database's objects. Kubernetes
-// object names cannot contain '_', which database names may, so the
-// database part of an object name has every '_' replaced by '-':
-// PostgresDatabase "shop", database "order_items" → Secret
-// "shop-order-items-admin". Database names cannot contain '-' (the CRD's
-// pattern), so the mapping is injective within one PostgresDatabase.
-type names struct {
-	db          string // the Postgres database name
-	adminRole   string
-	rwRole      string
-	cnpg        string // the CNPG Database
-	adminSecret string
-	rwSecret    string
-	configMap   string
-}
+// names are the deterministic names of one database's objects.
+type names = controller.DatabaseNames
 
-func namesOf(pgdb, db string) names {
-	base := pgdb + "-" + strings.ReplaceAll(db, "_", "-")
-	return names{
-		db:          db,
-		adminRole:   db + "_admin",
-		rwRole:      db + "_rw",
-		cnpg:        base,
-		adminSecret: base + adminSuffix,
-		rwSecret:    base + rwSuffix,
-		configMap:   base + configMapSuffix,
-	}
-}
+func namesOf(pgdb, db string) names { return controller.NamesOf(pgdb, db) }
 
 // maxRoleName is Postgres's identifier limit (NAMEDATALEN - 1).
 const maxRoleName = 63
@@ -76,10 +47,10 @@ func validate(db *pgv1.PostgresDatabase) error {
 	}
 	for _, d := range db.Spec.Databases {
 		n := namesOf(db.Name, d.Name)
-		if len(n.adminRole) > maxRoleName {
-			return fmt.Errorf("database %q: role name %q exceeds %d bytes", d.Name, n.adminRole, maxRoleName)
+		if len(n.AdminRole) > maxRoleName {
+			return fmt.Errorf("database %q: role name %q exceeds %d bytes", d.Name, n.AdminRole, maxRoleName)
 		}
-		for _, obj := range []string{n.cnpg, n.adminSecret, n.rwSecret, n.configMap} {
+		for _, obj := range []string{n.CNPG, n.AdminSecret, n.RWSecret, n.ConfigMap} {
 			if errs := validation.IsDNS1123Subdomain(obj); len(errs) > 0 {
 				return fmt.Errorf("database %q: object name %q is invalid: %s", d.Name, obj, strings.Join(errs, "; "))
 			}

@@ -36,6 +36,15 @@ func newPass(c *Controller, db *pgv1.PostgresDatabase, obs *observation) *pass {
 	return p
 }
 
+// owner is this PostgresDatabase as the owner of its children.
+func (p *pass) owner() controller.Owner {
+	return ownerOf(p.db)
+}
+
+func ownerOf(db *pgv1.PostgresDatabase) controller.Owner {
+	return controller.Owner{Kind: gvk.Kind, Name: db.Name, UID: db.UID, Cluster: db.Spec.ClusterRef.Name}
+}
+
 func (p *pass) entry(name string) *pgv1.DatabaseStatus { return p.entries[name] }
 
 // problem records a database's first problem of the pass.

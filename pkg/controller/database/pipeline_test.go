@@ -180,7 +180,8 @@ func TestExistingSecretIsAdoptedNotRegenerated(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	retained := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-orders-admin", Namespace: ns, ResourceVersion: "7",
-			Labels: map[string]string{controller.ManagedByLabel: controller.ManagedByValue, controller.DatabaseLabel: "shop", retainedLabel: "true"}},
+			Labels:      map[string]string{controller.ManagedByLabel: controller.ManagedByValue, controller.DatabaseLabel: "shop", controller.RetainedLabel: "true"},
+			Annotations: map[string]string{controller.RetainedForAnnotation: "PostgresDatabase/shop", controller.RetainedClusterAnnotation: "pg"}},
 		Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte("orders_admin"), "password": []byte("old-password")},
 	}
@@ -192,7 +193,7 @@ func TestExistingSecretIsAdoptedNotRegenerated(t *testing.T) {
 	if string(s.Data["password"]) != "old-password" {
 		t.Error("retained password was regenerated")
 	}
-	if !controller.IsControlledBy(s, db.UID) || s.Labels[retainedLabel] != "" {
+	if !controller.IsControlledBy(s, db.UID) || s.Labels[controller.RetainedLabel] != "" {
 		t.Errorf("not adopted: refs %+v labels %v", s.OwnerReferences, s.Labels)
 	}
 }
@@ -318,7 +319,7 @@ func TestDatabaseNotAppliedIsProvisioningWithMessage(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	pc := readyCluster()
 	ownRoles(db, "orders_admin", "orders_rw")(pc)
-	f := newFixture(t, nil, []runtime.Object{pc, db})
+	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ func TestRemovedExtensionIsAbsentThenPruned(t *testing.T) {
 }
 
 func TestGrantPlanQuotesIdentifiers(t *testing.T) {
-	plan := grantPlan(namesOf("x", `we"ird; DROP TABLE t`))
+	plan := grantPlan(namesOf("x", `we"ird; DROP TABLE t`), "managed by setpoint for PostgresDatabase ns/it's")
 	want := []string{
 		`GRANT CONNECT ON DATABASE "we""ird; DROP TABLE t" TO "we""ird; DROP TABLE t_rw"`,
 		`GRANT USAGE ON SCHEMA public TO "we""ird; DROP TABLE t_rw"`,
@@ -366,6 +367,7 @@ func TestGrantPlanQuotesIdentifiers(t *testing.T) {
 		`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO "we""ird; DROP TABLE t_rw"`,
 		`ALTER DEFAULT PRIVILEGES FOR ROLE "we""ird; DROP TABLE t_admin" IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO "we""ird; DROP TABLE t_rw"`,
 		`ALTER DEFAULT PRIVILEGES FOR ROLE "we""ird; DROP TABLE t_admin" IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO "we""ird; DROP TABLE t_rw"`,
+		`COMMENT ON DATABASE "we""ird; DROP TABLE t" IS 'managed by setpoint for PostgresDatabase ns/it''s'`,
 	}
 	if !slices.Equal(plan, want) {
 		t.Errorf("plan =\n%s", strings.Join(plan, "\n"))

@@ -51,15 +51,15 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 	all := slices.Concat(specNames(db), o.removed)
 	for _, name := range all {
 		n := namesOf(db.Name, name)
-		for _, s := range []string{n.adminSecret, n.rwSecret} {
+		for _, s := range []string{n.AdminSecret, n.RWSecret} {
 			if o.secrets[s], err = ignoreNotFound(c.secrets.Secrets(ns).Get(s)); err != nil {
 				return nil, err
 			}
 		}
-		if o.configMaps[n.configMap], err = ignoreNotFound(c.configMaps.ConfigMaps(ns).Get(n.configMap)); err != nil {
+		if o.configMaps[n.ConfigMap], err = ignoreNotFound(c.configMaps.ConfigMaps(ns).Get(n.ConfigMap)); err != nil {
 			return nil, err
 		}
-		if o.cnpg[n.cnpg], err = ignoreNotFound(c.cnpgDatabases.Databases(ns).Get(n.cnpg)); err != nil {
+		if o.cnpg[n.CNPG], err = ignoreNotFound(c.cnpgDatabases.Databases(ns).Get(n.CNPG)); err != nil {
 			return nil, err
 		}
 	}
@@ -103,7 +103,7 @@ func (c *Controller) removedDatabases(db *pgv1.PostgresDatabase) ([]string, erro
 		return nil, fmt.Errorf("list CNPG databases: %w", err)
 	}
 	for _, d := range owned {
-		if controller.IsControlledBy(d, db.UID) && d.Name == namesOf(db.Name, d.Spec.Name).cnpg {
+		if controller.IsControlledBy(d, db.UID) && d.Name == namesOf(db.Name, d.Spec.Name).CNPG {
 			add(d.Spec.Name)
 		}
 	}

@@ -2,7 +2,9 @@ package database
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,6 +22,9 @@ type sqlRunner interface {
 	execTx(ctx context.Context, t postgres.Target, stmts []string) error
 	// existingRoles returns which of names exist on target's server.
 	existingRoles(ctx context.Context, t postgres.Target, names []string) ([]string, error)
+	// databaseComment reports whether database name exists on target's
+	// server and its comment ("" when none).
+	databaseComment(ctx context.Context, t postgres.Target, name string) (exists bool, comment string, err error)
 }
 
 // pgxRunner runs SQL over the Connector, each call bounded by timeout.
@@ -66,13 +71,37 @@ func (r pgxRunner) existingRoles(ctx context.Context, t postgres.Target, names [
 	return found, nil
 }
 
+func (r pgxRunner) databaseComment(ctx context.Context, t postgres.Target, name string) (bool, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	conn, err := r.connector.Connect(ctx, t)
+	if err != nil {
+		return false, "", err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var comment string
+	err = conn.QueryRow(ctx,
+		"SELECT coalesce(shobj_description(oid, 'pg_database'), '') FROM pg_database WHERE datname = $1", name).Scan(&comment)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, "", nil
+	}
+	if err != nil {
+		return false, "", fmt.Errorf("read database %s: %w", name, err)
+	}
+	return true, comment, nil
+}
+
 // grantPlan is the SQL that lets <db>_rw use the database and everything
 // <db>_admin creates in schema public, now and later. Every identifier is
 // quoted by pgx; the statements are idempotent.
-func grantPlan(n names) []string {
-	db := pgx.Identifier{n.db}.Sanitize()
-	admin := pgx.Identifier{n.adminRole}.Sanitize()
-	rw := pgx.Identifier{n.rwRole}.Sanitize()
+//
+// The plan also records, as the database's comment, that setpoint created
+// it and for which PostgresDatabase: Postgres's own record that a later
+// check (checkNewDatabase) trusts.
+func grantPlan(n names, marker string) []string {
+	db := pgx.Identifier{n.DB}.Sanitize()
+	admin := pgx.Identifier{n.AdminRole}.Sanitize()
+	rw := pgx.Identifier{n.RWRole}.Sanitize()
 	return []string{
 		"GRANT CONNECT ON DATABASE " + db + " TO " + rw,
 		"GRANT USAGE ON SCHEMA public TO " + rw,
@@ -80,5 +109,13 @@ func grantPlan(n names) []string {
 		"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO " + rw,
 		"ALTER DEFAULT PRIVILEGES FOR ROLE " + admin + " IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO " + rw,
 		"ALTER DEFAULT PRIVILEGES FOR ROLE " + admin + " IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO " + rw,
+		"COMMENT ON DATABASE " + db + " IS " + quoteLiteral(marker),
 	}
+}
+
+// quoteLiteral quotes s as an SQL string literal (COMMENT takes no bind
+// parameters). Standard-conforming strings are on in every supported
+// Postgres, so doubling single quotes suffices.
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }

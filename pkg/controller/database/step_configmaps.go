@@ -38,17 +38,25 @@ func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health 
 	e := p.entry(d.Name)
 	data := connectionData(p.db.Namespace, p.obs.cluster, n, e)
 	policy := string(policyOf(d))
-	cur := p.obs.configMaps[n.configMap]
-	if cur != nil && !controller.IsControlledBy(cur, p.db.UID) && !adoptable(cur, p.db.Name) {
-		return failed("ConfigMapConflict", fmt.Sprintf("ConfigMap %q exists and is not managed by this PostgresDatabase", n.configMap), failedRecheck)
+	client := p.c.kube.CoreV1().ConfigMaps(p.db.Namespace)
+	// Our cache holds only labelled ConfigMaps: ask the API server before
+	// writing over one we cannot see.
+	cur, err := controller.Live(ctx, p.obs.configMaps[n.ConfigMap], client.Get, n.ConfigMap)
+	if err != nil {
+		return apiError("ConfigMapLookupFailed", err)
+	}
+	if conflict := p.owner().Check("ConfigMap", cur); conflict != nil {
+		return failed("ConfigMapConflict", conflict.Error(), failedRecheck)
 	}
 	if cur == nil || !configMapCurrent(cur, p.db, data, policy) {
-		ac := configMapApply(p.db, n.configMap, policy, data).WithOwnerReferences(controller.OwnerRefApply(p.db, gvk))
-		if _, err := p.c.kube.CoreV1().ConfigMaps(p.db.Namespace).Apply(ctx, ac, applyOpts); err != nil {
-			return apiError("ConfigMapApplyFailed", fmt.Errorf("apply ConfigMap %s: %w", n.configMap, err))
+		// Adopting a retained ConfigMap: this apply (same field manager as
+		// the release) drops the retained marks and adds our reference.
+		ac := configMapApply(p.db, n.ConfigMap, policy, data).WithOwnerReferences(controller.OwnerRefApply(p.db, gvk))
+		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
+			return apiError("ConfigMapApplyFailed", fmt.Errorf("apply ConfigMap %s: %w", n.ConfigMap, err))
 		}
 	}
-	e.ConfigMapRef = &pgv1.LocalObjectReference{Name: n.configMap}
+	e.ConfigMapRef = &pgv1.LocalObjectReference{Name: n.ConfigMap}
 	return ready("", "")
 }
 
@@ -66,7 +74,7 @@ var applyOpts = metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
 // configMapCurrent: ours, not marked retained, with the data and policy
 // we want — nothing to apply.
 func configMapCurrent(cm *corev1.ConfigMap, db *pgv1.PostgresDatabase, data map[string]string, policy string) bool {
-	_, retained := cm.Labels[retainedLabel]
+	_, retained := cm.Labels[controller.RetainedLabel]
 	return controller.IsControlledBy(cm, db.UID) && !retained &&
 		cm.Annotations[policyAnnotation] == policy && maps.Equal(cm.Data, data)
 }
@@ -78,9 +86,9 @@ func connectionData(namespace string, pc *pgv1.PostgresCluster, n names, e *pgv1
 		"host":          postgres.Host(namespace, pc.Name),
 		"ro-host":       svc("-ro"),
 		"port":          strconv.Itoa(postgres.Port),
-		"database":      n.db,
-		"admin-user":    n.adminRole,
-		"rw-user":       n.rwRole,
+		"database":      n.DB,
+		"admin-user":    n.AdminRole,
+		"rw-user":       n.RWRole,
 		"ca-secret":     pc.Name + caSuffix,
 		"ca-secret-key": "ca.crt",
 		"sslmode":       "verify-full",

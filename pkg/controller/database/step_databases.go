@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
@@ -40,29 +41,37 @@ func databasesStep(ctx context.Context, p *pass) health {
 
 func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	n := namesOf(p.db.Name, d.Name)
-	cur := p.obs.cnpg[n.cnpg]
-	if cur != nil {
-		if !controller.IsControlledBy(cur, p.db.UID) && !adoptable(cur, p.db.Name) {
-			return failed("DatabaseConflict", fmt.Sprintf("CNPG Database %q exists and is not managed by this PostgresDatabase", n.cnpg), failedRecheck)
+	client := p.c.pg.CNPGV1().Databases(p.db.Namespace)
+	cur, err := controller.Live(ctx, p.obs.cnpg[n.CNPG], client.Get, n.CNPG)
+	if err != nil {
+		return apiError("DatabaseLookupFailed", err)
+	}
+	if conflict := p.owner().Check("CNPG Database", cur); conflict != nil {
+		return failed("DatabaseConflict", conflict.Error(), failedRecheck)
+	}
+	if cur == nil {
+		// No CNPG Database records this database as ours yet: Postgres
+		// must not have it, unless setpoint made it for this object.
+		if h := p.checkNewDatabase(ctx, n); h.phase != pgv1.PhaseReady {
+			return h
 		}
-		if cur.DeletionTimestamp != nil {
-			return waiting(pgv1.PhaseProvisioning, "DatabaseDeleting", fmt.Sprintf("waiting for the previous CNPG Database %q to be deleted", n.cnpg), provisionRecheck)
-		}
+	} else if cur.DeletionTimestamp != nil {
+		return waiting(pgv1.PhaseProvisioning, "DatabaseDeleting", fmt.Sprintf("waiting for the previous CNPG Database %q to be deleted", n.CNPG), provisionRecheck)
 	}
 	want := desiredDatabase(p.obs.cluster.Name, n, policyOf(d), d.Extensions, cur)
 	if cur == nil || !databaseCurrent(cur, p.db, want) {
-		ac := databaseApply(p.db, n.cnpg, want, false).WithOwnerReferences(controller.OwnerRefApply(p.db, gvk))
-		if _, err := p.c.pg.CNPGV1().Databases(p.db.Namespace).Apply(ctx, ac, applyOpts); err != nil {
-			return apiError("DatabaseApplyFailed", fmt.Errorf("apply CNPG Database %s: %w", n.cnpg, err))
+		ac := databaseApply(p.db, n.CNPG, want, false).WithOwnerReferences(controller.OwnerRefApply(p.db, gvk))
+		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
+			return apiError("DatabaseApplyFailed", fmt.Errorf("apply CNPG Database %s: %w", n.CNPG, err))
 		}
-		return waiting(pgv1.PhaseProvisioning, "DatabaseApplying", fmt.Sprintf("applied CNPG Database %q; waiting for CloudNativePG", n.cnpg), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, "DatabaseApplying", fmt.Sprintf("applied CNPG Database %q; waiting for CloudNativePG", n.CNPG), provisionRecheck)
 	}
 	st := cur.Status
 	switch {
 	case st.ObservedGeneration != cur.Generation || st.Applied == nil:
-		return waiting(pgv1.PhaseProvisioning, "DatabaseApplying", fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.cnpg), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, "DatabaseApplying", fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.CNPG), provisionRecheck)
 	case !*st.Applied:
-		return waiting(pgv1.PhaseProvisioning, "DatabaseNotApplied", fmt.Sprintf("CloudNativePG could not apply database %s yet: %s", n.db, st.Message), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, "DatabaseNotApplied", fmt.Sprintf("CloudNativePG could not apply database %s yet: %s", n.DB, st.Message), provisionRecheck)
 	}
 	return ready("", "")
 }
@@ -76,7 +85,7 @@ func desiredDatabase(cluster string, n names, policy pgv1.DeletionPolicy, exts [
 		reclaim = cnpgv1.DatabaseReclaimDelete
 	}
 	spec := cnpgv1.DatabaseSpec{
-		Cluster: cnpgv1.LocalObjectReference{Name: cluster}, Name: n.db, Owner: n.adminRole,
+		Cluster: cnpgv1.LocalObjectReference{Name: cluster}, Name: n.DB, Owner: n.AdminRole,
 		Ensure: cnpgv1.EnsurePresent, DatabaseReclaimPolicy: reclaim,
 	}
 	for _, e := range exts {
@@ -102,8 +111,11 @@ func desiredDatabase(cluster string, n names, policy pgv1.DeletionPolicy, exts [
 // owner references (a release applies it without them).
 func databaseApply(db *pgv1.PostgresDatabase, name string, s cnpgv1.DatabaseSpec, retained bool) *cnpgac.DatabaseApplyConfiguration {
 	labels := controller.ManagedLabels(controller.DatabaseLabel, db.Name)
+	var annotations map[string]string
 	if retained {
-		labels[retainedLabel] = "true"
+		var marks map[string]string
+		marks, annotations = ownerOf(db).RetainedMarks()
+		maps.Copy(labels, marks)
 	}
 	spec := cnpgac.DatabaseSpec().
 		WithCluster(cnpgac.LocalObjectReference().WithName(s.Cluster.Name)).
@@ -112,13 +124,17 @@ func databaseApply(db *pgv1.PostgresDatabase, name string, s cnpgv1.DatabaseSpec
 	for _, e := range s.Extensions {
 		spec.WithExtensions(cnpgac.ExtensionSpec().WithName(e.Name).WithEnsure(e.Ensure))
 	}
-	return cnpgac.Database(name, db.Namespace).WithLabels(labels).WithSpec(spec)
+	ac := cnpgac.Database(name, db.Namespace).WithLabels(labels).WithSpec(spec)
+	if annotations != nil {
+		ac.WithAnnotations(annotations)
+	}
+	return ac
 }
 
 // databaseCurrent compares only the fields we own, with CNPG's defaults:
 // the API server and CNPG fill in others, which must not cause an apply.
 func databaseCurrent(cur *cnpgv1.Database, db *pgv1.PostgresDatabase, want cnpgv1.DatabaseSpec) bool {
-	_, retained := cur.Labels[retainedLabel]
+	_, retained := cur.Labels[controller.RetainedLabel]
 	if !controller.IsControlledBy(cur, db.UID) || retained || cur.Labels[controller.DatabaseLabel] != db.Name {
 		return false
 	}
@@ -129,4 +145,29 @@ func databaseCurrent(cur *cnpgv1.Database, db *pgv1.PostgresDatabase, want cnpgv
 		slices.EqualFunc(s.Extensions, want.Extensions, func(a, b cnpgv1.ExtensionSpec) bool {
 			return a.Name == b.Name && cmp.Or(a.Ensure, cnpgv1.EnsurePresent) == b.Ensure && a.Version == "" && a.Schema == ""
 		})
+}
+
+// checkNewDatabase refuses a database that exists in Postgres without
+// setpoint's marker for this PostgresDatabase: CNPG would change its owner
+// to <db>_admin, and a Delete policy would drop it. A database that has
+// the marker was created by setpoint for this object and retained.
+func (p *pass) checkNewDatabase(ctx context.Context, n names) health {
+	t, err := p.superuser(ctx, "postgres")
+	if err != nil {
+		return waiting(pgv1.PhaseProvisioning, "SuperuserUnavailable", err.Error(), sqlRecheck)
+	}
+	exists, comment, err := p.c.sql.databaseComment(ctx, t, n.DB)
+	if err != nil {
+		p.c.cas.Forget(p.db.Namespace, p.obs.cluster.Name+caSuffix) // in case the CA rotated
+		return waiting(pgv1.PhaseProvisioning, "DatabaseUnverified",
+			fmt.Sprintf("cannot check in Postgres whether database %s already exists: %v", n.DB, err), sqlRecheck)
+	}
+	if !exists || comment == controller.PostgresMarker(p.db.Namespace, p.db.Name) {
+		return ready("", "")
+	}
+	msg := fmt.Sprintf("database %s exists in Postgres and was not created by setpoint for this PostgresDatabase; setpoint leaves it untouched: use another database name, or drop or rename it", n.DB)
+	if owner, ok := controller.MarkerOwner(comment); ok {
+		msg = fmt.Sprintf("database %s exists in Postgres and was created by setpoint for PostgresDatabase %s (kept by a Retain deletion); only that PostgresDatabase may adopt it", n.DB, owner)
+	}
+	return failed("DatabaseExists", msg, failedRecheck)
 }

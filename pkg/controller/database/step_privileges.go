@@ -28,18 +28,18 @@ func privilegesStep(ctx context.Context, p *pass) health {
 	}
 	for _, d := range p.db.Spec.Databases {
 		n := namesOf(p.db.Name, d.Name)
-		t, err := p.superuser(ctx, n.db)
+		t, err := p.superuser(ctx, n.DB)
 		if err != nil {
 			p.problem(d.Name, err.Error())
 			return waiting(pgv1.PhaseProvisioning, "SuperuserUnavailable", err.Error(), sqlRecheck)
 		}
-		if err := p.c.sql.execTx(ctx, t, grantPlan(n)); err != nil {
+		if err := p.c.sql.execTx(ctx, t, grantPlan(n, controller.PostgresMarker(p.db.Namespace, p.db.Name))); err != nil {
 			p.c.cas.Forget(p.db.Namespace, p.obs.cluster.Name+caSuffix) // in case the CA rotated
-			msg := fmt.Sprintf("grant privileges on database %s: %v", n.db, err)
+			msg := fmt.Sprintf("grant privileges on database %s: %v", n.DB, err)
 			p.problem(d.Name, msg)
 			return waiting(pgv1.PhaseProvisioning, "GrantFailed", msg, sqlRecheck)
 		}
-		klog.FromContext(ctx).V(2).Info("Granted privileges", "database", n.db, "role", n.rwRole)
+		klog.FromContext(ctx).V(2).Info("Granted privileges", "database", n.DB, "role", n.RWRole)
 	}
 	return ready("PrivilegesGranted", fmt.Sprintf("privileges granted on %d database(s)", len(p.db.Spec.Databases)))
 }

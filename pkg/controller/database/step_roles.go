@@ -52,9 +52,15 @@ func rolesStep(_ context.Context, p *pass) health {
 // roleHealth classifies one role from the cluster's report.
 func roleHealth(mrs *pgv1.ManagedRolesStatus, me pgv1.ObjectOwner, role string) health {
 	for _, c := range mrs.Conflicts {
-		if c.Role == role && c.Claimant == me {
-			return failed("RoleConflict", fmt.Sprintf("role %s is owned by PostgresDatabase %q", role, c.Owner.Name), failedRecheck)
+		if c.Role != role || c.Claimant != me {
+			continue
 		}
+		if c.Owner.Name == "" {
+			// Not another PostgresDatabase's: Postgres has the role and
+			// setpoint did not create it for us.
+			return failed("RoleExists", c.Message, failedRecheck)
+		}
+		return failed("RoleConflict", fmt.Sprintf("role %s is owned by PostgresDatabase %q", role, c.Owner.Name), failedRecheck)
 	}
 	owned := slices.ContainsFunc(mrs.Owners, func(o pgv1.RoleOwner) bool { return o.Role == role && o.Owner == me })
 	if !owned {

@@ -22,8 +22,8 @@ func secretsStep(ctx context.Context, p *pass) health {
 	for _, d := range p.db.Spec.Databases {
 		n := namesOf(p.db.Name, d.Name)
 		var adminRef, rwRef string
-		admin := p.credential(ctx, n.adminRole, n.adminSecret, externalAdmin(d), &adminRef)
-		rw := p.credential(ctx, n.rwRole, n.rwSecret, externalRW(d), &rwRef)
+		admin := p.credential(ctx, n.AdminRole, n.AdminSecret, externalAdmin(d), &adminRef)
+		rw := p.credential(ctx, n.RWRole, n.RWSecret, externalRW(d), &rwRef)
 		h := worst([]health{admin, rw})
 		hs = append(hs, h)
 		if h.phase != pgv1.PhaseReady {
@@ -36,8 +36,8 @@ func secretsStep(ctx context.Context, p *pass) health {
 		e.AdminSecretRef = &pgv1.LocalObjectReference{Name: adminRef}
 		e.RWSecretRef = &pgv1.LocalObjectReference{Name: rwRef}
 		e.Roles = []pgv1.RoleStatus{
-			presentRole(e, n.adminRole, adminRef),
-			presentRole(e, n.rwRole, rwRef),
+			presentRole(e, n.AdminRole, adminRef),
+			presentRole(e, n.RWRole, rwRef),
 		}
 	}
 	if h := worst(hs); h.phase != pgv1.PhaseReady {
@@ -122,13 +122,13 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 }
 
 // claimSecret accepts a generated Secret that is ours, adopts one a
-// Retain deletion left for a PostgresDatabase of this name, and refuses
-// anything else.
+// Retain deletion left for a PostgresDatabase of this name on this
+// cluster, and refuses anything else.
 func (p *pass) claimSecret(ctx context.Context, s *corev1.Secret, role string) health {
-	if !controller.IsControlledBy(s, p.db.UID) {
-		if !adoptable(s, p.db.Name) {
-			return failed("SecretConflict", fmt.Sprintf("Secret %q exists and is not managed by this PostgresDatabase", s.Name), failedRecheck)
-		}
+	switch p.owner().Judge(s) {
+	case controller.NotOurs:
+		return failed("SecretConflict", p.owner().Conflict("Secret", s).Error(), failedRecheck)
+	case controller.RetainedForUs:
 		adopted, err := p.adoptSecret(ctx, s)
 		if err != nil {
 			return apiError("SecretAdoptFailed", err)
@@ -141,19 +141,10 @@ func (p *pass) claimSecret(ctx context.Context, s *corev1.Secret, role string) h
 	return ready("", "")
 }
 
-// adoptable: no controller, labelled ours and this PostgresDatabase's —
-// what a Retain deletion leaves behind.
-func adoptable(obj metav1.Object, pgdb string) bool {
-	l := obj.GetLabels()
-	return metav1.GetControllerOfNoCopy(obj) == nil &&
-		l[controller.ManagedByLabel] == controller.ManagedByValue && l[controller.DatabaseLabel] == pgdb
-}
-
-// adoptSecret adds our controller reference and drops the retained mark,
+// adoptSecret adds our controller reference and drops the retained marks,
 // guarded by resourceVersion since the patch replaces the reference list.
 func (p *pass) adoptSecret(ctx context.Context, s *corev1.Secret) (*corev1.Secret, error) {
-	refs := append(s.DeepCopy().OwnerReferences, controller.OwnerRef(p.db, gvk))
-	patch, err := metaPatch(s.ResourceVersion, refs, map[string]any{retainedLabel: nil, controller.ReloadLabel: "true"})
+	patch, err := p.owner().AdoptPatch(s, controller.OwnerRef(p.db, gvk))
 	if err != nil {
 		return nil, err
 	}

@@ -3511,7 +3511,7 @@ func schema_pkg_apis_postgres_v1alpha1_RoleConflict(ref common.ReferenceCallback
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "RoleConflict is a role claimed by a PostgresDatabase other than its owner.",
+				Description: "RoleConflict is a role claimed by a PostgresDatabase that may not have it: another PostgresDatabase owns it, or it exists in Postgres and was not created by setpoint for the claimant.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"role": {
@@ -3534,6 +3534,13 @@ func schema_pkg_apis_postgres_v1alpha1_RoleConflict(ref common.ReferenceCallback
 							Description: "claimant asked for the role too and was refused.",
 							Default:     map[string]interface{}{},
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectOwner"),
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says why the claim was refused, for example that the role exists in Postgres and was not created by setpoint (owner is then empty).",
+							Type:        []string{"string"},
+							Format:      "",
 						},
 					},
 				},

@@ -21,7 +21,9 @@ package v1alpha1
 // RoleConflictApplyConfiguration represents a declarative configuration of the RoleConflict type for use
 // with apply.
 //
-// RoleConflict is a role claimed by a PostgresDatabase other than its owner.
+// RoleConflict is a role claimed by a PostgresDatabase that may not have
+// it: another PostgresDatabase owns it, or it exists in Postgres and was
+// not created by setpoint for the claimant.
 type RoleConflictApplyConfiguration struct {
 	// role name.
 	Role *string `json:"role,omitempty"`
@@ -29,6 +31,10 @@ type RoleConflictApplyConfiguration struct {
 	Owner *ObjectOwnerApplyConfiguration `json:"owner,omitempty"`
 	// claimant asked for the role too and was refused.
 	Claimant *ObjectOwnerApplyConfiguration `json:"claimant,omitempty"`
+	// message says why the claim was refused, for example that the role
+	// exists in Postgres and was not created by setpoint (owner is then
+	// empty).
+	Message *string `json:"message,omitempty"`
 }
 
 // RoleConflictApplyConfiguration constructs a declarative configuration of the RoleConflict type for use with
@@ -58,5 +64,13 @@ func (b *RoleConflictApplyConfiguration) WithOwner(value *ObjectOwnerApplyConfig
 // If called multiple times, the Claimant field is set to the value of the last call.
 func (b *RoleConflictApplyConfiguration) WithClaimant(value *ObjectOwnerApplyConfiguration) *RoleConflictApplyConfiguration {
 	b.Claimant = value
+	return b
+}
+
+// WithMessage sets the Message field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Message field is set to the value of the last call.
+func (b *RoleConflictApplyConfiguration) WithMessage(value string) *RoleConflictApplyConfiguration {
+	b.Message = &value
 	return b
 }

@@ -1,0 +1,119 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"k8s.io/klog/v2"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+)
+
+// verifyNewRoles keeps out of the plan every role that would start being
+// managed now but exists in Postgres without setpoint's marker for its
+// claimant: CNPG would otherwise take it over (new password, and drop it
+// on a Delete). A role that carries the marker of the same
+// PostgresDatabase was created by setpoint for it (and possibly retained),
+// so it may be managed again. Only roles not yet in the CNPG Cluster's
+// managed list are checked, so a converged cluster runs no SQL.
+//
+// When Postgres cannot be asked, the new roles wait (err is returned for
+// status) and the rest of the plan is applied.
+func verifyNewRoles(ctx context.Context, p *pass, plan *rolePlan, current []cnpgv1.RoleConfiguration) error {
+	var fresh []string
+	for _, r := range plan.roles {
+		known := slices.ContainsFunc(current, func(c cnpgv1.RoleConfiguration) bool { return c.Name == r.Name })
+		if !known && r.Ensure != cnpgv1.EnsureAbsent {
+			fresh = append(fresh, r.Name)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	lookup := p.deps.roleComments
+	if p.deps.lookupRoles != nil {
+		lookup = p.deps.lookupRoles
+	}
+	comments, err := lookup(ctx, p, fresh)
+	if err != nil {
+		for _, name := range fresh {
+			plan.drop(name)
+		}
+		return fmt.Errorf("cannot check in Postgres whether roles %v already exist: %w", fresh, err)
+	}
+	for _, name := range fresh {
+		comment, exists := comments[name]
+		if !exists {
+			continue
+		}
+		owner := plan.ownerOf(name)
+		if comment == controller.PostgresMarker(p.cluster.Namespace, owner.Name) {
+			continue // setpoint's, for this very PostgresDatabase
+		}
+		plan.drop(name)
+		plan.conflicts = append(plan.conflicts, pgv1.RoleConflict{Role: name, Claimant: owner, Message: foreignRoleMessage(name, comment)})
+		klog.FromContext(ctx).V(2).Info("Refused to manage a role setpoint did not create", "role", name, "claimant", owner.Name)
+	}
+	return nil
+}
+
+func foreignRoleMessage(role, comment string) string {
+	if owner, ok := controller.MarkerOwner(comment); ok {
+		return fmt.Sprintf("role %s exists in Postgres and was created by setpoint for PostgresDatabase %s (kept by a Retain deletion); only that PostgresDatabase may adopt it", role, owner)
+	}
+	return fmt.Sprintf("role %s exists in Postgres and was not created by setpoint; setpoint leaves it untouched: use another database name, or drop or rename the role", role)
+}
+
+// drop removes a role from the plan (roles and owners).
+func (pl *rolePlan) drop(role string) {
+	pl.roles = slices.DeleteFunc(pl.roles, func(r cnpgv1.RoleConfiguration) bool { return r.Name == role })
+	pl.owners = slices.DeleteFunc(pl.owners, func(o pgv1.RoleOwner) bool { return o.Role == role })
+	pl.conflicts = slices.DeleteFunc(pl.conflicts, func(c pgv1.RoleConflict) bool { return c.Role == role && c.Owner.Name != "" })
+}
+
+func (pl *rolePlan) ownerOf(role string) pgv1.ObjectOwner {
+	for _, o := range pl.owners {
+		if o.Role == role {
+			return o.Owner
+		}
+	}
+	return pgv1.ObjectOwner{}
+}
+
+// roleComments returns, for each of names that exists on the cluster's
+// server, its comment ("" when none).
+func (d *deps) roleComments(ctx context.Context, p *pass, names []string) (map[string]string, error) {
+	sec := p.contracts.Secret
+	if sec == nil || len(p.obs.ca) == 0 {
+		return nil, fmt.Errorf("superuser secret or CA not available yet")
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.pgTimeout)
+	defer cancel()
+	conn, err := d.connector.Connect(ctx, postgres.Target{
+		Namespace: p.cluster.Namespace, Cluster: p.cluster.Name, Database: "postgres",
+		User: string(sec.Data["username"]), Password: string(sec.Data["password"]), CACert: p.obs.ca,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	rows, err := conn.Query(ctx,
+		"SELECT rolname::text, coalesce(shobj_description(oid, 'pg_authid'), '') FROM pg_roles WHERE rolname = ANY($1)", names)
+	if err != nil {
+		return nil, fmt.Errorf("read roles: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, comment string
+		if err := rows.Scan(&name, &comment); err != nil {
+			return nil, fmt.Errorf("read roles: %w", err)
+		}
+		out[name] = comment
+	}
+	return out, rows.Err()
+}
