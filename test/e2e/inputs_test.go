@@ -1,0 +1,195 @@
+package e2e_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// Inputs the API server must accept because only Postgres or CloudNativePG
+// can judge them: each ends in a status that says what is wrong, and
+// recovers when the input is fixed.
+
+// waitReason waits until the cluster's Ready condition has reason at the
+// current generation and returns the cluster.
+func waitReason(t *testing.T, ns, name, reason string, timeout time.Duration) *pgv1.PostgresCluster {
+	t.Helper()
+	var got *pgv1.PostgresCluster
+	eventually(t, timeout, "PostgresCluster "+name+" reason "+reason, func(ctx context.Context) (bool, error) {
+		var err error
+		got, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := apimeta.FindStatusCondition(got.Status.Conditions, pgv1.ConditionReady)
+		return c != nil && c.Reason == reason && c.ObservedGeneration == got.Generation, nil
+	})
+	return got
+}
+
+func updateClass(t *testing.T, name string, mutate func(*pgv1.PostgresClusterClass)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		c, err := pg.PostgresV1alpha1().PostgresClusterClasses().Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		mutate(c)
+		_, err = pg.PostgresV1alpha1().PostgresClusterClasses().Update(t.Context(), c, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("update class: %v", err)
+	}
+}
+
+func TestParametersComparedAsPostgresDoes(t *testing.T) {
+	ns := newNamespace(t)
+	op := startOperator(t, "params-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
+	// Postgres spells it TimeZone, and reads DateStyle "ISO" as "ISO, MDY".
+	newCluster(t, ns, "params", class, pgv1.ClusterSettings{
+		PostgreSQLConfig: map[string]string{"timezone": "UTC", "DateStyle": "ISO", "work_mem": "16384kB"},
+	}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "params", pgv1.PhaseReady, 120*time.Second)
+	conn := connect(t, ns, "params")
+	if tz, ds := show(t, conn, "TimeZone"), show(t, conn, "DateStyle"); tz != "UTC" || ds != "ISO, MDY" {
+		t.Fatalf("TimeZone %q, DateStyle %q in effect", tz, ds)
+	}
+
+	t.Run("a value Postgres never reports back is bounded", func(t *testing.T) {
+		// wal_buffers -1 asks Postgres to size it: pg_settings shows the
+		// computed size, never -1.
+		updateCluster(t, ns, "params", func(c *pgv1.PostgresCluster) { c.Spec.PostgreSQLConfig["wal_buffers"] = "-1" })
+		c := waitReason(t, ns, "params", "ParametersPending", 90*time.Second)
+		if c.Status.Phase != pgv1.PhaseConfiguring {
+			t.Fatalf("phase %s while parameters are pending", c.Status.Phase)
+		}
+		// The wait's start is the condition's lastTransitionTime: move it
+		// back past the bound instead of waiting five minutes.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(t.Context(), "params", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cond := apimeta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionProvisionerReady)
+			if cond == nil || cond.Reason != "ParametersPending" {
+				t.Fatalf("ProvisionerReady = %+v", cond)
+			}
+			cond.LastTransitionTime = metav1.NewTime(time.Now().Add(-10 * time.Minute))
+			_, err = pg.PostgresV1alpha1().PostgresClusters(ns).UpdateStatus(t.Context(), c, metav1.UpdateOptions{})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c = waitReason(t, ns, "params", "ParametersNotApplied", 30*time.Second)
+		if msg := readyMessage(c); !strings.Contains(msg, `wal_buffers (wanted "-1", in effect "`) {
+			t.Errorf("Ready = %q, want wal_buffers with its wanted and effective values", msg)
+		}
+		// Past the bound the cluster is looked at every two minutes, not
+		// every five seconds: at most the pass our status write caused.
+		passes := op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster")
+		time.Sleep(16 * time.Second)
+		if d := op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster") - passes; d > 1 {
+			t.Errorf("%v passes in 16s for a parameter past the bound: still polling", d)
+		}
+
+		updateCluster(t, ns, "params", func(c *pgv1.PostgresCluster) { delete(c.Spec.PostgreSQLConfig, "wal_buffers") })
+		waitCluster(t, ns, "params", pgv1.PhaseReady, 90*time.Second)
+	})
+}
+
+func TestInvalidPgHBAIsReported(t *testing.T) {
+	ns := newNamespace(t)
+	startOperator(t, "hba-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
+	newCluster(t, ns, "hba", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "hba", pgv1.PhaseReady, 120*time.Second)
+	// The shape is valid, so the API server accepts it; only Postgres
+	// knows there is no such method. The running server keeps its old
+	// rules after the reload, so everything still works: until a restart.
+	updateCluster(t, ns, "hba", func(c *pgv1.PostgresCluster) { c.Spec.PgHBA = []string{"host all all 10.0.0.0/8 scram-sha-257"} })
+	c := waitCluster(t, ns, "hba", pgv1.PhaseFailed, 90*time.Second)
+	msg := readyMessage(c)
+	if !strings.HasPrefix(msg, "PgHBAInvalid: ") || !strings.Contains(msg, `invalid authentication method "scram-sha-257"`) ||
+		!strings.Contains(msg, "line ") {
+		t.Fatalf("Ready = %q, want PgHBAInvalid naming the line and Postgres's error", msg)
+	}
+	updateCluster(t, ns, "hba", func(c *pgv1.PostgresCluster) { c.Spec.PgHBA = []string{"host all all 10.0.0.0/8 scram-sha-256"} })
+	waitCluster(t, ns, "hba", pgv1.PhaseReady, 90*time.Second)
+}
+
+func TestInvalidScheduleIsReported(t *testing.T) {
+	ns := newNamespace(t)
+	startOperator(t, "schedule-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
+	// Every field is in range, so the API server accepts it; CNPG's parser
+	// refuses a range that runs backwards.
+	newCluster(t, ns, "sched", class, pgv1.ClusterSettings{
+		Backup: &pgv1.BackupSpec{Schedule: "0 5-2 * * *", VolumeSnapshotClass: "csi-snapshots"},
+	}, pgv1.DeletionPolicyDelete)
+	c := waitCluster(t, ns, "sched", pgv1.PhaseFailed, 120*time.Second)
+	cond := apimeta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionBackupReady)
+	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != "ScheduledBackupInvalid" ||
+		!strings.Contains(cond.Message, "spec.schedule") {
+		t.Fatalf("BackupReady = %+v, want ScheduledBackupInvalid with CNPG's error", cond)
+	}
+	updateCluster(t, ns, "sched", func(c *pgv1.PostgresCluster) { c.Spec.Backup.Schedule = "0 2-5 * * *" })
+	c = waitCluster(t, ns, "sched", pgv1.PhaseReady, 90*time.Second)
+	if cond := apimeta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionBackupReady); cond.Reason != "BackupsScheduled" {
+		t.Fatalf("BackupReady = %+v after the fix", cond)
+	}
+}
+
+func TestClassEditNeverGoesBackwards(t *testing.T) {
+	ns := newNamespace(t)
+	startOperator(t, "class-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{
+		Instances:       ptr.To[int32](1),
+		PostgresVersion: ptr.To[int32](16),
+		Storage:         &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("2Gi"))},
+	})
+	newCluster(t, ns, "down", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "down", pgv1.PhaseReady, 120*time.Second)
+	running := func() (string, string) {
+		cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "down", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl.Spec.ImageName, cl.Spec.Storage.Size
+	}
+	image, size := running()
+
+	updateClass(t, class, func(c *pgv1.PostgresClusterClass) { c.Spec.PostgresVersion = ptr.To[int32](15) })
+	c := waitReason(t, ns, "down", "DowngradeRefused", 60*time.Second)
+	if c.Status.Phase != pgv1.PhaseFailed {
+		t.Errorf("phase %s, want Failed", c.Status.Phase)
+	}
+	if i, s := running(); i != image || s != size {
+		t.Fatalf("CNPG Cluster changed to %s / %s", i, s)
+	}
+	updateClass(t, class, func(c *pgv1.PostgresClusterClass) { c.Spec.PostgresVersion = ptr.To[int32](16) })
+	waitCluster(t, ns, "down", pgv1.PhaseReady, 60*time.Second)
+
+	updateClass(t, class, func(c *pgv1.PostgresClusterClass) { c.Spec.Storage.Size = ptr.To(resource.MustParse("1Gi")) })
+	waitReason(t, ns, "down", "StorageShrinkRefused", 60*time.Second)
+	if i, s := running(); i != image || s != size {
+		t.Fatalf("CNPG Cluster changed to %s / %s", i, s)
+	}
+	updateClass(t, class, func(c *pgv1.PostgresClusterClass) { c.Spec.Storage.Size = ptr.To(resource.MustParse("3Gi")) })
+	waitCluster(t, ns, "down", pgv1.PhaseReady, 60*time.Second)
+}
