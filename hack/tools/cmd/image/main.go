@@ -1,0 +1,72 @@
+// Command image builds setpoint's multi-platform container image without a
+// container runtime and writes it to a directory (what `make image` runs):
+//
+//	setpoint-<version>.oci.tar                  OCI image layout, both platforms
+//	setpoint-<version>-linux-<arch>.docker.tar  for `docker load`, host platform
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/setpoint-dev/setpoint/hack/tools/imagebuild"
+)
+
+func main() {
+	var o imagebuild.Options
+	var created int64
+	var out string
+	flag.StringVar(&o.Root, "root", "../..", "the operator module's directory")
+	flag.StringVar(&o.Repository, "repository", "ghcr.io/setpoint-dev/setpoint", "image name without tag")
+	flag.StringVar(&o.Version, "version", "", "version: image tag and the binary's --version")
+	flag.StringVar(&o.Commit, "commit", "", "Git commit the image is built from")
+	flag.Int64Var(&created, "created", 0, "commit time, Unix seconds (git log -1 --format=%ct)")
+	flag.StringVar(&o.Source, "source", "https://github.com/setpoint-dev/setpoint", "source repository URL (OCI label)")
+	flag.StringVar(&out, "out", "dist", "output directory")
+	flag.Parse()
+	o.Created = time.Unix(created, 0).UTC()
+	if created == 0 {
+		o.Created = time.Time{}
+	}
+	if err := run(o, out); err != nil {
+		fmt.Fprintf(os.Stderr, "image: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(o imagebuild.Options, out string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	idx, err := imagebuild.Build(ctx, o)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	host := v1.Platform{OS: "linux", Architecture: runtime.GOARCH}
+	names, err := imagebuild.WriteArtifacts(out, o, idx, []v1.Platform{host})
+	if err != nil {
+		return err
+	}
+	digest, err := imagebuild.Digest(idx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("image: %s@%s (%s)\n", o.Tag(), digest, time.Since(start).Round(100*time.Millisecond))
+	for _, n := range names {
+		if fi, err := os.Stat(filepath.Join(out, n)); err == nil {
+			fmt.Printf("  %s  %.1f MiB\n", filepath.Join(out, n), float64(fi.Size())/(1<<20))
+		}
+	}
+	return nil
+}

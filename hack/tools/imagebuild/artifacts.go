@@ -1,0 +1,33 @@
+package imagebuild
+
+import (
+	"fmt"
+	"path/filepath"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+)
+
+// OCIArchiveName is the file name of the OCI image-layout archive.
+func (o Options) OCIArchiveName() string { return "setpoint-" + o.Version + ".oci.tar" }
+
+// DockerTarballName is the file name of the `docker load` tarball of p.
+func (o Options) DockerTarballName(p v1.Platform) string {
+	return fmt.Sprintf("setpoint-%s-%s-%s.docker.tar", o.Version, p.OS, p.Architecture)
+}
+
+// WriteArtifacts writes the OCI archive of idx and a docker tarball for
+// each of dockerPlatforms into dir, and returns the file names written.
+func WriteArtifacts(dir string, o Options, idx v1.ImageIndex, dockerPlatforms []v1.Platform) ([]string, error) {
+	names := []string{o.OCIArchiveName()}
+	if err := WriteOCIArchive(filepath.Join(dir, names[0]), idx, o.Tag(), o.Created); err != nil {
+		return nil, err
+	}
+	for _, p := range dockerPlatforms {
+		n := o.DockerTarballName(p)
+		if err := WriteDockerTarball(filepath.Join(dir, n), idx, p, o.Tag()); err != nil {
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	return names, nil
+}
