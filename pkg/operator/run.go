@@ -117,16 +117,20 @@ func (c *controllers) run(ctx context.Context, installed apis) error {
 		return err
 	}
 	connector := postgres.NewConnector(postgres.NewHostMap(cfg.PostgresHostMap)).WithMetrics(pm)
+	// One CA cache for both controllers: a CA one of them finds rotated
+	// (a verification failure makes it forget and re-read) is fresh for
+	// the other too.
+	cas := controller.NewCACache(kube)
 	clusters, err := cluster.New(cluster.Config{
 		Kube: kube, PG: pg, Recorder: recorder, Connector: connector,
-		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm,
+		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm, CAs: cas,
 	}, inf)
 	if err != nil {
 		return err
 	}
 	databases, err := database.New(database.Config{
 		Kube: kube, PG: pg, Recorder: recorder, Connector: connector,
-		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm,
+		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm, CAs: cas,
 	}, inf)
 	if err != nil {
 		return err

@@ -128,3 +128,32 @@ func (s *Simulator) healthyDelay(f faults) time.Duration {
 	}
 	return s.opts.HealthyDelay
 }
+
+// RotateCA replaces the Cluster's CA, as CNPG does when its CA expires or
+// is renewed: a new authority signs a new server certificate, the server
+// reloads it, and `<name>-ca` is updated. Clients holding the old CA then
+// fail verification until they read the Secret again. It returns at once;
+// the Cluster's next sync (queued here) loads the certificate and updates
+// the Secret.
+func (s *Simulator) RotateCA(ctx context.Context, namespace, name string) error {
+	if s.opts.SharedBackend {
+		return ErrSharedBackend
+	}
+	key := cache.ObjectName{Namespace: namespace, Name: name}
+	inst := s.instance(key)
+	if inst == nil {
+		return fmt.Errorf("rotate CA of %s: no such cluster", key)
+	}
+	ca, err := newAuthority(name + "-ca")
+	if err != nil {
+		return fmt.Errorf("rotate CA of %s: %w", key, err)
+	}
+	inst.mu.Lock()
+	b := inst.backend
+	b.mu.Lock()
+	b.ca, b.sans = ca, "" // the next converge issues and loads a new certificate
+	b.mu.Unlock()
+	inst.mu.Unlock()
+	s.clusterLoop.add(key)
+	return nil
+}

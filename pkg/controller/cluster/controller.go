@@ -30,6 +30,8 @@ type Config struct {
 	Connector       *postgres.Connector
 	PostgresTimeout time.Duration
 	Metrics         *workqueue.Metrics
+	// CAs caches CNPG's CA certificates; nil gives the controller its own.
+	CAs *controller.CACache
 }
 
 // Controller reconciles PostgresClusters.
@@ -74,8 +76,11 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		secrets:          core.Secrets().Lister(),
 		configMaps:       core.ConfigMaps().Lister(),
 		queue:            workqueue.New(workqueue.Options{Name: "postgrescluster", Metrics: cfg.Metrics}),
-		cas:              controller.NewCACache(cfg.Kube),
+		cas:              cfg.CAs,
 		components:       pipeline(),
+	}
+	if c.cas == nil {
+		c.cas = controller.NewCACache(cfg.Kube)
 	}
 	enqueue := c.queue.Add
 	batched := func(k workqueue.Key) { c.queue.AddAfter(k, roleBatchDelay) }

@@ -28,6 +28,8 @@ type Config struct {
 	Connector       *postgres.Connector
 	PostgresTimeout time.Duration
 	Metrics         *workqueue.Metrics
+	// CAs caches CNPG's CA certificates; nil gives the controller its own.
+	CAs *controller.CACache
 }
 
 // Controller reconciles PostgresDatabases.
@@ -74,7 +76,10 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		secrets:       core.Secrets().Lister(),
 		configMaps:    core.ConfigMaps().Lister(),
 		queue:         workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
-		cas:           controller.NewCACache(cfg.Kube),
+		cas:           cfg.CAs,
+	}
+	if c.cas == nil {
+		c.cas = controller.NewCACache(cfg.Kube)
 	}
 	enqueue := c.queue.Add
 	owned := controller.OwnerHandler("PostgresDatabase", c.uidOf, enqueue)

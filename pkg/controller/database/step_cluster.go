@@ -7,11 +7,17 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
 // clusterStep: the referenced PostgresCluster exists and is Ready. Waiting
 // for it is an expected state, reported as Pending with a requeue-after,
 // never an error loop.
+//
+// Readiness holds (ADR-0002: conditions accumulate): a database Ready at
+// its generation stays Ready while its cluster passes through a transient
+// phase (a parameter change, a pooler scale, a switchover); only a cluster
+// that is gone, being deleted or Failed is reflected, with its reason.
 func clusterStep(_ context.Context, p *pass) health {
 	name := p.db.Spec.ClusterRef.Name
 	pc := p.obs.cluster
@@ -21,12 +27,25 @@ func clusterStep(_ context.Context, p *pass) health {
 			fmt.Sprintf("PostgresCluster %q not found in namespace %q", name, p.db.Namespace), clusterMissingRecheck)
 	case pc.DeletionTimestamp != nil:
 		return waiting(pgv1.PhasePending, "ClusterDeleting", fmt.Sprintf("PostgresCluster %q is being deleted", name), clusterNotReadyRecheck)
-	case !meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionReady):
+	case pc.Status.Phase == pgv1.PhaseFailed:
+		msg := fmt.Sprintf("PostgresCluster %q is Failed", name)
+		if c := meta.FindStatusCondition(pc.Status.Conditions, pgv1.ConditionReady); c != nil {
+			msg += fmt.Sprintf(": %s: %s", c.Reason, c.Message)
+		}
+		return waiting(pgv1.PhasePending, "ClusterFailed", msg, clusterNotReadyRecheck)
+	case !meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionReady) && !readyAtGeneration(p.db):
 		msg := fmt.Sprintf("PostgresCluster %q is not ready", name)
 		if pc.Status.Phase != "" {
 			msg += fmt.Sprintf(" (phase %s)", pc.Status.Phase)
 		}
 		return waiting(pgv1.PhasePending, "ClusterNotReady", msg, clusterNotReadyRecheck)
 	}
+	// The same reason and message whether the cluster is Ready or passing
+	// through a transient phase: a held readiness costs no status write.
 	return ready("ClusterReady", fmt.Sprintf("PostgresCluster %q is ready", name))
+}
+
+// readyAtGeneration: the object was Ready for its current spec.
+func readyAtGeneration(db *pgv1.PostgresDatabase) bool {
+	return db.Status.Phase == pgv1.PhaseReady && controller.ConditionTrue(db.Status.Conditions, pgv1.ConditionReady, db.Generation)
 }
