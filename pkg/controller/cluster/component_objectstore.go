@@ -40,7 +40,7 @@ func (objectStoreComponent) Reconcile(ctx context.Context, p *pass) error {
 		return nil
 	}
 	if p.deps.objectStoresMissing {
-		return errObjectStoreCRDMissing
+		return nil // nothing to write to; Observe says so
 	}
 	client := p.deps.pg.BarmanCloudV1().ObjectStores(p.cluster.Namespace)
 	cur, err := claim(ctx, p, "ObjectStore", cur, client, p.name(objectStoreSuffix))
@@ -60,10 +60,10 @@ func (objectStoreComponent) Observe(_ context.Context, p *pass, err error) healt
 	if h, ok := conflictHealth("ObjectStoreConflict", err); ok {
 		return h
 	}
-	if errors.Is(err, errObjectStoreCRDMissing) {
-		// No requeue: the operator restarts its controllers, and so
-		// revisits every cluster, when the CRD appears.
-		return waiting(pgv1.PhasePending, "BackupTargetUnavailable", err.Error(), 0)
+	if err == nil && p.want.ObjectStore != nil && p.deps.objectStoresMissing {
+		// Not an error to retry: the operator restarts its controllers, and
+		// so revisits every cluster, when the CRD appears.
+		return waiting(pgv1.PhasePending, "BackupTargetUnavailable", errObjectStoreCRDMissing.Error(), 0)
 	}
 	if err != nil {
 		return waiting(pgv1.PhasePending, "ObjectStoreError", err.Error(), 0)

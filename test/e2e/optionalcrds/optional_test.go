@@ -43,6 +43,7 @@ func TestOptionalCRDs(t *testing.T) {
 	newClass(t, "plain-"+ns, nil)
 	newCluster(t, ns, "plain", "plain-"+ns)
 
+	top := t // the stand-in runs until the whole test ends
 	const waiting = "Waiting for CloudNativePG"
 	t.Run("without CNPG not ready, said once", func(t *testing.T) {
 		code, body := op.get(t, "/readyz")
@@ -68,7 +69,7 @@ func TestOptionalCRDs(t *testing.T) {
 		if err := env.InstallCRDs(t.Context(), func(n string) bool { return strings.HasSuffix(n, ".postgresql.cnpg.io") }); err != nil {
 			t.Fatal(err)
 		}
-		startSimulator(t, hostMap)
+		startSimulator(top, hostMap)
 		eventually(t, 60*time.Second, "/readyz OK", func(context.Context) (bool, error) {
 			code, _ := op.get(t, "/readyz")
 			return code == http.StatusOK, nil
