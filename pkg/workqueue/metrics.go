@@ -20,15 +20,6 @@ type Metrics struct {
 	outcomes       *prometheus.CounterVec
 }
 
-// Outcome labels of setpoint_reconcile_total.
-const (
-	OutcomeSuccess  = "success"
-	OutcomeRequeue  = "requeue_after"
-	OutcomeError    = "error"
-	OutcomeTerminal = "terminal_error"
-	OutcomePanic    = "panic"
-)
-
 // NewMetrics creates the metrics and registers them with reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	buckets := prometheus.ExponentialBuckets(0.0005, 2, 16) // 0.5ms … ~16s
@@ -57,7 +48,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "workqueue_retries_total", Help: "Total number of rate-limited retries handled by the workqueue.",
 		}, []string{"name"}),
 		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "setpoint_reconcile_total", Help: "Reconcile passes by queue and outcome.",
+			Name: "setpoint_reconcile_total", Help: "Reconcile passes by queue and outcome: success, wait, retry, terminal, failed or panic.",
 		}, []string{"name", "outcome"}),
 	}
 	reg.MustRegister(m.depth, m.adds, m.latency, m.workDuration, m.unfinished, m.longestRunning, m.retries, m.outcomes)

@@ -94,14 +94,26 @@ func (q *Queue) Run(ctx context.Context, workers int, reconcile SyncFunc) {
 	logger.V(2).Info("Workers drained")
 }
 
-// processNext handles one key; it returns false when the queue is shut down.
+// processNext handles one key; it returns false when the queue is shut
+// down or shutdown has begun. Once ctx ends a worker finishes only the pass
+// in hand: keys still queued are not handed out, since every call they made
+// would fail on the cancelled context and count as an error. They are not
+// lost work: the next leader, or this process restarted, lists everything.
 func (q *Queue) processNext(ctx context.Context, reconcile SyncFunc) bool {
 	key, shutdown := q.q.Get()
 	if shutdown {
 		return false
 	}
 	defer q.q.Done(key)
+	if ctx.Err() != nil {
+		return false
+	}
 	res, err := q.safeSync(ctx, key, reconcile)
+	if err != nil && ctx.Err() != nil {
+		// Cut short by the shutdown, not failed: no retry, no count.
+		klog.FromContext(ctx).V(2).Info("Pass interrupted by shutdown", "key", key, "err", err)
+		return false
+	}
 	q.handle(ctx, key, res, err)
 	return true
 }
@@ -123,39 +135,42 @@ func (q *Queue) safeSync(ctx context.Context, key Key, reconcile SyncFunc) (res 
 	return reconcile(klog.NewContext(ctx, klog.FromContext(ctx).WithValues("key", key)), key)
 }
 
-// handle applies the outcome of a pass to the key.
+// handle applies the outcome of a pass to the key, counts it and logs it.
 func (q *Queue) handle(ctx context.Context, key Key, res Result, err error) {
-	logger := klog.FromContext(ctx)
-	switch {
-	case err != nil && IsTerminal(err):
+	logger := klog.FromContext(ctx).WithValues("key", key)
+	outcome := classify(res, err)
+	q.count(outcome)
+	switch outcome {
+	case OutcomeRetry, OutcomePanic:
+		q.q.AddRateLimited(key)
+		// At the default verbosity, so an operator that keeps failing is
+		// never silent; the per-key backoff bounds how often it is printed.
+		logger.Error(err, "Reconcile failed; retrying with backoff", "outcome", outcome, "retries", q.q.NumRequeues(key))
+	case OutcomeTerminal:
 		q.q.Forget(key)
-		q.count(OutcomeTerminal)
-		logger.Info("Reconcile failed permanently; waiting for the object to change", "key", key, "err", err)
+		logger.Info("Reconcile failed permanently; waiting for the object to change", "outcome", outcome, "err", err)
 		if q.onTerminal != nil {
 			q.onTerminal(key, err)
 		}
-	case err != nil:
-		q.q.AddRateLimited(key)
-		if _, ok := err.(errPanic); ok {
-			q.count(OutcomePanic)
-		} else {
-			q.count(OutcomeError)
+	case OutcomeFailed:
+		q.q.Forget(key)
+		if res.RequeueAfter > 0 {
+			q.q.AddAfter(key, res.RequeueAfter)
 		}
-		// At the default verbosity, so an operator that keeps failing is
-		// never silent; the per-key backoff bounds how often it is printed.
-		logger.Error(err, "Reconcile failed; retrying with backoff", "key", key, "retries", q.q.NumRequeues(key))
-	case res.RequeueAfter > 0:
+		// The status says why; the object's own Events carry the detail.
+		logger.Info("Object is Failed; waiting for a change", "outcome", outcome, "recheckAfter", res.RequeueAfter)
+	case OutcomeWait:
 		q.q.Forget(key)
 		q.q.AddAfter(key, res.RequeueAfter)
-		q.count(OutcomeRequeue)
+		logger.V(4).Info("Reconcile waiting", "outcome", outcome, "after", res.RequeueAfter)
 	default:
 		q.q.Forget(key)
-		q.count(OutcomeSuccess)
+		logger.V(4).Info("Reconciled", "outcome", outcome)
 	}
 }
 
-func (q *Queue) count(outcome string) {
+func (q *Queue) count(outcome Outcome) {
 	if q.metrics != nil {
-		q.metrics.outcomes.WithLabelValues(q.name, outcome).Inc()
+		q.metrics.outcomes.WithLabelValues(q.name, string(outcome)).Inc()
 	}
 }

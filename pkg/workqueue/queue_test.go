@@ -94,7 +94,7 @@ func TestSuccessForgetsKey(t *testing.T) {
 	if n := q.NumRequeues(key); n != 0 {
 		t.Errorf("NumRequeues = %d after success, want 0", n)
 	}
-	if got := testutil.ToFloat64(q.metrics.outcomes.WithLabelValues("success", OutcomeSuccess)); got != 1 {
+	if got := testutil.ToFloat64(q.metrics.outcomes.WithLabelValues("success", string(OutcomeSuccess))); got != 1 {
 		t.Errorf("success outcomes = %v, want 1", got)
 	}
 }

@@ -5,11 +5,16 @@ import (
 	"time"
 )
 
-// Result is the outcome of a successful pass.
+// Result is the outcome of a pass that returned no error.
 type Result struct {
 	// RequeueAfter, when positive, asks for another pass after this long:
-	// an expected wait, such as CNPG still provisioning.
+	// an expected wait, such as CNPG still provisioning, or, with Failed,
+	// the slow recheck of a failure that may clear on its own.
 	RequeueAfter time.Duration
+	// Failed says the pass recorded the object as Failed in its status: it
+	// waits for a change to the object (or the slow recheck above), and
+	// the pass is counted and logged as a failure, not a success.
+	Failed bool
 }
 
 // terminalError marks an error that retrying cannot fix, such as an invalid

@@ -68,7 +68,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		// Status says what failed; the queue retries with backoff.
 		return workqueue.Result{}, out.err
 	}
-	return workqueue.Result{RequeueAfter: out.requeueAfter}, nil
+	return workqueue.Result{RequeueAfter: out.requeueAfter, Failed: p.status.Phase == pgv1.PhaseFailed}, nil
 }
 
 // conclude sets phase and Ready from the pipeline's outcome. Only here is

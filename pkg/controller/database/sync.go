@@ -56,7 +56,10 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if removal.err != nil {
 		return workqueue.Result{}, removal.err
 	}
-	return workqueue.Result{RequeueAfter: minPositive(out.health.requeueAfter, removal.requeueAfter)}, nil
+	return workqueue.Result{
+		RequeueAfter: minPositive(out.health.requeueAfter, removal.requeueAfter),
+		Failed:       p.status.Phase == pgv1.PhaseFailed,
+	}, nil
 }
 
 // cleanupRemoved runs the deletion policy of the databases that left the
