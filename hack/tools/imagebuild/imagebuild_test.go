@@ -19,40 +19,11 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/setpoint-dev/setpoint/hack/tools/internal/testsource"
 )
 
 var testCreated = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-
-// committedSource exports the committed operator source (git archive HEAD)
-// so concurrent edits of the work tree cannot make two builds differ.
-func committedSource(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs("../../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	archive := exec.Command("git", "archive", "--format=tar", "HEAD")
-	archive.Dir = root
-	extract := exec.Command("tar", "-x", "-C", dir)
-	pipe, err := archive.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	extract.Stdin = pipe
-	if err := extract.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	archive.Stderr = &stderr
-	if err := archive.Run(); err != nil {
-		t.Fatalf("git archive HEAD: %v\n%s", err, stderr.String())
-	}
-	if err := extract.Wait(); err != nil {
-		t.Fatalf("extract: %v", err)
-	}
-	return dir
-}
 
 func testOptions(root string) Options {
 	return Options{
@@ -79,7 +50,7 @@ func buildInto(t *testing.T, o Options) (v1.ImageIndex, string) {
 }
 
 func TestImage(t *testing.T) {
-	o := testOptions(committedSource(t))
+	o := testOptions(testsource.Committed(t, "../../.."))
 	idx, dir := buildInto(t, o)
 	digest, err := Digest(idx)
 	if err != nil {

@@ -22,21 +22,10 @@ import (
 
 func main() {
 	var o imagebuild.Options
-	var created int64
-	var out string
-	flag.StringVar(&o.Root, "root", "../..", "the operator module's directory")
-	flag.StringVar(&o.Repository, "repository", "ghcr.io/setpoint-dev/setpoint", "image name without tag")
-	flag.StringVar(&o.Version, "version", "", "version: image tag and the binary's --version")
-	flag.StringVar(&o.Commit, "commit", "", "Git commit the image is built from")
-	flag.Int64Var(&created, "created", 0, "commit time, Unix seconds (git log -1 --format=%ct)")
-	flag.StringVar(&o.Source, "source", "https://github.com/setpoint-dev/setpoint", "source repository URL (OCI label)")
-	flag.StringVar(&out, "out", "dist", "output directory")
+	o.Bind(flag.CommandLine)
+	out := flag.String("out", "dist", "output directory")
 	flag.Parse()
-	o.Created = time.Unix(created, 0).UTC()
-	if created == 0 {
-		o.Created = time.Time{}
-	}
-	if err := run(o, out); err != nil {
+	if err := run(o, *out); err != nil {
 		fmt.Fprintf(os.Stderr, "image: %v\n", err)
 		os.Exit(1)
 	}
@@ -62,11 +51,15 @@ func run(o imagebuild.Options, out string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("image: %s@%s (%s)\n", o.Tag(), digest, time.Since(start).Round(100*time.Millisecond))
+	fmt.Printf("image: %s@%s (built in %s)\n", o.Tag(), digest, time.Since(start).Round(100*time.Millisecond))
+	printFiles(out, names)
+	return nil
+}
+
+func printFiles(dir string, names []string) {
 	for _, n := range names {
-		if fi, err := os.Stat(filepath.Join(out, n)); err == nil {
-			fmt.Printf("  %s  %.1f MiB\n", filepath.Join(out, n), float64(fi.Size())/(1<<20))
+		if fi, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			fmt.Printf("  %-50s %6.1f MiB\n", filepath.Join(dir, n), float64(fi.Size())/(1<<20))
 		}
 	}
-	return nil
 }
