@@ -4,7 +4,16 @@ BIN := $(CURDIR)/bin
 GO ?= go
 CONTROLPLANE_BINS := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager
 
-.PHONY: all generate manifests verify build test unit lint controlplane postgres demo bench clean
+.PHONY: all generate manifests verify build test unit lint controlplane postgres demo bench image release clean
+
+# Image and release inputs. VERSION defaults to the nearest v* tag (else
+# v0.0.0-<commit>), with -dirty when the work tree has changes; the commit
+# time is the image's creation time, so a commit always gives one digest.
+VERSION ?= $(shell v=$$(git describe --tags --match 'v*' 2>/dev/null || echo v0.0.0-$$(git rev-parse --short=12 HEAD)); \
+  git diff --quiet HEAD 2>/dev/null || v=$$v-dirty; echo $$v)
+IMAGE_REPO ?= ghcr.io/setpoint-dev/setpoint
+IMAGE_FLAGS = -root $(CURDIR) -out $(CURDIR)/dist -repository $(IMAGE_REPO) -version $(VERSION) \
+  -commit $$(git rev-parse HEAD) -created $$(git log -1 --format=%ct)
 
 all: build
 
@@ -28,6 +37,7 @@ build:
 ## lint: go vet and a gofmt check
 lint:
 	$(GO) vet ./...
+	cd hack/tools && $(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^test/controlplane/')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
@@ -50,6 +60,7 @@ postgres:
 ## test: unit tests, then the integration tests on a real control plane
 test: controlplane postgres
 	SETPOINT_REQUIRE_CONTROLPLANE=1 SETPOINT_BIN_DIR=$(BIN) $(GO) test -count=1 -timeout 40m ./...
+	cd hack/tools && $(GO) test -count=1 -timeout 20m ./...
 
 ## unit: only the tests that need no control plane
 unit:
@@ -63,5 +74,13 @@ demo: controlplane postgres
 bench: controlplane postgres
 	SETPOINT_BIN_DIR=$(BIN) $(GO) run ./test/bench $(BENCH_FLAGS)
 
+## image: the operator's image (linux/amd64 + linux/arm64), built without a container runtime, into dist/
+image:
+	cd hack/tools && $(GO) run ./cmd/image $(IMAGE_FLAGS)
+
+## release: dist/install.yaml pinned to the image's tag and digest, the image archives, SHA256SUMS (VERSION=v0.2.0)
+release:
+	cd hack/tools && $(GO) run ./cmd/release $(IMAGE_FLAGS)
+
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist
