@@ -2,24 +2,18 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/setpoint-dev/setpoint/test/promsample"
 )
 
-// sample is one line of the Prometheus text exposition format.
-type sample struct {
-	name   string
-	labels map[string]string
-	value  float64
-}
-
 // scrape is every sample of one /metrics read.
-type scrape []sample
+type scrape []promsample.Sample
 
 func scrapeURL(url string) (scrape, error) {
 	c := http.Client{Timeout: 10 * time.Second}
@@ -31,98 +25,17 @@ func scrapeURL(url string) (scrape, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%s: %s", url, resp.Status)
 	}
-	body, err := io.ReadAll(resp.Body)
+	samples, err := promsample.Parse(resp.Body)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", url, err)
 	}
-	return parseText(string(body)), nil
-}
-
-func parseText(text string) scrape {
-	var out scrape
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		s := sample{labels: map[string]string{}}
-		var rest string
-		if i := strings.IndexByte(line, '{'); i >= 0 {
-			s.name = line[:i]
-			j := strings.LastIndexByte(line, '}')
-			if j < i {
-				continue
-			}
-			parseLabels(line[i+1:j], s.labels)
-			rest = strings.TrimSpace(line[j+1:])
-		} else {
-			name, r, ok := strings.Cut(line, " ")
-			if !ok {
-				continue
-			}
-			s.name, rest = name, strings.TrimSpace(r)
-		}
-		if f := strings.Fields(rest); len(f) > 0 {
-			v, err := strconv.ParseFloat(f[0], 64)
-			if err != nil {
-				continue
-			}
-			s.value = v
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// parseLabels reads k="v",k2="v2" with Prometheus escapes.
-func parseLabels(text string, into map[string]string) {
-	for len(text) > 0 {
-		eq := strings.IndexByte(text, '=')
-		if eq < 0 || eq+1 >= len(text) || text[eq+1] != '"' {
-			return
-		}
-		key := strings.TrimSpace(strings.TrimLeft(text[:eq], ","))
-		var val strings.Builder
-		i := eq + 2
-		for ; i < len(text); i++ {
-			c := text[i]
-			if c == '\\' && i+1 < len(text) {
-				i++
-				switch text[i] {
-				case 'n':
-					val.WriteByte('\n')
-				default:
-					val.WriteByte(text[i])
-				}
-				continue
-			}
-			if c == '"' {
-				break
-			}
-			val.WriteByte(c)
-		}
-		into[key] = val.String()
-		text = strings.TrimLeft(text[min(i+1, len(text)):], ", ")
-	}
+	return samples, nil
 }
 
 // sum adds the samples of a family whose labels include every pair of
 // match ("key", "value", ...).
 func (s scrape) sum(family string, match ...string) float64 {
-	var total float64
-	for _, x := range s {
-		if x.name != family {
-			continue
-		}
-		ok := true
-		for i := 0; i+1 < len(match); i += 2 {
-			ok = ok && x.labels[match[i]] == match[i+1]
-		}
-		if ok {
-			total += x.value
-		}
-	}
-	return total
+	return promsample.Sum(s, family, match...)
 }
 
 // writeVerbs are the verbs that change state.
@@ -133,8 +46,8 @@ var writeVerbs = map[string]bool{"create": true, "update": true, "patch": true, 
 func (s scrape) apiCounts() map[string]float64 {
 	out := map[string]float64{}
 	for _, x := range s {
-		if x.name == "setpoint_api_requests_total" {
-			out[x.labels["verb"]+" "+x.labels["resource"]] += x.value
+		if x.Name == "setpoint_api_requests_total" {
+			out[x.Labels["verb"]+" "+x.Labels["resource"]] += x.Value
 		}
 	}
 	return out
@@ -144,14 +57,14 @@ func (s scrape) apiCounts() map[string]float64 {
 func (s scrape) apiErrors() map[string]float64 {
 	out := map[string]float64{}
 	for _, x := range s {
-		if x.name != "setpoint_api_requests_total" || x.value == 0 {
+		if x.Name != "setpoint_api_requests_total" || x.Value == 0 {
 			continue
 		}
-		switch x.labels["code"] {
+		switch x.Labels["code"] {
 		case "OK", "Created", "Accepted", "No Content":
 			continue
 		}
-		out[x.labels["verb"]+" "+x.labels["resource"]+" "+x.labels["code"]] += x.value
+		out[x.Labels["verb"]+" "+x.Labels["resource"]+" "+x.Labels["code"]] += x.Value
 	}
 	return out
 }
@@ -197,22 +110,22 @@ type bucket struct {
 func (s scrape) histogram(family string, match ...string) []bucket {
 	by := map[float64]float64{}
 	for _, x := range s {
-		if x.name != family+"_bucket" {
+		if x.Name != family+"_bucket" {
 			continue
 		}
 		ok := true
 		for i := 0; i+1 < len(match); i += 2 {
-			ok = ok && x.labels[match[i]] == match[i+1]
+			ok = ok && x.Labels[match[i]] == match[i+1]
 		}
 		if !ok {
 			continue
 		}
-		le, err := strconv.ParseFloat(x.labels["le"], 64)
-		if x.labels["le"] == "+Inf" {
+		le, err := strconv.ParseFloat(x.Labels["le"], 64)
+		if x.Labels["le"] == "+Inf" {
 			le, err = math.Inf(1), nil
 		}
 		if err == nil {
-			by[le] += x.value
+			by[le] += x.Value
 		}
 	}
 	out := make([]bucket, 0, len(by))

@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/setpoint-dev/setpoint/test/promsample"
 )
 
 // contextForMain is TestMain's context: TestMain has no testing.T.
@@ -142,7 +143,7 @@ func (p *operatorProc) waitHTTP(t *testing.T, url string) {
 	t.Fatalf("%s: %s not OK in time\n%s", p.name, url, p.logs())
 }
 
-// sample is one line of the Prometheus text format.
+// sample is one sample of a metric family.
 type sample struct {
 	labels map[string]string
 	value  float64
@@ -159,27 +160,14 @@ func (p *operatorProc) samples(t *testing.T, family string) []sample {
 	if err != nil || code != http.StatusOK {
 		t.Fatalf("scrape %s: %d %v", p.name, code, err)
 	}
+	parsed, err := promsample.Parse(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("scrape %s: %v", p.name, err)
+	}
 	var out []sample
-	for _, line := range strings.Split(string(body), "\n") {
-		name, rest, _ := strings.Cut(line, "{")
-		if name != family {
-			if n, _, _ := strings.Cut(line, " "); n != family {
-				continue
-			}
-			rest = "} " + strings.TrimPrefix(line, family+" ")
-		}
-		labelText, valueText, ok := strings.Cut(rest, "} ")
-		if !ok {
-			continue
-		}
-		s := sample{labels: map[string]string{}}
-		for _, kv := range strings.Split(labelText, ",") {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				s.labels[k] = strings.Trim(v, `"`)
-			}
-		}
-		if _, err := fmt.Sscan(valueText, &s.value); err == nil {
-			out = append(out, s)
+	for _, s := range parsed {
+		if s.Name == family {
+			out = append(out, sample{labels: s.Labels, value: s.Value})
 		}
 	}
 	return out

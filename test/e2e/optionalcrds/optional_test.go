@@ -3,7 +3,6 @@ package optionalcrds_test
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -22,6 +21,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/test/cnpgsim"
+	"github.com/setpoint-dev/setpoint/test/promsample"
 )
 
 // Without CloudNativePG's CRDs the operator is not ready, says why in
@@ -295,19 +295,12 @@ func (p *proc) apiRequests(t *testing.T, resource string) float64 {
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://"+p.metricsAddr+"/metrics", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0
+		t.Fatalf("scrape /metrics: %v", err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	var sum float64
-	for _, line := range strings.Split(string(body), "\n") {
-		if !strings.HasPrefix(line, "setpoint_api_requests_total{") || !strings.Contains(line, `resource="`+resource+`"`) {
-			continue
-		}
-		var v float64
-		if _, err := fmt.Sscan(line[strings.LastIndex(line, " ")+1:], &v); err == nil {
-			sum += v
-		}
+	samples, err := promsample.Parse(resp.Body)
+	if err != nil {
+		t.Fatalf("scrape /metrics: %v", err)
 	}
-	return sum
+	return promsample.Sum(samples, "setpoint_api_requests_total", "resource", resource)
 }
