@@ -121,6 +121,9 @@ func TestShippedDeploymentInCluster(t *testing.T) {
 		p.probe(t, "readiness", p.container.ReadinessProbe)
 	}
 
+	for _, p := range pods {
+		p.checkRuntime(t, d)
+	}
 	leader := leaderOf(t, d, pods)
 	applySamples(t)
 	waitCluster(t, "default", "shop", pgv1.PhaseReady, 180*time.Second)
@@ -152,6 +155,27 @@ func TestShippedDeploymentInCluster(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatalf("%s did not stop after SIGTERM:\n%s", p.hostname, p.logs())
 		}
+	}
+}
+
+// checkRuntime checks what the process ended up with: the user and group
+// of the securityContext, and a Go memory limit equal to the container's
+// memory limit in bytes (the GOMEMLIMIT the kubelet resolves).
+func (p *pod) checkRuntime(t *testing.T, d *appsv1.Deployment) {
+	t.Helper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, gid := runAs(t, d.Spec.Template.Spec.SecurityContext, p.container.SecurityContext)
+	for _, want := range []string{fmt.Sprintf("Uid:\t%d\t%d", uid, uid), fmt.Sprintf("Gid:\t%d\t%d", gid, gid)} {
+		if !strings.Contains(string(status), want) {
+			t.Errorf("%s: /proc status lacks %q:\n%s", p.hostname, want, status)
+		}
+	}
+	limit := p.container.Resources.Limits.Memory().Value()
+	if got := p.metric(t, "go_gc_gomemlimit_bytes"); got != float64(limit) {
+		t.Errorf("%s: Go memory limit %v, want the container's memory limit %d", p.hostname, got, limit)
 	}
 }
 
