@@ -137,8 +137,12 @@ func TestShippedDeploymentInCluster(t *testing.T) {
 		case p != leader && passes != 0:
 			t.Errorf("the standby %s ran %v passes", p.hostname, passes)
 		}
-		if n := p.metric(t, "setpoint_api_requests_total", "code", "Forbidden"); n != 0 {
-			t.Errorf("%s was refused %v requests with the shipped RBAC", p.hostname, n)
+		// Not the Forbidden count of setpoint_api_requests_total: watching
+		// every namespace, the operator also meets what earlier tests left
+		// in namespaces being deleted, where creates are refused with 403
+		// too. TestShippedRBACSuffices counts them in a namespace of its own.
+		if i := strings.Index(p.logs(), "is forbidden: User"); i >= 0 {
+			t.Errorf("%s was refused by RBAC: %s", p.hostname, p.logs()[i:min(len(p.logs()), i+300)])
 		}
 		p.probe(t, "readiness", p.container.ReadinessProbe)
 	}
