@@ -430,3 +430,57 @@ func TestClassInUseIsKept(t *testing.T) {
 		return err
 	})
 }
+
+// Role intent comes from the spec: a status that asks for another role
+// (here a role someone made by hand) makes setpoint manage nothing of it,
+// even while that status persists across the cluster's passes.
+func TestStatusCannotMakeSetpointManageARole(t *testing.T) {
+	ns := newNamespace(t)
+	op := readyCluster(t, ns) // resync every 2 s
+	execSQL(t, connect(t, ns, "shop"), "CREATE ROLE victim LOGIN PASSWORD 'victim-password'")
+	// A spec database whose external Secret is missing: the database
+	// controller stops at SecretsReady and keeps the entry's roles as they
+	// are, so what we write below stays in the status.
+	newDatabase(t, ns, "evil", pgv1.DatabaseSpec{Name: "harmless",
+		PasswordConfig: &pgv1.DatabasePasswordConfig{AdminSecretRef: &pgv1.LocalObjectReference{Name: "missing"}}})
+	waitDatabase(t, ns, "evil", pgv1.PhaseFailed, 60*time.Second)
+	evil := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "evil-password", Namespace: ns}, Type: corev1.SecretTypeBasicAuth,
+		Data: map[string][]byte{"username": []byte("victim"), "password": []byte("taken-over")}}
+	if _, err := kube.CoreV1().Secrets(ns).Create(t.Context(), evil, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(t.Context(), "evil", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range db.Status.Databases {
+		db.Status.Databases[i].Roles = []pgv1.RoleStatus{
+			{Name: "victim", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: &pgv1.LocalObjectReference{Name: "evil-password"}},
+			{Name: "pg_monitor", Ensure: pgv1.RoleEnsureAbsent},
+		}
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).UpdateStatus(t.Context(), db, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Let the cluster pass several times with that status in place.
+	passes := op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster")
+	eventually(t, 60*time.Second, "three more cluster passes", func(ctx context.Context) (bool, error) {
+		return op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster") >= passes+3, nil
+	})
+	still, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(t.Context(), "evil", metav1.GetOptions{})
+	if err != nil || len(still.Status.Databases) == 0 || len(still.Status.Databases[0].Roles) == 0 || still.Status.Databases[0].Roles[0].Name != "victim" {
+		t.Fatalf("the injected status did not persist, the test proves nothing: %v %+v", err, still.Status.Databases)
+	}
+	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := cl.Spec.Managed; m != nil {
+		for _, r := range m.Roles {
+			if r.Name == "victim" || r.Name == "pg_monitor" {
+				t.Errorf("a status made setpoint manage role %s: %+v", r.Name, r)
+			}
+		}
+	}
+	mustLogin(t, ns, "shop", "postgres", "victim", "victim-password")
+}

@@ -199,3 +199,30 @@ func TestExistingRolesAreNotTakenOver(t *testing.T) {
 		t.Fatalf("conflicts = %+v", st.Conflicts)
 	}
 }
+
+// A role still listed from its previous owner (retained, and the cluster
+// has not yet dropped it from the list) is checked again when another
+// object claims it.
+func TestRoleChangingHandsIsVerified(t *testing.T) {
+	cur := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}, Spec: cnpgv1.ClusterSpec{
+		Managed: &cnpgv1.ManagedConfiguration{Roles: []cnpgv1.RoleConfiguration{{Name: "orders_admin"}, {Name: "orders_rw"}}}}}
+	cs := fake.NewClientset(cur)
+	p := testPass()
+	kept := controller.PostgresMarker("ns", "first")
+	p.deps = &deps{pg: cs, lookupRoles: lookupFixed(map[string]string{"orders_admin": kept, "orders_rw": kept})}
+	p.status.ManagedRolesStatus = &pgv1.ManagedRolesStatus{Owners: []pgv1.RoleOwner{
+		{Role: "orders_admin", Owner: pgv1.ObjectOwner{Name: "first", UID: "uid-1"}},
+		{Role: "orders_rw", Owner: pgv1.ObjectOwner{Name: "first", UID: "uid-1"}},
+	}}
+	p.obs = &observation{databases: []*pgv1.PostgresDatabase{claimant("second", "uid-2", 0, "orders")}}
+	p.contracts.CNPGCluster = cur
+	if err := (managedRolesComponent{}).Reconcile(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	if m := p.contracts.CNPGCluster.Spec.Managed; m == nil || len(m.Roles) != 0 {
+		t.Fatalf("roles handed to another object: %+v", m)
+	}
+	if len(p.roles.conflicts) != 2 {
+		t.Fatalf("conflicts = %+v", p.roles.conflicts)
+	}
+}

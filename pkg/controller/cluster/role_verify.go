@@ -18,16 +18,25 @@ import (
 // claimant: CNPG would otherwise take it over (new password, and drop it
 // on a Delete). A role that carries the marker of the same
 // PostgresDatabase was created by setpoint for it (and possibly retained),
-// so it may be managed again. Only roles not yet in the CNPG Cluster's
-// managed list are checked, so a converged cluster runs no SQL.
+// so it may be managed again. Only roles that change hands are checked —
+// not in the CNPG Cluster's managed list yet, or given last pass to another
+// object (a retained role still listed when its next claimant comes) — so
+// a converged cluster runs no SQL.
 //
 // When Postgres cannot be asked, the new roles wait (err is returned for
 // status) and the rest of the plan is applied.
 func verifyNewRoles(ctx context.Context, p *pass, plan *rolePlan, current []cnpgv1.RoleConfiguration) error {
+	previous := map[string]pgv1.ObjectOwner{}
+	if st := p.status.ManagedRolesStatus; st != nil {
+		for _, o := range st.Owners {
+			previous[o.Role] = o.Owner
+		}
+	}
 	var fresh []string
 	for _, r := range plan.roles {
 		known := slices.ContainsFunc(current, func(c cnpgv1.RoleConfiguration) bool { return c.Name == r.Name })
-		if !known && r.Ensure != cnpgv1.EnsureAbsent {
+		prev, had := previous[r.Name]
+		if r.Ensure != cnpgv1.EnsureAbsent && (!known || !had || prev != plan.ownerOf(r.Name)) {
 			fresh = append(fresh, r.Name)
 		}
 	}

@@ -1,0 +1,57 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// After CNPG rotates a cluster's CA, both controllers verify Postgres
+// against the new one without a restart: a verification failure makes them
+// read <cluster>-ca again.
+func TestCARotation(t *testing.T) {
+	ns := newNamespace(t)
+	readyCluster(t, ns)
+	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	old, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "shop-ca", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.RotateCA(t.Context(), ns, "shop"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "CA Secret rotated", func(ctx context.Context) (bool, error) {
+		s, err := kube.CoreV1().Secrets(ns).Get(ctx, "shop-ca", metav1.GetOptions{})
+		return err == nil && !bytes.Equal(s.Data["ca.crt"], old.Data["ca.crt"]), err
+	})
+	// The server now presents the new certificate.
+	eventually(t, 30*time.Second, "server serves the new certificate", func(ctx context.Context) (bool, error) {
+		_, err := login(t, ns, "shop", "postgres", "postgres", superuserPassword(t, ns))
+		return err == nil, nil
+	})
+
+	// The cluster controller must talk to Postgres to confirm a parameter.
+	updateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) {
+		pc.Spec.PostgreSQLConfig = map[string]string{"work_mem": "8MB"}
+	})
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 90*time.Second)
+	// The database controller must grant on a new database.
+	newDatabase(t, ns, "app2", pgv1.DatabaseSpec{Name: "items"})
+	waitDatabase(t, ns, "app2", pgv1.PhaseReady, 90*time.Second)
+	connectAs(t, ns, "app2-items-config", "app2-items-rw")
+}
+
+func superuserPassword(t *testing.T, ns string) string {
+	t.Helper()
+	s, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "shop-superuser", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(s.Data["password"])
+}
