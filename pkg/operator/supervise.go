@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"errors"
 
 	"k8s.io/klog/v2"
 )
@@ -38,7 +39,9 @@ func (c *controllers) supervise(ctx context.Context, w *apiWatcher) error {
 		case <-changed:
 			logger.Info("Installed CRDs changed; restarting the controllers")
 			cancel()
-			if err := <-done; err != nil {
+			// Cut short (an informer of a removed CRD never syncing, say):
+			// nothing to report but the restart.
+			if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
 				logger.Error(err, "Controllers stopped with an error before the restart")
 			}
 		}
