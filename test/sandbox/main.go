@@ -41,9 +41,12 @@ func main() {
 	flag.BoolVar(&o.exit, "exit", false, "with -demo: stop once the demo has shown a usable database")
 	klog.InitFlags(nil)
 	flag.Parse()
+	restoreTerminal := takeTerminal()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, o); err != nil {
+	err := run(ctx, o)
+	stop()
+	restoreTerminal()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
 		os.Exit(1)
 	}
@@ -53,7 +56,7 @@ func run(ctx context.Context, o options) error {
 	ctx = klog.NewContext(ctx, klog.Background())
 	sb, err := sandbox.Start(ctx, sandbox.Options{Dir: o.dir, Simulator: cnpgsim.Options{SharedBackend: o.shared}})
 	if err != nil {
-		return err
+		return interrupted(ctx, "sandbox: interrupted while starting", err)
 	}
 	defer func() {
 		fmt.Println("sandbox: stopping: operator, Postgres servers, control plane, state files")
@@ -104,10 +107,12 @@ func demo(ctx context.Context, sb *sandbox.Sandbox, o options) error {
 	if err := sb.Demo(demoCtx, os.Stdout, o.samples); err != nil {
 		select {
 		case <-opDone:
-			return fmt.Errorf("operator stopped: %v", opErr)
+			if ctx.Err() == nil {
+				return fmt.Errorf("operator stopped: %v", opErr)
+			}
 		default:
-			return err
 		}
+		return interrupted(ctx, "demo: interrupted", err)
 	}
 	fmt.Println("demo: the database is Ready and usable.")
 	if o.exit {
@@ -118,6 +123,19 @@ func demo(ctx context.Context, sb *sandbox.Sandbox, o options) error {
 	case <-ctx.Done():
 		return nil
 	case <-opDone:
-		return fmt.Errorf("operator stopped: %v", opErr)
+		// Ctrl-C stops the operator too; only a stop of its own is an error.
+		return interrupted(ctx, "", fmt.Errorf("operator stopped: %v", opErr))
 	}
+}
+
+// interrupted turns err into a clean stop when it came from Ctrl-C (or
+// SIGTERM): the user asked to stop, so `make demo` must end with status 0.
+func interrupted(ctx context.Context, msg string, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	if msg != "" {
+		fmt.Println(msg)
+	}
+	return nil
 }
