@@ -2,9 +2,12 @@ package workqueue
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 )
@@ -29,5 +32,28 @@ func TestRetriedErrorIsLoggedAtDefaultVerbosity(t *testing.T) {
 	}
 	if !strings.Contains(e.Message, "retrying") {
 		t.Errorf("message %q does not say the pass will be retried", e.Message)
+	}
+}
+
+// A lost optimistic-concurrency race is routine and stays below the
+// default verbosity, until it keeps happening.
+func TestConflictIsQuietUntilItRepeats(t *testing.T) {
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(0), ktesting.BufferLogs(true)))
+	ctx := klog.NewContext(t.Context(), logger)
+	q := New(Options{Name: "conflicts", RateLimiter: fastLimiter()})
+	defer q.ShutDown()
+	conflict := fmt.Errorf("update status: %w", apierrors.NewConflict(
+		schema.GroupResource{Group: "postgres.setpoint.dev", Resource: "postgresclusters"}, "shop", errors.New("the object has been modified")))
+
+	buffer := logger.GetSink().(ktesting.Underlier).GetBuffer()
+	for range routineConflicts {
+		q.handle(ctx, key, Result{}, conflict)
+	}
+	if got := buffer.Data(); len(got) != 0 {
+		t.Fatalf("%d routine conflicts logged at verbosity 0: %v", len(got), got)
+	}
+	q.handle(ctx, key, Result{}, conflict)
+	if got := buffer.Data(); len(got) != 1 || got[0].Type != ktesting.LogError {
+		t.Errorf("a conflict repeated %d times: entries %v, want one error", routineConflicts+1, got)
 	}
 }

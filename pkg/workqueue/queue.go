@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -143,9 +144,7 @@ func (q *Queue) handle(ctx context.Context, key Key, res Result, err error) {
 	switch outcome {
 	case OutcomeRetry, OutcomePanic:
 		q.q.AddRateLimited(key)
-		// At the default verbosity, so an operator that keeps failing is
-		// never silent; the per-key backoff bounds how often it is printed.
-		logger.Error(err, "Reconcile failed; retrying with backoff", "outcome", outcome, "retries", q.q.NumRequeues(key))
+		logRetry(logger, err, outcome, q.q.NumRequeues(key))
 	case OutcomeTerminal:
 		q.q.Forget(key)
 		logger.Info("Reconcile failed permanently; waiting for the object to change", "outcome", outcome, "err", err)
@@ -173,4 +172,21 @@ func (q *Queue) count(outcome Outcome) {
 	if q.metrics != nil {
 		q.metrics.outcomes.WithLabelValues(q.name, string(outcome)).Inc()
 	}
+}
+
+// routineConflicts is how many retries in a row a 409 Conflict may take
+// before it is worth the default verbosity.
+const routineConflicts = 3
+
+// logRetry logs a pass that failed and will be retried. It is logged at
+// the default verbosity, so an operator that keeps failing is never silent;
+// the per-key backoff bounds how often. The exception is a write that lost
+// an optimistic-concurrency race (409 Conflict): routine, since the retry
+// reads the newer object, so it shows at -v=2 until it keeps happening.
+func logRetry(logger klog.Logger, err error, outcome Outcome, retries int) {
+	if apierrors.IsConflict(err) && retries <= routineConflicts {
+		logger.V(2).Info("Reconcile lost a write race; retrying", "outcome", outcome, "retries", retries, "err", err)
+		return
+	}
+	logger.Error(err, "Reconcile failed; retrying with backoff", "outcome", outcome, "retries", retries)
 }
