@@ -35,16 +35,18 @@ import (
 // operator's container, in a private mount and UTS namespace so the host
 // is untouched: a tmpfs over /run (/var/run) holding the projected
 // ServiceAccount volume (a bind mount, read-only), the Pod's hostname,
-// then the binary as the securityContext's user and group. The stand-in's
-// host map directory is mounted too (see podHostMap).
+// then the binary as the securityContext's user and group, on a read-only
+// root file system when it says so. The stand-in's host map directory is
+// mounted too (see podHostMap).
 const podScript = `set -e
-sa_dir=$1 hostname=$2 uid=$3 gid=$4 hostmap_dir=$5
-shift 5
+sa_dir=$1 hostname=$2 uid=$3 gid=$4 hostmap_dir=$5 read_only_root=$6
+shift 6
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /run/secrets/kubernetes.io/serviceaccount /run/setpoint-hostmap
 mount --bind -o ro "$sa_dir" /run/secrets/kubernetes.io/serviceaccount
 mount --bind -o ro "$hostmap_dir" /run/setpoint-hostmap
 hostname "$hostname"
+if [ "$read_only_root" = true ]; then mount -o remount,bind,ro /; fi
 exec setpriv --reuid "$uid" --regid "$gid" --clear-groups --pdeathsig SIGKILL -- "$@"
 `
 
@@ -80,7 +82,7 @@ type pod struct {
 // the in-cluster configuration (KUBERNETES_SERVICE_HOST/PORT and a real
 // TokenRequest token of the shipped ServiceAccount with the API server's
 // CA in /var/run/secrets/kubernetes.io/serviceaccount), its user and
-// group. Both replicas pass the manifest's liveness and readiness probes,
+// group, its read-only root file system. Both replicas pass the manifest's liveness and readiness probes,
 // exactly one holds the Lease, and it reconciles manifests/samples to
 // Ready with the shipped RBAC.
 func TestShippedDeploymentInCluster(t *testing.T) {
@@ -177,6 +179,17 @@ func (p *pod) checkRuntime(t *testing.T, d *appsv1.Deployment) {
 			t.Errorf("%s: /proc status lacks %q:\n%s", p.hostname, want, status)
 		}
 	}
+	if sc := p.container.SecurityContext; sc != nil && ptr.Deref(sc.ReadOnlyRootFilesystem, false) {
+		mounts, err := os.ReadFile(fmt.Sprintf("/proc/%d/mounts", p.cmd.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(mounts), "\n") {
+			if f := strings.Fields(line); len(f) >= 4 && f[1] == "/" && !strings.HasPrefix(f[3], "ro") {
+				t.Errorf("%s: root mounted %s, want read-only", p.hostname, f[3])
+			}
+		}
+	}
 	limit := p.container.Resources.Limits.Memory().Value()
 	if got := p.metric(t, "go_gc_gomemlimit_bytes"); got != float64(limit) {
 		t.Errorf("%s: Go memory limit %v, want the container's memory limit %d", p.hostname, got, limit)
@@ -256,6 +269,7 @@ func startPod(t *testing.T, d *appsv1.Deployment, root, saDir, hostname string) 
 	args = append(args, "--postgres-host-map="+podHostMap)
 	cmdArgs := append([]string{"--mount", "--propagation", "private", "--uts", "sh", "-c", podScript, "sh",
 		saDir, hostname, strconv.FormatInt(uid, 10), strconv.FormatInt(gid, 10), filepath.Dir(hostMap),
+		strconv.FormatBool(c.SecurityContext != nil && ptr.Deref(c.SecurityContext.ReadOnlyRootFilesystem, false)),
 		filepath.Join(root, "setpoint")}, args...)
 	p.cmd = exec.Command("unshare", cmdArgs...)
 	p.cmd.Env = podEnv(t, d, c)
