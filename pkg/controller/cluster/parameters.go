@@ -80,9 +80,11 @@ func checkParametersAt(ctx context.Context, p *pass, msg string, now time.Time) 
 // parameter is stuck and rechecks slowly.
 func parametersWaiting(p *pass, waits []parameterWait, now time.Time) health {
 	since := parameterWaitSince(p, now)
-	if waited := now.Sub(since); waited >= parametersPendingBound {
+	if now.Sub(since) >= parametersPendingBound {
+		// The message names the bound, not the time waited: an unchanged
+		// status is not written again at every recheck.
 		return waiting(pgv1.PhaseConfiguring, reasonParametersNotApplied,
-			fmt.Sprintf("Postgres has not applied %s for %s", describeWaits(waits), waited.Truncate(time.Second)), parametersStuckRecheck)
+			fmt.Sprintf("Postgres has not applied %s within %s", describeWaits(waits), parametersPendingBound), parametersStuckRecheck)
 	}
 	after := min(configureRecheck, since.Add(parametersPendingBound).Sub(now))
 	var restart []string

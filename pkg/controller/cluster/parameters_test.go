@@ -76,7 +76,7 @@ func TestParameterPendingIsBounded(t *testing.T) {
 	if h.phase != pgv1.PhaseConfiguring || h.reason != reasonParametersNotApplied || h.requeueAfter != parametersStuckRecheck {
 		t.Fatalf("health past the bound = %+v", h)
 	}
-	for _, s := range []string{"wal_buffers", `wanted "-1"`, `in effect "512 × 8kB"`} {
+	for _, s := range []string{"wal_buffers", `wanted "-1"`, `in effect "512 × 8kB"`, "within 5m0s"} {
 		if !strings.Contains(h.message, s) {
 			t.Errorf("message %q lacks %q", h.message, s)
 		}
@@ -84,6 +84,12 @@ func TestParameterPendingIsBounded(t *testing.T) {
 	next.record(pgv1.ConditionProvisionerReady, h)
 	if c := apimeta.FindStatusCondition(next.status.Conditions, pgv1.ConditionProvisionerReady); !c.LastTransitionTime.Time.Equal(start) {
 		t.Fatalf("lastTransitionTime moved to %s", c.LastTransitionTime)
+	}
+	// A later recheck yields the same status: nothing to write.
+	later := parametersPass(t, config, settings)
+	later.status = next.status.DeepCopy()
+	if h2 := checkParametersAt(t.Context(), later, "healthy", start.Add(3*parametersPendingBound)); h2 != h {
+		t.Fatalf("recheck health %+v differs from %+v", h2, h)
 	}
 }
 
