@@ -74,6 +74,10 @@ type ConflictError struct {
 	Kind string
 	Name string
 	Why  string
+	// Previous: the object belongs to a deleted object of the owner's kind
+	// and name, and goes with it once the garbage collector gets to it —
+	// a wait, not a conflict anyone has to resolve.
+	Previous bool
 }
 
 func (e *ConflictError) Error() string {
@@ -84,16 +88,18 @@ func (e *ConflictError) Error() string {
 // Conflict explains why obj, which o cannot claim, is someone else's.
 func (o Owner) Conflict(kind string, obj metav1.Object) *ConflictError {
 	why := "not managed by setpoint"
+	previous := false
 	if ref := metav1.GetControllerOfNoCopy(obj); ref != nil {
 		why = fmt.Sprintf("controlled by %s %q, UID %s", ref.Kind, ref.Name, ref.UID)
 		if ref.Kind == o.Kind && ref.Name == o.Name {
 			why += ", a previous object of this name; it goes with that object"
+			previous = true
 		}
 	} else if a := obj.GetAnnotations(); a[RetainedForAnnotation] != "" {
 		why = fmt.Sprintf("retained for %s on cluster %q; only that object may adopt it",
 			a[RetainedForAnnotation], a[RetainedClusterAnnotation])
 	}
-	return &ConflictError{Kind: kind, Name: obj.GetName(), Why: why}
+	return &ConflictError{Kind: kind, Name: obj.GetName(), Why: why, Previous: previous}
 }
 
 // Check returns nil when o may write obj (ours, retained for it, or

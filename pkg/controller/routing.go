@@ -98,7 +98,20 @@ func OwnerHandler(ownerKind string, lookup OwnerUID, enqueue Enqueue) cache.Reso
 				route(newObj)
 			}
 		},
-		DeleteFunc: route,
+		// A deleted child may have been left by a previous owner of the
+		// same name (other UID) and stood in the way of the current one:
+		// wake the name whatever the UID.
+		DeleteFunc: func(obj any) {
+			m, ok := metaOf(obj)
+			if !ok {
+				return
+			}
+			if ref := metav1.GetControllerOfNoCopy(m); ref != nil && ref.Kind == ownerKind {
+				if _, found := lookup(m.GetNamespace(), ref.Name); found {
+					enqueue(workqueue.Key{Namespace: m.GetNamespace(), Name: ref.Name})
+				}
+			}
+		},
 	}
 }
 

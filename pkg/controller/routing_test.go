@@ -77,3 +77,21 @@ func TestMappedHandlerRoutesClusterToItsDatabases(t *testing.T) {
 		t.Fatalf("enqueued %v, want a and b once", got)
 	}
 }
+
+// The deletion of a child a previous owner of the same name left behind
+// wakes the current owner: that child stood in its way.
+func TestOwnerHandlerRoutesDeletionOfANamesakesChild(t *testing.T) {
+	var got keys
+	lookup := func(ns, name string) (types.UID, bool) { return "uid-new", ns == "ns" && name == "shop" }
+	h := OwnerHandler("PostgresCluster", lookup, got.add)
+	old := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-connection", Namespace: "ns", ResourceVersion: "1",
+		OwnerReferences: []metav1.OwnerReference{{Kind: "PostgresCluster", Name: "shop", UID: "uid-old", Controller: new(true)}}}}
+	h.OnAdd(old, false)
+	if len(got) != 0 {
+		t.Fatalf("a namesake's child woke the owner on add: %v", got)
+	}
+	h.OnDelete(old)
+	if len(got) != 1 || got[0] != (workqueue.Key{Namespace: "ns", Name: "shop"}) {
+		t.Fatalf("enqueued %v on deletion, want ns/shop", got)
+	}
+}

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,7 +121,9 @@ func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
 			msg = c.Message
 		}
 	}
-	t.Logf("second claimant: %s", msg)
+	if want := `role orders_admin is owned by PostgresDatabase "first"`; !strings.Contains(msg, want) {
+		t.Errorf("second claimant's RolesReady message %q, want it to contain %q", msg, want)
+	}
 	// The first keeps working.
 	first := waitDatabase(t, ns, "first", pgv1.PhaseReady, 10*time.Second)
 	if first.Status.Phase != pgv1.PhaseReady {

@@ -60,7 +60,7 @@ func TestDatabaseDeletionPolicies(t *testing.T) {
 	if !databaseExists(t, ns, "catalog") || !roleExists(t, ns, "catalog_admin") {
 		t.Error("Retain policy lost the catalog database or its roles")
 	}
-	time.Sleep(2 * time.Second) // the garbage collector would act by now
+	settleGC(t, ns) // what the garbage collector would remove is gone by now
 	sec, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "app-catalog-admin", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("retained Secret: %v", err)
@@ -100,7 +100,7 @@ func TestClusterRetainKeepsCNPGClusterAndSecret(t *testing.T) {
 		_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "kept", metav1.GetOptions{})
 		return err
 	})
-	time.Sleep(2 * time.Second) // the garbage collector would act by now
+	settleGC(t, ns) // what the garbage collector would remove is gone by now
 	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "kept", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("Retain deleted the CNPG Cluster: %v", err)

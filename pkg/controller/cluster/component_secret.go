@@ -108,6 +108,9 @@ func conflictHealth(reason string, err error) (health, bool) {
 	if !errors.As(err, &conflict) {
 		return health{}, false
 	}
+	if conflict.Previous {
+		return waiting(pgv1.PhasePending, "WaitingForGarbageCollection", conflict.Error(), gcRecheck), true
+	}
 	return failedWait(reason, conflict.Error()), true
 }
 

@@ -47,7 +47,7 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 		return apiError("DatabaseLookupFailed", err)
 	}
 	if conflict := p.owner().Check("CNPG Database", cur); conflict != nil {
-		return failed("DatabaseConflict", conflict.Error(), failedRecheck)
+		return conflictHealth("DatabaseConflict", conflict)
 	}
 	if cur == nil {
 		// No CNPG Database records this database as ours yet: Postgres
