@@ -1,0 +1,63 @@
+package cnpgsim_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+)
+
+// A schedule CNPG's parser refuses is reported the way CNPG's admission
+// guard does (field paths only, never values), and cleared once fixed.
+func TestInvalidScheduleReportedLikeCNPG(t *testing.T) {
+	ns := newNamespace(t)
+	backup := &cnpgv1.ScheduledBackup{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-hourly", Namespace: ns},
+		Spec: cnpgv1.ScheduledBackupSpec{
+			Schedule: "0 0 5-2 * * *", Cluster: cnpgv1.LocalObjectReference{Name: "web"},
+			Method: cnpgv1.BackupMethodVolumeSnapshot,
+		},
+	}
+	if _, err := pg.CNPGV1().ScheduledBackups(ns).Create(t.Context(), backup, metav1.CreateOptions{FieldValidation: "Strict"}); err != nil {
+		t.Fatalf("create scheduled backup: %v", err)
+	}
+	const want = "the resource failed admission validation on: spec.schedule (see the operator logs for details)"
+	status := func(check func(cnpgv1.ScheduledBackupStatus) error) func() error {
+		return func() error {
+			b, err := pg.CNPGV1().ScheduledBackups(ns).Get(t.Context(), "web-hourly", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			return check(b.Status)
+		}
+	}
+	eventually(t, 10*time.Second, "error in status", status(func(s cnpgv1.ScheduledBackupStatus) error {
+		if s.Error != want {
+			return fmt.Errorf("status.error = %q", s.Error)
+		}
+		return nil
+	}))
+
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		b, err := pg.CNPGV1().ScheduledBackups(ns).Get(t.Context(), "web-hourly", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		b.Spec.Schedule = "0 0 2-5 * * *"
+		_, err = pg.CNPGV1().ScheduledBackups(ns).Update(t.Context(), b, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "error cleared", status(func(s cnpgv1.ScheduledBackupStatus) error {
+		if s.Error != "" || s.NextScheduleTime == nil {
+			return fmt.Errorf("status = %+v", s)
+		}
+		return nil
+	}))
+}
