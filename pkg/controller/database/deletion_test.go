@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -220,5 +221,35 @@ func TestRemovedDatabaseIsCleanedUp(t *testing.T) {
 	}
 	if s := f.secret("shop-orders-admin"); s.Type != corev1.SecretTypeBasicAuth {
 		t.Error("kept database lost its secret")
+	}
+}
+
+// A database drop that CNPG does not finish escalates like role cleanup,
+// and names the cluster's own trouble.
+func TestDatabaseDropWaitEscalates(t *testing.T) {
+	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
+	cd := f.cnpgDB("shop-orders")
+	long := metav1.NewTime(time.Now().Add(-3 * blockedAfter))
+	cd.DeletionTimestamp = &long // CNPG's finalizer holds it: the drop is not done
+	if _, err := f.pg.CNPGV1().Databases(ns).Update(t.Context(), cd, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	db := f.db("shop")
+	db.DeletionTimestamp = &long
+	if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), db, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.setCluster(func(pc *pgv1.PostgresCluster) {
+		pc.Status.Phase = pgv1.PhasePending
+		pc.Status.Conditions = []metav1.Condition{{Type: pgv1.ConditionReady, Status: metav1.ConditionFalse,
+			Reason: "PostgresUnreachable", Message: "connection refused", ObservedGeneration: 1, LastTransitionTime: metav1.Now()}}
+	})
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	c := cond(t, f.db("shop"), pgv1.ConditionReady)
+	if c.Reason != "DatabaseCleanupBlocked" || !strings.Contains(c.Message, "waiting for CloudNativePG to drop database orders") ||
+		!strings.Contains(c.Message, `PostgresCluster "pg" is Pending (PostgresUnreachable: connection refused)`) {
+		t.Fatalf("Ready = %+v", c)
 	}
 }
