@@ -142,7 +142,7 @@ func mergeSettings(base, o pgv1.ClusterSettings) pgv1.ClusterSettings {
 	if o.Resources != nil {
 		m.Resources = o.Resources
 	}
-	m.PostgreSQLConfig = mergeMaps(m.PostgreSQLConfig, o.PostgreSQLConfig)
+	m.PostgreSQLConfig = mergeParameters(m.PostgreSQLConfig, o.PostgreSQLConfig)
 	m.PgHBA = append(m.PgHBA, o.PgHBA...)
 	if o.ConnectionPooler != nil {
 		if m.ConnectionPooler == nil {
@@ -190,6 +190,21 @@ func mergeMaps(base, over map[string]string) map[string]string {
 		out = map[string]string{}
 	}
 	maps.Copy(out, over)
+	return out
+}
+
+// mergeParameters is mergeMaps for postgresql.conf, whose names Postgres
+// matches in any case: a cluster's WORK_MEM replaces its class's work_mem
+// instead of sending CNPG both, one of which Postgres would ignore.
+func mergeParameters(base, over map[string]string) map[string]string {
+	out := mergeMaps(base, over)
+	for k := range over {
+		for b := range base {
+			if b != k && strings.EqualFold(b, k) {
+				delete(out, b)
+			}
+		}
+	}
 	return out
 }
 

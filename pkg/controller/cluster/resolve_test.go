@@ -62,6 +62,16 @@ func TestClusterOverridesClassFieldByField(t *testing.T) {
 	}
 }
 
+func TestClusterParameterReplacesClassParameterInAnyCase(t *testing.T) {
+	d, err := resolve(cluster(pgv1.ClusterSettings{PostgreSQLConfig: map[string]string{"WORK_MEM": "16MB"}}), class())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Settings.PostgreSQLConfig; len(got) != 2 || got["WORK_MEM"] != "16MB" || got["max_connections"] != "200" {
+		t.Errorf("parameters = %v, want the cluster's WORK_MEM instead of the class's work_mem", got)
+	}
+}
+
 func TestResolveRejectsInvalidCombinations(t *testing.T) {
 	cases := []struct {
 		name   string
