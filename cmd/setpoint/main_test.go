@@ -82,7 +82,8 @@ func TestUnknownLogFormatIsRefused(t *testing.T) {
 func TestJSONLogs(t *testing.T) {
 	needBinary(t)
 	cmd := exec.Command(binary, "--log-format=json", "--kubeconfig", unreachableKubeconfig(t),
-		"--leader-elect=false", "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0")
+		"--leader-elect=false", "--metrics-bind-address=127.0.0.1:0", "--metrics-secure=false",
+		"--health-probe-bind-address=127.0.0.1:0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
