@@ -129,7 +129,7 @@ func runComponents(ctx context.Context, cs []component, p *pass) (outcome, error
 			}
 		}
 		p.record(c.Condition(), *h)
-		out.requeueAfter = soonest(out.requeueAfter, h.requeueAfter)
+		out.requeueAfter = controller.Soonest(out.requeueAfter, h.requeueAfter)
 		if h.phase == pgv1.PhaseReady {
 			continue
 		}
@@ -140,17 +140,6 @@ func runComponents(ctx context.Context, cs []component, p *pass) (outcome, error
 		return out, nil
 	}
 	return out, nil
-}
-
-// soonest is the smaller positive duration; zero means none.
-func soonest(a, b time.Duration) time.Duration {
-	switch {
-	case a <= 0:
-		return b
-	case b <= 0:
-		return a
-	}
-	return min(a, b)
 }
 
 // checkContracts returns a Pending health when a required contract is not

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
@@ -35,39 +34,39 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 	ns, name := pc.Namespace, pc.Name
 	o := &observation{poolers: map[string]*cnpgv1.Pooler{}, backups: map[string]*cnpgv1.ScheduledBackup{}}
 	var err error
-	if o.class, err = ignoreNotFound(c.classes.Get(pc.Spec.Class)); err != nil {
+	if o.class, err = controller.IgnoreNotFound(c.classes.Get(pc.Spec.Class)); err != nil {
 		return nil, err
 	}
-	if o.secret, err = ignoreNotFound(c.secrets.Secrets(ns).Get(name + superuserSuffix)); err != nil {
+	if o.secret, err = controller.IgnoreNotFound(c.secrets.Secrets(ns).Get(name + superuserSuffix)); err != nil {
 		return nil, err
 	}
 	if ref := pc.Spec.PasswordConfig; ref != nil && ref.SuperuserExternalSecretRef != nil {
 		// External Secrets are not ours, so not cached: read directly.
-		if o.external, err = ignoreNotFound(c.deps.kube.CoreV1().Secrets(ns).Get(ctx, ref.SuperuserExternalSecretRef.Name, metav1.GetOptions{})); err != nil {
+		if o.external, err = controller.IgnoreNotFound(c.deps.kube.CoreV1().Secrets(ns).Get(ctx, ref.SuperuserExternalSecretRef.Name, metav1.GetOptions{})); err != nil {
 			return nil, fmt.Errorf("read external superuser secret: %w", err)
 		}
 	}
-	if o.cnpg, err = ignoreNotFound(c.cnpgClusters.Clusters(ns).Get(name)); err != nil {
+	if o.cnpg, err = controller.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(name)); err != nil {
 		return nil, err
 	}
-	if o.objectStore, err = ignoreNotFound(c.objectStores.ObjectStores(ns).Get(name + objectStoreSuffix)); err != nil {
+	if o.objectStore, err = controller.IgnoreNotFound(c.objectStores.ObjectStores(ns).Get(name + objectStoreSuffix)); err != nil {
 		return nil, err
 	}
 	for _, s := range []string{poolerRWSuffix, poolerROSuffix} {
-		if p, err := ignoreNotFound(c.poolers.Poolers(ns).Get(name + s)); err != nil {
+		if p, err := controller.IgnoreNotFound(c.poolers.Poolers(ns).Get(name + s)); err != nil {
 			return nil, err
 		} else if p != nil {
 			o.poolers[name+s] = p
 		}
 	}
 	for _, s := range []string{backupSuffix, snapshotSuffix} {
-		if b, err := ignoreNotFound(c.scheduledBackups.ScheduledBackups(ns).Get(name + s)); err != nil {
+		if b, err := controller.IgnoreNotFound(c.scheduledBackups.ScheduledBackups(ns).Get(name + s)); err != nil {
 			return nil, err
 		} else if b != nil {
 			o.backups[name+s] = b
 		}
 	}
-	if o.configMap, err = ignoreNotFound(c.configMaps.ConfigMaps(ns).Get(name + configMapSuffix)); err != nil {
+	if o.configMap, err = controller.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(name + configMapSuffix)); err != nil {
 		return nil, err
 	}
 	o.databases = controller.ListDatabasesOf(c.databases, ns, name)
@@ -77,11 +76,4 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 		}
 	}
 	return o, nil
-}
-
-func ignoreNotFound[T any](obj *T, err error) (*T, error) {
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return obj, err
 }

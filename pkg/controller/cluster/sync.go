@@ -61,6 +61,10 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, err // a wiring bug: loud, with backoff
 	}
 	p.conclude(out)
+	if p.facts != nil && p.facts.err != nil || p.rolesUnverified != nil {
+		// The CA may have rotated: read it again next pass.
+		c.cas.Forget(pc.Namespace, pc.Name+caSuffix)
+	}
 	if _, err := c.writeStatus(ctx, pc, p.status); err != nil {
 		return workqueue.Result{}, err
 	}

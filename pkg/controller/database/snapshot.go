@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -42,7 +41,7 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 		external: map[string]*corev1.Secret{}, cnpg: map[string]*cnpgv1.Database{},
 	}
 	var err error
-	if o.cluster, err = ignoreNotFound(c.clusters.PostgresClusters(ns).Get(db.Spec.ClusterRef.Name)); err != nil {
+	if o.cluster, err = controller.IgnoreNotFound(c.clusters.PostgresClusters(ns).Get(db.Spec.ClusterRef.Name)); err != nil {
 		return nil, err
 	}
 	if o.removed, err = c.removedDatabases(db); err != nil {
@@ -52,14 +51,14 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 	for _, name := range all {
 		n := namesOf(db.Name, name)
 		for _, s := range []string{n.AdminSecret, n.RWSecret} {
-			if o.secrets[s], err = ignoreNotFound(c.secrets.Secrets(ns).Get(s)); err != nil {
+			if o.secrets[s], err = controller.IgnoreNotFound(c.secrets.Secrets(ns).Get(s)); err != nil {
 				return nil, err
 			}
 		}
-		if o.configMaps[n.ConfigMap], err = ignoreNotFound(c.configMaps.ConfigMaps(ns).Get(n.ConfigMap)); err != nil {
+		if o.configMaps[n.ConfigMap], err = controller.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(n.ConfigMap)); err != nil {
 			return nil, err
 		}
-		if o.cnpg[n.CNPG], err = ignoreNotFound(c.cnpgDatabases.Databases(ns).Get(n.CNPG)); err != nil {
+		if o.cnpg[n.CNPG], err = controller.IgnoreNotFound(c.cnpgDatabases.Databases(ns).Get(n.CNPG)); err != nil {
 			return nil, err
 		}
 	}
@@ -72,7 +71,7 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 				continue
 			}
 			// External Secrets are not labelled ours, so not cached.
-			s, err := ignoreNotFound(c.kube.CoreV1().Secrets(ns).Get(ctx, ref, metav1.GetOptions{}))
+			s, err := controller.IgnoreNotFound(c.kube.CoreV1().Secrets(ns).Get(ctx, ref, metav1.GetOptions{}))
 			if err != nil {
 				return nil, fmt.Errorf("read external secret %s: %w", ref, err)
 			}
@@ -130,11 +129,4 @@ func externalRefs(d pgv1.DatabaseSpec) []string {
 		}
 	}
 	return out
-}
-
-func ignoreNotFound[T any](obj *T, err error) (*T, error) {
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return obj, err
 }

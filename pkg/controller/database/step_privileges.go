@@ -52,10 +52,10 @@ func (p *pass) superuser(ctx context.Context, database string) (postgres.Target,
 		return postgres.Target{}, fmt.Errorf("PostgresCluster %q has not published its superuser Secret", pc.Name)
 	}
 	name := pc.Status.Resources.SuperUserSecretRef.Name
-	s, err := ignoreNotFound(p.c.secrets.Secrets(pc.Namespace).Get(name))
+	s, err := controller.IgnoreNotFound(p.c.secrets.Secrets(pc.Namespace).Get(name))
 	if err == nil && s == nil {
 		// An external superuser Secret is not labelled ours, so not cached.
-		s, err = ignoreNotFound(p.c.kube.CoreV1().Secrets(pc.Namespace).Get(ctx, name, metav1.GetOptions{}))
+		s, err = controller.IgnoreNotFound(p.c.kube.CoreV1().Secrets(pc.Namespace).Get(ctx, name, metav1.GetOptions{}))
 	}
 	if err != nil {
 		return postgres.Target{}, fmt.Errorf("read superuser Secret %s: %w", name, err)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -57,7 +57,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, removal.err
 	}
 	return workqueue.Result{
-		RequeueAfter: minPositive(out.health.requeueAfter, removal.requeueAfter),
+		RequeueAfter: controller.Soonest(out.health.requeueAfter, removal.requeueAfter),
 		Failed:       p.status.Phase == pgv1.PhaseFailed,
 	}, nil
 }
@@ -125,14 +125,4 @@ func (p *pass) orderedEntries() []pgv1.DatabaseStatus {
 		out = append(out, *p.entries[name])
 	}
 	return out
-}
-
-func minPositive(a, b time.Duration) time.Duration {
-	switch {
-	case a <= 0:
-		return b
-	case b <= 0:
-		return a
-	}
-	return min(a, b)
 }
