@@ -46,7 +46,9 @@ var settingsCases = []struct {
 		`spec.postgresqlConfig: Invalid value: ` + msgWalLevel},
 	{"not a parameter name", func(s *pgv1.ClusterSettings) { s.PostgreSQLConfig = map[string]string{"work mem": "4MB"} },
 		`spec.postgresqlConfig: Invalid value: ` + msgParamName},
-	{"one parameter twice", func(s *pgv1.ClusterSettings) { s.PostgreSQLConfig = map[string]string{"work_mem": "4MB", "Work_Mem": "8MB"} },
+	{"one parameter twice", func(s *pgv1.ClusterSettings) {
+		s.PostgreSQLConfig = map[string]string{"work_mem": "4MB", "Work_Mem": "8MB"}
+	},
 		`spec.postgresqlConfig: Invalid value: postgresqlConfig keys must differ in more than case: Postgres reads work_mem and WORK_MEM as one parameter`},
 	{"pg_hba line break", func(s *pgv1.ClusterSettings) {
 		s.PgHBA = []string{"host all all 10.0.0.0/8 scram-sha-256\nhost all all 0.0.0.0/0 trust"}
