@@ -1,6 +1,7 @@
 package leaderelection
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,9 +39,13 @@ type Elector struct {
 	cfg      Config
 	elector  *leaderelection.LeaderElector
 	watchdog *leaderelection.HealthzAdaptor
+	lock     *campaignLock
 	leading  chan struct{} // closed when run starts
 	ran      chan struct{} // closed when run returns
-	run      func(context.Context)
+	run      func(context.Context) error
+	// runErr is why run returned while it should have kept running; set
+	// before ran is closed.
+	runErr   error
 	stopWork context.Context
 	// watcher watches the Lease for a release; no timeout, unlike the
 	// renewing client.
@@ -69,20 +74,27 @@ func New(restCfg *rest.Config, cfg Config) (*Elector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("leader-election watch client: %w", err)
 	}
+	return newElector(client, watcher, cfg)
+}
+
+// newElector prepares an election that renews through client and watches
+// for a release through watcher.
+func newElector(client, watcher kubernetes.Interface, cfg Config) (*Elector, error) {
 	e := &Elector{
 		cfg:      cfg,
 		watcher:  watcher,
 		watchdog: leaderelection.NewLeaderHealthzAdaptor(cfg.RenewDeadline + cfg.RetryPeriod),
 		leading:  make(chan struct{}),
 		ran:      make(chan struct{}),
+		lock: &campaignLock{Interface: &resourcelock.LeaseLock{
+			LeaseMeta:  metav1.ObjectMeta{Namespace: cfg.Namespace, Name: cfg.Name},
+			Client:     client.CoordinationV1(),
+			LockConfig: resourcelock.ResourceLockConfig{Identity: cfg.Identity},
+		}},
 	}
-	lock := &resourcelock.LeaseLock{
-		LeaseMeta:  metav1.ObjectMeta{Namespace: cfg.Namespace, Name: cfg.Name},
-		Client:     client.CoordinationV1(),
-		LockConfig: resourcelock.ResourceLockConfig{Identity: cfg.Identity},
-	}
+	var err error
 	e.elector, err = leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:            lock,
+		Lock:            e.lock,
 		LeaseDuration:   cfg.LeaseDuration,
 		RenewDeadline:   cfg.RenewDeadline,
 		RetryPeriod:     cfg.RetryPeriod,
@@ -97,6 +109,9 @@ func New(restCfg *rest.Config, cfg Config) (*Elector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("leader elector: %w", err)
 	}
+	// Only RunOrDie attaches the watchdog; without this its check passes
+	// even when the leader has stopped renewing.
+	e.watchdog.SetLeaderElection(e.elector)
 	return e, nil
 }
 
@@ -113,8 +128,10 @@ func (e *Elector) IsLeader() bool { return e.elector.IsLeader() }
 // Run campaigns for the Lease and calls run while leading. When ctx ends it
 // stops run, waits for it to return (workers drained), and only then
 // releases the Lease. It returns ErrLeadershipLost if the Lease is lost
-// while ctx is still live.
-func (e *Elector) Run(ctx context.Context, run func(context.Context)) error {
+// while ctx is still live, and run's error, after releasing the Lease, if
+// run returns while it should still be running: a leader that runs nothing
+// must not keep the Lease from a standby that would.
+func (e *Elector) Run(ctx context.Context, run func(context.Context) error) error {
 	logger := klog.FromContext(ctx).WithValues("lease", e.cfg.Namespace+"/"+e.cfg.Name, "identity", e.cfg.Identity)
 	e.run, e.stopWork = run, ctx
 	// The elector's context outlives ctx so the release happens after the
@@ -133,6 +150,7 @@ func (e *Elector) Run(ctx context.Context, run func(context.Context)) error {
 	select {
 	case <-ctx.Done():
 	case <-done: // lost the Lease (Run returns only then, or on leCtx end)
+	case <-e.ran: // run gave up by itself
 	}
 	select {
 	case <-e.leading:
@@ -141,6 +159,10 @@ func (e *Elector) Run(ctx context.Context, run func(context.Context)) error {
 	}
 	cancelLE() // phase two: release the Lease
 	<-done
+	if e.runErr != nil {
+		logger.Info("Controllers stopped while leading; Lease released", "err", e.runErr)
+		return fmt.Errorf("while leading: %w", e.runErr)
+	}
 	if ctx.Err() == nil {
 		return ErrLeadershipLost
 	}
@@ -154,9 +176,12 @@ func (e *Elector) Run(ctx context.Context, run func(context.Context)) error {
 func (e *Elector) campaign(leCtx context.Context) bool {
 	ctx, cancel := context.WithCancel(leCtx)
 	defer cancel()
+	e.lock.reset()
 	var released atomic.Bool
 	go watchRelease(ctx, e.watcher, e.cfg, func() {
-		if !e.isLeading() {
+		// Not once this campaign has written itself as holder: it is
+		// about to lead (see campaignLock).
+		if e.lock.abandon() {
 			released.Store(true)
 			cancel()
 		}
@@ -184,5 +209,11 @@ func (e *Elector) onStartedLeading(leCtx context.Context) {
 	stop := context.AfterFunc(e.stopWork, cancel)
 	defer stop()
 	klog.FromContext(ctx).Info("Became leader")
-	e.run(ctx)
+	err := e.run(ctx)
+	if ctx.Err() == nil { // neither stopping nor losing the Lease
+		e.runErr = cmp.Or(err, errRunReturned)
+	}
 }
+
+// errRunReturned is run's error when it returned early without one.
+var errRunReturned = errors.New("controllers returned while leading")

@@ -75,15 +75,18 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	ctrl := &controllers{cfg: cfg, kube: kube, pg: pg, qm: qm, pm: pm, h: h}
-	run := func(ctx context.Context) {
-		if err := ctrl.supervise(ctx, installed); err != nil {
-			logger.Error(err, "Controllers stopped")
+	// An error here is fatal: the process exits non-zero (and, leading,
+	// first releases the Lease) so that it is restarted or a standby takes
+	// over, instead of serving probes while reconciling nothing.
+	run := func(ctx context.Context) error {
+		if err := ctrl.supervise(ctx, installed); err != nil && ctx.Err() == nil {
+			return fmt.Errorf("controllers: %w", err)
 		}
+		return nil
 	}
 	if elector == nil {
 		h.synced.Store(false)
-		run(ctx)
-		return nil
+		return run(ctx)
 	}
 	// A standby serves probes and metrics and nothing else: it is ready.
 	h.synced.Store(true)
