@@ -1,10 +1,8 @@
 package controller
 
 import (
-	"encoding/json"
 	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -32,16 +30,4 @@ func Register(regs []Registration) ([]cache.InformerSynced, error) {
 		synced = append(synced, h.HasSynced)
 	}
 	return synced, nil
-}
-
-// FinalizersPatch is a merge patch that sets obj's finalizers, guarded by
-// its resourceVersion so a concurrent change is never overwritten.
-func FinalizersPatch(obj metav1.Object, finalizers []string) ([]byte, error) {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"finalizers": finalizers, "resourceVersion": obj.GetResourceVersion(),
-	}})
-	if err != nil {
-		return nil, fmt.Errorf("encode finalizer patch: %w", err)
-	}
-	return patch, nil
 }

@@ -5,11 +5,12 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 )
 
 // FieldManager is setpoint's server-side apply field manager and user agent.
-const FieldManager = "setpoint"
+const FieldManager = controller.FieldManager
 
 // Config is everything Run needs.
 type Config struct {

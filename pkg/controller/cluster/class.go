@@ -8,8 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -30,22 +28,18 @@ func classKey(name string) workqueue.Key { return workqueue.Key{Name: name} }
 // ensureClassFinalizer puts the finalizer on a class a cluster resolved
 // from; once per class, so it costs nothing on later passes.
 func (c *Controller) ensureClassFinalizer(ctx context.Context, class *pgv1.PostgresClusterClass) error {
-	if class == nil || class.DeletionTimestamp != nil || slices.Contains(class.Finalizers, ClassFinalizer) {
+	if class == nil || class.DeletionTimestamp != nil {
 		return nil
 	}
-	return c.patchClassFinalizers(ctx, class, append(slices.Clone(class.Finalizers), ClassFinalizer))
+	_, err := controller.AddFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusterClasses(), class, ClassFinalizer)
+	return ignoreGone(err)
 }
 
-func (c *Controller) patchClassFinalizers(ctx context.Context, class *pgv1.PostgresClusterClass, finalizers []string) error {
-	patch, err := controller.FinalizersPatch(class, finalizers)
-	if err != nil {
-		return err
+func ignoreGone(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
 	}
-	_, err = c.deps.pg.PostgresV1alpha1().PostgresClusterClasses().Patch(ctx, class.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("patch finalizers of PostgresClusterClass %s: %w", class.Name, err)
-	}
-	return nil
+	return err
 }
 
 // syncClass lets a class that is being deleted go once no PostgresCluster
@@ -68,8 +62,7 @@ func (c *Controller) syncClass(ctx context.Context, name string) (workqueue.Resu
 			"deletion waits until no PostgresCluster uses this class; %d do: %s", len(users), describeKeys(users, 5))
 		return workqueue.Result{}, nil // each cluster's finalization wakes us
 	}
-	fin := slices.DeleteFunc(slices.Clone(class.Finalizers), func(f string) bool { return f == ClassFinalizer })
-	if err := c.patchClassFinalizers(ctx, class, fin); err != nil {
+	if err := controller.RemoveFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusterClasses(), class, ClassFinalizer); err != nil {
 		return workqueue.Result{}, err
 	}
 	klog.FromContext(ctx).V(2).Info("Released PostgresClusterClass", "class", name)

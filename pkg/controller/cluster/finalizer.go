@@ -17,27 +17,6 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
-// ensureFinalizer adds our finalizer so the deletion policy can run.
-func (c *Controller) ensureFinalizer(ctx context.Context, pc *pgv1.PostgresCluster) (*pgv1.PostgresCluster, error) {
-	if slices.Contains(pc.Finalizers, Finalizer) {
-		return pc, nil
-	}
-	return c.patchFinalizers(ctx, pc, append(slices.Clone(pc.Finalizers), Finalizer))
-}
-
-// patchFinalizers replaces the finalizer list.
-func (c *Controller) patchFinalizers(ctx context.Context, pc *pgv1.PostgresCluster, finalizers []string) (*pgv1.PostgresCluster, error) {
-	patch, err := controller.FinalizersPatch(pc, finalizers)
-	if err != nil {
-		return nil, err
-	}
-	out, err := c.deps.pg.PostgresV1alpha1().PostgresClusters(pc.Namespace).Patch(ctx, pc.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
-	if err != nil {
-		return nil, fmt.Errorf("patch finalizers: %w", err)
-	}
-	return out, nil
-}
-
 // finalize runs the deletion policy, then lets the object go. Delete
 // removes every CNPG object we own (the CNPG Cluster and its data with
 // it); Retain keeps the CNPG Cluster and the superuser Secret, without our
@@ -76,8 +55,7 @@ func (c *Controller) finalize(ctx context.Context, pc *pgv1.PostgresCluster) (wo
 	} else {
 		c.deps.recorder.Eventf(pc, corev1.EventTypeNormal, "Deleted", "deleted CNPG Cluster %s and its children", name)
 	}
-	fin := slices.DeleteFunc(slices.Clone(pc.Finalizers), func(f string) bool { return f == Finalizer })
-	if _, err := c.patchFinalizers(ctx, pc, fin); err != nil && !apierrors.IsNotFound(err) {
+	if err := controller.RemoveFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusters(ns), pc, Finalizer); err != nil {
 		return workqueue.Result{}, err
 	}
 	c.cas.Forget(ns, name+caSuffix)

@@ -1,5 +1,7 @@
 package cluster
 
+import "github.com/setpoint-dev/setpoint/pkg/controller"
+
 // Child name suffixes.
 const (
 	superuserSuffix   = "-superuser"
@@ -19,6 +21,6 @@ const Finalizer = "postgres.setpoint.dev/cluster"
 // managedRoles component applies it under its own manager: an apply of the
 // rest of the Cluster by the provisioner must not remove it.
 const (
-	fieldManager      = "setpoint"
+	fieldManager      = controller.FieldManager
 	rolesFieldManager = "setpoint-roles"
 )

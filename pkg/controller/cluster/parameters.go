@@ -114,11 +114,15 @@ func parameterWaitSince(p *pass, now time.Time) time.Time {
 			return c.LastTransitionTime.Time
 		}
 	}
-	apimeta.RemoveStatusCondition(&p.status.Conditions, pgv1.ConditionProvisionerReady)
-	apimeta.SetStatusCondition(&p.status.Conditions, metav1.Condition{
-		Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionFalse, Reason: reasonParametersPending,
-		ObservedGeneration: p.cluster.Generation, LastTransitionTime: metav1.NewTime(now),
-	})
+	if c == nil {
+		apimeta.SetStatusCondition(&p.status.Conditions, metav1.Condition{
+			Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionFalse, Reason: reasonParametersPending,
+			ObservedGeneration: p.cluster.Generation, LastTransitionTime: metav1.NewTime(now),
+		})
+		return now
+	}
+	// In place, so the conditions keep their order.
+	c.Status, c.Reason, c.LastTransitionTime = metav1.ConditionFalse, reasonParametersPending, metav1.NewTime(now)
 	return now
 }
 

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
@@ -32,7 +33,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if pc.DeletionTimestamp != nil {
 		return c.finalize(ctx, pc)
 	}
-	if pc, err = c.ensureFinalizer(ctx, pc); err != nil {
+	if pc, err = controller.AddFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusters(pc.Namespace), pc, Finalizer); err != nil {
 		return workqueue.Result{}, err
 	}
 	obs, err := c.observe(ctx, pc)
@@ -112,7 +113,7 @@ func (c *Controller) writeStatus(ctx context.Context, pc *pgv1.PostgresCluster, 
 }
 
 func (c *Controller) phaseEvent(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {
-	ready := meta(st.Conditions, pgv1.ConditionReady)
+	ready := meta.FindStatusCondition(st.Conditions, pgv1.ConditionReady)
 	typ, reason := corev1.EventTypeNormal, "Phase"+string(st.Phase)
 	if st.Phase == pgv1.PhaseFailed {
 		typ = corev1.EventTypeWarning
@@ -130,13 +131,4 @@ func orNone(p pgv1.Phase) string {
 		return "(none)"
 	}
 	return string(p)
-}
-
-func meta(conds []metav1.Condition, typ string) *metav1.Condition {
-	for i := range conds {
-		if conds[i].Type == typ {
-			return &conds[i]
-		}
-	}
-	return nil
 }

@@ -14,8 +14,8 @@ import (
 // has run.
 const Finalizer = "postgres.setpoint.dev/database"
 
-// fieldManager is the server-side apply field manager of every write.
-const fieldManager = "setpoint"
+// fieldManager is the field manager of every write.
+const fieldManager = controller.FieldManager
 
 // Labels and annotations of our children beyond the shared ones.
 const (

@@ -40,7 +40,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		// Permanent until the spec changes, which wakes us.
 		return workqueue.Result{}, workqueue.Terminal(err)
 	}
-	if db, err = c.ensureFinalizer(ctx, db); err != nil {
+	if db, err = controller.AddFinalizer(ctx, c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace), db, Finalizer); err != nil {
 		return workqueue.Result{}, err
 	}
 	p := newPass(c, db, obs)
