@@ -60,16 +60,11 @@ func (c *Connector) Connect(ctx context.Context, t Target) (*pgx.Conn, error) {
 		return nil, fmt.Errorf("cluster CA certificate of %s/%s does not parse", t.Namespace, t.Cluster)
 	}
 	host := Host(t.Namespace, t.Cluster)
-	cfg, err := pgx.ParseConfig("")
+	cfg, err := connConfig(host, t)
 	if err != nil {
-		return nil, fmt.Errorf("postgres config: %w", err)
+		return nil, err
 	}
-	cfg.Host, cfg.Port = host, Port
-	cfg.Database, cfg.User, cfg.Password = t.Database, t.User, t.Password
 	cfg.TLSConfig = &tls.Config{ServerName: host, RootCAs: pool, MinVersion: tls.VersionTLS12}
-	cfg.Fallbacks = nil
-	cfg.RuntimeParams["application_name"] = "setpoint"
-	cfg.LookupFunc = func(ctx context.Context, h string) ([]string, error) { return []string{h}, nil }
 	dialer := &net.Dialer{}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		to, err := c.hosts.Resolve(addr)
