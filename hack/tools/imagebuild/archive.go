@@ -20,17 +20,13 @@ import (
 // such as skopeo select by it (oci-archive:FILE:REF).
 const refNameAnnotation = "org.opencontainers.image.ref.name"
 
-// WriteOCIArchive writes idx as a tar of an OCI image layout whose
-// index.json holds one entry, idx itself, named by tag. This is what
-// `skopeo copy --all oci-archive:FILE docker://REF` reads, and, unpacked,
-// what `crane push DIR REF` pushes. The tar is reproducible: sorted
-// entries, fixed modes, mtime as every time.
-func WriteOCIArchive(path string, idx v1.ImageIndex, tag string, mtime time.Time) error {
-	dir, err := os.MkdirTemp("", "setpoint-oci-layout-")
-	if err != nil {
+// WriteOCILayout writes idx as an OCI image layout in dir (replacing
+// whatever dir held) whose index.json holds one entry, idx itself, named by
+// tag: what `crane push DIR REF` pushes as one multi-platform image.
+func WriteOCILayout(dir string, idx v1.ImageIndex, tag string) error {
+	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
 	lp, err := layout.Write(dir, empty.Index)
 	if err != nil {
 		return err
@@ -38,6 +34,13 @@ func WriteOCIArchive(path string, idx v1.ImageIndex, tag string, mtime time.Time
 	if err := lp.AppendIndex(idx, layout.WithAnnotations(map[string]string{refNameAnnotation: tag})); err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
 	}
+	return nil
+}
+
+// WriteOCIArchive writes the OCI layout directory dir as a tar at path:
+// what `skopeo copy --all oci-archive:FILE docker://REF` reads. The tar is
+// reproducible: sorted entries, fixed modes, mtime as every time.
+func WriteOCIArchive(path, dir string, mtime time.Time) error {
 	return tarDir(path, dir, mtime)
 }
 

@@ -76,6 +76,10 @@ func TestImage(t *testing.T) {
 		checkIndex(t, o, nested)
 	})
 
+	t.Run("OCI layout directory", func(t *testing.T) {
+		readOCILayout(t, filepath.Join(dir, o.OCILayoutName()), o.Tag(), digest)
+	})
+
 	t.Run("docker tarball", func(t *testing.T) {
 		tag, err := name.NewTag(o.Tag())
 		if err != nil {
@@ -97,14 +101,21 @@ func TestImage(t *testing.T) {
 	})
 }
 
-// readOCIArchive unpacks the archive as an OCI layout and returns the one
-// image index it names, after checking its name and digest.
+// readOCIArchive unpacks the archive and reads it as an OCI layout.
 func readOCIArchive(t *testing.T, path, tag string, digest v1.Hash) v1.ImageIndex {
 	t.Helper()
 	dir := t.TempDir()
 	if out, err := exec.Command("tar", "-x", "-f", path, "-C", dir).CombinedOutput(); err != nil {
 		t.Fatalf("untar %s: %v\n%s", path, err, out)
 	}
+	return readOCILayout(t, dir, tag, digest)
+}
+
+// readOCILayout reads dir as `crane push DIR` does (one entry, an index,
+// pushed whole) and returns that image index after checking its name and
+// digest.
+func readOCILayout(t *testing.T, dir, tag string, digest v1.Hash) v1.ImageIndex {
+	t.Helper()
 	lp, err := layout.FromPath(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func TestRelease(t *testing.T) {
 	}
 	want := []string{
 		"SHA256SUMS", "install.yaml", "setpoint-v0.0.0-test-linux-amd64.docker.tar",
-		"setpoint-v0.0.0-test-linux-arm64.docker.tar", "setpoint-v0.0.0-test.oci.tar",
+		"setpoint-v0.0.0-test-linux-arm64.docker.tar", "setpoint-v0.0.0-test.oci", "setpoint-v0.0.0-test.oci.tar",
 	}
 	entries, _ := os.ReadDir(out)
 	var got []string
