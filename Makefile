@@ -62,9 +62,9 @@ test: controlplane postgres
 	SETPOINT_REQUIRE_CONTROLPLANE=1 SETPOINT_BIN_DIR=$(BIN) $(GO) test -count=1 -timeout 40m ./...
 	cd hack/tools && $(GO) test -count=1 -timeout 20m ./...
 
-## unit: only the tests that need no control plane
+## unit: only the tests that need no control plane (-short: test/cnpgsim runs its pure tests, skips the rest)
 unit:
-	$(GO) test -count=1 ./pkg/...
+	$(GO) test -count=1 -short ./pkg/... ./test/cnpgsim ./test/promsample
 
 ## demo: the local sandbox (control plane, CNPG stand-in, real Postgres) with the operator and the samples
 # Built, not `go run`: go run exits 1 after an interrupt even when the

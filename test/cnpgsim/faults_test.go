@@ -96,6 +96,7 @@ func TestFaultHealthyDelay(t *testing.T) {
 }
 
 func TestFaultsRefusedInSharedMode(t *testing.T) {
+	needControlPlane(t)
 	if err := sharedSim.StopServer(t.Context(), "any", "any"); !errors.Is(err, cnpgsim.ErrSharedBackend) {
 		t.Errorf("StopServer in shared mode: %v", err)
 	}

@@ -22,9 +22,19 @@ import (
 
 var nsCounter atomic.Int64
 
+// needControlPlane skips an integration test when the package runs without
+// a control plane (-short, or no binaries outside `make test`).
+func needControlPlane(t *testing.T) {
+	t.Helper()
+	if kube == nil {
+		t.Skip("needs the control plane: run `make controlplane` (and not -short)")
+	}
+}
+
 // newNamespace creates a namespace for one test and deletes it afterwards.
 func newNamespace(t *testing.T) string {
 	t.Helper()
+	needControlPlane(t)
 	name := strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
 	if len(name) > 40 {
 		name = name[:40]
