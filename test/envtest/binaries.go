@@ -21,6 +21,12 @@ const RequireEnv = "SETPOINT_REQUIRE_CONTROLPLANE"
 // errNoBinaries reports that the control plane has not been built.
 var errNoBinaries = errors.New("control-plane binaries not found: run `make controlplane`")
 
+// BinDir returns the directory holding all control-plane binaries, as Start
+// will use it: the one named by SETPOINT_BIN_DIR, else bin/ of the
+// repository. A test that decides whether to skip asks this, so that it
+// skips exactly when Start would fail.
+func BinDir() (string, error) { return findBinDir() }
+
 // findBinDir returns the directory holding all control-plane binaries: the
 // one named by SETPOINT_BIN_DIR, else bin/ of the repository.
 func findBinDir() (string, error) {
