@@ -37,8 +37,8 @@ const guardError = "the resource failed admission validation on: spec.schedule (
 func TestScheduledBackupErrorFailsBackupReady(t *testing.T) {
 	p := backupPass("30 1 31 2 *", scheduledBackup("0 30 1 31 2 *", guardError))
 	h := backupComponent{}.Observe(t.Context(), p, nil)
-	if h.phase != pgv1.PhaseFailed || h.reason != "ScheduledBackupInvalid" || !strings.Contains(h.message, guardError) ||
-		!strings.Contains(h.message, "shop-snapshot") {
+	if h.Phase != pgv1.PhaseFailed || h.Reason != "ScheduledBackupInvalid" || !strings.Contains(h.Message, guardError) ||
+		!strings.Contains(h.Message, "shop-snapshot") {
 		t.Fatalf("health = %+v", h)
 	}
 }
@@ -47,7 +47,7 @@ func TestScheduledBackupErrorAboutAnOldScheduleIsIgnored(t *testing.T) {
 	// Our apply this pass changed the schedule; the error is CNPG's view
 	// of the previous one.
 	p := backupPass("0 2 * * *", scheduledBackup("0 30 1 31 2 *", guardError))
-	if h := (backupComponent{}).Observe(t.Context(), p, nil); h.phase != pgv1.PhaseReady {
+	if h := (backupComponent{}).Observe(t.Context(), p, nil); h.Phase != pgv1.PhaseReady {
 		t.Fatalf("health = %+v, want Ready", h)
 	}
 }
@@ -57,10 +57,10 @@ func TestScheduledBackupRefusedByWebhookFails(t *testing.T) {
 		field.ErrorList{field.Invalid(field.NewPath("spec", "schedule"), "0 99 99 * * *", "end of range (99) above maximum (59): 99")})
 	p := backupPass("99 99 * * *", nil)
 	h := backupComponent{}.Observe(t.Context(), p, invalid)
-	if h.phase != pgv1.PhaseFailed || h.reason != "ScheduledBackupInvalid" {
+	if h.Phase != pgv1.PhaseFailed || h.Reason != "ScheduledBackupInvalid" {
 		t.Fatalf("health = %+v", h)
 	}
-	if h := (backupComponent{}).Observe(t.Context(), p, errors.New("connection refused")); h.phase == pgv1.PhaseFailed {
+	if h := (backupComponent{}).Observe(t.Context(), p, errors.New("connection refused")); h.Phase == pgv1.PhaseFailed {
 		t.Fatalf("a transient error failed the cluster: %+v", h)
 	}
 }

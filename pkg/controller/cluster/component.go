@@ -37,33 +37,16 @@ func (c *contracts) has(k contractKey) bool {
 }
 
 // health is where a component stands after Observe.
-type health struct {
-	phase        pgv1.Phase // Ready, Pending, Provisioning, Configuring or Failed
-	reason       string
-	message      string
-	requeueAfter time.Duration
-}
+type health = controller.Health
 
-func ready(reason, message string) health {
-	return health{phase: pgv1.PhaseReady, reason: reason, message: message}
-}
+var (
+	ready   = controller.Ready
+	waiting = controller.Waiting
+)
 
-func waiting(phase pgv1.Phase, reason, message string, after time.Duration) health {
-	return health{phase: phase, reason: reason, message: message, requeueAfter: after}
-}
-
-func failed(reason, message string) health {
-	return health{phase: pgv1.PhaseFailed, reason: reason, message: message}
-}
-
-// intermediate reports whether the pass must stop at this component.
-func (h health) intermediate() bool {
-	switch h.phase {
-	case pgv1.PhasePending, pgv1.PhaseProvisioning, pgv1.PhaseConfiguring:
-		return true
-	}
-	return false
-}
+// failed is Failed with no recheck: the component's input changes by an
+// event we watch (see failedWait for one that does not).
+func failed(reason, message string) health { return controller.Failed(reason, message, 0) }
 
 // component is one step of the pipeline (ADR-0002).
 type component interface {
@@ -124,13 +107,13 @@ func runComponents(ctx context.Context, cs []component, p *pass) (outcome, error
 			err := c.Reconcile(ctx, p)
 			got := c.Observe(ctx, p, err)
 			h = &got
-			if err != nil && out.err == nil && got.phase != pgv1.PhaseFailed {
+			if err != nil && out.err == nil && got.Phase != pgv1.PhaseFailed {
 				out.err = fmt.Errorf("%s: %w", c.Name(), err)
 			}
 		}
 		p.record(c.Condition(), *h)
-		out.requeueAfter = controller.Soonest(out.requeueAfter, h.requeueAfter)
-		if h.phase == pgv1.PhaseReady {
+		out.requeueAfter = controller.Soonest(out.requeueAfter, h.RequeueAfter)
+		if h.Phase == pgv1.PhaseReady || h.Phase == pgv1.PhaseFailed {
 			continue
 		}
 		out.blocker, out.health = c.Name(), *h

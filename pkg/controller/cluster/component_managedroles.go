@@ -102,7 +102,7 @@ func (managedRolesComponent) Observe(_ context.Context, p *pass, err error) heal
 	if p.rolesUnverified != nil {
 		// New roles wait until Postgres says they are not someone else's.
 		h := ready("RolesUnverified", msg+"; "+p.rolesUnverified.Error())
-		h.requeueAfter = provisionRecheck
+		h.RequeueAfter = provisionRecheck
 		return h
 	}
 	// Roles are each PostgresDatabase's concern: their gate reads this

@@ -160,7 +160,7 @@ func TestManagedRolesAppliesOnceThenNothing(t *testing.T) {
 		t.Fatalf("second pass wrote again: %v", cs.Actions()[writes:])
 	}
 	h := c.Observe(t.Context(), p, nil)
-	if h.phase != pgv1.PhaseReady || p.status.ManagedRolesStatus == nil || len(p.status.ManagedRolesStatus.Owners) != 2 {
+	if h.Phase != pgv1.PhaseReady || p.status.ManagedRolesStatus == nil || len(p.status.ManagedRolesStatus.Owners) != 2 {
 		t.Fatalf("health %+v status %+v", h, p.status.ManagedRolesStatus)
 	}
 }

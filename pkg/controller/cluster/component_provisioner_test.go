@@ -92,7 +92,7 @@ func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
 	if len(cs.Actions()) != n+1 {
 		t.Fatalf("dropping work_mem did not re-apply")
 	}
-	if h := c.Observe(t.Context(), p, nil); h.reason != "SpecApplied" {
+	if h := c.Observe(t.Context(), p, nil); h.Reason != "SpecApplied" {
 		t.Fatalf("health after changing a live cluster = %+v, want SpecApplied", h)
 	}
 }
@@ -132,7 +132,7 @@ func TestForeignSuperuserSecretIsRefused(t *testing.T) {
 	c := secretComponent{}
 	err := c.Reconcile(t.Context(), p)
 	h := c.Observe(t.Context(), p, err)
-	if h.phase != pgv1.PhaseFailed || h.reason != "SecretConflict" || !strings.Contains(h.message, `Secret "shop-superuser" exists and was not created by setpoint`) {
+	if h.Phase != pgv1.PhaseFailed || h.Reason != "SecretConflict" || !strings.Contains(h.Message, `Secret "shop-superuser" exists and was not created by setpoint`) {
 		t.Fatalf("health = %+v", h)
 	}
 	got, _ := kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-superuser", metav1.GetOptions{})
@@ -150,7 +150,7 @@ func TestForeignCNPGClusterIsRefused(t *testing.T) {
 	c := provisionerComponent{}
 	err := c.Reconcile(t.Context(), p)
 	h := c.Observe(t.Context(), p, err)
-	if h.phase != pgv1.PhaseFailed || h.reason != "ClusterConflict" || !strings.Contains(h.message, `CNPG Cluster "shop" exists and was not created by setpoint`) {
+	if h.Phase != pgv1.PhaseFailed || h.Reason != "ClusterConflict" || !strings.Contains(h.Message, `CNPG Cluster "shop" exists and was not created by setpoint`) {
 		t.Fatalf("health = %+v", h)
 	}
 	for _, a := range cs.Actions() {
@@ -176,7 +176,7 @@ func TestRetainedCNPGClusterIsAdoptedOnlyByItsCluster(t *testing.T) {
 		err := (provisionerComponent{}).Reconcile(t.Context(), p)
 		h := (provisionerComponent{}).Observe(t.Context(), p, err)
 		if tc.want != "" {
-			if h.reason != tc.want {
+			if h.Reason != tc.want {
 				t.Errorf("retained for %s: health %+v", tc.retainedFor, h)
 			}
 			continue

@@ -96,7 +96,7 @@ func (secretComponent) Observe(_ context.Context, p *pass, err error) health {
 // do not watch) produces no event for us.
 func failedWait(reason, message string) health {
 	h := failed(reason, message)
-	h.requeueAfter = externalRecheck
+	h.RequeueAfter = externalRecheck
 	return h
 }
 

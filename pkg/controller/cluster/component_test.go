@@ -82,7 +82,7 @@ func TestRunnerStopsAtFirstIntermediateHealth(t *testing.T) {
 	if strings.Join(ran, ",") != "a,b" {
 		t.Errorf("ran %v, want a,b", ran)
 	}
-	if out.blocker != "b" || out.health.requeueAfter != provisionRecheck {
+	if out.blocker != "b" || out.health.RequeueAfter != provisionRecheck {
 		t.Errorf("outcome %+v, want blocker b with its requeue hint", out)
 	}
 	if !conditionIs(p, "aReady", metav1.ConditionTrue) || !conditionIs(p, "bReady", metav1.ConditionFalse) {
@@ -96,23 +96,68 @@ func TestRunnerSkipsDependantsOfMissingContracts(t *testing.T) {
 		stub{name: "secret", provides: []contractKey{contractSecret}, h: failed("SecretInvalid", "bad"), ran: &ran},
 		stub{name: "user", requires: []contractKey{contractCNPGCluster}, h: ready("U", ""), ran: &ran},
 	}
-	// "user" requires a contract nobody provides: a wiring error.
-	if _, err := runComponents(t.Context(), cs, testPass()); err == nil {
-		t.Fatal("want wiring error")
+	// "user" requires a contract nobody provides: a wiring error, and
+	// nothing runs.
+	if _, err := runComponents(t.Context(), cs, testPass()); err == nil || len(ran) != 0 {
+		t.Fatalf("err %v, ran %v; want a wiring error before anything runs", err, ran)
 	}
+
+	// A Failed provider stops the pass: its dependants are neither
+	// reconciled nor observed, and their conditions say why.
 	ran = nil
 	cs = []component{
 		stub{name: "provisioner", provides: []contractKey{contractCNPGCluster}, h: failed("CNPGFailed", "boom"), ran: &ran},
 		stub{name: "pooler", requires: []contractKey{contractCNPGCluster}, h: ready("P", ""), ran: &ran},
+		stub{name: "configMap", h: ready("C", ""), ran: &ran},
 	}
 	p := testPass()
 	out, err := runComponents(t.Context(), cs, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.blocker != "provisioner" || out.health.phase != pgv1.PhaseFailed {
-		t.Errorf("outcome %+v", out)
+	if strings.Join(ran, ",") != "provisioner" || out.blocker != "provisioner" {
+		t.Errorf("ran %v, blocker %q; want only the provisioner, blocking", ran, out.blocker)
 	}
+	expectCondition(t, p, "provisionerReady", metav1.ConditionFalse, "CNPGFailed", "boom")
+	expectCondition(t, p, "poolerReady", metav1.ConditionFalse, "Blocked", "waiting for provisionerReady")
+	expectCondition(t, p, "configMapReady", metav1.ConditionFalse, "Blocked", "waiting for provisionerReady")
+
+	// A Ready provider that did not publish its contract this pass: the
+	// dependant is not run, waits for the contract, and blocks the rest.
+	ran = nil
+	cs = []component{
+		unpublished{stub{name: "provisioner", provides: []contractKey{contractCNPGCluster}, h: ready("R", ""), ran: &ran}},
+		stub{name: "pooler", requires: []contractKey{contractCNPGCluster}, h: ready("P", ""), ran: &ran},
+		stub{name: "configMap", h: ready("C", ""), ran: &ran},
+	}
+	p = testPass()
+	if out, err = runComponents(t.Context(), cs, p); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ran, ",") != "provisioner" || out.blocker != "pooler" {
+		t.Errorf("ran %v, blocker %q; want the pooler skipped and blocking", ran, out.blocker)
+	}
+	expectCondition(t, p, "poolerReady", metav1.ConditionFalse, "WaitingForCNPGCluster", "waiting for CNPGCluster")
+	expectCondition(t, p, "configMapReady", metav1.ConditionFalse, "Blocked", "waiting for poolerReady")
+}
+
+// unpublished is a stub that reports its health without publishing the
+// contracts it declares.
+type unpublished struct{ stub }
+
+func (u unpublished) Observe(context.Context, *pass, error) health { return u.h }
+
+func expectCondition(t *testing.T, p *pass, typ string, status metav1.ConditionStatus, reason, message string) {
+	t.Helper()
+	for _, c := range p.status.Conditions {
+		if c.Type == typ {
+			if c.Status != status || c.Reason != reason || c.Message != message {
+				t.Errorf("%s = %s %s %q, want %s %s %q", typ, c.Status, c.Reason, c.Message, status, reason, message)
+			}
+			return
+		}
+	}
+	t.Errorf("no %s condition in %+v", typ, p.status.Conditions)
 }
 
 func TestOnlyTopLevelDeclaresReady(t *testing.T) {

@@ -4,35 +4,21 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/record"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
-	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
 	pglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
 // Config are the collaborators of the controller.
-type Config struct {
-	Kube            kubernetes.Interface
-	PG              versioned.Interface
-	Recorder        record.EventRecorder
-	Connector       *postgres.Connector
-	PostgresTimeout time.Duration
-	Metrics         *workqueue.Metrics
-	// CAs caches CNPG's CA certificates; nil gives the controller its own.
-	CAs *controller.CACache
-}
+type Config = controller.Config
 
 // Controller reconciles PostgresClusters.
 type Controller struct {

@@ -32,7 +32,7 @@ func TestParametersNormalisedByPostgresAreInEffect(t *testing.T) {
 			"shared_buffers": {Name: "shared_buffers", Setting: "32768", Unit: "8kB", Context: "postmaster"},
 		})
 	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
-	if h.phase != pgv1.PhaseReady {
+	if h.Phase != pgv1.PhaseReady {
 		t.Fatalf("health = %+v, want Ready", h)
 	}
 }
@@ -50,7 +50,7 @@ func TestParameterPendingIsBounded(t *testing.T) {
 	p.status.Conditions = []metav1.Condition{{Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionFalse,
 		Reason: "CNPGProvisioning", LastTransitionTime: metav1.NewTime(start.Add(-time.Hour))}}
 	h := checkParametersAt(t.Context(), p, "healthy", start)
-	if h.reason != reasonParametersPending || h.requeueAfter != configureRecheck {
+	if h.Reason != reasonParametersPending || h.RequeueAfter != configureRecheck {
 		t.Fatalf("first health = %+v, want ParametersPending polled every %s", h, configureRecheck)
 	}
 	p.record(pgv1.ConditionProvisionerReady, h)
@@ -64,7 +64,7 @@ func TestParameterPendingIsBounded(t *testing.T) {
 	next := parametersPass(t, config, settings)
 	next.status = p.status.DeepCopy()
 	h = checkParametersAt(t.Context(), next, "healthy", start.Add(parametersPendingBound-time.Second))
-	if h.reason != reasonParametersPending || h.requeueAfter != time.Second {
+	if h.Reason != reasonParametersPending || h.RequeueAfter != time.Second {
 		t.Fatalf("health near the bound = %+v, want ParametersPending rechecked after 1s", h)
 	}
 
@@ -73,12 +73,12 @@ func TestParameterPendingIsBounded(t *testing.T) {
 	next = parametersPass(t, config, settings)
 	next.status = p.status.DeepCopy()
 	h = checkParametersAt(t.Context(), next, "healthy", start.Add(parametersPendingBound))
-	if h.phase != pgv1.PhaseConfiguring || h.reason != reasonParametersNotApplied || h.requeueAfter != parametersStuckRecheck {
+	if h.Phase != pgv1.PhaseConfiguring || h.Reason != reasonParametersNotApplied || h.RequeueAfter != parametersStuckRecheck {
 		t.Fatalf("health past the bound = %+v", h)
 	}
 	for _, s := range []string{"wal_buffers", `wanted "-1"`, `in effect "512 × 8kB"`, "within 5m0s"} {
-		if !strings.Contains(h.message, s) {
-			t.Errorf("message %q lacks %q", h.message, s)
+		if !strings.Contains(h.Message, s) {
+			t.Errorf("message %q lacks %q", h.Message, s)
 		}
 	}
 	next.record(pgv1.ConditionProvisionerReady, h)
@@ -98,14 +98,14 @@ func TestParameterRefusedByPostgresSaysWhy(t *testing.T) {
 		"work_mem": {Name: "work_mem", Setting: "4096", Unit: "kB", Context: "user", Invalid: `invalid value for parameter "work_mem": "lots"`},
 	})
 	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
-	if h.reason != reasonParametersPending || !strings.Contains(h.message, `Postgres refuses the wanted value: invalid value for parameter "work_mem"`) {
+	if h.Reason != reasonParametersPending || !strings.Contains(h.Message, `Postgres refuses the wanted value: invalid value for parameter "work_mem"`) {
 		t.Fatalf("health = %+v", h)
 	}
 }
 
 func TestUnknownParameterFails(t *testing.T) {
 	p := parametersPass(t, map[string]string{"no_such_thing": "1"}, map[string]postgres.Setting{})
-	if h := checkParametersAt(t.Context(), p, "healthy", time.Now()); h.phase != pgv1.PhaseFailed || h.reason != "UnknownParameter" {
+	if h := checkParametersAt(t.Context(), p, "healthy", time.Now()); h.Phase != pgv1.PhaseFailed || h.Reason != "UnknownParameter" {
 		t.Fatalf("health = %+v", h)
 	}
 }
@@ -114,7 +114,7 @@ func TestInvalidPgHBAFailsNamingTheLine(t *testing.T) {
 	p := parametersPass(t, nil, nil)
 	p.facts.hbaErrors = []postgres.HBAError{{Line: 4, Error: `invalid authentication method "scram-sha-257"`}}
 	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
-	if h.phase != pgv1.PhaseFailed || h.reason != "PgHBAInvalid" || !strings.Contains(h.message, `line 4: invalid authentication method "scram-sha-257"`) {
+	if h.Phase != pgv1.PhaseFailed || h.Reason != "PgHBAInvalid" || !strings.Contains(h.Message, `line 4: invalid authentication method "scram-sha-257"`) {
 		t.Fatalf("health = %+v", h)
 	}
 }

@@ -37,11 +37,7 @@ type pass struct {
 }
 
 func (p *pass) record(condition string, h health) {
-	reason := h.reason
-	if reason == "" {
-		reason = string(h.phase)
-	}
-	controller.SetCondition(&p.status.Conditions, p.cluster.Generation, condition, h.phase == pgv1.PhaseReady, reason, h.message)
+	controller.RecordCondition(&p.status.Conditions, p.cluster.Generation, condition, h)
 }
 
 // postgresFacts reads the Postgres facts at most once per pass, and only

@@ -84,7 +84,7 @@ func (p *pass) conclude(out outcome) {
 		return
 	}
 	h := out.health
-	p.setPhase(h.phase, h.reason, fmt.Sprintf("%s: %s", out.blocker, h.message))
+	p.setPhase(h.Phase, h.Reason, fmt.Sprintf("%s: %s", out.blocker, h.Message))
 }
 
 func (p *pass) setPhase(phase pgv1.Phase, reason, message string) {

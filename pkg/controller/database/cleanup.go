@@ -28,10 +28,10 @@ func (p *pass) cleanup(ctx context.Context, name string, policy pgv1.DeletionPol
 	} else {
 		h = p.drop(ctx, name)
 	}
-	if h.phase == pgv1.PhaseReady {
+	if h.Phase == pgv1.PhaseReady {
 		delete(p.entries, name)
 	} else if e := p.entries[name]; e != nil {
-		e.Ready, e.Message = false, h.message
+		e.Ready, e.Message = false, h.Message
 	}
 	return h
 }
@@ -136,7 +136,7 @@ func (p *pass) drop(ctx context.Context, name string) health {
 		}
 		return p.dropWait(fmt.Sprintf("waiting for CloudNativePG to drop database %s", name))
 	}
-	if h := p.dropRoles(ctx, name, n); h.phase != pgv1.PhaseReady {
+	if h := p.dropRoles(ctx, name, n); h.Phase != pgv1.PhaseReady {
 		return h
 	}
 	if err := p.deleteCredentials(ctx, n); err != nil {

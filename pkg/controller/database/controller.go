@@ -3,7 +3,6 @@ package database
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -16,21 +15,11 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
 	pglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
 // Config are the collaborators of the controller.
-type Config struct {
-	Kube            kubernetes.Interface
-	PG              versioned.Interface
-	Recorder        record.EventRecorder
-	Connector       *postgres.Connector
-	PostgresTimeout time.Duration
-	Metrics         *workqueue.Metrics
-	// CAs caches CNPG's CA certificates; nil gives the controller its own.
-	CAs *controller.CACache
-}
+type Config = controller.Config
 
 // Controller reconciles PostgresDatabases.
 type Controller struct {

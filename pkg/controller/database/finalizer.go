@@ -24,7 +24,7 @@ func (c *Controller) finalize(ctx context.Context, db *pgv1.PostgresDatabase, ob
 	p := newPass(c, db, obs)
 	var hs []health
 	for _, d := range db.Spec.Databases {
-		if h := p.cleanup(ctx, d.Name, policyOf(d)); h.phase != pgv1.PhaseReady {
+		if h := p.cleanup(ctx, d.Name, policyOf(d)); h.Phase != pgv1.PhaseReady {
 			hs = append(hs, h)
 		}
 	}
@@ -32,20 +32,20 @@ func (c *Controller) finalize(ctx context.Context, db *pgv1.PostgresDatabase, ob
 		if p.entries[name] == nil {
 			p.entries[name] = &pgv1.DatabaseStatus{Name: name}
 		}
-		if h := p.cleanup(ctx, name, p.removedPolicy(name)); h.phase != pgv1.PhaseReady {
+		if h := p.cleanup(ctx, name, p.removedPolicy(name)); h.Phase != pgv1.PhaseReady {
 			hs = append(hs, h)
 		}
 	}
-	if h := worst(hs); h.phase != pgv1.PhaseReady && obs.cluster != nil {
+	if h := worst(hs); h.Phase != pgv1.PhaseReady && obs.cluster != nil {
 		p.status.Databases = p.orderedEntries()
-		p.setPhase(pgv1.PhaseDeleting, h.reason, h.message)
+		p.setPhase(pgv1.PhaseDeleting, h.Reason, h.Message)
 		if err := c.writeStatus(ctx, db, p.status); err != nil {
 			return workqueue.Result{}, err
 		}
-		if h.err != nil {
-			return workqueue.Result{}, h.err
+		if h.Err != nil {
+			return workqueue.Result{}, h.Err
 		}
-		return workqueue.Result{RequeueAfter: cmp.Or(h.requeueAfter, cleanupRecheck)}, nil
+		return workqueue.Result{RequeueAfter: cmp.Or(h.RequeueAfter, cleanupRecheck)}, nil
 	}
 	if obs.cluster == nil {
 		c.recorder.Eventf(db, corev1.EventTypeWarning, "ClusterGone",

@@ -2,7 +2,6 @@ package database
 
 import (
 	"context"
-	"time"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -55,32 +54,14 @@ func (p *pass) problem(name, msg string) {
 }
 
 // health is where a step stands.
-type health struct {
-	phase        pgv1.Phase // Ready, Pending, Provisioning or Failed
-	reason       string
-	message      string
-	requeueAfter time.Duration
-	// err, when set, is returned after status is written so the key is
-	// retried with backoff: a transient API error.
-	err error
-}
+type health = controller.Health
 
-func ready(reason, message string) health {
-	return health{phase: pgv1.PhaseReady, reason: reason, message: message}
-}
-
-func waiting(phase pgv1.Phase, reason, message string, after time.Duration) health {
-	return health{phase: phase, reason: reason, message: message, requeueAfter: after}
-}
-
-func failed(reason, message string, after time.Duration) health {
-	return health{phase: pgv1.PhaseFailed, reason: reason, message: message, requeueAfter: after}
-}
-
-// apiError is a transient failure of a write: Pending, retried with backoff.
-func apiError(reason string, err error) health {
-	return health{phase: pgv1.PhasePending, reason: reason, message: err.Error(), err: err}
-}
+var (
+	ready    = controller.Ready
+	waiting  = controller.Waiting
+	failed   = controller.Failed
+	apiError = controller.APIError
+)
 
 // step is one stage of the linear pipeline and the condition it owns.
 type step struct {
@@ -112,7 +93,7 @@ func (p *pass) runPipeline(ctx context.Context) outcome {
 	for i, s := range pipeline {
 		h := s.run(ctx, p)
 		p.record(s.condition, h)
-		if h.phase == pgv1.PhaseReady {
+		if h.Phase == pgv1.PhaseReady {
 			continue
 		}
 		for _, later := range pipeline[i+1:] {
@@ -124,9 +105,5 @@ func (p *pass) runPipeline(ctx context.Context) outcome {
 }
 
 func (p *pass) record(condition string, h health) {
-	reason := h.reason
-	if reason == "" {
-		reason = string(h.phase)
-	}
-	controller.SetCondition(&p.status.Conditions, p.db.Generation, condition, h.phase == pgv1.PhaseReady, reason, h.message)
+	controller.RecordCondition(&p.status.Conditions, p.db.Generation, condition, h)
 }

@@ -216,7 +216,7 @@ func TestCreateAlreadyExistsUsesExisting(t *testing.T) {
 	}
 	f.kube.ClearActions()
 	p := newPass(f.c, db, &observation{cluster: readyCluster(), secrets: map[string]*corev1.Secret{}})
-	if h := secretsStep(t.Context(), p); h.phase != pgv1.PhaseReady {
+	if h := secretsStep(t.Context(), p); h.Phase != pgv1.PhaseReady {
 		t.Fatalf("secrets step = %+v", h)
 	}
 	if string(f.secret("shop-orders-rw").Data["password"]) != "kept" {

@@ -22,12 +22,12 @@ func configMapsStep(ctx context.Context, p *pass) health {
 	var hs []health
 	for _, d := range p.db.Spec.Databases {
 		h := p.ensureConfigMap(ctx, d)
-		if h.phase != pgv1.PhaseReady {
-			p.problem(d.Name, h.message)
+		if h.Phase != pgv1.PhaseReady {
+			p.problem(d.Name, h.Message)
 		}
 		hs = append(hs, h)
 	}
-	if h := worst(hs); h.phase != pgv1.PhaseReady {
+	if h := worst(hs); h.Phase != pgv1.PhaseReady {
 		return h
 	}
 	return ready("ConfigMapsReady", fmt.Sprintf("connection info of %d database(s) published", len(p.db.Spec.Databases)))

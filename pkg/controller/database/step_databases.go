@@ -28,12 +28,12 @@ func databasesStep(ctx context.Context, p *pass) health {
 	var hs []health
 	for _, d := range p.db.Spec.Databases {
 		h := p.ensureDatabase(ctx, d)
-		if h.phase != pgv1.PhaseReady {
-			p.problem(d.Name, h.message)
+		if h.Phase != pgv1.PhaseReady {
+			p.problem(d.Name, h.Message)
 		}
 		hs = append(hs, h)
 	}
-	if h := worst(hs); h.phase != pgv1.PhaseReady {
+	if h := worst(hs); h.Phase != pgv1.PhaseReady {
 		return h
 	}
 	return ready("DatabasesApplied", fmt.Sprintf("CloudNativePG applied %d database(s)", len(p.db.Spec.Databases)))
@@ -52,7 +52,7 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	if cur == nil {
 		// No CNPG Database records this database as ours yet: Postgres
 		// must not have it, unless setpoint made it for this object.
-		if h := p.checkNewDatabase(ctx, n); h.phase != pgv1.PhaseReady {
+		if h := p.checkNewDatabase(ctx, n); h.Phase != pgv1.PhaseReady {
 			return h
 		}
 	} else if cur.DeletionTimestamp != nil {

@@ -27,23 +27,23 @@ func rolesStep(_ context.Context, p *pass) health {
 		for i := range e.Roles {
 			r := &e.Roles[i]
 			h := roleHealth(mrs, me, r.Name)
-			r.Exists = h.phase == pgv1.PhaseReady
-			if h.phase != pgv1.PhaseReady && h.phase != pgv1.PhaseFailed {
+			r.Exists = h.Phase == pgv1.PhaseReady
+			if h.Phase != pgv1.PhaseReady && h.Phase != pgv1.PhaseFailed {
 				pending++
 			}
 			dbh = append(dbh, h)
 		}
 		h := worst(dbh)
-		if h.phase != pgv1.PhaseReady {
-			p.problem(d.Name, h.message)
+		if h.Phase != pgv1.PhaseReady {
+			p.problem(d.Name, h.Message)
 		}
 		hs = append(hs, h)
 	}
 	h := worst(hs)
-	if h.phase == pgv1.PhaseProvisioning {
+	if h.Phase == pgv1.PhaseProvisioning {
 		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("%d role(s) not yet reconciled by CloudNativePG", pending), provisionRecheck)
 	}
-	if h.phase != pgv1.PhaseReady {
+	if h.Phase != pgv1.PhaseReady {
 		return h
 	}
 	return ready("RolesReconciled", "every role is reconciled by CloudNativePG")

@@ -26,10 +26,10 @@ func secretsStep(ctx context.Context, p *pass) health {
 		rw := p.credential(ctx, n.RWRole, n.RWSecret, externalRW(d), &rwRef)
 		h := worst([]health{admin, rw})
 		hs = append(hs, h)
-		if h.phase != pgv1.PhaseReady {
+		if h.Phase != pgv1.PhaseReady {
 			// Keep the previously published intent: withdrawing a role
 			// over a passing problem would churn CNPG's managed roles.
-			p.problem(d.Name, h.message)
+			p.problem(d.Name, h.Message)
 			continue
 		}
 		e := p.entry(d.Name)
@@ -40,7 +40,7 @@ func secretsStep(ctx context.Context, p *pass) health {
 			presentRole(e, n.RWRole, rwRef),
 		}
 	}
-	if h := worst(hs); h.phase != pgv1.PhaseReady {
+	if h := worst(hs); h.Phase != pgv1.PhaseReady {
 		return h
 	}
 	return ready("SecretsReady", fmt.Sprintf("credentials of %d database(s) in place", len(p.db.Spec.Databases)))
@@ -186,11 +186,11 @@ func invalidCredential(s *corev1.Secret, role string) string {
 func worst(hs []health) health {
 	rank := func(h health) int {
 		switch {
-		case h.phase == pgv1.PhaseFailed:
+		case h.Phase == pgv1.PhaseFailed:
 			return 3
-		case h.err != nil:
+		case h.Err != nil:
 			return 2
-		case h.phase != pgv1.PhaseReady:
+		case h.Phase != pgv1.PhaseReady:
 			return 1
 		}
 		return 0

@@ -50,14 +50,14 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if err := c.writeStatus(ctx, db, p.status); err != nil {
 		return workqueue.Result{}, err
 	}
-	if out.health.err != nil {
-		return workqueue.Result{}, out.health.err
+	if out.health.Err != nil {
+		return workqueue.Result{}, out.health.Err
 	}
-	if removal.err != nil {
-		return workqueue.Result{}, removal.err
+	if removal.Err != nil {
+		return workqueue.Result{}, removal.Err
 	}
 	return workqueue.Result{
-		RequeueAfter: controller.Soonest(out.health.requeueAfter, removal.requeueAfter),
+		RequeueAfter: controller.Soonest(out.health.RequeueAfter, removal.RequeueAfter),
 		Failed:       p.status.Phase == pgv1.PhaseFailed,
 	}, nil
 }
@@ -70,7 +70,7 @@ func (p *pass) cleanupRemoved(ctx context.Context) health {
 		if p.entries[name] == nil {
 			p.entries[name] = &pgv1.DatabaseStatus{Name: name}
 		}
-		if h := p.cleanup(ctx, name, p.removedPolicy(name)); h.phase != pgv1.PhaseReady {
+		if h := p.cleanup(ctx, name, p.removedPolicy(name)); h.Phase != pgv1.PhaseReady {
 			hs = append(hs, h)
 		}
 	}
@@ -97,9 +97,9 @@ func (p *pass) conclude(out outcome, removal health) {
 	switch {
 	case out.blocker != "":
 		h := out.health
-		p.setPhase(h.phase, h.reason, fmt.Sprintf("%s: %s", out.blocker, h.message))
-	case removal.phase != pgv1.PhaseReady:
-		p.setPhase(pgv1.PhaseProvisioning, removal.reason, removal.message)
+		p.setPhase(h.Phase, h.Reason, fmt.Sprintf("%s: %s", out.blocker, h.Message))
+	case removal.Phase != pgv1.PhaseReady:
+		p.setPhase(pgv1.PhaseProvisioning, removal.Reason, removal.Message)
 	default:
 		p.setPhase(pgv1.PhaseReady, "AllReady", fmt.Sprintf("%d database(s) ready", len(p.db.Spec.Databases)))
 	}

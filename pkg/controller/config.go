@@ -1,0 +1,25 @@
+package controller
+
+import (
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+// Config are the collaborators a controller is built with; both
+// controllers take the same.
+type Config struct {
+	Kube            kubernetes.Interface
+	PG              versioned.Interface
+	Recorder        record.EventRecorder
+	Connector       *postgres.Connector
+	PostgresTimeout time.Duration
+	Metrics         *workqueue.Metrics
+	// CAs caches CNPG's CA certificates; nil gives the controller its own.
+	CAs *CACache
+}
