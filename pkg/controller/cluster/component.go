@@ -113,7 +113,7 @@ func runComponents(ctx context.Context, cs []component, p *pass) (outcome, error
 		}
 		p.record(c.Condition(), *h)
 		out.requeueAfter = controller.Soonest(out.requeueAfter, h.RequeueAfter)
-		if h.Phase == pgv1.PhaseReady || h.Phase == pgv1.PhaseFailed {
+		if h.Phase == pgv1.PhaseReady {
 			continue
 		}
 		out.blocker, out.health = c.Name(), *h
