@@ -23,23 +23,26 @@ type campaignLock struct {
 	resourcelock.Interface
 
 	mu        sync.Mutex
+	campaign  int  // counts campaigns, so a late call for an old one is ignored
 	acquired  bool // this campaign wrote this replica as holder
 	abandoned bool // this campaign was abandoned before acquiring
 }
 
-// reset starts a new campaign.
-func (l *campaignLock) reset() {
+// reset starts a new campaign and returns its number.
+func (l *campaignLock) reset() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.campaign++
 	l.acquired, l.abandoned = false, false
+	return l.campaign
 }
 
-// abandon marks the campaign abandoned unless it has acquired the Lease,
-// and reports whether it did.
-func (l *campaignLock) abandon() bool {
+// abandon marks campaign abandoned unless it has acquired the Lease (or is
+// over), and reports whether it did.
+func (l *campaignLock) abandon(campaign int) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.acquired {
+	if l.acquired || campaign != l.campaign {
 		return false
 	}
 	l.abandoned = true

@@ -176,12 +176,12 @@ func (e *Elector) Run(ctx context.Context, run func(context.Context) error) erro
 func (e *Elector) campaign(leCtx context.Context) bool {
 	ctx, cancel := context.WithCancel(leCtx)
 	defer cancel()
-	e.lock.reset()
+	n := e.lock.reset()
 	var released atomic.Bool
 	go watchRelease(ctx, e.watcher, e.cfg, func() {
 		// Not once this campaign has written itself as holder: it is
 		// about to lead (see campaignLock).
-		if e.lock.abandon() {
+		if e.lock.abandon(n) {
 			released.Store(true)
 			cancel()
 		}

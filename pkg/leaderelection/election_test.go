@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/utils/ptr"
 )
 
@@ -294,5 +295,41 @@ func TestReleaseWhileAcquiringDoesNotCancelTheCampaign(t *testing.T) {
 	case <-started:
 		t.Error("run started twice")
 	default:
+	}
+}
+
+// The campaign lock: a write after abandoning is refused; abandoning after
+// acquiring, or for a campaign that is over, does nothing.
+func TestCampaignLock(t *testing.T) {
+	client := fake.NewClientset()
+	e := newTestElector(t, client, fastConfig())
+	l := e.lock
+	rec := func(holder string) resourcelock.LeaderElectionRecord {
+		return resourcelock.LeaderElectionRecord{HolderIdentity: holder, LeaseDurationSeconds: 2}
+	}
+
+	first := l.reset()
+	if !l.abandon(first) {
+		t.Fatal("a campaign that has not acquired could not be abandoned")
+	}
+	if err := l.Create(t.Context(), rec(me)); !errors.Is(err, errCampaignAbandoned) {
+		t.Fatalf("Create after abandon = %v, want errCampaignAbandoned", err)
+	}
+	if h := holder(t, client); h != "" {
+		t.Fatalf("an abandoned campaign wrote the Lease (holder %q)", h)
+	}
+
+	second := l.reset()
+	if l.abandon(first) {
+		t.Error("a late abandon of the previous campaign applied to the new one")
+	}
+	if err := l.Create(t.Context(), rec(me)); err != nil {
+		t.Fatal(err)
+	}
+	if l.abandon(second) {
+		t.Error("a campaign that acquired the Lease was abandoned")
+	}
+	if h := holder(t, client); h != me {
+		t.Errorf("holder %q, want %q", h, me)
 	}
 }
