@@ -2,7 +2,7 @@
 SHELL := /usr/bin/env bash
 BIN := $(CURDIR)/bin
 GO ?= go
-CONTROLPLANE_BINS := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager
+CONTROLPLANE_BINS := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager $(BIN)/cnpg-manager
 
 .PHONY: all generate manifests verify build test unit lint controlplane postgres demo bench image release clean
 
@@ -41,7 +41,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^test/controlplane/')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## controlplane: build etcd, kube-apiserver, kube-controller-manager (only when pins change)
+## controlplane: build etcd, kube-apiserver, kube-controller-manager, CNPG's manager (only when pins change)
 controlplane: $(CONTROLPLANE_BINS)
 
 $(BIN)/etcd: test/controlplane/go.mod test/controlplane/go.sum
@@ -52,6 +52,11 @@ $(BIN)/kube-apiserver: test/controlplane/go.mod test/controlplane/go.sum
 
 $(BIN)/kube-controller-manager: test/controlplane/go.mod test/controlplane/go.sum
 	cd test/controlplane && $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-controller-manager
+
+# CNPG's manager (its admission webhooks judge every CNPG object in tests) is a
+# module of its own: CNPG v1.30.0 builds against k8s.io/* v0.36, not v0.37.2.
+$(BIN)/cnpg-manager: test/controlplane/cnpg/go.mod test/controlplane/cnpg/go.sum
+	cd test/controlplane/cnpg && $(GO) build -o $@ github.com/cloudnative-pg/cloudnative-pg/cmd/manager
 
 ## postgres: install PostgreSQL's server binaries when missing
 postgres:
