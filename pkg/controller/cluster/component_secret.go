@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -34,7 +35,7 @@ func (secretComponent) Reconcile(ctx context.Context, p *pass) error {
 		// our label-selected cache cannot see.
 		created, err := client.Create(ctx, newSuperuserSecret(p), metav1.CreateOptions{FieldManager: fieldManager})
 		if err == nil {
-			p.deps.recorder.Event(p.cluster, corev1.EventTypeNormal, "SecretCreated", "Created superuser Secret "+name)
+			klog.FromContext(ctx).V(2).Info("Created superuser Secret", "secret", klog.KObj(created))
 			p.superuser = created
 			return nil
 		}

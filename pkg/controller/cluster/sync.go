@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -94,7 +93,7 @@ func (p *pass) setPhase(phase pgv1.Phase, reason, message string) {
 }
 
 // writeStatus writes status once, and not at all when nothing changed; an
-// Event marks each phase transition. It returns the object as stored, so
+// Event marks the transitions people care about (controller.PhaseEvent). It returns the object as stored, so
 // a later write in the same pass carries the current resourceVersion.
 func (c *Controller) writeStatus(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) (*pgv1.PostgresCluster, error) {
 	if apiequality.Semantic.DeepEqual(&pc.Status, st) {
@@ -106,24 +105,26 @@ func (c *Controller) writeStatus(ctx context.Context, pc *pgv1.PostgresCluster, 
 	if err != nil {
 		return nil, fmt.Errorf("update status: %w", err)
 	}
-	if pc.Status.Phase != st.Phase {
-		c.phaseEvent(ctx, pc, st)
-	}
+	c.phaseEvent(ctx, pc, st)
 	return out, nil
 }
 
 func (c *Controller) phaseEvent(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {
-	ready := meta.FindStatusCondition(st.Conditions, pgv1.ConditionReady)
-	typ, reason := corev1.EventTypeNormal, "Phase"+string(st.Phase)
-	if st.Phase == pgv1.PhaseFailed {
-		typ = corev1.EventTypeWarning
+	before := meta.FindStatusCondition(pc.Status.Conditions, pgv1.ConditionReady)
+	after := meta.FindStatusCondition(st.Conditions, pgv1.ConditionReady)
+	var fromReason, toReason, msg string
+	if before != nil {
+		fromReason = before.Reason
 	}
-	msg := fmt.Sprintf("phase %s -> %s", orNone(pc.Status.Phase), st.Phase)
-	if ready != nil && ready.Message != "" {
-		msg += ": " + ready.Message
+	if after != nil {
+		toReason, msg = after.Reason, after.Message
 	}
-	c.deps.recorder.Event(pc, typ, reason, msg)
-	klog.FromContext(ctx).V(2).Info("Phase changed", "cluster", klog.KObj(pc), "from", pc.Status.Phase, "to", st.Phase, "message", msg)
+	typ, reason, emit := controller.PhaseEvent(pc.Status.Phase, st.Phase, fromReason, toReason)
+	if !emit {
+		return
+	}
+	c.deps.recorder.Event(pc, typ, reason, fmt.Sprintf("phase %s -> %s: %s", orNone(pc.Status.Phase), st.Phase, msg))
+	klog.FromContext(ctx).V(2).Info("Phase changed", "cluster", klog.KObj(pc), "from", pc.Status.Phase, "to", st.Phase, "reason", toReason)
 }
 
 func orNone(p pgv1.Phase) string {

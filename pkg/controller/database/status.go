@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,7 +22,7 @@ func (p *pass) setPhase(phase pgv1.Phase, reason, message string) {
 }
 
 // writeStatus writes status once, and not at all when nothing changed.
-// An Event marks each phase transition and each new failure.
+// An Event marks the transitions people care about (controller.PhaseEvent).
 func (c *Controller) writeStatus(ctx context.Context, db *pgv1.PostgresDatabase, st *pgv1.PostgresDatabaseStatus) error {
 	if apiequality.Semantic.DeepEqual(&db.Status, st) {
 		return nil
@@ -40,23 +39,19 @@ func (c *Controller) writeStatus(ctx context.Context, db *pgv1.PostgresDatabase,
 func (c *Controller) statusEvent(ctx context.Context, db *pgv1.PostgresDatabase, st *pgv1.PostgresDatabaseStatus) {
 	before := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionReady)
 	after := meta.FindStatusCondition(st.Conditions, pgv1.ConditionReady)
-	newFailure := st.Phase == pgv1.PhaseFailed && after != nil && (before == nil || before.Reason != after.Reason)
-	if db.Status.Phase == st.Phase && !newFailure {
+	var fromReason, toReason, msg string
+	if before != nil {
+		fromReason = before.Reason
+	}
+	if after != nil {
+		toReason, msg = after.Reason, after.Message
+	}
+	typ, reason, emit := controller.PhaseEvent(db.Status.Phase, st.Phase, fromReason, toReason)
+	if !emit {
 		return
 	}
-	typ, reason := corev1.EventTypeNormal, "Phase"+string(st.Phase)
-	if st.Phase == pgv1.PhaseFailed {
-		typ = corev1.EventTypeWarning
-	}
-	msg := fmt.Sprintf("phase %s -> %s", orNone(db.Status.Phase), st.Phase)
-	if after != nil && after.Message != "" {
-		msg += ": " + after.Message
-	}
-	if newFailure {
-		reason = after.Reason
-	}
-	c.recorder.Event(db, typ, reason, msg)
-	klog.FromContext(ctx).V(2).Info("Phase changed", "database", klog.KObj(db), "from", db.Status.Phase, "to", st.Phase)
+	c.recorder.Event(db, typ, reason, fmt.Sprintf("phase %s -> %s: %s", orNone(db.Status.Phase), st.Phase, msg))
+	klog.FromContext(ctx).V(2).Info("Phase changed", "database", klog.KObj(db), "from", db.Status.Phase, "to", st.Phase, "reason", toReason)
 }
 
 func orNone(p pgv1.Phase) string {
