@@ -29,17 +29,16 @@ type Informers struct {
 }
 
 // NewInformers builds the factories. namespace "" watches all namespaces.
-// Cached objects lose their managedFields, which we never read and which
-// can double an object's size.
+// Cached objects are trimmed (trimForCache) of what we never read.
 func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace string, resync time.Duration) *Informers {
 	selector := ManagedSelector().String()
 	return &Informers{
 		Setpoint: pginformers.NewSharedInformerFactoryWithOptions(pg, resync,
 			pginformers.WithNamespace(namespace),
-			pginformers.WithTransform(dropManagedFields)),
+			pginformers.WithTransform(trimForCache)),
 		Kube: kubeinformers.NewSharedInformerFactoryWithOptions(kube, resync,
 			kubeinformers.WithNamespace(namespace),
-			kubeinformers.WithTransform(dropManagedFields),
+			kubeinformers.WithTransform(trimForCache),
 			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector })),
 	}
 }
@@ -75,11 +74,24 @@ func (i *Informers) Shutdown() {
 	i.Kube.Shutdown()
 }
 
-func dropManagedFields(obj any) (any, error) {
+// lastApplied is kubectl's copy of the whole object as last applied: as
+// big as the object, and never read by setpoint.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// trimForCache drops from a cached object what setpoint never reads —
+// managedFields and kubectl's last-applied copy — which together can
+// triple an object's size in memory. (Fields of CNPG's kinds that setpoint
+// does not declare are dropped already when the JSON is decoded.)
+func trimForCache(obj any) (any, error) {
 	if acc, ok := obj.(metav1.ObjectMetaAccessor); ok {
-		acc.GetObjectMeta().SetManagedFields(nil)
+		m := acc.GetObjectMeta()
+		m.SetManagedFields(nil)
+		if a := m.GetAnnotations(); a[lastApplied] != "" {
+			delete(a, lastApplied)
+			m.SetAnnotations(a)
+		}
 	}
 	return obj, nil
 }
 
-var _ cache.TransformFunc = dropManagedFields
+var _ cache.TransformFunc = trimForCache
