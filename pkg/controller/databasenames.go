@@ -19,9 +19,11 @@ type DatabaseNames struct {
 	DB          string // the Postgres database name
 	AdminRole   string
 	RWRole      string
+	RORole      string // the read-only role (readOnlyRole)
 	CNPG        string // the CNPG Database
 	AdminSecret string
 	RWSecret    string
+	ROSecret    string
 	ConfigMap   string
 }
 
@@ -32,9 +34,11 @@ func NamesOf(pgdb, db string) DatabaseNames {
 		DB:          db,
 		AdminRole:   db + "_admin",
 		RWRole:      db + "_rw",
+		RORole:      db + "_ro",
 		CNPG:        base,
 		AdminSecret: base + "-admin",
 		RWSecret:    base + "-rw",
+		ROSecret:    base + "-ro",
 		ConfigMap:   base + "-config",
 	}
 }
@@ -54,5 +58,13 @@ func MarkerOwner(comment string) (string, bool) {
 	owner, ok := strings.CutPrefix(comment, markerPrefix)
 	return owner, ok && owner != ""
 }
+
+// Roles are every role setpoint may create for the database, in a fixed
+// order: what deletion cleans up, whether or not the spec still asks for
+// the read-only role.
+func (n DatabaseNames) Roles() []string { return []string{n.AdminRole, n.RWRole, n.RORole} }
+
+// Secrets are the generated Secrets of Roles, in the same order.
+func (n DatabaseNames) Secrets() []string { return []string{n.AdminSecret, n.RWSecret, n.ROSecret} }
 
 var markerPrefix = strings.TrimSuffix(PostgresMarker("", ""), "/")

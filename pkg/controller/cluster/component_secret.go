@@ -49,15 +49,17 @@ func (secretComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
-	p.superuser = cur
-	return nil
+	p.superuser, err = rotateSuperuser(ctx, p, client, cur)
+	return err
 }
 
 func newSuperuserSecret(p *pass) *corev1.Secret {
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: p.name(superuserSuffix), Namespace: p.cluster.Namespace,
-			Labels:          superuserLabels(p.cluster.Name),
+			Labels: superuserLabels(p.cluster.Name),
+			// A password generated now answers a pending rotation request.
+			Annotations:     controller.NewSecretRotation(p.cluster, now()),
 			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)},
 		},
 		Type: corev1.SecretTypeBasicAuth,
@@ -83,6 +85,7 @@ func (secretComponent) Observe(_ context.Context, p *pass, err error) health {
 			return failedWait("SuperuserSecretInvalid", fmt.Sprintf("external superuser Secret %q has no password", name))
 		}
 		p.contracts.Secret = s
+		recordSuperuserRotation(p, s, name)
 		return ready("ExternalSecretValid", fmt.Sprintf("using external superuser Secret %q", name))
 	}
 	s := p.superuser
@@ -90,6 +93,7 @@ func (secretComponent) Observe(_ context.Context, p *pass, err error) health {
 		return waiting(pgv1.PhasePending, "SecretMissing", "superuser Secret not created yet", 0)
 	}
 	p.contracts.Secret = s
+	recordSuperuserRotation(p, s, "")
 	return ready("SecretReady", fmt.Sprintf("superuser Secret %q", s.Name))
 }
 

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"regexp"
+	"slices"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -21,14 +22,16 @@ var databaseName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 // intentOf derives the roles db asks for from its spec, never from what
 // its status claims: <db>_admin and <db>_rw of every database in the spec,
-// with the password Secrets the spec names or implies. The status only
-// says how far the database controller got:
+// and <db>_ro when its readOnlyRole is set, with the password Secrets the
+// spec names or implies. The status only says how far the database
+// controller got:
 //   - a role is asked for once the controller has validated its Secrets
 //     (the status entry names exactly the Secrets the spec implies);
 //   - a role is asked to be absent only when the status marks it so (a
-//     Delete in progress, after its database is dropped) AND owned says
-//     the cluster already gave that role to this very object — so a
-//     status write can drop nothing but the writer's own roles.
+//     Delete in progress, after its database is dropped, or a read-only
+//     role whose flag was removed) AND owned says the cluster already gave
+//     that role to this very object — so a status write can drop nothing
+//     but the writer's own roles.
 func intentOf(db *pgv1.PostgresDatabase, owned func(role string) bool) []roleIntent {
 	var out []roleIntent
 	inSpec := map[string]pgv1.DatabaseSpec{}
@@ -40,23 +43,43 @@ func intentOf(db *pgv1.PostgresDatabase, owned func(role string) bool) []roleInt
 			continue
 		}
 		n := controller.NamesOf(db.Name, e.Name)
-		if absent := absentRoles(e, n, owned); len(absent) > 0 {
-			out = append(out, absent...)
-			continue
+		absent := absentRoles(e, n, owned)
+		out = append(out, absent...)
+		if slices.ContainsFunc(absent, func(a roleIntent) bool { return a.Name != n.RORole }) {
+			continue // the database is being removed: nothing is asked present
 		}
 		d, ok := inSpec[e.Name]
 		if !ok {
 			continue // left the spec: Retain leaves its roles unmanaged
 		}
-		admin, rw := secretsOf(d, n)
-		if e.AdminSecretRef == nil || e.AdminSecretRef.Name != admin || e.RWSecretRef == nil || e.RWSecretRef.Name != rw {
-			continue // Secrets not validated yet
+		for _, r := range presentRoles(d, e, n) {
+			if !slices.ContainsFunc(absent, func(a roleIntent) bool { return a.Name == r.Name }) {
+				out = append(out, r)
+			}
 		}
-		out = append(out,
-			roleIntent{Name: n.AdminRole, Ensure: pgv1.RoleEnsurePresent, Secret: admin},
-			roleIntent{Name: n.RWRole, Ensure: pgv1.RoleEnsurePresent, Secret: rw})
 	}
 	return out
+}
+
+// presentRoles are the roles of database d whose Secrets the status entry
+// shows validated.
+func presentRoles(d pgv1.DatabaseSpec, e pgv1.DatabaseStatus, n controller.DatabaseNames) []roleIntent {
+	admin, rw, ro := secretsOf(d, n)
+	if !refIs(e.AdminSecretRef, admin) || !refIs(e.RWSecretRef, rw) {
+		return nil // Secrets not validated yet
+	}
+	out := []roleIntent{
+		{Name: n.AdminRole, Ensure: pgv1.RoleEnsurePresent, Secret: admin},
+		{Name: n.RWRole, Ensure: pgv1.RoleEnsurePresent, Secret: rw},
+	}
+	if d.ReadOnlyRole && refIs(e.ROSecretRef, ro) {
+		out = append(out, roleIntent{Name: n.RORole, Ensure: pgv1.RoleEnsurePresent, Secret: ro})
+	}
+	return out
+}
+
+func refIs(ref *pgv1.LocalObjectReference, name string) bool {
+	return ref != nil && ref.Name == name
 }
 
 // absentRoles are the roles of entry e that its status marks absent and
@@ -64,17 +87,17 @@ func intentOf(db *pgv1.PostgresDatabase, owned func(role string) bool) []roleInt
 func absentRoles(e pgv1.DatabaseStatus, n controller.DatabaseNames, owned func(string) bool) []roleIntent {
 	var out []roleIntent
 	for _, r := range e.Roles {
-		if r.Ensure == pgv1.RoleEnsureAbsent && (r.Name == n.AdminRole || r.Name == n.RWRole) && owned(r.Name) {
+		if r.Ensure == pgv1.RoleEnsureAbsent && slices.Contains(n.Roles(), r.Name) && owned(r.Name) {
 			out = append(out, roleIntent{Name: r.Name, Ensure: pgv1.RoleEnsureAbsent})
 		}
 	}
 	return out
 }
 
-// secretsOf are the password Secrets of a database's two roles: the
-// user's own when the spec names them, else the generated ones.
-func secretsOf(d pgv1.DatabaseSpec, n controller.DatabaseNames) (admin, rw string) {
-	admin, rw = n.AdminSecret, n.RWSecret
+// secretsOf are the password Secrets of a database's roles: the user's
+// own when the spec names them, else the generated ones.
+func secretsOf(d pgv1.DatabaseSpec, n controller.DatabaseNames) (admin, rw, ro string) {
+	admin, rw, ro = n.AdminSecret, n.RWSecret, n.ROSecret
 	if pc := d.PasswordConfig; pc != nil {
 		if pc.AdminSecretRef != nil {
 			admin = pc.AdminSecretRef.Name
@@ -82,6 +105,9 @@ func secretsOf(d pgv1.DatabaseSpec, n controller.DatabaseNames) (admin, rw strin
 		if pc.RWSecretRef != nil {
 			rw = pc.RWSecretRef.Name
 		}
+		if pc.ROSecretRef != nil {
+			ro = pc.ROSecretRef.Name
+		}
 	}
-	return admin, rw
+	return admin, rw, ro
 }

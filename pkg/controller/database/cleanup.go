@@ -91,7 +91,7 @@ func (p *pass) retain(ctx context.Context, name string) health {
 			return apiError("ReleaseFailed", fmt.Errorf("release ConfigMap %s: %w", n.ConfigMap, err))
 		}
 	}
-	for _, sn := range []string{n.AdminSecret, n.RWSecret} {
+	for _, sn := range n.Secrets() {
 		if s := p.obs.secrets[sn]; s != nil && controller.IsControlledBy(s, p.db.UID) {
 			released = true
 			if err := p.releaseSecret(ctx, s); err != nil {
@@ -150,7 +150,7 @@ func (p *pass) drop(ctx context.Context, name string) health {
 // database removed from the spec nothing else will.
 func (p *pass) deleteCredentials(ctx context.Context, n names) error {
 	ns := p.db.Namespace
-	for _, sn := range []string{n.AdminSecret, n.RWSecret} {
+	for _, sn := range n.Secrets() {
 		if s := p.obs.secrets[sn]; s != nil && controller.IsControlledBy(s, p.db.UID) {
 			if err := p.c.kube.CoreV1().Secrets(ns).Delete(ctx, sn, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete Secret %s: %w", sn, err)

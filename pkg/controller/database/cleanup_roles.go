@@ -34,7 +34,7 @@ func (p *pass) dropRoles(ctx context.Context, name string, n names) health {
 	}
 	me := pgv1.ObjectOwner{Name: p.db.Name, UID: p.db.UID}
 	var roles []string
-	for _, r := range []string{n.AdminRole, n.RWRole} {
+	for _, r := range n.Roles() {
 		// Only roles the cluster gave us: one another PostgresDatabase
 		// owns, or one Postgres had before setpoint, is not ours to drop.
 		if slices.ContainsFunc(mrs.Owners, func(o pgv1.RoleOwner) bool { return o.Role == r && o.Owner == me }) {

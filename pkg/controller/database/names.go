@@ -50,7 +50,7 @@ func validate(db *pgv1.PostgresDatabase) error {
 		if len(n.AdminRole) > maxRoleName {
 			return fmt.Errorf("database %q: role name %q exceeds %d bytes", d.Name, n.AdminRole, maxRoleName)
 		}
-		for _, obj := range []string{n.CNPG, n.AdminSecret, n.RWSecret, n.ConfigMap} {
+		for _, obj := range []string{n.CNPG, n.AdminSecret, n.RWSecret, n.ROSecret, n.ConfigMap} {
 			if errs := validation.IsDNS1123Subdomain(obj); len(errs) > 0 {
 				return fmt.Errorf("database %q: object name %q is invalid: %s", d.Name, obj, strings.Join(errs, "; "))
 			}

@@ -19,6 +19,8 @@ type pass struct {
 	entries map[string]*pgv1.DatabaseStatus
 	// problems is each database's first problem this pass, for its entry.
 	problems map[string]string
+	// rotation is what this pass did about a rotation request.
+	rotation rotationReport
 }
 
 func newPass(c *Controller, db *pgv1.PostgresDatabase, obs *observation) *pass {

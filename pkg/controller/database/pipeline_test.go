@@ -359,7 +359,7 @@ func TestRemovedExtensionIsAbsentThenPruned(t *testing.T) {
 }
 
 func TestGrantPlanQuotesIdentifiers(t *testing.T) {
-	plan := grantPlan(namesOf("x", `we"ird; DROP TABLE t`), "managed by setpoint for PostgresDatabase ns/it's")
+	plan := grantPlan(namesOf("x", `we"ird; DROP TABLE t`), "managed by setpoint for PostgresDatabase ns/it's", false)
 	want := []string{
 		`GRANT CONNECT ON DATABASE "we""ird; DROP TABLE t" TO "we""ird; DROP TABLE t_rw"`,
 		`GRANT USAGE ON SCHEMA public TO "we""ird; DROP TABLE t_rw"`,

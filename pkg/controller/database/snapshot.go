@@ -50,7 +50,7 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 	all := slices.Concat(specNames(db), o.removed)
 	for _, name := range all {
 		n := namesOf(db.Name, name)
-		for _, s := range []string{n.AdminSecret, n.RWSecret} {
+		for _, s := range n.Secrets() {
 			if o.secrets[s], err = controller.IgnoreNotFound(c.secrets.Secrets(ns).Get(s)); err != nil {
 				return nil, err
 			}
@@ -126,6 +126,9 @@ func externalRefs(d pgv1.DatabaseSpec) []string {
 		}
 		if pc.RWSecretRef != nil {
 			out = append(out, pc.RWSecretRef.Name)
+		}
+		if pc.ROSecretRef != nil && d.ReadOnlyRole {
+			out = append(out, pc.ROSecretRef.Name)
 		}
 	}
 	return out

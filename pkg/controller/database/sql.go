@@ -92,24 +92,53 @@ func (r pgxRunner) databaseComment(ctx context.Context, t postgres.Target, name 
 }
 
 // grantPlan is the SQL that lets <db>_rw use the database and everything
-// <db>_admin creates in schema public, now and later. Every identifier is
-// quoted by pgx; the statements are idempotent.
+// <db>_admin creates in schema public, now and later, and, with readOnly,
+// lets <db>_ro read it. Every identifier is quoted by pgx; the statements
+// are idempotent.
 //
 // The plan also records, as the database's comment, that setpoint created
 // it and for which PostgresDatabase: Postgres's own record that a later
 // check (checkNewDatabase) trusts.
-func grantPlan(n names, marker string) []string {
+func grantPlan(n names, marker string, readOnly bool) []string {
 	db := pgx.Identifier{n.DB}.Sanitize()
 	admin := pgx.Identifier{n.AdminRole}.Sanitize()
 	rw := pgx.Identifier{n.RWRole}.Sanitize()
-	return []string{
+	stmts := []string{
 		"GRANT CONNECT ON DATABASE " + db + " TO " + rw,
 		"GRANT USAGE ON SCHEMA public TO " + rw,
 		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO " + rw,
 		"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO " + rw,
 		"ALTER DEFAULT PRIVILEGES FOR ROLE " + admin + " IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO " + rw,
 		"ALTER DEFAULT PRIVILEGES FOR ROLE " + admin + " IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO " + rw,
-		"COMMENT ON DATABASE " + db + " IS " + quoteLiteral(marker),
+	}
+	if readOnly {
+		ro := pgx.Identifier{n.RORole}.Sanitize()
+		stmts = append(stmts,
+			"GRANT CONNECT ON DATABASE "+db+" TO "+ro,
+			"GRANT USAGE ON SCHEMA public TO "+ro,
+			"GRANT SELECT ON ALL TABLES IN SCHEMA public TO "+ro,
+			"GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO "+ro,
+			"ALTER DEFAULT PRIVILEGES FOR ROLE "+admin+" IN SCHEMA public GRANT SELECT ON TABLES TO "+ro,
+			"ALTER DEFAULT PRIVILEGES FOR ROLE "+admin+" IN SCHEMA public GRANT SELECT ON SEQUENCES TO "+ro,
+		)
+	}
+	return append(stmts, "COMMENT ON DATABASE "+db+" IS "+quoteLiteral(marker))
+}
+
+// revokeReadOnlyPlan takes back what grantPlan gave <db>_ro, so that the
+// role can be dropped: Postgres refuses to drop a role that still holds
+// privileges or appears in default privileges.
+func revokeReadOnlyPlan(n names) []string {
+	db := pgx.Identifier{n.DB}.Sanitize()
+	admin := pgx.Identifier{n.AdminRole}.Sanitize()
+	ro := pgx.Identifier{n.RORole}.Sanitize()
+	return []string{
+		"ALTER DEFAULT PRIVILEGES FOR ROLE " + admin + " IN SCHEMA public REVOKE ALL ON TABLES FROM " + ro,
+		"ALTER DEFAULT PRIVILEGES FOR ROLE " + admin + " IN SCHEMA public REVOKE ALL ON SEQUENCES FROM " + ro,
+		"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM " + ro,
+		"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM " + ro,
+		"REVOKE ALL ON SCHEMA public FROM " + ro,
+		"REVOKE ALL ON DATABASE " + db + " FROM " + ro,
 	}
 }
 

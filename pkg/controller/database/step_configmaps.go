@@ -99,6 +99,10 @@ func connectionData(namespace string, pc *pgv1.PostgresCluster, n names, e *pgv1
 	if e.RWSecretRef != nil {
 		d["rw-secret"] = e.RWSecretRef.Name
 	}
+	if e.ROSecretRef != nil { // set only while readOnlyRole is
+		d["ro-user"] = n.RORole
+		d["ro-secret"] = e.ROSecretRef.Name
+	}
 	if ps := pc.Status.ConnectionPoolerStatus; ps != nil && ps.Enabled {
 		d["pooler-host"] = svc("-pooler-rw")
 		d["pooler-ro-host"] = svc("-pooler-ro")

@@ -15,7 +15,8 @@ import (
 
 // privilegesStep grants, per database, what CNPG cannot: <db>_rw may
 // connect, use schema public, read and write its tables and sequences, and
-// — through default privileges — whatever <db>_admin creates there later.
+// — through default privileges — whatever <db>_admin creates there later;
+// <db>_ro (readOnlyRole) the same, read only.
 //
 // A converged object costs no SQL: once PrivilegesReady is True for the
 // current generation the grants are not run again. Drift (someone revoking
@@ -33,7 +34,7 @@ func privilegesStep(ctx context.Context, p *pass) health {
 			p.problem(d.Name, err.Error())
 			return waiting(pgv1.PhaseProvisioning, "SuperuserUnavailable", err.Error(), sqlRecheck)
 		}
-		if err := p.c.sql.execTx(ctx, t, grantPlan(n, controller.PostgresMarker(p.db.Namespace, p.db.Name))); err != nil {
+		if err := p.c.sql.execTx(ctx, t, grantPlan(n, controller.PostgresMarker(p.db.Namespace, p.db.Name), d.ReadOnlyRole)); err != nil {
 			p.c.cas.Forget(p.db.Namespace, p.obs.cluster.Name+caSuffix) // in case the CA rotated
 			msg := fmt.Sprintf("grant privileges on database %s: %v", n.DB, err)
 			p.problem(d.Name, msg)

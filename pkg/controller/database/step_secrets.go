@@ -8,38 +8,22 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
-// secretsStep gives every database's two roles a credential Secret —
-// generated once and never rewritten, or the user's own, validated — and
-// then publishes the role intent the cluster's managedRoles component
-// turns into CNPG managed roles.
+// secretsStep gives every database's roles a credential Secret —
+// generated once and rewritten only by a rotation request, or the user's
+// own, validated — and then publishes the role intent the cluster's
+// managedRoles component turns into CNPG managed roles.
 func secretsStep(ctx context.Context, p *pass) health {
 	var hs []health
 	for _, d := range p.db.Spec.Databases {
-		n := namesOf(p.db.Name, d.Name)
-		var adminRef, rwRef string
-		admin := p.credential(ctx, n.AdminRole, n.AdminSecret, externalAdmin(d), &adminRef)
-		rw := p.credential(ctx, n.RWRole, n.RWSecret, externalRW(d), &rwRef)
-		h := worst([]health{admin, rw})
-		hs = append(hs, h)
-		if h.Phase != pgv1.PhaseReady {
-			// Keep the previously published intent: withdrawing a role
-			// over a passing problem would churn CNPG's managed roles.
-			p.problem(d.Name, h.Message)
-			continue
-		}
-		e := p.entry(d.Name)
-		e.AdminSecretRef = &pgv1.LocalObjectReference{Name: adminRef}
-		e.RWSecretRef = &pgv1.LocalObjectReference{Name: rwRef}
-		e.Roles = []pgv1.RoleStatus{
-			presentRole(e, n.AdminRole, adminRef),
-			presentRole(e, n.RWRole, rwRef),
-		}
+		hs = append(hs, p.databaseCredentials(ctx, d))
 	}
+	p.recordRotation()
 	if h := worst(hs); h.Phase != pgv1.PhaseReady {
 		return h
 	}
@@ -85,6 +69,7 @@ func (p *pass) credential(ctx context.Context, role, generated, external string,
 		if s, err = p.createSecret(ctx, generated, role); err != nil {
 			return apiError("SecretCreateFailed", err)
 		}
+		p.obs.secrets[generated] = s // what a rotation in this pass starts from
 	}
 	return p.claimSecret(ctx, s, role)
 }
@@ -98,6 +83,8 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: p.db.Namespace, Labels: labels,
+			// A password generated now answers a pending rotation request.
+			Annotations:     controller.NewSecretRotation(p.db, now()),
 			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.db, gvk)},
 		},
 		Type: corev1.SecretTypeBasicAuth,
@@ -117,7 +104,7 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 	if err != nil {
 		return nil, fmt.Errorf("create secret %s: %w", name, err)
 	}
-	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "SecretCreated", "Created Secret %s for role %s", name, role)
+	klog.FromContext(ctx).V(2).Info("Created Secret", "secret", klog.KObj(created), "role", role)
 	return created, nil
 }
 

@@ -86,6 +86,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.ObjectOwnerApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ObjectStoreSpec"):
 		return &postgresv1alpha1.ObjectStoreSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PasswordRotation"):
+		return &postgresv1alpha1.PasswordRotationApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PostgresCluster"):
 		return &postgresv1alpha1.PostgresClusterApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PostgresClusterClass"):

@@ -87,6 +87,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec":              schema_pkg_apis_postgres_v1alpha1_MonitoringSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectOwner":                 schema_pkg_apis_postgres_v1alpha1_ObjectOwner(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectStoreSpec":             schema_pkg_apis_postgres_v1alpha1_ObjectStoreSpec(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation":            schema_pkg_apis_postgres_v1alpha1_PasswordRotation(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresCluster":             schema_pkg_apis_postgres_v1alpha1_PostgresCluster(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresClusterClass":        schema_pkg_apis_postgres_v1alpha1_PostgresClusterClass(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresClusterClassList":    schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassList(ref),
@@ -2366,6 +2367,19 @@ func schema_pkg_apis_postgres_v1alpha1_DatabasePasswordConfig(ref common.Referen
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference"),
 						},
 					},
+					"roSecretRef": {
+						SchemaProps: spec.SchemaProps{
+							Description: "roSecretRef names the Secret of the <db>_ro role (readOnlyRole).",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference"),
+						},
+					},
+					"reloadOnChange": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reloadOnChange lets setpoint add the label cnpg.io/reload: \"true\" to the Secrets named here, so that CloudNativePG applies a password changed in them at once. It is the only change setpoint ever makes to them, and only with this opt-in; setting it back to false leaves the label in place (remove it yourself).",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
 				},
 			},
 		},
@@ -2421,6 +2435,13 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseSpec(ref common.ReferenceCallback
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabasePasswordConfig"),
 						},
 					},
+					"readOnlyRole": {
+						SchemaProps: spec.SchemaProps{
+							Description: "readOnlyRole adds the role <name>_ro with its own Secret: it may connect, use schema public and read (SELECT) its tables and sequences, including those <name>_admin creates later. Removing the flag removes the role as deletionPolicy says: Delete drops it (and its generated Secret), Retain keeps role and Secret for a later readOnlyRole: true.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
 				},
 				Required: []string{"name"},
 			},
@@ -2469,6 +2490,12 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseStatus(ref common.ReferenceCallba
 					"rwSecretRef": {
 						SchemaProps: spec.SchemaProps{
 							Description: "rwSecretRef names the Secret with the <db>_rw credentials.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference"),
+						},
+					},
+					"roSecretRef": {
+						SchemaProps: spec.SchemaProps{
+							Description: "roSecretRef names the Secret with the <db>_ro credentials.",
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference"),
 						},
 					},
@@ -2734,6 +2761,36 @@ func schema_pkg_apis_postgres_v1alpha1_ObjectStoreSpec(ref common.ReferenceCallb
 				},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_PasswordRotation(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PasswordRotation records the last rotation of a generated password.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"request": {
+						SchemaProps: spec.SchemaProps{
+							Description: "request is the value of the rotate-passwords annotation that the rotation answered.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"rotatedAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "rotatedAt is when the new password was written into the Secret.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"request", "rotatedAt"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -3241,11 +3298,17 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources"),
 						},
 					},
+					"superuserPasswordRotation": {
+						SchemaProps: spec.SchemaProps{
+							Description: "superuserPasswordRotation is the last rotation of the generated superuser password, read from its Secret.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation"),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ManagedRolesStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", metav1.Condition{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ManagedRolesStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -3415,7 +3478,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresDatabaseStatus(ref common.Referen
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conditions: ClusterReady, SecretsReady, ConfigMapsReady, RolesReady, DatabasesReady, PrivilegesReady and Ready.",
+							Description: "conditions: ClusterReady, SecretsReady, ConfigMapsReady, RolesReady, DatabasesReady, PrivilegesReady and Ready; PasswordRotation while a rotate-passwords annotation is set.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -3650,12 +3713,18 @@ func schema_pkg_apis_postgres_v1alpha1_RoleStatus(ref common.ReferenceCallback) 
 							Format:      "",
 						},
 					},
+					"lastRotation": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastRotation is the last rotation of the role's generated password, read from its Secret.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation"),
+						},
+					},
 				},
 				Required: []string{"name", "ensure", "exists"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference"},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation"},
 	}
 }
 

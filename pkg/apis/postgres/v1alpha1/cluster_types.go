@@ -165,6 +165,11 @@ type PostgresClusterStatus struct {
 	// resources names the objects applications use to connect.
 	// +optional
 	Resources *ClusterResources `json:"resources,omitempty"`
+
+	// superuserPasswordRotation is the last rotation of the generated
+	// superuser password, read from its Secret.
+	// +optional
+	SuperuserPasswordRotation *PasswordRotation `json:"superuserPasswordRotation,omitempty"`
 }
 
 // ProvisionerReference names the CNPG object that runs a cluster.

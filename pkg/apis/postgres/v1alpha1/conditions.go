@@ -21,3 +21,7 @@ const (
 	ConditionDatabasesReady  = "DatabasesReady"
 	ConditionPrivilegesReady = "PrivilegesReady"
 )
+
+// ConditionPasswordRotation, on both kinds, reports the rotation asked
+// for by the rotate-passwords annotation; absent without one.
+const ConditionPasswordRotation = "PasswordRotation"

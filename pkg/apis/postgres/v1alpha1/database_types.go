@@ -79,6 +79,15 @@ type DatabaseSpec struct {
 	// passwordConfig points at credentials managed outside setpoint.
 	// +optional
 	PasswordConfig *DatabasePasswordConfig `json:"passwordConfig,omitempty"`
+
+	// readOnlyRole adds the role <name>_ro with its own Secret: it may
+	// connect, use schema public and read (SELECT) its tables and
+	// sequences, including those <name>_admin creates later. Removing the
+	// flag removes the role as deletionPolicy says: Delete drops it (and
+	// its generated Secret), Retain keeps role and Secret for a later
+	// readOnlyRole: true.
+	// +optional
+	ReadOnlyRole bool `json:"readOnlyRole,omitempty"`
 }
 
 // DatabasePasswordConfig points at externally managed credentials. Each
@@ -91,7 +100,39 @@ type DatabasePasswordConfig struct {
 	// rwSecretRef names the Secret of the <db>_rw role.
 	// +optional
 	RWSecretRef *LocalObjectReference `json:"rwSecretRef,omitempty"`
+	// roSecretRef names the Secret of the <db>_ro role (readOnlyRole).
+	// +optional
+	ROSecretRef *LocalObjectReference `json:"roSecretRef,omitempty"`
+	// reloadOnChange lets setpoint add the label cnpg.io/reload: "true"
+	// to the Secrets named here, so that CloudNativePG applies a password
+	// changed in them at once. It is the only change setpoint ever makes
+	// to them, and only with this opt-in; setting it back to false leaves
+	// the label in place (remove it yourself).
+	// +optional
+	ReloadOnChange bool `json:"reloadOnChange,omitempty"`
 }
+
+// PasswordRotation records the last rotation of a generated password.
+type PasswordRotation struct {
+	// request is the value of the rotate-passwords annotation that the
+	// rotation answered.
+	Request string `json:"request"`
+	// rotatedAt is when the new password was written into the Secret.
+	RotatedAt metav1.Time `json:"rotatedAt"`
+}
+
+// Annotations that ask for a password rotation. A new value of
+// RotatePasswordsAnnotation is a new request, carried out exactly once.
+const (
+	// RotatePasswordsAnnotation on a PostgresDatabase rotates the
+	// generated passwords of its roles; on a PostgresCluster, the
+	// generated superuser password. Its value is any request id.
+	RotatePasswordsAnnotation = "postgres.setpoint.dev/rotate-passwords"
+	// RotatePasswordsRolesAnnotation narrows a PostgresDatabase's request
+	// to some roles: a comma-separated list of kinds (admin, rw, ro) or
+	// role names (orders_rw). Absent: every role.
+	RotatePasswordsRolesAnnotation = "postgres.setpoint.dev/rotate-passwords-roles"
+)
 
 // RoleEnsure says whether a role should exist.
 // +kubebuilder:validation:Enum=present;absent
@@ -109,7 +150,8 @@ type PostgresDatabaseStatus struct {
 	Phase Phase `json:"phase,omitempty"`
 
 	// conditions: ClusterReady, SecretsReady, ConfigMapsReady, RolesReady,
-	// DatabasesReady, PrivilegesReady and Ready.
+	// DatabasesReady, PrivilegesReady and Ready; PasswordRotation while a
+	// rotate-passwords annotation is set.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -142,6 +184,9 @@ type DatabaseStatus struct {
 	// rwSecretRef names the Secret with the <db>_rw credentials.
 	// +optional
 	RWSecretRef *LocalObjectReference `json:"rwSecretRef,omitempty"`
+	// roSecretRef names the Secret with the <db>_ro credentials.
+	// +optional
+	ROSecretRef *LocalObjectReference `json:"roSecretRef,omitempty"`
 	// configMapRef names the connection-info ConfigMap.
 	// +optional
 	ConfigMapRef *LocalObjectReference `json:"configMapRef,omitempty"`
@@ -164,6 +209,10 @@ type RoleStatus struct {
 	PasswordSecretRef *LocalObjectReference `json:"passwordSecretRef,omitempty"`
 	// exists is true when CloudNativePG reports the role reconciled.
 	Exists bool `json:"exists"`
+	// lastRotation is the last rotation of the role's generated password,
+	// read from its Secret.
+	// +optional
+	LastRotation *PasswordRotation `json:"lastRotation,omitempty"`
 }
 
 // PostgresDatabaseList is a list of PostgresDatabases.

@@ -29,6 +29,14 @@ type DatabasePasswordConfigApplyConfiguration struct {
 	AdminSecretRef *LocalObjectReferenceApplyConfiguration `json:"adminSecretRef,omitempty"`
 	// rwSecretRef names the Secret of the <db>_rw role.
 	RWSecretRef *LocalObjectReferenceApplyConfiguration `json:"rwSecretRef,omitempty"`
+	// roSecretRef names the Secret of the <db>_ro role (readOnlyRole).
+	ROSecretRef *LocalObjectReferenceApplyConfiguration `json:"roSecretRef,omitempty"`
+	// reloadOnChange lets setpoint add the label cnpg.io/reload: "true"
+	// to the Secrets named here, so that CloudNativePG applies a password
+	// changed in them at once. It is the only change setpoint ever makes
+	// to them, and only with this opt-in; setting it back to false leaves
+	// the label in place (remove it yourself).
+	ReloadOnChange *bool `json:"reloadOnChange,omitempty"`
 }
 
 // DatabasePasswordConfigApplyConfiguration constructs a declarative configuration of the DatabasePasswordConfig type for use with
@@ -50,5 +58,21 @@ func (b *DatabasePasswordConfigApplyConfiguration) WithAdminSecretRef(value *Loc
 // If called multiple times, the RWSecretRef field is set to the value of the last call.
 func (b *DatabasePasswordConfigApplyConfiguration) WithRWSecretRef(value *LocalObjectReferenceApplyConfiguration) *DatabasePasswordConfigApplyConfiguration {
 	b.RWSecretRef = value
+	return b
+}
+
+// WithROSecretRef sets the ROSecretRef field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ROSecretRef field is set to the value of the last call.
+func (b *DatabasePasswordConfigApplyConfiguration) WithROSecretRef(value *LocalObjectReferenceApplyConfiguration) *DatabasePasswordConfigApplyConfiguration {
+	b.ROSecretRef = value
+	return b
+}
+
+// WithReloadOnChange sets the ReloadOnChange field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ReloadOnChange field is set to the value of the last call.
+func (b *DatabasePasswordConfigApplyConfiguration) WithReloadOnChange(value bool) *DatabasePasswordConfigApplyConfiguration {
+	b.ReloadOnChange = &value
 	return b
 }

@@ -40,6 +40,13 @@ type DatabaseSpecApplyConfiguration struct {
 	DeletionPolicy *postgresv1alpha1.DeletionPolicy `json:"deletionPolicy,omitempty"`
 	// passwordConfig points at credentials managed outside setpoint.
 	PasswordConfig *DatabasePasswordConfigApplyConfiguration `json:"passwordConfig,omitempty"`
+	// readOnlyRole adds the role <name>_ro with its own Secret: it may
+	// connect, use schema public and read (SELECT) its tables and
+	// sequences, including those <name>_admin creates later. Removing the
+	// flag removes the role as deletionPolicy says: Delete drops it (and
+	// its generated Secret), Retain keeps role and Secret for a later
+	// readOnlyRole: true.
+	ReadOnlyRole *bool `json:"readOnlyRole,omitempty"`
 }
 
 // DatabaseSpecApplyConfiguration constructs a declarative configuration of the DatabaseSpec type for use with
@@ -79,5 +86,13 @@ func (b *DatabaseSpecApplyConfiguration) WithDeletionPolicy(value postgresv1alph
 // If called multiple times, the PasswordConfig field is set to the value of the last call.
 func (b *DatabaseSpecApplyConfiguration) WithPasswordConfig(value *DatabasePasswordConfigApplyConfiguration) *DatabaseSpecApplyConfiguration {
 	b.PasswordConfig = value
+	return b
+}
+
+// WithReadOnlyRole sets the ReadOnlyRole field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ReadOnlyRole field is set to the value of the last call.
+func (b *DatabaseSpecApplyConfiguration) WithReadOnlyRole(value bool) *DatabaseSpecApplyConfiguration {
+	b.ReadOnlyRole = &value
 	return b
 }

@@ -34,6 +34,8 @@ type DatabaseStatusApplyConfiguration struct {
 	AdminSecretRef *LocalObjectReferenceApplyConfiguration `json:"adminSecretRef,omitempty"`
 	// rwSecretRef names the Secret with the <db>_rw credentials.
 	RWSecretRef *LocalObjectReferenceApplyConfiguration `json:"rwSecretRef,omitempty"`
+	// roSecretRef names the Secret with the <db>_ro credentials.
+	ROSecretRef *LocalObjectReferenceApplyConfiguration `json:"roSecretRef,omitempty"`
 	// configMapRef names the connection-info ConfigMap.
 	ConfigMapRef *LocalObjectReferenceApplyConfiguration `json:"configMapRef,omitempty"`
 	// roles is the role intent this object publishes for the cluster's
@@ -84,6 +86,14 @@ func (b *DatabaseStatusApplyConfiguration) WithAdminSecretRef(value *LocalObject
 // If called multiple times, the RWSecretRef field is set to the value of the last call.
 func (b *DatabaseStatusApplyConfiguration) WithRWSecretRef(value *LocalObjectReferenceApplyConfiguration) *DatabaseStatusApplyConfiguration {
 	b.RWSecretRef = value
+	return b
+}
+
+// WithROSecretRef sets the ROSecretRef field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ROSecretRef field is set to the value of the last call.
+func (b *DatabaseStatusApplyConfiguration) WithROSecretRef(value *LocalObjectReferenceApplyConfiguration) *DatabaseStatusApplyConfiguration {
+	b.ROSecretRef = value
 	return b
 }
 

@@ -53,6 +53,9 @@ type PostgresClusterStatusApplyConfiguration struct {
 	BackupStatus *BackupStatusApplyConfiguration `json:"backupStatus,omitempty"`
 	// resources names the objects applications use to connect.
 	Resources *ClusterResourcesApplyConfiguration `json:"resources,omitempty"`
+	// superuserPasswordRotation is the last rotation of the generated
+	// superuser password, read from its Secret.
+	SuperuserPasswordRotation *PasswordRotationApplyConfiguration `json:"superuserPasswordRotation,omitempty"`
 }
 
 // PostgresClusterStatusApplyConfiguration constructs a declarative configuration of the PostgresClusterStatus type for use with
@@ -151,5 +154,13 @@ func (b *PostgresClusterStatusApplyConfiguration) WithBackupStatus(value *Backup
 // If called multiple times, the Resources field is set to the value of the last call.
 func (b *PostgresClusterStatusApplyConfiguration) WithResources(value *ClusterResourcesApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
 	b.Resources = value
+	return b
+}
+
+// WithSuperuserPasswordRotation sets the SuperuserPasswordRotation field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SuperuserPasswordRotation field is set to the value of the last call.
+func (b *PostgresClusterStatusApplyConfiguration) WithSuperuserPasswordRotation(value *PasswordRotationApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
+	b.SuperuserPasswordRotation = value
 	return b
 }

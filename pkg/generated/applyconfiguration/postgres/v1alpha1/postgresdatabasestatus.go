@@ -31,7 +31,8 @@ type PostgresDatabaseStatusApplyConfiguration struct {
 	// phase is one of Pending, Provisioning, Ready, Failed, Deleting.
 	Phase *postgresv1alpha1.Phase `json:"phase,omitempty"`
 	// conditions: ClusterReady, SecretsReady, ConfigMapsReady, RolesReady,
-	// DatabasesReady, PrivilegesReady and Ready.
+	// DatabasesReady, PrivilegesReady and Ready; PasswordRotation while a
+	// rotate-passwords annotation is set.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 	// observedGeneration is the spec generation this status describes.
 	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`

@@ -35,6 +35,9 @@ type RoleStatusApplyConfiguration struct {
 	PasswordSecretRef *LocalObjectReferenceApplyConfiguration `json:"passwordSecretRef,omitempty"`
 	// exists is true when CloudNativePG reports the role reconciled.
 	Exists *bool `json:"exists,omitempty"`
+	// lastRotation is the last rotation of the role's generated password,
+	// read from its Secret.
+	LastRotation *PasswordRotationApplyConfiguration `json:"lastRotation,omitempty"`
 }
 
 // RoleStatusApplyConfiguration constructs a declarative configuration of the RoleStatus type for use with
@@ -72,5 +75,13 @@ func (b *RoleStatusApplyConfiguration) WithPasswordSecretRef(value *LocalObjectR
 // If called multiple times, the Exists field is set to the value of the last call.
 func (b *RoleStatusApplyConfiguration) WithExists(value bool) *RoleStatusApplyConfiguration {
 	b.Exists = &value
+	return b
+}
+
+// WithLastRotation sets the LastRotation field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LastRotation field is set to the value of the last call.
+func (b *RoleStatusApplyConfiguration) WithLastRotation(value *PasswordRotationApplyConfiguration) *RoleStatusApplyConfiguration {
+	b.LastRotation = value
 	return b
 }

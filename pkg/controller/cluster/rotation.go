@@ -1,0 +1,61 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/klog/v2"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// now is the clock of rotation records; tests replace it.
+var now = time.Now
+
+// rotateSuperuser answers the cluster's rotation request on the generated
+// superuser Secret s, which is ours: a new password and the request id in
+// one write (see controller.RotatePassword), done at most once per
+// request. CNPG applies it through the Secret's cnpg.io/reload label.
+func rotateSuperuser(ctx context.Context, p *pass, client typedcorev1.SecretInterface, s *corev1.Secret) (*corev1.Secret, error) {
+	request := controller.RotationRequest(p.cluster)
+	if request == "" || controller.RotationDone(s, request) {
+		return s, nil
+	}
+	rotated, err := controller.RotatePassword(ctx, client, s, request, fieldManager, now())
+	if err != nil {
+		return s, err
+	}
+	klog.FromContext(ctx).Info("Rotated superuser password", "secret", klog.KObj(rotated), "request", request)
+	return rotated, nil
+}
+
+// recordSuperuserRotation puts the superuser Secret's last rotation in
+// status, and the PasswordRotation condition while a request is set.
+// external is the user's Secret name, "" for the generated one.
+func recordSuperuserRotation(p *pass, s *corev1.Secret, external string) {
+	request := controller.RotationRequest(p.cluster)
+	p.status.SuperuserPasswordRotation = nil
+	if external == "" && s != nil {
+		p.status.SuperuserPasswordRotation = controller.RotationOf(s)
+	}
+	if request == "" {
+		meta.RemoveStatusCondition(&p.status.Conditions, pgv1.ConditionPasswordRotation)
+		return
+	}
+	status, reason := false, "RotationPending"
+	msg := fmt.Sprintf("request %q: superuser password not rotated yet", request)
+	switch {
+	case external != "":
+		reason = "ExternalSecretNotRotated"
+		msg = fmt.Sprintf("request %q: the superuser Secret %q is external; setpoint never writes it, rotate it yourself", request, external)
+	case s != nil && controller.RotationDone(s, request):
+		status, reason = true, "Rotated"
+		msg = fmt.Sprintf("request %q: superuser password rotated", request)
+	}
+	controller.SetCondition(&p.status.Conditions, p.cluster.Generation, pgv1.ConditionPasswordRotation, status, reason, msg)
+}

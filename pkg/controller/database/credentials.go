@@ -1,0 +1,139 @@
+package database
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// roleCredential is one role of a database and where its password lives.
+type roleCredential struct {
+	kind      string // admin, rw or ro: what a rotation request may name
+	role      string
+	generated string // the Secret setpoint generates
+	external  string // the user's Secret from passwordConfig, if any
+}
+
+// credentialsOf are the roles database d asks for, admin and rw first.
+func credentialsOf(d pgv1.DatabaseSpec, n names) []roleCredential {
+	out := []roleCredential{
+		{kind: "admin", role: n.AdminRole, generated: n.AdminSecret, external: externalAdmin(d)},
+		{kind: "rw", role: n.RWRole, generated: n.RWSecret, external: externalRW(d)},
+	}
+	if d.ReadOnlyRole {
+		out = append(out, roleCredential{kind: "ro", role: n.RORole, generated: n.ROSecret, external: externalRO(d)})
+	}
+	return out
+}
+
+func externalRO(d pgv1.DatabaseSpec) string {
+	if d.PasswordConfig != nil && d.PasswordConfig.ROSecretRef != nil {
+		return d.PasswordConfig.ROSecretRef.Name
+	}
+	return ""
+}
+
+// databaseCredentials ensures the Secrets of one database's roles, carries
+// out a rotation request on the generated ones, and publishes the roles in
+// the database's status entry.
+func (p *pass) databaseCredentials(ctx context.Context, d pgv1.DatabaseSpec) health {
+	n := namesOf(p.db.Name, d.Name)
+	creds := credentialsOf(d, n)
+	refs := make([]string, len(creds))
+	var hs []health
+	for i, c := range creds {
+		h := p.credential(ctx, c.role, c.generated, c.external, &refs[i])
+		if h.Phase == pgv1.PhaseReady {
+			h = p.afterValidation(ctx, d, c)
+		}
+		hs = append(hs, h)
+	}
+	if h := worst(hs); h.Phase != pgv1.PhaseReady {
+		// Keep the previously published intent: withdrawing a role over a
+		// passing problem would churn CNPG's managed roles.
+		p.problem(d.Name, h.Message)
+		return h
+	}
+	e := p.entry(d.Name)
+	previous := e.Roles
+	e.AdminSecretRef = &pgv1.LocalObjectReference{Name: refs[0]}
+	e.RWSecretRef = &pgv1.LocalObjectReference{Name: refs[1]}
+	e.ROSecretRef = nil
+	if d.ReadOnlyRole {
+		e.ROSecretRef = &pgv1.LocalObjectReference{Name: refs[2]}
+	}
+	e.Roles = nil
+	for i, c := range creds {
+		r := presentRole(e, c.role, refs[i])
+		if c.external == "" {
+			r.LastRotation = controller.RotationOf(p.obs.secrets[c.generated])
+		}
+		e.Roles = append(e.Roles, r)
+	}
+	if d.ReadOnlyRole {
+		return ready("", "")
+	}
+	kept, h := p.removeReadOnly(ctx, d, n, previous)
+	e.Roles = append(e.Roles, kept...)
+	if h.Phase != pgv1.PhaseReady {
+		p.problem(d.Name, h.Message)
+	}
+	return h
+}
+
+// afterValidation is what a valid credential may still need: a rotation
+// of a generated password, or the reload label on a user's Secret.
+func (p *pass) afterValidation(ctx context.Context, d pgv1.DatabaseSpec, c roleCredential) health {
+	request := controller.RotationRequest(p.db)
+	if c.external != "" {
+		if request != "" && rotationSelects(p.db, c) {
+			p.rotation.external = append(p.rotation.external, fmt.Sprintf("%s (Secret %q)", c.role, c.external))
+		}
+		if d.PasswordConfig != nil && d.PasswordConfig.ReloadOnChange {
+			return p.labelForReload(ctx, c.external)
+		}
+		return ready("", "")
+	}
+	if request == "" || !rotationSelects(p.db, c) {
+		return ready("", "")
+	}
+	s := p.obs.secrets[c.generated]
+	p.rotation.selected++
+	if controller.RotationDone(s, request) {
+		p.rotation.done++
+		return ready("", "")
+	}
+	rotated, err := controller.RotatePassword(ctx, p.c.kube.CoreV1().Secrets(p.db.Namespace), s, request, fieldManager, now())
+	if err != nil {
+		return apiError("PasswordRotationFailed", err)
+	}
+	p.obs.secrets[c.generated] = rotated
+	p.rotation.rotated = append(p.rotation.rotated, c.role)
+	p.rotation.done++
+	// Who asked is in the request; the password is never logged.
+	klog.FromContext(ctx).Info("Rotated password", "secret", klog.KObj(rotated), "role", c.role, "request", request)
+	return ready("", "")
+}
+
+// labelForReload puts cnpg.io/reload on a user's Secret, with the
+// user's consent (passwordConfig.reloadOnChange): CloudNativePG then
+// applies a password changed there at once. Nothing else is written.
+func (p *pass) labelForReload(ctx context.Context, name string) health {
+	s := p.obs.external[name]
+	if s.Labels[controller.ReloadLabel] == "true" {
+		return ready("", "")
+	}
+	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:"true"}}}`, controller.ReloadLabel)
+	out, err := p.c.kube.CoreV1().Secrets(p.db.Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+	if err != nil {
+		return apiError("ReloadLabelFailed", fmt.Errorf("label external Secret %s for reload: %w", name, err))
+	}
+	p.obs.external[name] = out
+	return ready("", "")
+}

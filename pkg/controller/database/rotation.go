@@ -1,0 +1,71 @@
+package database
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// now is the clock of rotation records; tests replace it.
+var now = time.Now
+
+// rotationReport is what one pass found and did about a rotation request.
+type rotationReport struct {
+	// selected counts the generated Secrets the request names, done
+	// those that answer it.
+	selected, done int
+	// rotated are the roles whose password this pass rotated.
+	rotated []string
+	// external are the roles the request names whose Secrets are the
+	// user's: setpoint never writes them.
+	external []string
+}
+
+// rotationSelects reports whether db's rotation request covers role c:
+// every role, or those the roles annotation names by kind or name.
+func rotationSelects(db *pgv1.PostgresDatabase, c roleCredential) bool {
+	list, ok := db.Annotations[pgv1.RotatePasswordsRolesAnnotation]
+	if !ok || strings.TrimSpace(list) == "" {
+		return true
+	}
+	for item := range strings.SplitSeq(list, ",") {
+		if item = strings.TrimSpace(item); item == c.kind || item == c.role {
+			return true
+		}
+	}
+	return false
+}
+
+// recordRotation sets the PasswordRotation condition while a request is
+// set, and removes it otherwise. The per-role record (lastRotation) is read
+// from each Secret, the one place a rotation is written atomically.
+func (p *pass) recordRotation() {
+	request := controller.RotationRequest(p.db)
+	if request == "" {
+		meta.RemoveStatusCondition(&p.status.Conditions, pgv1.ConditionPasswordRotation)
+		return
+	}
+	done := p.rotation.done
+	var status bool
+	var reason, msg string
+	switch {
+	case len(p.rotation.external) > 0:
+		reason = "ExternalSecretNotRotated"
+		msg = fmt.Sprintf("request %q: setpoint never writes external Secrets, rotate them yourself: %s", request, strings.Join(p.rotation.external, ", "))
+	case done < p.rotation.selected:
+		reason = "RotationPending"
+		msg = fmt.Sprintf("request %q: %d of %d password(s) rotated", request, done, p.rotation.selected)
+	case p.rotation.selected == 0:
+		reason = "NoRoleSelected"
+		msg = fmt.Sprintf("request %q names no role with a generated password (%s: %q)", request, pgv1.RotatePasswordsRolesAnnotation, p.db.Annotations[pgv1.RotatePasswordsRolesAnnotation])
+	default:
+		status, reason = true, "Rotated"
+		msg = fmt.Sprintf("request %q: %d password(s) rotated", request, done)
+	}
+	controller.SetCondition(&p.status.Conditions, p.db.Generation, pgv1.ConditionPasswordRotation, status, reason, msg)
+}
