@@ -58,6 +58,9 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	logger := klog.Background().WithName("setpoint")
+	if soft := applyDefaultMemoryLimit("/"); soft > 0 {
+		logger.Info("Go memory limit set from the cgroup's", "bytes", soft)
+	}
 	ctx = klog.NewContext(ctx, logger)
 	v := version.Get()
 	logger.Info("Starting", "version", v.Version, "commit", v.Commit, "goVersion", v.GoVersion,
