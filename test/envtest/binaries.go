@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 )
 
-// binaryNames are the control-plane commands an Environment runs.
-var binaryNames = []string{"etcd", "kube-apiserver", "kube-controller-manager"}
+// binaryNames are the control-plane commands an Environment runs, and
+// CloudNativePG's manager for its admission webhooks.
+var binaryNames = []string{"etcd", "kube-apiserver", "kube-controller-manager", cnpgManagerName}
 
 // BinDirEnv names the environment variable that points at the directory
 // holding the control-plane binaries; `make test` sets it.

@@ -22,9 +22,16 @@ import (
 
 // CNPG modules whose zips carry the real CRDs under config/crd/bases.
 var crdModules = []string{
-	"github.com/cloudnative-pg/cloudnative-pg@v1.30.0",
+	cnpgModule,
 	"github.com/cloudnative-pg/plugin-barman-cloud@v0.14.0",
 }
+
+// cnpgModule is CloudNativePG at the version whose CRDs, release manifest
+// (webhook configurations) and manager (test/controlplane/cnpg) the tests
+// run.
+const cnpgModule = "github.com/cloudnative-pg/cloudnative-pg@v" + cnpgVersion
+
+const cnpgVersion = "1.30.0"
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
@@ -47,7 +54,21 @@ func defaultCRDDirs() ([]string, error) {
 // ModuleCRDDirs downloads (or finds in the module cache) the pinned CNPG
 // modules and returns their config/crd/bases directories.
 func ModuleCRDDirs() ([]string, error) {
-	cmd := exec.Command("go", append([]string{"mod", "download", "-json"}, crdModules...)...)
+	mods, err := moduleDirs(crdModules...)
+	if err != nil {
+		return nil, err
+	}
+	dirs := make([]string, len(mods))
+	for i, dir := range mods {
+		dirs[i] = filepath.Join(dir, "config", "crd", "bases")
+	}
+	return dirs, nil
+}
+
+// moduleDirs downloads (or finds in the module cache) the given
+// module@version zips and returns their extracted directories, in order.
+func moduleDirs(modules ...string) ([]string, error) {
+	cmd := exec.Command("go", append([]string{"mod", "download", "-json"}, modules...)...)
 	// Outside any module, so the operator's go.mod is neither read nor changed.
 	cmd.Dir = os.TempDir()
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
@@ -55,7 +76,7 @@ func ModuleCRDDirs() ([]string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("go mod download %v: %w: %s", crdModules, err, stderr.String())
+		return nil, fmt.Errorf("go mod download %v: %w: %s", modules, err, stderr.String())
 	}
 	var dirs []string
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -69,7 +90,10 @@ func ModuleCRDDirs() ([]string, error) {
 		if m.Error != "" {
 			return nil, fmt.Errorf("download %s: %s", m.Path, m.Error)
 		}
-		dirs = append(dirs, filepath.Join(m.Dir, "config", "crd", "bases"))
+		dirs = append(dirs, m.Dir)
+	}
+	if len(dirs) != len(modules) {
+		return nil, fmt.Errorf("go mod download %v: got %d directories", modules, len(dirs))
 	}
 	return dirs, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -25,6 +26,15 @@ type Options struct {
 	SkipCRDs func(name string) bool
 	// StartTimeout bounds start-up, including CRD installation.
 	StartTimeout time.Duration
+	// NoCNPGWebhooks leaves out CloudNativePG's admission webhooks, which
+	// otherwise judge every CNPG object as in a real installation. With
+	// SkipCRDs leaving out CNPG's CRDs, they start when InstallCRDs adds
+	// the last of them.
+	NoCNPGWebhooks bool
+	// OnCNPGExit runs if CNPG's webhook server dies while the environment
+	// runs. By default the environment stops and the process exits with
+	// status 1, since every CNPG write would now be refused.
+	OnCNPGExit func(error)
 }
 
 // Environment is a running control plane.
@@ -35,13 +45,21 @@ type Environment struct {
 	KubeconfigPath string
 
 	dir        string
+	binDir     string
 	crdDirs    []string
+	skipCRDs   func(string) bool
 	cleanups   []func()
 	pki        *pki
 	apiPort    int
 	etcd       *process
 	apiserver  *process
 	controller *process
+
+	// cnpg runs CNPG's webhooks; cnpgPending while they wait for CNPG's CRDs.
+	cnpg        *cnpgWebhooks
+	cnpgPending bool
+	onCNPGExit  func(error)
+	stopMu      sync.Mutex
 }
 
 // Start runs etcd, kube-apiserver and kube-controller-manager, installs the
@@ -62,7 +80,11 @@ func Start(ctx context.Context, opts Options) (env *Environment, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("create temp dir: %w", err)
 	}
-	env = &Environment{dir: dir}
+	env = &Environment{dir: dir, binDir: binDir, skipCRDs: opts.SkipCRDs, cnpgPending: !opts.NoCNPGWebhooks}
+	env.onCNPGExit = opts.OnCNPGExit
+	if env.onCNPGExit == nil {
+		env.onCNPGExit = failOnCNPGExit(env)
+	}
 	defer func() {
 		if err != nil {
 			env.Stop()
@@ -117,14 +139,24 @@ func Start(ctx context.Context, opts Options) (env *Environment, err error) {
 	if err = installCRDs(ctx, env.Config, env.crdDirs, opts.SkipCRDs); err != nil {
 		return env, err
 	}
+	if err = env.startCNPGWhenReady(ctx); err != nil {
+		return env, err
+	}
 	return env, nil
 }
 
 // InstallCRDs installs the environment's CRDs for which only returns true
 // (those Options.SkipCRDs left out, say) and waits until they are
 // Established.
+// CNPG's webhooks start once the last of CNPG's CRDs is in.
 func (e *Environment) InstallCRDs(ctx context.Context, only func(name string) bool) error {
-	return installCRDs(ctx, e.Config, e.crdDirs, func(name string) bool { return !only(name) })
+	if err := installCRDs(ctx, e.Config, e.crdDirs, func(name string) bool { return !only(name) }); err != nil {
+		return err
+	}
+	if skip := e.skipCRDs; skip != nil {
+		e.skipCRDs = func(name string) bool { return skip(name) && !only(name) }
+	}
+	return e.startCNPGWhenReady(ctx)
 }
 
 func (e *Environment) apiserverArgs(etcdURL string) []string {
@@ -205,10 +237,15 @@ func (e *Environment) AddCleanup(f func()) { e.cleanups = append(e.cleanups, f) 
 // Stop ends every process and removes the environment's directory. It is
 // safe to call more than once.
 func (e *Environment) Stop() {
+	e.stopMu.Lock()
+	defer e.stopMu.Unlock()
 	for i := len(e.cleanups) - 1; i >= 0; i-- {
 		e.cleanups[i]()
 	}
 	e.cleanups = nil
+	if e.cnpg != nil {
+		e.cnpg.stop()
+	}
 	for _, p := range []*process{e.controller, e.apiserver, e.etcd} {
 		if p != nil {
 			p.stop(5 * time.Second)

@@ -17,6 +17,7 @@ type process struct {
 	name    string
 	path    string
 	args    []string
+	env     []string // added to the test's environment
 	logFile string
 
 	cmd  *exec.Cmd
@@ -42,6 +43,9 @@ func (p *process) start() error {
 	}
 	cmd := exec.Command(p.path, p.args...)
 	cmd.Stdout, cmd.Stderr = out, out
+	if p.env != nil {
+		cmd.Env = append(os.Environ(), p.env...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		out.Close()
