@@ -118,10 +118,20 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.StorageSpecApplyConfiguration{}
 
 		// Group=postgresql.cnpg.io, Version=v1
+	case cnpgv1.SchemeGroupVersion.WithKind("Backup"):
+		return &applyconfigurationcnpgv1.BackupApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("BackupConfiguration"):
 		return &applyconfigurationcnpgv1.BackupConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("BackupPluginConfiguration"):
 		return &applyconfigurationcnpgv1.BackupPluginConfigurationApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("BackupSpec"):
+		return &applyconfigurationcnpgv1.BackupSpecApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("BackupStatus"):
+		return &applyconfigurationcnpgv1.BackupStatusApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("BootstrapConfiguration"):
+		return &applyconfigurationcnpgv1.BootstrapConfigurationApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("BootstrapRecovery"):
+		return &applyconfigurationcnpgv1.BootstrapRecoveryApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("Cluster"):
 		return &applyconfigurationcnpgv1.ClusterApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ClusterSpec"):
@@ -136,6 +146,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.DatabaseStatusApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ExtensionSpec"):
 		return &applyconfigurationcnpgv1.ExtensionSpecApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("ExternalCluster"):
+		return &applyconfigurationcnpgv1.ExternalClusterApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("LocalObjectReference"):
 		return &applyconfigurationcnpgv1.LocalObjectReferenceApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ManagedConfiguration"):
@@ -156,6 +168,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.PoolerStatusApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("PostgresConfiguration"):
 		return &applyconfigurationcnpgv1.PostgresConfigurationApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("RecoveryTarget"):
+		return &applyconfigurationcnpgv1.RecoveryTargetApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("RoleConfiguration"):
 		return &applyconfigurationcnpgv1.RoleConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ScheduledBackup"):

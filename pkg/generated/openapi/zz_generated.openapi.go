@@ -43,8 +43,14 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.S3Credentials":                  schema_pkg_apis_barmancloud_v1_S3Credentials(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.SecretKeySelector":              schema_pkg_apis_barmancloud_v1_SecretKeySelector(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.WalBackupConfiguration":         schema_pkg_apis_barmancloud_v1_WalBackupConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Backup":                                schema_pkg_apis_cnpg_v1_Backup(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration":                   schema_pkg_apis_cnpg_v1_BackupConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupList":                            schema_pkg_apis_cnpg_v1_BackupList(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupPluginConfiguration":             schema_pkg_apis_cnpg_v1_BackupPluginConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupSpec":                            schema_pkg_apis_cnpg_v1_BackupSpec(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupStatus":                          schema_pkg_apis_cnpg_v1_BackupStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration":                schema_pkg_apis_cnpg_v1_BootstrapConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapRecovery":                     schema_pkg_apis_cnpg_v1_BootstrapRecovery(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Cluster":                               schema_pkg_apis_cnpg_v1_Cluster(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClusterList":                           schema_pkg_apis_cnpg_v1_ClusterList(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClusterSpec":                           schema_pkg_apis_cnpg_v1_ClusterSpec(ref),
@@ -54,6 +60,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseSpec":                          schema_pkg_apis_cnpg_v1_DatabaseSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseStatus":                        schema_pkg_apis_cnpg_v1_DatabaseStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExtensionSpec":                         schema_pkg_apis_cnpg_v1_ExtensionSpec(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster":                       schema_pkg_apis_cnpg_v1_ExternalCluster(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference":                  schema_pkg_apis_cnpg_v1_LocalObjectReference(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration":                  schema_pkg_apis_cnpg_v1_ManagedConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedRoles":                          schema_pkg_apis_cnpg_v1_ManagedRoles(ref),
@@ -65,6 +72,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerSpec":                            schema_pkg_apis_cnpg_v1_PoolerSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerStatus":                          schema_pkg_apis_cnpg_v1_PoolerStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration":                 schema_pkg_apis_cnpg_v1_PostgresConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.RecoveryTarget":                        schema_pkg_apis_cnpg_v1_RecoveryTarget(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.RoleConfiguration":                     schema_pkg_apis_cnpg_v1_RoleConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ScheduledBackup":                       schema_pkg_apis_cnpg_v1_ScheduledBackup(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ScheduledBackupList":                   schema_pkg_apis_cnpg_v1_ScheduledBackupList(ref),
@@ -751,6 +759,54 @@ func schema_pkg_apis_barmancloud_v1_WalBackupConfiguration(ref common.ReferenceC
 	}
 }
 
+func schema_pkg_apis_cnpg_v1_Backup(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Backup is CNPG's request for one base backup of a Cluster.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupSpec"),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupStatus"),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_cnpg_v1_BackupConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -768,6 +824,54 @@ func schema_pkg_apis_cnpg_v1_BackupConfiguration(ref common.ReferenceCallback) c
 		},
 		Dependencies: []string{
 			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.VolumeSnapshotConfiguration"},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_BackupList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BackupList is a list of Backups.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Backup"),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Backup", metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -803,6 +907,200 @@ func schema_pkg_apis_cnpg_v1_BackupPluginConfiguration(ref common.ReferenceCallb
 				Required: []string{"name"},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_BackupSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BackupSpec is the subset of CNPG's backup spec setpoint sets. CNPG makes the whole spec immutable once set.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"cluster": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference"),
+						},
+					},
+					"method": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"pluginConfiguration": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupPluginConfiguration"),
+						},
+					},
+					"online": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"target": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+				},
+				Required: []string{"cluster"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupPluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference"},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_BackupStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BackupStatus is the subset of CNPG's backup status setpoint reads.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"phase": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"error": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"method": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"online": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"startedAt": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"stoppedAt": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"beginWal": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"endWal": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"beginLSN": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"endLSN": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"backupId": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"backupName": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"serverName": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"destinationPath": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"majorVersion": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int32",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_BootstrapConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BootstrapConfiguration says how a new Cluster gets its data. setpoint sets only recovery; without bootstrap CNPG runs initdb.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"recovery": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapRecovery"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapRecovery"},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_BootstrapRecovery(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BootstrapRecovery restores a base backup of the external cluster named by source and replays its archived WAL, up to recoveryTarget if set.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"recoveryTarget": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.RecoveryTarget"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.RecoveryTarget"},
 	}
 }
 
@@ -980,12 +1278,34 @@ func schema_pkg_apis_cnpg_v1_ClusterSpec(ref common.ReferenceCallback) common.Op
 							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration"),
 						},
 					},
+					"bootstrap": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration"),
+						},
+					},
+					"externalClusters": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster"),
+									},
+								},
+							},
+						},
+					},
 				},
 				Required: []string{"instances"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -1298,6 +1618,34 @@ func schema_pkg_apis_cnpg_v1_ExtensionSpec(ref common.ReferenceCallback) common.
 				Required: []string{"name"},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_ExternalCluster(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ExternalCluster is another cluster's backups, reached through a plugin (barman-cloud: parameters barmanObjectName and serverName).",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+					"plugin": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration"),
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration"},
 	}
 }
 
@@ -1708,6 +2056,26 @@ func schema_pkg_apis_cnpg_v1_PostgresConfiguration(ref common.ReferenceCallback)
 									},
 								},
 							},
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_RecoveryTarget(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RecoveryTarget is where WAL replay stops (default: the end of the archive).",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"targetTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "targetTime is RFC 3339 or a PostgreSQL timestamp.",
+							Type:        []string{"string"},
+							Format:      "",
 						},
 					},
 				},

@@ -31,6 +31,9 @@ type ClusterSpec struct {
 	Plugins    []PluginConfiguration    `json:"plugins,omitempty"`
 	Monitoring *MonitoringConfiguration `json:"monitoring,omitempty"`
 	Backup     *BackupConfiguration     `json:"backup,omitempty"`
+	Bootstrap  *BootstrapConfiguration  `json:"bootstrap,omitempty"`
+	// +listType=atomic
+	ExternalClusters []ExternalCluster `json:"externalClusters,omitempty"`
 }
 
 // BackupConfiguration is the subset of the Cluster's backup section we

@@ -49,6 +49,16 @@ var schemaYAML = typed.YAMLObject(`types:
     elementType:
       namedType: __untyped_deduced_
     elementRelationship: separable
+- name: com.github.setpoint-dev.setpoint.pkg.apis.cnpg.v1.Backup
+  scalar: untyped
+  list:
+    elementType:
+      namedType: __untyped_atomic_
+    elementRelationship: atomic
+  map:
+    elementType:
+      namedType: __untyped_deduced_
+    elementRelationship: separable
 - name: com.github.setpoint-dev.setpoint.pkg.apis.cnpg.v1.Cluster
   scalar: untyped
   list:

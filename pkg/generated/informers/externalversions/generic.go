@@ -67,6 +67,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Postgres().V1alpha1().PostgresDatabases().Informer()}, nil
 
 		// Group=postgresql.cnpg.io, Version=v1
+	case cnpgv1.SchemeGroupVersion.WithResource("backups"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.CNPG().V1().Backups().Informer()}, nil
 	case cnpgv1.SchemeGroupVersion.WithResource("clusters"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.CNPG().V1().Clusters().Informer()}, nil
 	case cnpgv1.SchemeGroupVersion.WithResource("databases"):

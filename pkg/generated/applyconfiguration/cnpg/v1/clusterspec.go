@@ -38,6 +38,8 @@ type ClusterSpecApplyConfiguration struct {
 	Plugins               []PluginConfigurationApplyConfiguration        `json:"plugins,omitempty"`
 	Monitoring            *MonitoringConfigurationApplyConfiguration     `json:"monitoring,omitempty"`
 	Backup                *BackupConfigurationApplyConfiguration         `json:"backup,omitempty"`
+	Bootstrap             *BootstrapConfigurationApplyConfiguration      `json:"bootstrap,omitempty"`
+	ExternalClusters      []ExternalClusterApplyConfiguration            `json:"externalClusters,omitempty"`
 }
 
 // ClusterSpecApplyConfiguration constructs a declarative configuration of the ClusterSpec type for use with
@@ -136,5 +138,26 @@ func (b *ClusterSpecApplyConfiguration) WithMonitoring(value *MonitoringConfigur
 // If called multiple times, the Backup field is set to the value of the last call.
 func (b *ClusterSpecApplyConfiguration) WithBackup(value *BackupConfigurationApplyConfiguration) *ClusterSpecApplyConfiguration {
 	b.Backup = value
+	return b
+}
+
+// WithBootstrap sets the Bootstrap field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Bootstrap field is set to the value of the last call.
+func (b *ClusterSpecApplyConfiguration) WithBootstrap(value *BootstrapConfigurationApplyConfiguration) *ClusterSpecApplyConfiguration {
+	b.Bootstrap = value
+	return b
+}
+
+// WithExternalClusters adds the given value to the ExternalClusters field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the ExternalClusters field.
+func (b *ClusterSpecApplyConfiguration) WithExternalClusters(values ...*ExternalClusterApplyConfiguration) *ClusterSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithExternalClusters")
+		}
+		b.ExternalClusters = append(b.ExternalClusters, *values[i])
+	}
 	return b
 }

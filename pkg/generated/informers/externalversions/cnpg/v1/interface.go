@@ -24,6 +24,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
+	// Backups returns a BackupInformer.
+	Backups() TypedBackupInformer
 	// Clusters returns a ClusterInformer.
 	Clusters() TypedClusterInformer
 	// Databases returns a DatabaseInformer.
@@ -43,6 +45,11 @@ type version struct {
 // New returns a new Interface.
 func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakListOptions internalinterfaces.TweakListOptionsFunc) Interface {
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
+}
+
+// Backups returns a TypedBackupInformer.
+func (v *version) Backups() TypedBackupInformer {
+	return &backupInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
 // Clusters returns a TypedClusterInformer.

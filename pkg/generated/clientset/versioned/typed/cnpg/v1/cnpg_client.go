@@ -28,6 +28,7 @@ import (
 
 type CNPGV1Interface interface {
 	RESTClient() rest.Interface
+	BackupsGetter
 	ClustersGetter
 	DatabasesGetter
 	PoolersGetter
@@ -37,6 +38,10 @@ type CNPGV1Interface interface {
 // CNPGV1Client is used to interact with features provided by the postgresql.cnpg.io group.
 type CNPGV1Client struct {
 	restClient rest.Interface
+}
+
+func (c *CNPGV1Client) Backups(namespace string) BackupInterface {
+	return newBackups(c, namespace)
 }
 
 func (c *CNPGV1Client) Clusters(namespace string) ClusterInterface {

@@ -18,6 +18,8 @@ limitations under the License.
 
 package v1
 
+type BackupExpansion interface{}
+
 type ClusterExpansion interface{}
 
 type DatabaseExpansion interface{}

@@ -28,6 +28,10 @@ type FakeCNPGV1 struct {
 	*testing.Fake
 }
 
+func (c *FakeCNPGV1) Backups(namespace string) v1.BackupInterface {
+	return newFakeBackups(c, namespace)
+}
+
 func (c *FakeCNPGV1) Clusters(namespace string) v1.ClusterInterface {
 	return newFakeClusters(c, namespace)
 }
