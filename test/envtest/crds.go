@@ -174,3 +174,14 @@ func isEstablished(obj *unstructured.Unstructured) bool {
 	}
 	return false
 }
+
+// CNPGModuleDir downloads (or finds in the module cache) the pinned
+// CloudNativePG module and returns its directory: its source, CRDs and
+// release manifest, read by contract tests without compiling it.
+func CNPGModuleDir() (string, error) {
+	dirs, err := moduleDirs(cnpgModule)
+	if err != nil {
+		return "", err
+	}
+	return dirs[0], nil
+}
