@@ -67,7 +67,7 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 	if h, ok := conflictHealth("ClusterConflict", err); ok {
 		return h
 	}
-	if apierrors.IsInvalid(err) {
+	if apierrors.IsInvalid(err) || isAdmissionDenial(err) {
 		return failed("ClusterSpecInvalid", err.Error())
 	}
 	if err != nil {
