@@ -196,6 +196,13 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 	if len(before) != 3*dbs {
 		t.Fatalf("%d database Secrets, want %d", len(before), 3*dbs)
 	}
+	// The kill must land mid-rotation: an operator whose client may send
+	// one request a second rotates the nine Secrets over seconds, not
+	// milliseconds. (Converged objects cost it no request to take over.)
+	op.signal(syscall.SIGTERM)
+	<-op.done
+	op = startOperator(t, "slow", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap,
+		"--resync-period", "2s", "--kube-api-qps", "1", "--kube-api-burst", "1")
 	const request = "kill-1"
 	for i := range dbs {
 		annotatePostgres(t, ns, "PostgresDatabase", fmt.Sprintf("app%d", i), map[string]string{pgv1.RotatePasswordsAnnotation: request})
@@ -227,6 +234,9 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 		default:
 			t.Errorf("%s: unexpected request %q", name, s.Annotations[controller.RotatedForAnnotation])
 		}
+	}
+	if rotated == len(atKill) {
+		t.Fatalf("all %d Secrets were rotated before the kill: the test proves nothing", rotated)
 	}
 	t.Logf("killed with %d of %d Secrets rotated", rotated, len(atKill))
 
