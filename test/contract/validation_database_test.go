@@ -69,6 +69,10 @@ func TestDatabaseCreateRules(t *testing.T) {
 		{"bad extension", func(d *pgv1.PostgresDatabase) {
 			d.Spec.Databases = []pgv1.DatabaseSpec{{Name: "orders", Extensions: []string{"x; drop"}}}
 		}, `spec.databases[0].extensions[0]: Invalid value: "x; drop": spec.databases[0].extensions[0] in body should match '^[a-z][a-z0-9_-]*$'`},
+		{"read-only Secret without the read-only role", func(d *pgv1.PostgresDatabase) {
+			d.Spec.Databases = []pgv1.DatabaseSpec{{Name: "orders", PasswordConfig: &pgv1.DatabasePasswordConfig{
+				ROSecretRef: &pgv1.LocalObjectReference{Name: "vault-ro"}}}}
+		}, `spec.databases[0]: Invalid value: passwordConfig.roSecretRef is the Secret of the read-only role: it needs readOnlyRole: true`},
 		{"missing cluster name", func(d *pgv1.PostgresDatabase) { d.Spec.ClusterRef.Name = "" },
 			"spec.clusterRef.name: Invalid value: \"\": spec.clusterRef.name in body should be at least 1 chars long"},
 	}

@@ -49,6 +49,8 @@ type PostgresDatabaseSpec struct {
 }
 
 // DatabaseSpec is one database.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.passwordConfig) || !has(self.passwordConfig.roSecretRef) || (has(self.readOnlyRole) && self.readOnlyRole)",message="passwordConfig.roSecretRef is the Secret of the read-only role: it needs readOnlyRole: true"
 type DatabaseSpec struct {
 	// name of the database: lowercase letters, digits and underscores,
 	// starting with a letter, at most 57 bytes so that the role names
