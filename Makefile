@@ -69,7 +69,7 @@ test: controlplane postgres
 
 ## unit: only the tests that need no control plane (-short: test/cnpgsim runs its pure tests, skips the rest)
 unit:
-	$(GO) test -count=1 -short ./pkg/... ./test/cnpgsim ./test/promsample ./test/envtest
+	$(GO) test -count=1 -short ./pkg/... ./test/cnpgsim ./test/promsample
 
 ## demo: the local sandbox (control plane, CNPG stand-in, real Postgres) with the operator and the samples
 # Built, not `go run`: go run exits 1 after an interrupt even when the
