@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -161,6 +162,17 @@ func TestPasswordRotationOnRequest(t *testing.T) {
 	newDatabase(t, ns, "later", pgv1.DatabaseSpec{Name: "invoices"})
 	waitDatabase(t, ns, "later", pgv1.PhaseReady, 120*time.Second)
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 30*time.Second)
+
+	// The rotation is in the log, the passwords are not.
+	logs := op.logs()
+	if !strings.Contains(logs, "Rotated password") || !strings.Contains(logs, "Rotated superuser password") {
+		t.Error("the rotations are not logged")
+	}
+	for _, n := range append(names, "shop-superuser") {
+		if strings.Contains(logs, string(getSecret(t, ns, n).Data["password"])) {
+			t.Errorf("the operator log holds the new password of %s", n)
+		}
+	}
 
 	t.Run("zero writes and zero SQL on resync", func(t *testing.T) {
 		expectIdle(t, op, "postgresdatabase")
