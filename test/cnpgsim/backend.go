@@ -54,7 +54,7 @@ func (b *backend) converge(ctx context.Context, hba hbaConfig, sans []string) (s
 		if b.shared {
 			maxConn = 500
 		}
-		if err := b.srv.writeBaseConfig(maxConn); err != nil {
+		if err := b.srv.writeBaseConfig(maxConn, !b.shared); err != nil {
 			return false, err
 		}
 		fresh = true

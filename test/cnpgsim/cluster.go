@@ -99,9 +99,33 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 			return 0, err
 		}
 	}
+	if done, err := r.bootstrapRecovery(ctx); done || err != nil {
+		return 0, err
+	}
+	var archiveRetry time.Duration
+	archived := false
+	if b.srv.initialized() {
+		var err error
+		if archiveRetry, err = r.archiveStep(ctx); err != nil {
+			return 0, err
+		}
+		archived = true
+	}
 	started, err := b.converge(ctx, r.hba(), r.certNames())
 	if err != nil {
-		return 0, err
+		return 0, r.recoveryError(ctx, err)
+	}
+	if !archived {
+		if archiveRetry, err = r.archiveStep(ctx); err != nil {
+			return 0, err
+		}
+	}
+	if r.inst.recovering {
+		if err := r.awaitPromotion(ctx); err != nil {
+			return 0, r.recoveryError(ctx, err)
+		}
+		r.inst.recovering = false
+		klog.FromContext(ctx).Info("Recovery ended, promoted", "cluster", klog.KObj(r.cluster))
 	}
 	if started || r.inst.readyAt.IsZero() {
 		r.inst.readyAt = time.Now()
@@ -132,6 +156,9 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 	}
 	if !wasReady {
 		s.enqueueDependents(ctx, r.cluster)
+	}
+	if archiveRetry > 0 && (retry == 0 || archiveRetry < retry) {
+		retry = archiveRetry
 	}
 	return retry, nil
 }

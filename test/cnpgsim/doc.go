@@ -62,6 +62,69 @@
 // lastCheckTime and nextScheduleTime from its six-field schedule (an invalid
 // one is reported in status.error).
 //
+// # Backups, WAL archiving and recovery
+//
+// The object store is a local directory. A barman-cloud ObjectStore's
+// destinationPath and a serverName map to the folder
+// `<Dir>/objectstore/<scheme>/<path segments…>/<serverName>` under the
+// stand-in's state directory (Dir; "s3://backups/pg" with serverName shop
+// is `objectstore/s3/backups/pg/shop`; characters other than letters,
+// digits, `.`, `_` and `-` become `_`), holding `wals/` (archived WAL and
+// history files, flat) and `base/<backupID>/` (`data/`, a plain-format
+// base backup, and `backup.json`). It outlives the Clusters (deleting a
+// Cluster keeps its archive) and goes with the state directory.
+//
+//   - WAL archiving: every dedicated server runs with archive_mode on (as
+//     CNPG's instances do). A Cluster whose spec.plugins has
+//     barman-cloud.cloudnative-pg.io with isWALArchiver true gets an
+//     archive_command (run by Postgres as the postgres OS user) copying each
+//     finished segment into `wals/` of the folder for its ObjectStore
+//     (parameter barmanObjectName, read live from the API server: the
+//     plugin's CRD is optional) and serverName (default the Cluster's name).
+//     While that ObjectStore does not exist the command is empty, so Postgres
+//     keeps the WAL (looked at again every 5 s); without an archiver the
+//     command succeeds without copying, as CNPG's does.
+//   - Backups: a Backup with method plugin and the barman-cloud plugin, on a
+//     healthy Cluster with that archiver, runs pg_basebackup (as the postgres
+//     OS user, over the Unix socket, -X none: the WAL comes from the archive)
+//     into `base/<backupID>/`, waits until its last WAL file is archived, and
+//     reports phase running then completed with startedAt, stoppedAt,
+//     beginWal, endWal, beginLSN, endLSN, backupId (barman's timestamp form),
+//     backupName, serverName, destinationPath, method, online and
+//     majorVersion; or phase failed with error (no such Cluster, no archiver,
+//     no ObjectStore, another method — volumeSnapshot and barmanObjectStore
+//     are not simulated —, pg_basebackup's own message). It stays pending
+//     while the Cluster is not healthy. Completed and failed Backups are
+//     never looked at again.
+//   - Schedules: a ScheduledBackup with method plugin creates Backups as
+//     CNPG does — `<name>-<YYYYMMDDhhmmss>`, labels cnpg.io/cluster and
+//     cnpg.io/scheduled-backup (plus cnpg.io/immediateBackup for the
+//     immediate one), owned per backupOwnerReference — one at once when
+//     immediate is set and lastScheduleTime is unset, then each time the
+//     schedule fires, recording lastScheduleTime. Volume-snapshot schedules
+//     only report their times.
+//   - Recovery window: after each backup the ObjectStore's
+//     status.serverRecoveryWindow[serverName] gets firstRecoverabilityPoint
+//     (end of the oldest base backup), lastSuccessfulBackupTime (end of the
+//     newest) and, after a failure, lastFailedBackupTime.
+//   - Recovery: a Cluster with bootstrap.recovery whose source names an
+//     externalClusters entry with the barman-cloud plugin (barmanObjectName,
+//     serverName default the entry's name) starts from a copy of the newest
+//     base backup that ended at or before recoveryTarget.targetTime (RFC 3339
+//     or a PostgreSQL timestamp; the newest backup without a target), with
+//     recovery.signal, a restore_command reading the source's `wals/`,
+//     recovery_target_time, recovery_target_timeline latest and
+//     recovery_target_action promote. It stays "Setting up primary" until
+//     Postgres has replayed to the target and promoted, then proceeds like
+//     any Cluster (superuser password, roles, its own archiving: a restored
+//     Cluster archives to its own serverName). When no backup ended before
+//     the target, or Postgres stops during replay (e.g. "recovery ended
+//     before configured recovery target was reached"), the phase is "Cluster
+//     is unrecoverable and needs manual intervention" with the reason in
+//     phaseReason ("Error while restoring a backup: no target backup found
+//     …", as CNPG's restore job logs it, or Postgres's FATAL message), and
+//     the Cluster is not retried.
+//
 // # Reaching the servers: the host map
 //
 // Inside Kubernetes a client dials `<cluster>-rw.<ns>.svc:5432`. Here the
@@ -128,8 +191,11 @@
 //     Secret), no superuser/createdb/createrole/replication/bypassrls,
 //     validUntil or disablePassword on roles, no Database
 //     connectionLimit/locale/template/schemas, no extension updates.
-//   - No admission webhook: invalid specs are not refused; fixed parameters
-//     (port, ssl, listen_addresses, …) are skipped instead of rejected.
+//   - No admission webhook of its own: test/envtest runs CNPG's real
+//     webhooks, so the stand-in sees Clusters as CNPG's defaulting webhook
+//     left them (its default parameters included) and never an object they
+//     refuse. Fixed parameters (port, ssl, listen_addresses, …) that reach it
+//     anyway (with the webhooks off) are skipped instead of rejected.
 //   - Status is a subset: no phaseReason beyond stopped/failing, no
 //     passwordStatus, no conditions besides Ready (no ContinuousArchiving,
 //     LastBackupSucceeded), no Database extension/schema status, no
@@ -139,10 +205,20 @@
 //   - Poolers run no PgBouncer: the host map sends a Pooler's name straight
 //     to the server (same certificate, same pg_hba), so pool mode and
 //     pgbouncer parameters have no effect; the phase is always active.
-//   - ScheduledBackups never create Backups (lastScheduleTime stays unset,
-//     immediate is ignored); ObjectStores are not touched (the barman-cloud
-//     plugin reports serverRecoveryWindow only after backups, which never
-//     happen); no WAL archiving.
+//   - Backups and archived WAL are plain files, uncompressed and
+//     unencrypted, whatever the ObjectStore's wal/data settings; no
+//     retention policy is applied; credentials and endpoints are ignored.
+//     An archive folder that already holds WAL is not refused (CNPG's
+//     barman-cloud checks that a new server's folder is empty), so two
+//     Clusters with the same ObjectStore and serverName mix their WAL.
+//     Recovery targets other than targetTime (targetLSN, targetXID,
+//     targetName, targetImmediate, backupID) and recovery from volume
+//     snapshots or a Backup object (bootstrap.recovery.backup) are not
+//     simulated.
+//   - Shared-backend mode neither archives nor backs up: one server's WAL
+//     holds every Cluster's changes. Backups there fail at once with that
+//     reason, ScheduledBackups create none, and bootstrap.recovery is
+//     ignored (the Cluster starts empty).
 //   - Passwords are hashed as given; Postgres would SASLprep non-ASCII
 //     passwords first.
 //   - For speed the servers run with fsync=off and full_page_writes=off, and

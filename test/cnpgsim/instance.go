@@ -21,6 +21,11 @@ type instance struct {
 	uid     types.UID
 	backend *backend
 	readyAt time.Time // when the server last (re)started for this Cluster
+	// recovering is set while a restored server replays WAL (until it
+	// promotes); recoveryFailure is why a recovery cannot succeed, kept so
+	// it is reported and not retried.
+	recovering      bool
+	recoveryFailure string
 }
 
 func (s *Simulator) instance(key cache.ObjectName) *instance {

@@ -28,6 +28,16 @@ fsync = off
 full_page_writes = off
 `
 
+// archiveSettings turn WAL archiving on, as CNPG always does; the command
+// and, for a recovering server, restore_command and the target live in
+// files of their own, rewritten as the Cluster changes. A restored server
+// inherits this file from its base backup, includes and all.
+const archiveSettings = `archive_mode = on
+archive_timeout = '5min'
+include_if_exists '` + archiveConfFile + `'
+include_if_exists '` + recoveryConfFile + `'
+`
+
 // hbaConfig is the server's access policy.
 type hbaConfig struct {
 	// userLines are spec.postgresql.pg_hba, placed where CNPG places them:
@@ -42,6 +52,8 @@ func (h hbaConfig) render(clientUser string) (hba, ident string) {
 	var b strings.Builder
 	b.WriteString("# Written by cnpgsim.\n")
 	b.WriteString("local all all peer map=cnpgsim\n")
+	// pg_basebackup connects for replication, which "all" does not cover.
+	b.WriteString("local replication postgres peer map=cnpgsim\n")
 	if h.trustSuperuser {
 		b.WriteString("hostssl all postgres 127.0.0.1/32 trust\n")
 	}
@@ -53,9 +65,13 @@ func (h hbaConfig) render(clientUser string) (hba, ident string) {
 	return b.String(), ident
 }
 
-// writeBaseConfig runs once after initdb.
-func (s *server) writeBaseConfig(maxConnections int) error {
+// writeBaseConfig runs once after initdb. A shared server does not
+// archive: its WAL holds every Cluster's changes.
+func (s *server) writeBaseConfig(maxConnections int, archive bool) error {
 	settings := baseSettings + fmt.Sprintf("max_connections = %d\n", maxConnections)
+	if archive {
+		settings += archiveSettings
+	}
 	if err := s.owner.writeFile(filepath.Join(s.dataDir(), "cnpgsim.conf"), []byte(settings)); err != nil {
 		return err
 	}

@@ -36,6 +36,7 @@ type Simulator struct {
 	databases     cnpglisters.DatabaseLister
 	poolers       cnpglisters.PoolerLister
 	backups       cnpglisters.ScheduledBackupLister
+	baseBackups   cnpglisters.BackupLister
 	secrets       corelisters.SecretLister
 	services      corelisters.ServiceLister
 	synced        []cache.InformerSynced
@@ -44,6 +45,7 @@ type Simulator struct {
 	databaseLoop *loop
 	poolerLoop   *loop
 	backupLoop   *loop
+	baseBackup   *loop
 
 	hostMap *hostMap
 
@@ -89,6 +91,7 @@ func New(cfg *rest.Config, opts Options) (*Simulator, error) {
 	s.databaseLoop = newLoop("database", s.syncDatabase)
 	s.poolerLoop = newLoop("pooler", s.syncPooler)
 	s.backupLoop = newLoop("scheduledbackup", s.syncScheduledBackup)
+	s.baseBackup = newLoop("backup", s.syncBackup)
 	if err := s.wireInformers(); err != nil {
 		return nil, err
 	}
@@ -102,6 +105,7 @@ func (s *Simulator) wireInformers() error {
 	s.databases = cnpgInf.Databases().Lister()
 	s.poolers = cnpgInf.Poolers().Lister()
 	s.backups = cnpgInf.ScheduledBackups().Lister()
+	s.baseBackups = cnpgInf.Backups().Lister()
 	s.secrets = core.Secrets().Lister()
 	s.services = core.Services().Lister()
 
@@ -115,6 +119,7 @@ func (s *Simulator) wireInformers() error {
 		// A Pooler's name joins its Cluster's host map and certificate.
 		{cnpgInf.Poolers().Informer(), handlerFunc(s.enqueuePoolerCluster)},
 		{cnpgInf.ScheduledBackups().Informer(), s.backupLoop.handler()},
+		{cnpgInf.Backups().Informer(), s.baseBackup.handler()},
 		{core.Secrets().Informer(), handlerFunc(s.secretChanged)},
 		{core.Services().Informer(), handlerFunc(s.enqueueOwner)},
 	}
@@ -147,7 +152,7 @@ func (s *Simulator) Run(ctx context.Context) error {
 	}
 	logger.Info("CNPG stand-in running", "dir", s.dir, "sharedBackend", s.opts.SharedBackend, "hostMap", s.opts.HostMapFile)
 	var wg sync.WaitGroup
-	for _, l := range []*loop{s.clusterLoop, s.databaseLoop, s.poolerLoop, s.backupLoop} {
+	for _, l := range []*loop{s.clusterLoop, s.databaseLoop, s.poolerLoop, s.backupLoop, s.baseBackup} {
 		wg.Go(func() { l.run(ctx, s.opts.Workers) })
 	}
 	wg.Wait()

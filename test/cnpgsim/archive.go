@@ -1,0 +1,202 @@
+package cnpgsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+)
+
+// barmanPlugin is the barman-cloud CNPG-I plugin's name.
+const barmanPlugin = "barman-cloud.cloudnative-pg.io"
+
+// archiveConfFile holds archive_command; restore_command and the recovery
+// target go in recoveryConfFile. Both are included by the base settings.
+const (
+	archiveConfFile  = "cnpgsim-archive.conf"
+	recoveryConfFile = "cnpgsim-recovery.conf"
+)
+
+// errNoObjectStore: the plugin names an ObjectStore that does not exist
+// (or the plugin's CRD is not installed). Archiving waits for it.
+var errNoObjectStore = errors.New("ObjectStore not found")
+
+// archive is one server's folder in the simulated object store, what
+// barman-cloud writes under <destinationPath>/<serverName>: archived WAL in
+// wals/ (flat, one file per segment or history file) and base backups in
+// base/<backupID>/ (data/ plus backup.json).
+type archive struct {
+	objectStore     string
+	destinationPath string
+	serverName      string
+	dir             string
+}
+
+func (a *archive) walDir() string  { return filepath.Join(a.dir, "wals") }
+func (a *archive) baseDir() string { return filepath.Join(a.dir, "base") }
+
+// unsafePathChars are replaced in folder names: the folder path ends up in
+// archive_command, which must need no quoting beyond double quotes.
+var unsafePathChars = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
+// archiveDir maps an ObjectStore's destinationPath and a serverName to a
+// folder under root/objectstore: the scheme and each path segment become
+// one folder each ("s3://backups/pg" → objectstore/s3/backups/pg/<server>),
+// so two ObjectStores with the same destinationPath share a folder, as they
+// would share a bucket prefix.
+func archiveDir(root, destinationPath, serverName string) string {
+	parts := []string{root, "objectstore"}
+	scheme, rest, found := strings.Cut(destinationPath, "://")
+	if !found {
+		scheme, rest = "local", destinationPath
+	}
+	for _, seg := range append([]string{scheme}, strings.Split(rest, "/")...) {
+		if seg == "" || seg == "." || seg == ".." {
+			continue
+		}
+		parts = append(parts, unsafePathChars.ReplaceAllString(seg, "_"))
+	}
+	server := unsafePathChars.ReplaceAllString(serverName, "_")
+	if server == "" || server == "." || server == ".." {
+		server = "_"
+	}
+	return filepath.Join(append(parts, server)...)
+}
+
+// walArchiver returns the Cluster's barman-cloud plugin entry when it is
+// the WAL archiver, as CNPG decides: enabled unless enabled is false.
+func walArchiver(c *cnpgv1.Cluster) *cnpgv1.PluginConfiguration {
+	for i := range c.Spec.Plugins {
+		p := &c.Spec.Plugins[i]
+		if p.Name == barmanPlugin && p.IsWALArchiver != nil && *p.IsWALArchiver && (p.Enabled == nil || *p.Enabled) {
+			return p
+		}
+	}
+	return nil
+}
+
+// resolveArchive finds the folder a barman-cloud plugin configuration
+// points at: the ObjectStore barmanObjectName in namespace, and serverName
+// (default defaultServer, as the plugin defaults to the cluster's name).
+// The ObjectStore is read live: its CRD may be installed after we start.
+func (s *Simulator) resolveArchive(ctx context.Context, namespace, defaultServer string, pc *cnpgv1.PluginConfiguration) (*archive, error) {
+	name := pc.Parameters["barmanObjectName"]
+	if name == "" {
+		return nil, fmt.Errorf("plugin %s: parameter barmanObjectName is required", barmanPlugin)
+	}
+	server := pc.Parameters["serverName"]
+	if server == "" {
+		server = defaultServer
+	}
+	store, err := s.cnpg.BarmanCloudV1().ObjectStores(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("%w: %s/%s", errNoObjectStore, namespace, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get ObjectStore %s/%s: %w", namespace, name, err)
+	}
+	dest := store.Spec.Configuration.DestinationPath
+	return &archive{objectStore: name, destinationPath: dest, serverName: server, dir: archiveDir(s.Dir(), dest, server)}, nil
+}
+
+// ensure creates the folder: traversable by everyone up to it, the folder
+// itself and its wals/ and base/ owned by the postgres OS user, who runs
+// archive_command and pg_basebackup.
+func (a *archive) ensure(owner *osUser) error {
+	if err := os.MkdirAll(filepath.Dir(a.dir), 0o711); err != nil {
+		return fmt.Errorf("create object store folder: %w", err)
+	}
+	for _, d := range []string{a.dir, a.walDir(), a.baseDir()} {
+		if err := os.Mkdir(d, 0o700); err != nil && !os.IsExist(err) {
+			return fmt.Errorf("create object store folder: %w", err)
+		}
+		if err := owner.chown(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// archiveCommand copies a finished WAL file into wals/ atomically. A file
+// already there with the same content succeeds (Postgres retries after a
+// crash), a different one fails, as barman-cloud-wal-archive refuses to
+// overwrite.
+func (a *archive) archiveCommand() string {
+	f := a.walDir() + "/%f"
+	return fmt.Sprintf(`if test -f "%[1]s"; then cmp -s "%%p" "%[1]s"; else cp "%%p" "%[1]s.part" && mv "%[1]s.part" "%[1]s"; fi`, f)
+}
+
+// restoreCommand fetches one archived file; a missing one fails, which
+// Postgres takes as the end of the archive.
+func (a *archive) restoreCommand() string {
+	return fmt.Sprintf(`cp "%s/%%f" "%%p"`, a.walDir())
+}
+
+// confString quotes a value for postgresql.conf.
+func confString(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
+
+// archiveConf is the archive settings for a server: archive_mode is always
+// on (as CNPG sets it); without an archiver the command succeeds without
+// copying (CNPG's wal-archive does the same), and while the archiver's
+// ObjectStore is missing it is empty, so Postgres keeps the WAL until it
+// can be archived.
+func archiveConf(a *archive, archiverMissing bool) string {
+	cmd := "/bin/true"
+	switch {
+	case a != nil:
+		cmd = a.archiveCommand()
+	case archiverMissing:
+		cmd = ""
+	}
+	return "# Written by cnpgsim.\narchive_command = " + confString(cmd) + "\n"
+}
+
+// applyArchive points the server's archive_command at the Cluster's
+// object-store folder, reloading when it changed. It returns a requeue
+// delay while the ObjectStore is missing. Shared servers do not archive:
+// one server's WAL holds every Cluster's changes.
+func (r *clusterRun) applyArchive(ctx context.Context) (retry bool, err error) {
+	if r.inst.backend.shared {
+		return false, nil
+	}
+	a, missing, err := r.archive(ctx)
+	if err != nil {
+		return false, err
+	}
+	srv := r.inst.backend.srv
+	changed, err := srv.writeIfChanged(archiveConfFile, []byte(archiveConf(a, missing)))
+	if err != nil {
+		return false, err
+	}
+	if changed && srv.running() {
+		if err := srv.reload(ctx); err != nil {
+			return false, err
+		}
+	}
+	return missing, nil
+}
+
+// archive resolves (and creates) the Cluster's archive folder; missing
+// says the plugin is configured but its ObjectStore does not exist yet.
+func (r *clusterRun) archive(ctx context.Context) (a *archive, missing bool, err error) {
+	pc := walArchiver(r.cluster)
+	if pc == nil {
+		return nil, false, nil
+	}
+	a, err = r.s.resolveArchive(ctx, r.cluster.Namespace, r.cluster.Name, pc)
+	if errors.Is(err, errNoObjectStore) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return a, false, a.ensure(r.s.owner)
+}
