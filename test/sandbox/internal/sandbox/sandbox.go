@@ -71,7 +71,7 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 		}
 	}()
 	logger := klog.FromContext(ctx)
-	logger.Info("Starting control plane (etcd, kube-apiserver, kube-controller-manager)")
+	logger.Info("Starting control plane (etcd, kube-apiserver, kube-controller-manager, CloudNativePG's webhooks)")
 	if sb.Env, err = envtest.Start(ctx, envtest.Options{}); err != nil {
 		return sb, fmt.Errorf("start control plane: %w", err)
 	}
