@@ -19,7 +19,8 @@ import (
 const paramsFile = "cnpgsim-params.conf"
 
 // fixedParameters are the ones CNPG's webhook refuses because the operator
-// owns them; the stand-in has no webhook and skips them instead.
+// owns them, or writes itself (archive_mode, ssl_min_protocol_version, …):
+// the stand-in plays no such operator and skips them.
 var fixedParameters = map[string]bool{
 	"listen_addresses": true, "port": true, "unix_socket_directories": true,
 	"unix_socket_group": true, "unix_socket_permissions": true,
