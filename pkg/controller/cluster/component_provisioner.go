@@ -157,6 +157,7 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 		spec.WithBackup(cnpgac.BackupConfiguration().WithVolumeSnapshot(
 			cnpgac.VolumeSnapshotConfiguration().WithClassName(w.SnapshotClass)))
 	}
+	withRestore(p, spec)
 	return spec
 }
 

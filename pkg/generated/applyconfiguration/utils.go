@@ -106,6 +106,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.PostgresDatabaseStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ProvisionerReference"):
 		return &postgresv1alpha1.ProvisionerReferenceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("RestoreSpec"):
+		return &postgresv1alpha1.RestoreSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("RestoreStatus"):
+		return &postgresv1alpha1.RestoreStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RoleConflict"):
 		return &postgresv1alpha1.RoleConflictApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RoleFailure"):

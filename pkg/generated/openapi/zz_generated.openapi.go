@@ -108,6 +108,8 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresDatabaseSpec":        schema_pkg_apis_postgres_v1alpha1_PostgresDatabaseSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresDatabaseStatus":      schema_pkg_apis_postgres_v1alpha1_PostgresDatabaseStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference":        schema_pkg_apis_postgres_v1alpha1_ProvisionerReference(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec":                 schema_pkg_apis_postgres_v1alpha1_RestoreSpec(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus":               schema_pkg_apis_postgres_v1alpha1_RestoreStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleConflict":                schema_pkg_apis_postgres_v1alpha1_RoleConflict(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleFailure":                 schema_pkg_apis_postgres_v1alpha1_RoleFailure(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleOwner":                   schema_pkg_apis_postgres_v1alpha1_RoleOwner(ref),
@@ -3564,12 +3566,18 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig"),
 						},
 					},
+					"restore": {
+						SchemaProps: spec.SchemaProps{
+							Description: "restore creates the cluster from another cluster's backups. It can only be set when the cluster is created, and never changes.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec"),
+						},
+					},
 				},
 				Required: []string{"class"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -3660,6 +3668,12 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus"),
 						},
 					},
+					"restoredFrom": {
+						SchemaProps: spec.SchemaProps{
+							Description: "restoredFrom says where the data of a cluster created by spec.restore came from.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus"),
+						},
+					},
 					"resources": {
 						SchemaProps: spec.SchemaProps{
 							Description: "resources names the objects applications use to connect.",
@@ -3676,7 +3690,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ManagedRolesStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", metav1.Condition{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ManagedRolesStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus", metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -3935,6 +3949,81 @@ func schema_pkg_apis_postgres_v1alpha1_ProvisionerReference(ref common.Reference
 				Required: []string{"apiVersion", "kind", "name"},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_RestoreSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RestoreSpec creates a cluster from another cluster's backups: the newest base backup taken before targetTime, then its archived WAL replayed up to targetTime (to the end of the archive without one). It is read once, when CloudNativePG bootstraps the cluster, and cannot change afterwards.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Description: "source is the name of the cluster whose backups are restored, as it appears in the object store (setpoint archives each cluster under its own name).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"objectStoreName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "objectStoreName names a barman-cloud ObjectStore in this namespace that holds source's backups, for instance the retained <source>-backup of a deleted cluster. Default: this cluster's own ObjectStore, <name>-backup, made from its class's backup.objectStore (same destinationPath as the source's when both use that class).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"targetTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "targetTime is the point in time to recover to (RFC 3339). Unset means every archived change.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"source"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_RestoreStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RestoreStatus says where a restored cluster's data came from.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Description: "source is the cluster whose backups were restored.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"objectStore": {
+						SchemaProps: spec.SchemaProps{
+							Description: "objectStore is the barman-cloud ObjectStore they were read from.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"targetTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "targetTime is the point in time recovered to; unset means the end of the archive.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"source", "objectStore"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
 	}
 }
 

@@ -35,6 +35,7 @@ import (
 // named X-primary, like the PodDisruptionBudget of a cluster X-primary.
 //
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, no dots): CloudNativePG names Services after the cluster"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.restore) || self.spec.restore.source != self.metadata.name",message="spec.restore.source must differ from metadata.name: the restored cluster archives under its own name, and would write into the source's archive"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 50",message="metadata.name must be at most 50 characters: CloudNativePG refuses longer cluster names"
 // +kubebuilder:validation:XValidation:rule="!self.metadata.name.matches('-(pooler|pooler-rw|pooler-ro|primary)$')",message="metadata.name must not end in -pooler, -pooler-rw, -pooler-ro or -primary: cluster X's pooler Service X-pooler-rw and primary disruption budget X-primary would collide with the objects of a cluster of that name"
 type PostgresCluster struct {
@@ -63,6 +64,7 @@ const (
 // PostgresClusterSpec is the desired cluster: a class plus overrides.
 //
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.postgresVersion) || (has(self.postgresVersion) && self.postgresVersion >= oldSelf.postgresVersion)",message="postgresVersion cannot go down or be removed once set",fieldPath=".postgresVersion"
+// +kubebuilder:validation:XValidation:rule="has(self.restore) == has(oldSelf.restore)",message="restore can only be set when the cluster is created",fieldPath=".restore"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.storage) || !has(oldSelf.storage.size) || (has(self.storage) && has(self.storage.size) && quantity(string(self.storage.size)).compareTo(quantity(string(oldSelf.storage.size))) >= 0)",message="storage.size cannot shrink or be removed once set",fieldPath=".storage.size"
 type PostgresClusterSpec struct {
 	// class is the name of the PostgresClusterClass this cluster starts
@@ -84,6 +86,12 @@ type PostgresClusterSpec struct {
 	// passwordConfig points at credentials managed outside setpoint.
 	// +optional
 	PasswordConfig *ClusterPasswordConfig `json:"passwordConfig,omitempty"`
+
+	// restore creates the cluster from another cluster's backups. It can
+	// only be set when the cluster is created, and never changes.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="restore is immutable"
+	Restore *RestoreSpec `json:"restore,omitempty"`
 }
 
 // ClusterPasswordConfig points at externally managed credentials.
@@ -161,6 +169,11 @@ type PostgresClusterStatus struct {
 	// backupStatus reports scheduled backups.
 	// +optional
 	BackupStatus *BackupStatus `json:"backupStatus,omitempty"`
+
+	// restoredFrom says where the data of a cluster created by
+	// spec.restore came from.
+	// +optional
+	RestoredFrom *RestoreStatus `json:"restoredFrom,omitempty"`
 
 	// resources names the objects applications use to connect.
 	// +optional

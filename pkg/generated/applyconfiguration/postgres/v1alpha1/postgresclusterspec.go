@@ -38,6 +38,9 @@ type PostgresClusterSpecApplyConfiguration struct {
 	ClusterDeletionPolicy *postgresv1alpha1.DeletionPolicy `json:"clusterDeletionPolicy,omitempty"`
 	// passwordConfig points at credentials managed outside setpoint.
 	PasswordConfig *ClusterPasswordConfigApplyConfiguration `json:"passwordConfig,omitempty"`
+	// restore creates the cluster from another cluster's backups. It can
+	// only be set when the cluster is created, and never changes.
+	Restore *RestoreSpecApplyConfiguration `json:"restore,omitempty"`
 }
 
 // PostgresClusterSpecApplyConfiguration constructs a declarative configuration of the PostgresClusterSpec type for use with
@@ -155,5 +158,13 @@ func (b *PostgresClusterSpecApplyConfiguration) WithClusterDeletionPolicy(value 
 // If called multiple times, the PasswordConfig field is set to the value of the last call.
 func (b *PostgresClusterSpecApplyConfiguration) WithPasswordConfig(value *ClusterPasswordConfigApplyConfiguration) *PostgresClusterSpecApplyConfiguration {
 	b.PasswordConfig = value
+	return b
+}
+
+// WithRestore sets the Restore field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Restore field is set to the value of the last call.
+func (b *PostgresClusterSpecApplyConfiguration) WithRestore(value *RestoreSpecApplyConfiguration) *PostgresClusterSpecApplyConfiguration {
+	b.Restore = value
 	return b
 }

@@ -51,6 +51,9 @@ type PostgresClusterStatusApplyConfiguration struct {
 	ConnectionPoolerStatus *ConnectionPoolerStatusApplyConfiguration `json:"connectionPoolerStatus,omitempty"`
 	// backupStatus reports scheduled backups.
 	BackupStatus *BackupStatusApplyConfiguration `json:"backupStatus,omitempty"`
+	// restoredFrom says where the data of a cluster created by
+	// spec.restore came from.
+	RestoredFrom *RestoreStatusApplyConfiguration `json:"restoredFrom,omitempty"`
 	// resources names the objects applications use to connect.
 	Resources *ClusterResourcesApplyConfiguration `json:"resources,omitempty"`
 	// superuserPasswordRotation is the last rotation of the generated
@@ -146,6 +149,14 @@ func (b *PostgresClusterStatusApplyConfiguration) WithConnectionPoolerStatus(val
 // If called multiple times, the BackupStatus field is set to the value of the last call.
 func (b *PostgresClusterStatusApplyConfiguration) WithBackupStatus(value *BackupStatusApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
 	b.BackupStatus = value
+	return b
+}
+
+// WithRestoredFrom sets the RestoredFrom field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the RestoredFrom field is set to the value of the last call.
+func (b *PostgresClusterStatusApplyConfiguration) WithRestoredFrom(value *RestoreStatusApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
+	b.RestoredFrom = value
 	return b
 }
 

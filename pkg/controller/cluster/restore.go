@@ -1,0 +1,46 @@
+package cluster
+
+import (
+	"time"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+)
+
+// restoreSourceName is the externalClusters entry a restore reads from.
+// It is also CNPG's default serverName, which we set explicitly anyway.
+const restoreSourceName = "restore-source"
+
+// withRestore adds CNPG's bootstrap.recovery and the externalClusters entry
+// it reads from when the cluster is created from backups (spec.restore),
+// and records in status where the data came from. CNPG reads bootstrap
+// only when it creates the Cluster; the values never change afterwards
+// (spec.restore is immutable), so applying them again is a no-op.
+func withRestore(p *pass, spec *cnpgac.ClusterSpecApplyConfiguration) {
+	r := p.cluster.Spec.Restore
+	if r == nil {
+		p.status.RestoredFrom = nil
+		return
+	}
+	store := restoreObjectStore(p, r)
+	rec := cnpgac.BootstrapRecovery().WithSource(restoreSourceName)
+	if r.TargetTime != nil {
+		rec.WithRecoveryTarget(cnpgac.RecoveryTarget().WithTargetTime(r.TargetTime.UTC().Format(time.RFC3339)))
+	}
+	spec.WithBootstrap(cnpgac.BootstrapConfiguration().WithRecovery(rec))
+	spec.WithExternalClusters(cnpgac.ExternalCluster().WithName(restoreSourceName).WithPluginConfiguration(
+		cnpgac.PluginConfiguration().WithName(barmanPlugin).
+			WithParameters(map[string]string{"barmanObjectName": store, "serverName": r.Source})))
+	p.status.RestoredFrom = &pgv1.RestoreStatus{Source: r.Source, ObjectStore: store, TargetTime: r.TargetTime}
+}
+
+// restoreObjectStore is the ObjectStore holding the source's backups: the
+// one named in spec.restore, else this cluster's own (which exists when
+// its class configures an object store; when it does not, CNPG reports the
+// missing ObjectStore and the cluster fails with its message).
+func restoreObjectStore(p *pass, r *pgv1.RestoreSpec) string {
+	if r.ObjectStoreName != "" {
+		return r.ObjectStoreName
+	}
+	return p.name(objectStoreSuffix)
+}
