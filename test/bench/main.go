@@ -48,6 +48,11 @@ type flags struct {
 	creators        int
 	failover        bool
 	logDir          string
+	streamRate      float64
+	streamDuration  time.Duration
+	lightClusters   int
+	curve           bool
+	curveSizes      string
 }
 
 func main() {
@@ -66,6 +71,11 @@ func main() {
 	flag.IntVar(&f.creators, "creators", 8, "Concurrent creates when applying the workload (both runs).")
 	flag.BoolVar(&f.failover, "failover", true, "Measure leader failover (two replicas, default lease timings; ~45 s per repetition).")
 	flag.StringVar(&f.logDir, "logs", "", "Keep the operators' and the stand-in's logs in this directory (default: a temporary directory, removed).")
+	flag.Float64Var(&f.streamRate, "stream-rate", 5, "Latency phase: new PostgresDatabases per second on the Ready clusters.")
+	flag.DurationVar(&f.streamDuration, "stream-duration", 60*time.Second, "Latency phase: how long the stream lasts; 0 skips the phase.")
+	flag.IntVar(&f.lightClusters, "light-clusters", 20, "Light-load phase: PostgresClusters created one at a time (CNPG healthy → Ready); 0 skips it.")
+	flag.BoolVar(&f.curve, "curve", false, "Run only the cost curve: the convergence phase at each of -curve-sizes, fresh operator each.")
+	flag.StringVar(&f.curveSizes, "curve-sizes", "250,1000,4000", "Cost curve sizes in PostgresDatabases (clusters = size / -databases-per-cluster), increasing, ≥ 4× apart for a verdict worth reading.")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -161,6 +171,9 @@ func run(ctx context.Context, f flags) (err error) {
 	}
 
 	b := &bench{f: f, env: env, kube: kube, pg: pg, bin: bin, hostMap: hostMap, logDir: logDir}
+	if f.curve {
+		return b.curveOnly(ctx, meta, began)
+	}
 	var reps []*repResult
 	for rep := 1; rep <= f.reps; rep++ {
 		r, err := b.rep(ctx, rep)
@@ -243,6 +256,9 @@ type repResult struct {
 	apiErrors map[string]float64
 	errLines  []string
 	nErrLines int
+	// lightTimelines: per light-load cluster, its phases relative to
+	// CNPG's healthy moment.
+	lightTimelines []string
 }
 
 func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
@@ -290,6 +306,11 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The API table counts until the last Event is out too (see settle).
+	sAPI, err := settle(ctx, op)
+	if err != nil {
+		return nil, err
+	}
 	wall := ready.lastReady().Sub(start)
 	logf("r%d: all %d objects Ready in %.1fs", rep, w.objects(), wall.Seconds())
 	fig["convergence_wall_s"] = wall.Seconds()
@@ -300,15 +321,16 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["database_ready_p50_s"], fig["database_ready_p99_s"] = pct(db, 0.50), pct(db, 0.99)
 	fig["object_ready_p50_s"], fig["object_ready_p99_s"] = pct(all, 0.50), pct(all, 0.99)
 
-	res.opAPI = diffCounts(sStart.apiCounts(), sConv.apiCounts())
+	res.opAPI = diffCounts(sStart.apiCounts(), sAPI.apiCounts())
 	nObj, nClu, nDB := float64(w.objects()), float64(w.clusters), float64(w.clusters*w.perDB)
 	fig["op_api_requests"] = sumAll(res.opAPI)
 	fig["op_api_writes"] = sumWrites(res.opAPI)
 	fig["op_api_writes_per_object"] = sumWrites(res.opAPI) / nObj
+	fig["op_events_per_object"] = eventWrites(res.opAPI) / nObj
 	fig["op_api_requests_per_s"] = sumAll(res.opAPI) / wall.Seconds()
-	fig["status_writes_per_cluster"] = (res.opAPI["update postgresclusters/status"] + res.opAPI["patch postgresclusters/status"] + res.opAPI["apply postgresclusters/status"]) / nClu
+	fig["status_writes_per_cluster"] = statusWrites(res.opAPI, "postgresclusters") / nClu
 	if nDB > 0 {
-		fig["status_writes_per_database"] = (res.opAPI["update postgresdatabases/status"] + res.opAPI["patch postgresdatabases/status"] + res.opAPI["apply postgresdatabases/status"]) / nDB
+		fig["status_writes_per_database"] = statusWrites(res.opAPI, "postgresdatabases") / nDB
 		fig["op_sql_statements_per_database"] = (sConv.sum("setpoint_postgres_statements_total") - sStart.sum("setpoint_postgres_statements_total")) / nDB
 		fig["op_pg_connections_per_database"] = (sConv.sum("setpoint_postgres_connections_total") - sStart.sum("setpoint_postgres_connections_total")) / nDB
 		fig["reconciles_per_database"] = sConv.sum("setpoint_reconcile_total", "name", "postgresdatabase") / nDB
@@ -370,12 +392,37 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["rss_end_mb"] = s1.sum("process_resident_memory_bytes") / (1 << 20)
 	fig["heap_end_mb"] = s1.sum("go_memstats_heap_alloc_bytes") / (1 << 20)
 	fig["reconciles_total_per_object_end"] = s1.sum("setpoint_reconcile_total") / nObj
-	res.apiErrors = s1.apiErrors()
+	// 4. Latency of one change on a busy operator, then 5. one cluster
+	// at a time on an idle one; both with the converged objects in place.
+	if f.streamDuration > 0 && f.streamRate > 0 && f.perDB > 0 {
+		logf("r%d: latency: %g new PostgresDatabases/s for %v on the %d Ready clusters", rep, f.streamRate, f.streamDuration, w.clusters)
+		sr, err := b.runStream(ctx, op, w, f.streamRate, f.streamDuration)
+		if err != nil {
+			return nil, err
+		}
+		streamFigures(fig, sr)
+		logf("r%d: latency: %d databases, apply → Ready p50 %.2fs p99 %.2fs", rep, sr.n, fig["stream_ready_p50_s"], fig["stream_ready_p99_s"])
+	}
+	if f.lightClusters > 0 {
+		logf("r%d: light load: %d PostgresClusters one at a time (times relative to CNPG's healthy moment)", rep, f.lightClusters)
+		lr, err := b.runLight(ctx, op, w, f.lightClusters)
+		if err != nil {
+			return nil, err
+		}
+		lightFigures(fig, lr)
+		res.lightTimelines = lr.timelines
+		logf("r%d: light load: CNPG healthy → Ready p50 %.2fs p99 %.2fs", rep, fig["light_healthy_to_ready_p50_s"], fig["light_healthy_to_ready_p99_s"])
+	}
+	s2, err := op.scrape()
+	if err != nil {
+		return nil, err
+	}
+	res.apiErrors = s2.apiErrors()
 	res.nErrLines, res.errLines = op.errorLines()
 	op.kill()
 	wcancel()
 
-	// 4. Leader failover with default lease timings.
+	// 6. Leader failover with default lease timings.
 	if f.failover {
 		fns := fmt.Sprintf("failover-r%d", rep)
 		if err := ensureNamespace(ctx, b.kube, fns); err != nil {
@@ -393,6 +440,31 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 		logf("r%d: failover %.1fs after SIGKILL, %.2fs after SIGTERM", rep, fo.afterKill.Seconds(), fo.afterTerm.Seconds())
 	}
 	return res, nil
+}
+
+// curveOnly runs the cost curve and prints its report.
+func (b *bench) curveOnly(ctx context.Context, meta runMeta, began time.Time) error {
+	sizes, err := parseSizes(b.f.curveSizes)
+	if err != nil {
+		return err
+	}
+	logf("cost curve at %v PostgresDatabases (%d per cluster)", sizes, max(b.f.perDB, 1))
+	pts, err := b.runCurve(ctx, sizes)
+	if err != nil {
+		if b.f.logDir == "" {
+			dumpLogs(b.logDir)
+		}
+		return err
+	}
+	r := &curveReport{Meta: curveMeta(meta, sizes, began), Points: pts, Verdicts: verdicts(pts)}
+	r.print(os.Stdout)
+	if b.f.out != "" {
+		if err := writeJSON(b.f.out, r); err != nil {
+			return err
+		}
+		logf("wrote %s", b.f.out)
+	}
+	return nil
 }
 
 func pct(sorted []time.Duration, q float64) float64 {

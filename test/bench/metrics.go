@@ -181,3 +181,22 @@ func histCount(bs []bucket) float64 {
 	}
 	return bs[len(bs)-1].count
 }
+
+// statusWrites counts writes to resource's status subresource.
+func statusWrites(m map[string]float64, resource string) float64 {
+	r := resource + "/status"
+	return m["update "+r] + m["patch "+r] + m["apply "+r]
+}
+
+// eventWrites counts Events written (core/v1 and events.k8s.io alike):
+// a new Event is a create, a repeated one a patch of its count.
+func eventWrites(m map[string]float64) float64 {
+	var t float64
+	for k, v := range m {
+		verb, res, _ := strings.Cut(k, " ")
+		if res == "events" && writeVerbs[verb] {
+			t += v
+		}
+	}
+	return t
+}

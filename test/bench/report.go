@@ -32,6 +32,7 @@ var figureDefs = []figureDef{
 	{"op_api_requests_per_s", "operator API request rate", "req/s", "(client limit: -kube-api-qps)"},
 	{"op_api_writes_per_object", "operator API writes per object", "", "= lower bound's"},
 	{"lb_api_writes_per_object", "lower bound API writes per object", "", ""},
+	{"op_events_per_object", "  of which Events (create/patch events) per object", "", "transitions only"},
 	{"status_writes_per_cluster", "status writes per PostgresCluster", "", "≤ 1 per real state change"},
 	{"status_writes_per_database", "status writes per PostgresDatabase", "", "≤ 1 per real state change"},
 	{"op_sql_statements_per_database", "operator SQL statements per database", "", ""},
@@ -52,6 +53,23 @@ var figureDefs = []figureDef{
 	{"idle_sql_statements", "SQL statements", "", "0"},
 	{"idle_pg_connections", "Postgres connections", "", "0"},
 	{"idle_cpu_s", "operator CPU in the window", "s", "≈ 0"},
+	{"", "Latency: a steady stream of new PostgresDatabases on the Ready clusters", "", ""},
+	{"stream_databases", "databases in the stream (-stream-rate × -stream-duration)", "", ""},
+	{"stream_ready_p50_s", "apply → Ready p50", "s", "< 1"},
+	{"stream_ready_p99_s", "apply → Ready p99", "s", "< 2"},
+	{"stream_ready_max_s", "apply → Ready max", "s", ""},
+	{"stream_api_writes_per_database", "API writes per database (all objects)", "", ""},
+	{"stream_status_writes_per_database", "status writes per database", "", "≤ 2"},
+	{"stream_events_per_database", "Events per database", "", ""},
+	{"stream_queue_wait_p99_database_s", "queue wait p99, postgresdatabase", "s", "< 1"},
+	{"", "Light load: PostgresClusters one at a time on an idle operator", "", ""},
+	{"light_clusters", "clusters", "", ""},
+	{"light_create_to_healthy_p50_s", "create → CNPG \"Cluster in healthy state\" p50 (stand-in)", "s", ""},
+	{"light_healthy_to_ready_p50_s", "CNPG healthy → PostgresCluster Ready p50", "s", "≤ 0.5"},
+	{"light_healthy_to_ready_p99_s", "CNPG healthy → PostgresCluster Ready p99", "s", "≤ 0.5"},
+	{"light_healthy_to_ready_max_s", "CNPG healthy → PostgresCluster Ready max", "s", ""},
+	{"light_status_writes_per_cluster", "status writes per cluster", "", ""},
+	{"light_api_writes_per_cluster", "API writes per cluster (all objects)", "", ""},
 	{"", "Memory", "", ""},
 	{"op_rss_at_convergence_mb", "RSS when all Ready", "MiB", "≤ 64"},
 	{"rss_end_mb", "RSS at the end", "MiB", "≤ 64"},
@@ -99,6 +117,7 @@ type report struct {
 	APIErrors  map[string]float64 `json:"apiNon2xxResponses,omitempty"`
 	ErrorLines int                `json:"operatorErrorLogLines"`
 	ErrorLog   []string           `json:"operatorErrorLogSample,omitempty"`
+	Light      []string           `json:"lightLoadTimelines,omitempty"`
 	objects    float64
 }
 
@@ -127,6 +146,7 @@ func buildReport(m runMeta, f flags, reps []*repResult) *report {
 		}
 		r.ErrorLines += rep.nErrLines
 		r.ErrorLog = append(r.ErrorLog, rep.errLines...)
+		r.Light = append(r.Light, rep.lightTimelines...)
 	}
 	return r
 }
@@ -251,8 +271,10 @@ func (r *report) print(out io.Writer) {
 	}
 }
 
-func (r *report) writeJSON(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+func (r *report) writeJSON(path string) error { return writeJSON(path, r) }
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}

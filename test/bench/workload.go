@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -162,6 +163,9 @@ type readiness struct {
 	allReady chan struct{}
 	closed   bool
 	phases   map[string]pgv1.Phase // last phase seen, for progress and timeouts
+	// only, when set, is the key prefix this tracker counts; other
+	// objects in the namespace (an earlier phase's) are ignored.
+	only string
 }
 
 func newReadiness(want int) *readiness {
@@ -178,6 +182,9 @@ func (r *readiness) markApplied(key string, at time.Time) {
 }
 
 func (r *readiness) observe(key string, phase pgv1.Phase, ready bool) {
+	if r.only != "" && !strings.HasPrefix(key, r.only) {
+		return
+	}
 	now := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
