@@ -2,6 +2,7 @@ package cnpgsim_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,10 +10,13 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/test/envtest"
 )
 
-// A schedule CNPG's parser refuses is reported the way CNPG's admission
-// guard does (field paths only, never values), and cleared once fixed.
+// A schedule CNPG's parser refuses is refused by CNPG's real webhook; one
+// that bypassed the webhook (stored before it, say) is reported the way
+// CNPG's admission guard does (field paths only, never values), and cleared
+// once fixed.
 func TestInvalidScheduleReportedLikeCNPG(t *testing.T) {
 	ns := newNamespace(t)
 	backup := &cnpgv1.ScheduledBackup{
@@ -22,8 +26,13 @@ func TestInvalidScheduleReportedLikeCNPG(t *testing.T) {
 			Method: cnpgv1.BackupMethodVolumeSnapshot,
 		},
 	}
+	_, err := pg.CNPGV1().ScheduledBackups(ns).Create(t.Context(), backup, metav1.CreateOptions{FieldValidation: "Strict"})
+	if err == nil || !strings.Contains(err.Error(), `admission webhook "vscheduledbackup.cnpg.io" denied the request`) {
+		t.Fatalf("create scheduled backup: got %v, want CNPG's webhook to refuse it", err)
+	}
+	backup.Labels = map[string]string{envtest.BypassCNPGWebhooksLabel: "true"}
 	if _, err := pg.CNPGV1().ScheduledBackups(ns).Create(t.Context(), backup, metav1.CreateOptions{FieldValidation: "Strict"}); err != nil {
-		t.Fatalf("create scheduled backup: %v", err)
+		t.Fatalf("create scheduled backup past the webhook: %v", err)
 	}
 	const want = "the resource failed admission validation on: spec.schedule (see the operator logs for details)"
 	status := func(check func(cnpgv1.ScheduledBackupStatus) error) func() error {
@@ -42,7 +51,7 @@ func TestInvalidScheduleReportedLikeCNPG(t *testing.T) {
 		return nil
 	}))
 
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		b, err := pg.CNPGV1().ScheduledBackups(ns).Get(t.Context(), "web-hourly", metav1.GetOptions{})
 		if err != nil {
 			return err

@@ -46,6 +46,12 @@ func TestCNPGWebhooks(t *testing.T) {
 		t.Fatalf("a Cluster setting listen_addresses: got %v, want CNPG's webhook denial naming it", err)
 	}
 
+	bypass := probeCluster(map[string]any{"listen_addresses": "*"})
+	bypass.SetLabels(map[string]string{BypassCNPGWebhooksLabel: "true"})
+	if _, err := client.Create(t.Context(), bypass, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("a Cluster labelled %s: %v", BypassCNPGWebhooksLabel, err)
+	}
+
 	if err := syscall.Kill(env.cnpg.proc.cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
