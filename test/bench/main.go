@@ -259,6 +259,8 @@ type repResult struct {
 	// lightTimelines: per light-load cluster, its phases relative to
 	// CNPG's healthy moment.
 	lightTimelines []string
+	// streamBreakdown: mean time per stream database in each state.
+	streamBreakdown []string
 }
 
 func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
@@ -401,6 +403,7 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 			return nil, err
 		}
 		streamFigures(fig, sr)
+		res.streamBreakdown = sr.breakdown
 		logf("r%d: latency: %d databases, apply → Ready p50 %.2fs p99 %.2fs", rep, sr.n, fig["stream_ready_p50_s"], fig["stream_ready_p99_s"])
 	}
 	if f.lightClusters > 0 {

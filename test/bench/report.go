@@ -118,6 +118,7 @@ type report struct {
 	ErrorLines int                `json:"operatorErrorLogLines"`
 	ErrorLog   []string           `json:"operatorErrorLogSample,omitempty"`
 	Light      []string           `json:"lightLoadTimelines,omitempty"`
+	Stream     []string           `json:"latencyPhaseTimePerState,omitempty"`
 	objects    float64
 }
 
@@ -147,6 +148,7 @@ func buildReport(m runMeta, f flags, reps []*repResult) *report {
 		r.ErrorLines += rep.nErrLines
 		r.ErrorLog = append(r.ErrorLog, rep.errLines...)
 		r.Light = append(r.Light, rep.lightTimelines...)
+		r.Stream = append(r.Stream, rep.streamBreakdown...)
 	}
 	return r
 }
@@ -250,6 +252,18 @@ func (r *report) print(out io.Writer) {
 		tw.Flush()
 	} else {
 		fmt.Fprintln(out, "\nAPI requests during the idle resync window: none")
+	}
+	if len(r.Stream) > 0 {
+		fmt.Fprintln(out, "\nLatency phase: mean time per database in each state, apply → Ready (phase/first condition not True:reason)")
+		for _, l := range r.Stream {
+			fmt.Fprintf(out, "  %s\n", l)
+		}
+	}
+	if len(r.Light) > 0 {
+		fmt.Fprintln(out, "\nLight load: each cluster's states, seconds relative to CNPG's \"Cluster in healthy state\" (phase/ProvisionerReady reason)")
+		for _, l := range r.Light {
+			fmt.Fprintf(out, "  %s\n", l)
+		}
 	}
 	if len(r.APIErrors) > 0 {
 		fmt.Fprintln(out, "\nOperator API responses other than 2xx (whole run, summed over repetitions)")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
@@ -23,6 +24,8 @@ const streamPrefix = "s"
 type streamResult struct {
 	n         int
 	latencies []time.Duration // sorted
+	// breakdown: mean time per database in each state, longest first.
+	breakdown []string
 	before    scrape
 	after     scrape
 }
@@ -36,6 +39,7 @@ func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, rat
 	}
 	track := newReadiness(n)
 	track.only = "database/" + streamPrefix
+	track.steps = map[string][]stateStep{}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if err := watchReadiness(wctx, b.pg, w.ns, track); err != nil {
@@ -93,7 +97,27 @@ func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, rat
 	if err != nil {
 		return nil, err
 	}
-	return &streamResult{n: n, latencies: track.latencies("database/"), before: before, after: after}, nil
+	return &streamResult{n: n, latencies: track.latencies("database/"), breakdown: breakdown(track.timeInStates(), n),
+		before: before, after: after}, nil
+}
+
+// breakdown turns summed time per state into lines of mean time per
+// object, longest first.
+func breakdown(by map[string]time.Duration, n int) []string {
+	type kv struct {
+		state string
+		d     time.Duration
+	}
+	var all []kv
+	for k, v := range by {
+		all = append(all, kv{k, v})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].d > all[j].d })
+	var out []string
+	for _, x := range all {
+		out = append(out, fmt.Sprintf("%6.3fs  %s", x.d.Seconds()/float64(n), x.state))
+	}
+	return out
 }
 
 // streamFigures adds the latency phase's figures to fig.

@@ -166,6 +166,15 @@ type readiness struct {
 	// only, when set, is the key prefix this tracker counts; other
 	// objects in the namespace (an earlier phase's) are ignored.
 	only string
+	// steps, when not nil, records each object's states (phase and the
+	// first condition not True) as they change, to say where time goes.
+	steps map[string][]stateStep
+}
+
+// stateStep is one observed state of an object.
+type stateStep struct {
+	at    time.Time
+	state string
 }
 
 func newReadiness(want int) *readiness {
@@ -181,7 +190,7 @@ func (r *readiness) markApplied(key string, at time.Time) {
 	}
 }
 
-func (r *readiness) observe(key string, phase pgv1.Phase, ready bool) {
+func (r *readiness) observe(key string, phase pgv1.Phase, ready bool, conds []metav1.Condition) {
 	if r.only != "" && !strings.HasPrefix(key, r.only) {
 		return
 	}
@@ -189,6 +198,12 @@ func (r *readiness) observe(key string, phase pgv1.Phase, ready bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.phases[key] = phase
+	if r.steps != nil {
+		st := stateOf(phase, conds)
+		if s := r.steps[key]; len(s) == 0 || s[len(s)-1].state != st {
+			r.steps[key] = append(s, stateStep{now, st})
+		}
+	}
 	if !ready {
 		return
 	}
@@ -252,13 +267,13 @@ func watchReadiness(ctx context.Context, pg versioned.Interface, ns string, r *r
 	onCluster := func(obj any) {
 		if c, ok := obj.(*pgv1.PostgresCluster); ok {
 			r.observe("cluster/"+c.Name, c.Status.Phase,
-				c.Status.Phase == pgv1.PhaseReady && c.Status.ObservedGeneration == c.Generation)
+				c.Status.Phase == pgv1.PhaseReady && c.Status.ObservedGeneration == c.Generation, c.Status.Conditions)
 		}
 	}
 	onDB := func(obj any) {
 		if d, ok := obj.(*pgv1.PostgresDatabase); ok {
 			r.observe("database/"+d.Name, d.Status.Phase,
-				d.Status.Phase == pgv1.PhaseReady && d.Status.ObservedGeneration == d.Generation)
+				d.Status.Phase == pgv1.PhaseReady && d.Status.ObservedGeneration == d.Generation, d.Status.Conditions)
 		}
 	}
 	if _, err := ci.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -276,4 +291,44 @@ func watchReadiness(ctx context.Context, pg versioned.Interface, ns string, r *r
 		}
 	}
 	return nil
+}
+
+// stateOf names a status: its phase and its first condition that is not
+// True, with the reason ("Provisioning/RolesReady:RoleNotInCluster").
+func stateOf(phase pgv1.Phase, conds []metav1.Condition) string {
+	st := string(phase)
+	if st == "" {
+		st = "(none)"
+	}
+	for _, c := range conds {
+		if c.Type != pgv1.ConditionReady && c.Status != metav1.ConditionTrue {
+			return st + "/" + c.Type + ":" + c.Reason
+		}
+	}
+	return st
+}
+
+// timeInStates sums, over the tracked objects that reached Ready, the
+// time from their apply to Ready spent in each state (a state lasts until
+// the next one is seen); the first interval, apply → first status, is
+// "(no status yet)".
+func (r *readiness) timeInStates() map[string]time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]time.Duration{}
+	for k, done := range r.ready {
+		at, ok := r.applied[k]
+		if !ok {
+			continue
+		}
+		cur := "(no status yet)"
+		for _, s := range r.steps[k] {
+			if s.at.After(done) {
+				break
+			}
+			out[cur] += s.at.Sub(at)
+			cur, at = s.state, s.at
+		}
+	}
+	return out
 }
