@@ -58,6 +58,29 @@ func RotationDone(s *corev1.Secret, request string) bool {
 	return s.Annotations[RotatedForAnnotation] == request
 }
 
+// EnsureRotated makes s answer request: nothing when it already does
+// (the cached copy says so, or the API server's does — a cache that lags
+// behind an earlier rotation must not cause a second one, nor a conflict
+// that would flap the status), else RotatePassword on the live Secret. It
+// returns the Secret as it now stands and whether this call rotated it.
+func EnsureRotated(ctx context.Context, client typedcorev1.SecretInterface, cached *corev1.Secret, request, fieldManager string, now time.Time) (*corev1.Secret, bool, error) {
+	if RotationDone(cached, request) {
+		return cached, false, nil
+	}
+	live, err := client.Get(ctx, cached.Name, metav1.GetOptions{})
+	if err != nil {
+		return cached, false, fmt.Errorf("read Secret %s before rotating it: %w", cached.Name, err)
+	}
+	if RotationDone(live, request) {
+		return live, false, nil
+	}
+	out, err := RotatePassword(ctx, client, live, request, fieldManager, now)
+	if err != nil {
+		return cached, false, err
+	}
+	return out, true, nil
+}
+
 // RotatePassword writes a new random password into s with the request's
 // annotations, in one merge patch guarded by s's resourceVersion: when s
 // changed since it was read (a stale cache, perhaps right after an earlier

@@ -140,6 +140,16 @@ func TestPasswordRotationOnRequest(t *testing.T) {
 		user := string(cur.Data["username"])
 		passwordSwitched(t, ns, "orders", user, string(old.Data["password"]), string(cur.Data["password"]))
 	}
+	// The rotation never made the database stop being Ready.
+	events, err := kube.CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.Items {
+		if e.Type == corev1.EventTypeWarning {
+			t.Errorf("Warning Event during the rotation: %s %s", e.Reason, e.Message)
+		}
+	}
 	cm2, err := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "app-orders-config", metav1.GetOptions{})
 	if err != nil || !maps.Equal(cm.Data, cm2.Data) {
 		t.Errorf("ConfigMap changed: %v -> %v (%v)", cm.Data, cm2.Data, err)

@@ -23,15 +23,17 @@ var now = time.Now
 // request. CNPG applies it through the Secret's cnpg.io/reload label.
 func rotateSuperuser(ctx context.Context, p *pass, client typedcorev1.SecretInterface, s *corev1.Secret) (*corev1.Secret, error) {
 	request := controller.RotationRequest(p.cluster)
-	if request == "" || controller.RotationDone(s, request) {
+	if request == "" {
 		return s, nil
 	}
-	rotated, err := controller.RotatePassword(ctx, client, s, request, fieldManager, now())
+	out, rotated, err := controller.EnsureRotated(ctx, client, s, request, fieldManager, now())
 	if err != nil {
 		return s, err
 	}
-	klog.FromContext(ctx).Info("Rotated superuser password", "secret", klog.KObj(rotated), "request", request)
-	return rotated, nil
+	if rotated {
+		klog.FromContext(ctx).Info("Rotated superuser password", "secret", klog.KObj(out), "request", request)
+	}
+	return out, nil
 }
 
 // recordSuperuserRotation puts the superuser Secret's last rotation in

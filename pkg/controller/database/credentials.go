@@ -103,21 +103,19 @@ func (p *pass) afterValidation(ctx context.Context, d pgv1.DatabaseSpec, c roleC
 	if request == "" || !rotationSelects(p.db, c) {
 		return ready("", "")
 	}
-	s := p.obs.secrets[c.generated]
 	p.rotation.selected++
-	if controller.RotationDone(s, request) {
-		p.rotation.done++
-		return ready("", "")
-	}
-	rotated, err := controller.RotatePassword(ctx, p.c.kube.CoreV1().Secrets(p.db.Namespace), s, request, fieldManager, now())
+	s, rotated, err := controller.EnsureRotated(ctx, p.c.kube.CoreV1().Secrets(p.db.Namespace), p.obs.secrets[c.generated], request, fieldManager, now())
 	if err != nil {
 		return apiError("PasswordRotationFailed", err)
 	}
-	p.obs.secrets[c.generated] = rotated
-	p.rotation.rotated = append(p.rotation.rotated, c.role)
+	p.obs.secrets[c.generated] = s
 	p.rotation.done++
+	if !rotated {
+		return ready("", "")
+	}
+	p.rotation.rotated = append(p.rotation.rotated, c.role)
 	// Who asked is in the request; the password is never logged.
-	klog.FromContext(ctx).Info("Rotated password", "secret", klog.KObj(rotated), "role", c.role, "request", request)
+	klog.FromContext(ctx).Info("Rotated password", "secret", klog.KObj(s), "role", c.role, "request", request)
 	return ready("", "")
 }
 
