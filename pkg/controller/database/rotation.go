@@ -53,7 +53,11 @@ func (p *pass) recordRotation() {
 	done := p.rotation.done
 	var status bool
 	var reason, msg string
-	switch {
+	switch unknown := p.unknownRotationRoles(); {
+	case len(unknown) > 0:
+		reason = "UnknownRoles"
+		msg = fmt.Sprintf("request %q: %s names %s, neither a kind (admin, rw, ro) nor a role of this object; %d of %d password(s) rotated",
+			request, pgv1.RotatePasswordsRolesAnnotation, strings.Join(unknown, ", "), done, p.rotation.selected)
 	case len(p.rotation.external) > 0:
 		reason = "ExternalSecretNotRotated"
 		msg = fmt.Sprintf("request %q: setpoint never writes external Secrets, rotate them yourself: %s", request, strings.Join(p.rotation.external, ", "))
@@ -68,4 +72,23 @@ func (p *pass) recordRotation() {
 		msg = fmt.Sprintf("request %q: %d password(s) rotated", request, done)
 	}
 	controller.SetCondition(&p.status.Conditions, p.db.Generation, pgv1.ConditionPasswordRotation, status, reason, msg)
+}
+
+// unknownRotationRoles are the items of the roles annotation that name
+// no kind and no role of the spec: most likely a typo, said in status
+// rather than silently ignored.
+func (p *pass) unknownRotationRoles() []string {
+	known := map[string]bool{"admin": true, "rw": true, "ro": true}
+	for _, d := range p.db.Spec.Databases {
+		for _, r := range namesOf(p.db.Name, d.Name).Roles() {
+			known[r] = true
+		}
+	}
+	var out []string
+	for item := range strings.SplitSeq(p.db.Annotations[pgv1.RotatePasswordsRolesAnnotation], ",") {
+		if item = strings.TrimSpace(item); item != "" && !known[item] {
+			out = append(out, item)
+		}
+	}
+	return out
 }

@@ -272,3 +272,23 @@ func TestSecretCreatedDuringRequestIsNotRotatedAgain(t *testing.T) {
 		t.Errorf("PasswordRotation = %+v", c)
 	}
 }
+
+// A roles annotation with a typo is said in status; the valid items are
+// carried out.
+func TestRotationRolesTypoIsReported(t *testing.T) {
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
+	converge(t, f, "shop", "orders_admin", "orders_rw")
+	before := f.passwords("shop-orders-admin", "shop-orders-rw")
+	f.annotate("shop", map[string]string{pgv1.RotatePasswordsAnnotation: "r1", pgv1.RotatePasswordsRolesAnnotation: "rw, admn"})
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	after := f.passwords("shop-orders-admin", "shop-orders-rw")
+	if after["shop-orders-admin"] != before["shop-orders-admin"] || after["shop-orders-rw"] == before["shop-orders-rw"] {
+		t.Error("only rw should have been rotated")
+	}
+	c := cond(t, f.db("shop"), pgv1.ConditionPasswordRotation)
+	if c.Status != metav1.ConditionFalse || c.Reason != "UnknownRoles" || !strings.Contains(c.Message, "names admn,") || !strings.Contains(c.Message, "1 of 1 password(s) rotated") {
+		t.Errorf("PasswordRotation = %+v", c)
+	}
+}
