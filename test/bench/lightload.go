@@ -14,6 +14,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
 )
 
@@ -146,7 +147,7 @@ func (b *bench) runLight(ctx context.Context, op *operatorProc, w workload, n in
 	}
 	res := &lightResult{before: before}
 	for i := range n {
-		name := fmt.Sprintf("%s%02d", lightPrefix, i)
+		name := lightName(i)
 		if err := b.createLight(ctx, op, t, w, name); err != nil {
 			return nil, err
 		}
@@ -204,4 +205,40 @@ func lightFigures(fig map[string]float64, r *lightResult) {
 	fig["light_create_to_healthy_p50_s"] = pct(r.createToHealth, 0.50)
 	fig["light_status_writes_per_cluster"] = statusWrites(api, "postgresclusters") / n
 	fig["light_api_writes_per_cluster"] = sumWrites(api) / n
+}
+
+// lightSelector selects (op "in") or excludes (op "notin") the CNPG
+// objects of the light-load clusters by the operator's cluster label.
+func lightSelector(op string, n int) string {
+	names := make([]string, n)
+	for i := range n {
+		names[i] = lightName(i)
+	}
+	return fmt.Sprintf("%s %s (%s)", controller.ClusterLabel, op, strings.Join(names, ","))
+}
+
+func lightName(i int) string { return fmt.Sprintf("%s%02d", lightPrefix, i) }
+
+// light runs the light-load phase: with servers of their own, in a
+// namespace of its own with a fresh operator pointed at the second
+// stand-in's host map; otherwise on the convergence phase's operator.
+func (b *bench) light(ctx context.Context, rep int, op *operatorProc, w workload) (*lightResult, error) {
+	n := b.f.lightClusters
+	if b.lightHostMap == "" {
+		return b.runLight(ctx, op, w, n)
+	}
+	lw := workload{ns: fmt.Sprintf("light-r%d", rep), class: w.class}
+	if err := ensureNamespace(ctx, b.kube, lw.ns); err != nil {
+		return nil, err
+	}
+	lop, err := startOperator(ctx, b.bin, b.env.KubeconfigPath, b.logDir, fmt.Sprintf("operator-light-r%d", rep),
+		"--leader-elect=false", "--namespace", lw.ns, "--postgres-host-map", b.lightHostMap,
+		"--resync-period", b.f.resync.String(),
+		"--cluster-workers", fmt.Sprint(b.f.clusterWorkers), "--database-workers", fmt.Sprint(b.f.databaseWorkers),
+		"--kube-api-qps", fmt.Sprint(b.f.qps), "--kube-api-burst", fmt.Sprint(b.f.burst))
+	if err != nil {
+		return nil, err
+	}
+	defer lop.kill()
+	return b.runLight(ctx, lop, lw, n)
 }

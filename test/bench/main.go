@@ -51,6 +51,7 @@ type flags struct {
 	streamRate      float64
 	streamDuration  time.Duration
 	lightClusters   int
+	lightOwnServers bool
 	curve           bool
 	curveSizes      string
 }
@@ -74,6 +75,7 @@ func main() {
 	flag.Float64Var(&f.streamRate, "stream-rate", 5, "Latency phase: new PostgresDatabases per second on the Ready clusters.")
 	flag.DurationVar(&f.streamDuration, "stream-duration", 60*time.Second, "Latency phase: how long the stream lasts; 0 skips the phase.")
 	flag.IntVar(&f.lightClusters, "light-clusters", 20, "Light-load phase: PostgresClusters created one at a time (CNPG healthy → Ready); 0 skips it.")
+	flag.BoolVar(&f.lightOwnServers, "light-own-servers", true, "Light-load phase: each cluster gets a Postgres server of its own (a second stand-in, a fresh operator in its own namespace), so CNPG's phases take a real server's time; false: the shared backend and the convergence phase's operator.")
 	flag.BoolVar(&f.curve, "curve", false, "Run only the cost curve: the convergence phase at each of -curve-sizes, fresh operator each.")
 	flag.StringVar(&f.curveSizes, "curve-sizes", "250,1000,4000", "Cost curve sizes in PostgresDatabases (clusters = size / -databases-per-cluster), increasing, ≥ 4× apart for a verdict worth reading.")
 	flag.Parse()
@@ -148,29 +150,30 @@ func run(ctx context.Context, f flags) (err error) {
 		return err
 	}
 	hostMap := filepath.Join(work, "hostmap.json")
-	sim, err := cnpgsim.New(env.Config, cnpgsim.Options{
-		HostMapFile: hostMap, SharedBackend: true, Workers: f.simWorkers,
-		// Only what the operator wrote: the lower bound's CNPG objects are
-		// labelled otherwise and left alone.
-		Selector: "app.kubernetes.io/managed-by=setpoint",
-	})
-	if err != nil {
-		return fmt.Errorf("CNPG stand-in: %w", err)
+	// Only what the operator wrote: the lower bound's CNPG objects are
+	// labelled otherwise and left alone.
+	selector := "app.kubernetes.io/managed-by=setpoint"
+	lightOwn := f.lightOwnServers && f.lightClusters > 0 && !f.curve
+	if lightOwn {
+		selector += "," + lightSelector("notin", f.lightClusters)
 	}
-	simCtx, simCancel := context.WithCancel(context.Background())
-	simDone := make(chan struct{})
-	go func() {
-		defer close(simDone)
-		if err := sim.Run(simCtx); err != nil && simCtx.Err() == nil {
-			logf("CNPG stand-in stopped: %v", err)
+	if err := startSim(env, cnpgsim.Options{HostMapFile: hostMap, SharedBackend: true, Workers: f.simWorkers, Selector: selector}); err != nil {
+		return err
+	}
+	b := &bench{f: f, env: env, kube: kube, pg: pg, bin: bin, hostMap: hostMap, logDir: logDir}
+	if lightOwn {
+		// The light-load clusters get a server each, as with CNPG: their
+		// CNPG Cluster goes through CNPG's phases at a real server's pace.
+		b.lightHostMap = filepath.Join(work, "hostmap-light.json")
+		if err := startSim(env, cnpgsim.Options{HostMapFile: b.lightHostMap, Workers: 2, FieldManager: "cnpgsim-light",
+			Selector: "app.kubernetes.io/managed-by=setpoint," + lightSelector("in", f.lightClusters)}); err != nil {
+			return err
 		}
-	}()
-	env.AddCleanup(func() { simCancel(); <-simDone })
+	}
 	if err := ensureNamespace(ctx, kube, "setpoint-system"); err != nil {
 		return err
 	}
 
-	b := &bench{f: f, env: env, kube: kube, pg: pg, bin: bin, hostMap: hostMap, logDir: logDir}
 	if f.curve {
 		return b.curveOnly(ctx, meta, began)
 	}
@@ -194,6 +197,24 @@ func run(ctx context.Context, f flags) (err error) {
 		}
 		logf("wrote %s", f.out)
 	}
+	return nil
+}
+
+// startSim runs a CNPG stand-in until the environment stops.
+func startSim(env *envtest.Environment, o cnpgsim.Options) error {
+	sim, err := cnpgsim.New(env.Config, o)
+	if err != nil {
+		return fmt.Errorf("CNPG stand-in: %w", err)
+	}
+	simCtx, simCancel := context.WithCancel(context.Background())
+	simDone := make(chan struct{})
+	go func() {
+		defer close(simDone)
+		if err := sim.Run(simCtx); err != nil && simCtx.Err() == nil {
+			logf("CNPG stand-in stopped: %v", err)
+		}
+	}()
+	env.AddCleanup(func() { simCancel(); <-simDone })
 	return nil
 }
 
@@ -245,6 +266,9 @@ type bench struct {
 	bin     string
 	hostMap string
 	logDir  string
+	// lightHostMap, when set, is the host map of the stand-in that gives
+	// each light-load cluster a server of its own.
+	lightHostMap string
 }
 
 // repResult is everything one repetition measured.
@@ -408,7 +432,7 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	}
 	if f.lightClusters > 0 {
 		logf("r%d: light load: %d PostgresClusters one at a time (times relative to CNPG's healthy moment)", rep, f.lightClusters)
-		lr, err := b.runLight(ctx, op, w, f.lightClusters)
+		lr, err := b.light(ctx, rep, op, w)
 		if err != nil {
 			return nil, err
 		}
