@@ -2,10 +2,15 @@ package cluster
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
 
 // <db>_ro is asked for only while the spec sets readOnlyRole and the status
@@ -41,5 +46,31 @@ func TestReadOnlyRoleIntent(t *testing.T) {
 	// Not the cluster's gift to this object: nothing absent, ro not asked.
 	if got := intentOf(db, func(string) bool { return false }); len(got) != 2 || got[0].Name != "orders_admin" {
 		t.Fatalf("absent ro without ownership = %+v", got)
+	}
+}
+
+// A <db>_ro that Postgres has and setpoint did not create is never handed
+// to CNPG: the read-only role is verified like the others, the admin and
+// rw roles go ahead.
+func TestExistingReadOnlyRoleIsNotTakenOver(t *testing.T) {
+	cs := fake.NewClientset(&cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}})
+	p := testPass()
+	p.deps = &deps{pg: cs, lookupRoles: lookupFixed(map[string]string{"orders_ro": ""})}
+	db := claimant("app", "uid-1", time.Hour, "orders")
+	db.Spec.Databases[0].ReadOnlyRole = true
+	db.Status.Databases[0].ROSecretRef = &pgv1.LocalObjectReference{Name: "app-orders-ro"}
+	p.obs = &observation{databases: []*pgv1.PostgresDatabase{db}}
+	p.contracts.CNPGCluster = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}}
+	c := managedRolesComponent{}
+	if err := c.Reconcile(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	if got := roleNames(p.contracts.CNPGCluster.Spec.Managed.Roles); !slices.Equal(got, []string{"orders_admin", "orders_rw"}) {
+		t.Fatalf("managed roles = %v", got)
+	}
+	c.Observe(t.Context(), p, nil)
+	st := p.status.ManagedRolesStatus
+	if len(st.Conflicts) != 1 || st.Conflicts[0].Role != "orders_ro" || !strings.Contains(st.Conflicts[0].Message, "exists in Postgres and was not created by setpoint") {
+		t.Fatalf("conflicts = %+v", st.Conflicts)
 	}
 }
