@@ -355,6 +355,28 @@ func TestReadOnlyRole(t *testing.T) {
 	// The others are untouched.
 	rw := connectAs(t, ns, "app-orders-config", "app-orders-rw")
 	execSQL(t, rw, "INSERT INTO later (v) VALUES ('still writable')")
+
+	// On again, on databases that exist: orders gets a new role that reads
+	// the existing table, catalog takes its retained role and password back.
+	if db, err = pg.PostgresV1alpha1().PostgresDatabases(ns).Get(t.Context(), "app", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range db.Spec.Databases {
+		db.Spec.Databases[i].ReadOnlyRole = true
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), db, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	ro = connectAs(t, ns, "app-orders-config", "app-orders-ro")
+	if got := queryString(t, ro, "SELECT count(*)::text FROM later"); got != "2" {
+		t.Errorf("the new ro role reads %s rows of the existing table, want 2", got)
+	}
+	back := getSecret(t, ns, "app-catalog-ro")
+	if string(back.Data["password"]) != string(catalogRO.Data["password"]) || back.Labels[controller.RetainedLabel] == "true" || len(back.OwnerReferences) != 1 {
+		t.Errorf("catalog's retained ro Secret not taken back as it was: %+v", back.ObjectMeta)
+	}
+	mustLogin(t, ns, "shop", "catalog", "catalog_ro", string(back.Data["password"]))
 }
 
 // With passwordConfig.reloadOnChange a password changed in the user's
