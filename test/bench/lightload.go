@@ -39,6 +39,7 @@ type lightStep struct {
 }
 
 type lightTrack struct {
+	prefix  string // the clusters tracked
 	mu      sync.Mutex
 	created map[string]time.Time
 	healthy map[string]time.Time
@@ -48,7 +49,7 @@ type lightTrack struct {
 
 func (t *lightTrack) onCNPG(obj any) {
 	c, ok := obj.(*cnpgv1.Cluster)
-	if !ok || !strings.HasPrefix(c.Name, lightPrefix) || c.Status.Phase != cnpgHealthy {
+	if !ok || !strings.HasPrefix(c.Name, t.prefix) || c.Status.Phase != cnpgHealthy {
 		return
 	}
 	now := time.Now()
@@ -61,7 +62,7 @@ func (t *lightTrack) onCNPG(obj any) {
 
 func (t *lightTrack) onCluster(obj any) {
 	c, ok := obj.(*pgv1.PostgresCluster)
-	if !ok || !strings.HasPrefix(c.Name, lightPrefix) {
+	if !ok || !strings.HasPrefix(c.Name, t.prefix) {
 		return
 	}
 	now := time.Now()
@@ -117,11 +118,32 @@ type lightResult struct {
 // runLight creates n PostgresClusters one after the other in w's
 // namespace, each once the previous is Ready.
 func (b *bench) runLight(ctx context.Context, op *operatorProc, w workload, n int) (*lightResult, error) {
-	t := &lightTrack{created: map[string]time.Time{}, healthy: map[string]time.Time{},
-		ready: map[string]time.Time{}, steps: map[string][]lightStep{}}
+	t := newLightTrack(lightPrefix)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	f := externalversions.NewSharedInformerFactoryWithOptions(b.pg, 0, externalversions.WithNamespace(w.ns))
+	if err := t.watch(wctx, b, w.ns); err != nil {
+		return nil, err
+	}
+	before, err := op.scrape()
+	if err != nil {
+		return nil, err
+	}
+	res := &lightResult{before: before}
+	if err := b.runLightLoop(ctx, op, t, w, res, n); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func newLightTrack(prefix string) *lightTrack {
+	return &lightTrack{prefix: prefix, created: map[string]time.Time{}, healthy: map[string]time.Time{},
+		ready: map[string]time.Time{}, steps: map[string][]lightStep{}}
+}
+
+// watch starts informers on CNPG Clusters and PostgresClusters in ns
+// feeding t; stop with ctx.
+func (t *lightTrack) watch(ctx context.Context, b *bench, ns string) error {
+	f := externalversions.NewSharedInformerFactoryWithOptions(b.pg, 0, externalversions.WithNamespace(ns))
 	handlers := []struct {
 		inf cache.SharedIndexInformer
 		fn  func(any)
@@ -132,24 +154,38 @@ func (b *bench) runLight(ctx context.Context, op *operatorProc, w workload, n in
 	for _, h := range handlers {
 		if _, err := h.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc: h.fn, UpdateFunc: func(_, o any) { h.fn(o) }}); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	f.Start(wctx.Done())
-	for typ, ok := range f.WaitForCacheSync(wctx.Done()) {
+	f.Start(ctx.Done())
+	for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
 		if !ok {
-			return nil, fmt.Errorf("informer %v did not sync", typ)
+			return fmt.Errorf("informer %v did not sync", typ)
 		}
 	}
-	before, err := op.scrape()
-	if err != nil {
-		return nil, err
+	return nil
+}
+
+// healthyToReady is, per cluster seen both healthy and Ready, the time
+// between; sorted.
+func (t *lightTrack) healthyToReady() []time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []time.Duration
+	for name, h := range t.healthy {
+		if r, ok := t.ready[name]; ok {
+			out = append(out, r.Sub(h))
+		}
 	}
-	res := &lightResult{before: before}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func (b *bench) runLightLoop(ctx context.Context, op *operatorProc, t *lightTrack, w workload, res *lightResult, n int) error {
 	for i := range n {
 		name := lightName(i)
 		if err := b.createLight(ctx, op, t, w, name); err != nil {
-			return nil, err
+			return err
 		}
 		t.mu.Lock()
 		res.healthyToReady = append(res.healthyToReady, t.ready[name].Sub(t.healthy[name]))
@@ -161,10 +197,9 @@ func (b *bench) runLight(ctx context.Context, op *operatorProc, w workload, n in
 	}
 	sort.Slice(res.healthyToReady, func(i, j int) bool { return res.healthyToReady[i] < res.healthyToReady[j] })
 	sort.Slice(res.createToHealth, func(i, j int) bool { return res.createToHealth[i] < res.createToHealth[j] })
-	if res.after, err = settle(ctx, op); err != nil {
-		return nil, err
-	}
-	return res, nil
+	var err error
+	res.after, err = settle(ctx, op)
+	return err
 }
 
 func (b *bench) createLight(ctx context.Context, op *operatorProc, t *lightTrack, w workload, name string) error {

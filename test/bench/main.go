@@ -285,6 +285,8 @@ type repResult struct {
 	lightTimelines []string
 	// streamBreakdown: mean time per stream database in each state.
 	streamBreakdown []string
+	// convBreakdown: mean time per object in each state during convergence.
+	convBreakdown []string
 }
 
 func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
@@ -314,9 +316,16 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 		return nil, err
 	}
 	ready := newReadiness(w.objects())
+	ready.steps = map[string][]stateStep{}
 	wctx, wcancel := context.WithCancel(ctx)
 	defer wcancel()
 	if err := watchReadiness(wctx, b.pg, w.ns, ready); err != nil {
+		return nil, err
+	}
+	// CNPG's healthy moment of each cluster, to tell the stand-in's time
+	// from the operator's under load.
+	healthy := newLightTrack("c")
+	if err := healthy.watch(wctx, b, w.ns); err != nil {
 		return nil, err
 	}
 	logf("r%d: applying %d PostgresClusters and %d PostgresDatabases in %s", rep, w.clusters, w.clusters*w.perDB, w.ns)
@@ -346,6 +355,10 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["cluster_ready_p50_s"], fig["cluster_ready_p99_s"] = pct(cl, 0.50), pct(cl, 0.99)
 	fig["database_ready_p50_s"], fig["database_ready_p99_s"] = pct(db, 0.50), pct(db, 0.99)
 	fig["object_ready_p50_s"], fig["object_ready_p99_s"] = pct(all, 0.50), pct(all, 0.99)
+	h2r := healthy.healthyToReady()
+	fig["cluster_healthy_to_ready_p50_s"], fig["cluster_healthy_to_ready_p99_s"] = pct(h2r, 0.50), pct(h2r, 0.99)
+	res.convBreakdown = append(prefixed("PostgresCluster ", breakdown(ready.timeInStates("cluster/"), w.clusters)),
+		prefixed("PostgresDatabase ", breakdown(ready.timeInStates("database/"), max(w.clusters*w.perDB, 1)))...)
 
 	res.opAPI = diffCounts(sStart.apiCounts(), sAPI.apiCounts())
 	nObj, nClu, nDB := float64(w.objects()), float64(w.clusters), float64(w.clusters*w.perDB)
@@ -492,6 +505,13 @@ func (b *bench) curveOnly(ctx context.Context, meta runMeta, began time.Time) er
 		logf("wrote %s", b.f.out)
 	}
 	return nil
+}
+
+func prefixed(p string, lines []string) []string {
+	for i, l := range lines {
+		lines[i] = p + l
+	}
+	return lines
 }
 
 func pct(sorted []time.Duration, q float64) float64 {

@@ -25,6 +25,8 @@ var figureDefs = []figureDef{
 	{"object_ready_p99_s", "apply → Ready per object, p99", "s", ""},
 	{"cluster_ready_p50_s", "  PostgresCluster p50", "s", ""},
 	{"cluster_ready_p99_s", "  PostgresCluster p99", "s", ""},
+	{"cluster_healthy_to_ready_p50_s", "  CNPG Cluster healthy → PostgresCluster Ready p50", "s", "≤ 0.5"},
+	{"cluster_healthy_to_ready_p99_s", "  CNPG Cluster healthy → PostgresCluster Ready p99", "s", ""},
 	{"database_ready_p50_s", "  PostgresDatabase p50", "s", ""},
 	{"database_ready_p99_s", "  PostgresDatabase p99", "s", ""},
 	{"", "API requests and SQL (until all Ready)", "", ""},
@@ -119,6 +121,7 @@ type report struct {
 	ErrorLog   []string           `json:"operatorErrorLogSample,omitempty"`
 	Light      []string           `json:"lightLoadTimelines,omitempty"`
 	Stream     []string           `json:"latencyPhaseTimePerState,omitempty"`
+	Converge   []string           `json:"convergenceTimePerState,omitempty"`
 	objects    float64
 }
 
@@ -149,6 +152,7 @@ func buildReport(m runMeta, f flags, reps []*repResult) *report {
 		r.ErrorLog = append(r.ErrorLog, rep.errLines...)
 		r.Light = append(r.Light, rep.lightTimelines...)
 		r.Stream = append(r.Stream, rep.streamBreakdown...)
+		r.Converge = append(r.Converge, rep.convBreakdown...)
 	}
 	return r
 }
@@ -252,6 +256,12 @@ func (r *report) print(out io.Writer) {
 		tw.Flush()
 	} else {
 		fmt.Fprintln(out, "\nAPI requests during the idle resync window: none")
+	}
+	if len(r.Converge) > 0 {
+		fmt.Fprintln(out, "\nConvergence: mean time per object in each state, apply → Ready (phase/first condition not True:reason)")
+		for _, l := range r.Converge {
+			fmt.Fprintf(out, "  %s\n", l)
+		}
 	}
 	if len(r.Stream) > 0 {
 		fmt.Fprintln(out, "\nLatency phase: mean time per database in each state, apply → Ready (phase/first condition not True:reason)")

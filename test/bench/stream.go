@@ -97,7 +97,7 @@ func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, rat
 	if err != nil {
 		return nil, err
 	}
-	return &streamResult{n: n, latencies: track.latencies("database/"), breakdown: breakdown(track.timeInStates(), n),
+	return &streamResult{n: n, latencies: track.latencies("database/"), breakdown: breakdown(track.timeInStates("database/"), n),
 		before: before, after: after}, nil
 }
 

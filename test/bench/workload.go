@@ -308,15 +308,19 @@ func stateOf(phase pgv1.Phase, conds []metav1.Condition) string {
 	return st
 }
 
-// timeInStates sums, over the tracked objects that reached Ready, the
+// timeInStates sums, over the tracked objects whose key has prefix and
+// that reached Ready, the
 // time from their apply to Ready spent in each state (a state lasts until
 // the next one is seen); the first interval, apply → first status, is
 // "(no status yet)".
-func (r *readiness) timeInStates() map[string]time.Duration {
+func (r *readiness) timeInStates(prefix string) map[string]time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := map[string]time.Duration{}
 	for k, done := range r.ready {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
 		at, ok := r.applied[k]
 		if !ok {
 			continue
