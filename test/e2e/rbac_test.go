@@ -184,6 +184,7 @@ func fullLifecycle(t *testing.T, ns string) {
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	waitCluster(t, ns, "keep", pgv1.PhaseReady, 120*time.Second)
 
+	requestBackup(t, ns, "shop", "rbac-1")
 	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.PostgreSQLConfig = map[string]string{"work_mem": "16MB"} })
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {

@@ -47,6 +47,9 @@ func wantedBackups(p *pass) map[string]string {
 }
 
 func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
+	if err := reconcileBackupRequest(ctx, p); err != nil {
+		return err
+	}
 	client := p.deps.pg.CNPGV1().ScheduledBackups(p.cluster.Namespace)
 	want := wantedBackups(p)
 	for name, cur := range p.obs.backups {
@@ -93,6 +96,7 @@ func (backupComponent) Observe(_ context.Context, p *pass, err error) health {
 	if err != nil {
 		return waiting(pgv1.PhasePending, "BackupApplyFailed", err.Error(), 0)
 	}
+	observeRecoveryWindow(p)
 	want := wantedBackups(p)
 	if len(want) == 0 {
 		if p.status.BackupStatus != nil {

@@ -56,6 +56,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &barmancloudv1.WalBackupConfigurationApplyConfiguration{}
 
 		// Group=postgres.setpoint.dev, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithKind("BackupRequestStatus"):
+		return &postgresv1alpha1.BackupRequestStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BackupSpec"):
 		return &postgresv1alpha1.BackupSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BackupStatus"):

@@ -80,6 +80,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ScheduledBackupStatus":                 schema_pkg_apis_cnpg_v1_ScheduledBackupStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration":                  schema_pkg_apis_cnpg_v1_StorageConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.VolumeSnapshotConfiguration":           schema_pkg_apis_cnpg_v1_VolumeSnapshotConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupRequestStatus":         schema_pkg_apis_postgres_v1alpha1_BackupRequestStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec":                  schema_pkg_apis_postgres_v1alpha1_BackupSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus":                schema_pkg_apis_postgres_v1alpha1_BackupStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig":       schema_pkg_apis_postgres_v1alpha1_ClusterPasswordConfig(ref),
@@ -2403,6 +2404,42 @@ func schema_pkg_apis_cnpg_v1_VolumeSnapshotConfiguration(ref common.ReferenceCal
 	}
 }
 
+func schema_pkg_apis_postgres_v1alpha1_BackupRequestStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BackupRequestStatus is the last on-demand backup request handled.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"id": {
+						SchemaProps: spec.SchemaProps{
+							Description: "id is the annotation's value.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"backup": {
+						SchemaProps: spec.SchemaProps{
+							Description: "backup names the CloudNativePG Backup created for it; empty when none could be (see message).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says why no Backup was created.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"id"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_postgres_v1alpha1_BackupSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2477,11 +2514,29 @@ func schema_pkg_apis_postgres_v1alpha1_BackupStatus(ref common.ReferenceCallback
 							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
 						},
 					},
+					"firstRecoverabilityPoint": {
+						SchemaProps: spec.SchemaProps{
+							Description: "firstRecoverabilityPoint is the earliest time the cluster can be restored to, as the barman-cloud plugin reports it.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"lastSuccessfulBackupTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastSuccessfulBackupTime is when the last successful base backup ended, as the barman-cloud plugin reports it.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"lastRequest": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastRequest is the last on-demand backup request handled (annotation postgres.setpoint.dev/backup-request).",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupRequestStatus"),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			metav1.Time{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupRequestStatus", metav1.Time{}.OpenAPIModelName()},
 	}
 }
 

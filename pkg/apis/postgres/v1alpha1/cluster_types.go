@@ -297,6 +297,18 @@ type BackupStatus struct {
 	// lastScheduleTime is when CloudNativePG last started a backup.
 	// +optional
 	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
+	// firstRecoverabilityPoint is the earliest time the cluster can be
+	// restored to, as the barman-cloud plugin reports it.
+	// +optional
+	FirstRecoverabilityPoint *metav1.Time `json:"firstRecoverabilityPoint,omitempty"`
+	// lastSuccessfulBackupTime is when the last successful base backup
+	// ended, as the barman-cloud plugin reports it.
+	// +optional
+	LastSuccessfulBackupTime *metav1.Time `json:"lastSuccessfulBackupTime,omitempty"`
+	// lastRequest is the last on-demand backup request handled (annotation
+	// postgres.setpoint.dev/backup-request).
+	// +optional
+	LastRequest *BackupRequestStatus `json:"lastRequest,omitempty"`
 }
 
 // ClusterResources names the objects applications use to connect.

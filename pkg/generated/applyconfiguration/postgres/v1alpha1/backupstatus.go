@@ -33,6 +33,15 @@ type BackupStatusApplyConfiguration struct {
 	ScheduledBackups []string `json:"scheduledBackups,omitempty"`
 	// lastScheduleTime is when CloudNativePG last started a backup.
 	LastScheduleTime *v1.Time `json:"lastScheduleTime,omitempty"`
+	// firstRecoverabilityPoint is the earliest time the cluster can be
+	// restored to, as the barman-cloud plugin reports it.
+	FirstRecoverabilityPoint *v1.Time `json:"firstRecoverabilityPoint,omitempty"`
+	// lastSuccessfulBackupTime is when the last successful base backup
+	// ended, as the barman-cloud plugin reports it.
+	LastSuccessfulBackupTime *v1.Time `json:"lastSuccessfulBackupTime,omitempty"`
+	// lastRequest is the last on-demand backup request handled (annotation
+	// postgres.setpoint.dev/backup-request).
+	LastRequest *BackupRequestStatusApplyConfiguration `json:"lastRequest,omitempty"`
 }
 
 // BackupStatusApplyConfiguration constructs a declarative configuration of the BackupStatus type for use with
@@ -64,5 +73,29 @@ func (b *BackupStatusApplyConfiguration) WithScheduledBackups(values ...string) 
 // If called multiple times, the LastScheduleTime field is set to the value of the last call.
 func (b *BackupStatusApplyConfiguration) WithLastScheduleTime(value v1.Time) *BackupStatusApplyConfiguration {
 	b.LastScheduleTime = &value
+	return b
+}
+
+// WithFirstRecoverabilityPoint sets the FirstRecoverabilityPoint field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the FirstRecoverabilityPoint field is set to the value of the last call.
+func (b *BackupStatusApplyConfiguration) WithFirstRecoverabilityPoint(value v1.Time) *BackupStatusApplyConfiguration {
+	b.FirstRecoverabilityPoint = &value
+	return b
+}
+
+// WithLastSuccessfulBackupTime sets the LastSuccessfulBackupTime field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LastSuccessfulBackupTime field is set to the value of the last call.
+func (b *BackupStatusApplyConfiguration) WithLastSuccessfulBackupTime(value v1.Time) *BackupStatusApplyConfiguration {
+	b.LastSuccessfulBackupTime = &value
+	return b
+}
+
+// WithLastRequest sets the LastRequest field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LastRequest field is set to the value of the last call.
+func (b *BackupStatusApplyConfiguration) WithLastRequest(value *BackupRequestStatusApplyConfiguration) *BackupStatusApplyConfiguration {
+	b.LastRequest = value
 	return b
 }

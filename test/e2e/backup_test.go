@@ -1,0 +1,206 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// backupClass is a class that archives to s3://e2e/<ns> (a folder of the
+// CNPG stand-in's state directory), optionally on a schedule.
+func backupClass(t *testing.T, ns, schedule string) string {
+	t.Helper()
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{
+		Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),
+		Backup: &pgv1.BackupSpec{ObjectStore: &pgv1.ObjectStoreSpec{DestinationPath: "s3://e2e/" + ns, CredentialsSecretName: "backup-creds"}, Schedule: schedule},
+	})
+	return class
+}
+
+// walFolder is where the stand-in keeps serverName's archived WAL for
+// backupClass's object store (see the cnpgsim package documentation).
+func walFolder(ns, serverName string) string {
+	return filepath.Join(sim.Dir(), "objectstore", "s3", "e2e", ns, serverName, "wals")
+}
+
+// switchWAL closes the current WAL segment on cluster's primary (as the
+// superuser of secret, CA of caCluster) and waits until it is archived.
+func switchWAL(t *testing.T, ns, cluster, secret string) {
+	t.Helper()
+	conn := dial(t, ns, cluster, "postgres", secret, cluster+"-ca")
+	var wal string
+	if err := conn.QueryRow(t.Context(), "SELECT pg_walfile_name(pg_switch_wal())").Scan(&wal); err != nil {
+		t.Fatalf("pg_switch_wal: %v", err)
+	}
+	eventually(t, 60*time.Second, "WAL "+wal+" archived", func(context.Context) (bool, error) {
+		_, err := os.Stat(filepath.Join(walFolder(ns, cluster), wal))
+		return err == nil, nil
+	})
+}
+
+// requestBackup asks for an on-demand backup the way a user does (the
+// backup-request annotation) and returns the Backup the operator created.
+func requestBackup(t *testing.T, ns, cluster, id string) string {
+	t.Helper()
+	updateCluster(t, ns, cluster, func(c *pgv1.PostgresCluster) {
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[pgv1.BackupRequestAnnotation] = id
+	})
+	var name string
+	eventually(t, 60*time.Second, "backup request "+id+" handled", func(ctx context.Context) (bool, error) {
+		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, cluster, metav1.GetOptions{})
+		if err != nil || c.Status.BackupStatus == nil || c.Status.BackupStatus.LastRequest == nil ||
+			c.Status.BackupStatus.LastRequest.ID != id {
+			return false, nil
+		}
+		if r := c.Status.BackupStatus.LastRequest; r.Backup == "" {
+			return false, fmt.Errorf("request refused: %s", r.Message)
+		}
+		name = c.Status.BackupStatus.LastRequest.Backup
+		return true, nil
+	})
+	return name
+}
+
+func waitBackupCompleted(t *testing.T, ns, name string) *cnpgv1.Backup {
+	t.Helper()
+	var b *cnpgv1.Backup
+	eventually(t, 2*time.Minute, "Backup "+name+" completed", func(ctx context.Context) (bool, error) {
+		var err error
+		if b, err = pg.CNPGV1().Backups(ns).Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return false, nil
+		}
+		if b.Status.Phase == cnpgv1.BackupPhaseFailed {
+			return false, fmt.Errorf("backup failed: %s", b.Status.Error)
+		}
+		return b.Status.Phase == cnpgv1.BackupPhaseCompleted, nil
+	})
+	return b
+}
+
+// Point-in-time recovery through setpoint: rows written at t1 and t2
+// around a target time after a base backup; a PostgresCluster restored to
+// the target has exactly the t1 rows, read through the role the
+// PostgresDatabase created (roles and their passwords are restored with
+// the data, so the source's Secret still works).
+func TestPointInTimeRecovery(t *testing.T) {
+	ns := newNamespace(t)
+	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
+	class := backupClass(t, ns, "")
+	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	admin := connectAs(t, ns, "app-orders-config", "app-orders-admin")
+	execSQL(t, admin, "CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)")
+
+	began := time.Now()
+	b := waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "before-t1"))
+	t.Logf("backup: %s from request to completed (CNPG status %s → %s)", time.Since(began).Round(time.Millisecond),
+		b.Status.StartedAt.Format(time.RFC3339), b.Status.StoppedAt.Format(time.RFC3339))
+
+	eventually(t, 30*time.Second, "recovery window in status", func(ctx context.Context) (bool, error) {
+		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
+		if err != nil || c.Status.BackupStatus == nil {
+			return false, err
+		}
+		st := c.Status.BackupStatus
+		return st.FirstRecoverabilityPoint != nil && st.LastSuccessfulBackupTime != nil &&
+			st.LastSuccessfulBackupTime.Equal(b.Status.StoppedAt), nil
+	})
+
+	rw := connectAs(t, ns, "app-orders-config", "app-orders-rw")
+	execSQL(t, rw, "INSERT INTO items (label) SELECT 't1-' || g FROM generate_series(1, 1000) AS g")
+	// targetTime has whole seconds: the target is the next second boundary
+	// after the t1 commit, and t2 is written after it.
+	target := time.Now().Truncate(time.Second).Add(time.Second)
+	time.Sleep(time.Until(target.Add(200 * time.Millisecond)))
+	execSQL(t, rw, "INSERT INTO items (label) SELECT 't2-' || g FROM generate_series(1, 1000) AS g")
+	switchWAL(t, ns, "shop", "shop-superuser")
+
+	began = time.Now()
+	c := &pgv1.PostgresCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "copy", Namespace: ns},
+		Spec: pgv1.PostgresClusterSpec{Class: class, ClusterDeletionPolicy: pgv1.DeletionPolicyDelete,
+			Restore: &pgv1.RestoreSpec{Source: "shop", TargetTime: &metav1.Time{Time: target}}},
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := waitCluster(t, ns, "copy", pgv1.PhaseReady, 180*time.Second)
+	t.Logf("recovery: %s from create to Ready", time.Since(began).Round(time.Millisecond))
+	if r := got.Status.RestoredFrom; r == nil || r.Source != "shop" || r.ObjectStore != "copy-backup" ||
+		r.TargetTime == nil || !r.TargetTime.Equal(&metav1.Time{Time: target}) {
+		t.Errorf("status.restoredFrom = %+v", got.Status.RestoredFrom)
+	}
+	restored := dial(t, ns, "copy", "orders", "app-orders-rw", "copy-ca")
+	var t1, t2 int
+	if err := restored.QueryRow(t.Context(),
+		"SELECT count(*) FILTER (WHERE label LIKE 't1-%'), count(*) FILTER (WHERE label LIKE 't2-%') FROM items").Scan(&t1, &t2); err != nil {
+		t.Fatal(err)
+	}
+	if t1 != 1000 || t2 != 0 {
+		t.Fatalf("restored to %s: %d t1 rows and %d t2 rows, want exactly the 1000 t1 rows", target.Format(time.RFC3339), t1, t2)
+	}
+}
+
+// Retain with backups configured: the ObjectStore and the ScheduledBackup
+// are released with the CNPG Cluster, which goes on archiving (a WAL switch
+// after the PostgresCluster is gone lands in the archive), and a new
+// PostgresCluster of the same name adopts them.
+func TestRetainKeepsArchiving(t *testing.T) {
+	ns := newNamespace(t)
+	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
+	class := backupClass(t, ns, "0 2 * * *")
+	newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyRetain)
+	waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
+	switchWAL(t, ns, "kept", "kept-superuser")
+	if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "kept", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	gone(t, "PostgresCluster", func(ctx context.Context) error {
+		_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "kept", metav1.GetOptions{})
+		return err
+	})
+	settleGC(t, ns)
+	store, err := pg.BarmanCloudV1().ObjectStores(ns).Get(t.Context(), "kept-backup", metav1.GetOptions{})
+	if err != nil || len(store.OwnerReferences) != 0 || store.Labels["postgres.setpoint.dev/retained"] == "" {
+		t.Fatalf("retained ObjectStore: %v, owners %v, labels %v", err, store.OwnerReferences, store.Labels)
+	}
+	sb, err := pg.CNPGV1().ScheduledBackups(ns).Get(t.Context(), "kept-backup", metav1.GetOptions{})
+	if err != nil || len(sb.OwnerReferences) != 0 || sb.Labels["postgres.setpoint.dev/retained"] == "" {
+		t.Fatalf("retained ScheduledBackup: %v, owners %v, labels %v", err, sb.OwnerReferences, sb.Labels)
+	}
+	switchWAL(t, ns, "kept", "kept-superuser") // archived with no PostgresCluster around
+
+	again := newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
+	eventually(t, 30*time.Second, "ObjectStore and ScheduledBackup adopted", func(ctx context.Context) (bool, error) {
+		store, err := pg.BarmanCloudV1().ObjectStores(ns).Get(ctx, "kept-backup", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		sb, err := pg.CNPGV1().ScheduledBackups(ns).Get(ctx, "kept-backup", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		owned := func(m metav1.Object) bool {
+			ref := metav1.GetControllerOf(m)
+			return ref != nil && ref.UID == again.UID && m.GetLabels()["postgres.setpoint.dev/retained"] == ""
+		}
+		return owned(store) && owned(sb), nil
+	})
+	switchWAL(t, ns, "kept", "kept-superuser")
+}
