@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,6 +155,54 @@ func TestPointInTimeRecovery(t *testing.T) {
 	if t1 != 1000 || t2 != 0 {
 		t.Fatalf("restored to %s: %d t1 rows and %d t2 rows, want exactly the 1000 t1 rows", target.Format(time.RFC3339), t1, t2)
 	}
+
+	// A target before the first backup cannot be recovered: Failed, with
+	// CloudNativePG's phase and reason in the message.
+	early := &pgv1.PostgresCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "early", Namespace: ns},
+		Spec: pgv1.PostgresClusterSpec{Class: class, ClusterDeletionPolicy: pgv1.DeletionPolicyDelete,
+			Restore: &pgv1.RestoreSpec{Source: "shop", TargetTime: &metav1.Time{Time: b.Status.StartedAt.Add(-time.Hour)}}},
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), early, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	failed := waitReason(t, ns, "early", "CNPGFailed", 120*time.Second)
+	if msg := readyMessage(failed); failed.Status.Phase != pgv1.PhaseFailed || !strings.Contains(msg, "no target backup found") {
+		t.Fatalf("phase %s, message %q", failed.Status.Phase, msg)
+	}
+}
+
+// The class's schedule becomes a plugin ScheduledBackup whose Backups run
+// when it fires and complete with a real base backup.
+func TestScheduledBackupsRun(t *testing.T) {
+	ns := newNamespace(t)
+	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
+	class := backupClass(t, ns, "* * * * *") // every minute
+	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	eventually(t, 100*time.Second, "a scheduled Backup completed", func(ctx context.Context) (bool, error) {
+		list, err := pg.CNPGV1().Backups(ns).List(ctx, metav1.ListOptions{LabelSelector: "cnpg.io/scheduled-backup=shop-backup"})
+		if err != nil {
+			return false, err
+		}
+		for _, b := range list.Items {
+			if b.Status.Phase == cnpgv1.BackupPhaseFailed {
+				return false, fmt.Errorf("backup %s failed: %s", b.Name, b.Status.Error)
+			}
+			if b.Status.Phase == cnpgv1.BackupPhaseCompleted {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	eventually(t, 30*time.Second, "lastScheduleTime and recovery window in status", func(ctx context.Context) (bool, error) {
+		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
+		if err != nil || c.Status.BackupStatus == nil {
+			return false, err
+		}
+		st := c.Status.BackupStatus
+		return st.LastScheduleTime != nil && st.LastSuccessfulBackupTime != nil, nil
+	})
 }
 
 // Retain with backups configured: the ObjectStore and the ScheduledBackup
