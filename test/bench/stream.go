@@ -45,6 +45,10 @@ func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, rat
 	if err := watchReadiness(wctx, b.pg, w.ns, track); err != nil {
 		return nil, err
 	}
+	roles := newRoleTrace(streamPrefix)
+	if err := roles.watch(wctx, b, w.ns); err != nil {
+		return nil, err
+	}
 	before, err := op.scrape()
 	if err != nil {
 		return nil, err
@@ -97,8 +101,11 @@ func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, rat
 	if err != nil {
 		return nil, err
 	}
-	return &streamResult{n: n, latencies: track.latencies("database/"), breakdown: breakdown(track.timeInStates("database/"), n),
-		before: before, after: after}, nil
+	bd := breakdown(track.timeInStates("database/"), n)
+	if m := roles.milestones(track); len(m) > 0 {
+		bd = append(append(bd, "role hand-over, "+m[0]), prefixed("  ", m[1:])...)
+	}
+	return &streamResult{n: n, latencies: track.latencies("database/"), breakdown: bd, before: before, after: after}, nil
 }
 
 // breakdown turns summed time per state into lines of mean time per

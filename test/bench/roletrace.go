@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/tools/cache"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
+)
+
+// roleTrace follows the role hand-over of the latency phase's databases
+// across the objects it passes through, so that the time a database
+// spends in RolesPending can be split: the cluster takes on the claim and
+// applies spec.managed.roles, CNPG (the stand-in) reconciles the role and
+// says so in its status, the cluster reports it in its own status, and
+// the database controller moves on.
+type roleTrace struct {
+	prefix string // database objects traced
+
+	mu             sync.Mutex
+	role           map[string]string    // database object → its first role
+	owned          map[string]time.Time // database object → the PostgresCluster's status names it owner of its role
+	inSpec         map[string]time.Time // role → in the CNPG Cluster's spec.managed.roles
+	cnpgReconciled map[string]time.Time // role → CNPG's status reports it reconciled
+	reported       map[string]time.Time // role → the PostgresCluster's status reports it reconciled
+}
+
+func newRoleTrace(prefix string) *roleTrace {
+	return &roleTrace{prefix: prefix, role: map[string]string{}, owned: map[string]time.Time{},
+		inSpec: map[string]time.Time{}, cnpgReconciled: map[string]time.Time{}, reported: map[string]time.Time{}}
+}
+
+func first(m map[string]time.Time, k string, at time.Time) {
+	if _, ok := m[k]; !ok {
+		m[k] = at
+	}
+}
+
+func (t *roleTrace) onCluster(obj any) {
+	c, ok := obj.(*pgv1.PostgresCluster)
+	if !ok || c.Status.ManagedRolesStatus == nil {
+		return
+	}
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	mrs := c.Status.ManagedRolesStatus
+	for _, o := range mrs.Owners {
+		if strings.HasPrefix(o.Owner.Name, t.prefix) {
+			if _, ok := t.role[o.Owner.Name]; !ok {
+				t.role[o.Owner.Name] = o.Role
+			}
+			first(t.owned, o.Owner.Name, now)
+		}
+	}
+	for _, r := range mrs.Reconciled {
+		first(t.reported, r, now)
+	}
+}
+
+func (t *roleTrace) onCNPG(obj any) {
+	c, ok := obj.(*cnpgv1.Cluster)
+	if !ok {
+		return
+	}
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c.Spec.Managed != nil {
+		for _, r := range c.Spec.Managed.Roles {
+			first(t.inSpec, r.Name, now)
+		}
+	}
+	if s := c.Status.ManagedRolesStatus; s != nil {
+		for _, r := range s.ByStatus[cnpgv1.RoleStatusReconciled] {
+			first(t.cnpgReconciled, r, now)
+		}
+	}
+}
+
+func (t *roleTrace) watch(ctx context.Context, b *bench, ns string) error {
+	f := externalversions.NewSharedInformerFactoryWithOptions(b.pg, 0, externalversions.WithNamespace(ns))
+	for inf, fn := range map[cache.SharedIndexInformer]func(any){
+		f.CNPG().V1().Clusters().Informer():                   t.onCNPG,
+		f.Postgres().V1alpha1().PostgresClusters().Informer(): t.onCluster,
+	} {
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: fn, UpdateFunc: func(_, o any) { fn(o) }}); err != nil {
+			return err
+		}
+	}
+	f.Start(ctx.Done())
+	for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("informer %v did not sync", typ)
+		}
+	}
+	return nil
+}
+
+// milestones returns, in order of their mean, the mean time from apply to
+// each step of the hand-over over the databases seen through all of them,
+// with the database's own Ready for reference.
+func (t *roleTrace) milestones(r *readiness) []string {
+	r.mu.Lock()
+	applied := maps2(r.applied)
+	ready := maps2(r.ready)
+	left := map[string]time.Time{}
+	for k, steps := range r.steps {
+		// The first state after the last RolesPending one.
+		for i, s := range steps {
+			if strings.Contains(s.state, "RolesPending") && i+1 < len(steps) {
+				left[k] = steps[i+1].at
+			}
+		}
+	}
+	r.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	names := []string{"PostgresCluster status names the database owner of its role",
+		"role in the CNPG Cluster's spec.managed.roles (our apply)",
+		"CNPG status: role reconciled (stand-in)",
+		"PostgresCluster status: role reconciled",
+		"PostgresDatabase leaves RolesPending",
+		"PostgresDatabase Ready"}
+	sums := make([]time.Duration, len(names))
+	n := 0
+	for db, role := range t.role {
+		key := "database/" + db
+		at, ok := applied[key]
+		steps := []time.Time{t.owned[db], t.inSpec[role], t.cnpgReconciled[role], t.reported[role], left[key], ready[key]}
+		if !ok || slices.ContainsFunc(steps, time.Time.IsZero) {
+			continue
+		}
+		for i, s := range steps {
+			sums[i] += s.Sub(at)
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	idx := make([]int, len(names))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return sums[idx[a]] < sums[idx[b]] })
+	out := []string{fmt.Sprintf("over %d databases, mean time after apply:", n)}
+	for _, i := range idx {
+		out = append(out, fmt.Sprintf("%6.3fs  %s", sums[i].Seconds()/float64(n), names[i]))
+	}
+	return out
+}
+
+func maps2(m map[string]time.Time) map[string]time.Time {
+	out := make(map[string]time.Time, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
