@@ -175,6 +175,20 @@ func TestBackupAndPointInTimeRecovery(t *testing.T) {
 			t.Fatal("the restored cluster archived into the source's folder")
 		}
 	})
+	t.Run("target beyond the archive", func(t *testing.T) {
+		// Every archived change is replayed without reaching the target:
+		// Postgres stops, and its reason is the Cluster's.
+		late := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+		newCluster(t, ns, "late", restore("late", late))
+		eventually(t, 2*time.Minute, "recovery failed", func() error {
+			c := getCluster(t, ns, "late")
+			if c.Status.Phase != "Cluster is unrecoverable and needs manual intervention" ||
+				!strings.Contains(c.Status.PhaseReason, "recovery ended before configured recovery target was reached") {
+				return fmt.Errorf("phase %q (%s)", c.Status.Phase, c.Status.PhaseReason)
+			}
+			return nil
+		})
+	})
 	t.Run("target before the first backup", func(t *testing.T) {
 		early := st.StartedAt.Add(-time.Hour).UTC().Format(time.RFC3339)
 		newCluster(t, ns, "early", restore("early", early))
