@@ -222,14 +222,19 @@ func (r *report) print(out io.Writer) {
 	} else {
 		fmt.Fprintln(tw, "figure\tvalue\tunit\tbar")
 	}
+	header := ""
 	for _, d := range figureDefs {
 		if d.key == "" {
-			fmt.Fprintf(tw, "%s\t\t\t\n", "— "+d.label)
+			header = d.label // printed with the section's first figure
 			continue
 		}
 		s, ok := r.Figures[d.key]
 		if !ok {
 			continue
+		}
+		if header != "" {
+			fmt.Fprintf(tw, "%s\t\t\t\n", "— "+header)
+			header = ""
 		}
 		if spread {
 			fmt.Fprintf(tw, "%s\t%s\t%s–%s\t%s\t%s\n", d.label, num(s.Median), num(s.Min), num(s.Max), d.unit, d.bar)
