@@ -162,9 +162,13 @@ func (w *apiWatcher) publish(logger klog.Logger, a apis) {
 	close(w.changed)
 	w.changed = make(chan struct{})
 	switch {
-	case !a.cnpgInstalled():
+	case !a.cnpgInstalled() && (first || prev.cnpgInstalled()):
+		// Once per outage: the CRDs arrive one by one, and each arrival
+		// is progress, not news (it shows at -v=2).
 		logger.Info("Waiting for CloudNativePG: its CRDs are not installed; no controller runs until they are",
 			"groupVersion", cnpgGroupVersion, "missing", a.missingCNPG)
+	case !a.cnpgInstalled():
+		logger.V(2).Info("Still waiting for CloudNativePG's CRDs", "missing", a.missingCNPG)
 	case first || !prev.cnpgInstalled():
 		logger.Info("CloudNativePG CRDs found", "groupVersion", cnpgGroupVersion)
 	}
