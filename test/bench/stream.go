@@ -45,7 +45,7 @@ func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, rat
 	if err := watchReadiness(wctx, b.pg, w.ns, track); err != nil {
 		return nil, err
 	}
-	roles := newRoleTrace(streamPrefix)
+	roles := newRoleTrace(streamPrefix, w.prefix)
 	if err := roles.watch(wctx, b, w.ns); err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, rat
 				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.ns},
 				Spec: pgv1.PostgresDatabaseSpec{
 					ClusterRef: pgv1.LocalObjectReference{Name: w.clusterName(i % w.clusters)},
-					Databases:  []pgv1.DatabaseSpec{{Name: fmt.Sprintf("%ss%04d", w.prefix, i)}},
+					Databases:  []pgv1.DatabaseSpec{{Name: w.prefix + name}},
 				},
 			}
 			at := time.Now()
@@ -103,7 +103,7 @@ func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, rat
 	}
 	bd := breakdown(track.timeInStates("database/"), n)
 	if m := roles.milestones(track); len(m) > 0 {
-		bd = append(append(bd, "role hand-over, "+m[0]), prefixed("  ", m[1:])...)
+		bd = append(append(bd, "role and database hand-over, "+m[0]), prefixed("  ", m[1:])...)
 	}
 	return &streamResult{n: n, latencies: track.latencies("database/"), breakdown: bd, before: before, after: after}, nil
 }
