@@ -131,3 +131,21 @@ func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
 	}
 	connectAs(t, ns, "first-orders-config", "first-orders-rw")
 }
+
+// A database on a Ready cluster reaches Ready with three status writes —
+// waiting for its roles, waiting for CloudNativePG's database, Ready —
+// however many passes it takes: waits that read the same to a user are
+// worded the same, so a pass that only moves within them writes nothing.
+func TestDatabaseStatusWritesOnAReadyCluster(t *testing.T) {
+	ns := newNamespace(t)
+	op := readyCluster(t, ns)
+	count := func() float64 {
+		return op.metric(t, "setpoint_api_requests_total", "verb", "update", "resource", "postgresdatabases/status")
+	}
+	before := count()
+	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
+	if n := count() - before; n > 3 {
+		t.Errorf("%v status writes to reach Ready, want at most 3", n)
+	}
+}

@@ -64,7 +64,9 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
 			return apiError("DatabaseApplyFailed", fmt.Errorf("apply CNPG Database %s: %w", n.CNPG, err))
 		}
-		return waiting(pgv1.PhaseProvisioning, "DatabaseApplying", fmt.Sprintf("applied CNPG Database %q; waiting for CloudNativePG", n.CNPG), provisionRecheck)
+		// The same message as the wait that follows: the status written
+		// now stays current until CloudNativePG is done (one write, not two).
+		return waiting(pgv1.PhaseProvisioning, "DatabaseApplying", fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.CNPG), provisionRecheck)
 	}
 	st := cur.Status
 	switch {

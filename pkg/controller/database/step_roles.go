@@ -64,7 +64,9 @@ func roleHealth(mrs *pgv1.ManagedRolesStatus, me pgv1.ObjectOwner, role string) 
 	}
 	owned := slices.ContainsFunc(mrs.Owners, func(o pgv1.RoleOwner) bool { return o.Role == role && o.Owner == me })
 	if !owned {
-		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("role %s not yet taken on by the cluster", role), provisionRecheck)
+		// Worded like the wait after it (taken on, not yet reconciled):
+		// for the user it is one wait, and one status write.
+		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("role %s not yet reconciled by CloudNativePG", role), provisionRecheck)
 	}
 	for _, f := range mrs.Failed {
 		if f.Name == role {
