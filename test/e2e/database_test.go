@@ -140,12 +140,14 @@ func TestDatabaseStatusWritesOnAReadyCluster(t *testing.T) {
 	ns := newNamespace(t)
 	op := readyCluster(t, ns)
 	count := func() float64 {
-		return op.metric(t, "setpoint_api_requests_total", "verb", "update", "resource", "postgresdatabases/status")
+		// Writes that took: a 409 from a cache a step behind is a retry
+		// the API server refused, not a status written.
+		return op.metric(t, "setpoint_api_requests_total", "verb", "update", "resource", "postgresdatabases/status", "code", "OK")
 	}
 	before := count()
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
-	if n := count() - before; n > 3 {
-		t.Errorf("%v status writes to reach Ready, want at most 3", n)
+	if n := count() - before; n > 3 || n == 0 {
+		t.Errorf("%v status writes to reach Ready, want 1 to 3", n)
 	}
 }

@@ -61,7 +61,7 @@ func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	schedule := cnpgSchedule(p.want.Schedule)
 	for name, method := range want {
-		cur, err := claim(ctx, p, "ScheduledBackup", p.obs.backups[name], client, name)
+		cur, err := claimCached(ctx, p, "ScheduledBackup", p.obs.backups[name], client, name)
 		if err != nil {
 			return err
 		}

@@ -43,7 +43,7 @@ func (objectStoreComponent) Reconcile(ctx context.Context, p *pass) error {
 		return nil // nothing to write to; Observe says so
 	}
 	client := p.deps.pg.BarmanCloudV1().ObjectStores(p.cluster.Namespace)
-	cur, err := claim(ctx, p, "ObjectStore", cur, client, p.name(objectStoreSuffix))
+	cur, err := claimCached(ctx, p, "ObjectStore", cur, client, p.name(objectStoreSuffix))
 	if err != nil {
 		return err
 	}

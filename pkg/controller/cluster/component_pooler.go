@@ -38,7 +38,7 @@ func (poolerComponent) Reconcile(ctx context.Context, p *pass) error {
 			}
 			continue
 		}
-		cur, err := claim(ctx, p, "Pooler", cur, client, name)
+		cur, err := claimCached(ctx, p, "Pooler", cur, client, name)
 		if err != nil {
 			return err
 		}

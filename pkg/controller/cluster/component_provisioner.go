@@ -41,7 +41,7 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 		return err
 	}
 	client := p.deps.pg.CNPGV1().Clusters(p.cluster.Namespace)
-	cur, err := claim(ctx, p, "CNPG Cluster", p.obs.cnpg, client, p.cluster.Name)
+	cur, err := claimCached(ctx, p, "CNPG Cluster", p.obs.cnpg, client, p.cluster.Name)
 	if err != nil {
 		return err
 	}

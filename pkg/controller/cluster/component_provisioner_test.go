@@ -147,6 +147,7 @@ func TestForeignCNPGClusterIsRefused(t *testing.T) {
 	legacy := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}, Spec: cnpgv1.ClusterSpec{Instances: 1}}
 	cs := fake.NewClientset(legacy)
 	p := provisionerPass(t, cs, pgv1.ClusterSettings{})
+	p.obs.cnpg = legacy // CNPG Clusters are cached in full: the cache sees it
 	c := provisionerComponent{}
 	err := c.Reconcile(t.Context(), p)
 	h := c.Observe(t.Context(), p, err)
@@ -172,6 +173,7 @@ func TestRetainedCNPGClusterIsAdoptedOnlyByItsCluster(t *testing.T) {
 			Annotations: map[string]string{controller.RetainedForAnnotation: tc.retainedFor, controller.RetainedClusterAnnotation: "shop"}}}
 		cs := fake.NewClientset(kept)
 		p := provisionerPass(t, cs, pgv1.ClusterSettings{})
+		p.obs.cnpg = kept
 		p.deps.recorder = discard{}
 		err := (provisionerComponent{}).Reconcile(t.Context(), p)
 		h := (provisionerComponent{}).Observe(t.Context(), p, err)

@@ -42,10 +42,8 @@ func databasesStep(ctx context.Context, p *pass) health {
 func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	n := namesOf(p.db.Name, d.Name)
 	client := p.c.pg.CNPGV1().Databases(p.db.Namespace)
-	cur, err := controller.Live(ctx, p.obs.cnpg[n.CNPG], client.Get, n.CNPG)
-	if err != nil {
-		return apiError("DatabaseLookupFailed", err)
-	}
+	// CNPG Databases are cached in full: the cache answers for them.
+	cur := p.obs.cnpg[n.CNPG]
 	if conflict := p.owner().Check("CNPG Database", cur); conflict != nil {
 		return conflictHealth("DatabaseConflict", conflict)
 	}
