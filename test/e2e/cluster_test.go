@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -251,11 +252,12 @@ func readyMessage(c *pgv1.PostgresCluster) string {
 // with --resync-period 2s) cause passes but no API write and no SQL.
 func expectIdle(t *testing.T, op *operatorProc, queue string) {
 	t.Helper()
-	w, sql := writes(t, op), op.metric(t, "setpoint_postgres_statements_total")
+	settle(t, op)
+	w, sql := writesBy(t, op), op.metric(t, "setpoint_postgres_statements_total")
 	passes := op.metric(t, "setpoint_reconcile_total", "name", queue)
 	time.Sleep(5 * time.Second) // two resync periods
-	if d := writes(t, op) - w; d != 0 {
-		t.Errorf("resyncs of converged objects wrote %v times", d)
+	if d := diffCounts(w, writesBy(t, op)); len(d) != 0 {
+		t.Errorf("resyncs of converged objects wrote: %s", strings.Join(d, ", "))
 	}
 	if d := op.metric(t, "setpoint_postgres_statements_total") - sql; d != 0 {
 		t.Errorf("resyncs of converged objects ran %v SQL statements", d)
@@ -265,17 +267,60 @@ func expectIdle(t *testing.T, op *operatorProc, queue string) {
 	}
 }
 
+// settle waits until the operator has made no write for two seconds: the
+// last Event of a transition is sent asynchronously, and the stand-in may
+// still report a change that is real. Converged means nothing is in flight.
+func settle(t *testing.T, op *operatorProc) {
+	t.Helper()
+	last, quiet := writes(t, op), 0
+	deadline := time.Now().Add(30 * time.Second)
+	for quiet < 4 && time.Now().Before(deadline) {
+		time.Sleep(500 * time.Millisecond)
+		if n := writes(t, op); n != last {
+			last, quiet = n, 0
+		} else {
+			quiet++
+		}
+	}
+	if quiet < 4 {
+		t.Fatalf("the operator kept writing for 30 s: not converged")
+	}
+}
+
 // writes is the operator's count of mutating API requests, Leases aside.
 func writes(t *testing.T, op *operatorProc) float64 {
 	t.Helper()
 	var n float64
+	for _, v := range writesBy(t, op) {
+		n += v
+	}
+	return n
+}
+
+// writesBy counts the operator's mutating API requests, Leases aside, by
+// "verb resource code".
+func writesBy(t *testing.T, op *operatorProc) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
 	for _, s := range op.samples(t, "setpoint_api_requests_total") {
 		switch s.labels["verb"] {
 		case "create", "update", "patch", "apply", "delete":
 			if s.labels["resource"] != "leases" {
-				n += s.value
+				out[s.labels["verb"]+" "+s.labels["resource"]+" "+s.labels["code"]] += s.value
 			}
 		}
 	}
-	return n
+	return out
+}
+
+// diffCounts lists what grew from before to after.
+func diffCounts(before, after map[string]float64) []string {
+	var out []string
+	for k, v := range after {
+		if d := v - before[k]; d != 0 {
+			out = append(out, fmt.Sprintf("%v× %s", d, k))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
