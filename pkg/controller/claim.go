@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
 // Marks a Retain deletion leaves on what it keeps. They name the object the
@@ -166,4 +169,22 @@ func Claim[T any, PT interface {
 		return out, true, nil
 	}
 	return nil, false, o.Conflict(kind, cur)
+}
+
+// Rechecks of a refused write: the fix (deleting or renaming the other
+// object) may send no event we watch; a namesake's child usually goes
+// with an event, so its wait is only a safety net.
+const (
+	ConflictRecheck = time.Minute
+	GCRecheck       = 5 * time.Second
+)
+
+// Health is where the stage that was refused stands: Failed with reason,
+// rechecked slowly, or — for a child of a deleted namesake — a short wait
+// for the garbage collector.
+func (e *ConflictError) Health(reason string) Health {
+	if e.Previous {
+		return Waiting(pgv1.PhasePending, "WaitingForGarbageCollection", e.Error(), GCRecheck)
+	}
+	return Failed(reason, e.Error(), ConflictRecheck)
 }

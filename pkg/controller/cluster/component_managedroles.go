@@ -110,15 +110,22 @@ func (managedRolesComponent) Observe(_ context.Context, p *pass, err error) heal
 	return ready("RolesApplied", msg)
 }
 
-// planRoles arbitrates the claims of every PostgresDatabase on the
-// cluster; intent comes from each one's spec (see intentOf).
-func planRoles(p *pass) rolePlan {
+// previousOwners is who the last pass gave each role to (the cluster's
+// status): the owner keeps its role, and a role changing hands is checked.
+func previousOwners(p *pass) map[string]pgv1.ObjectOwner {
 	previous := map[string]pgv1.ObjectOwner{}
 	if st := p.status.ManagedRolesStatus; st != nil {
 		for _, o := range st.Owners {
 			previous[o.Role] = o.Owner
 		}
 	}
+	return previous
+}
+
+// planRoles arbitrates the claims of every PostgresDatabase on the
+// cluster; intent comes from each one's spec (see intentOf).
+func planRoles(p *pass) rolePlan {
+	previous := previousOwners(p)
 	claims := map[string][]roleClaim{}
 	for _, db := range p.obs.databases {
 		owner := pgv1.ObjectOwner{Name: db.Name, UID: db.UID}

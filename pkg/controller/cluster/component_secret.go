@@ -105,18 +105,14 @@ func failedWait(reason, message string) health {
 	return h
 }
 
-// conflictHealth is Failed with reason when err refuses to write over an
-// object setpoint did not create. It is rechecked slowly: the fix (deleting
-// or renaming that object) may produce no event we watch.
+// conflictHealth is the health of a component whose write err refused
+// (see controller.ConflictError.Health), and false for any other error.
 func conflictHealth(reason string, err error) (health, bool) {
 	var conflict *controller.ConflictError
 	if !errors.As(err, &conflict) {
 		return health{}, false
 	}
-	if conflict.Previous {
-		return waiting(pgv1.PhasePending, "WaitingForGarbageCollection", conflict.Error(), gcRecheck), true
-	}
-	return failedWait(reason, conflict.Error()), true
+	return conflict.Health(reason), true
 }
 
 func superuserLabels(cluster string) map[string]string {

@@ -40,9 +40,6 @@ const (
 	provisionRecheck = 5 * time.Second
 	externalRecheck  = time.Minute
 	configureRecheck = 5 * time.Second
-	// gcRecheck: a child of a deleted namesake waits for the garbage
-	// collector; its deletion event usually wakes us first.
-	gcRecheck = 5 * time.Second
 	// roleBatchDelay lets role claims of PostgresDatabases created together
 	// reach the cluster as one pass: one apply of managed.roles and one
 	// status write instead of one per database.

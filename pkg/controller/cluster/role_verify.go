@@ -26,12 +26,7 @@ import (
 // When Postgres cannot be asked, the new roles wait (err is returned for
 // status) and the rest of the plan is applied.
 func verifyNewRoles(ctx context.Context, p *pass, plan *rolePlan, current []cnpgv1.RoleConfiguration) error {
-	previous := map[string]pgv1.ObjectOwner{}
-	if st := p.status.ManagedRolesStatus; st != nil {
-		for _, o := range st.Owners {
-			previous[o.Role] = o.Owner
-		}
-	}
+	previous := previousOwners(p)
 	var fresh []string
 	for _, r := range plan.roles {
 		known := slices.ContainsFunc(current, func(c cnpgv1.RoleConfiguration) bool { return c.Name == r.Name })

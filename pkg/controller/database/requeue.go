@@ -27,7 +27,4 @@ const (
 	sqlRecheck = 10 * time.Second
 	// cleanupRecheck paces deletion while CNPG drops databases and roles.
 	cleanupRecheck = 5 * time.Second
-	// gcRecheck: a child of a deleted namesake waits for the garbage
-	// collector; its deletion event usually wakes us first.
-	gcRecheck = 5 * time.Second
 )

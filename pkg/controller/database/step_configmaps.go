@@ -46,7 +46,7 @@ func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health 
 		return apiError("ConfigMapLookupFailed", err)
 	}
 	if conflict := p.owner().Check("ConfigMap", cur); conflict != nil {
-		return conflictHealth("ConfigMapConflict", conflict)
+		return conflict.Health("ConfigMapConflict")
 	}
 	if cur == nil || !configMapCurrent(cur, p.db, data, policy) {
 		// Adopting a retained ConfigMap: this apply (same field manager as

@@ -45,7 +45,7 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	// CNPG Databases are cached in full: the cache answers for them.
 	cur := p.obs.cnpg[n.CNPG]
 	if conflict := p.owner().Check("CNPG Database", cur); conflict != nil {
-		return conflictHealth("DatabaseConflict", conflict)
+		return conflict.Health("DatabaseConflict")
 	}
 	if cur == nil {
 		// No CNPG Database records this database as ours yet: Postgres

@@ -114,7 +114,7 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 func (p *pass) claimSecret(ctx context.Context, s *corev1.Secret, role string) health {
 	switch p.owner().Judge(s) {
 	case controller.NotOurs:
-		return conflictHealth("SecretConflict", p.owner().Conflict("Secret", s))
+		return p.owner().Conflict("Secret", s).Health("SecretConflict")
 	case controller.RetainedForUs:
 		adopted, err := p.adoptSecret(ctx, s)
 		if err != nil {
@@ -189,14 +189,4 @@ func worst(hs []health) health {
 		}
 	}
 	return out
-}
-
-// conflictHealth is Failed with reason for an object setpoint did not
-// create, rechecked slowly (the fix may send no event we watch); one left
-// by a deleted namesake is a short wait for the garbage collector.
-func conflictHealth(reason string, conflict *controller.ConflictError) health {
-	if conflict.Previous {
-		return waiting(pgv1.PhasePending, "WaitingForGarbageCollection", conflict.Error(), gcRecheck)
-	}
-	return failed(reason, conflict.Error(), failedRecheck)
 }
