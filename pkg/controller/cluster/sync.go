@@ -7,7 +7,6 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
@@ -110,26 +109,10 @@ func (c *Controller) writeStatus(ctx context.Context, pc *pgv1.PostgresCluster, 
 }
 
 func (c *Controller) phaseEvent(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {
-	before := meta.FindStatusCondition(pc.Status.Conditions, pgv1.ConditionReady)
-	after := meta.FindStatusCondition(st.Conditions, pgv1.ConditionReady)
-	var fromReason, toReason, msg string
-	if before != nil {
-		fromReason = before.Reason
-	}
-	if after != nil {
-		toReason, msg = after.Reason, after.Message
-	}
-	typ, reason, emit := controller.PhaseEvent(pc.Status.Phase, st.Phase, fromReason, toReason)
+	typ, reason, msg, emit := controller.StatusEvent(pc.Status.Phase, st.Phase, pc.Status.Conditions, st.Conditions)
 	if !emit {
 		return
 	}
-	c.deps.recorder.Event(pc, typ, reason, fmt.Sprintf("phase %s -> %s: %s", orNone(pc.Status.Phase), st.Phase, msg))
-	klog.FromContext(ctx).V(2).Info("Phase changed", "cluster", klog.KObj(pc), "from", pc.Status.Phase, "to", st.Phase, "reason", toReason)
-}
-
-func orNone(p pgv1.Phase) string {
-	if p == "" {
-		return "(none)"
-	}
-	return string(p)
+	c.deps.recorder.Event(pc, typ, reason, msg)
+	klog.FromContext(ctx).V(2).Info("Phase changed", "cluster", klog.KObj(pc), "from", pc.Status.Phase, "to", st.Phase, "event", reason)
 }

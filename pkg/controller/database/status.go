@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
@@ -37,26 +36,10 @@ func (c *Controller) writeStatus(ctx context.Context, db *pgv1.PostgresDatabase,
 }
 
 func (c *Controller) statusEvent(ctx context.Context, db *pgv1.PostgresDatabase, st *pgv1.PostgresDatabaseStatus) {
-	before := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionReady)
-	after := meta.FindStatusCondition(st.Conditions, pgv1.ConditionReady)
-	var fromReason, toReason, msg string
-	if before != nil {
-		fromReason = before.Reason
-	}
-	if after != nil {
-		toReason, msg = after.Reason, after.Message
-	}
-	typ, reason, emit := controller.PhaseEvent(db.Status.Phase, st.Phase, fromReason, toReason)
+	typ, reason, msg, emit := controller.StatusEvent(db.Status.Phase, st.Phase, db.Status.Conditions, st.Conditions)
 	if !emit {
 		return
 	}
-	c.recorder.Event(db, typ, reason, fmt.Sprintf("phase %s -> %s: %s", orNone(db.Status.Phase), st.Phase, msg))
-	klog.FromContext(ctx).V(2).Info("Phase changed", "database", klog.KObj(db), "from", db.Status.Phase, "to", st.Phase, "reason", toReason)
-}
-
-func orNone(p pgv1.Phase) string {
-	if p == "" {
-		return "(none)"
-	}
-	return string(p)
+	c.recorder.Event(db, typ, reason, msg)
+	klog.FromContext(ctx).V(2).Info("Phase changed", "database", klog.KObj(db), "from", db.Status.Phase, "to", st.Phase, "event", reason)
 }
