@@ -1,0 +1,46 @@
+// Package collector observes what the Kubernetes cache cannot: the health
+// Postgres itself reports (size, writes accepted, connections, lag),
+// sampled in the background on a slow cadence and kept in memory. A pass
+// reads the last sample from its snapshot and never queries these itself;
+// the collector wakes a cluster only when a sample crosses an edge.
+package collector
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Sample is the last observation of one cluster's primary.
+type Sample struct {
+	// At is when the round trip finished (or failed).
+	At time.Time
+	// Err is why the sample failed (unreachable, timeout); the other
+	// fields are then zero. It never holds a password.
+	Err string
+	// DatabaseBytes is the sum of pg_database_size over every database.
+	DatabaseBytes int64
+	// WALBytes is the size of pg_wal.
+	WALBytes int64
+	// AcceptsWrites: the primary is out of recovery and not read-only.
+	AcceptsWrites bool
+	// Connections in use, and the server's max_connections.
+	Connections    int
+	MaxConnections int
+	// ReplicationLagBytes is the largest replay lag of a standby, nil
+	// when there are no standbys.
+	ReplicationLagBytes *int64
+}
+
+// Failed says whether the sample could not be taken.
+func (s Sample) Failed() bool { return s.Err != "" }
+
+// UsedBytes is the data the volume holds: databases and WAL.
+func (s Sample) UsedBytes() int64 { return s.DatabaseBytes + s.WALBytes }
+
+// Reader hands a pass the last sample of a PostgresCluster.
+type Reader interface {
+	// Sample returns the last sample of the cluster, false when none was
+	// taken yet (or the cluster is not sampled).
+	Sample(key types.NamespacedName) (Sample, bool)
+}
