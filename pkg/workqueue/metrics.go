@@ -8,7 +8,7 @@ import (
 // Metrics are the Prometheus metrics of every queue sharing a registry:
 // client-go's queue metrics (depth, adds, latency, work duration, retries,
 // unfinished work, longest running processor) labelled by queue name, plus
-// pass outcomes.
+// pass outcomes and the rechecks passes ask for.
 type Metrics struct {
 	depth          *prometheus.GaugeVec
 	adds           *prometheus.CounterVec
@@ -18,6 +18,7 @@ type Metrics struct {
 	longestRunning *prometheus.GaugeVec
 	retries        *prometheus.CounterVec
 	outcomes       *prometheus.CounterVec
+	rechecks       *prometheus.HistogramVec
 }
 
 // NewMetrics creates the metrics and registers them with reg.
@@ -50,8 +51,16 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "setpoint_reconcile_total", Help: "Reconcile passes by queue and outcome: success, wait, retry, terminal, failed or panic.",
 		}, []string{"name", "outcome"}),
+		// How soon a pass asks to look again shows whether the operator
+		// polls: a wait nothing announces rechecks in seconds, a settled
+		// or failed object in minutes.
+		rechecks: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "setpoint_reconcile_recheck_seconds",
+			Help:    "The recheck delay a pass asked for, by queue and outcome (wait or failed).",
+			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1800},
+		}, []string{"name", "outcome"}),
 	}
-	reg.MustRegister(m.depth, m.adds, m.latency, m.workDuration, m.unfinished, m.longestRunning, m.retries, m.outcomes)
+	reg.MustRegister(m.depth, m.adds, m.latency, m.workDuration, m.unfinished, m.longestRunning, m.retries, m.outcomes, m.rechecks)
 	return m
 }
 

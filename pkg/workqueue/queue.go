@@ -141,6 +141,7 @@ func (q *Queue) handle(ctx context.Context, key Key, res Result, err error) {
 	logger := klog.FromContext(ctx).WithValues("key", key)
 	outcome := classify(res, err)
 	q.count(outcome)
+	q.observeRecheck(outcome, res.RequeueAfter)
 	switch outcome {
 	case OutcomeRetry, OutcomePanic:
 		q.q.AddRateLimited(key)
@@ -171,6 +172,12 @@ func (q *Queue) handle(ctx context.Context, key Key, res Result, err error) {
 func (q *Queue) count(outcome Outcome) {
 	if q.metrics != nil {
 		q.metrics.outcomes.WithLabelValues(q.name, string(outcome)).Inc()
+	}
+}
+
+func (q *Queue) observeRecheck(outcome Outcome, after time.Duration) {
+	if q.metrics != nil && after > 0 && (outcome == OutcomeWait || outcome == OutcomeFailed) {
+		q.metrics.rechecks.WithLabelValues(q.name, string(outcome)).Observe(after.Seconds())
 	}
 }
 

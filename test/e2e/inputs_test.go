@@ -76,6 +76,7 @@ func TestParametersComparedAsPostgresDoes(t *testing.T) {
 		if c.Status.Phase != pgv1.PhaseConfiguring {
 			t.Fatalf("phase %s while parameters are pending", c.Status.Phase)
 		}
+		slowBefore := slowRechecks(t, op)
 		// The wait's start is the condition's lastTransitionTime: move it
 		// back past the bound instead of waiting five minutes.
 		// CNPG may pass through "Applying configuration" again meanwhile
@@ -102,12 +103,10 @@ func TestParametersComparedAsPostgresDoes(t *testing.T) {
 			t.Errorf("Ready = %q, want wal_buffers with its wanted and effective values", msg)
 		}
 		// Past the bound the cluster is looked at every two minutes, not
-		// every five seconds: at most the pass our status write caused.
-		passes := op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster")
-		time.Sleep(16 * time.Second)
-		if d := op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster") - passes; d > 1 {
-			t.Errorf("%v passes in 16s for a parameter past the bound: still polling", d)
-		}
+		// every five seconds: the pass that saw it asked for a slow recheck.
+		eventually(t, 30*time.Second, "a recheck slower than a minute asked for", func(context.Context) (bool, error) {
+			return slowRechecks(t, op) > slowBefore, nil
+		})
 
 		updateCluster(t, ns, "params", func(c *pgv1.PostgresCluster) { delete(c.Spec.PostgreSQLConfig, "wal_buffers") })
 		waitCluster(t, ns, "params", pgv1.PhaseReady, 90*time.Second)
@@ -196,4 +195,13 @@ func TestClassEditNeverGoesBackwards(t *testing.T) {
 	}
 	updateClass(t, class, func(c *pgv1.PostgresClusterClass) { c.Spec.Storage.Size = ptr.To(resource.MustParse("3Gi")) })
 	waitCluster(t, ns, "down", pgv1.PhaseReady, 60*time.Second)
+}
+
+// slowRechecks counts the cluster passes that waited and asked to be looked
+// at again in more than a minute.
+func slowRechecks(t *testing.T, op *operatorProc) float64 {
+	t.Helper()
+	match := []string{"name", "postgrescluster", "outcome", "wait"}
+	all := op.metric(t, "setpoint_reconcile_recheck_seconds_count", match...)
+	return all - op.metric(t, "setpoint_reconcile_recheck_seconds_bucket", append(match, "le", "60")...)
 }
