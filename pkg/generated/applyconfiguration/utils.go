@@ -21,10 +21,12 @@ package applyconfiguration
 import (
 	v1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	v1alpha1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	barmancloudv1 "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/barmancloud/v1"
 	applyconfigurationcnpgv1 "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	internal "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/internal"
+	applyconfigurationmonitoringv1 "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/monitoring/v1"
 	postgresv1alpha1 "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/postgres/v1alpha1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -54,6 +56,14 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &barmancloudv1.SecretKeySelectorApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("WalBackupConfiguration"):
 		return &barmancloudv1.WalBackupConfigurationApplyConfiguration{}
+
+		// Group=monitoring.coreos.com, Version=v1
+	case monitoringv1.SchemeGroupVersion.WithKind("PodMetricsEndpoint"):
+		return &applyconfigurationmonitoringv1.PodMetricsEndpointApplyConfiguration{}
+	case monitoringv1.SchemeGroupVersion.WithKind("PodMonitor"):
+		return &applyconfigurationmonitoringv1.PodMonitorApplyConfiguration{}
+	case monitoringv1.SchemeGroupVersion.WithKind("PodMonitorSpec"):
+		return &applyconfigurationmonitoringv1.PodMonitorSpecApplyConfiguration{}
 
 		// Group=postgres.setpoint.dev, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithKind("BackupRequestStatus"):

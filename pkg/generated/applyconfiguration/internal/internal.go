@@ -99,6 +99,16 @@ var schemaYAML = typed.YAMLObject(`types:
     elementType:
       namedType: __untyped_deduced_
     elementRelationship: separable
+- name: com.github.setpoint-dev.setpoint.pkg.apis.monitoring.v1.PodMonitor
+  scalar: untyped
+  list:
+    elementType:
+      namedType: __untyped_atomic_
+    elementRelationship: atomic
+  map:
+    elementType:
+      namedType: __untyped_deduced_
+    elementRelationship: separable
 - name: com.github.setpoint-dev.setpoint.pkg.apis.postgres.v1alpha1.PostgresCluster
   scalar: untyped
   list:

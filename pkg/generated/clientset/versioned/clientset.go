@@ -24,6 +24,7 @@ import (
 
 	barmancloudv1 "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/cnpg/v1"
+	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/monitoring/v1"
 	postgresv1alpha1 "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/postgres/v1alpha1"
 	discovery "k8s.io/client-go/discovery"
 	rest "k8s.io/client-go/rest"
@@ -34,6 +35,7 @@ type Interface interface {
 	Discovery() discovery.DiscoveryInterfaces
 	BarmanCloudV1() barmancloudv1.BarmanCloudV1Interface
 	CNPGV1() cnpgv1.CNPGV1Interface
+	MonitoringV1() monitoringv1.MonitoringV1Interface
 	PostgresV1alpha1() postgresv1alpha1.PostgresV1alpha1Interface
 }
 
@@ -42,6 +44,7 @@ type Clientset struct {
 	*discovery.DiscoveryClient
 	barmanCloudV1    *barmancloudv1.BarmanCloudV1Client
 	cNPGV1           *cnpgv1.CNPGV1Client
+	monitoringV1     *monitoringv1.MonitoringV1Client
 	postgresV1alpha1 *postgresv1alpha1.PostgresV1alpha1Client
 }
 
@@ -53,6 +56,11 @@ func (c *Clientset) BarmanCloudV1() barmancloudv1.BarmanCloudV1Interface {
 // CNPGV1 retrieves the CNPGV1Client
 func (c *Clientset) CNPGV1() cnpgv1.CNPGV1Interface {
 	return c.cNPGV1
+}
+
+// MonitoringV1 retrieves the MonitoringV1Client
+func (c *Clientset) MonitoringV1() monitoringv1.MonitoringV1Interface {
+	return c.monitoringV1
 }
 
 // PostgresV1alpha1 retrieves the PostgresV1alpha1Client
@@ -112,6 +120,10 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 	if err != nil {
 		return nil, err
 	}
+	cs.monitoringV1, err = monitoringv1.NewForConfigAndClient(&configShallowCopy, httpClient)
+	if err != nil {
+		return nil, err
+	}
 	cs.postgresV1alpha1, err = postgresv1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
 		return nil, err
@@ -139,6 +151,7 @@ func New(c rest.Interface) *Clientset {
 	var cs Clientset
 	cs.barmanCloudV1 = barmancloudv1.New(c)
 	cs.cNPGV1 = cnpgv1.New(c)
+	cs.monitoringV1 = monitoringv1.New(c)
 	cs.postgresV1alpha1 = postgresv1alpha1.New(c)
 
 	cs.DiscoveryClient = discovery.NewDiscoveryClient(c)

@@ -28,6 +28,7 @@ import (
 	barmancloud "github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions/barmancloud"
 	cnpg "github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions/cnpg"
 	internalinterfaces "github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions/internalinterfaces"
+	monitoring "github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions/monitoring"
 	postgres "github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions/postgres"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -329,6 +330,7 @@ type SharedInformerFactory interface {
 
 	BarmanCloud() barmancloud.Interface
 	CNPG() cnpg.Interface
+	Monitoring() monitoring.Interface
 	Postgres() postgres.Interface
 }
 
@@ -338,6 +340,10 @@ func (f *sharedInformerFactory) BarmanCloud() barmancloud.Interface {
 
 func (f *sharedInformerFactory) CNPG() cnpg.Interface {
 	return cnpg.New(f, f.namespace, f.tweakListOptions)
+}
+
+func (f *sharedInformerFactory) Monitoring() monitoring.Interface {
+	return monitoring.New(f, f.namespace, f.tweakListOptions)
 }
 
 func (f *sharedInformerFactory) Postgres() postgres.Interface {

@@ -23,6 +23,7 @@ import (
 
 	v1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	v1alpha1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
@@ -57,6 +58,10 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 	// Group=barmancloud.cnpg.io, Version=v1
 	case v1.SchemeGroupVersion.WithResource("objectstores"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.BarmanCloud().V1().ObjectStores().Informer()}, nil
+
+		// Group=monitoring.coreos.com, Version=v1
+	case monitoringv1.SchemeGroupVersion.WithResource("podmonitors"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Monitoring().V1().PodMonitors().Informer()}, nil
 
 		// Group=postgres.setpoint.dev, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithResource("postgresclusters"):

@@ -25,6 +25,8 @@ import (
 	fakebarmancloudv1 "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/barmancloud/v1/fake"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/cnpg/v1"
 	fakecnpgv1 "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/cnpg/v1/fake"
+	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/monitoring/v1"
+	fakemonitoringv1 "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/monitoring/v1/fake"
 	postgresv1alpha1 "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/postgres/v1alpha1"
 	fakepostgresv1alpha1 "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/postgres/v1alpha1/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -148,6 +150,11 @@ func (c *Clientset) BarmanCloudV1() barmancloudv1.BarmanCloudV1Interface {
 // CNPGV1 retrieves the CNPGV1Client
 func (c *Clientset) CNPGV1() cnpgv1.CNPGV1Interface {
 	return &fakecnpgv1.FakeCNPGV1{Fake: &c.Fake}
+}
+
+// MonitoringV1 retrieves the MonitoringV1Client
+func (c *Clientset) MonitoringV1() monitoringv1.MonitoringV1Interface {
+	return &fakemonitoringv1.FakeMonitoringV1{Fake: &c.Fake}
 }
 
 // PostgresV1alpha1 retrieves the PostgresV1alpha1Client

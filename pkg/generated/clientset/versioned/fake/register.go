@@ -21,6 +21,7 @@ package fake
 import (
 	barmancloudv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	postgresv1alpha1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -35,6 +36,7 @@ var codecs = serializer.NewCodecFactory(scheme)
 var localSchemeBuilder = runtime.SchemeBuilder{
 	barmancloudv1.AddToScheme,
 	cnpgv1.AddToScheme,
+	monitoringv1.AddToScheme,
 	postgresv1alpha1.AddToScheme,
 }
 
