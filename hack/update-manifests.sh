@@ -12,3 +12,14 @@ if [ ! -x "$CONTROLLER_GEN" ]; then
 fi
 rm -f manifests/crd/*.yaml
 "$CONTROLLER_GEN" crd paths=./pkg/apis/postgres/... output:crd:dir=./manifests/crd
+
+# The Prometheus Operator's PodMonitor CRD, which setpoint needs but does not
+# ship (it comes with the Prometheus Operator). Generated from the upstream
+# API types pinned in hack/tools, without descriptions, for test/envtest to
+# install: our PodMonitors are then checked against its real schema.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd hack/tools && "$CONTROLLER_GEN" crd:maxDescLen=0 \
+  paths=github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1 output:crd:dir="$tmp")
+mkdir -p test/envtest/crds
+cp "$tmp/monitoring.coreos.com_podmonitors.yaml" test/envtest/crds/

@@ -35,15 +35,17 @@ const cnpgVersion = "1.30.0"
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// defaultCRDDirs returns setpoint's manifests/crd and the CRD directories of
-// the pinned CNPG module zips, downloaded through the Go module proxy
-// without compiling any of their code.
+// defaultCRDDirs returns setpoint's manifests/crd, the Prometheus
+// Operator's PodMonitor CRD in test/envtest/crds (generated from its pinned
+// API types by `make manifests`; the module zip of those types carries no
+// CRD files) and the CRD directories of the pinned CNPG module zips,
+// downloaded through the Go module proxy without compiling any of their code.
 func defaultCRDDirs() ([]string, error) {
 	root, err := repoRoot()
 	if err != nil {
 		return nil, err
 	}
-	dirs := []string{filepath.Join(root, "manifests", "crd")}
+	dirs := []string{filepath.Join(root, "manifests", "crd"), filepath.Join(root, "test", "envtest", "crds")}
 	cnpg, err := ModuleCRDDirs()
 	if err != nil {
 		return nil, err

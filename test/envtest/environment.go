@@ -18,7 +18,8 @@ import (
 // Options tune an Environment.
 type Options struct {
 	// CRDDirs are directories of CRD YAML files to install besides the CNPG
-	// CRDs. Defaults to the repository's manifests/crd.
+	// CRDs. Defaults to the repository's manifests/crd and the PodMonitor
+	// CRD in test/envtest/crds.
 	CRDDirs []string
 	// SkipCRDs leaves out the CRDs (by name, e.g.
 	// "objectstores.barmancloud.cnpg.io") for which it returns true: for
