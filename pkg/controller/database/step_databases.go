@@ -150,7 +150,9 @@ func databaseCurrent(cur *cnpgv1.Database, db *pgv1.PostgresDatabase, want cnpgv
 // checkNewDatabase refuses a database that exists in Postgres without
 // setpoint's marker for this PostgresDatabase: CNPG would change its owner
 // to <db>_admin, and a Delete policy would drop it. A database that has
-// the marker was created by setpoint for this object and retained.
+// the marker was created by setpoint for this object and retained; one
+// marked for the object spec.adoptFrom names is taken over
+// (mayManageExisting).
 func (p *pass) checkNewDatabase(ctx context.Context, n names) health {
 	t, err := p.superuser(ctx, "postgres")
 	if err != nil {
@@ -162,12 +164,11 @@ func (p *pass) checkNewDatabase(ctx context.Context, n names) health {
 		return waiting(pgv1.PhaseProvisioning, "DatabaseUnverified",
 			fmt.Sprintf("cannot check in Postgres whether database %s already exists: %v", n.DB, err), sqlRecheck)
 	}
-	if !exists || comment == controller.PostgresMarker(p.db.Namespace, p.db.Name) {
+	if !exists {
 		return ready("", "")
 	}
-	msg := fmt.Sprintf("database %s exists in Postgres and was not created by setpoint for this PostgresDatabase; setpoint leaves it untouched: use another database name, or drop or rename it", n.DB)
-	if owner, ok := controller.MarkerOwner(comment); ok {
-		msg = fmt.Sprintf("database %s exists in Postgres and was created by setpoint for PostgresDatabase %s (kept by a Retain deletion); only that PostgresDatabase may adopt it", n.DB, owner)
+	if ok, why := p.mayManageExisting(ctx, n.DB, comment); !ok {
+		return failed("DatabaseExists", why, failedRecheck)
 	}
-	return failed("DatabaseExists", msg, failedRecheck)
+	return ready("", "")
 }

@@ -21,6 +21,7 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // and starts the children's names, <name>-<database with '_' as '-'>.
 //
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="metadata.name must be at most 63 characters: it is a label value on every child"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.adoptFrom) || self.spec.adoptFrom != self.metadata.name",message="spec.adoptFrom must differ from metadata.name: what setpoint created for this name is this object's without adoptFrom"
 type PostgresDatabase struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -34,6 +35,8 @@ type PostgresDatabase struct {
 }
 
 // PostgresDatabaseSpec is the desired set of databases on one cluster.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.adoptFrom) == has(oldSelf.adoptFrom)",message="adoptFrom can only be set when the PostgresDatabase is created",fieldPath=".adoptFrom"
 type PostgresDatabaseSpec struct {
 	// clusterRef names the PostgresCluster, in the same namespace, that
 	// hosts the databases. It cannot change after creation.
@@ -46,6 +49,22 @@ type PostgresDatabaseSpec struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=10
 	Databases []DatabaseSpec `json:"databases"`
+
+	// adoptFrom names a PostgresDatabase, in the same namespace, whose
+	// databases and roles this one takes over: exactly those that Postgres
+	// marks as created by setpoint for <namespace>/<adoptFrom> — on a
+	// cluster restored from a backup of that object's cluster, or left by
+	// its Retain deletion. A role or database marked for any other object,
+	// or not created by setpoint, is still refused, and so is everything
+	// while the named PostgresDatabase itself uses this cluster. Adopted
+	// roles get this object's Secrets (new passwords): the source's
+	// credentials stop working on this cluster. Set at creation only.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="adoptFrom is immutable"
+	AdoptFrom string `json:"adoptFrom,omitempty"`
 }
 
 // DatabaseSpec is one database.

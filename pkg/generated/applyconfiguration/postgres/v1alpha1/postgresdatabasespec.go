@@ -28,6 +28,16 @@ type PostgresDatabaseSpecApplyConfiguration struct {
 	ClusterRef *LocalObjectReferenceApplyConfiguration `json:"clusterRef,omitempty"`
 	// databases to create, at most 10, each name unique.
 	Databases []DatabaseSpecApplyConfiguration `json:"databases,omitempty"`
+	// adoptFrom names a PostgresDatabase, in the same namespace, whose
+	// databases and roles this one takes over: exactly those that Postgres
+	// marks as created by setpoint for <namespace>/<adoptFrom> — on a
+	// cluster restored from a backup of that object's cluster, or left by
+	// its Retain deletion. A role or database marked for any other object,
+	// or not created by setpoint, is still refused, and so is everything
+	// while the named PostgresDatabase itself uses this cluster. Adopted
+	// roles get this object's Secrets (new passwords): the source's
+	// credentials stop working on this cluster. Set at creation only.
+	AdoptFrom *string `json:"adoptFrom,omitempty"`
 }
 
 // PostgresDatabaseSpecApplyConfiguration constructs a declarative configuration of the PostgresDatabaseSpec type for use with
@@ -54,5 +64,13 @@ func (b *PostgresDatabaseSpecApplyConfiguration) WithDatabases(values ...*Databa
 		}
 		b.Databases = append(b.Databases, *values[i])
 	}
+	return b
+}
+
+// WithAdoptFrom sets the AdoptFrom field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the AdoptFrom field is set to the value of the last call.
+func (b *PostgresDatabaseSpecApplyConfiguration) WithAdoptFrom(value string) *PostgresDatabaseSpecApplyConfiguration {
+	b.AdoptFrom = &value
 	return b
 }

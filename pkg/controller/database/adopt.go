@@ -1,0 +1,45 @@
+package database
+
+import (
+	"context"
+
+	"k8s.io/klog/v2"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// mayManageExisting says whether this object may take database db, which
+// exists in Postgres with comment, under a CNPG Database: its own marker,
+// or — with spec.adoptFrom — the marker of the object it takes over
+// (controller.MayTakeOver). When not, the message says why. An adopted
+// database is re-marked for this object by the privileges step's
+// COMMENT ON DATABASE, and CNPG makes <db>_admin its owner.
+func (p *pass) mayManageExisting(ctx context.Context, db, comment string) (bool, string) {
+	here := p.adoptionSourceHere()
+	if !controller.MayTakeOver(p.db, comment, here) {
+		return false, controller.RefusedMessage("database", db, comment, p.db, here)
+	}
+	if controller.Adopts(p.db, comment, here) {
+		klog.FromContext(ctx).V(2).Info("Adopting a database setpoint created for another PostgresDatabase",
+			"database", db, "adoptFrom", p.db.Spec.AdoptFrom)
+	}
+	return true, ""
+}
+
+// adoptionSourceHere reports whether the PostgresDatabase spec.adoptFrom
+// names exists and uses this object's cluster: it still owns what is
+// marked for it there. The cache answers; an object it does not have yet
+// is not there (the roles, judged by the cluster from the same cache, wait
+// for the same object).
+func (p *pass) adoptionSourceHere() bool {
+	from := p.db.Spec.AdoptFrom
+	if from == "" {
+		return false
+	}
+	src, err := p.c.databases.PostgresDatabases(p.db.Namespace).Get(from)
+	if err != nil || src == nil {
+		return false
+	}
+	return controller.AdoptionSourceHere(p.db, []*pgv1.PostgresDatabase{src}) && src.Spec.ClusterRef.Name == p.db.Spec.ClusterRef.Name
+}
