@@ -9,7 +9,6 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -18,10 +17,11 @@ import (
 // claimant: CNPG would otherwise take it over (new password, and drop it
 // on a Delete). A role that carries the marker of the same
 // PostgresDatabase was created by setpoint for it (and possibly retained),
-// so it may be managed again. Only roles that change hands are checked —
-// not in the CNPG Cluster's managed list yet, or given last pass to another
-// object (a retained role still listed when its next claimant comes) — so
-// a converged cluster runs no SQL.
+// so it may be managed again; so may one marked for the object its
+// spec.adoptFrom names (mayManageExisting). Only roles that change hands
+// are checked — not in the CNPG Cluster's managed list yet, or given last
+// pass to another object (a retained role still listed when its next
+// claimant comes) — so a converged cluster runs no SQL.
 //
 // When Postgres cannot be asked, the new roles wait (err is returned for
 // status) and the rest of the plan is applied.
@@ -55,21 +55,15 @@ func verifyNewRoles(ctx context.Context, p *pass, plan *rolePlan, current []cnpg
 			continue
 		}
 		owner := plan.ownerOf(name)
-		if comment == controller.PostgresMarker(p.cluster.Namespace, owner.Name) {
-			continue // setpoint's, for this very PostgresDatabase
+		ok, why := mayManageExisting(ctx, p, owner, name, comment)
+		if ok {
+			continue // setpoint's, for this PostgresDatabase or the one it adopts from
 		}
 		plan.drop(name)
-		plan.conflicts = append(plan.conflicts, pgv1.RoleConflict{Role: name, Claimant: owner, Message: foreignRoleMessage(name, comment)})
+		plan.conflicts = append(plan.conflicts, pgv1.RoleConflict{Role: name, Claimant: owner, Message: why})
 		klog.FromContext(ctx).V(2).Info("Refused to manage a role setpoint did not create", "role", name, "claimant", owner.Name)
 	}
 	return nil
-}
-
-func foreignRoleMessage(role, comment string) string {
-	if owner, ok := controller.MarkerOwner(comment); ok {
-		return fmt.Sprintf("role %s exists in Postgres and was created by setpoint for PostgresDatabase %s (kept by a Retain deletion); only that PostgresDatabase may adopt it", role, owner)
-	}
-	return fmt.Sprintf("role %s exists in Postgres and was not created by setpoint; setpoint leaves it untouched: use another database name, or drop or rename the role", role)
 }
 
 // drop removes a role from the plan (roles and owners).

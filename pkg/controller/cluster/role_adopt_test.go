@@ -1,0 +1,102 @@
+package cluster
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
+)
+
+// adoptRoles runs the managed roles component once for dbs on a server
+// whose roles have these comments, and returns the pass.
+func adoptRoles(t *testing.T, roles map[string]string, dbs ...*pgv1.PostgresDatabase) *pass {
+	t.Helper()
+	cs := fake.NewClientset(&cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}})
+	p := testPass()
+	p.deps = &deps{pg: cs, lookupRoles: lookupFixed(roles)}
+	p.obs = &observation{databases: dbs}
+	p.contracts.CNPGCluster = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}}
+	if err := (managedRolesComponent{}).Reconcile(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// With adoptFrom, exactly the roles marked for the named object are
+// handed to CNPG — with the adopter's marker and password Secret, which
+// re-marks them and replaces the restored password. Roles marked for
+// anyone else, or unmarked, stay refused.
+func TestAdoptFromTakesOnlyTheNamedObjectsRoles(t *testing.T) {
+	db := claimant("copy-app", "uid-2", time.Hour, "orders", "billing", "stock")
+	db.Spec.AdoptFrom = "app"
+	p := adoptRoles(t, map[string]string{
+		"orders_admin":  controller.PostgresMarker("ns", "app"),
+		"orders_rw":     controller.PostgresMarker("ns", "app"),
+		"billing_admin": controller.PostgresMarker("ns", "other"),
+		"billing_rw":    "",
+		"stock_admin":   controller.PostgresMarker("elsewhere", "app"),
+	}, db)
+	roles := p.contracts.CNPGCluster.Spec.Managed.Roles
+	if got := roleNames(roles); !slices.Equal(got, []string{"orders_admin", "orders_rw", "stock_rw"}) {
+		t.Fatalf("managed roles = %v", got)
+	}
+	for _, r := range roles[:2] {
+		if r.Comment != controller.PostgresMarker("ns", "copy-app") || r.PasswordSecret == nil || !strings.HasPrefix(r.PasswordSecret.Name, "copy-app-orders-") {
+			t.Errorf("adopted role %s: comment %q, password Secret %+v", r.Name, r.Comment, r.PasswordSecret)
+		}
+	}
+	msgs := map[string]string{}
+	for _, c := range p.roles.conflicts {
+		msgs[c.Role] = c.Message
+	}
+	for role, want := range map[string]string{
+		"billing_admin": "spec.adoptFrom takes over only what setpoint marked for PostgresDatabase ns/app",
+		"billing_rw":    "was not created by setpoint",
+		"stock_admin":   "PostgresDatabase elsewhere/app",
+	} {
+		if !strings.Contains(msgs[role], want) {
+			t.Errorf("%s: conflict %q, want it to contain %q", role, msgs[role], want)
+		}
+	}
+}
+
+// While the object adoptFrom names uses this cluster, its roles are its
+// own: nothing is taken from it, even before it claims them.
+func TestAdoptFromNeverTakesFromAnObjectOnTheCluster(t *testing.T) {
+	src := claimant("app", "uid-1", 0, "billing") // claims other roles only
+	db := claimant("copy-app", "uid-2", time.Hour, "orders")
+	db.Spec.AdoptFrom = "app"
+	marked := controller.PostgresMarker("ns", "app")
+	p := adoptRoles(t, map[string]string{"orders_admin": marked, "orders_rw": marked}, src, db)
+	if got := roleNames(p.contracts.CNPGCluster.Spec.Managed.Roles); !slices.Equal(got, []string{"billing_admin", "billing_rw"}) {
+		t.Fatalf("managed roles = %v", got)
+	}
+	for _, c := range p.roles.conflicts {
+		if c.Claimant.Name != "copy-app" || !strings.Contains(c.Message, `while PostgresDatabase "app" uses this cluster`) {
+			t.Errorf("conflict %+v", c)
+		}
+	}
+	if len(p.roles.conflicts) != 2 {
+		t.Fatalf("conflicts = %+v", p.roles.conflicts)
+	}
+}
+
+// Without adoptFrom, a role marked for another object is refused and the
+// message names the opt-in.
+func TestMarkedRoleNamesTheAdoptFromOptIn(t *testing.T) {
+	marked := controller.PostgresMarker("ns", "app")
+	p := adoptRoles(t, map[string]string{"orders_admin": marked, "orders_rw": marked}, claimant("intruder", "uid-3", 0, "orders"))
+	if m := p.contracts.CNPGCluster.Spec.Managed; m != nil && len(m.Roles) != 0 {
+		t.Fatalf("managed roles = %v", roleNames(m.Roles))
+	}
+	if len(p.roles.conflicts) != 2 || !strings.Contains(p.roles.conflicts[0].Message, "spec.adoptFrom: app") {
+		t.Fatalf("conflicts = %+v", p.roles.conflicts)
+	}
+}
