@@ -95,7 +95,8 @@ func waitBackupCompleted(t *testing.T, ns, name string) *cnpgv1.Backup {
 // around a target time after a base backup; a PostgresCluster restored to
 // the target has exactly the t1 rows, read through the role the
 // PostgresDatabase created (roles and their passwords are restored with
-// the data, so the source's Secret still works).
+// the data, so the source's Secret still works) — until a PostgresDatabase
+// with spec.adoptFrom takes them over with new passwords (adoptRestored).
 func TestPointInTimeRecovery(t *testing.T) {
 	ns := newNamespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
@@ -155,6 +156,7 @@ func TestPointInTimeRecovery(t *testing.T) {
 	if t1 != 1000 || t2 != 0 {
 		t.Fatalf("restored to %s: %d t1 rows and %d t2 rows, want exactly the 1000 t1 rows", target.Format(time.RFC3339), t1, t2)
 	}
+	adoptRestored(t, ns, "shop", "copy", 1000)
 
 	// A target before the first backup cannot be recovered: Failed, with
 	// CloudNativePG's phase and reason in the message.
