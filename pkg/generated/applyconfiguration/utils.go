@@ -66,6 +66,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationmonitoringv1.PodMonitorSpecApplyConfiguration{}
 
 		// Group=postgres.setpoint.dev, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithKind("AutoGrowSpec"):
+		return &postgresv1alpha1.AutoGrowSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BackupRequestStatus"):
 		return &postgresv1alpha1.BackupRequestStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BackupSpec"):
@@ -132,6 +134,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.RoleStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageSpec"):
 		return &postgresv1alpha1.StorageSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("StorageStatus"):
+		return &postgresv1alpha1.StorageStatusApplyConfiguration{}
 
 		// Group=postgresql.cnpg.io, Version=v1
 	case cnpgv1.SchemeGroupVersion.WithKind("Backup"):

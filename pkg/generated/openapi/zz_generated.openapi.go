@@ -84,6 +84,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1.PodMonitor":                      schema_pkg_apis_monitoring_v1_PodMonitor(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1.PodMonitorList":                  schema_pkg_apis_monitoring_v1_PodMonitorList(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1.PodMonitorSpec":                  schema_pkg_apis_monitoring_v1_PodMonitorSpec(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.AutoGrowSpec":                schema_pkg_apis_postgres_v1alpha1_AutoGrowSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupRequestStatus":         schema_pkg_apis_postgres_v1alpha1_BackupRequestStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec":                  schema_pkg_apis_postgres_v1alpha1_BackupSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus":                schema_pkg_apis_postgres_v1alpha1_BackupStatus(ref),
@@ -121,6 +122,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleStatus":                  schema_pkg_apis_postgres_v1alpha1_RoleStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef":                schema_pkg_apis_postgres_v1alpha1_SecretKeyRef(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec":                 schema_pkg_apis_postgres_v1alpha1_StorageSpec(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus":               schema_pkg_apis_postgres_v1alpha1_StorageStatus(ref),
 		v1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
 		v1.Affinity{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_Affinity(ref),
 		v1.AppArmorProfile{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_AppArmorProfile(ref),
@@ -2559,6 +2561,54 @@ func schema_pkg_apis_monitoring_v1_PodMonitorSpec(ref common.ReferenceCallback) 
 	}
 }
 
+func schema_pkg_apis_postgres_v1alpha1_AutoGrowSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "AutoGrowSpec lets setpoint raise the data volumes' size when the data Postgres holds (databases and WAL) crosses a share of it. The class and the cluster merge field by field. The user's storage.size is never changed: the size setpoint asks CloudNativePG for is in status.storage.size, and a larger storage.size in the spec wins.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"enabled": {
+						SchemaProps: spec.SchemaProps{
+							Description: "enabled turns auto-grow on.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"threshold": {
+						SchemaProps: spec.SchemaProps{
+							Description: "threshold is the usage, in percent of the volume, at which the volume grows. Default 80.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"increment": {
+						SchemaProps: spec.SchemaProps{
+							Description: "increment is how much one grow adds: a percentage of the current size (\"20%\", 1–999 %) or a quantity (\"10Gi\"). Default \"20%\". A grow never goes past limit.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"limit": {
+						SchemaProps: spec.SchemaProps{
+							Description: "limit is the size auto-grow never exceeds. Required when enabled.",
+							Ref:         ref(resource.Quantity{}.OpenAPIModelName()),
+						},
+					},
+					"cooldown": {
+						SchemaProps: spec.SchemaProps{
+							Description: "cooldown is the least time between two grows, for example \"10m\" (default): a volume resize is slow, and the usage measured right after one still reads the old volume. At least 1s.",
+							Ref:         ref(metav1.Duration{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			resource.Quantity{}.OpenAPIModelName(), metav1.Duration{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_postgres_v1alpha1_BackupRequestStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3890,6 +3940,12 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources"),
 						},
 					},
+					"storage": {
+						SchemaProps: spec.SchemaProps{
+							Description: "storage is the volume size setpoint applies and auto-grow's record.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus"),
+						},
+					},
 					"superuserPasswordRotation": {
 						SchemaProps: spec.SchemaProps{
 							Description: "superuserPasswordRotation is the last rotation of the generated superuser password, read from its Secret.",
@@ -3900,7 +3956,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ManagedRolesStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus", metav1.Condition{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ManagedRolesStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -4035,6 +4091,13 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresDatabaseSpec(ref common.Reference
 									},
 								},
 							},
+						},
+					},
+					"adoptFrom": {
+						SchemaProps: spec.SchemaProps{
+							Description: "adoptFrom names a PostgresDatabase, in the same namespace, whose databases and roles this one takes over: exactly those that Postgres marks as created by setpoint for <namespace>/<adoptFrom> — on a cluster restored from a backup of that object's cluster, or left by its Retain deletion. A role or database marked for any other object, or not created by setpoint, is still refused, and so is everything while the named PostgresDatabase itself uses this cluster. Adopted roles get this object's Secrets (new passwords): the source's credentials stop working on this cluster. Set at creation only.",
+							Type:        []string{"string"},
+							Format:      "",
 						},
 					},
 				},
@@ -4445,11 +4508,57 @@ func schema_pkg_apis_postgres_v1alpha1_StorageSpec(ref common.ReferenceCallback)
 							Format:      "",
 						},
 					},
+					"autoGrow": {
+						SchemaProps: spec.SchemaProps{
+							Description: "autoGrow raises the volume size when the data crosses a threshold, up to a limit.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.AutoGrowSpec"),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			resource.Quantity{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.AutoGrowSpec", resource.Quantity{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_StorageStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "StorageStatus is the volume size setpoint asks CloudNativePG for, and auto-grow's record of its own decisions. Present once auto-grow is enabled (or has grown the volume). It records what setpoint did, never what the user wants: the spec is read again on every pass.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"size": {
+						SchemaProps: spec.SchemaProps{
+							Description: "size is the size of each data volume setpoint applies to the CNPG Cluster: storage.size, or more after a grow.",
+							Ref:         ref(resource.Quantity{}.OpenAPIModelName()),
+						},
+					},
+					"lastGrowTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastGrowTime is when auto-grow last raised size; the next grow waits for the cooldown after it.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"lastGrowFrom": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastGrowFrom is the size before the last grow.",
+							Ref:         ref(resource.Quantity{}.OpenAPIModelName()),
+						},
+					},
+					"growInFlight": {
+						SchemaProps: spec.SchemaProps{
+							Description: "growInFlight is true from a grow until its cooldown has passed: CloudNativePG may still be resizing the volumes, and no new grow starts.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			resource.Quantity{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
 	}
 }
 

@@ -179,6 +179,10 @@ type PostgresClusterStatus struct {
 	// +optional
 	Resources *ClusterResources `json:"resources,omitempty"`
 
+	// storage is the volume size setpoint applies and auto-grow's record.
+	// +optional
+	Storage *StorageStatus `json:"storage,omitempty"`
+
 	// superuserPasswordRotation is the last rotation of the generated
 	// superuser password, read from its Secret.
 	// +optional

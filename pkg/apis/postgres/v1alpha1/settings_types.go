@@ -8,6 +8,7 @@ import (
 // StorageSpec sizes the volume that holds each instance's data.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.size) || quantity(string(self.size)).isGreaterThan(quantity('0'))",message="storage.size must be greater than zero",fieldPath=".size"
+// +kubebuilder:validation:XValidation:rule="!has(self.size) || !has(self.autoGrow) || !has(self.autoGrow.limit) || quantity(string(self.autoGrow.limit)).compareTo(quantity(string(self.size))) >= 0",message="storage.autoGrow.limit must be at least storage.size",fieldPath=".autoGrow.limit"
 type StorageSpec struct {
 	// size of each instance's data volume, for example "10Gi". It can grow
 	// but never shrink.
@@ -19,6 +20,11 @@ type StorageSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	StorageClass *string `json:"storageClass,omitempty"`
+
+	// autoGrow raises the volume size when the data crosses a threshold,
+	// up to a limit.
+	// +optional
+	AutoGrow *AutoGrowSpec `json:"autoGrow,omitempty"`
 }
 
 // PoolMode is PgBouncer's pooling mode.

@@ -56,6 +56,8 @@ type PostgresClusterStatusApplyConfiguration struct {
 	RestoredFrom *RestoreStatusApplyConfiguration `json:"restoredFrom,omitempty"`
 	// resources names the objects applications use to connect.
 	Resources *ClusterResourcesApplyConfiguration `json:"resources,omitempty"`
+	// storage is the volume size setpoint applies and auto-grow's record.
+	Storage *StorageStatusApplyConfiguration `json:"storage,omitempty"`
 	// superuserPasswordRotation is the last rotation of the generated
 	// superuser password, read from its Secret.
 	SuperuserPasswordRotation *PasswordRotationApplyConfiguration `json:"superuserPasswordRotation,omitempty"`
@@ -165,6 +167,14 @@ func (b *PostgresClusterStatusApplyConfiguration) WithRestoredFrom(value *Restor
 // If called multiple times, the Resources field is set to the value of the last call.
 func (b *PostgresClusterStatusApplyConfiguration) WithResources(value *ClusterResourcesApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
 	b.Resources = value
+	return b
+}
+
+// WithStorage sets the Storage field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Storage field is set to the value of the last call.
+func (b *PostgresClusterStatusApplyConfiguration) WithStorage(value *StorageStatusApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
+	b.Storage = value
 	return b
 }
 

@@ -33,6 +33,9 @@ type StorageSpecApplyConfiguration struct {
 	// storageClass is the StorageClass of the data volumes; empty means the
 	// cluster's default StorageClass.
 	StorageClass *string `json:"storageClass,omitempty"`
+	// autoGrow raises the volume size when the data crosses a threshold,
+	// up to a limit.
+	AutoGrow *AutoGrowSpecApplyConfiguration `json:"autoGrow,omitempty"`
 }
 
 // StorageSpecApplyConfiguration constructs a declarative configuration of the StorageSpec type for use with
@@ -54,5 +57,13 @@ func (b *StorageSpecApplyConfiguration) WithSize(value resource.Quantity) *Stora
 // If called multiple times, the StorageClass field is set to the value of the last call.
 func (b *StorageSpecApplyConfiguration) WithStorageClass(value string) *StorageSpecApplyConfiguration {
 	b.StorageClass = &value
+	return b
+}
+
+// WithAutoGrow sets the AutoGrow field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the AutoGrow field is set to the value of the last call.
+func (b *StorageSpecApplyConfiguration) WithAutoGrow(value *AutoGrowSpecApplyConfiguration) *StorageSpecApplyConfiguration {
+	b.AutoGrow = value
 	return b
 }
