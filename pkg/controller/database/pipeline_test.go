@@ -115,10 +115,15 @@ func TestPipelineToReadyThenIdle(t *testing.T) {
 	}
 	password := string(admin.Data["password"])
 
-	// Pass 2: the cluster reconciled our roles; the CNPG Database is applied.
+	// Pass 2: the cluster reconciled our roles; the CNPG Database is
+	// applied. Status still reads as a provisioning wait: the next write
+	// is Ready, unless CloudNativePG takes longer than applyReportDelay.
 	f.setCluster(ownRoles(db, "order_items_admin", "order_items_rw"))
-	if res, err = f.sync("shop"); err != nil || res.RequeueAfter != provisionRecheck {
+	if res, err = f.sync("shop"); err != nil || res.RequeueAfter != applyReportDelay {
 		t.Fatalf("pass 2: res %+v err %v", res, err)
+	}
+	if w := f.allWrites(); slices.Contains(w, "update postgresdatabases/status") {
+		t.Errorf("pass 2 wrote status before CloudNativePG had a chance to apply: %v", w)
 	}
 	cd := f.cnpgDB("shop-order-items")
 	wantSpec := cnpgv1.DatabaseSpec{Cluster: cnpgv1.LocalObjectReference{Name: "pg"}, Name: "order_items", Owner: "order_items_admin",
@@ -127,14 +132,14 @@ func TestPipelineToReadyThenIdle(t *testing.T) {
 	if !equalSpec(cd.Spec, wantSpec) || !controller.IsControlledBy(cd, db.UID) {
 		t.Errorf("CNPG Database = %+v %+v", cd.Spec, cd.OwnerReferences)
 	}
-	if st := f.db("shop").Status.Databases[0]; !st.Roles[0].Exists || !st.Roles[1].Exists {
-		t.Errorf("roles exist = %+v", st.Roles)
-	}
 
 	// Pass 3: CNPG applied it; privileges are granted; Ready.
 	f.markApplied("shop-order-items", true, "")
 	if res, err = f.sync("shop"); err != nil || res.RequeueAfter != 0 {
 		t.Fatalf("pass 3: res %+v err %v", res, err)
+	}
+	if st := f.db("shop").Status.Databases[0]; !st.Roles[0].Exists || !st.Roles[1].Exists {
+		t.Errorf("roles exist = %+v", st.Roles)
 	}
 	if len(f.sql.execs) != 1 || f.sql.execs[0].target.Database != "order_items" || f.sql.execs[0].target.User != "postgres" {
 		t.Fatalf("SQL = %+v", f.sql.execs)

@@ -47,6 +47,11 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	out := p.runPipeline(ctx)
 	removal := p.cleanupRemoved(ctx)
 	p.conclude(out, removal)
+	if wait, ok := p.deferredWrite(out, removal); ok {
+		// The next event (CloudNativePG applied it) brings Ready; the
+		// requeue writes the wait if that takes longer.
+		return workqueue.Result{RequeueAfter: wait}, nil
+	}
 	if err := c.writeStatus(ctx, db, p.status); err != nil {
 		return workqueue.Result{}, err
 	}
