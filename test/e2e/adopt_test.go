@@ -37,8 +37,9 @@ func passwordRefused(t *testing.T, ns, cluster, database, user, password string)
 
 // adoptRestored hands the database "orders" that cluster restored from the
 // source's PostgresDatabase "app" to a PostgresDatabase of its own. One
-// without adoptFrom is refused (the restored roles are marked for app);
-// one with adoptFrom: app becomes Ready, its new rw Secret reads wantT1
+// without adoptFrom, or with adoptFrom naming another object, is refused
+// (the restored roles are marked for app); one with adoptFrom: app becomes
+// Ready, its new rw Secret reads wantT1
 // rows labelled t1- and none labelled t2-, the roles and the database are
 // re-marked for it, and app's passwords no longer authenticate on cluster
 // (they still do on source).
@@ -49,6 +50,12 @@ func adoptRestored(t *testing.T, ns, source, cluster string, wantT1 int) {
 	expectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists",
 		"created by setpoint for PostgresDatabase "+ns+"/app (kept by a Retain deletion, or restored from a backup); only that PostgresDatabase may adopt it, or a new PostgresDatabase created with spec.adoptFrom: app")
 	deleteDatabase(t, ns, "intruder")
+	// adoptFrom takes only what is marked for the object it names.
+	databaseOn(t, ns, "wrong-source", cluster, "nobody", "orders")
+	got = waitDatabase(t, ns, "wrong-source", pgv1.PhaseFailed, 60*time.Second)
+	expectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists",
+		"spec.adoptFrom takes over only what setpoint marked for PostgresDatabase "+ns+"/nobody")
+	deleteDatabase(t, ns, "wrong-source")
 
 	oldRW := string(getSecret(t, ns, "app-orders-rw").Data["password"])
 	oldAdmin := string(getSecret(t, ns, "app-orders-admin").Data["password"])
