@@ -13,6 +13,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	pginformers "github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
 	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
+	monitoringlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/monitoring/v1"
 )
 
 // Informers are the two shared informer factories of the operator: one for
@@ -26,6 +27,9 @@ type Informers struct {
 	// ObjectStore informer would then never sync and hold every controller
 	// back, so none is started.
 	ObjectStoresMissing bool
+	// PodMonitorsMissing is the same for the Prometheus Operator's
+	// PodMonitor CRD.
+	PodMonitorsMissing bool
 }
 
 // NewInformers builds the factories. namespace "" watches all namespaces.
@@ -48,11 +52,24 @@ func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace s
 // exists that we could own.
 func (i *Informers) ObjectStores() (cache.SharedIndexInformer, barmanlisters.ObjectStoreLister) {
 	if i.ObjectStoresMissing {
-		empty := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-		return nil, barmanlisters.NewObjectStoreLister(empty)
+		return nil, barmanlisters.NewObjectStoreLister(emptyIndexer())
 	}
 	os := i.Setpoint.BarmanCloud().V1().ObjectStores()
 	return os.Informer(), os.Lister()
+}
+
+// PodMonitors returns the PodMonitor informer and lister; without the CRD,
+// as ObjectStores.
+func (i *Informers) PodMonitors() (cache.SharedIndexInformer, monitoringlisters.PodMonitorLister) {
+	if i.PodMonitorsMissing {
+		return nil, monitoringlisters.NewPodMonitorLister(emptyIndexer())
+	}
+	pm := i.Setpoint.Monitoring().V1().PodMonitors()
+	return pm.Informer(), pm.Lister()
+}
+
+func emptyIndexer() cache.Indexer {
+	return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 }
 
 // Start starts every informer requested so far and waits for their caches.

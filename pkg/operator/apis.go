@@ -14,14 +14,17 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// The CRDs setpoint works with: CloudNativePG's are required, the
-// barman-cloud plugin's ObjectStore is optional (only clusters with backups
-// to object storage need it).
+// The CRDs setpoint works with: CloudNativePG's are required; the
+// barman-cloud plugin's ObjectStore and the Prometheus Operator's PodMonitor
+// are optional (only clusters with backups to object storage, or with
+// monitoring, need them).
 var (
-	cnpgGroupVersion   = "postgresql.cnpg.io/v1"
-	cnpgResources      = []string{"clusters", "databases", "poolers", "scheduledbackups"}
-	barmanGroupVersion = "barmancloud.cnpg.io/v1"
-	barmanResource     = "objectstores"
+	cnpgGroupVersion       = "postgresql.cnpg.io/v1"
+	cnpgResources          = []string{"clusters", "databases", "poolers", "scheduledbackups"}
+	barmanGroupVersion     = "barmancloud.cnpg.io/v1"
+	barmanResource         = "objectstores"
+	monitoringGroupVersion = "monitoring.coreos.com/v1"
+	podMonitorResource     = "podmonitors"
 )
 
 // apis is what discovery says is installed.
@@ -31,6 +34,9 @@ type apis struct {
 	missingCNPG []string
 	// objectStores is true when the barman-cloud ObjectStore CRD is served.
 	objectStores bool
+	// podMonitors is true when the Prometheus Operator's PodMonitor CRD is
+	// served.
+	podMonitors bool
 }
 
 func (a apis) cnpgInstalled() bool { return len(a.missingCNPG) == 0 }
@@ -45,7 +51,7 @@ func (a apis) notReadyReason() string {
 }
 
 func (a apis) equal(b apis) bool {
-	return slices.Equal(a.missingCNPG, b.missingCNPG) && a.objectStores == b.objectStores
+	return slices.Equal(a.missingCNPG, b.missingCNPG) && a.objectStores == b.objectStores && a.podMonitors == b.podMonitors
 }
 
 // discoverer is the part of discovery.DiscoveryInterface we use.
@@ -66,6 +72,10 @@ func discoverAPIs(disc discoverer) (apis, error) {
 	if err != nil {
 		return apis{}, err
 	}
+	monitoring, err := servedResources(disc, monitoringGroupVersion)
+	if err != nil {
+		return apis{}, err
+	}
 	var a apis
 	for _, r := range cnpgResources {
 		if !cnpg[r] {
@@ -73,6 +83,7 @@ func discoverAPIs(disc discoverer) (apis, error) {
 		}
 	}
 	a.objectStores = barman[barmanResource]
+	a.podMonitors = monitoring[podMonitorResource]
 	return a, nil
 }
 
@@ -96,8 +107,8 @@ func servedResources(disc discoverer, gv string) (map[string]bool, error) {
 // apiWatcher polls discovery for the life of the process and publishes
 // changes. While CNPG is missing it polls with backoff (first retry after
 // minInterval, doubling up to maxInterval); once it is installed, every
-// maxInterval, so an uninstalled or newly installed barman-cloud plugin is
-// noticed without a restart.
+// maxInterval, so an uninstalled or newly installed barman-cloud plugin or
+// Prometheus Operator is noticed without a restart.
 type apiWatcher struct {
 	disc        discoverer
 	minInterval time.Duration
@@ -177,5 +188,11 @@ func (w *apiWatcher) publish(logger klog.Logger, a apis) {
 	}
 	if a.objectStores && !first && !prev.objectStores {
 		logger.Info("The barman-cloud plugin's ObjectStore CRD appeared")
+	}
+	if a.cnpgInstalled() && !a.podMonitors && (first || prev.podMonitors || !prev.cnpgInstalled()) {
+		logger.Info("The Prometheus Operator is not installed (CRD podmonitors.monitoring.coreos.com missing): clusters asking for monitoring wait with MonitoringUnavailable")
+	}
+	if a.podMonitors && !first && !prev.podMonitors {
+		logger.Info("The Prometheus Operator's PodMonitor CRD appeared")
 	}
 }

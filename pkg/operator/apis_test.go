@@ -65,8 +65,17 @@ func TestDiscoverAPIs(t *testing.T) {
 		t.Errorf("CNPG without plugin: %+v", a)
 	}
 	disc.Resources = append(disc.Resources, resourceList(barmanGroupVersion, barmanResource))
-	if a, _ = discoverAPIs(disc); !a.cnpgInstalled() || !a.objectStores {
+	if a, _ = discoverAPIs(disc); !a.cnpgInstalled() || !a.objectStores || a.podMonitors {
 		t.Errorf("CNPG with plugin: %+v", a)
+	}
+	disc.Resources = append(disc.Resources, resourceList(monitoringGroupVersion, podMonitorResource))
+	if a, _ = discoverAPIs(disc); !a.cnpgInstalled() || !a.podMonitors {
+		t.Errorf("with the Prometheus Operator: %+v", a)
+	}
+	prev := a
+	prev.podMonitors = false
+	if a.equal(prev) {
+		t.Error("a PodMonitor CRD that appears is not a change (the controllers would not restart)")
 	}
 }
 

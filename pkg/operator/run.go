@@ -116,6 +116,7 @@ func (c *controllers) run(ctx context.Context, installed apis) error {
 
 	inf := controller.NewInformers(kube, pg, cfg.Namespace, cfg.Resync)
 	inf.ObjectStoresMissing = !installed.objectStores
+	inf.PodMonitorsMissing = !installed.podMonitors
 	if err := inf.AddIndexers(); err != nil {
 		return err
 	}

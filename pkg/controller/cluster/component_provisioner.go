@@ -149,9 +149,6 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 		spec.WithPlugins(cnpgac.PluginConfiguration().WithName(barmanPlugin).WithIsWALArchiver(true).
 			WithParameters(map[string]string{"barmanObjectName": p.name(objectStoreSuffix), "serverName": p.cluster.Name}))
 	}
-	if w.MonitoringOn {
-		spec.WithMonitoring(cnpgac.MonitoringConfiguration().WithEnablePodMonitor(true))
-	}
 	if w.SnapshotClass != "" {
 		// Volume-snapshot ScheduledBackups take the class from the Cluster.
 		spec.WithBackup(cnpgac.BackupConfiguration().WithVolumeSnapshot(
@@ -194,6 +191,12 @@ func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
 		}
 	}
 	if w.SnapshotClass != "" && (s.Backup == nil || s.Backup.VolumeSnapshot == nil || s.Backup.VolumeSnapshot.ClassName != w.SnapshotClass) {
+		return false
+	}
+	if s.Monitoring != nil && s.Monitoring.EnablePodMonitor != nil && *s.Monitoring.EnablePodMonitor {
+		// Set by an earlier setpoint, and deprecated by CNPG 1.30: applying
+		// without it removes it (it is our field); the podMonitor component
+		// keeps a PodMonitor of our own instead.
 		return false
 	}
 	hasPlugin := slices.ContainsFunc(s.Plugins, func(pc cnpgv1.PluginConfiguration) bool { return pc.Name == barmanPlugin })

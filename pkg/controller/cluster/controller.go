@@ -13,6 +13,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
+	monitoringlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/monitoring/v1"
 	pglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
@@ -32,6 +33,7 @@ type Controller struct {
 	poolers          cnpglisters.PoolerLister
 	scheduledBackups cnpglisters.ScheduledBackupLister
 	objectStores     barmanlisters.ObjectStoreLister
+	podMonitors      monitoringlisters.PodMonitorLister
 	secrets          corelisters.SecretLister
 	configMaps       corelisters.ConfigMapLister
 
@@ -47,10 +49,11 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	cnpg := inf.Setpoint.CNPG().V1()
 	core := inf.Kube.Core().V1()
 	objectStoreInformer, objectStoreLister := inf.ObjectStores()
+	podMonitorInformer, podMonitorLister := inf.PodMonitors()
 	c := &Controller{
 		deps: &deps{kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
 			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout,
-			objectStoresMissing: inf.ObjectStoresMissing},
+			objectStoresMissing: inf.ObjectStoresMissing, podMonitorsMissing: inf.PodMonitorsMissing},
 		clusters:         pg.PostgresClusters().Lister(),
 		clusterIndex:     pg.PostgresClusters().Informer().GetIndexer(),
 		classes:          pg.PostgresClusterClasses().Lister(),
@@ -59,6 +62,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		poolers:          cnpg.Poolers().Lister(),
 		scheduledBackups: cnpg.ScheduledBackups().Lister(),
 		objectStores:     objectStoreLister,
+		podMonitors:      podMonitorLister,
 		secrets:          core.Secrets().Lister(),
 		configMaps:       core.ConfigMaps().Lister(),
 		queue:            workqueue.New(workqueue.Options{Name: "postgrescluster", Metrics: cfg.Metrics}),
@@ -101,6 +105,9 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	}
 	if objectStoreInformer != nil {
 		regs = append(regs, controller.On(objectStoreInformer, owned))
+	}
+	if podMonitorInformer != nil {
+		regs = append(regs, controller.On(podMonitorInformer, owned))
 	}
 	var err error
 	if c.synced, err = controller.Register(regs); err != nil {
@@ -159,6 +166,6 @@ func roleIntentChanged(oldObj, newObj any) bool {
 func pipeline() []component {
 	return []component{
 		secretComponent{}, objectStoreComponent{}, provisionerComponent{}, managedRolesComponent{},
-		poolerComponent{}, backupComponent{}, configMapComponent{},
+		poolerComponent{}, backupComponent{}, configMapComponent{}, podMonitorComponent{},
 	}
 }

@@ -23,6 +23,8 @@ type deps struct {
 	pgTimeout time.Duration
 	// objectStoresMissing: the barman-cloud plugin's CRD is not installed.
 	objectStoresMissing bool
+	// podMonitorsMissing: the Prometheus Operator's CRD is not installed.
+	podMonitorsMissing bool
 	// lookupRoles replaces roleComments in tests.
 	lookupRoles func(ctx context.Context, p *pass, names []string) (map[string]string, error)
 }

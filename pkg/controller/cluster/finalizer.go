@@ -20,7 +20,8 @@ import (
 // finalize runs the deletion policy, then lets the object go. Delete
 // removes every CNPG object we own (the CNPG Cluster and its data with
 // it); Retain keeps the CNPG Cluster and the superuser Secret, without our
-// owner references, and removes the poolers.
+// owner references (and what keeps backing up and monitoring them), and
+// removes the poolers.
 func (c *Controller) finalize(ctx context.Context, pc *pgv1.PostgresCluster) (workqueue.Result, error) {
 	if !slices.Contains(pc.Finalizers, Finalizer) {
 		return workqueue.Result{}, nil
@@ -113,8 +114,9 @@ func (c *Controller) deleteOwned(ctx context.Context, pc *pgv1.PostgresCluster) 
 }
 
 // release hands what Retain keeps — the CNPG Cluster, the superuser
-// Secret, and the ObjectStore and ScheduledBackups that keep archiving and
-// backing it up — to a later PostgresCluster of the same name: our owner
+// Secret, the ObjectStore and ScheduledBackups that keep archiving and
+// backing it up, and the PodMonitor that keeps its metrics scraped — to a
+// later PostgresCluster of the same name: our owner
 // reference goes (so the garbage collector leaves them), other references
 // stay, and the retained marks name this cluster, so that nobody else can
 // adopt them.
@@ -157,6 +159,14 @@ func (c *Controller) release(ctx context.Context, pc *pgv1.PostgresCluster) ([]s
 	if os, _ := c.objectStores.ObjectStores(ns).Get(name + objectStoreSuffix); os != nil {
 		if err := patch("ObjectStore", os, func(b []byte) error {
 			_, err := c.deps.pg.BarmanCloudV1().ObjectStores(ns).Patch(ctx, os.Name, types.MergePatchType, b, opts)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+	}
+	if pm, _ := c.podMonitors.PodMonitors(ns).Get(name + podMonitorSuffix); pm != nil {
+		if err := patch("PodMonitor", pm, func(b []byte) error {
+			_, err := c.deps.pg.MonitoringV1().PodMonitors(ns).Patch(ctx, pm.Name, types.MergePatchType, b, opts)
 			return err
 		}); err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ const (
 	snapshotSuffix    = "-snapshot"
 	configMapSuffix   = "-connection"
 	caSuffix          = "-ca"
+	podMonitorSuffix  = "-metrics"
 )
 
 // Finalizer keeps a PostgresCluster until its deletion policy has run.

@@ -9,6 +9,7 @@ import (
 
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
@@ -21,6 +22,7 @@ type observation struct {
 	external    *corev1.Secret
 	cnpg        *cnpgv1.Cluster
 	objectStore *barmanv1.ObjectStore
+	podMonitor  *monitoringv1.PodMonitor
 	poolers     map[string]*cnpgv1.Pooler
 	backups     map[string]*cnpgv1.ScheduledBackup
 	configMap   *corev1.ConfigMap
@@ -50,6 +52,9 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 		return nil, err
 	}
 	if o.objectStore, err = controller.IgnoreNotFound(c.objectStores.ObjectStores(ns).Get(name + objectStoreSuffix)); err != nil {
+		return nil, err
+	}
+	if o.podMonitor, err = controller.IgnoreNotFound(c.podMonitors.PodMonitors(ns).Get(name + podMonitorSuffix)); err != nil {
 		return nil, err
 	}
 	for _, s := range []string{poolerRWSuffix, poolerROSuffix} {

@@ -10,6 +10,7 @@ const (
 	ConditionPoolerReady      = "PoolerReady"
 	ConditionBackupReady      = "BackupReady"
 	ConditionConfigMapReady   = "ConfigMapReady"
+	ConditionPodMonitorReady  = "PodMonitorReady"
 )
 
 // Condition types of PostgresDatabase, in pipeline order, plus Ready.

@@ -1,0 +1,113 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+
+	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	monitoringac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/monitoring/v1"
+)
+
+// errPodMonitorCRDMissing: monitoring is asked for but the Prometheus
+// Operator, whose PodMonitor would carry it, is not installed.
+var errPodMonitorCRDMissing = errors.New("the Prometheus Operator is not installed (CRD podmonitors.monitoring.coreos.com missing)")
+
+// The labels CloudNativePG puts on its instance pods, and the name of
+// their metrics port: what CNPG's monitoring documentation tells users to
+// select now that it deprecates creating the PodMonitor itself
+// (spec.monitoring.enablePodMonitor). The role label keeps PgBouncer pods,
+// which carry the cluster label and a metrics port too, out.
+const (
+	cnpgClusterLabel = "cnpg.io/cluster"
+	cnpgPodRoleLabel = "cnpg.io/podRole"
+	cnpgRoleInstance = "instance"
+	cnpgMetricsPort  = "metrics"
+)
+
+// podMonitorComponent keeps the PodMonitor <cluster>-metrics while
+// monitoring is enabled, and removes it (if ours) when it is not.
+type podMonitorComponent struct{}
+
+func (podMonitorComponent) Name() string            { return "podMonitor" }
+func (podMonitorComponent) Condition() string       { return pgv1.ConditionPodMonitorReady }
+func (podMonitorComponent) Requires() []contractKey { return []contractKey{contractCNPGCluster} }
+func (podMonitorComponent) Provides() []contractKey { return nil }
+
+func (podMonitorComponent) Reconcile(ctx context.Context, p *pass) error {
+	cur := p.obs.podMonitor
+	if !p.want.MonitoringOn {
+		if cur == nil || !controller.IsControlledBy(cur, p.cluster.UID) {
+			return nil
+		}
+		err := p.deps.pg.MonitoringV1().PodMonitors(cur.Namespace).Delete(ctx, cur.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete pod monitor: %w", err)
+		}
+		return nil
+	}
+	if p.deps.podMonitorsMissing {
+		return nil // nothing to write to; Observe says so
+	}
+	client := p.deps.pg.MonitoringV1().PodMonitors(p.cluster.Namespace)
+	cur, err := claimCached(ctx, p, "PodMonitor", cur, client, p.name(podMonitorSuffix))
+	if err != nil {
+		return err
+	}
+	if cur != nil && podMonitorMatches(cur, p) {
+		return nil
+	}
+	if _, err := client.Apply(ctx, desiredPodMonitor(p), applyOpts); err != nil {
+		return fmt.Errorf("apply pod monitor: %w", err)
+	}
+	return nil
+}
+
+func (podMonitorComponent) Observe(_ context.Context, p *pass, err error) health {
+	if h, ok := conflictHealth("PodMonitorConflict", err); ok {
+		return h
+	}
+	if err == nil && p.want.MonitoringOn && p.deps.podMonitorsMissing {
+		// Not an error to retry: the operator restarts its controllers, and
+		// so revisits every cluster, when the CRD appears.
+		return waiting(pgv1.PhasePending, "MonitoringUnavailable", errPodMonitorCRDMissing.Error(), 0)
+	}
+	if err != nil {
+		return waiting(pgv1.PhasePending, "PodMonitorError", err.Error(), 0)
+	}
+	if !p.want.MonitoringOn {
+		return ready("NotConfigured", "monitoring disabled")
+	}
+	return ready("PodMonitorApplied", fmt.Sprintf("PodMonitor %q", p.name(podMonitorSuffix)))
+}
+
+// desiredPodMonitor is the PodMonitor CNPG recommends for a Cluster: its
+// instance pods, scraped on their metrics port.
+func desiredPodMonitor(p *pass) *monitoringac.PodMonitorApplyConfiguration {
+	return monitoringac.PodMonitor(p.name(podMonitorSuffix), p.cluster.Namespace).
+		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
+		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+		WithSpec(monitoringac.PodMonitorSpec().
+			WithSelector(metav1ac.LabelSelector().WithMatchLabels(instanceSelector(p.cluster.Name))).
+			WithPodMetricsEndpoints(monitoringac.PodMetricsEndpoint().WithPort(cnpgMetricsPort)))
+}
+
+func instanceSelector(cluster string) map[string]string {
+	return map[string]string{cnpgClusterLabel: cluster, cnpgPodRoleLabel: cnpgRoleInstance}
+}
+
+// podMonitorMatches compares only the fields we set.
+func podMonitorMatches(cur *monitoringv1.PodMonitor, p *pass) bool {
+	s := cur.Spec
+	want := instanceSelector(p.cluster.Name)
+	return controller.IsControlledBy(cur, p.cluster.UID) &&
+		len(s.Selector.MatchExpressions) == 0 && mapsEqualNil(s.Selector.MatchLabels, want) &&
+		len(s.PodMetricsEndpoints) == 1 && s.PodMetricsEndpoints[0].Port != nil &&
+		*s.PodMetricsEndpoints[0].Port == cnpgMetricsPort
+}

@@ -1,0 +1,167 @@
+package cluster
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	pgfake "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
+)
+
+func podMonitorPass(cs *pgfake.Clientset, on bool, existing *monitoringv1.PodMonitor) *pass {
+	p := testPass()
+	p.want = &desired{MonitoringOn: on}
+	p.obs = &observation{podMonitor: existing}
+	p.deps = &deps{pg: cs, recorder: discard{}}
+	return p
+}
+
+// reconcileObserve runs the component once, as the pipeline does.
+func reconcileObserve(t *testing.T, p *pass) health {
+	t.Helper()
+	c := podMonitorComponent{}
+	return c.Observe(t.Context(), p, c.Reconcile(t.Context(), p))
+}
+
+// Monitoring on: the PodMonitor CNPG recommends — the cluster's instance
+// pods, scraped on their metrics port — owned by the cluster; a second
+// pass that finds it as applied writes nothing.
+func TestPodMonitorAppliedOnceWithCNPGsSelector(t *testing.T) {
+	cs := pgfake.NewClientset()
+	p := podMonitorPass(cs, true, nil)
+	h := reconcileObserve(t, p)
+	if h.Phase != pgv1.PhaseReady || h.Reason != "PodMonitorApplied" || !strings.Contains(h.Message, `"shop-metrics"`) {
+		t.Fatalf("health = %+v", h)
+	}
+	pm, err := cs.MonitoringV1().PodMonitors("ns").Get(t.Context(), "shop-metrics", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("PodMonitor not applied: %v", err)
+	}
+	want := map[string]string{"cnpg.io/cluster": "shop", "cnpg.io/podRole": "instance"}
+	if !mapsEqualNil(pm.Spec.Selector.MatchLabels, want) || len(pm.Spec.Selector.MatchExpressions) != 0 {
+		t.Errorf("selector = %+v, want %v", pm.Spec.Selector, want)
+	}
+	if eps := pm.Spec.PodMetricsEndpoints; len(eps) != 1 || eps[0].Port == nil || *eps[0].Port != "metrics" {
+		t.Errorf("endpoints = %+v, want one on port metrics", eps)
+	}
+	if !controller.IsControlledBy(pm, p.cluster.UID) || pm.Labels[controller.ClusterLabel] != "shop" {
+		t.Errorf("not owned and labelled as ours: refs %+v, labels %v", pm.OwnerReferences, pm.Labels)
+	}
+
+	cs.ClearActions()
+	p = podMonitorPass(cs, true, pm)
+	if h := reconcileObserve(t, p); h.Phase != pgv1.PhaseReady {
+		t.Fatalf("converged pass: %+v", h)
+	}
+	if n := len(cs.Actions()); n != 0 {
+		t.Fatalf("converged pass sent %d requests: %v", n, cs.Actions())
+	}
+
+	// A changed selector is ours to repair.
+	drifted := pm.DeepCopy()
+	drifted.Spec.Selector.MatchLabels = map[string]string{"cnpg.io/cluster": "other"}
+	p = podMonitorPass(cs, true, drifted)
+	reconcileObserve(t, p)
+	pm, _ = cs.MonitoringV1().PodMonitors("ns").Get(t.Context(), "shop-metrics", metav1.GetOptions{})
+	if !mapsEqualNil(pm.Spec.Selector.MatchLabels, want) {
+		t.Errorf("drift not repaired: %v", pm.Spec.Selector.MatchLabels)
+	}
+}
+
+// A PodMonitor of that name that setpoint did not create is never
+// written: the condition says PodMonitorConflict.
+func TestPodMonitorConflictLeavesForeignUntouched(t *testing.T) {
+	foreign := &monitoringv1.PodMonitor{ObjectMeta: metav1.ObjectMeta{Name: "shop-metrics", Namespace: "ns"},
+		Spec: monitoringv1.PodMonitorSpec{PodMetricsEndpoints: []monitoringv1.PodMetricsEndpoint{{Port: ptr.To("web")}}}}
+	cs := pgfake.NewClientset(foreign)
+	p := podMonitorPass(cs, true, foreign)
+	cs.ClearActions()
+	h := reconcileObserve(t, p)
+	if h.Phase != pgv1.PhaseFailed || h.Reason != "PodMonitorConflict" || !strings.Contains(h.Message, `PodMonitor "shop-metrics" exists`) {
+		t.Fatalf("health = %+v", h)
+	}
+	if n := len(cs.Actions()); n != 0 {
+		t.Fatalf("sent %d requests to a foreign PodMonitor: %v", n, cs.Actions())
+	}
+
+	// Monitoring off: still not ours to delete.
+	p = podMonitorPass(cs, false, foreign)
+	if h := reconcileObserve(t, p); h.Phase != pgv1.PhaseReady || h.Reason != "NotConfigured" {
+		t.Fatalf("health = %+v", h)
+	}
+	if n := len(cs.Actions()); n != 0 {
+		t.Fatalf("deleted or wrote a foreign PodMonitor: %v", cs.Actions())
+	}
+}
+
+// Monitoring turned off removes our PodMonitor.
+func TestPodMonitorDeletedWhenMonitoringOff(t *testing.T) {
+	cs := pgfake.NewClientset()
+	p := podMonitorPass(cs, true, nil)
+	reconcileObserve(t, p)
+	pm, err := cs.MonitoringV1().PodMonitors("ns").Get(t.Context(), "shop-metrics", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = podMonitorPass(cs, false, pm)
+	if h := reconcileObserve(t, p); h.Phase != pgv1.PhaseReady || h.Reason != "NotConfigured" {
+		t.Fatalf("health = %+v", h)
+	}
+	if _, err := cs.MonitoringV1().PodMonitors("ns").Get(t.Context(), "shop-metrics", metav1.GetOptions{}); err == nil {
+		t.Fatal("PodMonitor still there with monitoring off")
+	}
+}
+
+// Without the Prometheus Operator's CRD nothing is written and the
+// cluster says why; without monitoring the missing CRD does not matter.
+func TestPodMonitorCRDMissing(t *testing.T) {
+	cs := pgfake.NewClientset()
+	p := podMonitorPass(cs, true, nil)
+	p.deps.podMonitorsMissing = true
+	h := reconcileObserve(t, p)
+	if h.Phase != pgv1.PhasePending || h.Reason != "MonitoringUnavailable" ||
+		h.Message != "the Prometheus Operator is not installed (CRD podmonitors.monitoring.coreos.com missing)" || h.RequeueAfter != 0 {
+		t.Fatalf("health = %+v", h)
+	}
+	if n := len(cs.Actions()); n != 0 {
+		t.Fatalf("sent %d requests without the CRD", n)
+	}
+	p = podMonitorPass(cs, false, nil)
+	p.deps.podMonitorsMissing = true
+	if h := reconcileObserve(t, p); h.Phase != pgv1.PhaseReady {
+		t.Fatalf("monitoring off without the CRD: %+v", h)
+	}
+}
+
+// setpoint no longer asks CNPG for its deprecated PodMonitor, and a CNPG
+// Cluster where an earlier setpoint did is re-applied without it.
+func TestProvisionerDropsDeprecatedEnablePodMonitor(t *testing.T) {
+	cs := pgfake.NewClientset()
+	c := provisionerComponent{}
+	s := pgv1.ClusterSettings{Monitoring: &pgv1.MonitoringSpec{Enabled: ptr.To(true)}}
+	p := provisionerPass(t, cs, s)
+	if err := c.Reconcile(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	applied := p.cnpg
+	if applied.Spec.Monitoring != nil {
+		t.Fatalf("monitoring section applied: %+v", applied.Spec.Monitoring)
+	}
+	n := len(cs.Actions())
+	old := applied.DeepCopy()
+	old.Spec.Monitoring = &cnpgv1.MonitoringConfiguration{EnablePodMonitor: ptr.To(true)}
+	p = provisionerPass(t, cs, s)
+	p.obs.cnpg = old
+	if err := c.Reconcile(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	if len(cs.Actions()) != n+1 {
+		t.Fatalf("a Cluster with enablePodMonitor was not re-applied: %d requests", len(cs.Actions())-n)
+	}
+}
