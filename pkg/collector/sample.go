@@ -24,12 +24,23 @@ type Sample struct {
 	WALBytes int64
 	// AcceptsWrites: the primary is out of recovery and not read-only.
 	AcceptsWrites bool
+	// InRecovery: the server is a standby (pg_is_in_recovery), one reason
+	// not to accept writes; the other is default_transaction_read_only.
+	InRecovery bool
 	// Connections in use, and the server's max_connections.
 	Connections    int
 	MaxConnections int
 	// ReplicationLagBytes is the largest replay lag of a standby, nil
 	// when there are no standbys.
 	ReplicationLagBytes *int64
+
+	// SizeBytes is the data volume's size (the CNPG Cluster's
+	// storage.size) the usage was measured against; 0 when unknown.
+	SizeBytes int64
+	// Level is what the sample means once hysteresis is applied: the
+	// collector wakes the cluster only when it changes, and the pass sets
+	// its conditions from it, so both agree on every edge.
+	Level Level
 }
 
 // Failed says whether the sample could not be taken.

@@ -6,6 +6,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
@@ -22,4 +23,7 @@ type Config struct {
 	Metrics         *workqueue.Metrics
 	// CAs caches CNPG's CA certificates; nil gives the controller its own.
 	CAs *CACache
+	// Samples are the Postgres health collector's last samples, read by
+	// the cluster pass at the top; nil records no health.
+	Samples collector.Reader
 }

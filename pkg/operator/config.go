@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 )
@@ -40,4 +41,7 @@ type Config struct {
 	PostgresHostMap string
 	// PostgresTimeout bounds each connection attempt and statement.
 	PostgresTimeout time.Duration
+	// Collector tunes the background Postgres health collector (its
+	// Timeout is PostgresTimeout).
+	Collector collector.Options
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
+	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
 	"github.com/setpoint-dev/setpoint/pkg/controller/database"
@@ -37,6 +38,7 @@ func Run(ctx context.Context, cfg Config) error {
 		newBuildInfo(version.Get()))
 	qm := workqueue.NewMetrics(reg)
 	pm := postgres.NewMetrics(reg)
+	cm := collector.NewMetrics(reg)
 
 	restCfg := rest.AddUserAgent(rest.CopyConfig(cfg.Rest), FieldManager)
 	restCfg.Wrap(newAPIRequests(reg).wrap)
@@ -74,7 +76,7 @@ func Run(ctx context.Context, cfg Config) error {
 		logger.Info("Serving health probes", "addr", addr)
 	}
 
-	ctrl := &controllers{cfg: cfg, kube: kube, pg: pg, qm: qm, pm: pm, h: h}
+	ctrl := &controllers{cfg: cfg, kube: kube, pg: pg, qm: qm, pm: pm, cm: cm, h: h}
 	// An error here is fatal: the process exits non-zero (and, leading,
 	// first releases the Lease) so that it is restarted or a standby takes
 	// over, instead of serving probes while reconciling nothing.
@@ -100,6 +102,7 @@ type controllers struct {
 	pg   versioned.Interface
 	qm   *workqueue.Metrics
 	pm   *postgres.Metrics
+	cm   *collector.Metrics
 	h    *health
 }
 
@@ -125,9 +128,13 @@ func (c *controllers) run(ctx context.Context, installed apis) error {
 	// (a verification failure makes it forget and re-read) is fresh for
 	// the other too.
 	cas := controller.NewCACache(kube)
+	col, err := c.newCollector(inf, cas)
+	if err != nil {
+		return err
+	}
 	clusters, err := cluster.New(cluster.Config{
 		Kube: kube, PG: pg, Recorder: recorder, Connector: connector,
-		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm, CAs: cas,
+		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm, CAs: cas, Samples: col,
 	}, inf)
 	if err != nil {
 		return err
@@ -148,6 +155,8 @@ func (c *controllers) run(ctx context.Context, installed apis) error {
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
+	// The collector runs with the controllers, so only while leading.
+	wg.Go(func() { col.Run(ctx, clusters.Wake) })
 	wg.Go(func() { errs <- clusters.Run(ctx, cfg.ClusterWorkers) })
 	wg.Go(func() { errs <- databases.Run(ctx, cfg.DatabaseWorkers) })
 	wg.Wait()

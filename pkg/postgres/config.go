@@ -30,6 +30,9 @@ func connConfig(host string, t Target) (*pgx.ConnConfig, error) {
 	cfg.Fallbacks = nil
 	cfg.ConnectTimeout = 0 // the caller's context bounds the attempt
 	cfg.RuntimeParams = map[string]string{"application_name": applicationName}
+	if t.StatementTimeout > 0 {
+		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(t.StatementTimeout.Milliseconds(), 10)
+	}
 	cfg.KerberosSrvName, cfg.KerberosSpn = "", ""
 	cfg.SSLNegotiation, cfg.SSLCertMode = "postgres", "disable"
 	cfg.ValidateConnect, cfg.AfterConnect = nil, nil

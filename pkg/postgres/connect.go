@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -24,6 +25,10 @@ type Target struct {
 	Password  string
 	// CACert is ca.crt of the cluster's <cluster>-ca Secret.
 	CACert []byte
+	// StatementTimeout, when set, is the session's statement_timeout, sent
+	// in the startup packet: the server itself stops a statement that runs
+	// longer, even if the client's cancel request never arrives.
+	StatementTimeout time.Duration
 }
 
 // Host is the read-write service host of a cluster.

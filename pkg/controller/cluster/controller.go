@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
@@ -40,6 +41,7 @@ type Controller struct {
 	queue      *workqueue.Queue
 	synced     []cache.InformerSynced
 	cas        *controller.CACache
+	samples    collector.Reader
 	components []component
 }
 
@@ -67,6 +69,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		configMaps:       core.ConfigMaps().Lister(),
 		queue:            workqueue.New(workqueue.Options{Name: "postgrescluster", Metrics: cfg.Metrics}),
 		cas:              cfg.CAs,
+		samples:          cfg.Samples,
 		components:       pipeline(),
 	}
 	if c.cas == nil {

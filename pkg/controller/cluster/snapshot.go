@@ -6,11 +6,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
@@ -28,6 +30,9 @@ type observation struct {
 	configMap   *corev1.ConfigMap
 	databases   []*pgv1.PostgresDatabase
 	ca          []byte
+	// sample is the collector's last sample of the primary, nil when
+	// there is none: read here, never queried during the pass.
+	sample *collector.Sample
 }
 
 // observe builds the snapshot. Only API errors other than not-found fail
@@ -35,6 +40,11 @@ type observation struct {
 func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*observation, error) {
 	ns, name := pc.Namespace, pc.Name
 	o := &observation{poolers: map[string]*cnpgv1.Pooler{}, backups: map[string]*cnpgv1.ScheduledBackup{}}
+	if c.samples != nil {
+		if s, ok := c.samples.Sample(types.NamespacedName{Namespace: ns, Name: name}); ok {
+			o.sample = &s
+		}
+	}
 	var err error
 	if o.class, err = controller.IgnoreNotFound(c.classes.Get(pc.Spec.Class)); err != nil {
 		return nil, err

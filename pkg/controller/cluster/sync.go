@@ -60,6 +60,8 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, err // a wiring bug: loud, with backoff
 	}
 	p.conclude(out)
+	p.recordHealth()
+	recordSample(&pc.Status, p.status, obs.sample)
 	if p.facts != nil && p.facts.err != nil || p.rolesUnverified != nil {
 		// The CA may have rotated: read it again next pass.
 		c.cas.Forget(pc.Namespace, pc.Name+caSuffix)
@@ -105,6 +107,7 @@ func (c *Controller) writeStatus(ctx context.Context, pc *pgv1.PostgresCluster, 
 		return nil, fmt.Errorf("update status: %w", err)
 	}
 	c.phaseEvent(ctx, pc, st)
+	c.healthEvents(pc, st)
 	return out, nil
 }
 

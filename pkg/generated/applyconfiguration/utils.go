@@ -118,6 +118,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.PostgresDatabaseSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PostgresDatabaseStatus"):
 		return &postgresv1alpha1.PostgresDatabaseStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PostgresHealth"):
+		return &postgresv1alpha1.PostgresHealthApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ProvisionerReference"):
 		return &postgresv1alpha1.ProvisionerReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RestoreSpec"):

@@ -113,6 +113,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresDatabaseList":        schema_pkg_apis_postgres_v1alpha1_PostgresDatabaseList(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresDatabaseSpec":        schema_pkg_apis_postgres_v1alpha1_PostgresDatabaseSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresDatabaseStatus":      schema_pkg_apis_postgres_v1alpha1_PostgresDatabaseStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresHealth":              schema_pkg_apis_postgres_v1alpha1_PostgresHealth(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference":        schema_pkg_apis_postgres_v1alpha1_ProvisionerReference(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec":                 schema_pkg_apis_postgres_v1alpha1_RestoreSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus":               schema_pkg_apis_postgres_v1alpha1_RestoreStatus(ref),
@@ -3946,6 +3947,12 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus"),
 						},
 					},
+					"postgres": {
+						SchemaProps: spec.SchemaProps{
+							Description: "postgres is the last sample of the primary's health status recorded (see PostgresHealth for when it is refreshed).",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresHealth"),
+						},
+					},
 					"superuserPasswordRotation": {
 						SchemaProps: spec.SchemaProps{
 							Description: "superuserPasswordRotation is the last rotation of the generated superuser password, read from its Secret.",
@@ -3956,7 +3963,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ManagedRolesStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ManagedRolesStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresHealth", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -4177,6 +4184,97 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresDatabaseStatus(ref common.Referen
 		},
 		Dependencies: []string{
 			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseStatus", metav1.Condition{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_PostgresHealth(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PostgresHealth is a sample of the primary the collector took, as status recorded it. Status records a new sample only when something a person would notice changed (a condition above, a tenth of the volume filled or freed) or status is written anyway: a sample per interval written to the API would be a write per cluster per minute for nothing. The setpoint_postgres_* metrics carry every sample.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"sampledAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "sampledAt is when the recorded sample was taken.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"usedBytes": {
+						SchemaProps: spec.SchemaProps{
+							Description: "usedBytes is what the data takes: databases plus WAL.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"sizeBytes": {
+						SchemaProps: spec.SchemaProps{
+							Description: "sizeBytes is the data volume's size usage is measured against (the CNPG Cluster's storage.size); absent when unknown.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"usedPercent": {
+						SchemaProps: spec.SchemaProps{
+							Description: "usedPercent is usedBytes of sizeBytes, rounded down.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"databaseBytes": {
+						SchemaProps: spec.SchemaProps{
+							Description: "databaseBytes is the sum of pg_database_size over every database.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"walBytes": {
+						SchemaProps: spec.SchemaProps{
+							Description: "walBytes is the size of pg_wal.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"acceptsWrites": {
+						SchemaProps: spec.SchemaProps{
+							Description: "acceptsWrites: the primary was out of recovery and not read-only.",
+							Default:     false,
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"connections": {
+						SchemaProps: spec.SchemaProps{
+							Description: "connections is the number of client connections in use.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"maxConnections": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maxConnections is the primary's max_connections.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"replicationLagBytes": {
+						SchemaProps: spec.SchemaProps{
+							Description: "replicationLagBytes is the largest replay lag of a standby; absent without standbys.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+				},
+				Required: []string{"sampledAt", "usedBytes", "databaseBytes", "walBytes", "acceptsWrites", "connections", "maxConnections"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyInstances`,description="Ready instances"
 // +kubebuilder:printcolumn:name="Instances",type=integer,JSONPath=`.status.instances`
 // +kubebuilder:printcolumn:name="Primary",type=string,JSONPath=`.status.currentPrimary`,priority=1
+// +kubebuilder:printcolumn:name="Used%",type=integer,JSONPath=`.status.postgres.usedPercent`,description="Share of the data volume in use at the last recorded sample"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 //
 // The name becomes the CNPG Cluster's name and the stem of every child's
@@ -182,6 +183,11 @@ type PostgresClusterStatus struct {
 	// storage is the volume size setpoint applies and auto-grow's record.
 	// +optional
 	Storage *StorageStatus `json:"storage,omitempty"`
+
+	// postgres is the last sample of the primary's health status
+	// recorded (see PostgresHealth for when it is refreshed).
+	// +optional
+	Postgres *PostgresHealth `json:"postgres,omitempty"`
 
 	// superuserPasswordRotation is the last rotation of the generated
 	// superuser password, read from its Secret.

@@ -58,6 +58,9 @@ type PostgresClusterStatusApplyConfiguration struct {
 	Resources *ClusterResourcesApplyConfiguration `json:"resources,omitempty"`
 	// storage is the volume size setpoint applies and auto-grow's record.
 	Storage *StorageStatusApplyConfiguration `json:"storage,omitempty"`
+	// postgres is the last sample of the primary's health status
+	// recorded (see PostgresHealth for when it is refreshed).
+	Postgres *PostgresHealthApplyConfiguration `json:"postgres,omitempty"`
 	// superuserPasswordRotation is the last rotation of the generated
 	// superuser password, read from its Secret.
 	SuperuserPasswordRotation *PasswordRotationApplyConfiguration `json:"superuserPasswordRotation,omitempty"`
@@ -175,6 +178,14 @@ func (b *PostgresClusterStatusApplyConfiguration) WithResources(value *ClusterRe
 // If called multiple times, the Storage field is set to the value of the last call.
 func (b *PostgresClusterStatusApplyConfiguration) WithStorage(value *StorageStatusApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
 	b.Storage = value
+	return b
+}
+
+// WithPostgres sets the Postgres field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Postgres field is set to the value of the last call.
+func (b *PostgresClusterStatusApplyConfiguration) WithPostgres(value *PostgresHealthApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
+	b.Postgres = value
 	return b
 }
 

@@ -1,0 +1,173 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+)
+
+// collect takes one sample of pc, keeps it, and says whether it crossed
+// an edge: its Level differs from the previous sample's (or, for the
+// first sample since the operator started, from what status records).
+func (c *Collector) collect(ctx context.Context, pc *pgv1.PostgresCluster) bool {
+	key := keyOf(pc)
+	s := c.take(ctx, pc)
+	if _, err := c.clusters.PostgresClusters(key.Namespace).Get(key.Name); err != nil {
+		return false // deleted while sampling: keep nothing
+	}
+	c.mu.RLock()
+	prev, had := c.samples[key]
+	c.mu.RUnlock()
+	th := c.thresholds(pc)
+	from := prev.Level
+	if !had {
+		from = seed(pc, s, th)
+	}
+	s.Level = next(from, s, th)
+	c.store(key, s)
+	c.deps.Metrics.observe(key, s)
+	edge := s.Level != from || !had && pc.Status.Postgres == nil && !s.Failed()
+	if edge {
+		klog.FromContext(ctx).V(2).Info("Postgres health crossed an edge", "cluster", klog.KObj(pc),
+			"from", from, "to", s.Level, "error", s.Err)
+		c.deps.Metrics.edges.Inc()
+	}
+	return edge
+}
+
+// thresholds are pc's usage thresholds.
+func (c *Collector) thresholds(pc *pgv1.PostgresCluster) Thresholds {
+	th := Thresholds{NearlyFull: c.opts.NearlyFull}
+	if c.opts.WakeThresholds != nil {
+		th.Wake = c.opts.WakeThresholds(pc)
+	}
+	return th
+}
+
+// seed is the level status records, the reference for the first sample
+// after a start: a cluster whose status already says what the sample
+// says is not woken (a restart of the operator costs no pass and no
+// write). Usage bands come from the figures status recorded; without
+// them, from the sample itself (the first record wakes the pass anyway).
+func seed(pc *pgv1.PostgresCluster, s Sample, th Thresholds) Level {
+	conds := pc.Status.Conditions
+	l := Level{
+		Reachable:     !meta.IsStatusConditionTrue(conds, pgv1.ConditionPostgresUnreachable),
+		AcceptsWrites: !meta.IsStatusConditionTrue(conds, pgv1.ConditionNotAcceptingWrites),
+		Saturated:     meta.IsStatusConditionTrue(conds, pgv1.ConditionConnectionsSaturated),
+		NearlyFull:    meta.IsStatusConditionTrue(conds, pgv1.ConditionStorageNearlyFull),
+	}
+	if !l.Reachable {
+		return Level{}
+	}
+	recorded := s
+	if h := pc.Status.Postgres; h != nil {
+		recorded = Sample{DatabaseBytes: h.UsedBytes, SizeBytes: h.SizeBytes}
+	}
+	if f, ok := recorded.UsedFraction(); ok {
+		l.Band = crossed(0, f, bands, UsageMargin)
+		l.Wake = crossed(0, f, th.Wake, UsageMargin)
+	}
+	return l
+}
+
+// sampleOf is one bounded round trip to pc's primary: one connection over
+// the verified TLS path the pipelines use, one statement, both within
+// Options.Timeout, the statement also under the server's statement_timeout.
+func (c *Collector) sampleOf(ctx context.Context, pc *pgv1.PostgresCluster) Sample {
+	start := c.now()
+	m := c.deps.Metrics
+	m.inFlight.Inc()
+	defer m.inFlight.Dec()
+	s, err := c.roundTrip(ctx, pc)
+	s.At = c.now()
+	m.duration.Observe(s.At.Sub(start).Seconds())
+	if err != nil {
+		s = Sample{At: s.At, Err: err.Error(), SizeBytes: s.SizeBytes}
+		m.samples.WithLabelValues("error").Inc()
+		klog.FromContext(ctx).V(3).Info("Postgres health sample failed", "cluster", klog.KObj(pc), "err", err)
+		return s
+	}
+	m.samples.WithLabelValues("ok").Inc()
+	return s
+}
+
+func (c *Collector) roundTrip(ctx context.Context, pc *pgv1.PostgresCluster) (Sample, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	size := c.sizeOf(pc)
+	t, err := c.target(ctx, pc)
+	if err != nil {
+		return Sample{SizeBytes: size}, err
+	}
+	conn, err := c.deps.Connector.Connect(ctx, t)
+	c.deps.Metrics.connected(err)
+	if err != nil {
+		// The CA may have rotated: read it again for the next sample.
+		c.deps.CAs.Forget(pc.Namespace, pc.Name+caSuffix)
+		return Sample{SizeBytes: size}, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	c.deps.Metrics.statements.Inc()
+	s, err := query(ctx, conn)
+	s.SizeBytes = size
+	return s, err
+}
+
+// sizeOf is the data volume's size CNPG was asked for, 0 when unknown.
+func (c *Collector) sizeOf(pc *pgv1.PostgresCluster) int64 {
+	cl, err := c.deps.CNPGClusters.Clusters(pc.Namespace).Get(pc.Name)
+	if err != nil || cl.Spec.Storage == nil || cl.Spec.Storage.Size == "" {
+		return 0
+	}
+	q, err := resource.ParseQuantity(cl.Spec.Storage.Size)
+	if err != nil {
+		return 0
+	}
+	return q.Value()
+}
+
+// Names of the Secrets the pipelines create and CNPG publishes.
+const (
+	superuserSuffix = "-superuser"
+	caSuffix        = "-ca"
+)
+
+// errNoCredentials: the superuser Secret or the CA is not there (yet).
+var errNoCredentials = errors.New("superuser secret or CA not available")
+
+// target is how to reach pc's primary as the superuser: the Secret the
+// cluster pipeline generated (cached), or the external one it names (read
+// from the API: not ours, so not cached).
+func (c *Collector) target(ctx context.Context, pc *pgv1.PostgresCluster) (postgres.Target, error) {
+	var data map[string][]byte
+	if ref := pc.Spec.PasswordConfig; ref != nil && ref.SuperuserExternalSecretRef != nil {
+		sec, err := c.deps.Kube.CoreV1().Secrets(pc.Namespace).Get(ctx, ref.SuperuserExternalSecretRef.Name, metav1.GetOptions{})
+		if err != nil {
+			return postgres.Target{}, fmt.Errorf("read external superuser secret: %w", err)
+		}
+		data = sec.Data
+	} else if sec, err := c.deps.Secrets.Secrets(pc.Namespace).Get(pc.Name + superuserSuffix); err == nil {
+		data = sec.Data
+	}
+	ca, err := c.deps.CAs.Get(ctx, pc.Namespace, pc.Name+caSuffix)
+	if err != nil {
+		return postgres.Target{}, err
+	}
+	if data == nil || len(ca) == 0 {
+		return postgres.Target{}, errNoCredentials
+	}
+	return postgres.Target{
+		Namespace: pc.Namespace, Cluster: pc.Name, Database: "postgres",
+		User: string(data["username"]), Password: string(data["password"]), CACert: ca,
+		StatementTimeout: c.opts.Timeout,
+	}, nil
+}

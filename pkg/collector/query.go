@@ -1,0 +1,41 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// sampleSQL is the collector's one statement per sample: every figure in
+// a single round trip, from catalogs and functions that need no lock on
+// user tables. pg_current_wal_lsn() fails during recovery, so the lag is
+// read only on a primary (nil there without standbys: max of nothing).
+// Connections are client backends, the ones max_connections limits (the
+// collector's own session among them).
+const sampleSQL = `SELECT
+  (SELECT coalesce(sum(pg_database_size(oid)), 0)::bigint FROM pg_database),
+  (SELECT coalesce(sum(size), 0)::bigint FROM pg_ls_waldir()),
+  pg_is_in_recovery(),
+  current_setting('transaction_read_only')::bool,
+  (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend'),
+  current_setting('max_connections')::int,
+  CASE WHEN pg_is_in_recovery() THEN NULL ELSE
+    (SELECT max(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn))::bigint FROM pg_stat_replication)
+  END`
+
+// query reads one sample's figures over conn; ctx bounds the statement
+// (and the session's statement_timeout bounds it on the server).
+func query(ctx context.Context, conn *pgx.Conn) (Sample, error) {
+	var s Sample
+	var readOnly bool
+	var conns, maxConns int32
+	err := conn.QueryRow(ctx, sampleSQL).Scan(&s.DatabaseBytes, &s.WALBytes, &s.InRecovery, &readOnly,
+		&conns, &maxConns, &s.ReplicationLagBytes)
+	if err != nil {
+		return Sample{}, fmt.Errorf("read health: %w", err)
+	}
+	s.AcceptsWrites = !s.InRecovery && !readOnly
+	s.Connections, s.MaxConnections = int(conns), int(maxConns)
+	return s, nil
+}

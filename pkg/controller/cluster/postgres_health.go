@@ -1,0 +1,136 @@
+package cluster
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/collector"
+)
+
+// recordHealth sets the conditions a person must act on from the
+// collector's last sample, read into the snapshot (the pass never asks
+// Postgres for them). They come from the sample's Level, so they agree
+// with the edges that woke the pass. Without a sample (the operator just
+// started, or the cluster was never Ready) status keeps what it says.
+// These conditions never touch the phase: a Ready cluster whose disk
+// fills stays Ready, and says so beside it.
+func (p *pass) recordHealth() {
+	s := p.obs.sample
+	if s == nil {
+		return
+	}
+	l := s.Level
+	if !l.Reachable {
+		p.health(pgv1.ConditionPostgresUnreachable, metav1.ConditionTrue, "SampleFailed",
+			"the primary could not be sampled: "+s.Err)
+		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionUnknown, "PostgresUnreachable",
+			"unknown while the primary cannot be reached")
+		return // saturation and usage: the last known stand
+	}
+	p.health(pgv1.ConditionPostgresUnreachable, metav1.ConditionFalse, "Sampled", "the primary answers")
+	switch {
+	case l.AcceptsWrites:
+		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionFalse, "AcceptingWrites", "the primary accepts writes")
+	case s.InRecovery:
+		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionTrue, "InRecovery", "the primary is in recovery")
+	default:
+		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionTrue, "ReadOnly",
+			"the primary is read-only (default_transaction_read_only)")
+	}
+	if l.Saturated {
+		p.health(pgv1.ConditionConnectionsSaturated, metav1.ConditionTrue, "ConnectionsSaturated",
+			fmt.Sprintf("%d of max_connections %d in use", s.Connections, s.MaxConnections))
+	} else {
+		p.health(pgv1.ConditionConnectionsSaturated, metav1.ConditionFalse, "ConnectionsAvailable", "connections are available")
+	}
+	if pct, ok := s.UsedPercent(); ok && l.NearlyFull {
+		p.health(pgv1.ConditionStorageNearlyFull, metav1.ConditionTrue, "StorageNearlyFull",
+			fmt.Sprintf("the data takes %d%% of the volume (%d of %d bytes)", pct, s.UsedBytes(), s.SizeBytes))
+	} else if ok {
+		p.health(pgv1.ConditionStorageNearlyFull, metav1.ConditionFalse, "StorageAvailable", "the volume has room")
+	}
+}
+
+// health sets a health condition. One that was never True is not added
+// as False: a healthy cluster's status carries none of them, so they
+// cost no write until the first time they matter.
+func (p *pass) health(typ string, status metav1.ConditionStatus, reason, message string) {
+	if status == metav1.ConditionFalse && meta.FindStatusCondition(p.status.Conditions, typ) == nil {
+		return
+	}
+	meta.SetStatusCondition(&p.status.Conditions, metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: p.cluster.Generation,
+	})
+}
+
+// recordSample decides the figures status.postgres shows. A new sample
+// is recorded when status has none, when its figures left their usage
+// band (a tenth of the volume, see collector.BandHolds) or the volume
+// changed size, or when status is written anyway; otherwise the recorded
+// sample stays, so a steady cluster costs no write per sample. A failed
+// sample records nothing: PostgresUnreachable says it, and the last
+// figures stay.
+func recordSample(read *pgv1.PostgresClusterStatus, st *pgv1.PostgresClusterStatus, s *collector.Sample) {
+	if s == nil || s.Failed() {
+		return
+	}
+	old := st.Postgres
+	if old != nil && old.SizeBytes == s.SizeBytes && collector.BandHolds(s.Level.Band, old.UsedBytes, old.SizeBytes) &&
+		apiequality.Semantic.DeepEqual(read, st) {
+		return
+	}
+	st.Postgres = healthOf(s)
+}
+
+func healthOf(s *collector.Sample) *pgv1.PostgresHealth {
+	h := &pgv1.PostgresHealth{
+		// Seconds, as the API stores it: the pass compares what it would
+		// write with what it read.
+		SampledAt:     metav1.NewTime(s.At).Rfc3339Copy(),
+		UsedBytes:     s.UsedBytes(),
+		SizeBytes:     s.SizeBytes,
+		DatabaseBytes: s.DatabaseBytes, WALBytes: s.WALBytes,
+		AcceptsWrites:  s.AcceptsWrites,
+		Connections:    int32(s.Connections),
+		MaxConnections: int32(s.MaxConnections),
+	}
+	if pct, ok := s.UsedPercent(); ok {
+		h.UsedPercent = &pct
+	}
+	if s.ReplicationLagBytes != nil {
+		lag := *s.ReplicationLagBytes
+		h.ReplicationLagBytes = &lag
+	}
+	return h
+}
+
+// healthConditions are the conditions recordHealth sets, with the Event
+// reason of their clearing.
+var healthConditions = map[string]string{
+	pgv1.ConditionPostgresUnreachable:  "PostgresReachable",
+	pgv1.ConditionNotAcceptingWrites:   "AcceptingWrites",
+	pgv1.ConditionConnectionsSaturated: "ConnectionsAvailable",
+	pgv1.ConditionStorageNearlyFull:    "StorageAvailable",
+}
+
+// healthEvents announces, after a status write, each health condition
+// that turned True (a Warning) or stopped being True (Normal): Events on
+// the edges only, never while a condition holds.
+func (c *Controller) healthEvents(pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {
+	for typ, cleared := range healthConditions {
+		was := meta.IsStatusConditionTrue(pc.Status.Conditions, typ)
+		now := meta.FindStatusCondition(st.Conditions, typ)
+		switch {
+		case now == nil:
+		case !was && now.Status == metav1.ConditionTrue:
+			c.deps.recorder.Event(pc, corev1.EventTypeWarning, typ, now.Message)
+		case was && now.Status == metav1.ConditionFalse:
+			c.deps.recorder.Event(pc, corev1.EventTypeNormal, cleared, now.Message)
+		}
+	}
+}
