@@ -19,6 +19,7 @@ func resolveAgainst(pc *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass, 
 	if err != nil {
 		return d, err
 	}
+	d.StorageSize = sizeInEffect(pc, d, running)
 	return d, refuseDowngrade(pc, d, running)
 }
 

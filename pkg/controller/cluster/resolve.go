@@ -17,8 +17,10 @@ type desired struct {
 	Instances        int32
 	PostgresVersion  int32
 	ImageName        string
-	StorageSize      resource.Quantity
+	StorageSize      resource.Quantity // what the CNPG Cluster gets: see storage_grow.go
+	SpecStorageSize  resource.Quantity // storage.size as class and cluster say
 	StorageClass     *string
+	AutoGrow         *autoGrowPolicy      // nil when auto-grow is off
 	Settings         pgv1.ClusterSettings // merged, for resources, parameters, pg_hba
 	PoolerEnabled    bool
 	PoolerInstances  int32
@@ -71,7 +73,9 @@ func resolve(c *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass) (*desire
 			d.StorageSize = *m.Storage.Size
 		}
 		d.StorageClass = m.Storage.StorageClass
+		d.AutoGrow = autoGrowOf(m.Storage.AutoGrow)
 	}
+	d.SpecStorageSize = d.StorageSize
 	if p := m.ConnectionPooler; p != nil {
 		d.PoolerEnabled = p.Enabled != nil && *p.Enabled
 		d.PoolerInstances = deref(p.Instances, defaultPoolerInstances)
@@ -89,7 +93,10 @@ func resolve(c *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass) (*desire
 	if pc := c.Spec.PasswordConfig; pc != nil && pc.SuperuserExternalSecretRef != nil {
 		d.ExternalSuperSec = pc.SuperuserExternalSecretRef.Name
 	}
-	return d, validate(d)
+	if err := validate(d); err != nil {
+		return d, err
+	}
+	return d, validateAutoGrow(d)
 }
 
 // validate checks what the CRD schema cannot: rules that span the class
@@ -138,6 +145,7 @@ func mergeSettings(base, o pgv1.ClusterSettings) pgv1.ClusterSettings {
 		if o.Storage.StorageClass != nil {
 			m.Storage.StorageClass = o.Storage.StorageClass
 		}
+		m.Storage.AutoGrow = mergeAutoGrow(m.Storage.AutoGrow, o.Storage.AutoGrow)
 	}
 	if o.Resources != nil {
 		m.Resources = o.Resources

@@ -1,0 +1,183 @@
+package cluster
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/collector"
+)
+
+const mi = 1 << 20
+
+var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func q(s string) resource.Quantity { return resource.MustParse(s) }
+
+func policy(increment, limit string) *autoGrowPolicy {
+	l := q(limit)
+	return &autoGrowPolicy{threshold: 80, increment: increment, limit: &l, cooldown: 10 * time.Minute}
+}
+
+func used(mib int64) *collector.Sample {
+	return &collector.Sample{At: t0, DatabaseBytes: mib*mi - 4*mi, WALBytes: 4 * mi}
+}
+
+func TestDecideGrowOffRecordsNothing(t *testing.T) {
+	d := decideGrow(q("64Mi"), q("64Mi"), nil, nil, used(60), t0)
+	if d.grew || d.record != nil || d.size.String() != "64Mi" || d.atLimit != nil {
+		t.Errorf("auto-grow off: %+v", d)
+	}
+}
+
+func TestDecideGrowUnderThreshold(t *testing.T) {
+	d := decideGrow(q("64Mi"), q("64Mi"), policy("20%", "128Mi"), nil, used(51), t0) // 79.7 %
+	if d.grew || d.size.String() != "64Mi" {
+		t.Fatalf("grew under the threshold: %+v", d)
+	}
+	if d.record == nil || d.record.Size.String() != "64Mi" || d.record.LastGrowTime != nil || d.record.GrowInFlight {
+		t.Errorf("record = %+v", d.record)
+	}
+	if d.atLimit == nil || d.atLimit.status || d.atLimit.reason != "BelowLimit" || d.recheck != 0 {
+		t.Errorf("atLimit = %+v, recheck %s", d.atLimit, d.recheck)
+	}
+}
+
+func TestDecideGrowOverThresholdGrowsOnePercentStep(t *testing.T) {
+	d := decideGrow(q("64Mi"), q("64Mi"), policy("20%", "128Mi"), nil, used(52), t0) // 81 %
+	if !d.grew || d.from.String() != "64Mi" || d.size.String() != "77Mi" {           // 76.8Mi rounded up
+		t.Fatalf("grow = %v %s → %s", d.grew, d.from.String(), d.size.String())
+	}
+	r := d.record
+	if r.Size.String() != "77Mi" || r.LastGrowFrom.String() != "64Mi" || !r.LastGrowTime.Time.Equal(t0) || !r.GrowInFlight {
+		t.Errorf("record = %+v", r)
+	}
+	if d.recheck != 10*time.Minute {
+		t.Errorf("recheck = %s, want the cooldown", d.recheck)
+	}
+	if d.usage != "52Mi of 64Mi in use (81%)" {
+		t.Errorf("usage = %q", d.usage)
+	}
+}
+
+func TestDecideGrowQuantityIncrement(t *testing.T) {
+	d := decideGrow(q("1Gi"), q("1Gi"), policy("10Gi", "100Gi"), nil, used(1000), t0)
+	if !d.grew || d.size.String() != "11Gi" {
+		t.Fatalf("grow to %s, want 11Gi", d.size.String())
+	}
+}
+
+// The window is read from status alone, so an operator restarted inside
+// it (a fresh process, the same status) does not grow again.
+func TestDecideGrowOncePerWindow(t *testing.T) {
+	p := policy("20%", "128Mi")
+	first := decideGrow(q("64Mi"), q("64Mi"), p, nil, used(52), t0)
+	rec := first.record
+	inside := decideGrow(q("77Mi"), q("64Mi"), p, rec, used(75), t0.Add(4*time.Minute)) // 97 %
+	if inside.grew || inside.size.String() != "77Mi" || !inside.record.GrowInFlight {
+		t.Fatalf("grew inside the window: %+v", inside)
+	}
+	if inside.recheck != 6*time.Minute {
+		t.Errorf("recheck = %s, want the rest of the window", inside.recheck)
+	}
+	after := decideGrow(q("77Mi"), q("64Mi"), p, inside.record, used(75), t0.Add(10*time.Minute))
+	if !after.grew || after.from.String() != "77Mi" || after.size.String() != "93Mi" { // 92.4Mi
+		t.Fatalf("after the window: grew %v to %s", after.grew, after.size.String())
+	}
+}
+
+func TestDecideGrowWindowEndClearsInFlight(t *testing.T) {
+	rec := &pgv1.StorageStatus{Size: ptr.To(q("77Mi")), LastGrowFrom: ptr.To(q("64Mi")), LastGrowTime: &metav1.Time{Time: t0}, GrowInFlight: true}
+	d := decideGrow(q("77Mi"), q("64Mi"), policy("20%", "128Mi"), rec, used(40), t0.Add(11*time.Minute))
+	if d.grew || d.record.GrowInFlight || d.recheck != 0 {
+		t.Errorf("after the window, under the threshold: %+v %+v", d, d.record)
+	}
+	if rec.GrowInFlight != true {
+		t.Error("the previous status was modified")
+	}
+}
+
+func TestDecideGrowCappedAtLimitThenAtLimit(t *testing.T) {
+	p := policy("50%", "80Mi")
+	d := decideGrow(q("64Mi"), q("64Mi"), p, nil, used(60), t0)
+	if !d.grew || d.size.String() != "80Mi" {
+		t.Fatalf("capped grow to %s, want 80Mi", d.size.String())
+	}
+	at := decideGrow(q("80Mi"), q("64Mi"), p, d.record, used(70), t0.Add(time.Hour))
+	if at.grew || at.size.String() != "80Mi" {
+		t.Fatalf("grew past the limit: %+v", at)
+	}
+	if at.atLimit == nil || !at.atLimit.status || at.atLimit.reason != "AtLimit" {
+		t.Errorf("atLimit = %+v", at.atLimit)
+	}
+	under := decideGrow(q("80Mi"), q("64Mi"), p, at.record, used(10), t0.Add(2*time.Hour))
+	if under.atLimit == nil || under.atLimit.status || under.atLimit.reason != "UnderThreshold" {
+		t.Errorf("at the limit, under the threshold: %+v", under.atLimit)
+	}
+}
+
+func TestDecideGrowNoSampleNoGrow(t *testing.T) {
+	p := policy("20%", "128Mi")
+	for _, s := range []*collector.Sample{nil, {At: t0, Err: "connection refused"}} {
+		d := decideGrow(q("64Mi"), q("64Mi"), p, nil, s, t0)
+		if d.grew || d.size.String() != "64Mi" {
+			t.Errorf("sample %+v: grew", s)
+		}
+	}
+	// At the limit with nothing measured, the condition is left as it was.
+	d := decideGrow(q("128Mi"), q("64Mi"), p, nil, nil, t0)
+	if d.atLimit != nil {
+		t.Errorf("atLimit = %+v without a sample", d.atLimit)
+	}
+}
+
+func TestDecideGrowOffAfterGrowKeepsSize(t *testing.T) {
+	rec := &pgv1.StorageStatus{Size: ptr.To(q("77Mi")), LastGrowTime: &metav1.Time{Time: t0}, GrowInFlight: true}
+	d := decideGrow(q("77Mi"), q("64Mi"), nil, rec, used(75), t0)
+	if d.grew || d.size.String() != "77Mi" || d.record.Size.String() != "77Mi" || d.record.GrowInFlight {
+		t.Errorf("auto-grow turned off: %+v %+v", d, d.record)
+	}
+}
+
+func TestDecideGrowUnrecordedGrowStartsWindow(t *testing.T) {
+	// The CNPG Cluster runs at 77Mi, status still says 64Mi: a grow whose
+	// status write was lost.
+	prev := &pgv1.StorageStatus{Size: ptr.To(q("64Mi"))}
+	d := decideGrow(q("77Mi"), q("64Mi"), policy("20%", "128Mi"), prev, used(70), t0)
+	if d.grew || d.record.Size.String() != "77Mi" || d.record.LastGrowTime == nil || !d.record.GrowInFlight {
+		t.Errorf("unrecorded grow: %+v %+v", d, d.record)
+	}
+}
+
+func TestSizeInEffect(t *testing.T) {
+	pc := &pgv1.PostgresCluster{ObjectMeta: metav1.ObjectMeta{Name: "c", UID: "u1"}}
+	pc.Status.Storage = &pgv1.StorageStatus{Size: ptr.To(q("77Mi"))}
+	d := &desired{SpecStorageSize: q("64Mi"), AutoGrow: policy("20%", "128Mi")}
+	if got := sizeInEffect(pc, d, nil); got.String() != "77Mi" {
+		t.Errorf("recorded grow: %s", got.String())
+	}
+	d.SpecStorageSize = q("100Mi")
+	if got := sizeInEffect(pc, d, nil); got.String() != "100Mi" {
+		t.Errorf("a larger spec wins: %s", got.String())
+	}
+	d.SpecStorageSize = q("64Mi")
+	running := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c", OwnerReferences: []metav1.OwnerReference{{UID: "u1", Controller: ptr.To(true)}}}}
+	running.Spec.Storage = &cnpgv1.StorageConfiguration{Size: "93Mi"}
+	if got := sizeInEffect(pc, d, running); got.String() != "93Mi" {
+		t.Errorf("unrecorded grow of our Cluster: %s", got.String())
+	}
+	running.Spec.Storage.Size = "1Gi"
+	if got := sizeInEffect(pc, d, running); got.String() != "77Mi" {
+		t.Errorf("a Cluster beyond the limit is not ours to keep: %s", got.String())
+	}
+	d.AutoGrow = nil
+	running.Spec.Storage.Size = "93Mi"
+	if got := sizeInEffect(pc, d, running); got.String() != "77Mi" {
+		t.Errorf("auto-grow off: %s", got.String())
+	}
+}

@@ -1,0 +1,67 @@
+package cluster
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/klog/v2"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/collector"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// sizeInEffect is the volume size before this pass's judgement: the
+// spec's, raised to the size auto-grow recorded in status. With auto-grow
+// on, a CNPG Cluster of ours that runs larger (up to the limit) counts
+// too: that is a grow applied whose status write was lost (or one made by
+// a retained cluster's previous owner), and a volume cannot shrink.
+func sizeInEffect(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Cluster) resource.Quantity {
+	size := d.SpecStorageSize
+	if rec := pc.Status.Storage; rec != nil && rec.Size != nil && rec.Size.Cmp(size) > 0 {
+		size = *rec.Size
+	}
+	if d.AutoGrow == nil || running == nil || running.Spec.Storage == nil || !runsFor(pc, running) {
+		return size
+	}
+	have, err := resource.ParseQuantity(running.Spec.Storage.Size)
+	if err == nil && have.Cmp(size) > 0 && have.Cmp(*d.AutoGrow.limit) <= 0 {
+		size = have
+	}
+	return size
+}
+
+// planStorage judges the collector's last sample (nil when none) and
+// settles the size the provisioner applies; status.storage and
+// StorageAtLimit record the decision. Events wait for the status write
+// (storageEvents), so a retried pass does not announce a grow twice.
+func (p *pass) planStorage(sample *collector.Sample) growDecision {
+	d := decideGrow(p.want.StorageSize, p.want.SpecStorageSize, p.want.AutoGrow, p.status.Storage, sample, now())
+	p.want.StorageSize = d.size
+	p.status.Storage = d.record
+	switch {
+	case p.want.AutoGrow == nil:
+		meta.RemoveStatusCondition(&p.status.Conditions, pgv1.ConditionStorageAtLimit)
+	case d.atLimit != nil:
+		c := d.atLimit
+		controller.SetCondition(&p.status.Conditions, p.cluster.Generation, pgv1.ConditionStorageAtLimit, c.status, c.reason, c.message)
+	}
+	return d
+}
+
+// storageEvents announces a grow, and the limit when it is first reached;
+// called once the status that records them is written.
+func (c *Controller) storageEvents(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus, d growDecision) {
+	if d.grew {
+		c.deps.recorder.Eventf(pc, corev1.EventTypeNormal, "StorageGrown",
+			"Grew the data volumes from %s to %s: %s", d.from.String(), d.size.String(), d.usage)
+		klog.FromContext(ctx).Info("Storage grown", "cluster", klog.KObj(pc), "from", d.from.String(), "to", d.size.String(), "usage", d.usage)
+	}
+	was := meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionStorageAtLimit)
+	if cond := meta.FindStatusCondition(st.Conditions, pgv1.ConditionStorageAtLimit); cond != nil && cond.Status == "True" && !was {
+		c.deps.recorder.Eventf(pc, corev1.EventTypeWarning, "StorageAtLimit", "%s; %s", d.usage, cond.Message)
+	}
+}
