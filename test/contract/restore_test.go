@@ -64,19 +64,21 @@ func TestRestoreAndBackupApplyStrictly(t *testing.T) {
 	expectRefused(t, err, "BackupSpec is immutable once set")
 }
 
-// spec.restore is set at creation or never, cannot change, and cannot name
-// the cluster itself.
+// spec.restore is set at creation or never and cannot change; it may name
+// the cluster itself (re-created from its own backups).
 func TestRestoreRules(t *testing.T) {
 	ns := newNamespace(t)
 	target := metav1.NewTime(time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC))
 	self := validCluster(ns)
-	self.Spec.Restore = &pgv1.RestoreSpec{Source: "shop"}
-	_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), self, metav1.CreateOptions{})
-	expectRefused(t, err, "spec.restore.source must differ from metadata.name")
+	self.Name = "again"
+	self.Spec.Restore = &pgv1.RestoreSpec{Source: "again"}
+	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), self, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("restore under the source's name refused: %v", err)
+	}
 
 	bad := validCluster(ns)
 	bad.Spec.Restore = &pgv1.RestoreSpec{Source: "Shop.eu"}
-	_, err = pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), bad, metav1.CreateOptions{})
+	_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), bad, metav1.CreateOptions{})
 	expectRefused(t, err, "spec.restore.source in body should match")
 
 	restored := validCluster(ns)

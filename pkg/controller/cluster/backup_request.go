@@ -79,7 +79,8 @@ func recordBackupRequest(p *pass, r pgv1.BackupRequestStatus) {
 }
 
 // observeRecoveryWindow copies the recovery window the barman-cloud plugin
-// reports in the ObjectStore for this cluster's serverName (its name).
+// reports in the ObjectStore for this cluster's serverName
+// (archiveServerName).
 func observeRecoveryWindow(p *pass) {
 	st := p.status.BackupStatus
 	if st == nil {
@@ -90,7 +91,7 @@ func observeRecoveryWindow(p *pass) {
 	if store == nil || !controller.IsControlledBy(store, p.cluster.UID) {
 		return
 	}
-	if w, ok := store.Status.ServerRecoveryWindow[p.cluster.Name]; ok {
+	if w, ok := store.Status.ServerRecoveryWindow[archiveServerName(p)]; ok {
 		st.FirstRecoverabilityPoint, st.LastSuccessfulBackupTime = w.FirstRecoverabilityPoint, w.LastSuccessfulBackupTime
 	}
 }

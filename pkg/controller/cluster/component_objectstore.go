@@ -76,6 +76,7 @@ func (objectStoreComponent) Observe(_ context.Context, p *pass, err error) healt
 		p.status.BackupStatus = &pgv1.BackupStatus{}
 	}
 	p.status.BackupStatus.ObjectStore = p.name(objectStoreSuffix)
+	p.status.BackupStatus.ServerName = archiveServerName(p)
 	return ready("ObjectStoreApplied", fmt.Sprintf("ObjectStore %q", p.name(objectStoreSuffix)))
 }
 

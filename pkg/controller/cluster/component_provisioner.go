@@ -147,7 +147,7 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 	}
 	if w.ObjectStore != nil {
 		spec.WithPlugins(cnpgac.PluginConfiguration().WithName(barmanPlugin).WithIsWALArchiver(true).
-			WithParameters(map[string]string{"barmanObjectName": p.name(objectStoreSuffix), "serverName": p.cluster.Name}))
+			WithParameters(map[string]string{"barmanObjectName": p.name(objectStoreSuffix), "serverName": archiveServerName(p)}))
 	}
 	if w.SnapshotClass != "" {
 		// Volume-snapshot ScheduledBackups take the class from the Cluster.

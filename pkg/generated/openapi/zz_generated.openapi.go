@@ -2695,6 +2695,13 @@ func schema_pkg_apis_postgres_v1alpha1_BackupStatus(ref common.ReferenceCallback
 							Format:      "",
 						},
 					},
+					"serverName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "serverName is the folder of the object store this cluster archives its WAL and base backups under (barman-cloud's serverName), what another cluster's restore.source names: the cluster's name, or <name>-<first 8 characters of its UID> for a cluster restored from its own name's backups (the source's folder is not empty).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"scheduledBackups": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
@@ -4332,7 +4339,7 @@ func schema_pkg_apis_postgres_v1alpha1_RestoreSpec(ref common.ReferenceCallback)
 				Properties: map[string]spec.Schema{
 					"source": {
 						SchemaProps: spec.SchemaProps{
-							Description: "source is the name of the cluster whose backups are restored, as it appears in the object store (setpoint archives each cluster under its own name).",
+							Description: "source is the name of the cluster whose backups are restored, as it appears in the object store: its status.backupStatus.serverName, which is the cluster's name unless it was itself restored under its source's name. It may be this cluster's own name (re-creating a deleted cluster from its backups): this cluster then archives under <name>-<first 8 characters of its UID>.",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",

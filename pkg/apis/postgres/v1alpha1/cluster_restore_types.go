@@ -8,10 +8,13 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // CloudNativePG bootstraps the cluster, and cannot change afterwards.
 type RestoreSpec struct {
 	// source is the name of the cluster whose backups are restored, as it
-	// appears in the object store (setpoint archives each cluster under its
-	// own name).
+	// appears in the object store: its status.backupStatus.serverName,
+	// which is the cluster's name unless it was itself restored under its
+	// source's name. It may be this cluster's own name (re-creating a
+	// deleted cluster from its backups): this cluster then archives under
+	// <name>-<first 8 characters of its UID>.
 	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=50
+	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
 	Source string `json:"source"`
 

@@ -36,7 +36,6 @@ import (
 // named X-primary, like the PodDisruptionBudget of a cluster X-primary.
 //
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, no dots): CloudNativePG names Services after the cluster"
-// +kubebuilder:validation:XValidation:rule="!has(self.spec.restore) || self.spec.restore.source != self.metadata.name",message="spec.restore.source must differ from metadata.name: the restored cluster archives under its own name, and would write into the source's archive"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 50",message="metadata.name must be at most 50 characters: CloudNativePG refuses longer cluster names"
 // +kubebuilder:validation:XValidation:rule="!self.metadata.name.matches('-(pooler|pooler-rw|pooler-ro|primary)$')",message="metadata.name must not end in -pooler, -pooler-rw, -pooler-ro or -primary: cluster X's pooler Service X-pooler-rw and primary disruption budget X-primary would collide with the objects of a cluster of that name"
 type PostgresCluster struct {
@@ -300,6 +299,13 @@ type BackupStatus struct {
 	// objectStore names the barman-cloud ObjectStore in use.
 	// +optional
 	ObjectStore string `json:"objectStore,omitempty"`
+	// serverName is the folder of the object store this cluster archives
+	// its WAL and base backups under (barman-cloud's serverName), what
+	// another cluster's restore.source names: the cluster's name, or
+	// <name>-<first 8 characters of its UID> for a cluster restored from
+	// its own name's backups (the source's folder is not empty).
+	// +optional
+	ServerName string `json:"serverName,omitempty"`
 	// scheduledBackups names the CNPG ScheduledBackups in use.
 	// +optional
 	// +listType=set

@@ -29,6 +29,12 @@ import (
 type BackupStatusApplyConfiguration struct {
 	// objectStore names the barman-cloud ObjectStore in use.
 	ObjectStore *string `json:"objectStore,omitempty"`
+	// serverName is the folder of the object store this cluster archives
+	// its WAL and base backups under (barman-cloud's serverName), what
+	// another cluster's restore.source names: the cluster's name, or
+	// <name>-<first 8 characters of its UID> for a cluster restored from
+	// its own name's backups (the source's folder is not empty).
+	ServerName *string `json:"serverName,omitempty"`
 	// scheduledBackups names the CNPG ScheduledBackups in use.
 	ScheduledBackups []string `json:"scheduledBackups,omitempty"`
 	// lastScheduleTime is when CloudNativePG last started a backup.
@@ -55,6 +61,14 @@ func BackupStatus() *BackupStatusApplyConfiguration {
 // If called multiple times, the ObjectStore field is set to the value of the last call.
 func (b *BackupStatusApplyConfiguration) WithObjectStore(value string) *BackupStatusApplyConfiguration {
 	b.ObjectStore = &value
+	return b
+}
+
+// WithServerName sets the ServerName field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ServerName field is set to the value of the last call.
+func (b *BackupStatusApplyConfiguration) WithServerName(value string) *BackupStatusApplyConfiguration {
+	b.ServerName = &value
 	return b
 }
 

@@ -31,8 +31,11 @@ import (
 // CloudNativePG bootstraps the cluster, and cannot change afterwards.
 type RestoreSpecApplyConfiguration struct {
 	// source is the name of the cluster whose backups are restored, as it
-	// appears in the object store (setpoint archives each cluster under its
-	// own name).
+	// appears in the object store: its status.backupStatus.serverName,
+	// which is the cluster's name unless it was itself restored under its
+	// source's name. It may be this cluster's own name (re-creating a
+	// deleted cluster from its backups): this cluster then archives under
+	// <name>-<first 8 characters of its UID>.
 	Source *string `json:"source,omitempty"`
 	// objectStoreName names a barman-cloud ObjectStore in this namespace
 	// that holds source's backups, for instance the retained

@@ -1,0 +1,53 @@
+package cluster
+
+import (
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// archiveServerName is the folder of the object store this cluster
+// archives its WAL and base backups under (barman-cloud's serverName). It
+// is decided once and then kept, because moving a running cluster to
+// another folder would split its backup history:
+//
+//  1. the name recorded in status.backupStatus.serverName;
+//  2. else the one the CNPG Cluster already archives under, when it is
+//     ours or retained for us (a new PostgresCluster adopting a retained
+//     CNPG Cluster has no status yet);
+//  3. else, for a cluster restored from its own name's backups (the
+//     source was deleted and is re-created), <name>-<first 8 characters of
+//     its UID>: the source's folder is not empty, and barman-cloud refuses
+//     to archive a new cluster into a folder that holds WAL. The UID makes
+//     it stable for this object and distinct from any earlier one;
+//  4. else the cluster's name.
+func archiveServerName(p *pass) string {
+	if st := p.cluster.Status.BackupStatus; st != nil && st.ServerName != "" {
+		return st.ServerName
+	}
+	if name := cnpgServerName(p); name != "" {
+		return name
+	}
+	if r := p.cluster.Spec.Restore; r != nil && r.Source == p.cluster.Name {
+		return restoredServerName(p.cluster.Name, string(p.cluster.UID))
+	}
+	return p.cluster.Name
+}
+
+// restoredServerName is name with the first 8 characters of uid.
+func restoredServerName(name, uid string) string {
+	return name + "-" + uid[:min(8, len(uid))]
+}
+
+// cnpgServerName is the serverName of the barman-cloud plugin in the
+// observed CNPG Cluster's spec, when setpoint may take it as its own.
+func cnpgServerName(p *pass) string {
+	cur := p.obs.cnpg
+	if cur == nil || p.owner().Judge(cur) == controller.NotOurs {
+		return ""
+	}
+	for _, pc := range cur.Spec.Plugins {
+		if pc.Name == barmanPlugin {
+			return pc.Parameters["serverName"]
+		}
+	}
+	return ""
+}
