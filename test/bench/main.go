@@ -54,6 +54,9 @@ type flags struct {
 	lightOwnServers bool
 	curve           bool
 	curveSizes      string
+	// collectorInterval and collectorRounds: the collector cost phase.
+	collectorInterval time.Duration
+	collectorRounds   int
 }
 
 func main() {
@@ -78,6 +81,8 @@ func main() {
 	flag.BoolVar(&f.lightOwnServers, "light-own-servers", true, "Light-load phase: each cluster gets a Postgres server of its own (a second stand-in, a fresh operator in its own namespace), so CNPG's phases take a real server's time; false: the shared backend and the convergence phase's operator.")
 	flag.BoolVar(&f.curve, "curve", false, "Run only the cost curve: the convergence phase at each of -curve-sizes, fresh operator each.")
 	flag.StringVar(&f.curveSizes, "curve-sizes", "250,1000,4000", "Cost curve sizes in PostgresDatabases (clusters = size / -databases-per-cluster), increasing, ≥ 4× apart for a verdict worth reading.")
+	flag.DurationVar(&f.collectorInterval, "collector-interval", time.Minute, "The operator's --postgres-sample-interval; shorter for a quick run.")
+	flag.IntVar(&f.collectorRounds, "collector-rounds", 2, "Collector cost phase: sample every converged cluster this many times (≈ rounds × -collector-interval); 0 skips it.")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -306,7 +311,8 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 		"--leader-elect=false", "--namespace", w.ns, "--postgres-host-map", b.hostMap,
 		"--resync-period", f.resync.String(),
 		"--cluster-workers", fmt.Sprint(f.clusterWorkers), "--database-workers", fmt.Sprint(f.databaseWorkers),
-		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst))
+		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst),
+		"--postgres-sample-interval", f.collectorInterval.String())
 	if err != nil {
 		return nil, err
 	}
@@ -431,6 +437,17 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["rss_end_mb"] = s1.sum("process_resident_memory_bytes") / (1 << 20)
 	fig["heap_end_mb"] = s1.sum("go_memstats_heap_alloc_bytes") / (1 << 20)
 	fig["reconciles_total_per_object_end"] = s1.sum("setpoint_reconcile_total") / nObj
+	// 3b. The background health collector on the converged clusters.
+	if f.collectorRounds > 0 {
+		logf("r%d: collector cost: %d rounds of samples of %d clusters (interval %v)", rep, f.collectorRounds, w.clusters, f.collectorInterval)
+		cr, err := b.collectorCost(ctx, op, w.clusters, f.collectorRounds)
+		if err != nil {
+			return nil, err
+		}
+		collectorFigures(fig, cr)
+		logf("r%d: collector: %.0f samples/min, %.0f connections/min, %.2f CPU s/min, %.0f API writes", rep,
+			fig["collector_samples_per_min"], fig["collector_connections_per_min"], fig["collector_cpu_s_per_min"], cr.writes)
+	}
 	// 4. Latency of one change on a busy operator, then 5. one cluster
 	// at a time on an idle one; both with the converged objects in place.
 	if f.streamDuration > 0 && f.streamRate > 0 && f.perDB > 0 {

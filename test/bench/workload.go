@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -50,6 +51,11 @@ func ensureClass(ctx context.Context, pg versioned.Interface, name string) error
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: pgv1.PostgresClusterClassSpec{ClusterSettings: pgv1.ClusterSettings{
 			Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),
+			// The shared backend holds every cluster's databases, so each
+			// cluster's sampled usage is the whole server's: a volume this
+			// size keeps the collector's usage thresholds (StorageNearlyFull)
+			// out of the figures.
+			Storage: &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("1Ti"))},
 		}},
 	}
 	_, err := pg.PostgresV1alpha1().PostgresClusterClasses().Create(ctx, c, metav1.CreateOptions{})

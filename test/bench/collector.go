@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// collectorResult is what the collector cost phase measured.
+type collectorResult struct {
+	window                     time.Duration
+	samples, errors            float64
+	connections, statements    float64
+	cpu                        float64
+	writes, reconciles, edges  float64
+	durationP50, durationP99   float64
+	clusters, samplesPerMinute float64
+}
+
+// collectorCost measures the background health collector on the converged
+// clusters: the operator is otherwise idle, so over rounds intervals the
+// collector samples every cluster rounds times. The window is delimited
+// by the collector's own count of samples (every cluster sampled rounds
+// times), not by a sleep. Nothing changes in Postgres meanwhile, so every
+// API write or edge in the window is a cost the collector must not have.
+func (b *bench) collectorCost(ctx context.Context, op *operatorProc, clusters, rounds int) (*collectorResult, error) {
+	s0, err := settle(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	want := s0.sum("setpoint_collector_samples_total") + float64(rounds*clusters)
+	deadline := t0.Add(time.Duration(rounds+2)*b.f.collectorInterval + time.Minute)
+	var s1 scrape
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+		if s1, err = op.scrape(); err != nil {
+			return nil, err
+		}
+		if s1.sum("setpoint_collector_samples_total") >= want {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("collector took %.0f of %d samples in %v", s1.sum("setpoint_collector_samples_total")-want+float64(rounds*clusters),
+				rounds*clusters, time.Since(t0).Round(time.Second))
+		}
+	}
+	window := time.Since(t0)
+	d := func(family string, match ...string) float64 {
+		return s1.sum(family, match...) - s0.sum(family, match...)
+	}
+	r := &collectorResult{
+		window: window, clusters: float64(clusters),
+		samples: d("setpoint_collector_samples_total"), errors: d("setpoint_collector_samples_total", "result", "error"),
+		connections: d("setpoint_collector_connections_total"), statements: d("setpoint_collector_statements_total"),
+		cpu:    d("process_cpu_seconds_total"),
+		writes: sumWrites(diffCounts(s0.apiCounts(), s1.apiCounts())),
+		// Passes the collector woke; resync passes are the idle phase's.
+		edges:       d("setpoint_collector_edges_total"),
+		reconciles:  d("setpoint_reconcile_total", "name", "postgrescluster"),
+		durationP50: quantile(0.50, s1.histogram("setpoint_collector_sample_duration_seconds")),
+		durationP99: quantile(0.99, s1.histogram("setpoint_collector_sample_duration_seconds")),
+	}
+	r.samplesPerMinute = r.samples / window.Minutes()
+	return r, nil
+}
+
+// collectorFigures adds the phase's figures, per minute of window.
+func collectorFigures(fig map[string]float64, r *collectorResult) {
+	perMin := func(v float64) float64 { return v / r.window.Minutes() }
+	fig["collector_window_s"] = r.window.Seconds()
+	fig["collector_clusters"] = r.clusters
+	fig["collector_samples_per_min"] = perMin(r.samples)
+	fig["collector_failed_samples"] = r.errors
+	fig["collector_connections_per_min"] = perMin(r.connections)
+	fig["collector_statements_per_min"] = perMin(r.statements)
+	fig["collector_cpu_s_per_min"] = perMin(r.cpu)
+	fig["collector_cpu_ms_per_sample"] = 1000 * r.cpu / max(r.samples, 1)
+	fig["collector_sample_p50_s"], fig["collector_sample_p99_s"] = r.durationP50, r.durationP99
+	fig["collector_api_writes"] = r.writes
+	fig["collector_edges"] = r.edges
+	fig["collector_reconciles"] = r.reconciles
+}
