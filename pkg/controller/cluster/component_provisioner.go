@@ -99,7 +99,7 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 	}
 	if controller.ConditionTrue(p.status.Conditions, pgv1.ConditionReady, p.cluster.Generation) &&
 		controller.ConditionTrue(p.status.Conditions, pgv1.ConditionProvisionerReady, p.cluster.Generation) {
-		return ready("ClusterHealthy", msg)
+		return ready("ClusterHealthy", heldHealthyMessage(p, msg))
 	}
 	return checkParameters(ctx, p, msg)
 }

@@ -76,6 +76,19 @@ func checkParametersAt(ctx context.Context, p *pass, msg string, now time.Time) 
 	return parametersWaiting(p, waits, now)
 }
 
+// heldHealthyMessage is the ProvisionerReady message of a cluster that
+// stays healthy at its generation, where no facts are read (a Ready
+// cluster runs no SQL): the stored message when it is msg with the
+// Postgres version the last check read. Dropping the version would
+// rewrite status once per cluster for nothing.
+func heldHealthyMessage(p *pass, msg string) string {
+	c := apimeta.FindStatusCondition(p.status.Conditions, pgv1.ConditionProvisionerReady)
+	if c != nil && strings.HasPrefix(c.Message, msg+"; Postgres ") {
+		return c.Message
+	}
+	return msg
+}
+
 // parametersWaiting polls while the bound allows, then says which
 // parameter is stuck and rechecks slowly.
 func parametersWaiting(p *pass, waits []parameterWait, now time.Time) health {
