@@ -62,8 +62,17 @@ func TestClusterNotReady(t *testing.T) {
 	if err != nil || res.RequeueAfter != clusterNotReadyRecheck {
 		t.Fatalf("res %+v err %v", res, err)
 	}
-	if c := cond(t, f.db("shop"), pgv1.ConditionClusterReady); c.Reason != "ClusterNotReady" || !strings.Contains(c.Message, "Provisioning") {
+	if c := cond(t, f.db("shop"), pgv1.ConditionClusterReady); c.Reason != "ClusterNotReady" || !strings.Contains(c.Message, `"pg" is not ready`) {
 		t.Errorf("ClusterReady = %+v", c)
+	}
+	// The cluster moving on to another phase short of Ready reads the
+	// same to the user: no status write.
+	f.setCluster(func(pc *pgv1.PostgresCluster) { pc.Status.Phase = pgv1.PhaseConfiguring })
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.allWrites(); len(w) != 0 {
+		t.Errorf("a cluster phase change short of Ready wrote %v", w)
 	}
 }
 

@@ -34,11 +34,11 @@ func clusterStep(_ context.Context, p *pass) health {
 		}
 		return waiting(pgv1.PhasePending, "ClusterFailed", msg, clusterNotReadyRecheck)
 	case !meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionReady) && !readyAtGeneration(p.db):
-		msg := fmt.Sprintf("PostgresCluster %q is not ready", name)
-		if pc.Status.Phase != "" {
-			msg += fmt.Sprintf(" (phase %s)", pc.Status.Phase)
-		}
-		return waiting(pgv1.PhasePending, "ClusterNotReady", msg, clusterNotReadyRecheck)
+		// Worded without the cluster's phase: a new cluster passes through
+		// several on its way to Ready, and each would rewrite the status of
+		// every database waiting for it. The cluster's own status says where
+		// it stands.
+		return waiting(pgv1.PhasePending, "ClusterNotReady", fmt.Sprintf("PostgresCluster %q is not ready", name), clusterNotReadyRecheck)
 	}
 	// The same reason and message whether the cluster is Ready or passing
 	// through a transient phase: a held readiness costs no status write.
