@@ -3,6 +3,7 @@ package operator
 import (
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -14,6 +15,7 @@ import (
 func (c *controllers) newCollector(inf *controller.Informers, cas *controller.CACache) (*collector.Collector, error) {
 	opts := c.cfg.Collector
 	opts.Timeout = c.cfg.PostgresTimeout
+	opts.WakeThresholds = cluster.GrowThresholds(inf.Setpoint.Postgres().V1alpha1().PostgresClusterClasses().Lister())
 	return collector.New(opts, collector.Deps{
 		Kube:         c.kube,
 		Connector:    postgres.NewConnector(postgres.NewHostMap(c.cfg.PostgresHostMap)),

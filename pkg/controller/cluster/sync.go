@@ -51,6 +51,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, workqueue.Terminal(err)
 	}
 	p.want = want
+	grow := p.planStorage(obs.sample)
 	if err := c.ensureClassFinalizer(ctx, obs.class); err != nil {
 		return workqueue.Result{}, err
 	}
@@ -69,11 +70,13 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if _, err := c.writeStatus(ctx, pc, p.status); err != nil {
 		return workqueue.Result{}, err
 	}
+	c.storageEvents(ctx, pc, p.status, grow)
 	if out.err != nil {
 		// Status says what failed; the queue retries with backoff.
 		return workqueue.Result{}, out.err
 	}
-	return workqueue.Result{RequeueAfter: out.requeueAfter, Failed: p.status.Phase == pgv1.PhaseFailed}, nil
+	requeue := controller.Soonest(out.requeueAfter, grow.recheck)
+	return workqueue.Result{RequeueAfter: requeue, Failed: p.status.Phase == pgv1.PhaseFailed}, nil
 }
 
 // conclude sets phase and Ready from the pipeline's outcome. Only here is

@@ -1,0 +1,111 @@
+package cluster
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/utils/ptr"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
+)
+
+func autoGrowSettings() pgv1.ClusterSettings {
+	return pgv1.ClusterSettings{Storage: &pgv1.StorageSpec{
+		Size:     ptr.To(q("64Mi")),
+		AutoGrow: &pgv1.AutoGrowSpec{Enabled: ptr.To(true), Limit: ptr.To(q("96Mi"))},
+	}}
+}
+
+func withClock(t *testing.T, at time.Time) {
+	prev := now
+	now = func() time.Time { return at }
+	t.Cleanup(func() { now = prev })
+}
+
+// A grow reaches the CNPG Cluster, never the PostgresCluster's spec, and
+// status records it.
+func TestGrowIsAppliedToCNPGNotToTheSpec(t *testing.T) {
+	withClock(t, t0)
+	cs := fake.NewClientset()
+	p := provisionerPass(t, cs, autoGrowSettings())
+	d := p.planStorage(used(56)) // 87.5 % of 64Mi
+	if !d.grew {
+		t.Fatal("no grow over the threshold")
+	}
+	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.cnpg.Spec.Storage.Size; got != "77Mi" {
+		t.Errorf("CNPG storage.size = %s, want 77Mi", got)
+	}
+	if got := p.cluster.Spec.Storage.Size.String(); got != "64Mi" {
+		t.Errorf("the spec was changed to %s", got)
+	}
+	st := p.status.Storage
+	if st == nil || st.Size.String() != "77Mi" || st.LastGrowFrom.String() != "64Mi" || !st.GrowInFlight || !st.LastGrowTime.Time.Equal(t0) {
+		t.Errorf("status.storage = %+v", st)
+	}
+	if c := meta.FindStatusCondition(p.status.Conditions, pgv1.ConditionStorageAtLimit); c == nil || c.Status != "False" {
+		t.Errorf("StorageAtLimit = %+v", c)
+	}
+}
+
+// The next operator (same status, new process) neither grows again in
+// the window nor forgets the grown size; at the limit it stops.
+func TestGrowSurvivesRestartAndStopsAtLimit(t *testing.T) {
+	withClock(t, t0)
+	cs := fake.NewClientset()
+	p := provisionerPass(t, cs, autoGrowSettings())
+	p.planStorage(used(56))
+	recorded := p.status.DeepCopy()
+
+	withClock(t, t0.Add(5*time.Minute))
+	pc := cluster(autoGrowSettings())
+	pc.Status = *recorded
+	want, err := resolveAgainst(pc, class(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.StorageSize.String() != "77Mi" {
+		t.Fatalf("size in effect after a restart = %s", want.StorageSize.String())
+	}
+	p = provisionerPass(t, cs, autoGrowSettings())
+	p.cluster, p.want, p.status = pc, want, recorded.DeepCopy()
+	if d := p.planStorage(used(70)); d.grew || d.recheck != 5*time.Minute {
+		t.Fatalf("inside the window: grew %v, recheck %s", d.grew, d.recheck)
+	}
+
+	withClock(t, t0.Add(11*time.Minute))
+	p.want.StorageSize = want.StorageSize
+	if d := p.planStorage(used(70)); !d.grew || d.size.String() != "93Mi" {
+		t.Fatalf("after the window: grew %v to %s", d.grew, d.size.String())
+	}
+	withClock(t, t0.Add(30*time.Minute))
+	p.want.StorageSize = *p.status.Storage.Size
+	if d := p.planStorage(used(90)); !d.grew || d.size.String() != "96Mi" {
+		t.Fatalf("capped: grew %v to %s", d.grew, d.size.String())
+	}
+	withClock(t, t0.Add(50*time.Minute))
+	p.want.StorageSize = *p.status.Storage.Size
+	if d := p.planStorage(used(95)); d.grew {
+		t.Fatal("grew past the limit")
+	}
+	if c := meta.FindStatusCondition(p.status.Conditions, pgv1.ConditionStorageAtLimit); c == nil || c.Status != "True" || c.Reason != "AtLimit" {
+		t.Errorf("StorageAtLimit = %+v", c)
+	}
+}
+
+func TestAutoGrowOffRemovesTheCondition(t *testing.T) {
+	p := provisionerPass(t, fake.NewClientset(), autoGrowSettings())
+	p.planStorage(used(10))
+	if meta.FindStatusCondition(p.status.Conditions, pgv1.ConditionStorageAtLimit) == nil {
+		t.Fatal("no condition with auto-grow on")
+	}
+	p.want.AutoGrow = nil
+	p.planStorage(used(10))
+	if meta.FindStatusCondition(p.status.Conditions, pgv1.ConditionStorageAtLimit) != nil {
+		t.Error("condition kept with auto-grow off")
+	}
+}
