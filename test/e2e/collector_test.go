@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -185,5 +186,45 @@ func TestCollector(t *testing.T) {
 		if v := op.metric(t, "setpoint_postgres_sample_failing", "namespace", ns, "cluster", "shop"); v != 0 {
 			t.Errorf("setpoint_postgres_sample_failing = %v after recovery, want 0", v)
 		}
+	})
+}
+
+// TestCollectorRunsOnlyWhileLeading: the standby samples nothing and
+// exports no per-cluster gauge; once the leader steps down, the new
+// leader's collector takes over.
+func TestCollectorRunsOnlyWhileLeading(t *testing.T) {
+	ns := newNamespace(t)
+	lease := "collector-" + ns
+	args := []string{"--namespace", ns, "--postgres-host-map", hostMap,
+		"--postgres-sample-interval", sampleInterval.String(), "--leader-election-id", lease}
+	holder := func(ctx context.Context) string {
+		l, err := kube.CoordinationV1().Leases("setpoint-system").Get(ctx, lease, metav1.GetOptions{})
+		if err != nil || l.Spec.HolderIdentity == nil {
+			return ""
+		}
+		return *l.Spec.HolderIdentity
+	}
+	a := startOperator(t, "collector-a", args...)
+	eventually(t, 30*time.Second, "collector-a leads", func(ctx context.Context) (bool, error) { return holder(ctx) == "collector-a", nil })
+	b := startOperator(t, "collector-b", args...)
+
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
+	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	eventually(t, 10*sampleInterval, "three samples by the leader", func(context.Context) (bool, error) {
+		return a.metric(t, "setpoint_collector_samples_total", "result", "ok") >= 3, nil
+	})
+	if n := b.metric(t, "setpoint_collector_samples_total"); n != 0 {
+		t.Errorf("the standby took %v samples", n)
+	}
+	if n := len(b.samples(t, "setpoint_postgres_used_bytes")); n != 0 {
+		t.Errorf("the standby exports %d setpoint_postgres_used_bytes series", n)
+	}
+
+	a.signal(syscall.SIGTERM)
+	eventually(t, 30*time.Second, "collector-b leads", func(ctx context.Context) (bool, error) { return holder(ctx) == "collector-b", nil })
+	eventually(t, withinTwoSamples+sampleInterval, "a sample by the new leader", func(context.Context) (bool, error) {
+		return b.metric(t, "setpoint_postgres_used_bytes", "namespace", ns, "cluster", "shop") > 0, nil
 	})
 }
