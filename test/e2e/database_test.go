@@ -137,7 +137,7 @@ func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
 // read the same to a user are worded the same, so a pass that only moves
 // within them writes nothing, and the wait for CloudNativePG to apply the
 // CNPG Database setpoint just created is written only if it outlasts
-// applyReportDelay (10 s; the stand-in applies within a second).
+// applyReportDelay (20 s; the stand-in applies within a second).
 func TestDatabaseStatusWritesOnAReadyCluster(t *testing.T) {
 	ns := newNamespace(t)
 	op := readyCluster(t, ns)
