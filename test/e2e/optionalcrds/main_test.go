@@ -1,6 +1,6 @@
 // Package optionalcrds_test runs the setpoint binary on a control plane
-// that starts without CloudNativePG's and the barman-cloud plugin's CRDs,
-// and installs them while it runs.
+// that starts without CloudNativePG's, the barman-cloud plugin's and the
+// Prometheus Operator's PodMonitor CRDs, and installs them while it runs.
 package optionalcrds_test
 
 import (
@@ -22,12 +22,16 @@ var (
 	buildErr error
 )
 
-// isCNPG matches the CRDs of CloudNativePG (postgresql.cnpg.io) and of the
-// barman-cloud plugin (barmancloud.cnpg.io).
-func isCNPG(name string) bool { return strings.HasSuffix(name, ".cnpg.io") }
+// isOptional matches the CRDs of CloudNativePG (postgresql.cnpg.io), of
+// the barman-cloud plugin (barmancloud.cnpg.io) and the PodMonitor.
+func isOptional(name string) bool {
+	return strings.HasSuffix(name, ".cnpg.io") || name == podMonitorCRD
+}
+
+const podMonitorCRD = "podmonitors.monitoring.coreos.com"
 
 func TestMain(m *testing.M) {
-	envtest.RunMain(m, envtest.Options{SkipCRDs: isCNPG}, func(e *envtest.Environment) {
+	envtest.RunMain(m, envtest.Options{SkipCRDs: isOptional}, func(e *envtest.Environment) {
 		env = e
 		pg = versioned.NewForConfigOrDie(e.Config)
 		setpoint = filepath.Join(e.Dir(), "setpoint")

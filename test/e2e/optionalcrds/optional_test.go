@@ -29,7 +29,9 @@ import (
 // without a restart. Without the barman-cloud plugin's CRD it reconciles
 // everything else, and a cluster asking for backups to object storage gets
 // ObjectStoreReady False BackupTargetUnavailable until the plugin's CRD
-// appears.
+// appears. Without the Prometheus Operator's PodMonitor CRD, likewise, a
+// cluster asking for monitoring gets PodMonitorReady False
+// MonitoringUnavailable until it appears.
 func TestOptionalCRDs(t *testing.T) {
 	if buildErr != nil {
 		t.Fatal(buildErr)
@@ -120,6 +122,42 @@ func TestOptionalCRDs(t *testing.T) {
 			t.Fatalf("the operator restarted")
 		}
 	})
+
+	t.Run("without the Prometheus Operator: MonitoringUnavailable", func(t *testing.T) {
+		newMonitoredCluster(t, ns, "watched", "plain-"+ns)
+		c := waitCluster(t, ns, "watched", func(c *pgv1.PostgresCluster) bool {
+			cond := condition(c, pgv1.ConditionPodMonitorReady)
+			return cond != nil && cond.Reason == "MonitoringUnavailable"
+		})
+		cond := condition(c, pgv1.ConditionPodMonitorReady)
+		if cond.Status != metav1.ConditionFalse || cond.Message != "the Prometheus Operator is not installed (CRD podmonitors.monitoring.coreos.com missing)" {
+			t.Errorf("PodMonitorReady = %s %q", cond.Status, cond.Message)
+		}
+		if c.Status.Phase != pgv1.PhasePending {
+			t.Errorf("phase %s, want Pending", c.Status.Phase)
+		}
+		if n := strings.Count(op.logs(), "The Prometheus Operator is not installed"); n != 1 {
+			t.Errorf("the missing Prometheus Operator was logged %d times, want once", n)
+		}
+	})
+
+	t.Run("Prometheus Operator installed: PodMonitor without a restart", func(t *testing.T) {
+		pid := op.cmd.Process.Pid
+		if err := env.InstallCRDs(t.Context(), func(n string) bool { return n == podMonitorCRD }); err != nil {
+			t.Fatal(err)
+		}
+		waitCluster(t, ns, "watched", func(c *pgv1.PostgresCluster) bool { return c.Status.Phase == pgv1.PhaseReady })
+		pm, err := pg.MonitoringV1().PodMonitors(ns).Get(t.Context(), "watched-metrics", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("PodMonitor: %v", err)
+		}
+		if pm.Spec.Selector.MatchLabels["cnpg.io/cluster"] != "watched" {
+			t.Errorf("PodMonitor selector %+v", pm.Spec.Selector)
+		}
+		if op.exited() || op.cmd.Process.Pid != pid {
+			t.Fatalf("the operator restarted")
+		}
+	})
 }
 
 func startSimulator(t *testing.T, hostMap string) {
@@ -156,6 +194,16 @@ func newCluster(t *testing.T, ns, name, class string) {
 	t.Helper()
 	c := &pgv1.PostgresCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: pgv1.PostgresClusterSpec{Class: class, ClusterDeletionPolicy: pgv1.DeletionPolicyDelete}}
+	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create cluster: %v", err)
+	}
+}
+
+func newMonitoredCluster(t *testing.T, ns, name, class string) {
+	t.Helper()
+	c := &pgv1.PostgresCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: pgv1.PostgresClusterSpec{Class: class, ClusterDeletionPolicy: pgv1.DeletionPolicyDelete,
+			ClusterSettings: pgv1.ClusterSettings{Monitoring: &pgv1.MonitoringSpec{Enabled: ptr.To(true)}}}}
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create cluster: %v", err)
 	}
