@@ -10,9 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	barmanac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/barmancloud/v1"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+	monitoringac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/monitoring/v1"
 )
 
 var (
@@ -21,6 +23,7 @@ var (
 	scheduledGVR   = schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "scheduledbackups"}
 	databaseGVR    = schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "databases"}
 	objectStoreGVR = schema.GroupVersionResource{Group: "barmancloud.cnpg.io", Version: "v1", Resource: "objectstores"}
+	podMonitorGVR  = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "podmonitors"}
 )
 
 // applyStrict server-side applies body with strict field validation, so a
@@ -65,7 +68,9 @@ func fullCluster(ns string) *cnpgac.ClusterApplyConfiguration {
 		WithPlugins(cnpgac.PluginConfiguration().WithName("barman-cloud.cloudnative-pg.io").
 			WithEnabled(true).WithIsWALArchiver(true).
 			WithParameters(map[string]string{"barmanObjectName": "shop-backup", "serverName": "shop"})).
-		WithMonitoring(cnpgac.MonitoringConfiguration().WithEnablePodMonitor(true)).
+		// Declared only to find and remove it where an earlier setpoint set
+		// it: false, since true draws CNPG's deprecation warning.
+		WithMonitoring(cnpgac.MonitoringConfiguration().WithEnablePodMonitor(false)).
 		WithBackup(cnpgac.BackupConfiguration().WithVolumeSnapshot(
 			cnpgac.VolumeSnapshotConfiguration().WithClassName("csi-snapclass"))))
 }
@@ -109,6 +114,9 @@ func TestCNPGObjectsApplyStrictly(t *testing.T) {
 					WithRegion(barmanac.SecretKeySelector().WithName("creds").WithKey("REGION"))).
 				WithWal(barmanac.WalBackupConfiguration().WithCompression("gzip").WithMaxParallel(4)).
 				WithData(barmanac.DataBackupConfiguration().WithCompression("bzip2").WithJobs(2))))},
+		{"shop-metrics", podMonitorGVR, monitoringac.PodMonitor("shop-metrics", ns).WithSpec(monitoringac.PodMonitorSpec().
+			WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"cnpg.io/cluster": "shop", "cnpg.io/podRole": "instance"})).
+			WithPodMetricsEndpoints(monitoringac.PodMetricsEndpoint().WithPort("metrics")))},
 	}
 	for _, o := range objects {
 		t.Run(o.gvr.Resource+"/"+o.name, func(t *testing.T) {
@@ -129,6 +137,14 @@ func TestCNPGObjectsApplyStrictly(t *testing.T) {
 	if cl.Spec.PostgresConfiguration.Parameters["max_connections"] != "200" || len(cl.Spec.PostgresConfiguration.PgHBA) != 1 {
 		t.Errorf("postgresql section read back as %+v", cl.Spec.PostgresConfiguration)
 	}
+	pm, err := pg.MonitoringV1().PodMonitors(ns).Get(t.Context(), "shop-metrics", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get pod monitor: %v", err)
+	}
+	if eps := pm.Spec.PodMetricsEndpoints; len(eps) != 1 || eps[0].Port == nil || *eps[0].Port != "metrics" ||
+		pm.Spec.Selector.MatchLabels["cnpg.io/cluster"] != "shop" {
+		t.Errorf("pod monitor read back as %+v", pm.Spec)
+	}
 }
 
 func TestStrictApplyRefusesUnknownFields(t *testing.T) {
@@ -142,4 +158,10 @@ func TestStrictApplyRefusesUnknownFields(t *testing.T) {
 		`"spec":{"instances":1,"postgresql":{"parameters":{"max_connections":200}}}}`)
 	err = applyStrict(t, clusterGVR, ns, "number", body)
 	expectRefused(t, err, "expected string")
+
+	// The PodMonitor CRD is the real schema too, not an open object.
+	body = []byte(`{"apiVersion":"monitoring.coreos.com/v1","kind":"PodMonitor","metadata":{"name":"typo"},` +
+		`"spec":{"selector":{},"podMetricEndpoints":[{"port":"metrics"}]}}`)
+	err = applyStrict(t, podMonitorGVR, ns, "typo", body)
+	expectRefused(t, err, `.spec.podMetricEndpoints: field not declared in schema`)
 }
