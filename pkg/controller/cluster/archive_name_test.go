@@ -20,6 +20,17 @@ func cnpgArchiving(serverName string, owner metav1.OwnerReference) *cnpgv1.Clust
 	}
 }
 
+// retainedArchiving is a CNPG Cluster a Retain deletion of PostgresCluster
+// shop released.
+func retainedArchiving(serverName string) *cnpgv1.Cluster {
+	c := cnpgArchiving(serverName, metav1.OwnerReference{})
+	c.OwnerReferences = nil
+	labels, annotations := controller.Owner{Kind: gvk.Kind, Name: "shop", Cluster: "shop"}.RetainedMarks()
+	labels[controller.ManagedByLabel] = controller.ManagedByValue
+	c.Labels, c.Annotations = labels, annotations
+	return c
+}
+
 // A cluster archives under its name; one restored from its own name's
 // backups under a name of its own; once decided (status, or the CNPG
 // Cluster setpoint owns) the name is kept; a foreign CNPG Cluster's
@@ -40,6 +51,7 @@ func TestArchiveServerName(t *testing.T) {
 		{"recorded in status", &pgv1.RestoreSpec{Source: "shop"}, "shop-0123abcd", nil, "shop-0123abcd"},
 		{"the CNPG Cluster we own", &pgv1.RestoreSpec{Source: "shop"}, "", cnpgArchiving("shop-feedbeef", ours), "shop-feedbeef"},
 		{"a foreign CNPG Cluster", &pgv1.RestoreSpec{Source: "shop"}, "", cnpgArchiving("elsewhere", theirs), "shop-uid-shop"},
+		{"a CNPG Cluster retained for us", &pgv1.RestoreSpec{Source: "shop"}, "", retainedArchiving("shop-feedbeef"), "shop-feedbeef"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := testPass()
