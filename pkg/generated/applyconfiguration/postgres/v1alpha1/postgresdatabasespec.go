@@ -30,9 +30,9 @@ type PostgresDatabaseSpecApplyConfiguration struct {
 	Databases []DatabaseSpecApplyConfiguration `json:"databases,omitempty"`
 	// adoptFrom names a PostgresDatabase, in the same namespace, whose
 	// databases and roles this one takes over: exactly those that Postgres
-	// marks as created by setpoint for <namespace>/<adoptFrom> — on a
-	// cluster restored from a backup of that object's cluster, or left by
-	// its Retain deletion. A role or database marked for any other object,
+	// marks as created by setpoint for <namespace>/<adoptFrom>, typically
+	// on a cluster restored from a backup of that object's cluster. A role
+	// or database marked for any other object,
 	// or not created by setpoint, is still refused, and so is everything
 	// while the named PostgresDatabase itself uses this cluster. Adopted
 	// roles get this object's Secrets (new passwords): the source's
