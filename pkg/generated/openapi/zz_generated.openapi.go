@@ -3320,7 +3320,7 @@ func schema_pkg_apis_postgres_v1alpha1_MonitoringSpec(ref common.ReferenceCallba
 				Properties: map[string]spec.Schema{
 					"enabled": {
 						SchemaProps: spec.SchemaProps{
-							Description: "enabled asks CloudNativePG to create a PodMonitor for the instances.",
+							Description: "enabled makes setpoint keep a Prometheus Operator PodMonitor <cluster>-metrics that scrapes the instances' metrics port (the Prometheus Operator's CRD must be installed).",
 							Type:        []string{"boolean"},
 							Format:      "",
 						},
@@ -3873,7 +3873,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conditions hold one condition per component (SecretReady, ObjectStoreReady, ProvisionerReady, ManagedRolesReady, PoolerReady, BackupReady, ConfigMapReady) and the overall Ready.",
+							Description: "conditions hold one condition per component (SecretReady, ObjectStoreReady, ProvisionerReady, ManagedRolesReady, PoolerReady, BackupReady, ConfigMapReady, PodMonitorReady) and the overall Ready.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

@@ -132,7 +132,7 @@ type PostgresClusterStatus struct {
 
 	// conditions hold one condition per component (SecretReady,
 	// ObjectStoreReady, ProvisionerReady, ManagedRolesReady, PoolerReady,
-	// BackupReady, ConfigMapReady) and the overall Ready.
+	// BackupReady, ConfigMapReady, PodMonitorReady) and the overall Ready.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -127,7 +127,9 @@ type BackupSpec struct {
 
 // MonitoringSpec switches metrics collection.
 type MonitoringSpec struct {
-	// enabled asks CloudNativePG to create a PodMonitor for the instances.
+	// enabled makes setpoint keep a Prometheus Operator PodMonitor
+	// <cluster>-metrics that scrapes the instances' metrics port (the
+	// Prometheus Operator's CRD must be installed).
 	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 }

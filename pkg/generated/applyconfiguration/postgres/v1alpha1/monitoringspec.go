@@ -23,7 +23,9 @@ package v1alpha1
 //
 // MonitoringSpec switches metrics collection.
 type MonitoringSpecApplyConfiguration struct {
-	// enabled asks CloudNativePG to create a PodMonitor for the instances.
+	// enabled makes setpoint keep a Prometheus Operator PodMonitor
+	// <cluster>-metrics that scrapes the instances' metrics port (the
+	// Prometheus Operator's CRD must be installed).
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
