@@ -38,8 +38,16 @@ func TestClusterNotFoundIsPendingWithRequeue(t *testing.T) {
 	if db.Status.Phase != pgv1.PhasePending || cond(t, db, pgv1.ConditionClusterReady).Reason != "ClusterNotFound" {
 		t.Errorf("phase %s, ClusterReady %+v", db.Status.Phase, cond(t, db, pgv1.ConditionClusterReady))
 	}
-	if c := cond(t, db, pgv1.ConditionSecretsReady); c.Status != metav1.ConditionFalse || c.Reason != "Blocked" {
-		t.Errorf("SecretsReady = %+v, want False/Blocked", c)
+	// The Secrets and the role claim come before the cluster: they are
+	// waiting when it becomes Ready. What needs the cluster is blocked.
+	if c := cond(t, db, pgv1.ConditionSecretsReady); c.Status != metav1.ConditionTrue {
+		t.Errorf("SecretsReady = %+v, want True", c)
+	}
+	if e := db.Status.Databases; len(e) != 1 || e[0].AdminSecretRef == nil || e[0].RWSecretRef == nil {
+		t.Errorf("role claim not published: %+v", e)
+	}
+	if c := cond(t, db, pgv1.ConditionConfigMapsReady); c.Status != metav1.ConditionFalse || c.Reason != "Blocked" {
+		t.Errorf("ConfigMapsReady = %+v, want False/Blocked", c)
 	}
 	if !slices.Contains(db.Finalizers, Finalizer) {
 		t.Errorf("finalizer not added: %v", db.Finalizers)
