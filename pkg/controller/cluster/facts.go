@@ -27,21 +27,13 @@ type facts struct {
 // effective values of the parameters we manage and the errors in
 // pg_hba.conf, within the deps' timeout.
 func (d *deps) readFacts(ctx context.Context, p *pass) *facts {
-	sec := p.contracts.Secret
-	if sec == nil || len(p.obs.ca) == 0 {
-		return &facts{err: fmt.Errorf("superuser secret or CA not available yet")}
-	}
-	ctx, cancel := context.WithTimeout(ctx, d.pgTimeout)
-	defer cancel()
 	start := time.Now()
-	conn, err := d.connector.Connect(ctx, postgres.Target{
-		Namespace: p.cluster.Namespace, Cluster: p.cluster.Name, Database: "postgres",
-		User: string(sec.Data["username"]), Password: string(sec.Data["password"]), CACert: p.obs.ca,
-	})
+	conn, err := p.superuserConn(ctx)
 	if err != nil {
 		return &facts{err: err}
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	ctx, cancel := context.WithTimeout(ctx, d.pgTimeout)
+	defer cancel()
 	f := &facts{}
 	if err := conn.QueryRow(ctx, "SHOW server_version").Scan(&f.version); err != nil {
 		return &facts{err: fmt.Errorf("read server_version: %w", err)}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -24,6 +25,11 @@ type pass struct {
 
 	facts     *facts
 	factsRead bool
+	// conn is the superuser connection facts and the role check share
+	// (superuserConn); closed when the pass ends.
+	conn      *pgx.Conn
+	connErr   error
+	connTried bool
 	// roles is the managedRoles component's arbitration, for status;
 	// rolesUnverified says why new roles wait for a check in Postgres.
 	roles           *rolePlan

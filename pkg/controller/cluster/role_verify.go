@@ -9,7 +9,6 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
 // verifyNewRoles keeps out of the plan every role that would start being
@@ -85,20 +84,12 @@ func (pl *rolePlan) ownerOf(role string) pgv1.ObjectOwner {
 // roleComments returns, for each of names that exists on the cluster's
 // server, its comment ("" when none).
 func (d *deps) roleComments(ctx context.Context, p *pass, names []string) (map[string]string, error) {
-	sec := p.contracts.Secret
-	if sec == nil || len(p.obs.ca) == 0 {
-		return nil, fmt.Errorf("superuser secret or CA not available yet")
-	}
-	ctx, cancel := context.WithTimeout(ctx, d.pgTimeout)
-	defer cancel()
-	conn, err := d.connector.Connect(ctx, postgres.Target{
-		Namespace: p.cluster.Namespace, Cluster: p.cluster.Name, Database: "postgres",
-		User: string(sec.Data["username"]), Password: string(sec.Data["password"]), CACert: p.obs.ca,
-	})
+	conn, err := p.superuserConn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	ctx, cancel := context.WithTimeout(ctx, d.pgTimeout)
+	defer cancel()
 	rows, err := conn.Query(ctx,
 		"SELECT rolname::text, coalesce(shobj_description(oid, 'pg_authid'), '') FROM pg_roles WHERE rolname = ANY($1)", names)
 	if err != nil {

@@ -39,6 +39,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, fmt.Errorf("observe: %w", err)
 	}
 	p := &pass{cluster: pc, obs: obs, deps: c.deps, status: pc.Status.DeepCopy()}
+	defer p.closeConn(ctx)
 
 	want, err := resolveAgainst(pc, obs.class, obs.cnpg)
 	var invalid *specError

@@ -1,0 +1,42 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+)
+
+// superuserConn is the pass's one connection to database postgres as the
+// superuser, opened on first use: the facts and the role check of a pass
+// share it, so a cluster that becomes Ready with role claims waiting
+// connects once, not twice. A failure to connect is the pass's answer for
+// both; the next pass tries again.
+func (p *pass) superuserConn(ctx context.Context) (*pgx.Conn, error) {
+	if p.connTried {
+		return p.conn, p.connErr
+	}
+	p.connTried = true
+	sec := p.contracts.Secret
+	if sec == nil || len(p.obs.ca) == 0 {
+		p.connErr = fmt.Errorf("superuser secret or CA not available yet")
+		return nil, p.connErr
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.deps.pgTimeout)
+	defer cancel()
+	p.conn, p.connErr = p.deps.connector.Connect(ctx, postgres.Target{
+		Namespace: p.cluster.Namespace, Cluster: p.cluster.Name, Database: "postgres",
+		User: string(sec.Data["username"]), Password: string(sec.Data["password"]), CACert: p.obs.ca,
+	})
+	return p.conn, p.connErr
+}
+
+// closeConn closes the pass's connection, if it opened one.
+func (p *pass) closeConn(ctx context.Context) {
+	if p.conn != nil {
+		_ = p.conn.Close(context.WithoutCancel(ctx))
+		p.conn = nil
+	}
+}
