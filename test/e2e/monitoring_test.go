@@ -57,7 +57,8 @@ func enablesPodMonitor(cl *cnpgv1.Cluster) bool {
 // spec.monitoring.enablePodMonitor, so CNPG's real webhooks return no
 // warning for the Cluster setpoint writes (the control shows they would
 // for the deprecated field), and an enablePodMonitor an earlier setpoint
-// applied is removed. Monitoring off removes the PodMonitor.
+// applied is removed. A Retain deletion keeps the PodMonitor for the next
+// cluster of the name; monitoring off removes it.
 func TestMonitoringPodMonitor(t *testing.T) {
 	ns := newNamespace(t)
 	op := startOperator(t, "monitoring-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
@@ -137,6 +138,26 @@ func TestMonitoringPodMonitor(t *testing.T) {
 			return err == nil && !enablesPodMonitor(cl), err
 		})
 		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+	})
+
+	t.Run("Retain keeps the PodMonitor for the next cluster of the name", func(t *testing.T) {
+		newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyRetain)
+		waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
+		deleteCluster(t, ns, "kept")
+		settleGC(t, ns) // what the garbage collector would remove is gone by now
+		pm, err := pg.MonitoringV1().PodMonitors(ns).Get(t.Context(), "kept-metrics", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("Retain deleted the PodMonitor: %v", err)
+		}
+		if len(pm.OwnerReferences) != 0 || pm.Labels[controller.RetainedLabel] != "true" {
+			t.Errorf("kept PodMonitor: owners %v, labels %v; want released and marked retained", pm.OwnerReferences, pm.Labels)
+		}
+		again := newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+		waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
+		pm, err = pg.MonitoringV1().PodMonitors(ns).Get(t.Context(), "kept-metrics", metav1.GetOptions{})
+		if err != nil || !controller.IsControlledBy(pm, again.UID) {
+			t.Fatalf("the new cluster did not adopt the PodMonitor: %v %+v", err, pm)
+		}
 	})
 
 	t.Run("monitoring off removes the PodMonitor", func(t *testing.T) {
