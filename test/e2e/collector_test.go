@@ -228,3 +228,38 @@ func TestCollectorRunsOnlyWhileLeading(t *testing.T) {
 		return b.metric(t, "setpoint_postgres_used_bytes", "namespace", ns, "cluster", "shop") > 0, nil
 	})
 }
+
+// TestStorageNearlyFull runs the operator with a threshold a fresh
+// cluster is already over (3 % of 1Gi: a fresh server's databases and
+// first WAL segment alone take more), so the edge is real usage against
+// the CNPG Cluster's real storage.size; growing the volume tenfold takes
+// usage under the threshold and clears it.
+func TestStorageNearlyFull(t *testing.T) {
+	ns := newNamespace(t)
+	startOperator(t, "nearly-full-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap,
+		"--postgres-sample-interval", sampleInterval.String(), "--storage-nearly-full-percent", "3")
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),
+		Storage: &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("1Gi"))}})
+	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+
+	c := waitCondition(t, ns, "shop", pgv1.ConditionStorageNearlyFull, metav1.ConditionTrue, withinTwoSamples)
+	h := c.Status.Postgres
+	if h == nil || h.SizeBytes != 1<<30 || h.UsedPercent == nil || *h.UsedPercent < 3 {
+		t.Fatalf("status.postgres = %+v, want usage of 3 %% or more of 1Gi", h)
+	}
+	if c.Status.Phase != pgv1.PhaseReady {
+		t.Errorf("a nearly full volume changed the phase to %s", c.Status.Phase)
+	}
+	expectEvent(t, ns, "shop", "Warning", pgv1.ConditionStorageNearlyFull)
+
+	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+		c.Spec.Storage = &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("10Gi"))}
+	})
+	c = waitCondition(t, ns, "shop", pgv1.ConditionStorageNearlyFull, metav1.ConditionFalse, withinTwoSamples+10*time.Second)
+	if h := c.Status.Postgres; h == nil || h.SizeBytes != 10<<30 {
+		t.Errorf("status.postgres after the volume grew = %+v, want sizeBytes of 10Gi", h)
+	}
+	expectEvent(t, ns, "shop", "Normal", "StorageAvailable")
+}
