@@ -82,14 +82,15 @@ func next(prev Level, s Sample, th Thresholds) Level {
 
 // crossed counts the thresholds value is at or over, with hysteresis
 // against prev (the previous count): the count rises as soon as value
-// reaches a threshold, and falls only once value is margin under it.
+// reaches a threshold, and falls only once value is margin under it (half
+// the threshold at most, so that a small threshold can still clear).
 func crossed(prev int, value float64, thresholds []float64, margin float64) int {
 	up, down := 0, 0
 	for _, t := range thresholds {
 		if value >= t-epsilon {
 			up++
 		}
-		if value+margin >= t-epsilon {
+		if value+min(margin, t/2) >= t-epsilon {
 			down++
 		}
 	}

@@ -121,3 +121,14 @@ func TestBandHolds(t *testing.T) {
 		}
 	}
 }
+
+func TestSmallThresholdClears(t *testing.T) {
+	th := Thresholds{NearlyFull: 0.01}
+	l := next(Level{}, used(0.012), th)
+	if !l.NearlyFull {
+		t.Fatal("1.2 % is not over a 1 % threshold")
+	}
+	if l = next(l, used(0.004), th); l.NearlyFull {
+		t.Error("a 1 % threshold never clears: its margin is wider than the threshold")
+	}
+}
