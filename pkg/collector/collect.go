@@ -18,29 +18,55 @@ import (
 // an edge: its Level differs from the previous sample's (or, for the
 // first sample since the operator started, from what status records).
 func (c *Collector) collect(ctx context.Context, pc *pgv1.PostgresCluster) bool {
-	key := keyOf(pc)
 	s := c.take(ctx, pc)
-	if _, err := c.clusters.PostgresClusters(key.Namespace).Get(key.Name); err != nil {
+	from, to, edge, kept := c.keep(pc, s)
+	if !kept {
 		return false // deleted while sampling: keep nothing
 	}
-	c.mu.RLock()
-	prev, had := c.samples[key]
-	c.mu.RUnlock()
+	if edge {
+		klog.FromContext(ctx).V(2).Info("Postgres health crossed an edge", "cluster", klog.KObj(pc),
+			"from", from, "to", to, "error", s.Err)
+		c.deps.Metrics.edges.Inc()
+	}
+	return edge
+}
+
+// keep stores s as pc's last sample and exports it, unless pc is gone;
+// it returns the level the sample is compared with, the sample's level,
+// and whether that is an edge. The check that pc is still there and the
+// store are one step under the lock forget takes: the informer drops a
+// deleted cluster from its cache before it tells the handler (which
+// forgets), so either keep sees it gone and stores nothing, or forget
+// comes after and removes what keep stored. A deleted cluster never
+// keeps a sample or a gauge series.
+func (c *Collector) keep(pc *pgv1.PostgresCluster, s Sample) (from, to Level, edge, kept bool) {
+	key := keyOf(pc)
 	th := c.thresholds(pc)
-	from := prev.Level
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.present(pc) {
+		return Level{}, Level{}, false, false
+	}
+	prev, had := c.samples[key]
+	// A sample of an earlier cluster of the same name (deleted and
+	// created again while the watch was down) says nothing of this one.
+	had = had && prev.uid == pc.UID
+	from = prev.Level
 	if !had {
 		from = seed(pc, s, th)
 	}
 	s.Level = next(from, s, th)
-	c.store(key, s)
+	s.uid = pc.UID
+	c.samples[key] = s
 	c.deps.Metrics.observe(key, s)
-	edge := s.Level != from || !had && pc.Status.Postgres == nil && !s.Failed()
-	if edge {
-		klog.FromContext(ctx).V(2).Info("Postgres health crossed an edge", "cluster", klog.KObj(pc),
-			"from", from, "to", s.Level, "error", s.Err)
-		c.deps.Metrics.edges.Inc()
-	}
-	return edge
+	return from, s.Level, s.Level != from || !had && pc.Status.Postgres == nil && !s.Failed(), true
+}
+
+// present says whether the informer's cache still holds pc: the same
+// object, not one deleted and created again under its name meanwhile.
+func (c *Collector) present(pc *pgv1.PostgresCluster) bool {
+	cur, err := c.clusters.PostgresClusters(pc.Namespace).Get(pc.Name)
+	return err == nil && cur.UID == pc.UID
 }
 
 // thresholds are pc's usage thresholds.

@@ -118,20 +118,14 @@ func (c *Collector) Sample(key types.NamespacedName) (Sample, bool) {
 	return s, ok
 }
 
-// store keeps s as the last sample of key and returns the previous one.
-func (c *Collector) store(key types.NamespacedName, s Sample) (Sample, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	prev, ok := c.samples[key]
-	c.samples[key] = s
-	return prev, ok
-}
-
-// forget drops what the collector holds of a cluster that is gone.
+// forget drops what the collector holds of a cluster that is gone: its
+// sample and its gauges, together under the lock a sample is stored
+// under, so a sample finishing at the same moment cannot bring them back
+// (see keep).
 func (c *Collector) forget(key types.NamespacedName) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	delete(c.samples, key)
-	c.mu.Unlock()
 	c.deps.Metrics.forget(key)
 }
 

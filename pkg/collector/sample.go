@@ -41,6 +41,9 @@ type Sample struct {
 	// collector wakes the cluster only when it changes, and the pass sets
 	// its conditions from it, so both agree on every edge.
 	Level Level
+
+	// uid is the cluster the sample was taken of.
+	uid types.UID
 }
 
 // Failed says whether the sample could not be taken.
