@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,6 +41,9 @@ func Host(namespace, cluster string) string {
 type Connector struct {
 	hosts   *HostMap
 	metrics *Metrics
+	// idle are released connections waiting for the next Acquire.
+	idleOnce sync.Once
+	idle     *idleSet[*pgx.Conn]
 }
 
 // NewConnector returns a Connector; hosts may be nil in a real cluster.

@@ -10,6 +10,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
 // pass is one reconcile pass of one PostgresCluster: the object as read,
@@ -27,9 +28,10 @@ type pass struct {
 	factsRead bool
 	// conn is the superuser connection facts and the role check share
 	// (superuserConn); closed when the pass ends.
-	conn      *pgx.Conn
-	connErr   error
-	connTried bool
+	conn       *pgx.Conn
+	connTarget postgres.Target
+	connErr    error
+	connTried  bool
 	// roles is the managedRoles component's arbitration, for status;
 	// rolesUnverified says why new roles wait for a check in Postgres.
 	roles           *rolePlan

@@ -26,17 +26,20 @@ func (p *pass) superuserConn(ctx context.Context) (*pgx.Conn, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.deps.pgTimeout)
 	defer cancel()
-	p.conn, p.connErr = p.deps.connector.Connect(ctx, postgres.Target{
+	p.connTarget = postgres.Target{
 		Namespace: p.cluster.Namespace, Cluster: p.cluster.Name, Database: "postgres",
 		User: string(sec.Data["username"]), Password: string(sec.Data["password"]), CACert: p.obs.ca,
-	})
+	}
+	// The database controller's checks on this server release theirs for
+	// reuse too (postgres.ReuseWindow).
+	p.conn, p.connErr = p.deps.connector.Acquire(ctx, p.connTarget)
 	return p.conn, p.connErr
 }
 
-// closeConn closes the pass's connection, if it opened one.
-func (p *pass) closeConn(ctx context.Context) {
+// closeConn hands the pass's connection back, if it opened one.
+func (p *pass) closeConn(context.Context) {
 	if p.conn != nil {
-		_ = p.conn.Close(context.WithoutCancel(ctx))
+		p.deps.connector.Release(p.connTarget, p.conn)
 		p.conn = nil
 	}
 }

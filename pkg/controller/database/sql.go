@@ -55,11 +55,11 @@ func (r pgxRunner) execTx(ctx context.Context, t postgres.Target, stmts []string
 func (r pgxRunner) existingRoles(ctx context.Context, t postgres.Target, names []string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	conn, err := r.connector.Connect(ctx, t)
+	conn, err := r.connector.Acquire(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer r.connector.Release(t, conn) // checks of databases created together share it
 	rows, err := conn.Query(ctx, "SELECT rolname::text FROM pg_roles WHERE rolname = ANY($1)", names)
 	if err != nil {
 		return nil, fmt.Errorf("read roles: %w", err)
@@ -74,11 +74,11 @@ func (r pgxRunner) existingRoles(ctx context.Context, t postgres.Target, names [
 func (r pgxRunner) databaseComment(ctx context.Context, t postgres.Target, name string) (bool, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	conn, err := r.connector.Connect(ctx, t)
+	conn, err := r.connector.Acquire(ctx, t)
 	if err != nil {
 		return false, "", err
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer r.connector.Release(t, conn) // checks of databases created together share it
 	var comment string
 	err = conn.QueryRow(ctx,
 		"SELECT coalesce(shobj_description(oid, 'pg_database'), '') FROM pg_database WHERE datname = $1", name).Scan(&comment)
