@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,11 @@ import (
 // first sample since the operator started, from what status records).
 func (c *Collector) collect(ctx context.Context, pc *pgv1.PostgresCluster) bool {
 	s := c.take(ctx, pc)
+	if ctx.Err() != nil {
+		// Stopping (leadership lost): a sample cut short says nothing of
+		// Postgres, and must neither be kept nor wake anyone.
+		return false
+	}
 	from, to, edge, kept := c.keep(pc, s)
 	if !kept {
 		return false // deleted while sampling: keep nothing
@@ -139,13 +145,22 @@ func (c *Collector) roundTrip(ctx context.Context, pc *pgv1.PostgresCluster) (Sa
 	if err != nil {
 		// The CA may have rotated: read it again for the next sample.
 		c.deps.CAs.Forget(pc.Namespace, pc.Name+caSuffix)
-		return Sample{SizeBytes: size}, err
+		return Sample{SizeBytes: size}, redact(err, t.Password)
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer c.close(ctx, conn)
 	c.deps.Metrics.statements.Inc()
 	s, err := query(ctx, conn)
 	s.SizeBytes = size
-	return s, err
+	return s, redact(err, t.Password)
+}
+
+// close ends the session. It says goodbye to the server even when the
+// sample ran out of time, within a timeout of its own: a server that
+// stopped reading cannot hold a worker.
+func (c *Collector) close(ctx context.Context, conn *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.Timeout)
+	defer cancel()
+	_ = conn.Close(ctx)
 }
 
 // sizeOf is the data volume's size CNPG was asked for, 0 when unknown.

@@ -97,6 +97,9 @@ func (c *Collector) work(ctx context.Context, wake func(types.NamespacedName)) b
 		return false
 	}
 	defer c.queue.Done(key)
+	if ctx.Err() != nil {
+		return false // stopping: what is still queued is not sampled
+	}
 	pc, err := c.clusters.PostgresClusters(key.Namespace).Get(key.Name)
 	if err != nil {
 		c.forget(key) // gone: the lister holds every cluster there is
