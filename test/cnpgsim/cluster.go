@@ -143,6 +143,7 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
+	resizing := r.resizeVolumes(time.Now())
 	if wait := time.Until(r.inst.readyAt.Add(s.healthyDelay(r.faults))); wait > 0 {
 		return wait, r.writeStatus(ctx, PhaseSettingUpPrimary, false, "")
 	}
@@ -157,8 +158,10 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 	if !wasReady {
 		s.enqueueDependents(ctx, r.cluster)
 	}
-	if archiveRetry > 0 && (retry == 0 || archiveRetry < retry) {
-		retry = archiveRetry
+	for _, wait := range []time.Duration{archiveRetry, resizing} {
+		if wait > 0 && (retry == 0 || wait < retry) {
+			retry = wait
+		}
 	}
 	return retry, nil
 }

@@ -38,6 +38,7 @@ func (r *clusterRun) writeStatus(ctx context.Context, phase string, ready bool, 
 		st.CurrentPrimary = c.Name + "-1"
 	}
 	st.WriteService = c.Name + "-rw"
+	r.pvcStatus(st)
 	st.ReadService = c.Name + "-r"
 	if r.roles != nil || !hasManagedRoles(c) {
 		st.ManagedRolesStatus = r.roles

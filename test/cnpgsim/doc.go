@@ -41,6 +41,16 @@
 //     not-managed, reserved: postgres and streaming_replica) and
 //     cannotReconcile (role → messages); Secrets labelled cnpg.io/reload:
 //     "true" trigger a new pass at once;
+//   - follows a larger spec.storage.size as CNPG does with an expandable
+//     storage class (an online PVC resize, no restart): the instances'
+//     PVCs (`<name>-N`) are listed in status.resizingPVC for
+//     Options.ResizeDelay, then in status.healthyPVC again, and
+//     VolumeSize reports the new size. Only that is simulated: there are
+//     no PVCs, and the data directory is not bounded by the size, so what
+//     Postgres reports as its size (pg_database_size, pg_wal) is its real
+//     data, a figure a test can raise by writing rows. A shrink never
+//     reaches the stand-in (CNPG's webhook refuses it; it would be
+//     ignored, as Kubernetes refuses to shrink a PVC);
 //   - on deletion stops the server and removes its data directory.
 //
 // Passwords reach Postgres only as SCRAM-SHA-256 verifiers computed here
@@ -183,7 +193,7 @@
 //   - One server plays every instance: readyInstances is spec.instances when
 //     healthy; there are no replicas, no replication, no switchover or
 //     failover (the -ro Service reaches the primary), no Pods, PVCs, PDBs or
-//     instance status; storage size, resources, affinity and imageName are
+//     instance status; resources, affinity and imageName are
 //     ignored, and the server is always Debian's PostgreSQL 15 whatever the
 //     image says.
 //   - Only the fields of setpoint's typed CNPG subset (pkg/apis/cnpg/v1) are

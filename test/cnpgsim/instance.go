@@ -26,6 +26,8 @@ type instance struct {
 	// it is reported and not retried.
 	recovering      bool
 	recoveryFailure string
+	// volumes are the data volumes' size and resize (storage.go).
+	volumes volumes
 }
 
 func (s *Simulator) instance(key cache.ObjectName) *instance {

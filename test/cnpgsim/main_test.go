@@ -81,7 +81,7 @@ func run(m *testing.M) int {
 		into *(*cnpgsim.Simulator)
 		opts cnpgsim.Options
 	}{
-		{&sim, cnpgsim.Options{HostMapFile: hostMapFile, Selector: "!" + sharedLabel}},
+		{&sim, cnpgsim.Options{HostMapFile: hostMapFile, Selector: "!" + sharedLabel, ResizeDelay: resizeDelay}},
 		{&sharedSim, cnpgsim.Options{SharedBackend: true, Selector: sharedLabel}},
 	} {
 		s, err := cnpgsim.New(env.Config, cfg.opts)

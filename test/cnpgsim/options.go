@@ -23,6 +23,9 @@ type Options struct {
 	// HealthyDelay is how long a Cluster stays in "Setting up primary" after
 	// its server accepts connections, as a slow start would.
 	HealthyDelay time.Duration
+	// ResizeDelay is how long a volume resize takes after spec.storage.size
+	// grows: the PVCs are listed in status.resizingPVC meanwhile.
+	ResizeDelay time.Duration
 	// PostgresBinDir holds initdb and postgres. Empty means `pg_config
 	// --bindir`, then /usr/lib/postgresql/15/bin.
 	PostgresBinDir string

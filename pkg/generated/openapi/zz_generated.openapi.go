@@ -1391,6 +1391,33 @@ func schema_pkg_apis_cnpg_v1_ClusterStatus(ref common.ReferenceCallback) common.
 							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedRoles"),
 						},
 					},
+					"healthyPVC": {
+						SchemaProps: spec.SchemaProps{
+							Description: "HealthyPVC lists the PVCs that are neither dangling nor initializing; ResizingPVC those with a resize in progress.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"resizingPVC": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
 				},
 			},
 		},

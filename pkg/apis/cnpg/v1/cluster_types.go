@@ -118,6 +118,10 @@ type ClusterStatus struct {
 	ReadService        string             `json:"readService,omitempty"`
 	Conditions         []metav1.Condition `json:"conditions,omitempty"`
 	ManagedRolesStatus *ManagedRoles      `json:"managedRolesStatus,omitempty"`
+	// HealthyPVC lists the PVCs that are neither dangling nor
+	// initializing; ResizingPVC those with a resize in progress.
+	HealthyPVC  []string `json:"healthyPVC,omitempty"`
+	ResizingPVC []string `json:"resizingPVC,omitempty"`
 }
 
 // ManagedRoles reports CNPG's reconciliation of managed roles.

@@ -381,6 +381,16 @@ func (in *ClusterStatus) DeepCopyInto(out *ClusterStatus) {
 		*out = new(ManagedRoles)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.HealthyPVC != nil {
+		in, out := &in.HealthyPVC, &out.HealthyPVC
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+	if in.ResizingPVC != nil {
+		in, out := &in.ResizingPVC, &out.ResizingPVC
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	return
 }
 

@@ -37,6 +37,10 @@ type ClusterStatusApplyConfiguration struct {
 	ReadService        *string                              `json:"readService,omitempty"`
 	Conditions         []metav1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 	ManagedRolesStatus *ManagedRolesApplyConfiguration      `json:"managedRolesStatus,omitempty"`
+	// HealthyPVC lists the PVCs that are neither dangling nor
+	// initializing; ResizingPVC those with a resize in progress.
+	HealthyPVC  []string `json:"healthyPVC,omitempty"`
+	ResizingPVC []string `json:"resizingPVC,omitempty"`
 }
 
 // ClusterStatusApplyConfiguration constructs a declarative configuration of the ClusterStatus type for use with
@@ -127,5 +131,25 @@ func (b *ClusterStatusApplyConfiguration) WithConditions(values ...*metav1.Condi
 // If called multiple times, the ManagedRolesStatus field is set to the value of the last call.
 func (b *ClusterStatusApplyConfiguration) WithManagedRolesStatus(value *ManagedRolesApplyConfiguration) *ClusterStatusApplyConfiguration {
 	b.ManagedRolesStatus = value
+	return b
+}
+
+// WithHealthyPVC adds the given value to the HealthyPVC field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the HealthyPVC field.
+func (b *ClusterStatusApplyConfiguration) WithHealthyPVC(values ...string) *ClusterStatusApplyConfiguration {
+	for i := range values {
+		b.HealthyPVC = append(b.HealthyPVC, values[i])
+	}
+	return b
+}
+
+// WithResizingPVC adds the given value to the ResizingPVC field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the ResizingPVC field.
+func (b *ClusterStatusApplyConfiguration) WithResizingPVC(values ...string) *ClusterStatusApplyConfiguration {
+	for i := range values {
+		b.ResizingPVC = append(b.ResizingPVC, values[i])
+	}
 	return b
 }
