@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -186,6 +187,35 @@ func TestCollector(t *testing.T) {
 		if v := op.metric(t, "setpoint_postgres_sample_failing", "namespace", ns, "cluster", "shop"); v != 0 {
 			t.Errorf("setpoint_postgres_sample_failing = %v after recovery, want 0", v)
 		}
+	})
+
+	t.Run("deleted cluster leaves no series", func(t *testing.T) {
+		if v := op.metric(t, "setpoint_postgres_used_bytes", "namespace", ns, "cluster", "shop"); v <= 0 {
+			t.Fatalf("before the deletion: setpoint_postgres_used_bytes = %v", v)
+		}
+		if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "shop", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 60*time.Second, "cluster gone", func(ctx context.Context) (bool, error) {
+			_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, err
+		})
+		// The operator hears of the deletion from its watch, so the
+		// series go eventually; one left behind would stay for good.
+		eventually(t, withinTwoSamples, "no setpoint_postgres_* series of the deleted cluster", func(context.Context) (bool, error) {
+			for _, family := range []string{"setpoint_postgres_used_bytes", "setpoint_postgres_sample_failing",
+				"setpoint_postgres_max_connections", "setpoint_postgres_sample_timestamp_seconds"} {
+				for _, s := range op.samples(t, family) {
+					if s.labels["namespace"] == ns {
+						return false, nil
+					}
+				}
+			}
+			return true, nil
+		})
 	})
 }
 
