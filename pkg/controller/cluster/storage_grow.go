@@ -142,8 +142,10 @@ func roundUpMi(b int64) resource.Quantity {
 	return *resource.NewQuantity((b+mi-1)/mi*mi, resource.BinarySI)
 }
 
+// bytesString is a measured size for people: "86.7 MiB" (a Quantity
+// would print most measured sizes as a bare byte count).
 func bytesString(b int64) string {
-	return resource.NewQuantity(b, resource.BinarySI).String()
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 }
 
 func qptr(q resource.Quantity) *resource.Quantity { return &q }

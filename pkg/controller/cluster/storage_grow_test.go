@@ -60,7 +60,7 @@ func TestDecideGrowOverThresholdGrowsOnePercentStep(t *testing.T) {
 	if d.recheck != 10*time.Minute {
 		t.Errorf("recheck = %s, want the cooldown", d.recheck)
 	}
-	if d.usage != "52Mi of 64Mi in use (81%)" {
+	if d.usage != "52.0 MiB of 64Mi in use (81%)" {
 		t.Errorf("usage = %q", d.usage)
 	}
 }
