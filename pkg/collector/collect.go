@@ -2,6 +2,7 @@ package collector
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 
@@ -143,8 +144,12 @@ func (c *Collector) roundTrip(ctx context.Context, pc *pgv1.PostgresCluster) (Sa
 	conn, err := c.deps.Connector.Connect(ctx, t)
 	c.deps.Metrics.connected(err)
 	if err != nil {
-		// The CA may have rotated: read it again for the next sample.
-		c.deps.CAs.Forget(pc.Namespace, pc.Name+caSuffix)
+		if caRejected(err) {
+			// The CA may have rotated: read it again for the next
+			// sample. Only then: a primary that is down would otherwise
+			// cost an API read per sample for a CA that is still right.
+			c.deps.CAs.Forget(pc.Namespace, pc.Name+caSuffix)
+		}
 		return Sample{SizeBytes: size}, redact(err, t.Password)
 	}
 	defer c.close(ctx, conn)
@@ -152,6 +157,13 @@ func (c *Collector) roundTrip(ctx context.Context, pc *pgv1.PostgresCluster) (Sa
 	s, err := query(ctx, conn)
 	s.SizeBytes = size
 	return s, redact(err, t.Password)
+}
+
+// caRejected says whether the server's certificate failed verification
+// against the CA the collector holds.
+func caRejected(err error) bool {
+	var v *tls.CertificateVerificationError
+	return errors.As(err, &v)
 }
 
 // close ends the session. It says goodbye to the server even when the
