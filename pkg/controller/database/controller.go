@@ -76,8 +76,9 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	c.synced, err = controller.Register([]controller.Registration{
 		controller.On(pg.PostgresDatabases().Informer(), controller.PrimaryHandler(enqueue)),
 		// Every real update of a cluster, status included: the pipeline
-		// waits on the cluster's Ready condition and managedRolesStatus.
-		controller.On(pg.PostgresClusters().Informer(), controller.MappedHandler(c.databasesOnCluster, nil, enqueue)),
+		// waits on the cluster's Ready condition and managedRolesStatus
+		// (a role report reaches only the databases it is about).
+		controller.On(pg.PostgresClusters().Informer(), c.clusterHandler()),
 		controller.On(cnpg.Databases().Informer(), owned),
 		controller.On(core.Secrets().Informer(), owned),
 		controller.On(core.ConfigMaps().Informer(), owned),
