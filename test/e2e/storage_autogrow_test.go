@@ -2,6 +2,8 @@ package e2e_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -214,8 +216,14 @@ func TestStorageAutoGrow(t *testing.T) {
 		if got.Status.Storage.Size.String() != "144Mi" || cnpgStorageSize(t, ns, "shop") != "144Mi" {
 			t.Errorf("grew past the limit: status %s, CNPG %s", got.Status.Storage.Size.String(), cnpgStorageSize(t, ns, "shop"))
 		}
-		if ev := growEvents(t, ns, "shop"); len(ev) != 3 {
+		ev := growEvents(t, ns, "shop")
+		if len(ev) != 3 {
 			t.Errorf("StorageGrown Events = %q, want three (96→116, 116→140, 140→144)", ev)
+		}
+		for _, step := range []string{"from 96Mi to 116Mi: ", "from 116Mi to 140Mi: ", "from 140Mi to 144Mi: "} {
+			if !slices.ContainsFunc(ev, func(m string) bool { return strings.Contains(m, step) && strings.Contains(m, " MiB of ") }) {
+				t.Errorf("no StorageGrown Event %q…usage in %q", step, ev)
+			}
 		}
 		if got.Spec.Storage != nil {
 			t.Errorf("the PostgresCluster's spec.storage was written: %+v", got.Spec.Storage)
