@@ -54,8 +54,9 @@ type condition struct {
 // decideGrow judges the last sample against the size in effect.
 // effective is the size resolve settled on (storage.size, or more from the
 // record or an unrecorded grow of the running CNPG Cluster); spec is
-// storage.size alone.
-func decideGrow(effective, spec resource.Quantity, policy *autoGrowPolicy, prev *pgv1.StorageStatus, s *collector.Sample, now time.Time) growDecision {
+// storage.size alone; resizing says CNPG reports PVCs still resizing
+// (status.resizingPVC), whatever started it.
+func decideGrow(effective, spec resource.Quantity, policy *autoGrowPolicy, prev *pgv1.StorageStatus, s *collector.Sample, resizing bool, now time.Time) growDecision {
 	d := growDecision{size: effective}
 	if policy == nil && prev == nil {
 		return d
@@ -86,10 +87,12 @@ func decideGrow(effective, spec resource.Quantity, policy *autoGrowPolicy, prev 
 	if rec.LastGrowTime != nil {
 		wait = rec.LastGrowTime.Add(policy.cooldown).Sub(now)
 	}
-	rec.GrowInFlight = wait > 0
-	if rec.GrowInFlight {
+	if wait > 0 {
 		d.recheck = wait
 	}
+	// A slow volume may still be resizing after the window: no grow on
+	// top of it. CNPG's status change when it is done wakes the pass.
+	rec.GrowInFlight = wait > 0 || resizing
 	atLimit := policy.limit.Cmp(effective) <= 0
 	if s == nil || s.Failed() {
 		if !atLimit {

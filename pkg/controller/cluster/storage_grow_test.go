@@ -29,14 +29,14 @@ func used(mib int64) *collector.Sample {
 }
 
 func TestDecideGrowOffRecordsNothing(t *testing.T) {
-	d := decideGrow(q("64Mi"), q("64Mi"), nil, nil, used(60), t0)
+	d := decideGrow(q("64Mi"), q("64Mi"), nil, nil, used(60), false, t0)
 	if d.grew || d.record != nil || d.size.String() != "64Mi" || d.atLimit != nil {
 		t.Errorf("auto-grow off: %+v", d)
 	}
 }
 
 func TestDecideGrowUnderThreshold(t *testing.T) {
-	d := decideGrow(q("64Mi"), q("64Mi"), policy("20%", "128Mi"), nil, used(51), t0) // 79.7 %
+	d := decideGrow(q("64Mi"), q("64Mi"), policy("20%", "128Mi"), nil, used(51), false, t0) // 79.7 %
 	if d.grew || d.size.String() != "64Mi" {
 		t.Fatalf("grew under the threshold: %+v", d)
 	}
@@ -49,8 +49,8 @@ func TestDecideGrowUnderThreshold(t *testing.T) {
 }
 
 func TestDecideGrowOverThresholdGrowsOnePercentStep(t *testing.T) {
-	d := decideGrow(q("64Mi"), q("64Mi"), policy("20%", "128Mi"), nil, used(52), t0) // 81 %
-	if !d.grew || d.from.String() != "64Mi" || d.size.String() != "77Mi" {           // 76.8Mi rounded up
+	d := decideGrow(q("64Mi"), q("64Mi"), policy("20%", "128Mi"), nil, used(52), false, t0) // 81 %
+	if !d.grew || d.from.String() != "64Mi" || d.size.String() != "77Mi" {                  // 76.8Mi rounded up
 		t.Fatalf("grow = %v %s → %s", d.grew, d.from.String(), d.size.String())
 	}
 	r := d.record
@@ -66,7 +66,7 @@ func TestDecideGrowOverThresholdGrowsOnePercentStep(t *testing.T) {
 }
 
 func TestDecideGrowQuantityIncrement(t *testing.T) {
-	d := decideGrow(q("1Gi"), q("1Gi"), policy("10Gi", "100Gi"), nil, used(1000), t0)
+	d := decideGrow(q("1Gi"), q("1Gi"), policy("10Gi", "100Gi"), nil, used(1000), false, t0)
 	if !d.grew || d.size.String() != "11Gi" {
 		t.Fatalf("grow to %s, want 11Gi", d.size.String())
 	}
@@ -76,16 +76,16 @@ func TestDecideGrowQuantityIncrement(t *testing.T) {
 // it (a fresh process, the same status) does not grow again.
 func TestDecideGrowOncePerWindow(t *testing.T) {
 	p := policy("20%", "128Mi")
-	first := decideGrow(q("64Mi"), q("64Mi"), p, nil, used(52), t0)
+	first := decideGrow(q("64Mi"), q("64Mi"), p, nil, used(52), false, t0)
 	rec := first.record
-	inside := decideGrow(q("77Mi"), q("64Mi"), p, rec, used(75), t0.Add(4*time.Minute)) // 97 %
+	inside := decideGrow(q("77Mi"), q("64Mi"), p, rec, used(75), false, t0.Add(4*time.Minute)) // 97 %
 	if inside.grew || inside.size.String() != "77Mi" || !inside.record.GrowInFlight {
 		t.Fatalf("grew inside the window: %+v", inside)
 	}
 	if inside.recheck != 6*time.Minute {
 		t.Errorf("recheck = %s, want the rest of the window", inside.recheck)
 	}
-	after := decideGrow(q("77Mi"), q("64Mi"), p, inside.record, used(75), t0.Add(10*time.Minute))
+	after := decideGrow(q("77Mi"), q("64Mi"), p, inside.record, used(75), false, t0.Add(10*time.Minute))
 	if !after.grew || after.from.String() != "77Mi" || after.size.String() != "93Mi" { // 92.4Mi
 		t.Fatalf("after the window: grew %v to %s", after.grew, after.size.String())
 	}
@@ -93,7 +93,7 @@ func TestDecideGrowOncePerWindow(t *testing.T) {
 
 func TestDecideGrowWindowEndClearsInFlight(t *testing.T) {
 	rec := &pgv1.StorageStatus{Size: ptr.To(q("77Mi")), LastGrowFrom: ptr.To(q("64Mi")), LastGrowTime: &metav1.Time{Time: t0}, GrowInFlight: true}
-	d := decideGrow(q("77Mi"), q("64Mi"), policy("20%", "128Mi"), rec, used(40), t0.Add(11*time.Minute))
+	d := decideGrow(q("77Mi"), q("64Mi"), policy("20%", "128Mi"), rec, used(40), false, t0.Add(11*time.Minute))
 	if d.grew || d.record.GrowInFlight || d.recheck != 0 {
 		t.Errorf("after the window, under the threshold: %+v %+v", d, d.record)
 	}
@@ -104,18 +104,18 @@ func TestDecideGrowWindowEndClearsInFlight(t *testing.T) {
 
 func TestDecideGrowCappedAtLimitThenAtLimit(t *testing.T) {
 	p := policy("50%", "80Mi")
-	d := decideGrow(q("64Mi"), q("64Mi"), p, nil, used(60), t0)
+	d := decideGrow(q("64Mi"), q("64Mi"), p, nil, used(60), false, t0)
 	if !d.grew || d.size.String() != "80Mi" {
 		t.Fatalf("capped grow to %s, want 80Mi", d.size.String())
 	}
-	at := decideGrow(q("80Mi"), q("64Mi"), p, d.record, used(70), t0.Add(time.Hour))
+	at := decideGrow(q("80Mi"), q("64Mi"), p, d.record, used(70), false, t0.Add(time.Hour))
 	if at.grew || at.size.String() != "80Mi" {
 		t.Fatalf("grew past the limit: %+v", at)
 	}
 	if at.atLimit == nil || !at.atLimit.status || at.atLimit.reason != "AtLimit" {
 		t.Errorf("atLimit = %+v", at.atLimit)
 	}
-	under := decideGrow(q("80Mi"), q("64Mi"), p, at.record, used(10), t0.Add(2*time.Hour))
+	under := decideGrow(q("80Mi"), q("64Mi"), p, at.record, used(10), false, t0.Add(2*time.Hour))
 	if under.atLimit == nil || under.atLimit.status || under.atLimit.reason != "UnderThreshold" {
 		t.Errorf("at the limit, under the threshold: %+v", under.atLimit)
 	}
@@ -124,13 +124,13 @@ func TestDecideGrowCappedAtLimitThenAtLimit(t *testing.T) {
 func TestDecideGrowNoSampleNoGrow(t *testing.T) {
 	p := policy("20%", "128Mi")
 	for _, s := range []*collector.Sample{nil, {At: t0, Err: "connection refused"}} {
-		d := decideGrow(q("64Mi"), q("64Mi"), p, nil, s, t0)
+		d := decideGrow(q("64Mi"), q("64Mi"), p, nil, s, false, t0)
 		if d.grew || d.size.String() != "64Mi" {
 			t.Errorf("sample %+v: grew", s)
 		}
 	}
 	// At the limit with nothing measured, the condition is left as it was.
-	d := decideGrow(q("128Mi"), q("64Mi"), p, nil, nil, t0)
+	d := decideGrow(q("128Mi"), q("64Mi"), p, nil, nil, false, t0)
 	if d.atLimit != nil {
 		t.Errorf("atLimit = %+v without a sample", d.atLimit)
 	}
@@ -138,7 +138,7 @@ func TestDecideGrowNoSampleNoGrow(t *testing.T) {
 
 func TestDecideGrowOffAfterGrowKeepsSize(t *testing.T) {
 	rec := &pgv1.StorageStatus{Size: ptr.To(q("77Mi")), LastGrowTime: &metav1.Time{Time: t0}, GrowInFlight: true}
-	d := decideGrow(q("77Mi"), q("64Mi"), nil, rec, used(75), t0)
+	d := decideGrow(q("77Mi"), q("64Mi"), nil, rec, used(75), false, t0)
 	if d.grew || d.size.String() != "77Mi" || d.record.Size.String() != "77Mi" || d.record.GrowInFlight {
 		t.Errorf("auto-grow turned off: %+v %+v", d, d.record)
 	}
@@ -148,7 +148,7 @@ func TestDecideGrowUnrecordedGrowStartsWindow(t *testing.T) {
 	// The CNPG Cluster runs at 77Mi, status still says 64Mi: a grow whose
 	// status write was lost.
 	prev := &pgv1.StorageStatus{Size: ptr.To(q("64Mi"))}
-	d := decideGrow(q("77Mi"), q("64Mi"), policy("20%", "128Mi"), prev, used(70), t0)
+	d := decideGrow(q("77Mi"), q("64Mi"), policy("20%", "128Mi"), prev, used(70), false, t0)
 	if d.grew || d.record.Size.String() != "77Mi" || d.record.LastGrowTime == nil || !d.record.GrowInFlight {
 		t.Errorf("unrecorded grow: %+v %+v", d, d.record)
 	}
@@ -179,5 +179,18 @@ func TestSizeInEffect(t *testing.T) {
 	running.Spec.Storage.Size = "93Mi"
 	if got := sizeInEffect(pc, d, running); got.String() != "77Mi" {
 		t.Errorf("auto-grow off: %s", got.String())
+	}
+}
+
+func TestDecideGrowWaitsForAResizeInFlight(t *testing.T) {
+	rec := &pgv1.StorageStatus{Size: ptr.To(q("77Mi")), LastGrowFrom: ptr.To(q("64Mi")), LastGrowTime: &metav1.Time{Time: t0}}
+	p := policy("20%", "128Mi")
+	d := decideGrow(q("77Mi"), q("64Mi"), p, rec, used(75), true, t0.Add(time.Hour))
+	if d.grew || !d.record.GrowInFlight || d.recheck != 0 {
+		t.Fatalf("grew on top of a resize in flight: %+v %+v", d, d.record)
+	}
+	d = decideGrow(q("77Mi"), q("64Mi"), p, rec, used(75), false, t0.Add(time.Hour))
+	if !d.grew {
+		t.Fatal("no grow once the resize is done")
 	}
 }

@@ -39,7 +39,8 @@ func sizeInEffect(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Cluster)
 // StorageAtLimit record the decision. Events wait for the status write
 // (storageEvents), so a retried pass does not announce a grow twice.
 func (p *pass) planStorage(sample *collector.Sample) growDecision {
-	d := decideGrow(p.want.StorageSize, p.want.SpecStorageSize, p.want.AutoGrow, p.status.Storage, sample, now())
+	resizing := p.obs.cnpg != nil && len(p.obs.cnpg.Status.ResizingPVC) > 0
+	d := decideGrow(p.want.StorageSize, p.want.SpecStorageSize, p.want.AutoGrow, p.status.Storage, sample, resizing, now())
 	p.want.StorageSize = d.size
 	p.status.Storage = d.record
 	switch {

@@ -4681,7 +4681,7 @@ func schema_pkg_apis_postgres_v1alpha1_StorageStatus(ref common.ReferenceCallbac
 					},
 					"growInFlight": {
 						SchemaProps: spec.SchemaProps{
-							Description: "growInFlight is true from a grow until its cooldown has passed: CloudNativePG may still be resizing the volumes, and no new grow starts.",
+							Description: "growInFlight is true from a grow until its cooldown has passed, and while CloudNativePG reports PVCs resizing (status.resizingPVC): no new grow starts.",
 							Type:        []string{"boolean"},
 							Format:      "",
 						},

@@ -63,9 +63,9 @@ type StorageStatus struct {
 	// +optional
 	LastGrowFrom *resource.Quantity `json:"lastGrowFrom,omitempty"`
 
-	// growInFlight is true from a grow until its cooldown has passed:
-	// CloudNativePG may still be resizing the volumes, and no new grow
-	// starts.
+	// growInFlight is true from a grow until its cooldown has passed, and
+	// while CloudNativePG reports PVCs resizing (status.resizingPVC): no
+	// new grow starts.
 	// +optional
 	GrowInFlight bool `json:"growInFlight,omitempty"`
 }

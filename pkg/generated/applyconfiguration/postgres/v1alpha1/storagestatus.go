@@ -39,9 +39,9 @@ type StorageStatusApplyConfiguration struct {
 	LastGrowTime *v1.Time `json:"lastGrowTime,omitempty"`
 	// lastGrowFrom is the size before the last grow.
 	LastGrowFrom *resource.Quantity `json:"lastGrowFrom,omitempty"`
-	// growInFlight is true from a grow until its cooldown has passed:
-	// CloudNativePG may still be resizing the volumes, and no new grow
-	// starts.
+	// growInFlight is true from a grow until its cooldown has passed, and
+	// while CloudNativePG reports PVCs resizing (status.resizingPVC): no
+	// new grow starts.
 	GrowInFlight *bool `json:"growInFlight,omitempty"`
 }
 
