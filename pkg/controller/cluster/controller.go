@@ -76,7 +76,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		c.cas = controller.NewCACache(cfg.Kube)
 	}
 	enqueue := c.queue.Add
-	batched := func(k workqueue.Key) { c.queue.AddAfter(k, roleBatchDelay) }
+	batched := func(k workqueue.Key) { c.queue.AddAfter(k, c.claimDelay(k)) }
 	uid := func(ns, name string) (types.UID, bool) {
 		pc, err := c.clusters.PostgresClusters(ns).Get(name)
 		if err != nil {
