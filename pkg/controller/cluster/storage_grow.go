@@ -72,9 +72,10 @@ func decideGrow(effective, spec resource.Quantity, policy *autoGrowPolicy, prev 
 	}
 	if effective.Cmp(recorded) > 0 {
 		// The CNPG Cluster runs larger than anything recorded: a grow
-		// applied whose status write was lost. Keep it, and start its
-		// window now rather than grow again on top of it.
+		// applied whose status write was lost (so never announced either).
+		// Keep it, and start its window now rather than grow again on top.
 		rec.LastGrowFrom, rec.LastGrowTime = qptr(recorded), &metav1.Time{Time: now}
+		d.grew, d.from = true, recorded
 	}
 	rec.Size = qptr(effective)
 	if policy == nil {

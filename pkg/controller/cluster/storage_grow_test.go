@@ -149,8 +149,9 @@ func TestDecideGrowUnrecordedGrowStartsWindow(t *testing.T) {
 	// status write was lost.
 	prev := &pgv1.StorageStatus{Size: ptr.To(q("64Mi"))}
 	d := decideGrow(q("77Mi"), q("64Mi"), policy("20%", "128Mi"), prev, used(70), false, t0)
-	if d.grew || d.record.Size.String() != "77Mi" || d.record.LastGrowTime == nil || !d.record.GrowInFlight {
-		t.Errorf("unrecorded grow: %+v %+v", d, d.record)
+	if !d.grew || d.from.String() != "64Mi" || d.size.String() != "77Mi" || d.record.Size.String() != "77Mi" ||
+		d.record.LastGrowTime == nil || !d.record.GrowInFlight {
+		t.Errorf("unrecorded grow (kept and announced, no grow on top): %+v %+v", d, d.record)
 	}
 }
 

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -57,8 +58,11 @@ func (p *pass) planStorage(sample *collector.Sample) growDecision {
 // called once the status that records them is written.
 func (c *Controller) storageEvents(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus, d growDecision) {
 	if d.grew {
-		c.deps.recorder.Eventf(pc, corev1.EventTypeNormal, "StorageGrown",
-			"Grew the data volumes from %s to %s: %s", d.from.String(), d.size.String(), d.usage)
+		msg := fmt.Sprintf("Grew the data volumes from %s to %s", d.from.String(), d.size.String())
+		if d.usage != "" {
+			msg += ": " + d.usage
+		}
+		c.deps.recorder.Event(pc, corev1.EventTypeNormal, "StorageGrown", msg)
 		klog.FromContext(ctx).Info("Storage grown", "cluster", klog.KObj(pc), "from", d.from.String(), "to", d.size.String(), "usage", d.usage)
 	}
 	was := meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionStorageAtLimit)
