@@ -125,13 +125,24 @@ func (a *archive) ensure(owner *osUser) error {
 	return nil
 }
 
+// emptyArchiveCheck, in a server's data directory, marks a server that has
+// archived nothing yet since initdb or recovery. Its first archive_command
+// refuses a wals/ folder that already holds files, as CNPG does with
+// barman-cloud-check-wal-archive before a new cluster's first WAL: two
+// servers' histories must not mix in one folder. The command runs in the
+// data directory and removes the mark once it has passed.
+const emptyArchiveCheck = "cnpgsim-check-empty-archive"
+
 // archiveCommand copies a finished WAL file into wals/ atomically. A file
 // already there with the same content succeeds (Postgres retries after a
 // crash), a different one fails, as barman-cloud-wal-archive refuses to
-// overwrite.
+// overwrite. A new server's first file goes only into an empty folder
+// (emptyArchiveCheck). The folder is named once, in a shell variable:
+// Postgres truncates the expanded command at 1023 bytes.
 func (a *archive) archiveCommand() string {
-	f := a.walDir() + "/%f"
-	return fmt.Sprintf(`if test -f "%[1]s"; then cmp -s "%%p" "%[1]s"; else cp "%%p" "%[1]s.part" && mv "%[1]s.part" "%[1]s"; fi`, f)
+	check := fmt.Sprintf(`if test -f %[1]s; then if test -n "$(ls -A "$d")"; then echo "WAL archive check failed for server %[2]s: Expected empty archive" >&2; exit 1; fi; rm -f %[1]s; fi`,
+		emptyArchiveCheck, a.serverName)
+	return fmt.Sprintf(`d="%s"; if test -f "$d/%%f"; then cmp -s "%%p" "$d/%%f"; else %s; cp "%%p" "$d/%%f.part" && mv "$d/%%f.part" "$d/%%f"; fi`, a.walDir(), check)
 }
 
 // restoreCommand fetches one archived file; a missing one fails, which

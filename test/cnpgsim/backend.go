@@ -57,6 +57,9 @@ func (b *backend) converge(ctx context.Context, hba hbaConfig, sans []string) (s
 		if err := b.srv.writeBaseConfig(maxConn, !b.shared); err != nil {
 			return false, err
 		}
+		if err := b.srv.owner.writeFile(filepath.Join(b.srv.dataDir(), emptyArchiveCheck), nil); err != nil {
+			return false, err
+		}
 		fresh = true
 	}
 	hbaChanged, err := b.srv.writeHBA(hba)

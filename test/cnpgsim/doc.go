@@ -218,9 +218,11 @@
 //   - Backups and archived WAL are plain files, uncompressed and
 //     unencrypted, whatever the ObjectStore's wal/data settings; no
 //     retention policy is applied; credentials and endpoints are ignored.
-//     An archive folder that already holds WAL is not refused (CNPG's
-//     barman-cloud checks that a new server's folder is empty), so two
-//     Clusters with the same ObjectStore and serverName mix their WAL.
+//     A new server (after initdb or a recovery) refuses to archive its
+//     first WAL file into a folder that already holds WAL, as CNPG's
+//     barman-cloud-check-wal-archive does ("Expected empty archive"):
+//     archive_command fails, Postgres keeps the WAL and retries, and only
+//     the server log says why (no ContinuousArchiving condition).
 //     Recovery targets other than targetTime (targetLSN, targetXID,
 //     targetName, targetImmediate, backupID) and recovery from volume
 //     snapshots or a Backup object (bootstrap.recovery.backup) are not

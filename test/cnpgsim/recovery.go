@@ -77,7 +77,7 @@ func (r *clusterRun) restore(ctx context.Context, rec *cnpgv1.BootstrapRecovery)
 	if target != nil {
 		conf += "recovery_target_time = " + confString(target.UTC().Format("2006-01-02 15:04:05.999999-07:00")) + "\n"
 	}
-	for name, data := range map[string]string{recoveryConfFile: conf, "recovery.signal": ""} {
+	for name, data := range map[string]string{recoveryConfFile: conf, "recovery.signal": "", emptyArchiveCheck: ""} {
 		if err := srv.owner.writeFile(filepath.Join(srv.dataDir(), name), []byte(data)); err != nil {
 			return err
 		}
