@@ -3312,14 +3312,11 @@ func schema_pkg_apis_postgres_v1alpha1_ManagedRolesStatus(ref common.ReferenceCa
 					"conflicts": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
-								"x-kubernetes-list-map-keys": []interface{}{
-									"role",
-								},
-								"x-kubernetes-list-type": "map",
+								"x-kubernetes-list-type": "atomic",
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conflicts lists roles claimed by more than one PostgresDatabase; the first owner keeps the role.",
+							Description: "conflicts lists the claims refused, one per role and claimant: a role claimed by more than one PostgresDatabase (the first owner keeps it) or one Postgres says setpoint did not create for the claimant. Atomic, since a role refused to several claimants appears once for each.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

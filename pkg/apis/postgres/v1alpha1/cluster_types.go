@@ -232,11 +232,13 @@ type ManagedRolesStatus struct {
 	// +listMapKey=role
 	Owners []RoleOwner `json:"owners,omitempty"`
 
-	// conflicts lists roles claimed by more than one PostgresDatabase; the
-	// first owner keeps the role.
+	// conflicts lists the claims refused, one per role and claimant: a
+	// role claimed by more than one PostgresDatabase (the first owner
+	// keeps it) or one Postgres says setpoint did not create for the
+	// claimant. Atomic, since a role refused to several claimants appears
+	// once for each.
 	// +optional
-	// +listType=map
-	// +listMapKey=role
+	// +listType=atomic
 	Conflicts []RoleConflict `json:"conflicts,omitempty"`
 }
 

@@ -32,8 +32,11 @@ type ManagedRolesStatusApplyConfiguration struct {
 	Failed []RoleFailureApplyConfiguration `json:"failed,omitempty"`
 	// owners records which PostgresDatabase owns each role.
 	Owners []RoleOwnerApplyConfiguration `json:"owners,omitempty"`
-	// conflicts lists roles claimed by more than one PostgresDatabase; the
-	// first owner keeps the role.
+	// conflicts lists the claims refused, one per role and claimant: a
+	// role claimed by more than one PostgresDatabase (the first owner
+	// keeps it) or one Postgres says setpoint did not create for the
+	// claimant. Atomic, since a role refused to several claimants appears
+	// once for each.
 	Conflicts []RoleConflictApplyConfiguration `json:"conflicts,omitempty"`
 }
 
