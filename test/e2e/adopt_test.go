@@ -38,8 +38,8 @@ func passwordRefused(t *testing.T, ns, cluster, database, user, password string)
 // adoptRestored hands the database "orders" that cluster restored from the
 // source's PostgresDatabase "app" to a PostgresDatabase of its own. One
 // without adoptFrom, or with adoptFrom naming another object, is refused
-// (the restored roles are marked for app); one with adoptFrom: app becomes
-// Ready, its new rw Secret reads wantT1
+// (the restored roles are marked for app) and, though older, does not hold
+// the roles from one with adoptFrom: app, which becomes Ready, its new rw Secret reads wantT1
 // rows labelled t1- and none labelled t2-, the roles and the database are
 // re-marked for it, and app's passwords no longer authenticate on cluster
 // (they still do on source).
@@ -49,13 +49,11 @@ func adoptRestored(t *testing.T, ns, source, cluster string, wantT1 int) {
 	got := waitDatabase(t, ns, "intruder", pgv1.PhaseFailed, 60*time.Second)
 	expectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists",
 		"created by setpoint for PostgresDatabase "+ns+"/app (kept by a Retain deletion, or restored from a backup); only that PostgresDatabase may adopt it, or a new PostgresDatabase created with spec.adoptFrom: app")
-	deleteDatabase(t, ns, "intruder")
 	// adoptFrom takes only what is marked for the object it names.
 	databaseOn(t, ns, "wrong-source", cluster, "nobody", "orders")
 	got = waitDatabase(t, ns, "wrong-source", pgv1.PhaseFailed, 60*time.Second)
 	expectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists",
 		"spec.adoptFrom takes over only what setpoint marked for PostgresDatabase "+ns+"/nobody")
-	deleteDatabase(t, ns, "wrong-source")
 
 	oldRW := string(getSecret(t, ns, "app-orders-rw").Data["password"])
 	oldAdmin := string(getSecret(t, ns, "app-orders-admin").Data["password"])
@@ -63,6 +61,10 @@ func adoptRestored(t *testing.T, ns, source, cluster string, wantT1 int) {
 	databaseOn(t, ns, "copy-app", cluster, "app", "orders")
 	waitDatabase(t, ns, "copy-app", pgv1.PhaseReady, 120*time.Second)
 	t.Logf("adoption: %s from create to Ready", time.Since(began).Round(time.Millisecond))
+	// The refused ones, first in line, did not hold the roles back; their
+	// deletion (policy Delete) drops nothing of the adopter's.
+	deleteDatabase(t, ns, "intruder")
+	deleteDatabase(t, ns, "wrong-source")
 
 	if newRW := string(getSecret(t, ns, "copy-app-orders-rw").Data["password"]); newRW == oldRW {
 		t.Fatal("the adopter's rw Secret holds the source's password")

@@ -44,6 +44,9 @@ type rolePlan struct {
 	roles     []cnpgv1.RoleConfiguration
 	owners    []pgv1.RoleOwner
 	conflicts []pgv1.RoleConflict
+	// claims are each role's claimants in order of precedence, for
+	// handOver when Postgres refuses the winner.
+	claims map[string][]roleClaim
 }
 
 func (managedRolesComponent) Reconcile(ctx context.Context, p *pass) error {
@@ -134,7 +137,7 @@ func planRoles(p *pass) rolePlan {
 			claims[r.Name] = append(claims[r.Name], roleClaim{owner: owner, db: db, role: r})
 		}
 	}
-	var plan rolePlan
+	plan := rolePlan{claims: claims}
 	for _, name := range slices.Sorted(maps.Keys(claims)) {
 		cs := claims[name]
 		slices.SortFunc(cs, func(a, b roleClaim) int {

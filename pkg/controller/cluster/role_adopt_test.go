@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -98,5 +99,65 @@ func TestMarkedRoleNamesTheAdoptFromOptIn(t *testing.T) {
 	}
 	if len(p.roles.conflicts) != 2 || !strings.Contains(p.roles.conflicts[0].Message, "spec.adoptFrom: app") {
 		t.Fatalf("conflicts = %+v", p.roles.conflicts)
+	}
+}
+
+// PostgresDatabases refused the restored roles do not hold them from the
+// one with adoptFrom created after them: the role goes to the adopter,
+// each refused one gets its own RoleExists conflict, and the next pass
+// keeps the adopter as owner without asking Postgres again.
+func TestRefusedClaimantDoesNotHoldTheAdoptersRoles(t *testing.T) {
+	intruder := claimant("intruder", "uid-1", time.Hour, "orders")
+	wrong := claimant("wrong", "uid-3", 30*time.Minute, "orders")
+	wrong.Spec.AdoptFrom = "nobody"
+	db := claimant("copy-app", "uid-2", time.Minute, "orders")
+	db.Spec.AdoptFrom = "app"
+	marked := controller.PostgresMarker("ns", "app")
+	p := adoptRoles(t, map[string]string{"orders_admin": marked, "orders_rw": marked}, intruder, wrong, db)
+	roles := p.contracts.CNPGCluster.Spec.Managed.Roles
+	if got := roleNames(roles); !slices.Equal(got, []string{"orders_admin", "orders_rw"}) {
+		t.Fatalf("managed roles = %v", got)
+	}
+	for _, r := range roles {
+		if r.Comment != controller.PostgresMarker("ns", "copy-app") || r.PasswordSecret == nil || !strings.HasPrefix(r.PasswordSecret.Name, "copy-app-orders-") {
+			t.Errorf("role %s: comment %q, Secret %+v", r.Name, r.Comment, r.PasswordSecret)
+		}
+	}
+	for _, o := range p.roles.owners {
+		if o.Owner.Name != "copy-app" {
+			t.Errorf("owner %+v", o)
+		}
+	}
+	want := map[string]string{"intruder": "spec.adoptFrom: app", "wrong": "takes over only what setpoint marked for PostgresDatabase ns/nobody"}
+	for _, c := range p.roles.conflicts {
+		if c.Owner.Name != "" || want[c.Claimant.Name] == "" || !strings.Contains(c.Message, want[c.Claimant.Name]) {
+			t.Errorf("conflict %+v", c)
+		}
+	}
+	if len(p.roles.conflicts) != 4 {
+		t.Fatalf("conflicts = %+v", p.roles.conflicts)
+	}
+
+	// Next pass: the adopter is the recorded owner; no role is new.
+	(managedRolesComponent{}).Observe(t.Context(), p, nil)
+	p.deps.lookupRoles = func(context.Context, *pass, []string) (map[string]string, error) {
+		t.Fatal("asked Postgres again for roles that did not change hands")
+		return nil, nil
+	}
+	if err := (managedRolesComponent{}).Reconcile(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range p.roles.owners {
+		if o.Owner.Name != "copy-app" {
+			t.Errorf("second pass owner %+v", o)
+		}
+	}
+	for _, c := range p.roles.conflicts {
+		if c.Claimant.Name == "copy-app" || c.Owner.Name != "copy-app" {
+			t.Errorf("second pass conflict %+v", c)
+		}
+	}
+	if len(p.roles.conflicts) != 4 {
+		t.Fatalf("second pass conflicts = %+v", p.roles.conflicts)
 	}
 }

@@ -61,6 +61,7 @@ func verifyNewRoles(ctx context.Context, p *pass, plan *rolePlan, current []cnpg
 		plan.drop(name)
 		plan.conflicts = append(plan.conflicts, pgv1.RoleConflict{Role: name, Claimant: owner, Message: why})
 		klog.FromContext(ctx).V(2).Info("Refused to manage a role setpoint did not create", "role", name, "claimant", owner.Name)
+		handOver(ctx, p, plan, name, comment, owner)
 	}
 	return nil
 }
