@@ -7,22 +7,21 @@ import (
 // archiveServerName is the folder of the object store this cluster
 // archives its WAL and base backups under (barman-cloud's serverName). It
 // is decided once and then kept, because moving a running cluster to
-// another folder would split its backup history:
+// another folder would split its backup history. It comes from what
+// setpoint itself wrote and from the spec, never from status (which only
+// reports it as status.backupStatus.serverName: a status anyone with
+// status access can edit must not point the archive at another folder):
 //
-//  1. the name recorded in status.backupStatus.serverName;
-//  2. else the one the CNPG Cluster already archives under, when it is
-//     ours or retained for us (a new PostgresCluster adopting a retained
-//     CNPG Cluster has no status yet);
-//  3. else, for a cluster restored from its own name's backups (the
+//  1. the one the CNPG Cluster already archives under, when it is ours or
+//     retained for us (a new PostgresCluster adopting a retained CNPG
+//     Cluster goes on in the folder it kept);
+//  2. else, for a cluster restored from its own name's backups (the
 //     source was deleted and is re-created), <name>-<first 8 characters of
 //     its UID>: the source's folder is not empty, and barman-cloud refuses
 //     to archive a new cluster into a folder that holds WAL. The UID makes
 //     it stable for this object and distinct from any earlier one;
-//  4. else the cluster's name.
+//  3. else the cluster's name.
 func archiveServerName(p *pass) string {
-	if st := p.cluster.Status.BackupStatus; st != nil && st.ServerName != "" {
-		return st.ServerName
-	}
 	if name := cnpgServerName(p); name != "" {
 		return name
 	}

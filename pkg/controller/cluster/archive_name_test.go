@@ -32,9 +32,9 @@ func retainedArchiving(serverName string) *cnpgv1.Cluster {
 }
 
 // A cluster archives under its name; one restored from its own name's
-// backups under a name of its own; once decided (status, or the CNPG
-// Cluster setpoint owns) the name is kept; a foreign CNPG Cluster's
-// choice is never taken.
+// backups under a name of its own; once decided (the CNPG Cluster
+// setpoint owns or kept) the name is kept; neither a foreign CNPG
+// Cluster's choice nor a status is ever taken.
 func TestArchiveServerName(t *testing.T) {
 	ours := controller.OwnerRef(&metav1.ObjectMeta{Name: "shop", UID: "uid-shop"}, gvk)
 	theirs := metav1.OwnerReference{APIVersion: "v1", Kind: "Other", Name: "x", UID: "uid-x", Controller: func() *bool { b := true; return &b }()}
@@ -48,7 +48,8 @@ func TestArchiveServerName(t *testing.T) {
 		{"plain cluster", nil, "", nil, "shop"},
 		{"restored from another cluster", &pgv1.RestoreSpec{Source: "old"}, "", nil, "shop"},
 		{"restored from its own name", &pgv1.RestoreSpec{Source: "shop"}, "", nil, "shop-uid-shop"},
-		{"recorded in status", &pgv1.RestoreSpec{Source: "shop"}, "shop-0123abcd", nil, "shop-0123abcd"},
+		{"a status naming another folder", &pgv1.RestoreSpec{Source: "shop"}, "other-cluster", nil, "shop-uid-shop"},
+		{"a status naming another folder, plain cluster", nil, "other-cluster", nil, "shop"},
 		{"the CNPG Cluster we own", &pgv1.RestoreSpec{Source: "shop"}, "", cnpgArchiving("shop-feedbeef", ours), "shop-feedbeef"},
 		{"a foreign CNPG Cluster", &pgv1.RestoreSpec{Source: "shop"}, "", cnpgArchiving("elsewhere", theirs), "shop-uid-shop"},
 		{"a CNPG Cluster retained for us", &pgv1.RestoreSpec{Source: "shop"}, "", retainedArchiving("shop-feedbeef"), "shop-feedbeef"},
