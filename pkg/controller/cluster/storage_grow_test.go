@@ -181,6 +181,14 @@ func TestSizeInEffect(t *testing.T) {
 	if got := sizeInEffect(pc, d, running); got.String() != "77Mi" {
 		t.Errorf("auto-grow off: %s", got.String())
 	}
+	if got := sizeInEffect(pc, d, nil); got.String() != "64Mi" {
+		t.Errorf("auto-grow off, a record nothing vouches for: %s", got.String())
+	}
+	d.AutoGrow = policy("20%", "128Mi")
+	pc.Status.Storage.Size = ptr.To(q("10Ti"))
+	if got := sizeInEffect(pc, d, running); got.String() != "93Mi" {
+		t.Errorf("an edited status beyond the limit: %s", got.String())
+	}
 }
 
 func TestDecideGrowWaitsForAResizeInFlight(t *testing.T) {

@@ -20,9 +20,14 @@ import (
 // on, a CNPG Cluster of ours that runs larger (up to the limit) counts
 // too: that is a grow applied whose status write was lost (or one made by
 // a retained cluster's previous owner), and a volume cannot shrink.
+//
+// The recorded size counts only where something else vouches for it: it
+// is within auto-grow's limit, or our CNPG Cluster runs at least that
+// large. Status is a record, not intent: an edited status must not buy a
+// volume beyond what the spec allows.
 func sizeInEffect(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Cluster) resource.Quantity {
 	size := d.SpecStorageSize
-	if rec := pc.Status.Storage; rec != nil && rec.Size != nil && rec.Size.Cmp(size) > 0 {
+	if rec := pc.Status.Storage; rec != nil && rec.Size != nil && rec.Size.Cmp(size) > 0 && vouchedFor(pc, d, running, *rec.Size) {
 		size = *rec.Size
 	}
 	if d.AutoGrow == nil || running == nil || running.Spec.Storage == nil || !runsFor(pc, running) {
@@ -33,6 +38,20 @@ func sizeInEffect(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Cluster)
 		size = have
 	}
 	return size
+}
+
+// vouchedFor says whether a size recorded in status is one setpoint may
+// have applied: within auto-grow's limit, or no larger than our CNPG
+// Cluster runs.
+func vouchedFor(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Cluster, rec resource.Quantity) bool {
+	if d.AutoGrow != nil && rec.Cmp(*d.AutoGrow.limit) <= 0 {
+		return true
+	}
+	if running == nil || running.Spec.Storage == nil || !runsFor(pc, running) {
+		return false
+	}
+	have, err := resource.ParseQuantity(running.Spec.Storage.Size)
+	return err == nil && have.Cmp(rec) >= 0
 }
 
 // planStorage judges the collector's last sample (nil when none) and
