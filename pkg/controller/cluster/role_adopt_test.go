@@ -161,3 +161,37 @@ func TestRefusedClaimantDoesNotHoldTheAdoptersRoles(t *testing.T) {
 		t.Fatalf("second pass conflicts = %+v", p.roles.conflicts)
 	}
 }
+
+// A role already handed to CNPG with its claimant's marker is not asked
+// about again when the status that recorded its owner was lost: CNPG may
+// be creating it (role first, comment next), and a half-made role must not
+// read as one setpoint did not create. A role listed with another
+// object's marker is still checked.
+func TestRoleHandedToCNPGIsNotCheckedAgain(t *testing.T) {
+	db := claimant("app", "uid-1", time.Minute, "orders")
+	cs := fake.NewClientset(&cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}})
+	p := testPass()
+	var asked []string
+	p.deps = &deps{pg: cs, lookupRoles: func(_ context.Context, _ *pass, names []string) (map[string]string, error) {
+		asked = append(asked, names...)
+		return map[string]string{"orders_rw": ""}, nil // half made: created, no comment yet
+	}}
+	p.obs = &observation{databases: []*pgv1.PostgresDatabase{db}}
+	p.contracts.CNPGCluster = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}}
+	p.contracts.CNPGCluster.Spec.Managed = &cnpgv1.ManagedConfiguration{Roles: []cnpgv1.RoleConfiguration{
+		{Name: "orders_admin", Comment: controller.PostgresMarker("ns", "other")},
+		{Name: "orders_rw", Comment: controller.PostgresMarker("ns", "app")},
+	}}
+	if err := (managedRolesComponent{}).Reconcile(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(asked, []string{"orders_admin"}) {
+		t.Errorf("asked Postgres about %v, want only orders_admin", asked)
+	}
+	if len(p.roles.conflicts) != 0 {
+		t.Errorf("conflicts = %+v", p.roles.conflicts)
+	}
+	if got := roleNames(p.contracts.CNPGCluster.Spec.Managed.Roles); !slices.Equal(got, []string{"orders_admin", "orders_rw"}) {
+		t.Errorf("managed roles = %v", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
 // verifyNewRoles keeps out of the plan every role that would start being
@@ -28,11 +29,20 @@ func verifyNewRoles(ctx context.Context, p *pass, plan *rolePlan, current []cnpg
 	previous := previousOwners(p)
 	var fresh []string
 	for _, r := range plan.roles {
-		known := slices.ContainsFunc(current, func(c cnpgv1.RoleConfiguration) bool { return c.Name == r.Name })
+		i := slices.IndexFunc(current, func(c cnpgv1.RoleConfiguration) bool { return c.Name == r.Name })
+		owner := plan.ownerOf(r.Name)
 		prev, had := previous[r.Name]
-		if r.Ensure != cnpgv1.EnsureAbsent && (!known || !had || prev != plan.ownerOf(r.Name)) {
-			fresh = append(fresh, r.Name)
+		if r.Ensure == cnpgv1.EnsureAbsent || i >= 0 && had && prev == owner {
+			continue
 		}
+		if i >= 0 && current[i].Comment == controller.PostgresMarker(p.cluster.Namespace, owner.Name) {
+			// Already handed to CNPG with this claimant's marker, after a
+			// check of an earlier pass whose status write was lost: CNPG
+			// may be creating it right now (role first, comment next), so
+			// asking Postgres again could catch it half made.
+			continue
+		}
+		fresh = append(fresh, r.Name)
 	}
 	if len(fresh) == 0 {
 		return nil
