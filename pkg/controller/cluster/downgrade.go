@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -40,13 +38,10 @@ func refuseDowngrade(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Clust
 				want, d.ImageName, pc.Spec.Class, have, running.Spec.ImageName, have)}
 		}
 	}
-	if running.Spec.Storage != nil {
-		have, err := resource.ParseQuantity(running.Spec.Storage.Size)
-		if err == nil && d.StorageSize.Cmp(have) < 0 {
-			return &specError{"StorageShrinkRefused", fmt.Sprintf(
-				"storage.size %s (from class %q and the cluster) is below the %s of the CNPG Cluster's volumes, which cannot shrink; set storage.size %s or more, or restore the class",
-				d.StorageSize.String(), pc.Spec.Class, have.String(), have.String())}
-		}
+	if have, ok := runningSize(pc, running); ok && d.StorageSize.Cmp(have) < 0 {
+		return &specError{"StorageShrinkRefused", fmt.Sprintf(
+			"storage.size %s (from class %q and the cluster) is below the %s of the CNPG Cluster's volumes, which cannot shrink; set storage.size %s or more, or restore the class",
+			d.StorageSize.String(), pc.Spec.Class, have.String(), have.String())}
 	}
 	return nil
 }

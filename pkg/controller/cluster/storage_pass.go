@@ -30,14 +30,24 @@ func sizeInEffect(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Cluster)
 	if rec := pc.Status.Storage; rec != nil && rec.Size != nil && rec.Size.Cmp(size) > 0 && vouchedFor(pc, d, running, *rec.Size) {
 		size = *rec.Size
 	}
-	if d.AutoGrow == nil || running == nil || running.Spec.Storage == nil || !runsFor(pc, running) {
+	if d.AutoGrow == nil {
 		return size
 	}
-	have, err := resource.ParseQuantity(running.Spec.Storage.Size)
-	if err == nil && have.Cmp(size) > 0 && have.Cmp(*d.AutoGrow.limit) <= 0 {
+	if have, ok := runningSize(pc, running); ok && have.Cmp(size) > 0 && have.Cmp(*d.AutoGrow.limit) <= 0 {
 		size = have
 	}
 	return size
+}
+
+// runningSize is the volume size of the CNPG Cluster that holds this
+// PostgresCluster's data (runsFor), false when there is none or it names
+// no parseable size.
+func runningSize(pc *pgv1.PostgresCluster, running *cnpgv1.Cluster) (resource.Quantity, bool) {
+	if running == nil || running.Spec.Storage == nil || !runsFor(pc, running) {
+		return resource.Quantity{}, false
+	}
+	have, err := resource.ParseQuantity(running.Spec.Storage.Size)
+	return have, err == nil
 }
 
 // vouchedFor says whether a size recorded in status is one setpoint may
@@ -47,11 +57,8 @@ func vouchedFor(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Cluster, r
 	if d.AutoGrow != nil && rec.Cmp(*d.AutoGrow.limit) <= 0 {
 		return true
 	}
-	if running == nil || running.Spec.Storage == nil || !runsFor(pc, running) {
-		return false
-	}
-	have, err := resource.ParseQuantity(running.Spec.Storage.Size)
-	return err == nil && have.Cmp(rec) >= 0
+	have, ok := runningSize(pc, running)
+	return ok && have.Cmp(rec) >= 0
 }
 
 // planStorage judges the collector's last sample (nil when none) and
