@@ -54,7 +54,7 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz; \"0\" disables it.")
 	fs.StringVar(&o.hostMap, "postgres-host-map", "", "JSON file mapping Postgres service addresses (host:port) to reachable ones, for running outside the cluster.")
 	fs.DurationVar(&o.pgTimeout, "postgres-timeout", 5*time.Second, "Timeout of each Postgres connection attempt and statement batch.")
-	fs.DurationVar(&o.sampleInterval, "postgres-sample-interval", time.Minute, "How often the background collector samples each Ready cluster's primary (size, writes accepted, connections, lag); jittered ±10 %.")
+	fs.DurationVar(&o.sampleInterval, "postgres-sample-interval", time.Minute, "How often the background collector samples each Ready cluster's primary (size, writes accepted, connections, lag); jittered ±10 %. 0 turns the collector off: no health conditions or gauges, and storage auto-grow cannot act.")
 	fs.IntVar(&o.sampleWorkers, "postgres-sample-workers", 4, "Clusters the collector samples at once: at most this many collector connections.")
 	fs.IntVar(&o.nearlyFull, "storage-nearly-full-percent", 90, "Share of a cluster's volume in use at which StorageNearlyFull turns on.")
 	fs.Float64Var(&o.qps, "kube-api-qps", 50, "Sustained queries per second to the API server.")
@@ -72,8 +72,8 @@ func (o *options) validate() error {
 	if o.clusterWorkers < 1 || o.databaseWorkers < 1 {
 		return fmt.Errorf("--cluster-workers and --database-workers must be at least 1")
 	}
-	if o.sampleInterval < time.Second || o.sampleWorkers < 1 || o.nearlyFull < 1 || o.nearlyFull > 100 {
-		return fmt.Errorf("--postgres-sample-interval must be at least 1s, --postgres-sample-workers at least 1, --storage-nearly-full-percent within 1-100")
+	if (o.sampleInterval != 0 && o.sampleInterval < time.Second) || o.sampleWorkers < 1 || o.nearlyFull < 1 || o.nearlyFull > 100 {
+		return fmt.Errorf("--postgres-sample-interval must be 0 (off) or at least 1s, --postgres-sample-workers at least 1, --storage-nearly-full-percent within 1-100")
 	}
 	if o.leaderElect && !(o.leaseDuration > o.renewDeadline && o.renewDeadline > o.retryPeriod) {
 		return fmt.Errorf("leader election needs lease-duration > renew-deadline > retry-period")
@@ -113,5 +113,6 @@ func (o *options) config() (operator.Config, error) {
 		Collector: collector.Options{
 			Interval: o.sampleInterval, Workers: o.sampleWorkers, NearlyFull: float64(o.nearlyFull) / 100,
 		},
+		CollectorOff: o.sampleInterval == 0,
 	}, nil
 }

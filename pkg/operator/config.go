@@ -44,4 +44,10 @@ type Config struct {
 	// Collector tunes the background Postgres health collector (its
 	// Timeout is PostgresTimeout).
 	Collector collector.Options
+	// CollectorOff runs no collector: no health conditions, no gauges,
+	// and storage auto-grow never sees a usage to act on. For a platform
+	// that samples Postgres with its own exporter, and for the bench,
+	// whose shared backend makes every sample measure all clusters'
+	// databases.
+	CollectorOff bool
 }

@@ -128,14 +128,20 @@ func (c *controllers) run(ctx context.Context, installed apis) error {
 	// (a verification failure makes it forget and re-read) is fresh for
 	// the other too.
 	cas := controller.NewCACache(kube)
-	col, err := c.newCollector(inf, cas)
-	if err != nil {
-		return err
-	}
-	clusters, err := cluster.New(cluster.Config{
+	clusterCfg := cluster.Config{
 		Kube: kube, PG: pg, Recorder: recorder, Connector: connector,
-		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm, CAs: cas, Samples: col,
-	}, inf)
+		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm, CAs: cas,
+	}
+	var col *collector.Collector
+	if cfg.CollectorOff {
+		logger.Info("The Postgres health collector is off: no health conditions, and storage auto-grow cannot act")
+	} else {
+		if col, err = c.newCollector(inf, cas); err != nil {
+			return err
+		}
+		clusterCfg.Samples = col
+	}
+	clusters, err := cluster.New(clusterCfg, inf)
 	if err != nil {
 		return err
 	}
@@ -156,7 +162,9 @@ func (c *controllers) run(ctx context.Context, installed apis) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	// The collector runs with the controllers, so only while leading.
-	wg.Go(func() { col.Run(ctx, clusters.Wake) })
+	if col != nil {
+		wg.Go(func() { col.Run(ctx, clusters.Wake) })
+	}
 	wg.Go(func() { errs <- clusters.Run(ctx, cfg.ClusterWorkers) })
 	wg.Go(func() { errs <- databases.Run(ctx, cfg.DatabaseWorkers) })
 	wg.Wait()

@@ -15,22 +15,49 @@ type collectorResult struct {
 	writes, reconciles, edges  float64
 	durationP50, durationP99   float64
 	clusters, samplesPerMinute float64
+	warmUp                     time.Duration
+	warmUpWrites               float64
 }
 
-// collectorCost measures the background health collector on the converged
-// clusters: the operator is otherwise idle, so over rounds intervals the
+// collectorOff is the operator flag for every phase but the collector's:
+// on the shared backend one sample measures the size of every cluster's
+// databases (all of them live on one server), hundreds of times a real
+// cluster's sample, and would load the server the other phases measure.
+const collectorOff = "--postgres-sample-interval=0"
+
+// collectorCost measures the background health collector on the
+// converged clusters, with a fresh operator whose collector is on (the
+// earlier phases ran it off). It first waits until every cluster has been
+// sampled once and the passes those first samples woke (the first record
+// of status.postgres) are done; that warm-up is reported apart. Then the
+// window: the operator is otherwise idle, so over rounds intervals the
 // collector samples every cluster rounds times. The window is delimited
-// by the collector's own count of samples (every cluster sampled rounds
-// times), not by a sleep. Nothing changes in Postgres meanwhile, so every
-// API write or edge in the window is a cost the collector must not have.
-func (b *bench) collectorCost(ctx context.Context, op *operatorProc, clusters, rounds int) (*collectorResult, error) {
-	s0, err := settle(ctx, op)
+// by the collector's own count of samples, not by a sleep. Nothing
+// changes in Postgres meanwhile, so every API write or edge in the window
+// is a cost the collector must not have.
+func (b *bench) collectorCost(ctx context.Context, rep int, w workload, rounds int) (*collectorResult, error) {
+	f := b.f
+	op, err := startOperator(ctx, b.bin, b.env.KubeconfigPath, b.logDir, fmt.Sprintf("operator-collector-r%d", rep),
+		"--leader-elect=false", "--namespace", w.ns, "--postgres-host-map", b.hostMap,
+		"--resync-period", f.resync.String(),
+		"--cluster-workers", fmt.Sprint(f.clusterWorkers), "--database-workers", fmt.Sprint(f.databaseWorkers),
+		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst),
+		"--postgres-sample-interval", f.collectorInterval.String())
 	if err != nil {
 		return nil, err
 	}
+	defer op.kill()
 	t0 := time.Now()
+	s0, err := b.collectorWarmUp(ctx, op, w)
+	if err != nil {
+		return nil, err
+	}
+	warmUp := time.Since(t0)
+	logf("r%d: collector: every cluster sampled once after %.0fs (%.0f API writes)", rep, warmUp.Seconds(), sumWrites(s0.apiCounts()))
+	clusters := w.clusters
+	t0 = time.Now()
 	want := s0.sum("setpoint_collector_samples_total") + float64(rounds*clusters)
-	deadline := t0.Add(time.Duration(rounds+2)*b.f.collectorInterval + time.Minute)
+	deadline := t0.Add(time.Duration(rounds+2)*f.collectorInterval + time.Minute)
 	var s1 scrape
 	for {
 		select {
@@ -54,7 +81,7 @@ func (b *bench) collectorCost(ctx context.Context, op *operatorProc, clusters, r
 		return s1.sum(family, match...) - s0.sum(family, match...)
 	}
 	r := &collectorResult{
-		window: window, clusters: float64(clusters),
+		window: window, clusters: float64(clusters), warmUp: warmUp, warmUpWrites: sumWrites(s0.apiCounts()),
 		samples: d("setpoint_collector_samples_total"), errors: d("setpoint_collector_samples_total", "result", "error"),
 		connections: d("setpoint_collector_connections_total"), statements: d("setpoint_collector_statements_total"),
 		cpu:    d("process_cpu_seconds_total"),
@@ -69,10 +96,38 @@ func (b *bench) collectorCost(ctx context.Context, op *operatorProc, clusters, r
 	return r, nil
 }
 
+// collectorWarmUp waits until the collector has a sample of every cluster
+// of w (one gauge series each), the queues are empty and the writes those
+// first samples caused are out; it returns that scrape. The clusters
+// already Ready when the operator starts are spread over one interval.
+func (b *bench) collectorWarmUp(ctx context.Context, op *operatorProc, w workload) (scrape, error) {
+	deadline := time.Now().Add(2*b.f.collectorInterval + 5*time.Minute)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+		s, err := op.scrape()
+		if err != nil {
+			return nil, err
+		}
+		n := s.count("setpoint_postgres_sample_timestamp_seconds", "namespace", w.ns)
+		if n >= w.clusters && s.sum("workqueue_depth") == 0 {
+			return settle(ctx, op)
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("collector sampled %d of %d clusters by the deadline", n, w.clusters)
+		}
+	}
+}
+
 // collectorFigures adds the phase's figures, per minute of window.
 func collectorFigures(fig map[string]float64, r *collectorResult) {
 	perMin := func(v float64) float64 { return v / r.window.Minutes() }
 	fig["collector_window_s"] = r.window.Seconds()
+	fig["collector_warm_up_s"] = r.warmUp.Seconds()
+	fig["collector_warm_up_writes_per_cluster"] = r.warmUpWrites / max(r.clusters, 1)
 	fig["collector_clusters"] = r.clusters
 	fig["collector_samples_per_min"] = perMin(r.samples)
 	fig["collector_failed_samples"] = r.errors

@@ -93,7 +93,8 @@ func (b *bench) curvePoint(ctx context.Context, w workload) (curvePoint, error) 
 		"--leader-elect=false", "--namespace", w.ns, "--postgres-host-map", b.hostMap,
 		"--resync-period", f.resync.String(),
 		"--cluster-workers", fmt.Sprint(f.clusterWorkers), "--database-workers", fmt.Sprint(f.databaseWorkers),
-		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst))
+		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst),
+		collectorOff)
 	if err != nil {
 		return curvePoint{}, err
 	}

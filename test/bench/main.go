@@ -312,7 +312,7 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 		"--resync-period", f.resync.String(),
 		"--cluster-workers", fmt.Sprint(f.clusterWorkers), "--database-workers", fmt.Sprint(f.databaseWorkers),
 		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst),
-		"--postgres-sample-interval", f.collectorInterval.String())
+		collectorOff)
 	if err != nil {
 		return nil, err
 	}
@@ -437,17 +437,6 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["rss_end_mb"] = s1.sum("process_resident_memory_bytes") / (1 << 20)
 	fig["heap_end_mb"] = s1.sum("go_memstats_heap_alloc_bytes") / (1 << 20)
 	fig["reconciles_total_per_object_end"] = s1.sum("setpoint_reconcile_total") / nObj
-	// 3b. The background health collector on the converged clusters.
-	if f.collectorRounds > 0 {
-		logf("r%d: collector cost: %d rounds of samples of %d clusters (interval %v)", rep, f.collectorRounds, w.clusters, f.collectorInterval)
-		cr, err := b.collectorCost(ctx, op, w.clusters, f.collectorRounds)
-		if err != nil {
-			return nil, err
-		}
-		collectorFigures(fig, cr)
-		logf("r%d: collector: %.0f samples/min, %.0f connections/min, %.2f CPU s/min, %.0f API writes", rep,
-			fig["collector_samples_per_min"], fig["collector_connections_per_min"], fig["collector_cpu_s_per_min"], cr.writes)
-	}
 	// 4. Latency of one change on a busy operator, then 5. one cluster
 	// at a time on an idle one; both with the converged objects in place.
 	if f.streamDuration > 0 && f.streamRate > 0 && f.perDB > 0 {
@@ -478,6 +467,19 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	res.nErrLines, res.errLines = op.errorLines()
 	op.kill()
 	wcancel()
+
+	// 5b. The background health collector, by a fresh operator with the
+	// collector on, over the converged clusters (see collectorCost).
+	if f.collectorRounds > 0 {
+		logf("r%d: collector cost: %d rounds of samples of %d clusters (interval %v)", rep, f.collectorRounds, w.clusters, f.collectorInterval)
+		cr, err := b.collectorCost(ctx, rep, w, f.collectorRounds)
+		if err != nil {
+			return nil, err
+		}
+		collectorFigures(fig, cr)
+		logf("r%d: collector: %.0f samples/min, %.0f connections/min, %.2f CPU s/min, %.0f API writes, %.0f edges", rep,
+			fig["collector_samples_per_min"], fig["collector_connections_per_min"], fig["collector_cpu_s_per_min"], cr.writes, cr.edges)
+	}
 
 	// 6. Leader failover with default lease timings.
 	if f.failover {

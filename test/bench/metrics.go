@@ -38,6 +38,18 @@ func (s scrape) sum(family string, match ...string) float64 {
 	return promsample.Sum(s, family, match...)
 }
 
+// count is how many series of a family have labels including every pair
+// of match.
+func (s scrape) count(family string, match ...string) int {
+	n := 0
+	for _, x := range s {
+		if x.Name == family && x.Matches(match...) {
+			n++
+		}
+	}
+	return n
+}
+
 // writeVerbs are the verbs that change state.
 var writeVerbs = map[string]bool{"create": true, "update": true, "patch": true, "apply": true, "delete": true}
 

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"flag"
+	"strings"
+	"testing"
+)
+
+// parsed binds a fresh options to args, as main does.
+func parsed(t *testing.T, args ...string) *options {
+	t.Helper()
+	var o options
+	fs := flag.NewFlagSet("setpoint", flag.ContinueOnError)
+	o.bind(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("parse %v: %v", args, err)
+	}
+	return &o
+}
+
+func TestSampleIntervalZeroTurnsTheCollectorOff(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		off  bool
+	}{
+		{nil, false},
+		{[]string{"--postgres-sample-interval=15s"}, false},
+		{[]string{"--postgres-sample-interval=0"}, true},
+	} {
+		o := parsed(t, append([]string{"--kubeconfig", unreachableKubeconfig(t)}, tc.args...)...)
+		if err := o.validate(); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		cfg, err := o.config()
+		if err != nil {
+			t.Fatalf("%v: config: %v", tc.args, err)
+		}
+		if cfg.CollectorOff != tc.off {
+			t.Errorf("%v: CollectorOff = %v, want %v", tc.args, cfg.CollectorOff, tc.off)
+		}
+	}
+}
+
+func TestSampleIntervalBelowOneSecondIsRefused(t *testing.T) {
+	err := parsed(t, "--postgres-sample-interval=500ms").validate()
+	if err == nil || !strings.Contains(err.Error(), "--postgres-sample-interval must be 0 (off) or at least 1s") {
+		t.Fatalf("validate() = %v, want the interval named", err)
+	}
+}
