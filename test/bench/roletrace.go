@@ -20,8 +20,8 @@ import (
 // across the objects it passes through, so that the time a database
 // spends in RolesPending can be split: the cluster takes on the claim and
 // applies spec.managed.roles, CNPG (the stand-in) reconciles the role and
-// says so in its status, the cluster reports it in its own status, and
-// the database controller moves on; then likewise for the CNPG Database.
+// says so in its status, which the database controller reads, and moves
+// on; then likewise for the CNPG Database.
 type roleTrace struct {
 	prefix   string // database objects traced
 	dbPrefix string // their Postgres database is dbPrefix + object name
@@ -31,14 +31,13 @@ type roleTrace struct {
 	owned          map[string]time.Time // database object → the PostgresCluster's status names it owner of its role
 	inSpec         map[string]time.Time // role → in the CNPG Cluster's spec.managed.roles
 	cnpgReconciled map[string]time.Time // role → CNPG's status reports it reconciled
-	reported       map[string]time.Time // role → the PostgresCluster's status reports it reconciled
 	cnpgDB         map[string]time.Time // Postgres database → its CNPG Database exists (our apply)
 	cnpgDBApplied  map[string]time.Time // Postgres database → CNPG's status says applied (stand-in)
 }
 
 func newRoleTrace(prefix, dbPrefix string) *roleTrace {
 	return &roleTrace{prefix: prefix, dbPrefix: dbPrefix, role: map[string]string{}, owned: map[string]time.Time{},
-		inSpec: map[string]time.Time{}, cnpgReconciled: map[string]time.Time{}, reported: map[string]time.Time{},
+		inSpec: map[string]time.Time{}, cnpgReconciled: map[string]time.Time{},
 		cnpgDB: map[string]time.Time{}, cnpgDBApplied: map[string]time.Time{}}
 }
 
@@ -78,9 +77,6 @@ func (t *roleTrace) onCluster(obj any) {
 			}
 			first(t.owned, o.Owner.Name, now)
 		}
-	}
-	for _, r := range mrs.Reconciled {
-		first(t.reported, r, now)
 	}
 }
 
@@ -150,7 +146,6 @@ func (t *roleTrace) milestones(r *readiness) []string {
 	names := []string{"PostgresCluster status names the database owner of its role",
 		"role in the CNPG Cluster's spec.managed.roles (our apply)",
 		"CNPG status: role reconciled (stand-in)",
-		"PostgresCluster status: role reconciled",
 		"PostgresDatabase leaves RolesPending",
 		"CNPG Database exists (our apply)",
 		"CNPG status: Database applied (stand-in)",
@@ -163,7 +158,7 @@ func (t *roleTrace) milestones(r *readiness) []string {
 		key := "database/" + db
 		at, ok := applied[key]
 		pgdb := t.dbPrefix + db
-		steps := []time.Time{t.owned[db], t.inSpec[role], t.cnpgReconciled[role], t.reported[role], left[key],
+		steps := []time.Time{t.owned[db], t.inSpec[role], t.cnpgReconciled[role], left[key],
 			t.cnpgDB[pgdb], t.cnpgDBApplied[pgdb], leftDB[key], ready[key]}
 		if !ok || slices.ContainsFunc(steps, time.Time.IsZero) {
 			continue
@@ -173,7 +168,7 @@ func (t *roleTrace) milestones(r *readiness) []string {
 		}
 		// The stand-in's own work: role spec → reconciled, Database
 		// created → applied.
-		standIn += steps[2].Sub(steps[1]) + steps[6].Sub(steps[5])
+		standIn += steps[2].Sub(steps[1]) + steps[5].Sub(steps[4])
 		n++
 	}
 	if n == 0 {

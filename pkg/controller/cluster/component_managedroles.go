@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -100,8 +99,7 @@ func (managedRolesComponent) Observe(_ context.Context, p *pass, err error) heal
 	if st == nil {
 		return ready("NoRoles", "no PostgresDatabase asks for roles")
 	}
-	msg := fmt.Sprintf("%d reconciled, %d pending, %d failed, %d conflicts",
-		len(st.Reconciled), len(st.Pending), len(st.Failed), len(st.Conflicts))
+	msg := fmt.Sprintf("%d role(s) given to PostgresDatabases, %d claim(s) refused", len(st.Owners), len(st.Conflicts))
 	if p.rolesUnverified != nil {
 		// New roles wait until Postgres says they are not someone else's.
 		h := ready("RolesUnverified", msg+"; "+p.rolesUnverified.Error())
@@ -194,36 +192,13 @@ func rolesEqual(cur, want []cnpgv1.RoleConfiguration) bool {
 	})
 }
 
-// rolesStatus reports CNPG's view of our roles with owners and conflicts.
+// rolesStatus records the arbitration: owners and conflicts. CNPG's
+// view of each role is read by the PostgresDatabases from the CNPG
+// Cluster itself (see ManagedRolesStatus).
 func rolesStatus(p *pass) *pgv1.ManagedRolesStatus {
 	plan := p.roles
 	if plan == nil || len(plan.roles) == 0 && len(plan.conflicts) == 0 {
 		return nil
 	}
-	ours := map[string]bool{}
-	for _, r := range plan.roles {
-		ours[r.Name] = true
-	}
-	st := &pgv1.ManagedRolesStatus{Owners: plan.owners, Conflicts: plan.conflicts}
-	if mr := p.contracts.CNPGCluster.Status.ManagedRolesStatus; mr != nil {
-		st.Reconciled = filterRoles(mr.ByStatus[cnpgv1.RoleStatusReconciled], ours)
-		st.Pending = filterRoles(mr.ByStatus[cnpgv1.RoleStatusPendingReconciliation], ours)
-		for _, name := range slices.Sorted(maps.Keys(mr.CannotReconcile)) {
-			if ours[name] {
-				st.Failed = append(st.Failed, pgv1.RoleFailure{Name: name, Message: strings.Join(mr.CannotReconcile[name], "; ")})
-			}
-		}
-	}
-	return st
-}
-
-func filterRoles(names []string, ours map[string]bool) []string {
-	var out []string
-	for _, n := range names {
-		if ours[n] {
-			out = append(out, n)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return &pgv1.ManagedRolesStatus{Owners: plan.owners, Conflicts: plan.conflicts}
 }

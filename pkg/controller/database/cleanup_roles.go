@@ -28,16 +28,13 @@ const blockedAfter = 2 * time.Minute
 // itself must no longer have them, since CNPG's status has no
 // observedGeneration and may still describe the roles as present.
 func (p *pass) dropRoles(ctx context.Context, name string, n names) health {
-	mrs := p.obs.cluster.Status.ManagedRolesStatus
-	if mrs == nil {
-		mrs = &pgv1.ManagedRolesStatus{}
-	}
-	me := pgv1.ObjectOwner{Name: p.db.Name, UID: p.db.UID}
+	rep := p.obs.roles
+	me := ownerOfDB(p.db)
 	var roles []string
 	for _, r := range n.Roles() {
 		// Only roles the cluster gave us: one another PostgresDatabase
 		// owns, or one Postgres had before setpoint, is not ours to drop.
-		if slices.ContainsFunc(mrs.Owners, func(o pgv1.RoleOwner) bool { return o.Role == r && o.Owner == me }) {
+		if rep.owns(r, me) {
 			roles = append(roles, r)
 		}
 	}
@@ -57,12 +54,12 @@ func (p *pass) dropRoles(ctx context.Context, name string, n names) health {
 	if !publishedAbsent(p.db.Status.Databases, name, roles) {
 		return p.roleWait(false, fmt.Sprintf("marking roles %s absent for the cluster", list))
 	}
-	for _, f := range mrs.Failed {
-		if slices.Contains(roles, f.Name) {
-			return p.roleWait(true, fmt.Sprintf("CloudNativePG cannot drop role %s: %s", f.Name, f.Message))
+	for _, r := range roles {
+		if msg, failed := rep.failure(r); failed {
+			return p.roleWait(true, fmt.Sprintf("CloudNativePG cannot drop role %s: %s", r, msg))
 		}
 	}
-	if slices.ContainsFunc(roles, func(r string) bool { return !slices.Contains(mrs.Reconciled, r) }) {
+	if slices.ContainsFunc(roles, func(r string) bool { return !rep.isReconciled(r) }) {
 		return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to drop roles %s", list))
 	}
 	t, err := p.superuser(ctx, "postgres")

@@ -1,12 +1,13 @@
 package database
 
 import (
-	"slices"
+	"reflect"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
@@ -67,39 +68,15 @@ func onlyRolesReportChanged(o, n *pgv1.PostgresCluster) bool {
 	return apiequality.Semantic.DeepEqual(strip(o), strip(n))
 }
 
-// rolesReportFor is the part of the cluster's role report about db: the
-// entries of every role db may ask for or clean up, and the owners and
-// conflicts that name db.
-func rolesReportFor(pc *pgv1.PostgresCluster, db *pgv1.PostgresDatabase) *pgv1.ManagedRolesStatus {
-	st := pc.Status.ManagedRolesStatus
-	if st == nil {
-		return nil
-	}
-	me := pgv1.ObjectOwner{Name: db.Name, UID: db.UID}
-	roles := rolesOf(db)
-	mine := func(role string) bool { return slices.Contains(roles, role) }
-	out := &pgv1.ManagedRolesStatus{}
-	for _, o := range st.Owners {
-		if mine(o.Role) || o.Owner == me {
-			out.Owners = append(out.Owners, o)
-		}
-	}
-	for _, cf := range st.Conflicts {
-		if mine(cf.Role) || cf.Owner == me || cf.Claimant == me {
-			out.Conflicts = append(out.Conflicts, cf)
-		}
-	}
-	out.Reconciled = slices.DeleteFunc(slices.Clone(st.Reconciled), func(r string) bool { return !mine(r) })
-	out.Pending = slices.DeleteFunc(slices.Clone(st.Pending), func(r string) bool { return !mine(r) })
-	for _, f := range st.Failed {
-		if mine(f.Name) {
-			out.Failed = append(out.Failed, f)
-		}
-	}
-	if len(out.Owners)+len(out.Conflicts)+len(out.Reconciled)+len(out.Pending)+len(out.Failed) == 0 {
-		return nil // nothing about db: the same as no report
-	}
-	return out
+// rolesReportFor is the part of the cluster's role arbitration about db:
+// the owners and conflicts of every role db may ask for or clean up, and
+// those that name db.
+func rolesReportFor(pc *pgv1.PostgresCluster, db *pgv1.PostgresDatabase) roleReport {
+	return reportOf(pc, nil).about(rolesOf(db), ownerOfDB(db))
+}
+
+func ownerOfDB(db *pgv1.PostgresDatabase) pgv1.ObjectOwner {
+	return pgv1.ObjectOwner{Name: db.Name, UID: db.UID}
 }
 
 // rolesOf are the names of every role db's databases may have, in the spec
@@ -118,4 +95,28 @@ func rolesOf(db *pgv1.PostgresDatabase) []string {
 	return out
 }
 
-func equalReports(a, b *pgv1.ManagedRolesStatus) bool { return apiequality.Semantic.DeepEqual(a, b) }
+func equalReports(a, b roleReport) bool { return reflect.DeepEqual(a, b) }
+
+// cnpgClusterHandler routes CNPG's role report (the CNPG Cluster's
+// status.managedRolesStatus) to the databases whose roles it changed: a
+// role reconciled, or CNPG unable to reconcile one. The CNPG Cluster has
+// its PostgresCluster's name. Everything else of the CNPG Cluster reaches
+// the databases through the PostgresCluster's status.
+func (c *Controller) cnpgClusterHandler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := oldObj.(*cnpgv1.Cluster)
+			n, ok2 := newObj.(*cnpgv1.Cluster)
+			if !ok1 || !ok2 || apiequality.Semantic.DeepEqual(o.Status.ManagedRolesStatus, n.Status.ManagedRolesStatus) {
+				return
+			}
+			before, after := cnpgSide(o), cnpgSide(n)
+			for _, db := range controller.ListDatabasesOf(c.databaseIndex, n.Namespace, n.Name) {
+				roles := rolesOf(db)
+				if !equalReports(before.about(roles, ownerOfDB(db)), after.about(roles, ownerOfDB(db))) {
+					c.queue.Add(controller.KeyOf(db))
+				}
+			}
+		},
+	}
+}

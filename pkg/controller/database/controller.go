@@ -32,6 +32,7 @@ type Controller struct {
 	databaseIndex cache.Indexer
 	clusters      pglisters.PostgresClusterLister
 	cnpgDatabases cnpglisters.DatabaseLister
+	cnpgClusters  cnpglisters.ClusterLister
 	secrets       corelisters.SecretLister
 	configMaps    corelisters.ConfigMapLister
 
@@ -62,6 +63,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		databaseIndex: pg.PostgresDatabases().Informer().GetIndexer(),
 		clusters:      pg.PostgresClusters().Lister(),
 		cnpgDatabases: cnpg.Databases().Lister(),
+		cnpgClusters:  cnpg.Clusters().Lister(),
 		secrets:       core.Secrets().Lister(),
 		configMaps:    core.ConfigMaps().Lister(),
 		queue:         workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
@@ -76,9 +78,12 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	c.synced, err = controller.Register([]controller.Registration{
 		controller.On(pg.PostgresDatabases().Informer(), controller.PrimaryHandler(enqueue)),
 		// Every real update of a cluster, status included: the pipeline
-		// waits on the cluster's Ready condition and managedRolesStatus
-		// (a role report reaches only the databases it is about).
+		// waits on the cluster's Ready condition and its role arbitration
+		// (which reaches only the databases it is about).
 		controller.On(pg.PostgresClusters().Informer(), c.clusterHandler()),
+		// CNPG's word on the roles: it reaches only the databases whose
+		// roles it changed.
+		controller.On(cnpg.Clusters().Informer(), c.cnpgClusterHandler()),
 		controller.On(cnpg.Databases().Informer(), owned),
 		controller.On(core.Secrets().Informer(), owned),
 		controller.On(core.ConfigMaps().Informer(), owned),

@@ -146,9 +146,11 @@ func TestDeleteBlockedByCNPGIsReported(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.setCluster(func(pc *pgv1.PostgresCluster) {
-		pc.Status.ManagedRolesStatus.Failed = []pgv1.RoleFailure{{Name: "orders_admin", Message: "role owns objects"}}
-	})
+	pc, err := f.pg.PostgresV1alpha1().PostgresClusters(ns).Get(t.Context(), "pg", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.setCNPGRoles(pc, []string{"orders_rw"}, map[string]string{"orders_admin": "role owns objects"})
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}

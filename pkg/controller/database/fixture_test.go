@@ -15,6 +15,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -89,8 +90,55 @@ func newFixture(t *testing.T, kubeObjs, pgObjs []runtime.Object) *fixture {
 	}
 	c.sql = f.sql
 	f.c = c
+	for _, o := range pgObjs {
+		if pc, ok := o.(*pgv1.PostgresCluster); ok {
+			f.reconcileOwnedRoles(pc)
+		}
+	}
 	f.refresh()
 	return f
+}
+
+// reconcileOwnedRoles plays CNPG: the CNPG Cluster of pc (created when
+// missing, controlled by pc) reports every role pc gave out reconciled,
+// and none failed.
+func (f *fixture) reconcileOwnedRoles(pc *pgv1.PostgresCluster) {
+	f.t.Helper()
+	var owned []string
+	if st := pc.Status.ManagedRolesStatus; st != nil {
+		for _, o := range st.Owners {
+			owned = append(owned, o.Role)
+		}
+	}
+	f.setCNPGRoles(pc, owned, nil)
+}
+
+// setCNPGRoles makes the CNPG Cluster of pc report reconciled and failed
+// (role → message) roles.
+func (f *fixture) setCNPGRoles(pc *pgv1.PostgresCluster, reconciled []string, failed map[string]string) {
+	f.t.Helper()
+	ctx := f.t.Context()
+	client := f.pg.CNPGV1().Clusters(pc.Namespace)
+	cc, err := client.Get(ctx, pc.Name, metav1.GetOptions{})
+	if err != nil {
+		cc = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: pc.Name, Namespace: pc.Namespace,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: pgv1.SchemeGroupVersion.String(), Kind: "PostgresCluster",
+				Name: pc.Name, UID: pc.UID, Controller: ptr.To(true)}}}}
+		if cc, err = client.Create(ctx, cc, metav1.CreateOptions{}); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	mr := &cnpgv1.ManagedRoles{ByStatus: map[string][]string{cnpgv1.RoleStatusReconciled: reconciled}}
+	for role, msg := range failed {
+		if mr.CannotReconcile == nil {
+			mr.CannotReconcile = map[string][]string{}
+		}
+		mr.CannotReconcile[role] = []string{msg}
+	}
+	cc.Status.ManagedRolesStatus = mr
+	if _, err := client.UpdateStatus(ctx, cc, metav1.UpdateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 // refresh seeds the informer caches from the fake API, as the informers
@@ -110,6 +158,8 @@ func (f *fixture) refresh() {
 	replace(pg.PostgresClusters().Informer(), items(pcs.Items))
 	cds, _ := f.pg.CNPGV1().Databases("").List(ctx, metav1.ListOptions{})
 	replace(cnpg.Databases().Informer(), items(cds.Items))
+	ccs, _ := f.pg.CNPGV1().Clusters("").List(ctx, metav1.ListOptions{})
+	replace(cnpg.Clusters().Informer(), items(ccs.Items))
 	sel := metav1.ListOptions{LabelSelector: controller.ManagedSelector().String()}
 	ss, _ := f.kube.CoreV1().Secrets("").List(ctx, sel)
 	replace(core.Secrets().Informer(), items(ss.Items))
@@ -173,6 +223,7 @@ func (f *fixture) setCluster(mutate func(*pgv1.PostgresCluster)) {
 	if _, err := f.pg.PostgresV1alpha1().PostgresClusters(ns).UpdateStatus(f.t.Context(), pc, metav1.UpdateOptions{}); err != nil {
 		f.t.Fatal(err)
 	}
+	f.reconcileOwnedRoles(pc)
 }
 
 // markApplied makes the CNPG Database report it applied.
@@ -248,10 +299,11 @@ func clusterSecrets() []runtime.Object {
 	}
 }
 
-// ownRoles makes the cluster report roles owned by db and reconciled.
+// ownRoles makes the cluster give roles to db; the fixture's CNPG then
+// reports them reconciled (reconcileOwnedRoles).
 func ownRoles(db *pgv1.PostgresDatabase, roles ...string) func(*pgv1.PostgresCluster) {
 	return func(pc *pgv1.PostgresCluster) {
-		st := &pgv1.ManagedRolesStatus{Reconciled: roles}
+		st := &pgv1.ManagedRolesStatus{}
 		for _, r := range roles {
 			st.Owners = append(st.Owners, pgv1.RoleOwner{Role: r, Owner: pgv1.ObjectOwner{Name: db.Name, UID: db.UID}})
 		}

@@ -134,9 +134,9 @@ func TestPipelineToReadyThenIdle(t *testing.T) {
 
 	// Pass 2: the cluster reconciled our roles; the CNPG Database is
 	// applied. Status still reads as a provisioning wait: the next write
-	// is Ready, unless CloudNativePG takes longer than applyReportDelay.
+	// is Ready, unless CloudNativePG takes longer than progressReportDelay.
 	f.setCluster(ownRoles(db, "order_items_admin", "order_items_rw"))
-	if res, err = f.sync("shop"); err != nil || res.RequeueAfter != applyReportDelay {
+	if res, err = f.sync("shop"); err != nil || res.RequeueAfter != progressReportDelay {
 		t.Fatalf("pass 2: res %+v err %v", res, err)
 	}
 	if w := f.allWrites(); slices.Contains(w, "update postgresdatabases/status") {
@@ -298,7 +298,6 @@ func TestRoleConflictIsFailedNamingTheOwner(t *testing.T) {
 	first := pgv1.ObjectOwner{Name: "first", UID: "uid-first"}
 	me := pgv1.ObjectOwner{Name: "second", UID: db.UID}
 	pc.Status.ManagedRolesStatus = &pgv1.ManagedRolesStatus{
-		Reconciled: []string{"orders_admin", "orders_rw"},
 		Owners:     []pgv1.RoleOwner{{Role: "orders_admin", Owner: first}, {Role: "orders_rw", Owner: first}},
 		Conflicts:  []pgv1.RoleConflict{{Role: "orders_admin", Owner: first, Claimant: me}, {Role: "orders_rw", Owner: first, Claimant: me}},
 	}
@@ -326,9 +325,8 @@ func TestRoleReconcileFailedCarriesCNPGMessage(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	pc := readyCluster()
 	ownRoles(db, "orders_admin", "orders_rw")(pc)
-	pc.Status.ManagedRolesStatus.Reconciled = []string{"orders_admin"}
-	pc.Status.ManagedRolesStatus.Failed = []pgv1.RoleFailure{{Name: "orders_rw", Message: "password secret not found"}}
 	f := newFixture(t, nil, []runtime.Object{pc, db})
+	f.setCNPGRoles(pc, []string{"orders_admin"}, map[string]string{"orders_rw": "password secret not found"})
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}

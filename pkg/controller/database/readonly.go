@@ -76,13 +76,10 @@ func (p *pass) revokeReadOnly(ctx context.Context, n names, prev pgv1.RoleStatus
 // readOnlyGone is Ready once the role, published absent, is dropped:
 // CNPG reports it reconciled and Postgres no longer has it.
 func (p *pass) readOnlyGone(ctx context.Context, role string) health {
-	mrs := p.managedRoles()
-	for _, f := range mrs.Failed {
-		if f.Name == role {
-			return readOnlyWait(true, fmt.Sprintf("CloudNativePG cannot drop role %s: %s", role, f.Message))
-		}
+	if msg, failed := p.obs.roles.failure(role); failed {
+		return readOnlyWait(true, fmt.Sprintf("CloudNativePG cannot drop role %s: %s", role, msg))
 	}
-	if !slices.Contains(mrs.Reconciled, role) {
+	if !p.obs.roles.isReconciled(role) {
 		return readOnlyWait(false, fmt.Sprintf("waiting for CloudNativePG to drop role %s", role))
 	}
 	t, err := p.superuser(ctx, "postgres")
@@ -101,15 +98,7 @@ func (p *pass) readOnlyGone(ctx context.Context, role string) health {
 
 // clusterOwns reports whether the cluster gave role to this object.
 func (p *pass) clusterOwns(role string) bool {
-	me := pgv1.ObjectOwner{Name: p.db.Name, UID: p.db.UID}
-	return slices.ContainsFunc(p.managedRoles().Owners, func(o pgv1.RoleOwner) bool { return o.Role == role && o.Owner == me })
-}
-
-func (p *pass) managedRoles() *pgv1.ManagedRolesStatus {
-	if p.obs.cluster == nil || p.obs.cluster.Status.ManagedRolesStatus == nil {
-		return &pgv1.ManagedRolesStatus{}
-	}
-	return p.obs.cluster.Status.ManagedRolesStatus
+	return p.obs.roles.owns(role, ownerOfDB(p.db))
 }
 
 // readOnlyWait is a wait of the read-only role's removal: the database is

@@ -19,6 +19,8 @@ import (
 // Secrets), from the API server.
 type observation struct {
 	cluster *pgv1.PostgresCluster
+	// roles is the cluster's role report: its arbitration and CNPG's word.
+	roles roleReport
 	// secrets and configMaps are ours (label-selected cache), by name.
 	secrets    map[string]*corev1.Secret
 	configMaps map[string]*corev1.ConfigMap
@@ -44,6 +46,13 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 	if o.cluster, err = controller.IgnoreNotFound(c.clusters.PostgresClusters(ns).Get(db.Spec.ClusterRef.Name)); err != nil {
 		return nil, err
 	}
+	// The CNPG Cluster has the cluster's name (the cluster controller's
+	// provisioner writes it so); reportOf checks it is the cluster's own.
+	cc, err := controller.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(db.Spec.ClusterRef.Name))
+	if err != nil {
+		return nil, err
+	}
+	o.roles = reportOf(o.cluster, cc)
 	if o.removed, err = c.removedDatabases(db); err != nil {
 		return nil, err
 	}

@@ -3,22 +3,19 @@ package database
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
-// rolesStep gates on the cluster's managedRolesStatus, where the
-// managedRoles component reports CNPG's view of the roles we asked for and
-// which PostgresDatabase owns each. A role counts as ours only when the
+// rolesStep gates on the cluster's role report: which PostgresDatabase
+// owns each role (the PostgresCluster's managedRolesStatus, written by its
+// managedRoles component) and CNPG's view of each (the CNPG Cluster's
+// status). A role counts as ours only when the
 // cluster names this object (name and UID) as its owner: another object's
 // reconciled role of the same name is not ours.
 func rolesStep(_ context.Context, p *pass) health {
-	mrs := p.obs.cluster.Status.ManagedRolesStatus
-	if mrs == nil {
-		mrs = &pgv1.ManagedRolesStatus{}
-	}
-	me := pgv1.ObjectOwner{Name: p.db.Name, UID: p.db.UID}
+	rep := p.obs.roles
+	me := ownerOfDB(p.db)
 	var hs []health
 	pending := 0
 	for _, d := range p.db.Spec.Databases {
@@ -26,7 +23,7 @@ func rolesStep(_ context.Context, p *pass) health {
 		var dbh []health
 		for i := range e.Roles {
 			r := &e.Roles[i]
-			h := roleHealth(mrs, me, r.Name)
+			h := roleHealth(rep, me, r.Name)
 			r.Exists = h.Phase == pgv1.PhaseReady
 			if h.Phase != pgv1.PhaseReady && h.Phase != pgv1.PhaseFailed {
 				pending++
@@ -50,8 +47,8 @@ func rolesStep(_ context.Context, p *pass) health {
 }
 
 // roleHealth classifies one role from the cluster's report.
-func roleHealth(mrs *pgv1.ManagedRolesStatus, me pgv1.ObjectOwner, role string) health {
-	for _, c := range mrs.Conflicts {
+func roleHealth(rep roleReport, me pgv1.ObjectOwner, role string) health {
+	for _, c := range rep.conflicts {
 		if c.Role != role || c.Claimant != me {
 			continue
 		}
@@ -62,18 +59,15 @@ func roleHealth(mrs *pgv1.ManagedRolesStatus, me pgv1.ObjectOwner, role string) 
 		}
 		return failed("RoleConflict", fmt.Sprintf("role %s is owned by PostgresDatabase %q", role, c.Owner.Name), failedRecheck)
 	}
-	owned := slices.ContainsFunc(mrs.Owners, func(o pgv1.RoleOwner) bool { return o.Role == role && o.Owner == me })
-	if !owned {
+	if !rep.owns(role, me) {
 		// Worded like the wait after it (taken on, not yet reconciled):
 		// for the user it is one wait, and one status write.
 		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("role %s not yet reconciled by CloudNativePG", role), provisionRecheck)
 	}
-	for _, f := range mrs.Failed {
-		if f.Name == role {
-			return failed("RoleReconcileFailed", fmt.Sprintf("role %s: %s", role, f.Message), failedRecheck)
-		}
+	if msg, ok := rep.failure(role); ok {
+		return failed("RoleReconcileFailed", fmt.Sprintf("role %s: %s", role, msg), failedRecheck)
 	}
-	if !slices.Contains(mrs.Reconciled, role) {
+	if !rep.isReconciled(role) {
 		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("role %s not yet reconciled by CloudNativePG", role), provisionRecheck)
 	}
 	return ready("", "")

@@ -128,8 +128,6 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.RestoreStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RoleConflict"):
 		return &postgresv1alpha1.RoleConflictApplyConfiguration{}
-	case v1alpha1.SchemeGroupVersion.WithKind("RoleFailure"):
-		return &postgresv1alpha1.RoleFailureApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RoleOwner"):
 		return &postgresv1alpha1.RoleOwnerApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RoleStatus"):

@@ -118,7 +118,6 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec":                 schema_pkg_apis_postgres_v1alpha1_RestoreSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus":               schema_pkg_apis_postgres_v1alpha1_RestoreStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleConflict":                schema_pkg_apis_postgres_v1alpha1_RoleConflict(ref),
-		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleFailure":                 schema_pkg_apis_postgres_v1alpha1_RoleFailure(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleOwner":                   schema_pkg_apis_postgres_v1alpha1_RoleOwner(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleStatus":                  schema_pkg_apis_postgres_v1alpha1_RoleStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef":                schema_pkg_apis_postgres_v1alpha1_SecretKeyRef(ref),
@@ -3226,68 +3225,9 @@ func schema_pkg_apis_postgres_v1alpha1_ManagedRolesStatus(ref common.ReferenceCa
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "ManagedRolesStatus reports the roles the cluster manages for PostgresDatabases.",
+				Description: "ManagedRolesStatus records the cluster's arbitration of the roles PostgresDatabases claim: who owns each, and which claims were refused. How CloudNativePG stands with each role (reconciled, pending, cannot reconcile) is in the CNPG Cluster's status.managedRolesStatus, where the PostgresDatabases read it: relaying it here cost a status write (and a watch event for everyone) per report.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
-					"reconciled": {
-						VendorExtensible: spec.VendorExtensible{
-							Extensions: spec.Extensions{
-								"x-kubernetes-list-type": "set",
-							},
-						},
-						SchemaProps: spec.SchemaProps{
-							Description: "reconciled lists roles CloudNativePG has applied.",
-							Type:        []string{"array"},
-							Items: &spec.SchemaOrArray{
-								Schema: &spec.Schema{
-									SchemaProps: spec.SchemaProps{
-										Type:   []string{"string"},
-										Format: "",
-									},
-								},
-							},
-						},
-					},
-					"pending": {
-						VendorExtensible: spec.VendorExtensible{
-							Extensions: spec.Extensions{
-								"x-kubernetes-list-type": "set",
-							},
-						},
-						SchemaProps: spec.SchemaProps{
-							Description: "pending lists roles CloudNativePG has not applied yet.",
-							Type:        []string{"array"},
-							Items: &spec.SchemaOrArray{
-								Schema: &spec.Schema{
-									SchemaProps: spec.SchemaProps{
-										Type:   []string{"string"},
-										Format: "",
-									},
-								},
-							},
-						},
-					},
-					"failed": {
-						VendorExtensible: spec.VendorExtensible{
-							Extensions: spec.Extensions{
-								"x-kubernetes-list-map-keys": []interface{}{
-									"name",
-								},
-								"x-kubernetes-list-type": "map",
-							},
-						},
-						SchemaProps: spec.SchemaProps{
-							Description: "failed lists roles CloudNativePG cannot apply, with its message.",
-							Type:        []string{"array"},
-							Items: &spec.SchemaOrArray{
-								Schema: &spec.Schema{
-									SchemaProps: spec.SchemaProps{
-										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleFailure"),
-									},
-								},
-							},
-						},
-					},
 					"owners": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
@@ -3331,7 +3271,7 @@ func schema_pkg_apis_postgres_v1alpha1_ManagedRolesStatus(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleConflict", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleFailure", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleOwner"},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleConflict", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleOwner"},
 	}
 }
 
@@ -4471,36 +4411,6 @@ func schema_pkg_apis_postgres_v1alpha1_RoleConflict(ref common.ReferenceCallback
 		},
 		Dependencies: []string{
 			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectOwner"},
-	}
-}
-
-func schema_pkg_apis_postgres_v1alpha1_RoleFailure(ref common.ReferenceCallback) common.OpenAPIDefinition {
-	return common.OpenAPIDefinition{
-		Schema: spec.Schema{
-			SchemaProps: spec.SchemaProps{
-				Description: "RoleFailure is a role CloudNativePG cannot reconcile.",
-				Type:        []string{"object"},
-				Properties: map[string]spec.Schema{
-					"name": {
-						SchemaProps: spec.SchemaProps{
-							Description: "name of the role.",
-							Default:     "",
-							Type:        []string{"string"},
-							Format:      "",
-						},
-					},
-					"message": {
-						SchemaProps: spec.SchemaProps{
-							Description: "message is CloudNativePG's explanation.",
-							Default:     "",
-							Type:        []string{"string"},
-							Format:      "",
-						},
-					},
-				},
-				Required: []string{"name", "message"},
-			},
-		},
 	}
 }
 

@@ -207,25 +207,13 @@ type ProvisionerReference struct {
 	UID types.UID `json:"uid,omitempty"`
 }
 
-// ManagedRolesStatus reports the roles the cluster manages for
-// PostgresDatabases.
+// ManagedRolesStatus records the cluster's arbitration of the roles
+// PostgresDatabases claim: who owns each, and which claims were refused.
+// How CloudNativePG stands with each role (reconciled, pending, cannot
+// reconcile) is in the CNPG Cluster's status.managedRolesStatus, where the
+// PostgresDatabases read it: relaying it here cost a status write (and a
+// watch event for everyone) per report.
 type ManagedRolesStatus struct {
-	// reconciled lists roles CloudNativePG has applied.
-	// +optional
-	// +listType=set
-	Reconciled []string `json:"reconciled,omitempty"`
-
-	// pending lists roles CloudNativePG has not applied yet.
-	// +optional
-	// +listType=set
-	Pending []string `json:"pending,omitempty"`
-
-	// failed lists roles CloudNativePG cannot apply, with its message.
-	// +optional
-	// +listType=map
-	// +listMapKey=name
-	Failed []RoleFailure `json:"failed,omitempty"`
-
 	// owners records which PostgresDatabase owns each role.
 	// +optional
 	// +listType=map
@@ -240,14 +228,6 @@ type ManagedRolesStatus struct {
 	// +optional
 	// +listType=atomic
 	Conflicts []RoleConflict `json:"conflicts,omitempty"`
-}
-
-// RoleFailure is a role CloudNativePG cannot reconcile.
-type RoleFailure struct {
-	// name of the role.
-	Name string `json:"name"`
-	// message is CloudNativePG's explanation.
-	Message string `json:"message"`
 }
 
 // ObjectOwner identifies a PostgresDatabase by name and UID, so that a

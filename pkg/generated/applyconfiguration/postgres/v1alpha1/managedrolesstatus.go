@@ -21,15 +21,13 @@ package v1alpha1
 // ManagedRolesStatusApplyConfiguration represents a declarative configuration of the ManagedRolesStatus type for use
 // with apply.
 //
-// ManagedRolesStatus reports the roles the cluster manages for
-// PostgresDatabases.
+// ManagedRolesStatus records the cluster's arbitration of the roles
+// PostgresDatabases claim: who owns each, and which claims were refused.
+// How CloudNativePG stands with each role (reconciled, pending, cannot
+// reconcile) is in the CNPG Cluster's status.managedRolesStatus, where the
+// PostgresDatabases read it: relaying it here cost a status write (and a
+// watch event for everyone) per report.
 type ManagedRolesStatusApplyConfiguration struct {
-	// reconciled lists roles CloudNativePG has applied.
-	Reconciled []string `json:"reconciled,omitempty"`
-	// pending lists roles CloudNativePG has not applied yet.
-	Pending []string `json:"pending,omitempty"`
-	// failed lists roles CloudNativePG cannot apply, with its message.
-	Failed []RoleFailureApplyConfiguration `json:"failed,omitempty"`
 	// owners records which PostgresDatabase owns each role.
 	Owners []RoleOwnerApplyConfiguration `json:"owners,omitempty"`
 	// conflicts lists the claims refused, one per role and claimant: a
@@ -44,39 +42,6 @@ type ManagedRolesStatusApplyConfiguration struct {
 // apply.
 func ManagedRolesStatus() *ManagedRolesStatusApplyConfiguration {
 	return &ManagedRolesStatusApplyConfiguration{}
-}
-
-// WithReconciled adds the given value to the Reconciled field in the declarative configuration
-// and returns the receiver, so that objects can be build by chaining "With" function invocations.
-// If called multiple times, values provided by each call will be appended to the Reconciled field.
-func (b *ManagedRolesStatusApplyConfiguration) WithReconciled(values ...string) *ManagedRolesStatusApplyConfiguration {
-	for i := range values {
-		b.Reconciled = append(b.Reconciled, values[i])
-	}
-	return b
-}
-
-// WithPending adds the given value to the Pending field in the declarative configuration
-// and returns the receiver, so that objects can be build by chaining "With" function invocations.
-// If called multiple times, values provided by each call will be appended to the Pending field.
-func (b *ManagedRolesStatusApplyConfiguration) WithPending(values ...string) *ManagedRolesStatusApplyConfiguration {
-	for i := range values {
-		b.Pending = append(b.Pending, values[i])
-	}
-	return b
-}
-
-// WithFailed adds the given value to the Failed field in the declarative configuration
-// and returns the receiver, so that objects can be build by chaining "With" function invocations.
-// If called multiple times, values provided by each call will be appended to the Failed field.
-func (b *ManagedRolesStatusApplyConfiguration) WithFailed(values ...*RoleFailureApplyConfiguration) *ManagedRolesStatusApplyConfiguration {
-	for i := range values {
-		if values[i] == nil {
-			panic("nil value passed to WithFailed")
-		}
-		b.Failed = append(b.Failed, *values[i])
-	}
-	return b
 }
 
 // WithOwners adds the given value to the Owners field in the declarative configuration
