@@ -6,6 +6,7 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -22,8 +23,12 @@ func (p *pass) setPhase(phase pgv1.Phase, reason, message string) {
 
 // writeStatus writes status once, and not at all when nothing changed.
 // An Event marks the transitions people care about (controller.PhaseEvent).
+// Either way the stored status is current again: a later deferral starts
+// a new bound (staleSince).
 func (c *Controller) writeStatus(ctx context.Context, db *pgv1.PostgresDatabase, st *pgv1.PostgresDatabaseStatus) error {
+	key := types.NamespacedName{Namespace: db.Namespace, Name: db.Name}
 	if apiequality.Semantic.DeepEqual(&db.Status, st) {
+		c.stale().clear(key)
 		return nil
 	}
 	updated := db.DeepCopy()
@@ -31,6 +36,7 @@ func (c *Controller) writeStatus(ctx context.Context, db *pgv1.PostgresDatabase,
 	if _, err := c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
 		return fmt.Errorf("update status: %w", err)
 	}
+	c.stale().clear(key)
 	c.statusEvent(ctx, db, st)
 	return nil
 }

@@ -4,82 +4,131 @@ import (
 	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
-// applyReportDelay bounds how long a new CNPG Database may be waited for
-// without saying so in status. CloudNativePG usually applies a new
-// database within a second, and its status change wakes the pass that
-// then writes Ready: the DatabaseApplying wait in between would be a
-// status write nobody reads. Past the bound the wait is written as usual.
-// 10 s was exceeded by many databases of a 20 × 10 bench on a loaded
-// machine (CREATE DATABASE queues on the shared server).
-const applyReportDelay = 20 * time.Second
+// progressReportDelay bounds how long the stored status may lag behind a
+// database moving on from one expected wait to the next. On the way to
+// Ready a database passes through up to three (the cluster, its roles,
+// CloudNativePG applying the Database), each usually over within seconds
+// and each ended by an event we watch: writing every one costs a status
+// write per wait per database on the operator's rate-limited client,
+// which is what delays convergence at scale, for a state nobody reads
+// before Ready replaces it. 30 s: two hops of a busy queue (~16 s each at
+// 1,000 databases, measured) plus CloudNativePG's work fit within it on a
+// loaded machine where 20 s (the former bound of the DatabaseApplying wait
+// alone) did not; and it is the safety-net recheck of those very waits
+// (provisionRecheck, clusterNotReadyRecheck), so a status is no staler
+// than polling would leave it. Past the bound the wait is written as
+// usual.
+const progressReportDelay = 30 * time.Second
 
-// deferredWrite reports whether this pass may leave status as it is, and
-// for how long: only when status already shows a provisioning wait at this
-// generation, the pass only moved on within it to waiting for
-// CloudNativePG to apply a CNPG Database setpoint created for this
-// generation, and that Database is younger than applyReportDelay. Anything
-// else a user would read differently (a failure, a new generation, a
-// rotation, a removal) is written at once.
-func (p *pass) deferredWrite(out outcome, removal health) (time.Duration, bool) {
-	stored := &p.db.Status
-	if out.blocker != pgv1.ConditionDatabasesReady || out.health.Reason != "DatabaseApplying" ||
-		removal.Phase != pgv1.PhaseReady ||
-		stored.Phase != pgv1.PhaseProvisioning || stored.ObservedGeneration != p.db.Generation {
-		return 0, false
-	}
-	if !sameApartFromProgress(stored, p.status) {
-		return 0, false
-	}
-	left, ok := p.newDatabasesWait()
-	if !ok || left <= 0 {
-		return 0, false
-	}
-	return left, true
+// progressWaits are the waits every database passes through on its way to
+// Ready, by their Ready reason, in pipeline order. Only a move among them,
+// forward, is progress: any other wait (a cluster Failed or being deleted,
+// CloudNativePG refusing a Database, the superuser unreachable, ...) is
+// news and written at once, and so is a move back (the cluster was Ready
+// and is not anymore).
+var progressWaits = map[string]int{
+	"ClusterNotReady":  1,
+	"RolesPending":     2,
+	"DatabaseApplying": 3,
 }
 
-// newDatabasesWait is how long the youngest bound of the CNPG Databases
-// still to be applied leaves: one this pass created (absent from the
-// snapshot) has the whole bound; one CloudNativePG has not reported on yet
-// since its creation, what is left of it. Any other Database still
-// waiting ends the deferral.
-func (p *pass) newDatabasesWait() (time.Duration, bool) {
-	left := applyReportDelay
-	for _, d := range p.db.Spec.Databases {
-		cur := p.obs.cnpg[namesOf(p.db.Name, d.Name).CNPG]
-		if cur == nil {
-			continue // applied by this very pass
-		}
-		st := cur.Status
-		if st.Applied != nil && *st.Applied && st.ObservedGeneration == cur.Generation {
-			continue // done
-		}
-		if cur.Generation > 1 || st.ObservedGeneration != 0 || st.Applied != nil {
-			return 0, false // a change of an existing Database, or CNPG has spoken
-		}
-		left = min(left, applyReportDelay-now().Sub(cur.CreationTimestamp.Time))
+// deferredWrite reports whether this pass may leave status as it is, and
+// for how long: only when the stored status shows a progress wait at this
+// generation with the claim this pass would write (the same Secrets and
+// roles, so the cluster controller reads the same intent), and this pass
+// only moved forward to another progress wait. The deferral is bounded
+// from the first pass that deferred (staleSince), not renewed by later
+// ones; anything else a user would read differently (Ready, a failure, a
+// new generation, a rotation, a removal, an API error) is written at once.
+func (p *pass) deferredWrite(out outcome, removal health) (time.Duration, bool) {
+	if !p.progressOnly(out, removal) {
+		return 0, false
 	}
-	return left, true
+	key := types.NamespacedName{Namespace: p.db.Namespace, Name: p.db.Name}
+	left := p.c.stale().left(key, p.db.UID, now())
+	return left, left > 0
+}
+
+// progressOnly: the stored and the new status are both progress waits of
+// this generation, the new one no earlier in the pipeline, and they differ
+// in nothing but that progress.
+func (p *pass) progressOnly(out outcome, removal health) bool {
+	stored, next := &p.db.Status, p.status
+	if out.health.Err != nil || removal.Phase != pgv1.PhaseReady || len(p.obs.removed) > 0 {
+		return false
+	}
+	if stored.ObservedGeneration != p.db.Generation || next.ObservedGeneration != p.db.Generation ||
+		!isWait(stored.Phase) || !isWait(next.Phase) {
+		return false
+	}
+	from, ok := progressWaits[readyReason(stored, p.db.Generation)]
+	if !ok {
+		return false
+	}
+	to, ok := progressWaits[readyReason(next, p.db.Generation)]
+	if !ok || to < from {
+		return false
+	}
+	return sameApartFromProgress(stored, next)
+}
+
+func isWait(ph pgv1.Phase) bool { return ph == pgv1.PhasePending || ph == pgv1.PhaseProvisioning }
+
+// readyReason is the reason of the Ready condition at generation: the
+// blocking step's reason (conclude).
+func readyReason(st *pgv1.PostgresDatabaseStatus, generation int64) string {
+	c := meta.FindStatusCondition(st.Conditions, pgv1.ConditionReady)
+	if c == nil || c.ObservedGeneration != generation || c.Status == metav1.ConditionTrue {
+		return ""
+	}
+	return c.Reason
 }
 
 // sameApartFromProgress: the two statuses differ at most in phase,
-// conditions and how far each database got (ready, message, roles found)
-// — what moving on from one wait to the next changes.
-func sameApartFromProgress(a, b *pgv1.PostgresDatabaseStatus) bool {
+// conditions other than PasswordRotation, how far each database got
+// (ready, message, roles found) and connection-info ConfigMaps published
+// since the stored one — what moving on from one wait to the next
+// changes. The Secrets and roles each entry names (the claim) must be the
+// same.
+func sameApartFromProgress(stored, next *pgv1.PostgresDatabaseStatus) bool {
+	if !sameRotation(stored, next) {
+		return false
+	}
+	unpublished := map[string]bool{}
+	for _, e := range stored.Databases {
+		unpublished[e.Name] = e.ConfigMapRef == nil
+	}
 	strip := func(s *pgv1.PostgresDatabaseStatus) *pgv1.PostgresDatabaseStatus {
 		s = s.DeepCopy()
 		s.Phase, s.Conditions = "", nil
 		for i := range s.Databases {
 			e := &s.Databases[i]
 			e.Ready, e.Message = false, ""
+			if unpublished[e.Name] {
+				e.ConfigMapRef = nil
+			}
 			for j := range e.Roles {
 				e.Roles[j].Exists = false
 			}
 		}
 		return s
 	}
-	return apiequality.Semantic.DeepEqual(strip(a), strip(b))
+	return apiequality.Semantic.DeepEqual(strip(stored), strip(next))
+}
+
+// sameRotation: a rotation request's progress is reported as it happens.
+func sameRotation(a, b *pgv1.PostgresDatabaseStatus) bool {
+	ca := meta.FindStatusCondition(a.Conditions, pgv1.ConditionPasswordRotation)
+	cb := meta.FindStatusCondition(b.Conditions, pgv1.ConditionPasswordRotation)
+	if ca == nil || cb == nil {
+		return ca == nil && cb == nil
+	}
+	return ca.Status == cb.Status && ca.Reason == cb.Reason && ca.Message == cb.Message
 }

@@ -7,87 +7,275 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
-// deferredToApplied brings a database to the pass that applies its CNPG
-// Database (status left at the roles wait) and returns the fixture.
-func deferredToApplied(t *testing.T) *fixture {
+// fakeClock replaces now for the test; advance moves it on.
+type fakeClock struct{ at time.Time }
+
+func useClock(t *testing.T) *fakeClock {
 	t.Helper()
-	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
-	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
-	if _, err := f.sync("shop"); err != nil {
-		t.Fatal(err)
-	}
-	f.setCluster(ownRoles(db, "orders_admin", "orders_rw"))
-	if _, err := f.sync("shop"); err != nil {
-		t.Fatal(err)
-	}
-	if r := cond(t, f.db("shop"), pgv1.ConditionRolesReady).Reason; r != "RolesPending" {
-		t.Fatalf("status after the apply: RolesReady %s, want the roles wait left in place", r)
-	}
-	return f
+	c := &fakeClock{at: time.Now()}
+	old := now
+	now = func() time.Time { return c.at }
+	t.Cleanup(func() { now = old })
+	return c
 }
 
-// setCreated sets the CNPG Database's creation time as the API server would.
-func setCreated(t *testing.T, f *fixture, name string, at time.Time) {
-	t.Helper()
-	d := f.cnpgDB(name)
-	d.CreationTimestamp = metav1.NewTime(at)
-	if _, err := f.pg.CNPGV1().Databases(ns).Update(t.Context(), d, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-}
+func (c *fakeClock) advance(d time.Duration) { c.at = c.at.Add(d) }
 
 func statusWritten(f *fixture) bool {
 	return slices.Contains(f.allWrites(), "update postgresdatabases/status")
 }
 
-// Within the bound, a pass woken by the new CNPG Database itself writes
-// nothing and asks to come back when the bound ends.
-func TestApplyingWaitDeferredWithinBound(t *testing.T) {
-	f := deferredToApplied(t)
-	created := time.Now()
-	setCreated(t, f, "shop-orders", created)
-	defer func(old func() time.Time) { now = old }(now)
-	now = func() time.Time { return created.Add(4 * time.Second) }
-	res, err := f.sync("shop")
+func mustSync(t *testing.T, f *fixture, name string) time.Duration {
+	t.Helper()
+	res, err := f.sync(name)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res.RequeueAfter
+}
+
+func readyReasonOf(f *fixture, name string) string {
+	db := f.db(name)
+	return readyReason(&db.Status, db.Generation)
+}
+
+// deferredToApplied brings a database to the pass that applies its CNPG
+// Database (status left at the roles wait, the bound started by that pass)
+// and returns the fixture.
+func deferredToApplied(t *testing.T, clock *fakeClock) *fixture {
+	t.Helper()
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
+	mustSync(t, f, "shop")
+	if !hasClaim(f.db("shop")) {
+		t.Fatalf("first write without the claim: %+v", f.db("shop").Status.Databases)
+	}
+	clock.advance(time.Second)
+	f.setCluster(ownRoles(db, "orders_admin", "orders_rw"))
+	if wait := mustSync(t, f, "shop"); wait != progressReportDelay {
+		t.Errorf("first deferral requeues after %v, want the whole bound %v", wait, progressReportDelay)
+	}
+	if statusWritten(f) || readyReasonOf(f, "shop") != "RolesPending" {
+		t.Fatalf("status after the apply: %s, writes %v; want the roles wait left in place", readyReasonOf(f, "shop"), f.allWrites())
+	}
+	return f
+}
+
+// hasClaim: the status names the validated Secrets and the roles, what
+// the cluster controller reads.
+func hasClaim(db *pgv1.PostgresDatabase) bool {
+	if len(db.Status.Databases) == 0 {
+		return false
+	}
+	e := db.Status.Databases[0]
+	return e.AdminSecretRef != nil && e.RWSecretRef != nil && len(e.Roles) == 2
+}
+
+// Within the bound, a pass woken by the new CNPG Database itself writes
+// nothing and asks to come back when the bound ends.
+func TestApplyingWaitDeferredWithinBound(t *testing.T) {
+	clock := useClock(t)
+	f := deferredToApplied(t, clock)
+	clock.advance(4 * time.Second)
+	wait := mustSync(t, f, "shop")
 	if statusWritten(f) {
 		t.Errorf("status written within the bound: %v", f.allWrites())
 	}
-	if res.RequeueAfter != applyReportDelay-4*time.Second {
-		t.Errorf("requeue %v, want the rest of the bound %v", res.RequeueAfter, applyReportDelay-4*time.Second)
+	if wait != progressReportDelay-4*time.Second {
+		t.Errorf("requeue %v, want the rest of the bound %v", wait, progressReportDelay-4*time.Second)
 	}
 }
 
-// Past the bound the wait is said: DatabaseApplying is written.
+// Past the bound the wait is said: DatabaseApplying is written, and the
+// next deferral would start a bound of its own.
 func TestApplyingWaitWrittenPastBound(t *testing.T) {
-	f := deferredToApplied(t)
-	created := time.Now()
-	setCreated(t, f, "shop-orders", created)
-	defer func(old func() time.Time) { now = old }(now)
-	now = func() time.Time { return created.Add(applyReportDelay + time.Second) }
-	if _, err := f.sync("shop"); err != nil {
-		t.Fatal(err)
+	clock := useClock(t)
+	f := deferredToApplied(t, clock)
+	clock.advance(progressReportDelay)
+	if wait := mustSync(t, f, "shop"); wait != provisionRecheck {
+		t.Errorf("requeue %v after the write, want the wait's own recheck %v", wait, provisionRecheck)
 	}
 	if r := cond(t, f.db("shop"), pgv1.ConditionDatabasesReady).Reason; r != "DatabaseApplying" {
 		t.Errorf("DatabasesReady reason %s, want DatabaseApplying written past the bound", r)
+	}
+	if _, marked := f.c.stale().since[types.NamespacedName{Namespace: ns, Name: "shop"}]; marked {
+		t.Error("still marked stale after the write")
 	}
 }
 
 // CloudNativePG reporting it could not apply is written at once.
 func TestNotAppliedWrittenAtOnce(t *testing.T) {
-	f := deferredToApplied(t)
-	setCreated(t, f, "shop-orders", time.Now())
+	clock := useClock(t)
+	f := deferredToApplied(t, clock)
+	clock.advance(time.Second)
 	f.markApplied("shop-orders", false, "role missing")
-	if _, err := f.sync("shop"); err != nil {
-		t.Fatal(err)
-	}
+	mustSync(t, f, "shop")
 	if r := cond(t, f.db("shop"), pgv1.ConditionDatabasesReady).Reason; r != "DatabaseNotApplied" {
 		t.Errorf("DatabasesReady reason %s, want DatabaseNotApplied at once", r)
+	}
+}
+
+// notReadyCluster is a PostgresCluster on its way to Ready.
+func notReadyCluster() *pgv1.PostgresCluster {
+	pc := readyCluster()
+	pc.Status.Phase = pgv1.PhaseProvisioning
+	pc.Status.Conditions[0].Status = metav1.ConditionFalse
+	pc.Status.Conditions[0].Reason = "CNPGSettingUp"
+	return pc
+}
+
+// A database created with its cluster writes twice on its way to Ready:
+// the wait for the cluster with the claim, then Ready. The roles wait and
+// the CloudNativePG wait in between are progress within the bound, and
+// the bound runs from the first deferral, not from each pass.
+func TestProgressToReadyWritesTwice(t *testing.T) {
+	clock := useClock(t)
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
+	f := newFixture(t, clusterSecrets(), []runtime.Object{notReadyCluster(), db})
+	mustSync(t, f, "shop")
+	if got := f.db("shop"); got.Status.Phase != pgv1.PhasePending || !hasClaim(got) {
+		t.Fatalf("first write: %s %+v, want Pending with the claim", got.Status.Phase, got.Status.Databases)
+	}
+
+	clock.advance(2 * time.Second) // the cluster is Ready: on to the roles wait
+	f.setCluster(func(pc *pgv1.PostgresCluster) { *pc = *readyCluster() })
+	if wait := mustSync(t, f, "shop"); wait != progressReportDelay || statusWritten(f) {
+		t.Errorf("roles wait: requeue %v writes %v, want none for %v", wait, f.allWrites(), progressReportDelay)
+	}
+
+	clock.advance(10 * time.Second) // roles reconciled: on to CloudNativePG
+	f.setCluster(ownRoles(db, "orders_admin", "orders_rw"))
+	if wait := mustSync(t, f, "shop"); wait != progressReportDelay-10*time.Second || statusWritten(f) {
+		t.Errorf("applying wait: requeue %v writes %v, want none for the bound's rest", wait, f.allWrites())
+	}
+	if r := readyReasonOf(f, "shop"); r != "ClusterNotReady" {
+		t.Errorf("stored wait %s, want ClusterNotReady still", r)
+	}
+
+	clock.advance(time.Second)
+	f.markApplied("shop-orders", true, "")
+	mustSync(t, f, "shop")
+	if got := f.db("shop"); got.Status.Phase != pgv1.PhaseReady {
+		t.Fatalf("phase %s, want Ready written at once", got.Status.Phase)
+	}
+	if ev := f.events(); len(ev) != 1 || ev[0] != "Normal Ready phase Pending -> Ready: 1 database(s) ready" {
+		t.Errorf("events %q, want the Ready Event of what was written", ev)
+	}
+}
+
+// Repeated passes (every event of a busy cluster wakes one) never move
+// the bound: the wait is written once it has run out from the first.
+func TestDeferralNotRenewedByPasses(t *testing.T) {
+	clock := useClock(t)
+	f := deferredToApplied(t, clock)
+	for i := range 5 {
+		clock.advance(5 * time.Second)
+		wait := mustSync(t, f, "shop")
+		if want := progressReportDelay - time.Duration(i+1)*5*time.Second; wait != want || statusWritten(f) {
+			t.Fatalf("pass %d: requeue %v writes %v, want none and %v", i, wait, f.allWrites(), want)
+		}
+	}
+	clock.advance(5 * time.Second)
+	mustSync(t, f, "shop")
+	if !statusWritten(f) || readyReasonOf(f, "shop") != "DatabaseApplying" {
+		t.Errorf("at the bound: writes %v, stored %s; want DatabaseApplying written", f.allWrites(), readyReasonOf(f, "shop"))
+	}
+}
+
+// A move back (the cluster is no longer Ready) is news, not progress.
+func TestRegressionWrittenAtOnce(t *testing.T) {
+	clock := useClock(t)
+	f := deferredToApplied(t, clock)
+	clock.advance(time.Second)
+	f.setCluster(func(pc *pgv1.PostgresCluster) { *pc = *notReadyCluster() })
+	mustSync(t, f, "shop")
+	if r := readyReasonOf(f, "shop"); r != "ClusterNotReady" {
+		t.Errorf("stored %s, want ClusterNotReady written at once", r)
+	}
+}
+
+// A failure is written at once, with its Event: here the CNPG Database
+// turns out not to be ours.
+func TestFailureNeverDeferred(t *testing.T) {
+	clock := useClock(t)
+	f := deferredToApplied(t, clock)
+	f.events()
+	clock.advance(time.Second)
+	d := f.cnpgDB("shop-orders")
+	d.OwnerReferences = nil
+	if _, err := f.pg.CNPGV1().Databases(ns).Update(t.Context(), d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, f, "shop")
+	if got := f.db("shop"); got.Status.Phase != pgv1.PhaseFailed || readyReasonOf(f, "shop") != "DatabaseConflict" {
+		t.Errorf("stored %s %s, want Failed DatabaseConflict written at once", got.Status.Phase, readyReasonOf(f, "shop"))
+	}
+	if ev := f.events(); len(ev) != 1 {
+		t.Errorf("events %q, want the failure's Event", ev)
+	}
+}
+
+// A new generation is written at once, whatever the wait.
+func TestNewGenerationNeverDeferred(t *testing.T) {
+	clock := useClock(t)
+	f := deferredToApplied(t, clock)
+	clock.advance(time.Second)
+	db := f.db("shop")
+	db.Generation = 2
+	if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), db, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, f, "shop")
+	if got := f.db("shop"); got.Status.ObservedGeneration != 2 {
+		t.Errorf("observedGeneration %d, want generation 2 written at once", got.Status.ObservedGeneration)
+	}
+}
+
+// The claim is never deferred: a status that does not name the Secrets
+// yet is written, whatever the wait.
+func TestClaimNeverDeferred(t *testing.T) {
+	stored := &pgv1.PostgresDatabaseStatus{Phase: pgv1.PhasePending, Databases: []pgv1.DatabaseStatus{{Name: "orders"}}}
+	next := stored.DeepCopy()
+	next.Databases[0].AdminSecretRef = &pgv1.LocalObjectReference{Name: "shop-orders-admin"}
+	if sameApartFromProgress(stored, next) {
+		t.Error("a new Secret reference counted as progress")
+	}
+	next = stored.DeepCopy()
+	next.Databases[0].Roles = []pgv1.RoleStatus{{Name: "orders_admin", Ensure: pgv1.RoleEnsurePresent}}
+	if sameApartFromProgress(stored, next) {
+		t.Error("a new role counted as progress")
+	}
+	next = stored.DeepCopy()
+	next.Databases[0].ConfigMapRef = &pgv1.LocalObjectReference{Name: "shop-orders-config"}
+	if !sameApartFromProgress(stored, next) {
+		t.Error("a connection-info ConfigMap published since not counted as progress")
+	}
+	if sameApartFromProgress(next, stored) {
+		t.Error("a connection-info ConfigMap withdrawn counted as progress")
+	}
+}
+
+// The mark is per object and UID, set once, and gone when cleared.
+func TestStaleSinceMark(t *testing.T) {
+	var s staleSince
+	key := types.NamespacedName{Namespace: ns, Name: "shop"}
+	t0 := time.Unix(1000, 0)
+	if left := s.left(key, "a", t0); left != progressReportDelay {
+		t.Errorf("first mark leaves %v", left)
+	}
+	if left := s.left(key, "a", t0.Add(10*time.Second)); left != progressReportDelay-10*time.Second {
+		t.Errorf("second look leaves %v, want the mark kept", left)
+	}
+	if left := s.left(key, "b", t0.Add(10*time.Second)); left != progressReportDelay {
+		t.Errorf("a recreated object inherits the mark: %v left", left)
+	}
+	s.clear(key)
+	if left := s.left(key, "b", t0.Add(20*time.Second)); left != progressReportDelay {
+		t.Errorf("after clear %v left, want a new bound", left)
 	}
 }

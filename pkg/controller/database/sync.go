@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -16,6 +17,7 @@ import (
 func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Result, error) {
 	db, err := c.databases.PostgresDatabases(key.Namespace).Get(key.Name)
 	if apierrors.IsNotFound(err) {
+		c.stale().clear(types.NamespacedName{Namespace: key.Namespace, Name: key.Name})
 		return workqueue.Result{}, nil // children go with their owner references
 	}
 	if err != nil {
@@ -48,9 +50,9 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	removal := p.cleanupRemoved(ctx)
 	p.conclude(out, removal)
 	if wait, ok := p.deferredWrite(out, removal); ok {
-		// The next event (CloudNativePG applied it) brings Ready; the
-		// requeue writes the wait if that takes longer.
-		return workqueue.Result{RequeueAfter: wait}, nil
+		// The event that ends this wait brings the next step or Ready; the
+		// requeue writes the wait if the bound runs out first.
+		return workqueue.Result{RequeueAfter: controller.Soonest(wait, out.health.RequeueAfter)}, nil
 	}
 	if err := c.writeStatus(ctx, db, p.status); err != nil {
 		return workqueue.Result{}, err
