@@ -140,6 +140,13 @@ func (t *roleTrace) milestones(r *readiness) []string {
 			}
 		}
 	}
+	// A wait never written (status deferred it) ends with the next state
+	// written: DatabaseApplying often goes straight to Ready.
+	for k, at := range ready {
+		if _, ok := leftDB[k]; !ok {
+			leftDB[k] = at
+		}
+	}
 	r.mu.Unlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -158,7 +165,13 @@ func (t *roleTrace) milestones(r *readiness) []string {
 		key := "database/" + db
 		at, ok := applied[key]
 		pgdb := t.dbPrefix + db
-		steps := []time.Time{t.owned[db], t.inSpec[role], t.cnpgReconciled[role], left[key],
+		leftRoles := left[key]
+		if leftRoles.IsZero() {
+			// RolesPending never written: the database left it when it
+			// created its CNPG Database.
+			leftRoles = t.cnpgDB[pgdb]
+		}
+		steps := []time.Time{t.owned[db], t.inSpec[role], t.cnpgReconciled[role], leftRoles,
 			t.cnpgDB[pgdb], t.cnpgDBApplied[pgdb], leftDB[key], ready[key]}
 		if !ok || slices.ContainsFunc(steps, time.Time.IsZero) {
 			continue
