@@ -84,10 +84,7 @@ func (p *pass) retain(ctx context.Context, name string) health {
 	}
 	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
 		released = true
-		ac := configMapApply(p.db, n.ConfigMap, string(pgv1.DeletionPolicyRetain), cm.Data)
-		labels, annotations := p.owner().RetainedMarks()
-		ac.WithLabels(labels).WithAnnotations(annotations)
-		if _, err := p.c.kube.CoreV1().ConfigMaps(ns).Apply(ctx, ac, applyOpts); err != nil {
+		if err := p.releaseConfigMap(ctx, cm); err != nil {
 			return apiError("ReleaseFailed", fmt.Errorf("release ConfigMap %s: %w", n.ConfigMap, err))
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
-// A ConfigMap our label-selected cache cannot see is looked up before the
-// apply and, not being ours, left as it is.
+// A ConfigMap our label-selected cache cannot see is found by the create
+// (AlreadyExists), read, and, not being ours, left as it is.
 func TestForeignConfigMapIsRefused(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	pc := readyCluster()

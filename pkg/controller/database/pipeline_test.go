@@ -298,8 +298,8 @@ func TestRoleConflictIsFailedNamingTheOwner(t *testing.T) {
 	first := pgv1.ObjectOwner{Name: "first", UID: "uid-first"}
 	me := pgv1.ObjectOwner{Name: "second", UID: db.UID}
 	pc.Status.ManagedRolesStatus = &pgv1.ManagedRolesStatus{
-		Owners:     []pgv1.RoleOwner{{Role: "orders_admin", Owner: first}, {Role: "orders_rw", Owner: first}},
-		Conflicts:  []pgv1.RoleConflict{{Role: "orders_admin", Owner: first, Claimant: me}, {Role: "orders_rw", Owner: first, Claimant: me}},
+		Owners:    []pgv1.RoleOwner{{Role: "orders_admin", Owner: first}, {Role: "orders_rw", Owner: first}},
+		Conflicts: []pgv1.RoleConflict{{Role: "orders_admin", Owner: first, Claimant: me}, {Role: "orders_rw", Owner: first, Claimant: me}},
 	}
 	f := newFixture(t, nil, []runtime.Object{pc, db})
 	if _, err := f.sync("second"); err != nil {

@@ -7,8 +7,6 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -38,38 +36,32 @@ func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health 
 	e := p.entry(d.Name)
 	data := connectionData(p.db.Namespace, p.obs.cluster, n, e)
 	policy := string(policyOf(d))
-	client := p.c.kube.CoreV1().ConfigMaps(p.db.Namespace)
-	// Our cache holds only labelled ConfigMaps: ask the API server before
-	// writing over one we cannot see.
-	cur, err := controller.Live(ctx, p.obs.configMaps[n.ConfigMap], client.Get, n.ConfigMap)
-	if err != nil {
-		return apiError("ConfigMapLookupFailed", err)
+	cur := p.obs.configMaps[n.ConfigMap]
+	if cur == nil {
+		// Not in our cache: the create proves it absent, or reads it.
+		existing, created, err := p.createConfigMap(ctx, n.ConfigMap, policy, data)
+		if err != nil {
+			return apiError("ConfigMapWriteFailed", err)
+		}
+		if created {
+			e.ConfigMapRef = &pgv1.LocalObjectReference{Name: n.ConfigMap}
+			return ready("", "")
+		}
+		cur = existing
 	}
 	if conflict := p.owner().Check("ConfigMap", cur); conflict != nil {
 		return conflict.Health("ConfigMapConflict")
 	}
-	if cur == nil || !configMapCurrent(cur, p.db, data, policy) {
-		// Adopting a retained ConfigMap: this apply (same field manager as
-		// the release) drops the retained marks and adds our reference.
-		ac := configMapApply(p.db, n.ConfigMap, policy, data).WithOwnerReferences(controller.OwnerRefApply(p.db, gvk))
-		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
-			return apiError("ConfigMapApplyFailed", fmt.Errorf("apply ConfigMap %s: %w", n.ConfigMap, err))
+	if !configMapCurrent(cur, p.db, data, policy) {
+		// Also adopts a ConfigMap retained for us: the patch drops the
+		// retained marks and adds our reference.
+		if err := p.patchConfigMap(ctx, cur, policy, data); err != nil {
+			return apiError("ConfigMapWriteFailed", err)
 		}
 	}
 	e.ConfigMapRef = &pgv1.LocalObjectReference{Name: n.ConfigMap}
 	return ready("", "")
 }
-
-// configMapApply is the ConfigMap as we own it, without owner references
-// (a release applies it without them, which removes ours).
-func configMapApply(db *pgv1.PostgresDatabase, name, policy string, data map[string]string) *corev1ac.ConfigMapApplyConfiguration {
-	return corev1ac.ConfigMap(name, db.Namespace).
-		WithLabels(controller.ManagedLabels(controller.DatabaseLabel, db.Name)).
-		WithAnnotations(map[string]string{policyAnnotation: policy}).
-		WithData(data)
-}
-
-var applyOpts = metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
 
 // configMapCurrent: ours, not marked retained, with the data and policy
 // we want — nothing to apply.

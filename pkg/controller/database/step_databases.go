@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -109,6 +111,11 @@ func desiredDatabase(cluster string, n names, policy pgv1.DeletionPolicy, exts [
 
 // databaseApply is the apply configuration of the fields we own, without
 // owner references (a release applies it without them).
+// applyOpts: the CNPG Databases are written by server-side apply with
+// the fields we own; Force because a conflict means our own earlier apply
+// under the same manager (ownership is proven before every apply).
+var applyOpts = metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
+
 func databaseApply(db *pgv1.PostgresDatabase, name string, s cnpgv1.DatabaseSpec, retained bool) *cnpgac.DatabaseApplyConfiguration {
 	labels := controller.ManagedLabels(controller.DatabaseLabel, db.Name)
 	var annotations map[string]string

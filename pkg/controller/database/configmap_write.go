@@ -1,0 +1,123 @@
+package database
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// The connection ConfigMap is written by create and merge patch, not by
+// server-side apply. Our cache holds only labelled ConfigMaps, so before
+// writing one it cannot see, setpoint must learn from the API server that
+// it does not exist. A create answers that and writes in one request:
+// either it makes the ConfigMap — proof nothing was there — or it fails
+// with AlreadyExists, and only then is the ConfigMap read and judged.
+// (Server-side apply has no create-only precondition, so it needed a GET
+// first: one request per database, almost always Not Found.) Later
+// changes are merge patches guarded by the resourceVersion of what was
+// judged, so they never land on an object replaced meanwhile.
+
+// createConfigMap creates the connection ConfigMap; when one exists
+// already it returns that one, read from the API server, with created
+// false.
+func (p *pass) createConfigMap(ctx context.Context, name, policy string, data map[string]string) (*corev1.ConfigMap, bool, error) {
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: p.db.Namespace,
+			Labels:          controller.ManagedLabels(controller.DatabaseLabel, p.db.Name),
+			Annotations:     map[string]string{policyAnnotation: policy},
+			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.db, gvk)},
+		},
+		Data: data,
+	}
+	client := p.c.kube.CoreV1().ConfigMaps(p.db.Namespace)
+	created, err := client.Create(ctx, cm, metav1.CreateOptions{FieldManager: fieldManager})
+	if err == nil {
+		return created, true, nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return nil, false, fmt.Errorf("create ConfigMap %s: %w", name, err)
+	}
+	existing, err := client.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, false, fmt.Errorf("read existing ConfigMap %s: %w", name, err)
+	}
+	return existing, false, nil
+}
+
+// patchConfigMap makes cur, proven ours or retained for us, what we
+// publish: our labels, policy and controller reference (other references
+// kept), exactly our data, no retained marks.
+func (p *pass) patchConfigMap(ctx context.Context, cur *corev1.ConfigMap, policy string, data map[string]string) error {
+	refs := slices.DeleteFunc(slices.Clone(cur.OwnerReferences), func(r metav1.OwnerReference) bool { return r.UID == p.db.UID })
+	refs = append(refs, controller.OwnerRef(p.db, gvk))
+	labels := map[string]any{controller.RetainedLabel: nil}
+	for k, v := range controller.ManagedLabels(controller.DatabaseLabel, p.db.Name) {
+		labels[k] = v
+	}
+	annotations := map[string]any{policyAnnotation: policy,
+		controller.RetainedForAnnotation: nil, controller.RetainedClusterAnnotation: nil}
+	body := map[string]any{
+		"metadata": map[string]any{"resourceVersion": cur.ResourceVersion, "ownerReferences": refs,
+			"labels": labels, "annotations": annotations},
+		"data": dataPatch(cur.Data, data),
+	}
+	return p.mergePatchConfigMap(ctx, cur.Name, body)
+}
+
+// releaseConfigMap hands cur over to a later PostgresDatabase of this
+// name: our reference removed, the retained marks set, the policy Retain
+// (whoever deletes it later decides); data kept.
+func (p *pass) releaseConfigMap(ctx context.Context, cur *corev1.ConfigMap) error {
+	refs := slices.DeleteFunc(slices.Clone(cur.OwnerReferences), func(r metav1.OwnerReference) bool { return r.UID == p.db.UID })
+	if refs == nil {
+		refs = []metav1.OwnerReference{}
+	}
+	labels, annotations := p.owner().RetainedMarks()
+	ann := map[string]any{policyAnnotation: string(pgv1.DeletionPolicyRetain)}
+	for k, v := range annotations {
+		ann[k] = v
+	}
+	lab := map[string]any{}
+	for k, v := range labels {
+		lab[k] = v
+	}
+	body := map[string]any{"metadata": map[string]any{"resourceVersion": cur.ResourceVersion,
+		"ownerReferences": refs, "labels": lab, "annotations": ann}}
+	return p.mergePatchConfigMap(ctx, cur.Name, body)
+}
+
+func (p *pass) mergePatchConfigMap(ctx context.Context, name string, body map[string]any) error {
+	patch, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("encode ConfigMap patch: %w", err)
+	}
+	_, err = p.c.kube.CoreV1().ConfigMaps(p.db.Namespace).Patch(ctx, name, types.MergePatchType, patch,
+		metav1.PatchOptions{FieldManager: fieldManager})
+	if err != nil {
+		return fmt.Errorf("patch ConfigMap %s: %w", name, err)
+	}
+	return nil
+}
+
+// dataPatch turns have into want: every key of want, and null for the
+// keys we no longer publish.
+func dataPatch(have, want map[string]string) map[string]any {
+	out := make(map[string]any, len(have)+len(want))
+	for k := range have {
+		out[k] = nil
+	}
+	for k, v := range want {
+		out[k] = v
+	}
+	return out
+}
