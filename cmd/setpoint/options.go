@@ -23,6 +23,7 @@ type options struct {
 	resync          time.Duration
 	metricsAddr     string
 	healthAddr      string
+	profilingAddr   string
 	metricsSecure   bool
 	metricsCertDir  string
 	hostMap         string
@@ -52,6 +53,7 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve /metrics over HTTPS, each request authenticated and authorized by the API server (TokenReview, SubjectAccessReview); false serves plain HTTP to anyone, for local runs.")
 	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "Directory with tls.crt and tls.key for /metrics; empty generates a self-signed certificate at start.")
 	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz; \"0\" disables it.")
+	fs.StringVar(&o.profilingAddr, "profiling-bind-address", "0", "Address of Go's profiles (/debug/pprof/: heap, CPU, goroutines), e.g. 127.0.0.1:8082; \"0\" (default) disables it. Bind it to loopback only.")
 	fs.StringVar(&o.hostMap, "postgres-host-map", "", "JSON file mapping Postgres service addresses (host:port) to reachable ones, for running outside the cluster.")
 	fs.DurationVar(&o.pgTimeout, "postgres-timeout", 5*time.Second, "Timeout of each Postgres connection attempt and statement batch.")
 	fs.DurationVar(&o.sampleInterval, "postgres-sample-interval", time.Minute, "How often the background collector samples each Ready cluster's primary (size, writes accepted, connections, lag); jittered ±10 %. 0 turns the collector off: no health conditions or gauges, and storage auto-grow cannot act.")
@@ -106,6 +108,7 @@ func (o *options) config() (operator.Config, error) {
 		},
 		MetricsAddr:     o.metricsAddr,
 		HealthAddr:      o.healthAddr,
+		ProfilingAddr:   o.profilingAddr,
 		MetricsSecure:   o.metricsSecure,
 		MetricsCertDir:  o.metricsCertDir,
 		PostgresHostMap: o.hostMap,

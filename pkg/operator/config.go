@@ -29,6 +29,9 @@ type Config struct {
 	// MetricsAddr and HealthAddr are listen addresses; "" or "0" disables.
 	MetricsAddr string
 	HealthAddr  string
+	// ProfilingAddr serves Go's profiles (/debug/pprof/); "" or "0", the
+	// default, disables it.
+	ProfilingAddr string
 	// MetricsSecure serves /metrics over HTTPS, each request authenticated
 	// (TokenReview) and authorized (SubjectAccessReview) by the API server.
 	// Off, /metrics is plain HTTP for anyone, for local runs.

@@ -75,6 +75,11 @@ func Run(ctx context.Context, cfg Config) error {
 	} else if addr != "" {
 		logger.Info("Serving health probes", "addr", addr)
 	}
+	if addr, err := serve(ctx, cfg.ProfilingAddr, profilingHandler(), nil); err != nil {
+		return err
+	} else if addr != "" {
+		logger.Info("Serving Go profiles under /debug/pprof/", "addr", addr)
+	}
 
 	ctrl := &controllers{cfg: cfg, kube: kube, pg: pg, qm: qm, pm: pm, cm: cm, h: h}
 	// An error here is fatal: the process exits non-zero (and, leading,
