@@ -436,6 +436,10 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["idle_cpu_s"] = s1.sum("process_cpu_seconds_total") - s0.sum("process_cpu_seconds_total")
 	fig["rss_end_mb"] = s1.sum("process_resident_memory_bytes") / (1 << 20)
 	fig["heap_end_mb"] = s1.sum("go_memstats_heap_alloc_bytes") / (1 << 20)
+	// What the heap holds, for `go tool pprof` (kept with -logs).
+	if err := op.saveHeapProfile(filepath.Join(b.logDir, fmt.Sprintf("heap-r%d.pprof", rep))); err != nil {
+		logf("r%d: heap profile: %v", rep, err)
+	}
 	fig["reconciles_total_per_object_end"] = s1.sum("setpoint_reconcile_total") / nObj
 	// 4. Latency of one change on a busy operator, then 5. one cluster
 	// at a time on an idle one; both with the converged objects in place.

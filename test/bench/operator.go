@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -32,8 +33,10 @@ type operatorProc struct {
 	cmd         *exec.Cmd
 	metricsAddr string
 	healthAddr  string
-	logPath     string
-	done        chan struct{}
+	// profilingAddr serves the operator's Go profiles (loopback).
+	profilingAddr string
+	logPath       string
+	done          chan struct{}
 
 	mu      sync.Mutex
 	errLogs []string // first lines at error level, for the report
@@ -59,13 +62,18 @@ func startOperator(ctx context.Context, bin, kubeconfig, logDir, name string, ex
 	if err != nil {
 		return nil, err
 	}
-	p := &operatorProc{name: name, metricsAddr: m, healthAddr: h, done: make(chan struct{}),
+	pp, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	p := &operatorProc{name: name, metricsAddr: m, healthAddr: h, profilingAddr: pp, done: make(chan struct{}),
 		logPath: filepath.Join(logDir, name+".log")}
 	args := append([]string{
 		"--kubeconfig", kubeconfig,
 		"--metrics-bind-address", m,
 		"--metrics-secure=false", // scraped over plain HTTP
 		"--health-probe-bind-address", h,
+		"--profiling-bind-address", pp,
 		"--leader-election-identity", name,
 	}, extra...)
 	logFile, err := os.Create(p.logPath)
@@ -147,6 +155,29 @@ func (p *operatorProc) kill() {
 
 func (p *operatorProc) scrape() (scrape, error) {
 	return scrapeURL("http://" + p.metricsAddr + "/metrics")
+}
+
+// saveHeapProfile writes the operator's heap profile (inuse and alloc
+// samples; `go tool pprof -sample_index=inuse_space FILE`) to path.
+func (p *operatorProc) saveHeapProfile(path string) error {
+	c := http.Client{Timeout: 30 * time.Second}
+	resp, err := c.Get("http://" + p.profilingAddr + "/debug/pprof/heap")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("heap profile: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func (p *operatorProc) errorLines() (int, []string) {
