@@ -33,9 +33,11 @@ func (c *Controller) writeStatus(ctx context.Context, db *pgv1.PostgresDatabase,
 	}
 	updated := db.DeepCopy()
 	updated.Status = *st
-	if _, err := c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
+	res, err := c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager})
+	if err != nil {
 		return fmt.Errorf("update status: %w", err)
 	}
+	c.memory().lag.wrote(key, db.ResourceVersion, res.ResourceVersion)
 	c.stale().clear(key)
 	c.statusEvent(ctx, db, st)
 	return nil
