@@ -478,11 +478,16 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 		logf("r%d: collector cost: %d rounds of samples of %d clusters (interval %v)", rep, f.collectorRounds, w.clusters, f.collectorInterval)
 		cr, err := b.collectorCost(ctx, rep, w, f.collectorRounds)
 		if err != nil {
-			return nil, err
+			// The other phases' figures are worth keeping: the report
+			// says the phase failed instead of failing the run.
+			logf("r%d: collector phase failed: %v", rep, err)
+			res.errLines = append(res.errLines, "collector phase failed: "+err.Error())
+			res.nErrLines++
+		} else {
+			collectorFigures(fig, cr)
+			logf("r%d: collector: %.0f samples/min, %.0f connections/min, %.2f CPU s/min, %.0f API writes, %.0f edges", rep,
+				fig["collector_samples_per_min"], fig["collector_connections_per_min"], fig["collector_cpu_s_per_min"], cr.writes, cr.edges)
 		}
-		collectorFigures(fig, cr)
-		logf("r%d: collector: %.0f samples/min, %.0f connections/min, %.2f CPU s/min, %.0f API writes, %.0f edges", rep,
-			fig["collector_samples_per_min"], fig["collector_connections_per_min"], fig["collector_cpu_s_per_min"], cr.writes, cr.edges)
 	}
 
 	// 6. Leader failover with default lease timings.
