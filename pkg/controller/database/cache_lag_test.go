@@ -57,7 +57,7 @@ func TestPassSkippedWhileCacheBehindOwnWrite(t *testing.T) {
 	if res := mustSync(t, f, "shop"); res == cacheLagRecheck || statusWritten(f) {
 		t.Errorf("pass on the current object: requeue %v writes %v", res, f.allWrites())
 	}
-	if _, kept := f.c.memory().lag.replaced[types.NamespacedName{Namespace: ns, Name: "shop"}]; kept {
+	if _, kept := f.c.lag.replaced[types.NamespacedName{Namespace: ns, Name: "shop"}]; kept {
 		t.Error("replaced versions kept after the cache caught up")
 	}
 }

@@ -39,6 +39,13 @@ type Controller struct {
 	queue  *workqueue.Queue
 	synced []cache.InformerSynced
 	cas    *controller.CACache
+
+	// What the controller remembers of its own writes: since when a
+	// deferred status is behind (stale), and which resourceVersions its
+	// writes replaced (lag). In memory only; a restart loses nothing but
+	// a deferral's head start.
+	stale staleSince
+	lag   cacheLag
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresDatabase")

@@ -50,21 +50,3 @@ func (s *staleSince) clear(key types.NamespacedName) {
 	defer s.mu.Unlock()
 	delete(s.since, key)
 }
-
-// memories holds each Controller's in-memory record of its own writes
-// (staleSince, cacheLag). It stands in for a field of Controller
-// (controller.go belongs to the cluster-role work in flight); a process has
-// one Controller, tests a few.
-var memories sync.Map // *Controller → *memory
-
-type memory struct {
-	stale staleSince
-	lag   cacheLag
-}
-
-func (c *Controller) memory() *memory {
-	m, _ := memories.LoadOrStore(c, &memory{})
-	return m.(*memory)
-}
-
-func (c *Controller) stale() *staleSince { return &c.memory().stale }

@@ -28,7 +28,7 @@ func (p *pass) setPhase(phase pgv1.Phase, reason, message string) {
 func (c *Controller) writeStatus(ctx context.Context, db *pgv1.PostgresDatabase, st *pgv1.PostgresDatabaseStatus) error {
 	key := types.NamespacedName{Namespace: db.Namespace, Name: db.Name}
 	if apiequality.Semantic.DeepEqual(&db.Status, st) {
-		c.stale().clear(key)
+		c.stale.clear(key)
 		return nil
 	}
 	updated := db.DeepCopy()
@@ -37,8 +37,8 @@ func (c *Controller) writeStatus(ctx context.Context, db *pgv1.PostgresDatabase,
 	if err != nil {
 		return fmt.Errorf("update status: %w", err)
 	}
-	c.memory().lag.wrote(key, db.ResourceVersion, res.ResourceVersion)
-	c.stale().clear(key)
+	c.lag.wrote(key, db.ResourceVersion, res.ResourceVersion)
+	c.stale.clear(key)
 	c.statusEvent(ctx, db, st)
 	return nil
 }

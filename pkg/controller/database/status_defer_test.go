@@ -103,7 +103,7 @@ func TestApplyingWaitWrittenPastBound(t *testing.T) {
 	if r := cond(t, f.db("shop"), pgv1.ConditionDatabasesReady).Reason; r != "DatabaseApplying" {
 		t.Errorf("DatabasesReady reason %s, want DatabaseApplying written past the bound", r)
 	}
-	if _, marked := f.c.stale().since[types.NamespacedName{Namespace: ns, Name: "shop"}]; marked {
+	if _, marked := f.c.stale.since[types.NamespacedName{Namespace: ns, Name: "shop"}]; marked {
 		t.Error("still marked stale after the write")
 	}
 }

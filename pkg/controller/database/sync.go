@@ -18,14 +18,14 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	db, err := c.databases.PostgresDatabases(key.Namespace).Get(key.Name)
 	name := types.NamespacedName{Namespace: key.Namespace, Name: key.Name}
 	if apierrors.IsNotFound(err) {
-		c.stale().clear(name)
-		c.memory().lag.forget(name)
+		c.stale.clear(name)
+		c.lag.forget(name)
 		return workqueue.Result{}, nil // children go with their owner references
 	}
 	if err != nil {
 		return workqueue.Result{}, err
 	}
-	if c.memory().lag.behind(name, db.ResourceVersion) {
+	if c.lag.behind(name, db.ResourceVersion) {
 		// The cache has not seen our last write of this object yet: a pass
 		// now would work from what that write replaced (cacheLag).
 		return workqueue.Result{RequeueAfter: cacheLagRecheck}, nil
@@ -53,7 +53,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if db, err = controller.AddFinalizer(ctx, c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace), db, Finalizer); err != nil {
 		return workqueue.Result{}, err
 	}
-	c.memory().lag.wrote(name, before, db.ResourceVersion)
+	c.lag.wrote(name, before, db.ResourceVersion)
 	p := newPass(c, db, obs)
 	out := p.runPipeline(ctx)
 	removal := p.cleanupRemoved(ctx)
