@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 func TestClassifyRequest(t *testing.T) {
@@ -30,5 +33,24 @@ func TestClassifyRequest(t *testing.T) {
 		if v, r := ClassifyRequest(req); v != c.verb || r != c.resource {
 			t.Errorf("%s %s = %s %s, want %s %s", c.method, c.path, v, r, c.verb, c.resource)
 		}
+	}
+}
+
+// A request is counted and its round trip observed, by verb.
+func TestRequestDurationObserved(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	a := newAPIRequests(reg)
+	rt := a.wrap(roundTripper(func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
+	}))
+	u, _ := url.Parse("/api/v1/namespaces/ns/secrets")
+	if _, err := rt.RoundTrip(&http.Request{Method: "POST", URL: u, Header: http.Header{}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := testutil.CollectAndCount(a.duration); n != 1 {
+		t.Fatalf("duration series = %d, want 1 (verb create)", n)
+	}
+	if got := testutil.ToFloat64(a.counter.WithLabelValues("create", "secrets", "OK")); got != 1 {
+		t.Errorf("create secrets counted %v times", got)
 	}
 }

@@ -385,6 +385,13 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["reconciles_per_cluster"] = sConv.sum("setpoint_reconcile_total", "name", "postgrescluster") / nClu
 	fig["queue_wait_p99_cluster_s"] = quantile(0.99, sConv.histogram("workqueue_queue_duration_seconds", "name", "postgrescluster"))
 	fig["queue_wait_p50_cluster_s"] = quantile(0.50, sConv.histogram("workqueue_queue_duration_seconds", "name", "postgrescluster"))
+	// Where a request's time goes: the client's rate limiter, then the
+	// round trip to the API server.
+	fig["api_request_p50_s"] = quantile(0.50, sConv.histogram("setpoint_api_request_duration_seconds"))
+	fig["api_request_p99_s"] = quantile(0.99, sConv.histogram("setpoint_api_request_duration_seconds"))
+	waits := sConv.sum("setpoint_api_rate_limiter_wait_seconds_count") - sStart.sum("setpoint_api_rate_limiter_wait_seconds_count")
+	fig["api_rate_limiter_wait_mean_s"] = (sConv.sum("setpoint_api_rate_limiter_wait_seconds_sum") - sStart.sum("setpoint_api_rate_limiter_wait_seconds_sum")) / max(waits, 1)
+	fig["api_rate_limiter_wait_p99_s"] = quantile(0.99, sConv.histogram("setpoint_api_rate_limiter_wait_seconds"))
 	fig["op_cpu_convergence_s"] = sConv.sum("process_cpu_seconds_total") - sStart.sum("process_cpu_seconds_total")
 	fig["op_rss_at_convergence_mb"] = sConv.sum("process_resident_memory_bytes") / (1 << 20)
 
