@@ -32,7 +32,11 @@ func KeyOf(m metav1.Object) workqueue.Key {
 // An update that only touched status (same generation, same metadata the
 // controller acts on) does not start a pass: the controller wrote it. A
 // resync (same resourceVersion) does, so drift is still corrected.
-func PrimaryHandler(enqueue Enqueue) cache.ResourceEventHandler {
+//
+// ownFinalizer is the controller's finalizer: an update that only adds it
+// is the controller's own first write, made by a pass that goes on with
+// the object it got back, and starts no pass of its own.
+func PrimaryHandler(enqueue Enqueue, ownFinalizer string) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if m, ok := metaOf(obj); ok {
@@ -42,7 +46,7 @@ func PrimaryHandler(enqueue Enqueue) cache.ResourceEventHandler {
 		UpdateFunc: func(oldObj, newObj any) {
 			o, ok1 := metaOf(oldObj)
 			n, ok2 := metaOf(newObj)
-			if ok1 && ok2 && NeedsPass(o, n) {
+			if ok1 && ok2 && NeedsPass(o, n) && !onlyAddedFinalizer(o, n, ownFinalizer) {
 				enqueue(KeyOf(n))
 			}
 		},
@@ -67,13 +71,31 @@ func NeedsPass(o, n metav1.Object) bool {
 		!maps.Equal(o.GetAnnotations(), n.GetAnnotations())
 }
 
+// onlyAddedFinalizer: n is o with finalizer f appended, and nothing else a
+// pass reads changed.
+func onlyAddedFinalizer(o, n metav1.Object, f string) bool {
+	if f == "" || !slices.Equal(append(slices.Clone(o.GetFinalizers()), f), n.GetFinalizers()) {
+		return false
+	}
+	return o.GetGeneration() == n.GetGeneration() && o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) &&
+		maps.Equal(o.GetLabels(), n.GetLabels()) && maps.Equal(o.GetAnnotations(), n.GetAnnotations())
+}
+
 // OwnerUID returns the UID of the cached owner named ns/name, if any.
 type OwnerUID func(namespace, name string) (types.UID, bool)
 
-// OwnerHandler routes every change of a child to its controlling owner of
-// kind ownerKind — but only when the cached owner has the UID the reference
-// names, so a child left behind by a deleted owner does not wake a new
-// object that happens to reuse the name.
+// OwnerHandler routes every update and deletion of a child to its
+// controlling owner of kind ownerKind — but only when the cached owner has
+// the UID the reference names, so a child left behind by a deleted owner
+// does not wake a new object that happens to reuse the name.
+//
+// The creation of a child wakes nobody: a child controlled by the owner
+// is created by the owner's own pass, which goes on with the object the
+// create returned (a wake would be a pass with nothing to do, several per
+// object at scale: two Secrets, a ConfigMap, a CNPG Database). The
+// children listed when the informer starts are covered by every owner's
+// own initial pass. What happens to a child later (CNPG reporting on it,
+// someone editing or deleting it) is an update or a deletion.
 func OwnerHandler(ownerKind string, lookup OwnerUID, enqueue Enqueue) cache.ResourceEventHandler {
 	route := func(obj any) {
 		m, ok := metaOf(obj)
@@ -89,7 +111,6 @@ func OwnerHandler(ownerKind string, lookup OwnerUID, enqueue Enqueue) cache.Reso
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc: route,
 		UpdateFunc: func(oldObj, newObj any) {
 			o, ok1 := metaOf(oldObj)
 			n, ok2 := metaOf(newObj)

@@ -24,8 +24,11 @@ func pgc(rv string, gen int64) *pgv1.PostgresCluster {
 
 func TestPrimaryHandlerIgnoresStatusOnlyUpdates(t *testing.T) {
 	var got keys
-	h := PrimaryHandler(got.add)
+	h := PrimaryHandler(got.add, "f")
 	h.OnAdd(pgc("1", 1), false)
+	withFinalizer := pgc("1b", 1)
+	withFinalizer.Finalizers = []string{"f"}
+	h.OnUpdate(pgc("1", 1), withFinalizer) // our own finalizer added
 	status := pgc("2", 1)
 	status.Status.Phase = pgv1.PhaseReady
 	h.OnUpdate(pgc("1", 1), status)      // status-only: our own write
@@ -49,10 +52,19 @@ func TestOwnerHandlerChecksOwnerUID(t *testing.T) {
 		s.OwnerReferences = []metav1.OwnerReference{{Kind: kind, Name: "shop", UID: uid, Controller: new(true)}}
 		return s
 	}
-	h.OnAdd(child("uid-1", "PostgresCluster"), false)
-	h.OnAdd(child("uid-old", "PostgresCluster"), false) // left over from a deleted owner
-	h.OnAdd(child("uid-1", "PostgresDatabase"), false)  // another kind
-	h.OnAdd(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "orphan", Namespace: "ns"}}, false)
+	update := func(s *corev1.Secret) {
+		n := s.DeepCopy()
+		n.ResourceVersion = "2"
+		h.OnUpdate(s, n)
+	}
+	h.OnAdd(child("uid-1", "PostgresCluster"), false) // created by the owner's own pass
+	if len(got) != 0 {
+		t.Fatalf("the creation of a child woke its owner: %v", got)
+	}
+	update(child("uid-1", "PostgresCluster"))
+	update(child("uid-old", "PostgresCluster")) // left over from a deleted owner
+	update(child("uid-1", "PostgresDatabase"))  // another kind
+	update(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "orphan", Namespace: "ns"}})
 	if len(got) != 1 || got[0] != (workqueue.Key{Namespace: "ns", Name: "shop"}) {
 		t.Fatalf("enqueued %v, want only ns/shop once", got)
 	}

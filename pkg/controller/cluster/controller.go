@@ -86,7 +86,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	}
 	owned := controller.OwnerHandler("PostgresCluster", uid, enqueue)
 	regs := []controller.Registration{
-		controller.On(pg.PostgresClusters().Informer(), controller.PrimaryHandler(enqueue)),
+		controller.On(pg.PostgresClusters().Informer(), controller.PrimaryHandler(enqueue, Finalizer)),
 		controller.On(pg.PostgresClusterClasses().Informer(), controller.MappedHandler(c.clustersOfClass, nil, enqueue)),
 		// A class being deleted, and every cluster that goes away, let
 		// syncClass decide whether the class may go too.

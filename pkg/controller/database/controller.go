@@ -83,7 +83,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	owned := controller.OwnerHandler("PostgresDatabase", c.uidOf, enqueue)
 	var err error
 	c.synced, err = controller.Register([]controller.Registration{
-		controller.On(pg.PostgresDatabases().Informer(), controller.PrimaryHandler(enqueue)),
+		controller.On(pg.PostgresDatabases().Informer(), controller.PrimaryHandler(enqueue, Finalizer)),
 		// Every real update of a cluster, status included: the pipeline
 		// waits on the cluster's Ready condition and its role arbitration
 		// (which reaches only the databases it is about).
