@@ -83,6 +83,13 @@ func main() {
 	flag.StringVar(&f.curveSizes, "curve-sizes", "250,1000,4000", "Cost curve sizes in PostgresDatabases (clusters = size / -databases-per-cluster), increasing, ≥ 4× apart for a verdict worth reading.")
 	flag.DurationVar(&f.collectorInterval, "collector-interval", time.Minute, "The operator's --postgres-sample-interval; shorter for a quick run.")
 	flag.IntVar(&f.collectorRounds, "collector-rounds", 2, "Collector cost phase: sample every converged cluster this many times (≈ rounds × -collector-interval); 0 skips it.")
+	flag.Func("operator-env", "KEY=VALUE added to every operator process's environment, e.g. GOGC=50 or GOMEMLIMIT=48MiB (repeatable); the lower bound runs in the bench's own process and is not affected.", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return fmt.Errorf("want KEY=VALUE, got %q", v)
+		}
+		operatorEnv = append(operatorEnv, v)
+		return nil
+	})
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -93,6 +100,10 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// operatorEnv is added to the environment of every operator the bench
+// starts (-operator-env).
+var operatorEnv []string
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
@@ -258,8 +269,8 @@ func collectMeta(f flags) runMeta {
 	return runMeta{
 		Commit: commit, GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
 		Reps: f.reps, Clusters: f.clusters, PerCluster: f.perDB, Date: time.Now().UTC().Format(time.RFC3339),
-		Settings: fmt.Sprintf("cluster-workers %d, database-workers %d, kube-api-qps %g/burst %d (operator and lower bound), resync %v, stand-in workers %d",
-			f.clusterWorkers, f.databaseWorkers, f.qps, f.burst, f.resync, f.simWorkers),
+		Settings: fmt.Sprintf("cluster-workers %d, database-workers %d, kube-api-qps %g/burst %d (operator and lower bound), resync %v, stand-in workers %d, operator environment %v",
+			f.clusterWorkers, f.databaseWorkers, f.qps, f.burst, f.resync, f.simWorkers, operatorEnv),
 	}
 }
 

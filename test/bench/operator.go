@@ -81,6 +81,7 @@ func startOperator(ctx context.Context, bin, kubeconfig, logDir, name string, ex
 		return nil, err
 	}
 	p.cmd = exec.Command(bin, args...)
+	p.cmd.Env = append(os.Environ(), operatorEnv...)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
