@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/labels"
-
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
 // validateNames refuses specs whose children Kubernetes or Postgres would
@@ -26,9 +25,17 @@ func (c *Controller) validateNames(db *pgv1.PostgresDatabase) error {
 	if err := validate(db); err != nil {
 		return err
 	}
-	others, err := c.databases.PostgresDatabases(db.Namespace).List(labels.Everything())
-	if err != nil {
-		return fmt.Errorf("list PostgresDatabases: %w", err)
+	var others []*pgv1.PostgresDatabase
+	for _, d := range db.Spec.Databases {
+		objs, err := c.databaseIndex.ByIndex(controller.ByChildStem, db.Namespace+"/"+childStem(db.Name, d.Name))
+		if err != nil {
+			return fmt.Errorf("look up PostgresDatabases by child names: %w", err)
+		}
+		for _, o := range objs {
+			if other, ok := o.(*pgv1.PostgresDatabase); ok {
+				others = append(others, other)
+			}
+		}
 	}
 	return nameCollision(db, others)
 }

@@ -32,9 +32,11 @@ type Controller struct {
 	databaseIndex cache.Indexer
 	clusters      pglisters.PostgresClusterLister
 	cnpgDatabases cnpglisters.DatabaseLister
-	cnpgClusters  cnpglisters.ClusterLister
-	secrets       corelisters.SecretLister
-	configMaps    corelisters.ConfigMapLister
+	// cnpgDatabaseIndex finds a PostgresDatabase's CNPG Databases by label.
+	cnpgDatabaseIndex cache.Indexer
+	cnpgClusters      cnpglisters.ClusterLister
+	secrets           corelisters.SecretLister
+	configMaps        corelisters.ConfigMapLister
 
 	queue  *workqueue.Queue
 	synced []cache.InformerSynced
@@ -62,19 +64,20 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		timeout = defaultPostgresTimeout
 	}
 	c := &Controller{
-		kube:          cfg.Kube,
-		pg:            cfg.PG,
-		recorder:      cfg.Recorder,
-		sql:           pgxRunner{connector: cfg.Connector, timeout: timeout},
-		databases:     pg.PostgresDatabases().Lister(),
-		databaseIndex: pg.PostgresDatabases().Informer().GetIndexer(),
-		clusters:      pg.PostgresClusters().Lister(),
-		cnpgDatabases: cnpg.Databases().Lister(),
-		cnpgClusters:  cnpg.Clusters().Lister(),
-		secrets:       core.Secrets().Lister(),
-		configMaps:    core.ConfigMaps().Lister(),
-		queue:         workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
-		cas:           cfg.CAs,
+		kube:              cfg.Kube,
+		pg:                cfg.PG,
+		recorder:          cfg.Recorder,
+		sql:               pgxRunner{connector: cfg.Connector, timeout: timeout},
+		databases:         pg.PostgresDatabases().Lister(),
+		databaseIndex:     pg.PostgresDatabases().Informer().GetIndexer(),
+		clusters:          pg.PostgresClusters().Lister(),
+		cnpgDatabases:     cnpg.Databases().Lister(),
+		cnpgDatabaseIndex: cnpg.Databases().Informer().GetIndexer(),
+		cnpgClusters:      cnpg.Clusters().Lister(),
+		secrets:           core.Secrets().Lister(),
+		configMaps:        core.ConfigMaps().Lister(),
+		queue:             workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
+		cas:               cfg.CAs,
 	}
 	if c.cas == nil {
 		c.cas = controller.NewCACache(cfg.Kube)

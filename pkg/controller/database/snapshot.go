@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -106,12 +105,13 @@ func (c *Controller) removedDatabases(db *pgv1.PostgresDatabase) ([]string, erro
 	for _, d := range db.Status.Databases {
 		add(d.Name)
 	}
-	owned, err := c.cnpgDatabases.Databases(db.Namespace).List(labels.SelectorFromSet(labels.Set{controller.DatabaseLabel: db.Name}))
+	owned, err := c.cnpgDatabaseIndex.ByIndex(controller.ByDatabaseLabel, db.Namespace+"/"+db.Name)
 	if err != nil {
-		return nil, fmt.Errorf("list CNPG databases: %w", err)
+		return nil, fmt.Errorf("look up CNPG databases: %w", err)
 	}
-	for _, d := range owned {
-		if controller.IsControlledBy(d, db.UID) && d.Name == namesOf(db.Name, d.Spec.Name).CNPG {
+	for _, o := range owned {
+		d, ok := o.(*cnpgv1.Database)
+		if ok && controller.IsControlledBy(d, db.UID) && d.Name == namesOf(db.Name, d.Spec.Name).CNPG {
 			add(d.Spec.Name)
 		}
 	}
