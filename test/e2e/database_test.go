@@ -151,9 +151,10 @@ func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
 // A database on a Ready cluster reaches Ready with two status writes —
 // waiting for its roles, Ready — however many passes it takes: waits that
 // read the same to a user are worded the same, so a pass that only moves
-// within them writes nothing, and the wait for CloudNativePG to apply the
-// CNPG Database setpoint just created is written only if it outlasts
-// applyReportDelay (20 s; the stand-in applies within a second).
+// within them writes nothing, and moving on from one expected wait to the
+// next (roles, then CloudNativePG applying the CNPG Database) is written
+// only if it outlasts progressReportDelay (30 s; the stand-in applies
+// within a second).
 func TestDatabaseStatusWritesOnAReadyCluster(t *testing.T) {
 	ns := newNamespace(t)
 	op := readyCluster(t, ns)
