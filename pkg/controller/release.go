@@ -10,12 +10,17 @@ import (
 
 // ReleasePatch is a merge patch that hands obj over to a later object of
 // o's kind and name: only o's owner reference is removed (others stay) and
-// the retained marks are set. It is guarded by resourceVersion, since a
-// merge patch replaces the whole reference list.
-func (o Owner) ReleasePatch(obj metav1.Object) ([]byte, error) {
+// the retained marks are set, with annotations besides them (nil for
+// none). It is guarded by resourceVersion, since a merge patch replaces
+// the whole reference list.
+func (o Owner) ReleasePatch(obj metav1.Object, annotations map[string]string) ([]byte, error) {
 	refs := slices.DeleteFunc(slices.Clone(obj.GetOwnerReferences()), func(r metav1.OwnerReference) bool { return r.UID == o.UID })
-	labels, annotations := o.RetainedMarks()
-	return metadataPatch(obj.GetResourceVersion(), refs, toAny(labels), toAny(annotations))
+	labels, marks := o.RetainedMarks()
+	all := toAny(marks)
+	for k, v := range annotations {
+		all[k] = v
+	}
+	return metadataPatch(obj.GetResourceVersion(), refs, toAny(labels), all)
 }
 
 // AdoptPatch is a merge patch that makes obj, retained for o, o's again:

@@ -128,7 +128,7 @@ func (c *Controller) release(ctx context.Context, pc *pgv1.PostgresCluster) ([]s
 		if obj == nil || !controller.IsControlledBy(obj, pc.UID) {
 			return nil
 		}
-		body, err := o.ReleasePatch(obj)
+		body, err := o.ReleasePatch(obj, nil)
 		if err != nil {
 			return err
 		}

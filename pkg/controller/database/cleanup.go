@@ -106,7 +106,7 @@ func (p *pass) retain(ctx context.Context, name string) health {
 }
 
 func (p *pass) releaseSecret(ctx context.Context, s *corev1.Secret) error {
-	patch, err := p.owner().ReleasePatch(s)
+	patch, err := p.owner().ReleasePatch(s, nil)
 	if err != nil {
 		return err
 	}

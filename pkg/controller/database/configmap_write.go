@@ -71,37 +71,26 @@ func (p *pass) patchConfigMap(ctx context.Context, cur *corev1.ConfigMap, policy
 			"labels": labels, "annotations": annotations},
 		"data": dataPatch(cur.Data, data),
 	}
-	return p.mergePatchConfigMap(ctx, cur.Name, body)
+	patch, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("encode ConfigMap patch: %w", err)
+	}
+	return p.mergePatchConfigMap(ctx, cur.Name, patch)
 }
 
 // releaseConfigMap hands cur over to a later PostgresDatabase of this
 // name: our reference removed, the retained marks set, the policy Retain
 // (whoever deletes it later decides); data kept.
 func (p *pass) releaseConfigMap(ctx context.Context, cur *corev1.ConfigMap) error {
-	refs := slices.DeleteFunc(slices.Clone(cur.OwnerReferences), func(r metav1.OwnerReference) bool { return r.UID == p.db.UID })
-	if refs == nil {
-		refs = []metav1.OwnerReference{}
+	patch, err := p.owner().ReleasePatch(cur, map[string]string{policyAnnotation: string(pgv1.DeletionPolicyRetain)})
+	if err != nil {
+		return err
 	}
-	labels, annotations := p.owner().RetainedMarks()
-	ann := map[string]any{policyAnnotation: string(pgv1.DeletionPolicyRetain)}
-	for k, v := range annotations {
-		ann[k] = v
-	}
-	lab := map[string]any{}
-	for k, v := range labels {
-		lab[k] = v
-	}
-	body := map[string]any{"metadata": map[string]any{"resourceVersion": cur.ResourceVersion,
-		"ownerReferences": refs, "labels": lab, "annotations": ann}}
-	return p.mergePatchConfigMap(ctx, cur.Name, body)
+	return p.mergePatchConfigMap(ctx, cur.Name, patch)
 }
 
-func (p *pass) mergePatchConfigMap(ctx context.Context, name string, body map[string]any) error {
-	patch, err := json.Marshal(body)
-	if err != nil {
-		return fmt.Errorf("encode ConfigMap patch: %w", err)
-	}
-	_, err = p.c.kube.CoreV1().ConfigMaps(p.db.Namespace).Patch(ctx, name, types.MergePatchType, patch,
+func (p *pass) mergePatchConfigMap(ctx context.Context, name string, patch []byte) error {
+	_, err := p.c.kube.CoreV1().ConfigMaps(p.db.Namespace).Patch(ctx, name, types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: fieldManager})
 	if err != nil {
 		return fmt.Errorf("patch ConfigMap %s: %w", name, err)
