@@ -64,9 +64,14 @@ func NeedsPass(o, n metav1.Object) bool {
 	if o.GetResourceVersion() == n.GetResourceVersion() {
 		return true // periodic resync
 	}
+	return !slices.Equal(o.GetFinalizers(), n.GetFinalizers()) || passInputChanged(o, n)
+}
+
+// passInputChanged: what a pass reads of an object besides its status and
+// finalizers changed.
+func passInputChanged(o, n metav1.Object) bool {
 	return o.GetGeneration() != n.GetGeneration() ||
 		!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
-		!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
 		!maps.Equal(o.GetLabels(), n.GetLabels()) ||
 		!maps.Equal(o.GetAnnotations(), n.GetAnnotations())
 }
@@ -74,11 +79,7 @@ func NeedsPass(o, n metav1.Object) bool {
 // onlyAddedFinalizer: n is o with finalizer f appended, and nothing else a
 // pass reads changed.
 func onlyAddedFinalizer(o, n metav1.Object, f string) bool {
-	if f == "" || !slices.Equal(append(slices.Clone(o.GetFinalizers()), f), n.GetFinalizers()) {
-		return false
-	}
-	return o.GetGeneration() == n.GetGeneration() && o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) &&
-		maps.Equal(o.GetLabels(), n.GetLabels()) && maps.Equal(o.GetAnnotations(), n.GetAnnotations())
+	return f != "" && slices.Equal(append(slices.Clone(o.GetFinalizers()), f), n.GetFinalizers()) && !passInputChanged(o, n)
 }
 
 // OwnerUID returns the UID of the cached owner named ns/name, if any.
