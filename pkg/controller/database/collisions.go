@@ -2,7 +2,6 @@ package database
 
 import (
 	"fmt"
-	"strings"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -40,10 +39,10 @@ func (c *Controller) validateNames(db *pgv1.PostgresDatabase) error {
 	return nameCollision(db, others)
 }
 
-// childStem is the common start of a database's children's names; it
-// follows namesOf.
+// childStem is the common start of a database's children's names: the
+// CNPG Database's name, which the ByChildStem index keys on too.
 func childStem(pgdb, database string) string {
-	return pgdb + "-" + strings.ReplaceAll(database, "_", "-")
+	return namesOf(pgdb, database).CNPG
 }
 
 func nameCollision(db *pgv1.PostgresDatabase, others []*pgv1.PostgresDatabase) error {
