@@ -37,11 +37,7 @@ const collectorOff = "--postgres-sample-interval=0"
 // is a cost the collector must not have.
 func (b *bench) collectorCost(ctx context.Context, rep int, w workload, rounds int) (*collectorResult, error) {
 	f := b.f
-	op, err := startOperator(ctx, b.bin, b.env.KubeconfigPath, b.logDir, fmt.Sprintf("operator-collector-r%d", rep),
-		"--leader-elect=false", "--namespace", w.ns, "--postgres-host-map", b.hostMap,
-		"--resync-period", f.resync.String(),
-		"--cluster-workers", fmt.Sprint(f.clusterWorkers), "--database-workers", fmt.Sprint(f.databaseWorkers),
-		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst),
+	op, err := b.startWatching(ctx, fmt.Sprintf("operator-collector-r%d", rep), w.ns, b.hostMap,
 		"--postgres-sample-interval", f.collectorInterval.String(),
 		// One sample reads the size of every database on the shared
 		// server (thousands): with four at once it can pass the default

@@ -89,12 +89,7 @@ func (b *bench) curvePoint(ctx context.Context, w workload) (curvePoint, error) 
 	if err := ensureClass(ctx, b.pg, w.class); err != nil {
 		return curvePoint{}, err
 	}
-	op, err := startOperator(ctx, b.bin, b.env.KubeconfigPath, b.logDir, "operator-"+w.ns,
-		"--leader-elect=false", "--namespace", w.ns, "--postgres-host-map", b.hostMap,
-		"--resync-period", f.resync.String(),
-		"--cluster-workers", fmt.Sprint(f.clusterWorkers), "--database-workers", fmt.Sprint(f.databaseWorkers),
-		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst),
-		collectorOff)
+	op, err := b.startWatching(ctx, "operator-"+w.ns, w.ns, b.hostMap, collectorOff)
 	if err != nil {
 		return curvePoint{}, err
 	}

@@ -266,11 +266,7 @@ func (b *bench) light(ctx context.Context, rep int, op *operatorProc, w workload
 	if err := ensureNamespace(ctx, b.kube, lw.ns); err != nil {
 		return nil, err
 	}
-	lop, err := startOperator(ctx, b.bin, b.env.KubeconfigPath, b.logDir, fmt.Sprintf("operator-light-r%d", rep),
-		"--leader-elect=false", "--namespace", lw.ns, "--postgres-host-map", b.lightHostMap,
-		"--resync-period", b.f.resync.String(),
-		"--cluster-workers", fmt.Sprint(b.f.clusterWorkers), "--database-workers", fmt.Sprint(b.f.databaseWorkers),
-		"--kube-api-qps", fmt.Sprint(b.f.qps), "--kube-api-burst", fmt.Sprint(b.f.burst))
+	lop, err := b.startWatching(ctx, fmt.Sprintf("operator-light-r%d", rep), lw.ns, b.lightHostMap)
 	if err != nil {
 		return nil, err
 	}

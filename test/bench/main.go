@@ -318,12 +318,7 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	}
 
 	// 1. Convergence.
-	op, err := startOperator(ctx, b.bin, b.env.KubeconfigPath, b.logDir, fmt.Sprintf("operator-r%d", rep),
-		"--leader-elect=false", "--namespace", w.ns, "--postgres-host-map", b.hostMap,
-		"--resync-period", f.resync.String(),
-		"--cluster-workers", fmt.Sprint(f.clusterWorkers), "--database-workers", fmt.Sprint(f.databaseWorkers),
-		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst),
-		collectorOff)
+	op, err := b.startWatching(ctx, fmt.Sprintf("operator-r%d", rep), w.ns, b.hostMap, collectorOff)
 	if err != nil {
 		return nil, err
 	}

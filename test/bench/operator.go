@@ -52,6 +52,20 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
+// startWatching runs an operator without leader election that watches
+// namespace ns, with the settings the lower bound shares (workers, client
+// QPS and burst) and the resync period; extra flags follow.
+func (b *bench) startWatching(ctx context.Context, name, ns, hostMap string, extra ...string) (*operatorProc, error) {
+	f := b.f
+	args := append([]string{
+		"--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap,
+		"--resync-period", f.resync.String(),
+		"--cluster-workers", fmt.Sprint(f.clusterWorkers), "--database-workers", fmt.Sprint(f.databaseWorkers),
+		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst),
+	}, extra...)
+	return startOperator(ctx, b.bin, b.env.KubeconfigPath, b.logDir, name, args...)
+}
+
 // startOperator runs the binary and waits for /healthz.
 func startOperator(ctx context.Context, bin, kubeconfig, logDir, name string, extra ...string) (*operatorProc, error) {
 	m, err := freeAddr()
