@@ -400,6 +400,8 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["api_rate_limiter_wait_p99_s"] = quantile(0.99, sConv.histogram("setpoint_api_rate_limiter_wait_seconds"))
 	fig["op_cpu_convergence_s"] = sConv.sum("process_cpu_seconds_total") - sStart.sum("process_cpu_seconds_total")
 	fig["op_rss_at_convergence_mb"] = sConv.sum("process_resident_memory_bytes") / (1 << 20)
+	fig["op_gc_cycles_convergence"] = sConv.sum("go_gc_duration_seconds_count") - sStart.sum("go_gc_duration_seconds_count")
+	memoryFigures(fig, "ready_", sConv, op.cmd.Process.Pid)
 
 	// 2. The lower bound, same run, same concurrency and client limits.
 	ca, err := b.kube.CoreV1().Secrets(w.ns).Get(ctx, w.clusterName(0)+"-ca", metav1.GetOptions{})
@@ -449,6 +451,7 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["idle_cpu_s"] = s1.sum("process_cpu_seconds_total") - s0.sum("process_cpu_seconds_total")
 	fig["rss_end_mb"] = s1.sum("process_resident_memory_bytes") / (1 << 20)
 	fig["heap_end_mb"] = s1.sum("go_memstats_heap_alloc_bytes") / (1 << 20)
+	memoryFigures(fig, "end_", s1, op.cmd.Process.Pid)
 	// What the heap holds, for `go tool pprof` (kept with -logs).
 	if err := op.saveHeapProfile(filepath.Join(b.logDir, fmt.Sprintf("heap-r%d.pprof", rep))); err != nil {
 		logf("r%d: heap profile: %v", rep, err)

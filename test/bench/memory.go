@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// memoryFigures records where the operator's resident memory goes at one
+// moment (prefix names it): the RSS split into anonymous pages (the Go
+// heap, stacks and runtime metadata: what only the process can give back)
+// and file pages (the binary's code and read-only data, clean pages the
+// kernel drops under memory pressure), and the Go runtime's view of its
+// heap. pid is the operator's process; the split is skipped when its
+// /proc status cannot be read.
+func memoryFigures(fig map[string]float64, prefix string, s scrape, pid int) {
+	if st, err := procStatusKiB(pid); err == nil {
+		fig[prefix+"rss_anon_mb"] = st["RssAnon"] / 1024
+		fig[prefix+"rss_file_mb"] = st["RssFile"] / 1024
+	}
+	const mib = 1 << 20
+	fig[prefix+"heap_inuse_mb"] = s.sum("go_memstats_heap_inuse_bytes") / mib
+	// Freed heap pages the runtime keeps instead of returning them to the
+	// OS: they count in the RSS.
+	fig[prefix+"heap_idle_kept_mb"] = (s.sum("go_memstats_heap_idle_bytes") - s.sum("go_memstats_heap_released_bytes")) / mib
+	fig[prefix+"heap_goal_mb"] = s.sum("go_memstats_next_gc_bytes") / mib
+	// Memory the runtime holds besides the heap: stacks, GC metadata,
+	// spans, profiling buckets.
+	fig[prefix+"runtime_other_mb"] = (s.sum("go_memstats_sys_bytes") - s.sum("go_memstats_heap_sys_bytes")) / mib
+}
+
+// procStatusKiB reads the kB fields of /proc/PID/status.
+func procStatusKiB(pid int) (map[string]float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, err
+	}
+	return parseProcStatusKiB(string(b)), nil
+}
+
+// parseProcStatusKiB keeps the lines "Name:   123 kB".
+func parseProcStatusKiB(s string) map[string]float64 {
+	out := map[string]float64{}
+	for _, line := range strings.Split(s, "\n") {
+		name, rest, ok := strings.Cut(line, ":")
+		f := strings.Fields(rest)
+		if !ok || len(f) != 2 || f[1] != "kB" {
+			continue
+		}
+		if v, err := strconv.ParseFloat(f[0], 64); err == nil {
+			out[name] = v
+		}
+	}
+	return out
+}
