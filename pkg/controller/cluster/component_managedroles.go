@@ -131,7 +131,7 @@ func planRoles(p *pass) rolePlan {
 	for _, db := range p.obs.databases {
 		owner := pgv1.ObjectOwner{Name: db.Name, UID: db.UID}
 		owned := func(role string) bool { return previous[role] == owner }
-		for _, r := range intentOf(db, owned) {
+		for _, r := range intentOf(db, owned, p.obs.placedFor(db)) {
 			claims[r.Name] = append(claims[r.Name], roleClaim{owner: owner, db: db, role: r})
 		}
 	}

@@ -85,7 +85,7 @@ func TestStatusCannotInjectRoleIntent(t *testing.T) {
 		pgv1.DatabaseStatus{Name: "victim", Roles: []pgv1.RoleStatus{{Name: "victim_admin", Ensure: pgv1.RoleEnsureAbsent}}},
 		pgv1.DatabaseStatus{Name: "x; DROP", AdminSecretRef: &pgv1.LocalObjectReference{Name: "s"}})
 	notOwned := func(string) bool { return false }
-	got := intentOf(db, notOwned)
+	got := intentOf(db, notOwned, none)
 	want := []roleIntent{
 		{Name: "orders_admin", Ensure: pgv1.RoleEnsurePresent, Secret: "app-orders-admin"},
 		{Name: "orders_rw", Ensure: pgv1.RoleEnsurePresent, Secret: "app-orders-rw"},
@@ -95,17 +95,17 @@ func TestStatusCannotInjectRoleIntent(t *testing.T) {
 	}
 	// Secrets other than the spec implies: not validated, nothing asked.
 	db.Status.Databases[0].AdminSecretRef.Name = "someone-elses"
-	if got := intentOf(db, notOwned); len(got) != 0 {
+	if got := intentOf(db, notOwned, none); len(got) != 0 {
 		t.Fatalf("intent with foreign Secret = %+v", got)
 	}
 	// Absent is honoured only for a role the cluster gave this object.
 	db = claimant("app", "uid-1", time.Hour, "orders")
 	db.Status.Databases[0].Roles = []pgv1.RoleStatus{{Name: "orders_admin", Ensure: pgv1.RoleEnsureAbsent}}
-	if got := intentOf(db, notOwned); len(got) != 2 || got[0].Ensure != pgv1.RoleEnsurePresent {
+	if got := intentOf(db, notOwned, none); len(got) != 2 || got[0].Ensure != pgv1.RoleEnsurePresent {
 		t.Fatalf("absent without ownership = %+v", got)
 	}
 	owned := func(r string) bool { return r == "orders_admin" }
-	if got := intentOf(db, owned); len(got) != 1 || got[0] != (roleIntent{Name: "orders_admin", Ensure: pgv1.RoleEnsureAbsent}) {
+	if got := intentOf(db, owned, none); len(got) != 1 || got[0] != (roleIntent{Name: "orders_admin", Ensure: pgv1.RoleEnsureAbsent}) {
 		t.Fatalf("absent with ownership = %+v", got)
 	}
 }

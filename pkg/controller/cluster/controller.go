@@ -104,6 +104,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		controller.On(cnpg.Poolers().Informer(), owned),
 		controller.On(cnpg.ScheduledBackups().Informer(), owned),
 		controller.On(core.Secrets().Informer(), owned),
+		controller.On(core.Secrets().Informer(), controller.MappedHandler(c.clusterOfCredential, controllerChanged, batched)),
 		controller.On(core.ConfigMaps().Informer(), owned),
 	}
 	if objectStoreInformer != nil {
@@ -154,7 +155,9 @@ func clusterOfDatabase(obj any) []workqueue.Key {
 
 // roleIntentChanged: only a change of the roles a PostgresDatabase asks
 // for concerns its cluster. Compared as intentOf derives them, assuming
-// every absent role is owned (the handler cannot know; the pass checks).
+// every absent role is owned and every generated Secret placed (the
+// handler cannot know; the pass checks, and the Secrets' own events wake
+// the cluster: placedSecretHandler).
 func roleIntentChanged(oldObj, newObj any) bool {
 	o, ok1 := oldObj.(*pgv1.PostgresDatabase)
 	n, ok2 := newObj.(*pgv1.PostgresDatabase)
@@ -162,7 +165,7 @@ func roleIntentChanged(oldObj, newObj any) bool {
 		return true
 	}
 	all := func(string) bool { return true }
-	return !slices.Equal(intentOf(o, all), intentOf(n, all))
+	return !slices.Equal(intentOf(o, all, all), intentOf(n, all, all))
 }
 
 // pipeline is the ordered component list of ADR-0002.

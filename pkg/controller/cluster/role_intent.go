@@ -23,22 +23,28 @@ var databaseName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // intentOf derives the roles db asks for from its spec, never from what
 // its status claims: <db>_admin and <db>_rw of every database in the spec,
 // and <db>_ro when its readOnlyRole is set, with the password Secrets the
-// spec names or implies. The status only says how far the database
-// controller got:
-//   - a role is asked for once the controller has validated its Secrets
-//     (the status entry names exactly the Secrets the spec implies);
+// spec names or implies. Whether the database controller got that far
+// comes from its status or, for generated Secrets, from the Secrets
+// themselves:
+//   - a role is asked for once its Secrets are in place: the status entry
+//     names exactly the Secrets the spec implies (validated there), or the
+//     spec implies generated Secrets and placed finds each of them in the
+//     cache, controlled by db (created by its controller). The second way
+//     lets a new database claim its roles before its first status write,
+//     so that write can wait for news (status_defer.go in the database
+//     controller);
 //   - a role is asked to be absent only when the status marks it so (a
 //     Delete in progress, after its database is dropped, or a read-only
 //     role whose flag was removed) AND owned says the cluster already gave
 //     that role to this very object — so a status write can drop nothing
 //     but the writer's own roles.
-func intentOf(db *pgv1.PostgresDatabase, owned func(role string) bool) []roleIntent {
+func intentOf(db *pgv1.PostgresDatabase, owned func(role string) bool, placed func(secret string) bool) []roleIntent {
 	var out []roleIntent
 	inSpec := map[string]pgv1.DatabaseSpec{}
 	for _, d := range db.Spec.Databases {
 		inSpec[d.Name] = d
 	}
-	for _, e := range db.Status.Databases {
+	for _, e := range entriesOf(db) {
 		if !databaseName.MatchString(e.Name) {
 			continue
 		}
@@ -52,7 +58,7 @@ func intentOf(db *pgv1.PostgresDatabase, owned func(role string) bool) []roleInt
 		if !ok {
 			continue // left the spec: Retain leaves its roles unmanaged
 		}
-		for _, r := range presentRoles(d, e, n) {
+		for _, r := range presentRoles(d, e, n, placed) {
 			if !slices.ContainsFunc(absent, func(a roleIntent) bool { return a.Name == r.Name }) {
 				out = append(out, r)
 			}
@@ -61,18 +67,33 @@ func intentOf(db *pgv1.PostgresDatabase, owned func(role string) bool) []roleInt
 	return out
 }
 
-// presentRoles are the roles of database d whose Secrets the status entry
-// shows validated.
-func presentRoles(d pgv1.DatabaseSpec, e pgv1.DatabaseStatus, n controller.DatabaseNames) []roleIntent {
+// entriesOf are db's status entries, then an empty one for each database
+// of the spec the status does not list yet.
+func entriesOf(db *pgv1.PostgresDatabase) []pgv1.DatabaseStatus {
+	out := slices.Clone(db.Status.Databases)
+	for _, d := range db.Spec.Databases {
+		if !slices.ContainsFunc(out, func(e pgv1.DatabaseStatus) bool { return e.Name == d.Name }) {
+			out = append(out, pgv1.DatabaseStatus{Name: d.Name})
+		}
+	}
+	return out
+}
+
+// presentRoles are the roles of database d whose Secrets are in place
+// (see intentOf).
+func presentRoles(d pgv1.DatabaseSpec, e pgv1.DatabaseStatus, n controller.DatabaseNames, placed func(string) bool) []roleIntent {
 	admin, rw, ro := secretsOf(d, n)
-	if !refIs(e.AdminSecretRef, admin) || !refIs(e.RWSecretRef, rw) {
-		return nil // Secrets not validated yet
+	inPlace := func(ref *pgv1.LocalObjectReference, name, generated string) bool {
+		return refIs(ref, name) || name == generated && placed(name)
+	}
+	if !inPlace(e.AdminSecretRef, admin, n.AdminSecret) || !inPlace(e.RWSecretRef, rw, n.RWSecret) {
+		return nil // Secrets not in place yet
 	}
 	out := []roleIntent{
 		{Name: n.AdminRole, Ensure: pgv1.RoleEnsurePresent, Secret: admin},
 		{Name: n.RWRole, Ensure: pgv1.RoleEnsurePresent, Secret: rw},
 	}
-	if d.ReadOnlyRole && refIs(e.ROSecretRef, ro) {
+	if d.ReadOnlyRole && inPlace(e.ROSecretRef, ro, n.ROSecret) {
 		out = append(out, roleIntent{Name: n.RORole, Ensure: pgv1.RoleEnsurePresent, Secret: ro})
 	}
 	return out

@@ -20,11 +20,11 @@ func TestReadOnlyRoleIntent(t *testing.T) {
 	db := claimant("app", "uid-1", time.Hour, "orders")
 	db.Spec.Databases[0].ReadOnlyRole = true
 	all := func(string) bool { return true }
-	if got := intentOf(db, all); len(got) != 2 {
+	if got := intentOf(db, all, none); len(got) != 2 {
 		t.Fatalf("ro asked before its Secret was validated: %+v", got)
 	}
 	db.Status.Databases[0].ROSecretRef = &pgv1.LocalObjectReference{Name: "someone-elses"}
-	if got := intentOf(db, all); len(got) != 2 {
+	if got := intentOf(db, all, none); len(got) != 2 {
 		t.Fatalf("ro asked with a Secret the spec does not imply: %+v", got)
 	}
 	db.Status.Databases[0].ROSecretRef.Name = "app-orders-ro"
@@ -33,18 +33,18 @@ func TestReadOnlyRoleIntent(t *testing.T) {
 		{Name: "orders_rw", Ensure: pgv1.RoleEnsurePresent, Secret: "app-orders-rw"},
 		{Name: "orders_ro", Ensure: pgv1.RoleEnsurePresent, Secret: "app-orders-ro"},
 	}
-	if got := intentOf(db, all); !slices.Equal(got, want) {
+	if got := intentOf(db, all, none); !slices.Equal(got, want) {
 		t.Fatalf("intent = %+v", got)
 	}
 	// The flag removed, the role marked absent.
 	db.Spec.Databases[0].ReadOnlyRole = false
 	db.Status.Databases[0].Roles = []pgv1.RoleStatus{{Name: "orders_ro", Ensure: pgv1.RoleEnsureAbsent}}
 	want = []roleIntent{{Name: "orders_ro", Ensure: pgv1.RoleEnsureAbsent}, want[0], want[1]}
-	if got := intentOf(db, all); !slices.Equal(got, want) {
+	if got := intentOf(db, all, none); !slices.Equal(got, want) {
 		t.Fatalf("intent while removing ro = %+v", got)
 	}
 	// Not the cluster's gift to this object: nothing absent, ro not asked.
-	if got := intentOf(db, func(string) bool { return false }); len(got) != 2 || got[0].Name != "orders_admin" {
+	if got := intentOf(db, func(string) bool { return false }, none); len(got) != 2 || got[0].Name != "orders_admin" {
 		t.Fatalf("absent ro without ownership = %+v", got)
 	}
 }

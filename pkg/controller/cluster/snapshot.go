@@ -29,7 +29,11 @@ type observation struct {
 	backups     map[string]*cnpgv1.ScheduledBackup
 	configMap   *corev1.ConfigMap
 	databases   []*pgv1.PostgresDatabase
-	ca          []byte
+	// placed are the generated credential Secrets of those databases
+	// that the cache holds controlled by their PostgresDatabase, by name:
+	// the UID of that owner (see intentOf).
+	placed map[string]types.UID
+	ca     []byte
 	// sample is the collector's last sample of the primary, nil when
 	// there is none: read here, never queried during the pass.
 	sample *collector.Sample
@@ -85,6 +89,9 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 		return nil, err
 	}
 	o.databases = controller.ListDatabasesOf(c.databases, ns, name)
+	if o.placed, err = c.placedSecrets(ns, o.databases); err != nil {
+		return nil, err
+	}
 	if o.cnpg != nil {
 		if o.ca, err = c.cas.Get(ctx, ns, name+caSuffix); err != nil {
 			return nil, err

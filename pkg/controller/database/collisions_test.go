@@ -30,7 +30,7 @@ func TestChildNameCollisionIsTerminalForTheLaterObject(t *testing.T) {
 		t.Fatalf("status = %s: %s", db.Status.Phase, msg)
 	}
 
-	if _, err := f.sync("a"); workqueue.IsTerminal(err) {
+	if _, err := f.syncReported("a"); workqueue.IsTerminal(err) {
 		t.Fatalf("the earlier object was refused: %v", err)
 	}
 	if cond(t, f.db("a"), pgv1.ConditionReady).Reason == "InvalidName" {

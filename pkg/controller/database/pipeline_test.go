@@ -66,7 +66,7 @@ func TestClusterNotReady(t *testing.T) {
 	pc.Status.Conditions[0].Status = metav1.ConditionFalse
 	pc.Status.Phase = pgv1.PhaseProvisioning
 	f := newFixture(t, nil, []runtime.Object{pc, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
-	res, err := f.sync("shop")
+	res, err := f.syncReported("shop")
 	if err != nil || res.RequeueAfter != clusterNotReadyRecheck {
 		t.Fatalf("res %+v err %v", res, err)
 	}
@@ -92,7 +92,7 @@ func TestPipelineToReadyThenIdle(t *testing.T) {
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
 
 	// Pass 1: Secrets, ConfigMap, role intent; waits for the roles.
-	res, err := f.sync("shop")
+	res, err := f.syncReported("shop")
 	if err != nil || res.RequeueAfter != provisionRecheck {
 		t.Fatalf("pass 1: res %+v err %v", res, err)
 	}

@@ -60,7 +60,7 @@ func TestNotYetReadyDatabaseWaitsForCluster(t *testing.T) {
 	pc.Status.Phase = pgv1.PhaseConfiguring
 	pc.Status.Conditions[0].Status = metav1.ConditionFalse
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
-	if _, err := f.sync("shop"); err != nil {
+	if _, err := f.syncReported("shop"); err != nil {
 		t.Fatal(err)
 	}
 	if c := cond(t, f.db("shop"), pgv1.ConditionClusterReady); c.Reason != "ClusterNotReady" {

@@ -59,7 +59,7 @@ func TestRoleReportIgnoresACNPGClusterWeDoNotControl(t *testing.T) {
 
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
 	f.setCNPGRoles(pc, nil, nil) // our CNPG Cluster: nothing reconciled yet
-	if _, err := f.sync("shop"); err != nil {
+	if _, err := f.syncReported("shop"); err != nil {
 		t.Fatal(err)
 	}
 	if c := cond(t, f.db("shop"), pgv1.ConditionRolesReady); c.Reason != "RolesPending" {

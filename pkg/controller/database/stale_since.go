@@ -14,8 +14,8 @@ import (
 // cannot push the write further out: the stored status is at most
 // progressReportDelay behind. It lives in memory only: after a restart the
 // first deferring pass starts a new bound, which delays a progress write
-// by at most one more bound and loses nothing (the claim and every
-// failure are never deferred).
+// by at most one more bound and loses nothing (a claim the cluster
+// reads from the status, and every failure, are never deferred).
 type staleSince struct {
 	mu    sync.Mutex
 	since map[types.NamespacedName]staleMark

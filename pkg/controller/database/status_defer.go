@@ -56,27 +56,53 @@ func (p *pass) deferredWrite(out outcome, removal health) (time.Duration, bool) 
 	return left, left > 0
 }
 
-// progressOnly: the stored and the new status are both progress waits of
-// this generation, the new one no earlier in the pipeline, and they differ
-// in nothing but that progress.
+// progressOnly: the new status is a progress wait of this generation,
+// and the stored one either a progress wait no later in the pipeline that
+// differs in nothing but that progress, or never written at all — for a
+// new database whose role claim its cluster reads from the Secrets
+// themselves (claimWithoutStatus): its first write then waits for Ready
+// or for news, within the same bound.
 func (p *pass) progressOnly(out outcome, removal health) bool {
 	stored, next := &p.db.Status, p.status
 	if out.health.Err != nil || removal.Phase != pgv1.PhaseReady || len(p.obs.removed) > 0 {
 		return false
 	}
-	if stored.ObservedGeneration != p.db.Generation || next.ObservedGeneration != p.db.Generation ||
-		!isWait(stored.Phase) || !isWait(next.Phase) {
-		return false
-	}
-	from, ok := progressWaits[readyReason(stored, p.db.Generation)]
-	if !ok {
+	if next.ObservedGeneration != p.db.Generation || !isWait(next.Phase) {
 		return false
 	}
 	to, ok := progressWaits[readyReason(next, p.db.Generation)]
+	if !ok {
+		return false
+	}
+	if neverWritten(stored) {
+		return claimWithoutStatus(p.db) && sameRotation(stored, next)
+	}
+	if stored.ObservedGeneration != p.db.Generation || !isWait(stored.Phase) {
+		return false
+	}
+	from, ok := progressWaits[readyReason(stored, p.db.Generation)]
 	if !ok || to < from {
 		return false
 	}
 	return sameApartFromProgress(stored, next)
+}
+
+// neverWritten: no pass has written this status yet.
+func neverWritten(st *pgv1.PostgresDatabaseStatus) bool {
+	return st.ObservedGeneration == 0 && st.Phase == "" && len(st.Conditions) == 0 && len(st.Databases) == 0
+}
+
+// claimWithoutStatus: every role of db has a generated password Secret,
+// which its cluster finds in place by itself (the cluster controller's
+// intentOf); a Secret of the user's own is validated here and its claim
+// needs the status.
+func claimWithoutStatus(db *pgv1.PostgresDatabase) bool {
+	for _, d := range db.Spec.Databases {
+		if len(externalRefs(d)) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func isWait(ph pgv1.Phase) bool { return ph == pgv1.PhasePending || ph == pgv1.PhaseProvisioning }

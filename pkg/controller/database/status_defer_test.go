@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -46,14 +47,20 @@ func readyReasonOf(f *fixture, name string) string {
 
 // deferredToApplied brings a database to the pass that applies its CNPG
 // Database (status left at the roles wait, the bound started by that pass)
-// and returns the fixture.
+// and returns the fixture. Its first pass defers too (the cluster reads
+// the claim from the Secrets), so the roles wait is written when that
+// first bound runs out.
 func deferredToApplied(t *testing.T, clock *fakeClock) *fixture {
 	t.Helper()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
+	if wait := mustSync(t, f, "shop"); statusWritten(f) || wait != progressReportDelay {
+		t.Fatalf("first pass: requeue %v writes %v, want no status write for the bound %v", wait, f.allWrites(), progressReportDelay)
+	}
+	clock.advance(progressReportDelay)
 	mustSync(t, f, "shop")
-	if !hasClaim(f.db("shop")) {
-		t.Fatalf("first write without the claim: %+v", f.db("shop").Status.Databases)
+	if !hasClaim(f.db("shop")) || readyReasonOf(f, "shop") != "RolesPending" {
+		t.Fatalf("write at the bound: %s %+v, want the roles wait with the claim", readyReasonOf(f, "shop"), f.db("shop").Status.Databases)
 	}
 	clock.advance(time.Second)
 	f.setCluster(ownRoles(db, "orders_admin", "orders_rw"))
@@ -129,32 +136,35 @@ func notReadyCluster() *pgv1.PostgresCluster {
 	return pc
 }
 
-// A database created with its cluster writes twice on its way to Ready:
-// the wait for the cluster with the claim, then Ready. The roles wait and
-// the CloudNativePG wait in between are progress within the bound, and
-// the bound runs from the first deferral, not from each pass.
-func TestProgressToReadyWritesTwice(t *testing.T) {
+// A database created with its cluster writes once on its way to Ready
+// when it gets there within the bound: its cluster reads the claim from
+// the Secrets, and the waits for the cluster, the roles and CloudNativePG
+// are progress. The bound runs from the first deferral, not from each
+// pass.
+func TestProgressToReadyWritesOnce(t *testing.T) {
 	clock := useClock(t)
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{notReadyCluster(), db})
-	mustSync(t, f, "shop")
-	if got := f.db("shop"); got.Status.Phase != pgv1.PhasePending || !hasClaim(got) {
-		t.Fatalf("first write: %s %+v, want Pending with the claim", got.Status.Phase, got.Status.Databases)
+	if wait := mustSync(t, f, "shop"); wait != progressReportDelay || statusWritten(f) {
+		t.Fatalf("first pass: requeue %v writes %v, want none for %v", wait, f.allWrites(), progressReportDelay)
+	}
+	if f.secret("shop-orders-admin") == nil || f.secret("shop-orders-rw") == nil {
+		t.Fatal("the first pass did not create the Secrets the cluster reads the claim from")
 	}
 
 	clock.advance(2 * time.Second) // the cluster is Ready: on to the roles wait
 	f.setCluster(func(pc *pgv1.PostgresCluster) { *pc = *readyCluster() })
-	if wait := mustSync(t, f, "shop"); wait != progressReportDelay || statusWritten(f) {
-		t.Errorf("roles wait: requeue %v writes %v, want none for %v", wait, f.allWrites(), progressReportDelay)
+	if wait := mustSync(t, f, "shop"); wait != progressReportDelay-2*time.Second || statusWritten(f) {
+		t.Errorf("roles wait: requeue %v writes %v, want none for the bound's rest", wait, f.allWrites())
 	}
 
 	clock.advance(10 * time.Second) // roles reconciled: on to CloudNativePG
 	f.setCluster(ownRoles(db, "orders_admin", "orders_rw"))
-	if wait := mustSync(t, f, "shop"); wait != progressReportDelay-10*time.Second || statusWritten(f) {
+	if wait := mustSync(t, f, "shop"); wait != progressReportDelay-12*time.Second || statusWritten(f) {
 		t.Errorf("applying wait: requeue %v writes %v, want none for the bound's rest", wait, f.allWrites())
 	}
-	if r := readyReasonOf(f, "shop"); r != "ClusterNotReady" {
-		t.Errorf("stored wait %s, want ClusterNotReady still", r)
+	if !neverWritten(&f.db("shop").Status) {
+		t.Errorf("stored status %+v, want none yet", f.db("shop").Status)
 	}
 
 	clock.advance(time.Second)
@@ -163,7 +173,7 @@ func TestProgressToReadyWritesTwice(t *testing.T) {
 	if got := f.db("shop"); got.Status.Phase != pgv1.PhaseReady {
 		t.Fatalf("phase %s, want Ready written at once", got.Status.Phase)
 	}
-	if ev := f.events(); len(ev) != 1 || ev[0] != "Normal Ready phase Pending -> Ready: 1 database(s) ready" {
+	if ev := f.events(); len(ev) != 1 || ev[0] != "Normal Ready phase (none) -> Ready: 1 database(s) ready" {
 		t.Errorf("events %q, want the Ready Event of what was written", ev)
 	}
 }
@@ -277,5 +287,22 @@ func TestStaleSinceMark(t *testing.T) {
 	s.clear(key)
 	if left := s.left(key, "b", t0.Add(20*time.Second)); left != progressReportDelay {
 		t.Errorf("after clear %v left, want a new bound", left)
+	}
+}
+
+// A database with a password Secret of the user's own writes its first
+// status at once: only that status tells the cluster the Secret was
+// validated, so deferring it would hold back the role claim.
+func TestClaimOfUserSecretWrittenAtOnce(t *testing.T) {
+	useClock(t)
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders",
+		PasswordConfig: &pgv1.DatabasePasswordConfig{AdminSecretRef: &pgv1.LocalObjectReference{Name: "mine"}}})
+	mine := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: ns}, Type: corev1.SecretTypeBasicAuth,
+		Data: map[string][]byte{"username": []byte("orders_admin"), "password": []byte("chosen-by-the-user")}}
+	f := newFixture(t, append(clusterSecrets(), mine), []runtime.Object{readyCluster(), db})
+	mustSync(t, f, "shop")
+	if !statusWritten(f) || !hasClaim(f.db("shop")) || readyReasonOf(f, "shop") != "RolesPending" {
+		t.Errorf("first pass: writes %v, stored %s %+v; want the roles wait with the claim at once",
+			f.allWrites(), readyReasonOf(f, "shop"), f.db("shop").Status.Databases)
 	}
 }
