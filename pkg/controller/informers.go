@@ -97,8 +97,9 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 // trimForCache drops from a cached object what setpoint never reads —
 // managedFields and kubectl's last-applied copy — which together can
-// triple an object's size in memory. (Fields of CNPG's kinds that setpoint
-// does not declare are dropped already when the JSON is decoded.)
+// triple an object's size in memory, and makes the strings many objects
+// repeat share one copy (cacheStrings). (Fields of CNPG's kinds that
+// setpoint does not declare are dropped already when the JSON is decoded.)
 func trimForCache(obj any) (any, error) {
 	if acc, ok := obj.(metav1.ObjectMetaAccessor); ok {
 		m := acc.GetObjectMeta()
@@ -108,6 +109,7 @@ func trimForCache(obj any) (any, error) {
 			m.SetAnnotations(a)
 		}
 	}
+	cacheStrings.internObject(obj)
 	return obj, nil
 }
 

@@ -1,0 +1,132 @@
+package controller
+
+import (
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	v1alpha1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// Decoding gives every cached object its own copy of each string, though
+// most of them repeat across objects: the namespace, label keys and values
+// (the cluster and database an object belongs to), owner references,
+// condition types and reasons, data keys. An interner keeps one copy of
+// each so the cache holds it once; strings are immutable, so sharing one
+// copy is invisible to readers.
+//
+// The table is bounded: when it holds maxInterned strings it starts over
+// (objects keep the copies they have; new ones share a new set), so
+// strings that never repeat cost at most one table's worth.
+const (
+	maxInterned    = 8192
+	maxInternedLen = 64
+)
+
+// cacheStrings is the interner of the informers' transform.
+var cacheStrings = &interner{}
+
+type interner struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// internObject replaces the repeated strings of a cached object by their
+// shared copies. Kinds it does not know keep their strings except the
+// object metadata.
+func (in *interner) internObject(obj any) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if acc, ok := obj.(metav1.ObjectMetaAccessor); ok {
+		if m, ok := acc.GetObjectMeta().(*metav1.ObjectMeta); ok {
+			in.meta(m)
+		}
+	}
+	switch o := obj.(type) {
+	case *corev1.Secret:
+		o.Type = corev1.SecretType(in.s(string(o.Type)))
+		o.Data = internKeys(in, o.Data)
+	case *corev1.ConfigMap:
+		o.Data = in.stringMap(o.Data)
+	case *v1alpha1.PostgresDatabase:
+		in.conditions(o.Status.Conditions)
+	case *v1alpha1.PostgresCluster:
+		in.conditions(o.Status.Conditions)
+	case *cnpgv1.Cluster:
+		in.conditions(o.Status.Conditions)
+	case *cnpgv1.Database:
+		o.Spec.Cluster.Name = in.s(o.Spec.Cluster.Name)
+		o.Spec.Ensure = cnpgv1.EnsureOption(in.s(string(o.Spec.Ensure)))
+		o.Spec.DatabaseReclaimPolicy = in.s(o.Spec.DatabaseReclaimPolicy)
+	}
+}
+
+// meta interns what objects share: namespace, labels, annotations, owner
+// references and finalizers; never the object's own name or UID.
+func (in *interner) meta(m *metav1.ObjectMeta) {
+	m.Namespace = in.s(m.Namespace)
+	m.Labels = in.stringMap(m.Labels)
+	m.Annotations = in.stringMap(m.Annotations)
+	for i := range m.OwnerReferences {
+		r := &m.OwnerReferences[i]
+		r.APIVersion, r.Kind, r.Name = in.s(r.APIVersion), in.s(r.Kind), in.s(r.Name)
+	}
+	for i, f := range m.Finalizers {
+		m.Finalizers[i] = in.s(f)
+	}
+}
+
+func (in *interner) conditions(cs []metav1.Condition) {
+	for i := range cs {
+		c := &cs[i]
+		c.Type, c.Reason, c.Message = in.s(c.Type), in.s(c.Reason), in.s(c.Message)
+		c.Status = metav1.ConditionStatus(in.s(string(c.Status)))
+	}
+}
+
+// stringMap returns m with its keys and values interned (a new map: a
+// key cannot be replaced in place).
+func (in *interner) stringMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[in.s(k)] = in.s(v)
+	}
+	return out
+}
+
+// internKeys interns a map's keys; its values stay as they are.
+func internKeys[V any](in *interner, m map[string]V) map[string]V {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[in.s(k)] = v
+	}
+	return out
+}
+
+// s returns the shared copy of v. Long strings are rarely repeated and
+// kept as they are. The caller holds mu.
+func (in *interner) s(v string) string {
+	if v == "" || len(v) > maxInternedLen {
+		return v
+	}
+	if c, ok := in.m[v]; ok {
+		return c
+	}
+	if in.m == nil || len(in.m) >= maxInterned {
+		in.m = make(map[string]string, 256)
+	}
+	// A copy of its own: v may share the bytes of a larger string the
+	// table must not keep alive.
+	v = strings.Clone(v)
+	in.m[v] = v
+	return v
+}
