@@ -61,6 +61,9 @@ func run() error {
 	if soft := applyDefaultMemoryLimit("/"); soft > 0 {
 		logger.Info("Go memory limit set from the cgroup's", "bytes", soft)
 	}
+	if pct := applyDefaultGCPercent(); pct > 0 {
+		logger.Info("Go GC percent set (GOGC unset)", "percent", pct)
+	}
 	ctx = klog.NewContext(ctx, logger)
 	v := version.Get()
 	logger.Info("Starting", "version", v.Version, "commit", v.Commit, "goVersion", v.GoVersion,

@@ -56,3 +56,17 @@ func TestDefaultMemoryLimitOnlyWhenUnset(t *testing.T) {
 		t.Fatalf("limit = %d", got)
 	}
 }
+
+func TestDefaultGCPercentOnlyWhenUnset(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(prev) })
+
+	t.Setenv("GOGC", "200")
+	if got := applyDefaultGCPercent(); got != 0 || debug.SetGCPercent(100) != 100 {
+		t.Fatalf("overrode GOGC: %d", got)
+	}
+	t.Setenv("GOGC", "")
+	if got := applyDefaultGCPercent(); got != defaultGCPercent || debug.SetGCPercent(100) != defaultGCPercent {
+		t.Fatalf("GC percent = %d, want %d", got, defaultGCPercent)
+	}
+}
