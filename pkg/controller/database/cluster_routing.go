@@ -5,6 +5,7 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
@@ -13,11 +14,13 @@ import (
 )
 
 // clusterHandler routes PostgresCluster events to the databases on the
-// cluster. A status write that only moves the role report on (one per role
-// batch) wakes only the databases whose roles it reports on, not all of the
-// cluster's: with 10 databases per cluster that was 10 passes per write,
-// nine of them finding nothing new. Any other change — Ready, phase,
-// deletion, resources, pooler, spec — wakes them all, as before.
+// cluster, and only when something a database pass reads changed (see
+// clusterView): a new cluster passes through several phases and writes
+// its status several times on the way to Ready, and each write woke all
+// of its databases for a pass that found them still waiting. A status
+// write that only moves the role report on (one per role batch) wakes only
+// the databases whose roles it reports on. Databases being deleted read
+// the cluster's phase for their messages and are woken by any change.
 func (c *Controller) clusterHandler() cache.ResourceEventHandler {
 	all := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -40,12 +43,12 @@ func (c *Controller) clusterHandler() cache.ResourceEventHandler {
 			if o.ResourceVersion == n.ResourceVersion {
 				return
 			}
-			if !onlyRolesReportChanged(o, n) {
+			if !reflect.DeepEqual(viewOf(o), viewOf(n)) {
 				all(newObj)
 				return
 			}
 			for _, db := range controller.ListDatabasesOf(c.databaseIndex, n.Namespace, n.Name) {
-				if !equalReports(rolesReportFor(o, db), rolesReportFor(n, db)) {
+				if db.DeletionTimestamp != nil || !equalReports(rolesReportFor(o, db), rolesReportFor(n, db)) {
 					c.queue.Add(controller.KeyOf(db))
 				}
 			}
@@ -53,19 +56,30 @@ func (c *Controller) clusterHandler() cache.ResourceEventHandler {
 	}
 }
 
-// onlyRolesReportChanged: old and new differ at most in the role report
-// (managedRolesStatus and the ManagedRolesReady condition that counts it)
-// and in metadata the databases never read (resourceVersion, managed
-// fields).
-func onlyRolesReportChanged(o, n *pgv1.PostgresCluster) bool {
-	strip := func(pc *pgv1.PostgresCluster) *pgv1.PostgresCluster {
-		pc = pc.DeepCopy()
-		pc.ResourceVersion, pc.ManagedFields = "", nil
-		pc.Status.ManagedRolesStatus = nil
-		meta.RemoveStatusCondition(&pc.Status.Conditions, pgv1.ConditionManagedRoles)
-		return pc
+// clusterView is what a database pass reads of its PostgresCluster,
+// besides the role report (rolesReportFor): whether it is the same object,
+// being deleted, Ready, or Failed and why (clusterStep), its superuser
+// Secret and its poolers (connection info).
+type clusterView struct {
+	uid       types.UID
+	deleting  bool
+	ready     bool
+	failed    string
+	resources *pgv1.ClusterResources
+	poolers   *pgv1.ConnectionPoolerStatus
+}
+
+func viewOf(pc *pgv1.PostgresCluster) clusterView {
+	v := clusterView{uid: pc.UID, deleting: pc.DeletionTimestamp != nil,
+		ready:     meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionReady),
+		resources: pc.Status.Resources, poolers: pc.Status.ConnectionPoolerStatus}
+	if pc.Status.Phase == pgv1.PhaseFailed {
+		v.failed = "Failed"
+		if c := meta.FindStatusCondition(pc.Status.Conditions, pgv1.ConditionReady); c != nil {
+			v.failed += ": " + c.Reason + ": " + c.Message
+		}
 	}
-	return apiequality.Semantic.DeepEqual(strip(o), strip(n))
+	return v
 }
 
 // rolesReportFor is the part of the cluster's role arbitration about db:

@@ -2,7 +2,9 @@ package database
 
 import (
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -43,16 +45,43 @@ func TestRoleReportWakesOnlyTheDatabaseItIsAbout(t *testing.T) {
 	}
 }
 
-// Anything but the role report wakes every database on the cluster.
+// What a database reads of its cluster (clusterView) wakes every
+// database on it: here the cluster leaving Ready.
 func TestClusterChangeWakesEveryDatabase(t *testing.T) {
 	f, _, _ := routingFixture(t)
 	old := readyCluster()
 	old.ResourceVersion = "1"
-	new := old.DeepCopy()
+	new := notReadyCluster()
 	new.ResourceVersion = "2"
-	new.Status.Phase = pgv1.PhaseConfiguring
 	if n := routed(t, f, old, new); n != 2 {
 		t.Errorf("queued %d keys, want both databases", n)
+	}
+}
+
+// A new cluster moving through its phases short of Ready (one status
+// write each) wakes none of its databases: each would find itself still
+// waiting for the cluster. A database being deleted is woken: its
+// messages quote the cluster's phase.
+func TestClusterPhasesShortOfReadyWakeNoDatabase(t *testing.T) {
+	f, a, _ := routingFixture(t)
+	old := notReadyCluster()
+	old.ResourceVersion = "1"
+	old.Status.Phase = pgv1.PhasePending
+	new := notReadyCluster()
+	new.ResourceVersion = "2"
+	new.Status.Conditions[0].Message = "CNPG: setting up primary (0/1 instances ready)"
+	if n := routed(t, f, old, new); n != 0 {
+		t.Errorf("queued %d keys for a phase change short of Ready, want none", n)
+	}
+	deleting := f.db(a.Name)
+	deleting.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	deleting.Finalizers = []string{Finalizer}
+	if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), deleting, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.refresh()
+	if n := routed(t, f, old, new); n != 1 {
+		t.Errorf("queued %d keys, want the database being deleted", n)
 	}
 }
 
