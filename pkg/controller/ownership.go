@@ -26,6 +26,16 @@ func IsControlledBy(obj metav1.Object, uid types.UID) bool {
 	return ref != nil && ref.UID == uid
 }
 
+// DeleteOf are the options of a delete of obj, judged ours from the
+// cache: the UID precondition makes the API server refuse the delete
+// (409 Conflict) when the object now under that name is not the one
+// judged — deleted and re-created by someone else since the cache saw
+// it — so a delete can only ever remove the object we proved ours.
+func DeleteOf(obj metav1.Object) metav1.DeleteOptions {
+	uid := obj.GetUID()
+	return metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}
+}
+
 // ManagedLabels are the labels of a child of a PostgresCluster or
 // PostgresDatabase; ownerLabel is ClusterLabel or DatabaseLabel.
 func ManagedLabels(ownerLabel, ownerName string) map[string]string {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -54,7 +53,7 @@ func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
 	want := wantedBackups(p)
 	for name, cur := range p.obs.backups {
 		if _, ok := want[name]; !ok && controller.IsControlledBy(cur, p.cluster.UID) {
-			if err := client.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			if err := client.Delete(ctx, name, controller.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete scheduled backup %s: %w", name, err)
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -33,7 +32,7 @@ func (objectStoreComponent) Reconcile(ctx context.Context, p *pass) error {
 		if cur == nil || !controller.IsControlledBy(cur, p.cluster.UID) {
 			return nil
 		}
-		err := p.deps.pg.BarmanCloudV1().ObjectStores(cur.Namespace).Delete(ctx, cur.Name, metav1.DeleteOptions{})
+		err := p.deps.pg.BarmanCloudV1().ObjectStores(cur.Namespace).Delete(ctx, cur.Name, controller.DeleteOf(cur))
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete object store: %w", err)
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
@@ -46,7 +45,7 @@ func (podMonitorComponent) Reconcile(ctx context.Context, p *pass) error {
 		if cur == nil || !controller.IsControlledBy(cur, p.cluster.UID) {
 			return nil
 		}
-		err := p.deps.pg.MonitoringV1().PodMonitors(cur.Namespace).Delete(ctx, cur.Name, metav1.DeleteOptions{})
+		err := p.deps.pg.MonitoringV1().PodMonitors(cur.Namespace).Delete(ctx, cur.Name, controller.DeleteOf(cur))
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete pod monitor: %w", err)
 		}

@@ -6,7 +6,6 @@ import (
 	"maps"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -32,7 +31,7 @@ func (poolerComponent) Reconcile(ctx context.Context, p *pass) error {
 		cur := p.obs.poolers[name]
 		if !p.want.PoolerEnabled {
 			if cur != nil && controller.IsControlledBy(cur, p.cluster.UID) {
-				if err := client.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				if err := client.Delete(ctx, name, controller.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
 					return fmt.Errorf("delete pooler %s: %w", name, err)
 				}
 			}

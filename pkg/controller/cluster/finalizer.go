@@ -69,7 +69,7 @@ func (c *Controller) finalize(ctx context.Context, pc *pgv1.PostgresCluster) (wo
 func (c *Controller) deleteOwned(ctx context.Context, pc *pgv1.PostgresCluster) (int, error) {
 	ns, name := pc.Namespace, pc.Name
 	remaining := 0
-	del := func(exists bool, owned metav1.Object, do func() error) error {
+	del := func(exists bool, owned metav1.Object, do func(metav1.DeleteOptions) error) error {
 		if !exists || !controller.IsControlledBy(owned, pc.UID) {
 			return nil
 		}
@@ -77,16 +77,15 @@ func (c *Controller) deleteOwned(ctx context.Context, pc *pgv1.PostgresCluster) 
 		if owned.GetDeletionTimestamp() != nil {
 			return nil
 		}
-		if err := do(); err != nil && !apierrors.IsNotFound(err) {
+		if err := do(controller.DeleteOf(owned)); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 		return nil
 	}
-	opts := metav1.DeleteOptions{}
 	cnpg := c.deps.pg.CNPGV1()
 	for _, s := range []string{poolerRWSuffix, poolerROSuffix} {
 		p, _ := c.poolers.Poolers(ns).Get(name + s)
-		if err := del(p != nil, p, func() error { return cnpg.Poolers(ns).Delete(ctx, name+s, opts) }); err != nil {
+		if err := del(p != nil, p, func(opts metav1.DeleteOptions) error { return cnpg.Poolers(ns).Delete(ctx, name+s, opts) }); err != nil {
 			return 0, fmt.Errorf("delete pooler: %w", err)
 		}
 	}
@@ -95,19 +94,19 @@ func (c *Controller) deleteOwned(ctx context.Context, pc *pgv1.PostgresCluster) 
 	}
 	for _, s := range []string{backupSuffix, snapshotSuffix} {
 		b, _ := c.scheduledBackups.ScheduledBackups(ns).Get(name + s)
-		if err := del(b != nil, b, func() error { return cnpg.ScheduledBackups(ns).Delete(ctx, name+s, opts) }); err != nil {
+		if err := del(b != nil, b, func(opts metav1.DeleteOptions) error { return cnpg.ScheduledBackups(ns).Delete(ctx, name+s, opts) }); err != nil {
 			return 0, fmt.Errorf("delete scheduled backup: %w", err)
 		}
 	}
 	if o, _ := c.objectStores.ObjectStores(ns).Get(name + objectStoreSuffix); o != nil {
-		if err := del(true, o, func() error {
+		if err := del(true, o, func(opts metav1.DeleteOptions) error {
 			return c.deps.pg.BarmanCloudV1().ObjectStores(ns).Delete(ctx, o.Name, opts)
 		}); err != nil {
 			return 0, fmt.Errorf("delete object store: %w", err)
 		}
 	}
 	cl, _ := c.cnpgClusters.Clusters(ns).Get(name)
-	if err := del(cl != nil, cl, func() error { return cnpg.Clusters(ns).Delete(ctx, name, opts) }); err != nil {
+	if err := del(cl != nil, cl, func(opts metav1.DeleteOptions) error { return cnpg.Clusters(ns).Delete(ctx, name, opts) }); err != nil {
 		return 0, fmt.Errorf("delete CNPG cluster: %w", err)
 	}
 	return remaining, nil

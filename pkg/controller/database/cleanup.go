@@ -126,7 +126,7 @@ func (p *pass) drop(ctx context.Context, name string) health {
 	ns := p.db.Namespace
 	if d := p.obs.cnpg[n.CNPG]; d != nil && controller.IsControlledBy(d, p.db.UID) {
 		if d.DeletionTimestamp == nil {
-			if err := p.c.pg.CNPGV1().Databases(ns).Delete(ctx, n.CNPG, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			if err := p.c.pg.CNPGV1().Databases(ns).Delete(ctx, n.CNPG, controller.DeleteOf(d)); err != nil && !apierrors.IsNotFound(err) {
 				return apiError("DatabaseDeleteFailed", fmt.Errorf("delete CNPG Database %s: %w", n.CNPG, err))
 			}
 			p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "DatabaseDeleting", "Deleted CNPG Database %s; CloudNativePG drops database %s", n.CNPG, name)
@@ -149,13 +149,13 @@ func (p *pass) deleteCredentials(ctx context.Context, n names) error {
 	ns := p.db.Namespace
 	for _, sn := range n.Secrets() {
 		if s := p.obs.secrets[sn]; s != nil && controller.IsControlledBy(s, p.db.UID) {
-			if err := p.c.kube.CoreV1().Secrets(ns).Delete(ctx, sn, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			if err := p.c.kube.CoreV1().Secrets(ns).Delete(ctx, sn, controller.DeleteOf(s)); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete Secret %s: %w", sn, err)
 			}
 		}
 	}
 	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
-		if err := p.c.kube.CoreV1().ConfigMaps(ns).Delete(ctx, n.ConfigMap, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if err := p.c.kube.CoreV1().ConfigMaps(ns).Delete(ctx, n.ConfigMap, controller.DeleteOf(cm)); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete ConfigMap %s: %w", n.ConfigMap, err)
 		}
 	}

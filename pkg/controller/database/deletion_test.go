@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	k8stesting "k8s.io/client-go/testing"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -87,6 +89,11 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := readyFixture(t, db)
 	f.startDeletion("shop")
+	d := f.cnpgDB("shop-orders")
+	d.UID = "uid-cnpg-orders"
+	if _, err := f.pg.CNPGV1().Databases(ns).Update(t.Context(), d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	// 1: the CNPG Database is deleted; the roles stay present meanwhile.
 	res, err := f.sync("shop")
@@ -95,6 +102,9 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 	}
 	if !slices.Contains(f.allWrites(), "delete databases") {
 		t.Fatalf("writes = %v", f.allWrites())
+	}
+	if uid := deletePrecondition(f.pg.Actions()); uid != "uid-cnpg-orders" {
+		t.Errorf("CNPG Database deleted with UID precondition %q, want the UID of the one judged ours", uid)
 	}
 	if _, err := f.pg.CNPGV1().Databases(ns).Get(t.Context(), "shop-orders", metav1.GetOptions{}); !f.gone(err) {
 		t.Fatalf("CNPG Database still there: %v", err)
@@ -254,4 +264,18 @@ func TestDatabaseDropWaitEscalates(t *testing.T) {
 		!strings.Contains(c.Message, `PostgresCluster "pg" is Pending (PostgresUnreachable: connection refused)`) {
 		t.Fatalf("Ready = %+v", c)
 	}
+}
+
+// deletePrecondition is the UID precondition of the first delete among
+// actions ("" when there is none).
+func deletePrecondition(actions []k8stesting.Action) types.UID {
+	for _, a := range actions {
+		if d, ok := a.(k8stesting.DeleteAction); ok {
+			if p := d.GetDeleteOptions().Preconditions; p != nil && p.UID != nil {
+				return *p.UID
+			}
+			return ""
+		}
+	}
+	return ""
 }

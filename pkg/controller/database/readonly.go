@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -49,7 +48,7 @@ func (p *pass) removeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names,
 		}
 	}
 	if ours {
-		if err := p.c.kube.CoreV1().Secrets(p.db.Namespace).Delete(ctx, n.ROSecret, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if err := p.c.kube.CoreV1().Secrets(p.db.Namespace).Delete(ctx, n.ROSecret, controller.DeleteOf(secret)); err != nil && !apierrors.IsNotFound(err) {
 			return []pgv1.RoleStatus{prev}, apiError("SecretDeleteFailed", fmt.Errorf("delete Secret %s: %w", n.ROSecret, err))
 		}
 	}
