@@ -19,6 +19,7 @@ import (
 // own, validated — and then publishes the role intent the cluster's
 // managedRoles component turns into CNPG managed roles.
 func secretsStep(ctx context.Context, p *pass) health {
+	p.createMissingSecrets(ctx)
 	var hs []health
 	for _, d := range p.db.Spec.Databases {
 		hs = append(hs, p.databaseCredentials(ctx, d))

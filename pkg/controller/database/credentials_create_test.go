@@ -1,0 +1,63 @@
+package database
+
+import (
+	"errors"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+func count(ws []string, w string) int {
+	n := 0
+	for _, x := range ws {
+		if x == w {
+			n++
+		}
+	}
+	return n
+}
+
+// A new database's Secrets are created once each in its first pass; a
+// create that fails is tried again by the credential it belongs to, in
+// the same pass, and only a failure that persists is reported.
+func TestNewSecretsCreatedOnceEachAndFailuresRetried(t *testing.T) {
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(f.allWrites(), "create secrets"); n != 3 {
+		t.Fatalf("creates %d, want one per role: %v", n, f.allWrites())
+	}
+	for _, s := range []string{"shop-orders-admin", "shop-orders-rw", "shop-orders-ro"} {
+		if f.secret(s) == nil {
+			t.Errorf("Secret %s missing", s)
+		}
+	}
+
+	other := newDatabase("other", pgv1.DatabaseSpec{Name: "billing"})
+	f = newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), other})
+	failed := false
+	f.kube.PrependReactor("create", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if !failed && a.(k8stesting.CreateAction).GetObject().(interface{ GetName() string }).GetName() == "other-billing-rw" {
+			failed = true
+			return true, nil, errors.New("transient")
+		}
+		return false, nil, nil
+	})
+	if _, err := f.sync("other"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(f.allWrites(), "create secrets"); n != 3 || f.secret("other-billing-rw") == nil {
+		t.Errorf("creates %v; want the failed one tried again and made", f.allWrites())
+	}
+	if _, err := f.syncReported("other"); err != nil {
+		t.Fatal(err)
+	}
+	if c := cond(t, f.db("other"), pgv1.ConditionSecretsReady); c.Status != "True" {
+		t.Errorf("SecretsReady = %+v after a failure retried with success", c)
+	}
+}
