@@ -35,8 +35,8 @@ type interner struct {
 }
 
 // internObject replaces the repeated strings of a cached object by their
-// shared copies. Kinds it does not know keep their strings except the
-// object metadata.
+// shared copies and trims its lists to their length (clip). Kinds it does
+// not know keep all but their object metadata as decoded.
 func (in *interner) internObject(obj any) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -52,11 +52,16 @@ func (in *interner) internObject(obj any) {
 	case *corev1.ConfigMap:
 		o.Data = in.stringMap(o.Data)
 	case *v1alpha1.PostgresDatabase:
-		in.conditions(o.Status.Conditions)
+		o.Spec.Databases = clip(o.Spec.Databases)
+		o.Status.Databases = clip(o.Status.Databases)
+		for i := range o.Status.Databases {
+			o.Status.Databases[i].Roles = clip(o.Status.Databases[i].Roles)
+		}
+		o.Status.Conditions = in.conditions(o.Status.Conditions)
 	case *v1alpha1.PostgresCluster:
-		in.conditions(o.Status.Conditions)
+		o.Status.Conditions = in.conditions(o.Status.Conditions)
 	case *cnpgv1.Cluster:
-		in.conditions(o.Status.Conditions)
+		o.Status.Conditions = in.conditions(o.Status.Conditions)
 	case *cnpgv1.Database:
 		o.Spec.Cluster.Name = in.s(o.Spec.Cluster.Name)
 		o.Spec.Ensure = cnpgv1.EnsureOption(in.s(string(o.Spec.Ensure)))
@@ -70,6 +75,8 @@ func (in *interner) meta(m *metav1.ObjectMeta) {
 	m.Namespace = in.s(m.Namespace)
 	m.Labels = in.stringMap(m.Labels)
 	m.Annotations = in.stringMap(m.Annotations)
+	m.OwnerReferences = clip(m.OwnerReferences)
+	m.Finalizers = clip(m.Finalizers)
 	for i := range m.OwnerReferences {
 		r := &m.OwnerReferences[i]
 		r.APIVersion, r.Kind, r.Name = in.s(r.APIVersion), in.s(r.Kind), in.s(r.Name)
@@ -79,12 +86,24 @@ func (in *interner) meta(m *metav1.ObjectMeta) {
 	}
 }
 
-func (in *interner) conditions(cs []metav1.Condition) {
+func (in *interner) conditions(cs []metav1.Condition) []metav1.Condition {
+	cs = clip(cs)
 	for i := range cs {
 		c := &cs[i]
 		c.Type, c.Reason, c.Message = in.s(c.Type), in.s(c.Reason), in.s(c.Message)
 		c.Status = metav1.ConditionStatus(in.s(string(c.Status)))
 	}
+	return cs
+}
+
+// clip returns s in an array of its own length. JSON decoding grows a
+// slice by half again (at least 4), so a single owner reference or
+// finalizer sat in room for four.
+func clip[T any](s []T) []T {
+	if len(s) == cap(s) {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
 }
 
 // stringMap returns m with its keys and values interned (a new map: a

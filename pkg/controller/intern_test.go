@@ -149,3 +149,35 @@ func TestInternerIsBounded(t *testing.T) {
 		t.Error("a long string was interned")
 	}
 }
+
+// Lists decoded with spare room keep their elements in an array of their
+// own length.
+func TestTrimForCacheClipsLists(t *testing.T) {
+	pd := cachedObjects("orders")[2].(*v1alpha1.PostgresDatabase)
+	pd.OwnerReferences = append(make([]metav1.OwnerReference, 0, 4), pd.OwnerReferences...)
+	pd.Finalizers = append(make([]string, 0, 4), pd.Finalizers...)
+	pd.Status.Conditions = append(make([]metav1.Condition, 0, 4), pd.Status.Conditions...)
+	pd.Status.Databases = append(make([]v1alpha1.DatabaseStatus, 0, 4), v1alpha1.DatabaseStatus{
+		Name: "orders", Ready: true, Roles: append(make([]v1alpha1.RoleStatus, 0, 4), v1alpha1.RoleStatus{Name: "orders_owner"}),
+	})
+	pd.Spec.Databases = append(make([]v1alpha1.DatabaseSpec, 0, 4), v1alpha1.DatabaseSpec{Name: "orders"})
+	want := pd.DeepCopy()
+	if _, err := trimForCache(pd); err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(pd, want) {
+		t.Fatalf("values changed:\ngot  %+v\nwant %+v", pd, want)
+	}
+	for name, c := range map[string]int{
+		"ownerReferences": cap(pd.OwnerReferences), "finalizers": cap(pd.Finalizers),
+		"conditions": cap(pd.Status.Conditions), "status.databases": cap(pd.Status.Databases),
+		"status.databases[0].roles": cap(pd.Status.Databases[0].Roles), "spec.databases": cap(pd.Spec.Databases),
+	} {
+		if c != 1 {
+			t.Errorf("%s: capacity %d, want 1", name, c)
+		}
+	}
+	if got := clip([]string{}); got == nil || len(got) != 0 {
+		t.Errorf("an empty list became %#v; nil and empty differ to a semantic comparison", got)
+	}
+}
