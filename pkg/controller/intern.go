@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	v1alpha1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -43,6 +44,12 @@ func (in *interner) internObject(obj any) {
 	if acc, ok := obj.(metav1.ObjectMetaAccessor); ok {
 		if m, ok := acc.GetObjectMeta().(*metav1.ObjectMeta); ok {
 			in.meta(m)
+		}
+	}
+	// Objects from a watch carry their kind and API version.
+	if o, ok := obj.(runtime.Object); ok {
+		if tm, ok := o.GetObjectKind().(*metav1.TypeMeta); ok {
+			tm.APIVersion, tm.Kind = in.s(tm.APIVersion), in.s(tm.Kind)
 		}
 	}
 	switch o := obj.(type) {

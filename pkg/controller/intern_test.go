@@ -130,6 +130,16 @@ func TestTrimForCacheSharesRepeatedStrings(t *testing.T) {
 		!same(string(pa.Status.Conditions[0].Status), string(pb.Status.Conditions[0].Status)) {
 		t.Error("condition strings not shared")
 	}
+	pa.TypeMeta = metav1.TypeMeta{APIVersion: fresh("postgres.setpoint.dev/v1alpha1"), Kind: fresh("PostgresDatabase")}
+	pb.TypeMeta = metav1.TypeMeta{APIVersion: fresh("postgres.setpoint.dev/v1alpha1"), Kind: fresh("PostgresDatabase")}
+	for _, o := range []any{pa, pb} {
+		if _, err := trimForCache(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !same(pa.APIVersion, pb.APIVersion) || !same(pa.Kind, pb.Kind) || pa.Kind != "PostgresDatabase" {
+		t.Error("kind and API version not shared")
+	}
 	da, db := a[5].(*cnpgv1.Database), b[5].(*cnpgv1.Database)
 	if !same(da.Spec.Cluster.Name, db.Spec.Cluster.Name) || !same(da.Spec.DatabaseReclaimPolicy, db.Spec.DatabaseReclaimPolicy) {
 		t.Error("CNPG Database spec strings not shared")
