@@ -16,6 +16,12 @@ import (
 // the cluster package).
 const FieldManager = "setpoint"
 
+// DatabaseFinalizer keeps a PostgresDatabase until each database's
+// deletionPolicy has run. The cluster controller reads it too: only a
+// PostgresDatabase that carries it may claim roles, so nothing its
+// deletion must clean up can start before it is in place.
+const DatabaseFinalizer = "postgres.setpoint.dev/database"
+
 // Patcher is the part of a typed client that a metadata patch needs.
 type Patcher[PT any] interface {
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (PT, error)

@@ -157,7 +157,8 @@ func clusterOfDatabase(obj any) []workqueue.Key {
 // for concerns its cluster. Compared as intentOf derives them, assuming
 // every absent role is owned and every generated Secret placed (the
 // handler cannot know; the pass checks, and the Secrets' own events wake
-// the cluster: placedSecretHandler).
+// the cluster: clusterOfCredential) — and the finalizer that makes
+// placed Secrets a claim being added.
 func roleIntentChanged(oldObj, newObj any) bool {
 	o, ok1 := oldObj.(*pgv1.PostgresDatabase)
 	n, ok2 := newObj.(*pgv1.PostgresDatabase)
@@ -165,7 +166,8 @@ func roleIntentChanged(oldObj, newObj any) bool {
 		return true
 	}
 	all := func(string) bool { return true }
-	return !slices.Equal(intentOf(o, all, all), intentOf(n, all, all))
+	return !slices.Equal(intentOf(o, all, all), intentOf(n, all, all)) ||
+		slices.Contains(o.Finalizers, controller.DatabaseFinalizer) != slices.Contains(n.Finalizers, controller.DatabaseFinalizer)
 }
 
 // pipeline is the ordered component list of ADR-0002.

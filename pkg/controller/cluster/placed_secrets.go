@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -12,12 +14,18 @@ import (
 
 // placedSecrets finds, for the snapshot, the generated credential Secrets
 // of dbs that the database controller has created: cached (they carry our
-// labels) and controlled by the PostgresDatabase whose spec implies them.
+// labels) and controlled by the PostgresDatabase whose spec implies them,
+// one that carries its finalizer (the database controller creates the
+// Secrets while it adds the finalizer; a claim before it is in place
+// could leave roles nobody drops).
 // A role claim needs nothing more (intentOf), so a new database's first
 // status write is not what makes its cluster hand its roles to CNPG.
 func (c *Controller) placedSecrets(ns string, dbs []*pgv1.PostgresDatabase) (map[string]types.UID, error) {
 	placed := map[string]types.UID{}
 	for _, db := range dbs {
+		if !slices.Contains(db.Finalizers, controller.DatabaseFinalizer) {
+			continue // its cleanup is not guaranteed yet: no claim
+		}
 		for _, d := range db.Spec.Databases {
 			n := controller.NamesOf(db.Name, d.Name)
 			for _, name := range []string{n.AdminSecret, n.RWSecret, n.ROSecret} {

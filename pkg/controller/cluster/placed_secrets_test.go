@@ -58,7 +58,9 @@ func credential(name, db string, owner *pgv1.PostgresDatabase) *corev1.Secret {
 func TestPlacedSecretsAreThoseTheDatabaseControls(t *testing.T) {
 	db := claimant("app", "uid-1", time.Hour, "orders")
 	db.Spec.ClusterRef.Name = "shop"
+	db.Finalizers = []string{controller.DatabaseFinalizer}
 	other := claimant("app", "uid-old", 2*time.Hour, "orders") // a deleted namesake
+	other.Finalizers = db.Finalizers
 	secrets := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	admin, rw := credential("app-orders-admin", "app", db), credential("app-orders-rw", "app", other)
 	for _, s := range []*corev1.Secret{admin, rw} {
@@ -89,6 +91,17 @@ func TestPlacedSecretsAreThoseTheDatabaseControls(t *testing.T) {
 	if keys := c.clusterOfCredential(credential("x", "", nil)); len(keys) != 0 {
 		t.Errorf("an unlabelled Secret woke %v", keys)
 	}
+	// Without the finalizer, Secrets in place claim nothing: the
+	// database's cleanup is not guaranteed yet.
+	bare := db.DeepCopy()
+	bare.Finalizers = nil
+	if placed, err := c.placedSecrets("ns", []*pgv1.PostgresDatabase{bare}); err != nil || len(placed) != 0 {
+		t.Errorf("placed without the finalizer = %v (%v)", placed, err)
+	}
+	if !roleIntentChanged(bare, db) {
+		t.Error("the finalizer being added did not wake the cluster")
+	}
+
 	adopted := rw.DeepCopy()
 	adopted.OwnerReferences = admin.OwnerReferences
 	if !controllerChanged(rw, adopted) || controllerChanged(admin, admin.DeepCopy()) {

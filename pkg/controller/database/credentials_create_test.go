@@ -61,3 +61,24 @@ func TestNewSecretsCreatedOnceEachAndFailuresRetried(t *testing.T) {
 		t.Errorf("SecretsReady = %+v after a failure retried with success", c)
 	}
 }
+
+// A new database's Secrets are created while its finalizer is added; when
+// that patch fails the pass fails (and is retried) with the Secrets in
+// place, which claim nothing without the finalizer (the cluster's
+// placedSecrets).
+func TestSecretsCreatedAlongsideTheFinalizer(t *testing.T) {
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
+	f.pg.PrependReactor("patch", "postgresdatabases", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("conflict")
+	})
+	if _, err := f.sync("shop"); err == nil {
+		t.Fatal("a failed finalizer patch did not fail the pass")
+	}
+	if f.secret("shop-orders-admin") == nil || f.secret("shop-orders-rw") == nil {
+		t.Errorf("Secrets not created alongside the patch: %v", f.allWrites())
+	}
+	if got := f.db("shop"); len(got.Finalizers) != 0 || !neverWritten(&got.Status) {
+		t.Errorf("after the failed patch: finalizers %v status %+v", got.Finalizers, got.Status)
+	}
+}

@@ -11,8 +11,8 @@ import (
 )
 
 // Finalizer keeps a PostgresDatabase until each database's deletionPolicy
-// has run.
-const Finalizer = "postgres.setpoint.dev/database"
+// has run (controller.DatabaseFinalizer).
+const Finalizer = controller.DatabaseFinalizer
 
 // fieldManager is the field manager of every write.
 const fieldManager = controller.FieldManager

@@ -50,11 +50,12 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, workqueue.Terminal(err)
 	}
 	before := db.ResourceVersion
-	if db, err = controller.AddFinalizer(ctx, c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace), db, Finalizer); err != nil {
+	p := newPass(c, db, obs)
+	if db, err = c.addFinalizer(ctx, db, p.createMissingSecrets); err != nil {
 		return workqueue.Result{}, err
 	}
+	p.db = db
 	c.lag.wrote(name, before, db.ResourceVersion)
-	p := newPass(c, db, obs)
 	out := p.runPipeline(ctx)
 	removal := p.cleanupRemoved(ctx)
 	p.conclude(out, removal)

@@ -1,0 +1,28 @@
+package database
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// addFinalizer puts our finalizer on a new db while alongside runs — the
+// creation of its Secrets — instead of before it: a new database's first
+// pass then waits for one round trip, not two. That order is safe because
+// the cluster takes the Secrets for a role claim only from a
+// PostgresDatabase carrying the finalizer (the cluster controller's
+// placedSecrets), so no role exists to clean up before the finalizer
+// does; Secrets made by a pass whose patch fails are owned by db and go
+// with it. It returns db as stored.
+func (c *Controller) addFinalizer(ctx context.Context, db *pgv1.PostgresDatabase, alongside func(context.Context)) (*pgv1.PostgresDatabase, error) {
+	if slices.Contains(db.Finalizers, Finalizer) {
+		return db, nil
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { alongside(ctx) })
+	defer wg.Wait()
+	return controller.AddFinalizer(ctx, c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace), db, Finalizer)
+}
