@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -48,28 +49,39 @@ func freeAddr(t *testing.T) string {
 
 // startOperator runs the setpoint binary against the test control plane
 // with short leader-election timings; it is killed when the test ends.
+// Its ports are picked free just before it starts, and a test running in
+// parallel may take one in between: an operator that exits because an
+// address is in use is started again on other ports.
 func startOperator(t *testing.T, name string, extra ...string) *operatorProc {
 	t.Helper()
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	p := &operatorProc{name: name, metricsAddr: freeAddr(t), healthAddr: freeAddr(t), done: make(chan struct{})}
-	args := append([]string{
-		"--kubeconfig", env.KubeconfigPath,
-		"--metrics-bind-address", p.metricsAddr,
-		"--metrics-secure=false", // scraped over plain HTTP; the metrics auth test turns it on
-		"--health-probe-bind-address", p.healthAddr,
-		"--leader-election-identity", name,
-		"--leader-elect-lease-duration", "6s",
-		"--leader-elect-renew-deadline", "4s",
-		"--leader-elect-retry-period", "500ms",
-		"--resync-period", "1h",
-		"-v", "2",
-	}, extra...)
-	p.cmd = exec.Command(setpoint, args...)
-	p.launch(t)
-	p.waitHTTP(t, "http://"+p.healthAddr+"/healthz")
-	return p
+	for attempt := 1; ; attempt++ {
+		p := &operatorProc{name: name, metricsAddr: freeAddr(t), healthAddr: freeAddr(t), done: make(chan struct{})}
+		args := append([]string{
+			"--kubeconfig", env.KubeconfigPath,
+			"--metrics-bind-address", p.metricsAddr,
+			"--metrics-secure=false", // scraped over plain HTTP; the metrics auth test turns it on
+			"--health-probe-bind-address", p.healthAddr,
+			"--leader-election-identity", name,
+			"--leader-elect-lease-duration", "6s",
+			"--leader-elect-renew-deadline", "4s",
+			"--leader-elect-retry-period", "500ms",
+			"--resync-period", "1h",
+			"-v", "2",
+		}, extra...)
+		p.cmd = exec.Command(setpoint, args...)
+		p.launch(t)
+		err := p.awaitHTTP("http://" + p.healthAddr + "/healthz")
+		if err == nil {
+			return p
+		}
+		if attempt < 3 && strings.Contains(p.logs(), "address already in use") {
+			continue
+		}
+		t.Fatalf("%s: %v\n%s", name, err, p.logs())
+	}
 }
 
 // launch starts p.cmd, collects its stderr, and kills it when the test
@@ -122,25 +134,25 @@ func (p *operatorProc) logs() string {
 	return p.log.String()
 }
 
-// waitHTTP waits until url answers 200.
-func (p *operatorProc) waitHTTP(t *testing.T, url string) {
-	t.Helper()
+// awaitHTTP waits until url answers 200; it fails when the process
+// exits first or the answer does not come in time.
+func (p *operatorProc) awaitHTTP(url string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(url)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return
+				return nil
 			}
 		}
 		select {
 		case <-p.done:
-			t.Fatalf("%s exited:\n%s", p.name, p.logs())
+			return fmt.Errorf("exited before %s answered", url)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	t.Fatalf("%s: %s not OK in time\n%s", p.name, url, p.logs())
+	return fmt.Errorf("%s not OK in time", url)
 }
 
 // sample is one sample of a metric family.
