@@ -430,12 +430,6 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 		fig["lb_sql_statements_per_database"] = float64(lbr.statements) / nDB
 	}
 
-	// The phases after this one measure the operator on a settled system:
-	// first let the stand-in catch up with the lower bound's Databases.
-	drained, ok := waitCNPGDrained(ctx, b.pg, lbW.ns, 10*time.Minute)
-	fig["lb_cnpg_drain_s"] = drained.Seconds()
-	logf("r%d: lower bound: the stand-in caught up with its CNPG Databases %.1fs later (done: %v)", rep, drained.Seconds(), ok)
-
 	// 3. Idle cost: wait out one resync period of the converged objects.
 	logf("r%d: idle cost: waiting for a full resync (period %v)", rep, f.resync)
 	s0, err := op.scrape()

@@ -21,7 +21,6 @@ var figureDefs = []figureDef{
 	{"convergence_wall_s", "operator: apply → all Ready (wall)", "s", "≤ 1.5 × lower bound"},
 	{"lower_bound_wall_s", "lower bound: same writes + SQL, plain loop (wall)", "s", ""},
 	{"ratio_operator_over_lower_bound", "ratio operator / lower bound", "×", "≤ 1.5"},
-	{"lb_cnpg_drain_s", "  after it, until the stand-in caught up with its CNPG Databases", "s", ""},
 	{"object_ready_p50_s", "apply → Ready per object, p50", "s", ""},
 	{"object_ready_p99_s", "apply → Ready per object, p99", "s", ""},
 	{"cluster_ready_p50_s", "  PostgresCluster p50", "s", ""},
