@@ -8,7 +8,8 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
-// unprovisionedClaimDelay is how long a PostgresDatabase event waits
+// unprovisionedClaimDelay is how long a role claim event (a
+// PostgresDatabase, or the creation of its credential Secrets) waits
 // before it wakes a cluster whose CNPG Cluster is not ready yet. Role
 // claims cannot be applied before (the managedRoles component runs after
 // the provisioner), and the event that makes the cluster ready (CNPG's
@@ -18,7 +19,7 @@ import (
 // still comes, later.
 const unprovisionedClaimDelay = provisionRecheck
 
-// claimDelay is the delay of a PostgresDatabase event for cluster k:
+// claimDelay is the delay of a role claim event for cluster k:
 // roleBatchDelay once the cluster's provisioner is ready (as its status
 // last said), unprovisionedClaimDelay before.
 func (c *Controller) claimDelay(k workqueue.Key) time.Duration {
