@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
@@ -85,7 +87,10 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 	if p.specApplied {
 		// CNPG has no observedGeneration: its status is stale right after
 		// a spec change, so look again shortly instead of trusting it.
-		return waiting(pgv1.PhaseConfiguring, "SpecApplied", "applied a change to the CNPG Cluster", configureRecheck)
+		return waiting(pgv1.PhaseConfiguring, "SpecApplied", specAppliedMessage, configureRecheck)
+	}
+	if left := specAppliedHold(p, time.Now()); left > 0 {
+		return waiting(pgv1.PhaseConfiguring, "SpecApplied", specAppliedMessage, left)
 	}
 	phase, known := mapPhase(cl.Status.Phase)
 	msg := describePhase(cl)
@@ -102,6 +107,24 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 		return ready("ClusterHealthy", heldHealthyMessage(p, msg))
 	}
 	return checkParameters(ctx, p, msg)
+}
+
+const specAppliedMessage = "applied a change to the CNPG Cluster"
+
+// specAppliedHold is how much longer a pass must not trust CNPG's status
+// after the pass that changed the CNPG Cluster (ProvisionerReady
+// SpecApplied at this generation, since its lastTransitionTime): that
+// change's own echo — the CNPG Cluster update our apply caused — wakes a
+// pass within milliseconds, when CNPG still reports the old state healthy
+// and Postgres has not yet loaded the new settings, and a Ready concluded
+// then is never checked again (a Ready cluster's resync runs no SQL). An
+// invalid pg_hba line was missed that way.
+func specAppliedHold(p *pass, now time.Time) time.Duration {
+	c := apimeta.FindStatusCondition(p.status.Conditions, pgv1.ConditionProvisionerReady)
+	if c == nil || c.Reason != "SpecApplied" || c.ObservedGeneration != p.cluster.Generation {
+		return 0
+	}
+	return configureRecheck - now.Sub(c.LastTransitionTime.Time)
 }
 
 func describePhase(cl *cnpgv1.Cluster) string {

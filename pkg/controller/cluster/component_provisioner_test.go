@@ -3,6 +3,7 @@ package cluster
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -198,5 +199,28 @@ func TestSnapshotClassReachesTheCluster(t *testing.T) {
 	b := p.cnpg.Spec.Backup
 	if b == nil || b.VolumeSnapshot == nil || b.VolumeSnapshot.ClassName != "csi-snap" {
 		t.Fatalf("backup = %+v", b)
+	}
+}
+
+// The pass right after the one that changed the CNPG Cluster (woken by
+// that change's own echo) does not trust CNPG's still-healthy status: it
+// stays Configuring for the rest of configureRecheck; then it goes on.
+func TestSpecAppliedHoldsBeforeTrustingCNPG(t *testing.T) {
+	p := provisionerPass(t, fake.NewClientset(), pgv1.ClusterSettings{})
+	p.cnpg = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
+		Status: cnpgv1.ClusterStatus{Phase: "Cluster in healthy state", Instances: 1, ReadyInstances: 1}}
+	applied := time.Now().Add(-2 * time.Second)
+	p.status.Conditions = []metav1.Condition{{Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionFalse,
+		Reason: "SpecApplied", ObservedGeneration: p.cluster.Generation, LastTransitionTime: metav1.NewTime(applied)}}
+	h := provisionerComponent{}.Observe(t.Context(), p, nil)
+	if h.Reason != "SpecApplied" || h.Phase != pgv1.PhaseConfiguring || h.RequeueAfter <= 0 || h.RequeueAfter > configureRecheck-time.Second {
+		t.Fatalf("2 s after the apply: %+v, want SpecApplied held for about 3 s more", h)
+	}
+	if left := specAppliedHold(p, applied.Add(configureRecheck)); left > 0 {
+		t.Errorf("hold at the end of configureRecheck: %v left", left)
+	}
+	p.status.Conditions[0].ObservedGeneration--
+	if left := specAppliedHold(p, applied); left > 0 {
+		t.Errorf("a SpecApplied of an earlier generation held the pass: %v", left)
 	}
 }
