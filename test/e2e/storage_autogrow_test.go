@@ -183,6 +183,11 @@ func TestStorageAutoGrow(t *testing.T) {
 		if st.LastGrowFrom.String() != "116Mi" || cnpgStorageSize(t, ns, "shop") != "140Mi" {
 			t.Errorf("second grow: status.storage = %+v, CNPG %s", st, cnpgStorageSize(t, ns, "shop"))
 		}
+		// The Event is sent after the status write, asynchronously: wait
+		// for it to be recorded, then count.
+		eventually(t, 30*time.Second, "the second StorageGrown Event", func(context.Context) (bool, error) {
+			return len(growEvents(t, ns, "shop")) >= 2, nil
+		})
 		if ev := growEvents(t, ns, "shop"); len(ev) != 2 {
 			t.Errorf("StorageGrown Events = %q, want two", ev)
 		}
