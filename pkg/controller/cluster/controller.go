@@ -166,8 +166,7 @@ func roleIntentChanged(oldObj, newObj any) bool {
 		return true
 	}
 	all := func(string) bool { return true }
-	return !slices.Equal(intentOf(o, all, all), intentOf(n, all, all)) ||
-		slices.Contains(o.Finalizers, controller.DatabaseFinalizer) != slices.Contains(n.Finalizers, controller.DatabaseFinalizer)
+	return !slices.Equal(intentOf(o, all, all), intentOf(n, all, all)) || mayClaim(o) != mayClaim(n)
 }
 
 // pipeline is the ordered component list of ADR-0002.

@@ -23,7 +23,7 @@ import (
 func (c *Controller) placedSecrets(ns string, dbs []*pgv1.PostgresDatabase) (map[string]types.UID, error) {
 	placed := map[string]types.UID{}
 	for _, db := range dbs {
-		if !slices.Contains(db.Finalizers, controller.DatabaseFinalizer) {
+		if !mayClaim(db) {
 			continue // its cleanup is not guaranteed yet: no claim
 		}
 		for _, d := range db.Spec.Databases {
@@ -40,6 +40,11 @@ func (c *Controller) placedSecrets(ns string, dbs []*pgv1.PostgresDatabase) (map
 		}
 	}
 	return placed, nil
+}
+
+// mayClaim: db carries the finalizer that guarantees its roles' cleanup.
+func mayClaim(db *pgv1.PostgresDatabase) bool {
+	return slices.Contains(db.Finalizers, controller.DatabaseFinalizer)
 }
 
 // placedFor is intentOf's placed for db.
@@ -59,7 +64,7 @@ func (c *Controller) clusterOfCredential(obj any) []workqueue.Key {
 	if err != nil || !exists || !isDB || !controller.IsControlledBy(s, db.UID) {
 		return nil
 	}
-	return []workqueue.Key{{Namespace: db.Namespace, Name: db.Spec.ClusterRef.Name}}
+	return clusterOfDatabase(db)
 }
 
 // controllerChanged: a Secret changed hands (adopted after a Retain
