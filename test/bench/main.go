@@ -340,6 +340,10 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	if err := healthy.watch(wctx, b, w.ns); err != nil {
 		return nil, err
 	}
+	roles := w.roleTrace()
+	if err := roles.watch(wctx, b, w.ns); err != nil {
+		return nil, err
+	}
 	logf("r%d: applying %d PostgresClusters and %d PostgresDatabases in %s", rep, w.clusters, w.clusters*w.perDB, w.ns)
 	start, err := createAll(ctx, b.pg, w, f.creators, func(c created) { ready.markApplied(c.kind+"/"+c.name, c.at) })
 	if err != nil {
@@ -371,6 +375,9 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["cluster_healthy_to_ready_p50_s"], fig["cluster_healthy_to_ready_p99_s"] = pct(h2r, 0.50), pct(h2r, 0.99)
 	res.convBreakdown = append(prefixed("PostgresCluster ", breakdown(ready.timeInStates("cluster/"), w.clusters)),
 		prefixed("PostgresDatabase ", breakdown(ready.timeInStates("database/"), max(w.clusters*w.perDB, 1)))...)
+	if m := roles.milestones(ready); len(m) > 0 {
+		res.convBreakdown = append(append(res.convBreakdown, "role and database hand-over, "+m[0]), prefixed("  ", m[1:])...)
+	}
 
 	res.opAPI = diffCounts(sStart.apiCounts(), sAPI.apiCounts())
 	nObj, nClu, nDB := float64(w.objects()), float64(w.clusters), float64(w.clusters*w.perDB)

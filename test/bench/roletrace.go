@@ -16,15 +16,16 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
 )
 
-// roleTrace follows the role and database hand-overs of the latency phase's databases
+// roleTrace follows the role and database hand-overs of a phase's databases
 // across the objects it passes through, so that the time a database
 // spends in RolesPending can be split: the cluster takes on the claim and
 // applies spec.managed.roles, CNPG (the stand-in) reconciles the role and
 // says so in its status, which the database controller reads, and moves
 // on; then likewise for the CNPG Database.
 type roleTrace struct {
-	prefix   string // database objects traced
-	dbPrefix string // their Postgres database is dbPrefix + object name
+	prefix    string                     // database objects traced
+	pgName    func(object string) string // the Postgres database of a database object
+	clusterOf func(object string) string // its PostgresCluster, when the phase creates clusters too
 
 	mu             sync.Mutex
 	role           map[string]string    // database object → its first role
@@ -35,8 +36,8 @@ type roleTrace struct {
 	cnpgDBApplied  map[string]time.Time // Postgres database → CNPG's status says applied (stand-in)
 }
 
-func newRoleTrace(prefix, dbPrefix string) *roleTrace {
-	return &roleTrace{prefix: prefix, dbPrefix: dbPrefix, role: map[string]string{}, owned: map[string]time.Time{},
+func newRoleTrace(prefix string, pgName func(string) string) *roleTrace {
+	return &roleTrace{prefix: prefix, pgName: pgName, role: map[string]string{}, owned: map[string]time.Time{},
 		inSpec: map[string]time.Time{}, cnpgReconciled: map[string]time.Time{},
 		cnpgDB: map[string]time.Time{}, cnpgDBApplied: map[string]time.Time{}}
 }
@@ -159,12 +160,12 @@ func (t *roleTrace) milestones(r *readiness) []string {
 		"PostgresDatabase leaves DatabaseApplying",
 		"PostgresDatabase Ready"}
 	sums := make([]time.Duration, len(names))
-	var standIn time.Duration
+	var standIn, clusterReady time.Duration
 	n := 0
 	for db, role := range t.role {
 		key := "database/" + db
 		at, ok := applied[key]
-		pgdb := t.dbPrefix + db
+		pgdb := t.pgName(db)
 		leftRoles := left[key]
 		if leftRoles.IsZero() {
 			// RolesPending never written: the database left it when it
@@ -182,22 +183,30 @@ func (t *roleTrace) milestones(r *readiness) []string {
 		// The stand-in's own work: role spec → reconciled, Database
 		// created → applied.
 		standIn += steps[2].Sub(steps[1]) + steps[5].Sub(steps[4])
+		if t.clusterOf != nil {
+			clusterReady += ready["cluster/"+t.clusterOf(db)].Sub(at)
+		}
 		n++
 	}
 	if n == 0 {
 		return nil
 	}
+	total := sums[len(sums)-1].Seconds() / float64(n) // Ready
+	si := standIn.Seconds() / float64(n)
 	idx := make([]int, len(names))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return sums[idx[a]] < sums[idx[b]] })
 	out := []string{fmt.Sprintf("over %d databases, mean time after apply:", n)}
+	if t.clusterOf != nil {
+		names = append(names, "its PostgresCluster Ready")
+		sums = append(sums, clusterReady)
+		idx = append(idx, len(idx))
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return sums[idx[a]] < sums[idx[b]] })
 	for _, i := range idx {
 		out = append(out, fmt.Sprintf("%6.3fs  %s", sums[i].Seconds()/float64(n), names[i]))
 	}
-	total := sums[len(sums)-1].Seconds() / float64(n)
-	si := standIn.Seconds() / float64(n)
 	out = append(out, fmt.Sprintf("of the mean %.3fs to Ready, the stand-in's own work (role reconcile, CREATE DATABASE) is %.3fs, the rest %.3fs",
 		total, si, total-si))
 	return out

@@ -45,7 +45,7 @@ func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, rat
 	if err := watchReadiness(wctx, b.pg, w.ns, track); err != nil {
 		return nil, err
 	}
-	roles := newRoleTrace(streamPrefix, w.prefix)
+	roles := newRoleTrace(streamPrefix, func(obj string) string { return w.prefix + obj })
 	if err := roles.watch(wctx, b, w.ns); err != nil {
 		return nil, err
 	}

@@ -342,3 +342,12 @@ func (r *readiness) timeInStates(prefix string) map[string]time.Duration {
 	}
 	return out
 }
+
+// roleTrace follows the convergence phase's databases through the role
+// and database hand-overs; dbObject and dbName tell it their Postgres
+// database and cluster.
+func (w workload) roleTrace() *roleTrace {
+	t := newRoleTrace("c", func(obj string) string { return w.prefix + strings.Replace(obj, "-", "", 1) })
+	t.clusterOf = func(obj string) string { c, _, _ := strings.Cut(obj, "-"); return c }
+	return t
+}
