@@ -43,6 +43,10 @@ type Controller struct {
 	cas        *controller.CACache
 	samples    collector.Reader
 	components []component
+
+	// The resourceVersions this controller's own writes of a
+	// PostgresCluster replaced, until its cache shows them (in memory only).
+	lag controller.CacheLag
 }
 
 // New wires the controller to the informers; call before they start.
@@ -87,6 +91,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	owned := controller.OwnerHandler("PostgresCluster", uid, enqueue)
 	regs := []controller.Registration{
 		controller.On(pg.PostgresClusters().Informer(), controller.PrimaryHandler(enqueue, Finalizer)),
+		controller.On(pg.PostgresClusters().Informer(), c.lag.Handler(enqueue)),
 		controller.On(pg.PostgresClusterClasses().Informer(), controller.MappedHandler(c.clustersOfClass, nil, enqueue)),
 		// A class being deleted, and every cluster that goes away, let
 		// syncClass decide whether the class may go too.

@@ -8,6 +8,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -21,19 +22,29 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return c.syncClass(ctx, key.Name)
 	}
 	pc, err := c.clusters.PostgresClusters(key.Namespace).Get(key.Name)
+	name := types.NamespacedName{Namespace: key.Namespace, Name: key.Name}
 	if apierrors.IsNotFound(err) {
 		c.cas.Forget(key.Namespace, key.Name+caSuffix)
+		c.lag.Forget(name)
 		return workqueue.Result{}, nil // children go with their owner references
 	}
 	if err != nil {
 		return workqueue.Result{}, err
 	}
+	if c.lag.Behind(name, pc.ResourceVersion) {
+		// The cache has not seen our last write of this cluster yet: a pass
+		// now would redo work on what that write replaced, and its status
+		// write could only conflict (controller.CacheLag).
+		return workqueue.Result{RequeueAfter: controller.CacheLagRecheck}, nil
+	}
 	if pc.DeletionTimestamp != nil {
 		return c.finalize(ctx, pc)
 	}
+	before := pc.ResourceVersion
 	if pc, err = controller.AddFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusters(pc.Namespace), pc, Finalizer); err != nil {
 		return workqueue.Result{}, err
 	}
+	c.lag.Wrote(name, before, pc.ResourceVersion)
 	obs, err := c.observe(ctx, pc)
 	if err != nil {
 		return workqueue.Result{}, fmt.Errorf("observe: %w", err)
@@ -110,6 +121,7 @@ func (c *Controller) writeStatus(ctx context.Context, pc *pgv1.PostgresCluster, 
 	if err != nil {
 		return nil, fmt.Errorf("update status: %w", err)
 	}
+	c.lag.Wrote(types.NamespacedName{Namespace: pc.Namespace, Name: pc.Name}, pc.ResourceVersion, out.ResourceVersion)
 	c.phaseEvent(ctx, pc, st)
 	c.healthEvents(pc, st)
 	return out, nil

@@ -47,7 +47,7 @@ type Controller struct {
 	// writes replaced (lag). In memory only; a restart loses nothing but
 	// a deferral's head start.
 	stale staleSince
-	lag   cacheLag
+	lag   controller.CacheLag
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresDatabase")
@@ -87,6 +87,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	var err error
 	c.synced, err = controller.Register([]controller.Registration{
 		controller.On(pg.PostgresDatabases().Informer(), controller.PrimaryHandler(enqueue, Finalizer)),
+		controller.On(pg.PostgresDatabases().Informer(), c.lag.Handler(enqueue)),
 		// Every real update of a cluster, status included: the pipeline
 		// waits on the cluster's Ready condition and its role arbitration
 		// (which reaches only the databases it is about).

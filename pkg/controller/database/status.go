@@ -37,7 +37,7 @@ func (c *Controller) writeStatus(ctx context.Context, db *pgv1.PostgresDatabase,
 	if err != nil {
 		return fmt.Errorf("update status: %w", err)
 	}
-	c.lag.wrote(key, db.ResourceVersion, res.ResourceVersion)
+	c.lag.Wrote(key, db.ResourceVersion, res.ResourceVersion)
 	c.stale.clear(key)
 	c.statusEvent(ctx, db, st)
 	return nil

@@ -19,16 +19,16 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	name := types.NamespacedName{Namespace: key.Namespace, Name: key.Name}
 	if apierrors.IsNotFound(err) {
 		c.stale.clear(name)
-		c.lag.forget(name)
+		c.lag.Forget(name)
 		return workqueue.Result{}, nil // children go with their owner references
 	}
 	if err != nil {
 		return workqueue.Result{}, err
 	}
-	if c.lag.behind(name, db.ResourceVersion) {
+	if c.lag.Behind(name, db.ResourceVersion) {
 		// The cache has not seen our last write of this object yet: a pass
-		// now would work from what that write replaced (cacheLag).
-		return workqueue.Result{RequeueAfter: cacheLagRecheck}, nil
+		// now would work from what that write replaced (CacheLag).
+		return workqueue.Result{RequeueAfter: controller.CacheLagRecheck}, nil
 	}
 	obs, err := c.observe(ctx, db)
 	if err != nil {
@@ -55,7 +55,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, err
 	}
 	p.db = db
-	c.lag.wrote(name, before, db.ResourceVersion)
+	c.lag.Wrote(name, before, db.ResourceVersion)
 	out := p.runPipeline(ctx)
 	removal := p.cleanupRemoved(ctx)
 	p.conclude(out, removal)
