@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
@@ -42,6 +41,12 @@ func Run(ctx context.Context, cfg Config) error {
 
 	restCfg := rest.AddUserAgent(rest.CopyConfig(cfg.Rest), FieldManager)
 	restCfg.Wrap(newAPIRequests(reg).wrap)
+	// No gzip from the API server: each watch would otherwise hold a gzip
+	// reader (about 45 KiB with its window) for its lifetime, a dozen
+	// watches about 0.5 MiB, and both sides pay the CPU. Lists and watch
+	// events of the few objects we cache cross the cluster network
+	// uncompressed instead.
+	restCfg.DisableCompression = true
 	cfg.Rest = restCfg
 	kube, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
@@ -182,6 +187,17 @@ func (c *controllers) run(ctx context.Context, installed apis) error {
 	return nil
 }
 
+// eventCacheSize bounds each of the Event correlator's three caches (the
+// spam filter's per-object token buckets, the aggregator's and the
+// de-duplicator's keys), 4,096 entries by default, about 1 KiB of memory
+// per object with an Event. setpoint emits Events only on transitions, so
+// an object's Events rarely repeat, and when they do (a health condition
+// flapping) the repeat is soon after: the cache must hold the objects that
+// are changing now, a few times the workers' (12 by default) objects in
+// flight. An evicted object's repeated Event is created anew instead of
+// counted on the old one, and its spam-filter budget starts full again.
+const eventCacheSize = 256
+
 // newRecorder returns an Event recorder and a function that flushes and
 // stops it. Events go through a client of their own: with its own rate
 // limiter, a burst of Events never delays the writes reconciles need.
@@ -190,10 +206,13 @@ func newRecorder(ctx context.Context, restCfg *rest.Config) (record.EventRecorde
 	if err != nil {
 		return nil, nil, fmt.Errorf("events client: %w", err)
 	}
+	// Events are recorded only on our own kinds, so the recorder's scheme,
+	// which only names an object's kind, holds only those: not a second
+	// copy of every built-in Kubernetes type.
 	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
 	_ = pgscheme.AddToScheme(scheme)
-	b := record.NewBroadcaster(record.WithContext(ctx))
+	b := record.NewBroadcaster(record.WithContext(ctx),
+		record.WithCorrelatorOptions(record.CorrelatorOptions{LRUCacheSize: eventCacheSize}))
 	b.StartStructuredLogging(4)
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
 	return b.NewRecorder(scheme, corev1.EventSource{Component: FieldManager}), b.Shutdown, nil
