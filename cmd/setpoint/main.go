@@ -39,6 +39,7 @@ func run() error {
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return err
 	}
+	applyMemProfileRate(o.profilingAddr)
 	if *showVersion {
 		fmt.Println(version.Get())
 		return nil
