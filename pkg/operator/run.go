@@ -48,11 +48,11 @@ func Run(ctx context.Context, cfg Config) error {
 	// uncompressed instead.
 	restCfg.DisableCompression = true
 	cfg.Rest = restCfg
-	kube, err := kubernetes.NewForConfig(restCfg)
+	kube, err := kubernetes.NewForConfig(withLimiter(restCfg))
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %w", err)
 	}
-	pg, err := versioned.NewForConfig(restCfg)
+	pg, err := versioned.NewForConfig(withLimiter(restCfg))
 	if err != nil {
 		return fmt.Errorf("setpoint client: %w", err)
 	}

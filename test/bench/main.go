@@ -396,6 +396,16 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 		fig["queue_wait_p50_database_s"] = quantile(0.50, sConv.histogram("workqueue_queue_duration_seconds", "name", "postgresdatabase"))
 	}
 	fig["reconciles_per_cluster"] = sConv.sum("setpoint_reconcile_total", "name", "postgrescluster") / nClu
+	// How busy the workers were: a share near 1 means passes queued for a
+	// free worker, not for an event.
+	for queue, workers := range map[string]int{"database": f.databaseWorkers, "cluster": f.clusterWorkers} {
+		busy := sConv.sum("workqueue_work_duration_seconds_sum", "name", "postgres"+queue) -
+			sStart.sum("workqueue_work_duration_seconds_sum", "name", "postgres"+queue)
+		passes := sConv.sum("workqueue_work_duration_seconds_count", "name", "postgres"+queue) -
+			sStart.sum("workqueue_work_duration_seconds_count", "name", "postgres"+queue)
+		fig["workers_busy_share_"+queue] = busy / (float64(workers) * wall.Seconds())
+		fig["pass_time_mean_"+queue+"_s"] = busy / max(passes, 1)
+	}
 	fig["queue_wait_p99_cluster_s"] = quantile(0.99, sConv.histogram("workqueue_queue_duration_seconds", "name", "postgrescluster"))
 	fig["queue_wait_p50_cluster_s"] = quantile(0.50, sConv.histogram("workqueue_queue_duration_seconds", "name", "postgrescluster"))
 	// Where a request's time goes: the client's rate limiter, then the

@@ -13,11 +13,15 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/throttle"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
 // sync is one pass for one PostgresCluster.
 func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Result, error) {
+	// Every database of the cluster waits on its passes: their requests go
+	// first through the client's rate limiter.
+	ctx = throttle.Urgent(ctx)
 	if key.Namespace == "" {
 		return c.syncClass(ctx, key.Name)
 	}
