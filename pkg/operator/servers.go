@@ -109,9 +109,9 @@ func serveMetrics(ctx context.Context, cfg Config, kube kubernetes.Interface, re
 
 // metricsHandler serves the registry uncompressed. A scrape is small (the
 // controllers' and client's series, and ten gauges per PostgresCluster
-// from the collector: tens of KiB at 100 clusters) and crosses the
-// cluster network once every scrape interval, while a gzip writer the
-// handler keeps between scrapes costs about 1.5 MiB of the process's
+// from the collector: on the order of 100 KiB at 100 clusters) and crosses
+// the cluster network once every scrape interval, while the gzip writer
+// the handler keeps between scrapes costs about 1.5 MiB of the process's
 // resident memory.
 func metricsHandler(reg *prometheus.Registry) http.Handler {
 	mux := http.NewServeMux()
