@@ -39,6 +39,7 @@ type Queue struct {
 	q          workqueue.TypedRateLimitingInterface[Key]
 	metrics    *Metrics
 	onTerminal func(Key, error)
+	urgent     *urgency
 }
 
 // New creates a queue.
@@ -47,20 +48,34 @@ func New(opts Options) *Queue {
 	if limiter == nil {
 		limiter = workqueue.DefaultTypedControllerRateLimiter[Key]()
 	}
-	cfg := workqueue.TypedRateLimitingQueueConfig[Key]{Name: opts.Name}
+	var mp workqueue.MetricsProvider
 	if opts.Metrics != nil {
-		cfg.MetricsProvider = provider{opts.Metrics}
+		mp = provider{opts.Metrics}
 	}
+	urgent := &urgency{}
+	fifo := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[Key]{
+		Name: opts.Name, MetricsProvider: mp, Queue: newPriorityFIFO(urgent)})
+	delaying := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[Key]{
+		Name: opts.Name, MetricsProvider: mp, Queue: fifo})
 	return &Queue{
-		name:       opts.Name,
-		q:          workqueue.NewTypedRateLimitingQueueWithConfig(limiter, cfg),
+		name: opts.Name,
+		q: workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[Key]{
+			Name: opts.Name, MetricsProvider: mp, DelayingQueue: delaying}),
 		metrics:    opts.Metrics,
 		onTerminal: opts.OnTerminal,
+		urgent:     urgent,
 	}
 }
 
 // Add queues key now.
 func (q *Queue) Add(key Key) { q.q.Add(key) }
+
+// AddUrgent queues key now, ahead of the keys queued by Add (see urgency):
+// for a key woken because something it waits on moved.
+func (q *Queue) AddUrgent(key Key) {
+	q.urgent.mark(key)
+	q.q.Add(key)
+}
 
 // AddAfter queues key after d.
 func (q *Queue) AddAfter(key Key, d time.Duration) { q.q.AddAfter(key, d) }

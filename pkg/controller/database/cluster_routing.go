@@ -27,7 +27,7 @@ func (c *Controller) clusterHandler() cache.ResourceEventHandler {
 			obj = d.Obj
 		}
 		for _, k := range c.databasesOnCluster(obj) {
-			c.queue.Add(k)
+			c.queue.AddUrgent(k)
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
@@ -49,7 +49,7 @@ func (c *Controller) clusterHandler() cache.ResourceEventHandler {
 			}
 			for _, db := range controller.ListDatabasesOf(c.databaseIndex, n.Namespace, n.Name) {
 				if db.DeletionTimestamp != nil || !equalReports(rolesReportFor(o, db), rolesReportFor(n, db)) {
-					c.queue.Add(controller.KeyOf(db))
+					c.queue.AddUrgent(controller.KeyOf(db))
 				}
 			}
 		},
@@ -128,7 +128,7 @@ func (c *Controller) cnpgClusterHandler() cache.ResourceEventHandler {
 			for _, db := range controller.ListDatabasesOf(c.databaseIndex, n.Namespace, n.Name) {
 				roles := rolesOf(db)
 				if !equalReports(before.about(roles, ownerOfDB(db)), after.about(roles, ownerOfDB(db))) {
-					c.queue.Add(controller.KeyOf(db))
+					c.queue.AddUrgent(controller.KeyOf(db))
 				}
 			}
 		},

@@ -84,6 +84,9 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	}
 	enqueue := c.queue.Add
 	owned := controller.OwnerHandler("PostgresDatabase", c.uidOf, enqueue)
+	// What the cluster and CNPG report moves a waiting database on: those
+	// passes go ahead of first passes still queued (workqueue.AddUrgent).
+	progressed := controller.OwnerHandler("PostgresDatabase", c.uidOf, c.queue.AddUrgent)
 	var err error
 	c.synced, err = controller.Register([]controller.Registration{
 		controller.On(pg.PostgresDatabases().Informer(), controller.PrimaryHandler(enqueue, Finalizer)),
@@ -95,7 +98,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		// CNPG's word on the roles: it reaches only the databases whose
 		// roles it changed.
 		controller.On(cnpg.Clusters().Informer(), c.cnpgClusterHandler()),
-		controller.On(cnpg.Databases().Informer(), owned),
+		controller.On(cnpg.Databases().Informer(), progressed),
 		controller.On(core.Secrets().Informer(), owned),
 		controller.On(core.ConfigMaps().Informer(), owned),
 	})

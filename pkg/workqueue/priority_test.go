@@ -1,0 +1,69 @@
+package workqueue
+
+import (
+	"strings"
+	"testing"
+)
+
+func pkey(n string) Key { return Key{Namespace: "ns", Name: n} }
+
+// get takes the next key and marks it done.
+func get(t *testing.T, q *Queue) Key {
+	t.Helper()
+	k, shutdown := q.q.Get()
+	if shutdown {
+		t.Fatal("queue shut down")
+	}
+	q.q.Done(k)
+	return k
+}
+
+// Keys woken urgently are handed out before those queued before them, in
+// their own order; a key already waiting moves up, once.
+func TestUrgentKeysFirst(t *testing.T) {
+	q := New(Options{Name: "test-priority"})
+	defer q.ShutDown()
+	for _, n := range []string{"a", "b", "c"} {
+		q.Add(pkey(n))
+	}
+	q.AddUrgent(pkey("c")) // waiting: moves up
+	q.AddUrgent(pkey("d")) // new
+	q.Add(pkey("d"))       // added again the ordinary way: stays urgent
+	if n := q.Len(); n != 4 {
+		t.Fatalf("Len %d, want 4 (a key counts once)", n)
+	}
+	var got []string
+	for range 4 {
+		got = append(got, get(t, q).Name)
+	}
+	if want := "c d a b"; strings.Join(got, " ") != want {
+		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
+	}
+	if n := q.Len(); n != 0 {
+		t.Errorf("Len %d after all were handed out (the old place of c counted)", n)
+	}
+}
+
+// A key marked urgent while its pass runs is queued urgently when the pass
+// ends; once handed out, the mark is gone.
+func TestUrgentWhileProcessing(t *testing.T) {
+	q := New(Options{Name: "test-priority-processing"})
+	defer q.ShutDown()
+	q.Add(pkey("a"))
+	k, _ := q.q.Get() // a's pass runs
+	q.Add(pkey("b"))
+	q.AddUrgent(pkey("a"))
+	q.q.Done(k)
+	if got := get(t, q); got != pkey("a") {
+		t.Fatalf("got %v first, want a (urgent after its pass)", got)
+	}
+	q.Add(pkey("c"))
+	q.Add(pkey("a"))
+	var got []string
+	for range 3 {
+		got = append(got, get(t, q).Name)
+	}
+	if want := "b c a"; strings.Join(got, " ") != want {
+		t.Errorf("order %q, want %q: the urgent mark outlived its pass", strings.Join(got, " "), want)
+	}
+}
