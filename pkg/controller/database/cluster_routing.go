@@ -2,6 +2,7 @@ package database
 
 import (
 	"reflect"
+	"slices"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -26,8 +27,12 @@ func (c *Controller) clusterHandler() cache.ResourceEventHandler {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
-		for _, k := range c.databasesOnCluster(obj) {
-			c.queue.AddUrgent(k)
+		pc, ok := obj.(*pgv1.PostgresCluster)
+		if !ok {
+			return
+		}
+		for _, db := range controller.ListDatabasesOf(c.databaseIndex, pc.Namespace, pc.Name) {
+			c.wake(db)
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
@@ -49,7 +54,7 @@ func (c *Controller) clusterHandler() cache.ResourceEventHandler {
 			}
 			for _, db := range controller.ListDatabasesOf(c.databaseIndex, n.Namespace, n.Name) {
 				if db.DeletionTimestamp != nil || !equalReports(rolesReportFor(o, db), rolesReportFor(n, db)) {
-					c.queue.AddUrgent(controller.KeyOf(db))
+					c.wake(db)
 				}
 			}
 		},
@@ -128,9 +133,22 @@ func (c *Controller) cnpgClusterHandler() cache.ResourceEventHandler {
 			for _, db := range controller.ListDatabasesOf(c.databaseIndex, n.Namespace, n.Name) {
 				roles := rolesOf(db)
 				if !equalReports(before.about(roles, ownerOfDB(db)), after.about(roles, ownerOfDB(db))) {
-					c.queue.AddUrgent(controller.KeyOf(db))
+					c.wake(db)
 				}
 			}
 		},
 	}
+}
+
+// wake queues db for a pass because something it waits on moved: ahead of
+// first passes still queued (workqueue.AddUrgent) once it has had its own
+// first pass (it carries our finalizer); a database not started yet keeps
+// its place, or a cluster becoming Ready would move every database of the
+// cluster ahead and the queue would be first come, first served again.
+func (c *Controller) wake(db *pgv1.PostgresDatabase) {
+	if slices.Contains(db.Finalizers, Finalizer) {
+		c.queue.AddUrgent(controller.KeyOf(db))
+		return
+	}
+	c.queue.Add(controller.KeyOf(db))
 }

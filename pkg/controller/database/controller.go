@@ -124,11 +124,3 @@ func (c *Controller) uidOf(namespace, name string) (types.UID, bool) {
 	}
 	return db.UID, true
 }
-
-func (c *Controller) databasesOnCluster(obj any) []workqueue.Key {
-	pc, ok := obj.(*pgv1.PostgresCluster)
-	if !ok {
-		return nil
-	}
-	return controller.DatabasesOf(c.databaseIndex, pc.Namespace, pc.Name)
-}

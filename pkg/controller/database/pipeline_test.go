@@ -1,6 +1,7 @@
 package database
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -430,12 +431,33 @@ func TestInvalidNameIsTerminal(t *testing.T) {
 	}
 }
 
+// A cluster's event wakes its databases only; those already started (our
+// finalizer) go ahead of those still waiting for their first pass.
 func TestClusterEventsRouteToItsDatabases(t *testing.T) {
 	other := newDatabase("other", pgv1.DatabaseSpec{Name: "x"})
 	other.Spec.ClusterRef.Name = "elsewhere"
-	f := newFixture(t, nil, []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}), other})
-	keys := f.c.databasesOnCluster(readyCluster())
-	if len(keys) != 1 || keys[0] != (workqueue.Key{Namespace: ns, Name: "shop"}) {
-		t.Errorf("keys = %v", keys)
+	started := newDatabase("started", pgv1.DatabaseSpec{Name: "y"})
+	started.Finalizers = []string{Finalizer}
+	f := newFixture(t, nil, []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}), other, started})
+	f.c.queue.Add(workqueue.Key{Namespace: ns, Name: "new"}) // first in line before the event
+	f.c.clusterHandler().OnAdd(readyCluster(), false)
+	got := passOrder(t, f, 3)
+	if want := "started new shop"; strings.Join(got, " ") != want {
+		t.Errorf("queue %q, want %q", strings.Join(got, " "), want)
 	}
+}
+
+// passOrder runs the queue with one worker until n passes were handed out
+// and returns their keys' names in order.
+func passOrder(t *testing.T, f *fixture, n int) []string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	var got []string
+	f.c.queue.Run(ctx, 1, func(_ context.Context, k workqueue.Key) (workqueue.Result, error) {
+		if got = append(got, k.Name); len(got) == n {
+			cancel()
+		}
+		return workqueue.Result{}, nil
+	})
+	return got
 }
