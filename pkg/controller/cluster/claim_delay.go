@@ -19,14 +19,15 @@ import (
 // still comes, later.
 const unprovisionedClaimDelay = provisionRecheck
 
-// claimDelay is the delay of a role claim event for cluster k:
-// roleBatchDelay once the cluster's provisioner is ready (as its status
-// last said), unprovisionedClaimDelay before.
+// claimDelay is the delay of a role claim event for cluster k: once the
+// cluster's provisioner is ready (as its status last said) roleBatchDelay,
+// or burstBatchDelay within a burst of claims (claimPace);
+// unprovisionedClaimDelay before.
 func (c *Controller) claimDelay(k workqueue.Key) time.Duration {
 	pc, err := c.clusters.PostgresClusters(k.Namespace).Get(k.Name)
 	if err != nil || pc.DeletionTimestamp != nil ||
 		controller.ConditionTrue(pc.Status.Conditions, pgv1.ConditionProvisionerReady, pc.Generation) {
-		return roleBatchDelay
+		return c.pace.delay(k)
 	}
 	return unprovisionedClaimDelay
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -16,6 +17,7 @@ import (
 func TestClaimDelayWaitsForTheProvisioner(t *testing.T) {
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	c := &Controller{clusters: pglisters.NewPostgresClusterLister(idx)}
+	c.pace.now = spacedClock(claimBurstWindow) // claims far apart: no burst
 	key := workqueue.Key{Namespace: "ns", Name: "pg"}
 	if d := c.claimDelay(key); d != roleBatchDelay {
 		t.Errorf("unknown cluster: %v, want %v (the pass decides)", d, roleBatchDelay)
@@ -39,5 +41,42 @@ func TestClaimDelayWaitsForTheProvisioner(t *testing.T) {
 	pc.DeletionTimestamp = &metav1.Time{}
 	if d := c.claimDelay(key); d != roleBatchDelay {
 		t.Errorf("cluster being deleted: %v, want %v", d, roleBatchDelay)
+	}
+}
+
+// spacedClock returns a clock that moves by step at each reading.
+func spacedClock(step time.Duration) func() time.Time {
+	now := time.Unix(1000, 0)
+	return func() time.Time {
+		now = now.Add(step)
+		return now
+	}
+}
+
+// A claim close behind the cluster's previous one waits burstBatchDelay,
+// so a burst reaches the cluster in passes about a second apart; a claim
+// after a quiet spell waits only roleBatchDelay. Each cluster is paced on
+// its own, and a cluster forgotten starts afresh.
+func TestClaimsInABurstWaitLonger(t *testing.T) {
+	now := time.Unix(1000, 0)
+	p := claimPace{now: func() time.Time { return now }}
+	a, b := workqueue.Key{Namespace: "ns", Name: "a"}, workqueue.Key{Namespace: "ns", Name: "b"}
+	if d := p.delay(a); d != roleBatchDelay {
+		t.Errorf("first claim: %v, want %v", d, roleBatchDelay)
+	}
+	now = now.Add(300 * time.Millisecond)
+	if d := p.delay(a); d != burstBatchDelay {
+		t.Errorf("claim 300ms after the previous: %v, want %v", d, burstBatchDelay)
+	}
+	if d := p.delay(b); d != roleBatchDelay {
+		t.Errorf("another cluster's first claim: %v, want %v", d, roleBatchDelay)
+	}
+	now = now.Add(claimBurstWindow)
+	if d := p.delay(a); d != roleBatchDelay {
+		t.Errorf("claim after a quiet %v: %v, want %v", claimBurstWindow, d, roleBatchDelay)
+	}
+	p.forget(a)
+	if d := p.delay(a); d != roleBatchDelay {
+		t.Errorf("claim for a forgotten cluster: %v, want %v", d, roleBatchDelay)
 	}
 }

@@ -47,6 +47,8 @@ type Controller struct {
 	// The resourceVersions this controller's own writes of a
 	// PostgresCluster replaced, until its cache shows them (in memory only).
 	lag controller.CacheLag
+	// When each cluster last got a role claim (claimDelay).
+	pace claimPace
 }
 
 // New wires the controller to the informers; call before they start.
