@@ -2,87 +2,100 @@ package workqueue
 
 import "sync"
 
-// urgency is the set of keys whose next pass should come before the keys
-// queued in the ordinary way: those woken because something they wait on
-// moved (a role reconciled, a cluster Ready), not because they are new.
-// Finishing what is under way before starting new work keeps the work in
-// progress small: under a burst of a thousand new objects, a database
-// whose role just became ready would otherwise queue behind every first
-// pass still to come, and its CNPG Database — the slow part, which CNPG
-// does on its own — would start a minute later than it can.
-type urgency struct {
+// Priority orders the keys waiting in a Queue: higher first, first come
+// first served within a priority.
+type Priority int
+
+const (
+	// Normal is Add's: new objects, resyncs, rechecks.
+	Normal Priority = iota
+	// Soon is for a key whose first pass can go on now that something it
+	// depends on is ready: a database whose cluster became Ready. Keys
+	// woken together stay together, so the databases of one cluster are
+	// started together and their role claims reach the cluster together.
+	Soon
+	// Urgent is for a key woken because something it waits on moved: a
+	// database whose role was reconciled. Finishing what is under way
+	// before starting new work keeps the work in progress small: under a
+	// burst of a thousand new objects, a database whose role just became
+	// ready would otherwise queue behind every first pass still to come,
+	// and its CNPG Database — the slow part, which CNPG does on its own —
+	// would start a minute later than it can.
+	Urgent
+)
+
+// priorities is the priority of the keys marked above Normal, until they
+// are handed out.
+type priorities struct {
 	mu   sync.Mutex
-	keys map[Key]bool
+	keys map[Key]Priority
 }
 
-func (u *urgency) mark(k Key) {
+// raise marks k with p unless it is marked higher already.
+func (u *priorities) raise(k Key, p Priority) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.keys == nil {
-		u.keys = map[Key]bool{}
+		u.keys = map[Key]Priority{}
 	}
-	u.keys[k] = true
+	if p > u.keys[k] {
+		u.keys[k] = p
+	}
 }
 
-// take reports whether k is marked, and unmarks it.
-func (u *urgency) take(k Key) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	ok := u.keys[k]
-	delete(u.keys, k)
-	return ok
-}
-
-func (u *urgency) has(k Key) bool {
+func (u *priorities) of(k Key) Priority {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.keys[k]
 }
 
+func (u *priorities) clear(k Key) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	delete(u.keys, k)
+}
+
 // priorityFIFO is the queue under client-go's workqueue (it implements
-// workqueue.Queue, whose methods client-go calls under its own lock): two
-// FIFOs, urgent keys first. A key queued in the ordinary way and then
-// marked urgent moves up (Touch); its old place is skipped when reached.
+// workqueue.Queue, whose methods client-go calls under its own lock): one
+// FIFO per priority, highest first. A key waiting at one priority and then
+// raised moves up (Touch); its old place is skipped when reached.
 type priorityFIFO struct {
-	urgent, normal []Key
-	where          map[Key]*[]Key // the FIFO each queued key counts in
-	u              *urgency
+	fifos [Urgent + 1][]Key
+	where map[Key]Priority // the FIFO each waiting key counts in
+	prio  *priorities
 }
 
-func newPriorityFIFO(u *urgency) *priorityFIFO {
-	return &priorityFIFO{where: map[Key]*[]Key{}, u: u}
+func newPriorityFIFO(p *priorities) *priorityFIFO {
+	return &priorityFIFO{where: map[Key]Priority{}, prio: p}
 }
 
-func (p *priorityFIFO) Push(k Key) {
-	q := &p.normal
-	if p.u.has(k) {
-		q = &p.urgent
-	}
-	*q = append(*q, k)
-	p.where[k] = q
+func (q *priorityFIFO) Push(k Key) {
+	p := q.prio.of(k)
+	q.fifos[p] = append(q.fifos[p], k)
+	q.where[k] = p
 }
 
 // Touch is called for a key added again while it waits.
-func (p *priorityFIFO) Touch(k Key) {
-	if p.where[k] == &p.normal && p.u.has(k) {
-		p.urgent = append(p.urgent, k)
-		p.where[k] = &p.urgent
+func (q *priorityFIFO) Touch(k Key) {
+	if p := q.prio.of(k); p > q.where[k] {
+		q.fifos[p] = append(q.fifos[p], k)
+		q.where[k] = p
 	}
 }
 
-func (p *priorityFIFO) Len() int { return len(p.where) }
+func (q *priorityFIFO) Len() int { return len(q.where) }
 
-// Pop returns the first live key, urgent ones first; client-go calls it
-// only when Len is positive.
-func (p *priorityFIFO) Pop() Key {
-	for _, q := range []*[]Key{&p.urgent, &p.normal} {
-		for len(*q) > 0 {
-			k := (*q)[0]
-			(*q)[0] = Key{}
-			*q = (*q)[1:]
-			if p.where[k] == q {
-				delete(p.where, k)
-				p.u.take(k)
+// Pop returns the first live key of the highest priority; client-go calls
+// it only when Len is positive.
+func (q *priorityFIFO) Pop() Key {
+	for p := Urgent; p >= Normal; p-- {
+		for len(q.fifos[p]) > 0 {
+			k := q.fifos[p][0]
+			q.fifos[p][0] = Key{}
+			q.fifos[p] = q.fifos[p][1:]
+			if at, ok := q.where[k]; ok && at == p {
+				delete(q.where, k)
+				q.prio.clear(k)
 				return k
 			}
 		}

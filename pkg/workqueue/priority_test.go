@@ -67,3 +67,23 @@ func TestUrgentWhileProcessing(t *testing.T) {
 		t.Errorf("order %q, want %q: the urgent mark outlived its pass", strings.Join(got, " "), want)
 	}
 }
+
+// Three priorities: Urgent before Soon before Normal, first come first
+// served within each; a key is never moved down.
+func TestPrioritiesOrderTheQueue(t *testing.T) {
+	q := New(Options{Name: "test-priority-levels"})
+	defer q.ShutDown()
+	q.Add(pkey("a"))
+	q.Add(pkey("b"))
+	q.AddWith(Soon, pkey("c"))
+	q.AddUrgent(pkey("d"))
+	q.AddWith(Soon, pkey("a")) // moves up behind c
+	q.AddWith(Soon, pkey("d")) // stays urgent
+	var got []string
+	for range 4 {
+		got = append(got, get(t, q).Name)
+	}
+	if want := "d c a b"; strings.Join(got, " ") != want {
+		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
+	}
+}

@@ -39,7 +39,7 @@ type Queue struct {
 	q          workqueue.TypedRateLimitingInterface[Key]
 	metrics    *Metrics
 	onTerminal func(Key, error)
-	urgent     *urgency
+	prio       *priorities
 }
 
 // New creates a queue.
@@ -52,9 +52,9 @@ func New(opts Options) *Queue {
 	if opts.Metrics != nil {
 		mp = provider{opts.Metrics}
 	}
-	urgent := &urgency{}
+	prio := &priorities{}
 	fifo := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[Key]{
-		Name: opts.Name, MetricsProvider: mp, Queue: newPriorityFIFO(urgent)})
+		Name: opts.Name, MetricsProvider: mp, Queue: newPriorityFIFO(prio)})
 	delaying := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[Key]{
 		Name: opts.Name, MetricsProvider: mp, Queue: fifo})
 	return &Queue{
@@ -63,19 +63,22 @@ func New(opts Options) *Queue {
 			Name: opts.Name, MetricsProvider: mp, DelayingQueue: delaying}),
 		metrics:    opts.Metrics,
 		onTerminal: opts.OnTerminal,
-		urgent:     urgent,
+		prio:       prio,
 	}
 }
 
 // Add queues key now.
 func (q *Queue) Add(key Key) { q.q.Add(key) }
 
-// AddUrgent queues key now, ahead of the keys queued by Add (see urgency):
-// for a key woken because something it waits on moved.
-func (q *Queue) AddUrgent(key Key) {
-	q.urgent.mark(key)
+// AddWith queues key now, ahead of the keys waiting at a lower Priority
+// (Add's is Normal). A key already waiting moves up, never down.
+func (q *Queue) AddWith(p Priority, key Key) {
+	q.prio.raise(key, p)
 	q.q.Add(key)
 }
+
+// AddUrgent is AddWith(Urgent, key).
+func (q *Queue) AddUrgent(key Key) { q.AddWith(Urgent, key) }
 
 // AddAfter queues key after d.
 func (q *Queue) AddAfter(key Key, d time.Duration) { q.q.AddAfter(key, d) }

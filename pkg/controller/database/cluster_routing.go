@@ -12,6 +12,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
 // clusterHandler routes PostgresCluster events to the databases on the
@@ -141,14 +142,17 @@ func (c *Controller) cnpgClusterHandler() cache.ResourceEventHandler {
 }
 
 // wake queues db for a pass because something it waits on moved: ahead of
-// first passes still queued (workqueue.AddUrgent) once it has had its own
-// first pass (it carries our finalizer); a database not started yet keeps
-// its place, or a cluster becoming Ready would move every database of the
-// cluster ahead and the queue would be first come, first served again.
+// everything else (workqueue.Urgent) once it has had its own first pass (it
+// carries our finalizer). A database not started yet goes ahead of other
+// first passes (workqueue.Soon) but behind those under way: a cluster
+// becoming Ready starts its databases together, so their role claims reach
+// it together — one apply of managed.roles and one status write for the
+// lot instead of one each, as they would if the databases of a hundred
+// clusters were started in the order they were created.
 func (c *Controller) wake(db *pgv1.PostgresDatabase) {
+	p := workqueue.Soon
 	if slices.Contains(db.Finalizers, Finalizer) {
-		c.queue.AddUrgent(controller.KeyOf(db))
-		return
+		p = workqueue.Urgent
 	}
-	c.queue.Add(controller.KeyOf(db))
+	c.queue.AddWith(p, controller.KeyOf(db))
 }

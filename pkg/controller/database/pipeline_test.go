@@ -431,8 +431,9 @@ func TestInvalidNameIsTerminal(t *testing.T) {
 	}
 }
 
-// A cluster's event wakes its databases only; those already started (our
-// finalizer) go ahead of those still waiting for their first pass.
+// A cluster's event wakes its databases only: those already started (our
+// finalizer) first, then those still waiting for their first pass, ahead
+// of other databases' first passes.
 func TestClusterEventsRouteToItsDatabases(t *testing.T) {
 	other := newDatabase("other", pgv1.DatabaseSpec{Name: "x"})
 	other.Spec.ClusterRef.Name = "elsewhere"
@@ -442,7 +443,7 @@ func TestClusterEventsRouteToItsDatabases(t *testing.T) {
 	f.c.queue.Add(workqueue.Key{Namespace: ns, Name: "new"}) // first in line before the event
 	f.c.clusterHandler().OnAdd(readyCluster(), false)
 	got := passOrder(t, f, 3)
-	if want := "started new shop"; strings.Join(got, " ") != want {
+	if want := "started shop new"; strings.Join(got, " ") != want {
 		t.Errorf("queue %q, want %q", strings.Join(got, " "), want)
 	}
 }
