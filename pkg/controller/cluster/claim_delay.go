@@ -21,13 +21,13 @@ const unprovisionedClaimDelay = provisionRecheck
 
 // claimDelay is the delay of a role claim event for cluster k: once the
 // cluster's provisioner is ready (as its status last said) roleBatchDelay,
-// or burstBatchDelay within a burst of claims (claimPace);
+// or longer right after an apply of its roles (claimPace);
 // unprovisionedClaimDelay before.
 func (c *Controller) claimDelay(k workqueue.Key) time.Duration {
 	pc, err := c.clusters.PostgresClusters(k.Namespace).Get(k.Name)
 	if err != nil || pc.DeletionTimestamp != nil ||
 		controller.ConditionTrue(pc.Status.Conditions, pgv1.ConditionProvisionerReady, pc.Generation) {
-		return c.pace.delay(k)
+		return c.deps.pace.delay(k)
 	}
 	return unprovisionedClaimDelay
 }

@@ -16,8 +16,7 @@ import (
 // ready; before, later (they cannot be applied yet) — but always.
 func TestClaimDelayWaitsForTheProvisioner(t *testing.T) {
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	c := &Controller{clusters: pglisters.NewPostgresClusterLister(idx)}
-	c.pace.now = spacedClock(claimBurstWindow) // claims far apart: no burst
+	c := &Controller{clusters: pglisters.NewPostgresClusterLister(idx), deps: &deps{pace: &claimPace{}}}
 	key := workqueue.Key{Namespace: "ns", Name: "pg"}
 	if d := c.claimDelay(key); d != roleBatchDelay {
 		t.Errorf("unknown cluster: %v, want %v (the pass decides)", d, roleBatchDelay)
@@ -44,37 +43,34 @@ func TestClaimDelayWaitsForTheProvisioner(t *testing.T) {
 	}
 }
 
-// spacedClock returns a clock that moves by step at each reading.
-func spacedClock(step time.Duration) func() time.Time {
+// While claims keep coming, a cluster applies its roles at most once per
+// rolesApplySpacing: a claim right after an apply waits for the spacing
+// to end, one after a quiet spell only roleBatchDelay. Each cluster is
+// paced on its own, and a cluster forgotten starts afresh.
+func TestRoleAppliesSpacedWhileClaimsKeepComing(t *testing.T) {
 	now := time.Unix(1000, 0)
-	return func() time.Time {
-		now = now.Add(step)
-		return now
-	}
-}
-
-// A claim close behind the cluster's previous one waits burstBatchDelay,
-// so a burst reaches the cluster in passes about a second apart; a claim
-// after a quiet spell waits only roleBatchDelay. Each cluster is paced on
-// its own, and a cluster forgotten starts afresh.
-func TestClaimsInABurstWaitLonger(t *testing.T) {
-	now := time.Unix(1000, 0)
-	p := claimPace{now: func() time.Time { return now }}
+	p := &claimPace{now: func() time.Time { return now }}
 	a, b := workqueue.Key{Namespace: "ns", Name: "a"}, workqueue.Key{Namespace: "ns", Name: "b"}
 	if d := p.delay(a); d != roleBatchDelay {
 		t.Errorf("first claim: %v, want %v", d, roleBatchDelay)
 	}
+	p.applied(a)
 	now = now.Add(300 * time.Millisecond)
-	if d := p.delay(a); d != burstBatchDelay {
-		t.Errorf("claim 300ms after the previous: %v, want %v", d, burstBatchDelay)
+	if d, want := p.delay(a), rolesApplySpacing-300*time.Millisecond; d != want {
+		t.Errorf("claim 300ms after an apply: %v, want %v", d, want)
 	}
 	if d := p.delay(b); d != roleBatchDelay {
-		t.Errorf("another cluster's first claim: %v, want %v", d, roleBatchDelay)
+		t.Errorf("another cluster's claim: %v, want %v", d, roleBatchDelay)
 	}
-	now = now.Add(claimBurstWindow)
+	now = now.Add(rolesApplySpacing - 350*time.Millisecond)
 	if d := p.delay(a); d != roleBatchDelay {
-		t.Errorf("claim after a quiet %v: %v, want %v", claimBurstWindow, d, roleBatchDelay)
+		t.Errorf("claim at the end of the spacing: %v, want at least %v", d, roleBatchDelay)
 	}
+	now = now.Add(time.Hour)
+	if d := p.delay(a); d != roleBatchDelay {
+		t.Errorf("claim long after the apply: %v, want %v", d, roleBatchDelay)
+	}
+	p.applied(a)
 	p.forget(a)
 	if d := p.delay(a); d != roleBatchDelay {
 		t.Errorf("claim for a forgotten cluster: %v, want %v", d, roleBatchDelay)

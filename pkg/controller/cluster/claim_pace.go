@@ -7,43 +7,56 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
-const (
-	// claimBurstWindow: a claim that comes within this long of the
-	// cluster's previous one is part of a burst (databases being created
-	// one after another, each claiming as its first pass ends).
-	claimBurstWindow = 2 * time.Second
-	// burstBatchDelay is how long a claim in a burst waits, so that the
-	// burst reaches the cluster in passes at most this far apart — each
-	// pass costs an apply of managed.roles and a status write — instead
-	// of one pass per database. A lone claim (the usual case once the
-	// cluster runs) still waits only roleBatchDelay.
-	burstBatchDelay = time.Second
-)
+// rolesApplySpacing is the least time between two applies of a cluster's
+// managed.roles while claims keep coming: claims that arrive within this
+// long of the last apply wait for its end, so a burst of new databases
+// (started together when their cluster became Ready) reaches the cluster
+// in passes about this far apart — each costs an apply and a status write
+// — instead of one pass per database. A claim that comes later (the usual
+// case once the cluster runs) still waits only roleBatchDelay.
+const rolesApplySpacing = time.Second
 
-// claimPace remembers when each cluster last got a claim.
+// claimPace remembers when each cluster last applied its managed roles. A
+// nil claimPace (in tests of a single pass) spaces nothing.
 type claimPace struct {
 	mu   sync.Mutex
 	last map[workqueue.Key]time.Time
 	now  func() time.Time // time.Now when nil
 }
 
-// delay is how long the claim arriving now for cluster k waits.
-func (p *claimPace) delay(k workqueue.Key) time.Duration {
+func (p *claimPace) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
+}
+
+// applied records that cluster k applied its managed roles just now.
+func (p *claimPace) applied(k workqueue.Key) {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := time.Now()
-	if p.now != nil {
-		now = p.now()
-	}
-	prev, seen := p.last[k]
 	if p.last == nil {
 		p.last = map[workqueue.Key]time.Time{}
 	}
-	p.last[k] = now
-	if seen && now.Sub(prev) < claimBurstWindow {
-		return burstBatchDelay
+	p.last[k] = p.clock()
+}
+
+// delay is how long a claim arriving now for cluster k waits: until
+// rolesApplySpacing after its last apply, and at least roleBatchDelay.
+func (p *claimPace) delay(k workqueue.Key) time.Duration {
+	if p == nil {
+		return roleBatchDelay
 	}
-	return roleBatchDelay
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	last, ok := p.last[k]
+	if !ok {
+		return roleBatchDelay
+	}
+	return max(roleBatchDelay, last.Add(rolesApplySpacing).Sub(p.clock()))
 }
 
 // forget drops cluster k (gone).

@@ -16,6 +16,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
 // managedRolesComponent is the single writer of the CNPG Cluster's
@@ -87,6 +88,7 @@ func (managedRolesComponent) Reconcile(ctx context.Context, p *pass) error {
 		return fmt.Errorf("apply managed roles: %w", err)
 	}
 	p.contracts.CNPGCluster = applied
+	p.deps.pace.applied(workqueue.Key{Namespace: p.cluster.Namespace, Name: p.cluster.Name})
 	return nil
 }
 

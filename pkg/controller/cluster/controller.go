@@ -47,8 +47,6 @@ type Controller struct {
 	// The resourceVersions this controller's own writes of a
 	// PostgresCluster replaced, until its cache shows them (in memory only).
 	lag controller.CacheLag
-	// When each cluster last got a role claim (claimDelay).
-	pace claimPace
 }
 
 // New wires the controller to the informers; call before they start.
@@ -59,7 +57,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	objectStoreInformer, objectStoreLister := inf.ObjectStores()
 	podMonitorInformer, podMonitorLister := inf.PodMonitors()
 	c := &Controller{
-		deps: &deps{kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
+		deps: &deps{pace: &claimPace{}, kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
 			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout,
 			objectStoresMissing: inf.ObjectStoresMissing, podMonitorsMissing: inf.PodMonitorsMissing},
 		clusters:         pg.PostgresClusters().Lister(),

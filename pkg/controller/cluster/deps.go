@@ -25,6 +25,8 @@ type deps struct {
 	objectStoresMissing bool
 	// podMonitorsMissing: the Prometheus Operator's CRD is not installed.
 	podMonitorsMissing bool
+	// pace spaces the applies of a cluster's managed roles (claimDelay).
+	pace *claimPace
 	// lookupRoles replaces roleComments in tests.
 	lookupRoles func(ctx context.Context, p *pass, names []string) (map[string]string, error)
 }

@@ -30,7 +30,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if apierrors.IsNotFound(err) {
 		c.cas.Forget(key.Namespace, key.Name+caSuffix)
 		c.lag.Forget(name)
-		c.pace.forget(key)
+		c.deps.pace.forget(key)
 		return workqueue.Result{}, nil // children go with their owner references
 	}
 	if err != nil {
