@@ -90,6 +90,7 @@ func main() {
 		operatorEnv = append(operatorEnv, v)
 		return nil
 	})
+	flag.BoolVar(&heapProfiles, "heap-profiles", false, "Serve the operators' Go profiles and keep the convergence operator's heap profile (heap-rN.pprof with -logs); profiling costs the operator memory, so the memory figures are then not the shipped configuration's.")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -104,6 +105,9 @@ func main() {
 // operatorEnv is added to the environment of every operator the bench
 // starts (-operator-env).
 var operatorEnv []string
+
+// heapProfiles: the operators serve their Go profiles (-heap-profiles).
+var heapProfiles bool
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
@@ -470,8 +474,10 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["heap_end_mb"] = s1.sum("go_memstats_heap_alloc_bytes") / (1 << 20)
 	memoryFigures(fig, "end_", s1, op.cmd.Process.Pid)
 	// What the heap holds, for `go tool pprof` (kept with -logs).
-	if err := op.saveHeapProfile(filepath.Join(b.logDir, fmt.Sprintf("heap-r%d.pprof", rep))); err != nil {
-		logf("r%d: heap profile: %v", rep, err)
+	if heapProfiles {
+		if err := op.saveHeapProfile(filepath.Join(b.logDir, fmt.Sprintf("heap-r%d.pprof", rep))); err != nil {
+			logf("r%d: heap profile: %v", rep, err)
+		}
 	}
 	fig["reconciles_total_per_object_end"] = s1.sum("setpoint_reconcile_total") / nObj
 	// 4. Latency of one change on a busy operator, then 5. one cluster
