@@ -104,6 +104,8 @@ func (b *bench) curvePoint(ctx context.Context, w workload) (curvePoint, error) 
 	if err := watchReadiness(wctx, b.pg, w.ns, ready); err != nil {
 		return curvePoint{}, err
 	}
+	// Each size starts without the previous one's writeback (settleDisk).
+	logf("curve: dirty pages written back in %.1fs", settleDisk().Seconds())
 	logf("curve: %d PostgresClusters and %d PostgresDatabases in %s", w.clusters, w.clusters*w.perDB, w.ns)
 	start, err := createAll(ctx, b.pg, w, f.creators, func(c created) { ready.markApplied(c.kind+"/"+c.name, c.at) })
 	if err != nil {

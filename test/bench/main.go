@@ -433,6 +433,8 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	if err := ensureNamespace(ctx, b.kube, lbW.ns); err != nil {
 		return nil, err
 	}
+	fig["settle_before_lower_bound_s"] = settleDisk().Seconds()
+	logf("r%d: dirty pages written back in %.1fs", rep, fig["settle_before_lower_bound_s"])
 	logf("r%d: lower bound: the same workload by a plain loop in %s", rep, lbW.ns)
 	lbr, err := runLowerBound(ctx, b.env.Config, lbConfig{
 		w: lbW, clusterWorkers: f.clusterWorkers, databaseWorkers: f.databaseWorkers,
@@ -483,6 +485,8 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	// 4. Latency of one change on a busy operator, then 5. one cluster
 	// at a time on an idle one; both with the converged objects in place.
 	if f.streamDuration > 0 && f.streamRate > 0 && f.perDB > 0 {
+		fig["settle_before_stream_s"] = settleDisk().Seconds()
+		logf("r%d: dirty pages written back in %.1fs", rep, fig["settle_before_stream_s"])
 		logf("r%d: latency: %g new PostgresDatabases/s for %v on the %d Ready clusters", rep, f.streamRate, f.streamDuration, w.clusters)
 		sr, err := b.runStream(ctx, op, w, f.streamRate, f.streamDuration)
 		if err != nil {
