@@ -87,16 +87,6 @@ func indexByClass(obj any) ([]string, error) {
 	return []string{c.Spec.Class}, nil
 }
 
-// DatabasesOf returns the keys of the PostgresDatabases that reference the
-// cluster namespace/name.
-func DatabasesOf(indexer cache.Indexer, namespace, name string) []workqueue.Key {
-	dbs := ListDatabasesOf(indexer, namespace, name)
-	keys := make([]workqueue.Key, len(dbs))
-	for i, db := range dbs {
-		keys[i] = KeyOf(db)
-	}
-	return keys
-}
 
 // ClustersOfClass returns the keys of the PostgresClusters using a class.
 func ClustersOfClass(indexer cache.Indexer, class string) []workqueue.Key {

@@ -81,7 +81,11 @@ func TestMappedHandlerRoutesClusterToItsDatabases(t *testing.T) {
 	var got keys
 	h := MappedHandler(func(obj any) []workqueue.Key {
 		c := obj.(*pgv1.PostgresCluster)
-		return DatabasesOf(inf, c.Namespace, c.Name)
+		var ks []workqueue.Key
+		for _, db := range ListDatabasesOf(inf, c.Namespace, c.Name) {
+			ks = append(ks, KeyOf(db))
+		}
+		return ks
 	}, nil, got.add)
 	h.OnUpdate(pgc("1", 1), pgc("2", 1)) // a status change of the cluster matters to its databases
 	h.OnUpdate(pgc("2", 1), pgc("2", 1)) // resync: each database has its own
