@@ -87,7 +87,6 @@ func indexByClass(obj any) ([]string, error) {
 	return []string{c.Spec.Class}, nil
 }
 
-
 // ClustersOfClass returns the keys of the PostgresClusters using a class.
 func ClustersOfClass(indexer cache.Indexer, class string) []workqueue.Key {
 	objs, err := indexer.ByIndex(ByClass, class)
