@@ -57,7 +57,11 @@
 // (`ALTER ROLE … PASSWORD 'SCRAM-SHA-256$…'`), so no plaintext appears in a
 // statement, the server log or an error; whether a Secret's password is
 // already in place is checked by re-deriving the stored verifier with its
-// salt. log_statement stays 'none'. The Simulator itself connects over the
+// salt. As CNPG's passwordStatus does, the stand-in remembers per role the
+// Secret version it last set the password from and the role's pg_authid
+// row version (xmin) after it; while both hold, the check is skipped, so a
+// sync does not derive a SCRAM key for every role (in memory, not in
+// status: a restarted stand-in checks every password once). log_statement stays 'none'. The Simulator itself connects over the
 // server's Unix socket with peer authentication mapped to postgres, so it
 // never needs the superuser password.
 //
@@ -165,7 +169,8 @@
 //     role name fight over its password and attributes; two Databases with
 //     the same name are one database. Scale tests must use distinct names.
 //     not-managed is not reported (it would list every other Cluster's
-//     roles).
+//     roles), and a sync reads only the roles in its spec, so its cost does
+//     not grow with every other Cluster's roles.
 //   - One postgres role cannot hold every Cluster's superuser password, so
 //     postgres is trusted over TLS from 127.0.0.1 whatever password is sent,
 //     and superuser Secrets are not applied.

@@ -28,6 +28,9 @@ type instance struct {
 	recoveryFailure string
 	// volumes are the data volumes' size and resize (storage.go).
 	volumes volumes
+	// passwords remembers, per managed role, what its password was last
+	// set from (password_state.go).
+	passwords map[string]passwordState
 }
 
 func (s *Simulator) instance(key cache.ObjectName) *instance {

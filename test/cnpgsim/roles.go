@@ -30,6 +30,9 @@ func hasManagedRoles(c *cnpgv1.Cluster) bool {
 
 // pgRole is a role as Postgres has it, in the attributes we manage.
 type pgRole struct {
+	// version is the pg_authid row's xmin: any change to the role's row
+	// (password included) gives it a new one.
+	version        int64
 	login, inherit bool
 	connLimit      int64
 	comment        *string
@@ -51,7 +54,7 @@ func (r *clusterRun) applyRoles(ctx context.Context) (retry time.Duration, err e
 		cannot[role] = []string{message}
 	}
 	err = r.inst.backend.srv.withConn(ctx, "postgres", func(ctx context.Context, conn *pgx.Conn) error {
-		existing, err := readRoles(ctx, conn)
+		existing, err := readRoles(ctx, conn, r.rolesToRead())
 		if err != nil {
 			return err
 		}
@@ -98,13 +101,31 @@ func (r *clusterRun) applyRoles(ctx context.Context) (retry time.Duration, err e
 	return retry, nil
 }
 
-func readRoles(ctx context.Context, conn *pgx.Conn) (map[string]*pgRole, error) {
+// rolesToRead are the roles a sync needs to see: all of them on a server
+// of the Cluster's own (the ones not in the spec are reported as not
+// managed), only the spec's on a shared server. There every other
+// Cluster's roles live too, and reading thousands of them per sync would
+// make each sync cost what the whole shared server holds.
+func (r *clusterRun) rolesToRead() []string {
+	if !r.inst.backend.shared {
+		return nil
+	}
+	names := make([]string, 0, len(r.cluster.Spec.Managed.Roles))
+	for _, role := range r.cluster.Spec.Managed.Roles {
+		names = append(names, role.Name)
+	}
+	return names
+}
+
+// readRoles reads the roles named in only, or every role when only is nil.
+func readRoles(ctx context.Context, conn *pgx.Conn, only []string) (map[string]*pgRole, error) {
 	rows, err := conn.Query(ctx, `
-SELECT a.rolname::text, a.rolcanlogin, a.rolinherit, a.rolconnlimit::bigint,
+SELECT a.rolname::text, a.xmin::text::bigint, a.rolcanlogin, a.rolinherit, a.rolconnlimit::bigint,
        shobj_description(a.oid, 'pg_authid'),
        ARRAY(SELECT g.rolname::text FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid
              WHERE m.member = a.oid ORDER BY 1)
-FROM pg_authid a`)
+FROM pg_authid a
+WHERE $1::text[] IS NULL OR a.rolname = ANY($1)`, only)
 	if err != nil {
 		return nil, fmt.Errorf("read roles: %w", err)
 	}
@@ -113,7 +134,7 @@ FROM pg_authid a`)
 	for rows.Next() {
 		var name string
 		var role pgRole
-		if err := rows.Scan(&name, &role.login, &role.inherit, &role.connLimit, &role.comment, &role.memberOf); err != nil {
+		if err := rows.Scan(&name, &role.version, &role.login, &role.inherit, &role.connLimit, &role.comment, &role.memberOf); err != nil {
 			return nil, fmt.Errorf("read roles: %w", err)
 		}
 		roles[name] = &role
@@ -137,13 +158,13 @@ func (r *clusterRun) reconcileRole(ctx context.Context, conn *pgx.Conn, spec cnp
 		}
 		return nil
 	}
-	var password *string
+	var password, secretVersion string
 	if spec.PasswordSecret != nil {
-		p, err := r.s.secretPassword(r.cluster.Namespace, spec.PasswordSecret.Name, spec.Name)
+		var err error
+		password, secretVersion, err = r.s.secretPassword(r.cluster.Namespace, spec.PasswordSecret.Name, spec.Name)
 		if err != nil {
 			return err
 		}
-		password = &p
 	}
 	want := pgRole{
 		login:     spec.Login != nil && *spec.Login,
@@ -157,14 +178,16 @@ func (r *clusterRun) reconcileRole(ctx context.Context, conn *pgx.Conn, spec cnp
 		if _, err := conn.Exec(ctx, "CREATE ROLE "+name+" "+roleOptions(want)); err != nil {
 			return fmt.Errorf("create role: %w", err)
 		}
+		// version 0 is no row version: the password is set below.
 		cur = &pgRole{login: want.login, inherit: want.inherit, connLimit: want.connLimit}
 	} else if cur.login != want.login || cur.inherit != want.inherit || cur.connLimit != want.connLimit {
 		if _, err := conn.Exec(ctx, "ALTER ROLE "+name+" "+roleOptions(want)); err != nil {
 			return fmt.Errorf("alter role: %w", err)
 		}
+		cur.version = 0 // a new row version, not known yet
 	}
-	if password != nil {
-		if err := setPassword(ctx, conn, spec.Name, password); err != nil {
+	if spec.PasswordSecret != nil {
+		if err := r.applyPassword(ctx, conn, spec.Name, password, secretVersion, cur.version); err != nil {
 			return err
 		}
 	}

@@ -72,6 +72,21 @@ FROM pg_roles r WHERE rolname = 'app_rw'`)
 		}
 		assertNotInServerLogs(t, "first-Pa$$'word", `second\pass`, "su-rolesdb")
 	})
+	t.Run("a password changed in Postgres is set back", func(t *testing.T) {
+		// The Secret did not change, the role did (a new pg_authid row
+		// version): the stand-in, like CNPG, must not trust what it set last.
+		superExec(t, ns, "rolesdb", "ALTER ROLE app_rw PASSWORD 'changed-by-hand'")
+		updateCluster(t, ns, "rolesdb", func(c *cnpgv1.Cluster) {
+			c.Annotations = map[string]string{"test/resync": "1"}
+		})
+		eventually(t, 10*time.Second, "the Secret's password again", func() error {
+			_, err := query[int](t, readHostMap(t), ns, "rolesdb", "app_rw", `second\pass`, "postgres", "SELECT 1")
+			return err
+		})
+		if _, err := query[int](t, readHostMap(t), ns, "rolesdb", "app_rw", "changed-by-hand", "postgres", "SELECT 1"); err == nil {
+			t.Error("the password set by hand still works")
+		}
+	})
 	t.Run("ensure absent drops, membership follows inRoles", func(t *testing.T) {
 		updateCluster(t, ns, "rolesdb", func(c *cnpgv1.Cluster) {
 			roles := c.Spec.Managed.Roles

@@ -122,19 +122,19 @@ func usesSecret(c *cnpgv1.Cluster, secret string) bool {
 	return false
 }
 
-// secretPassword reads a basic-auth Secret's password, checking that its
-// username is the role's, as CNPG does.
-func (s *Simulator) secretPassword(namespace, secretName, role string) (string, error) {
+// secretPassword reads a basic-auth Secret's password and the Secret's
+// version, checking that its username is the role's, as CNPG does.
+func (s *Simulator) secretPassword(namespace, secretName, role string) (password, version string, err error) {
 	secret, err := s.secrets.Secrets(namespace).Get(secretName)
 	if err != nil {
-		return "", fmt.Errorf("while getting password secret %q: %w", secretName, err)
+		return "", "", fmt.Errorf("while getting password secret %q: %w", secretName, err)
 	}
 	if user := string(secret.Data[corev1.BasicAuthUsernameKey]); user != role {
-		return "", fmt.Errorf("wrong username '%s' in secret, expected '%s'", user, role)
+		return "", "", fmt.Errorf("wrong username '%s' in secret, expected '%s'", user, role)
 	}
-	password, ok := secret.Data[corev1.BasicAuthPasswordKey]
+	p, ok := secret.Data[corev1.BasicAuthPasswordKey]
 	if !ok {
-		return "", fmt.Errorf("secret %q has no %q key", secretName, corev1.BasicAuthPasswordKey)
+		return "", "", fmt.Errorf("secret %q has no %q key", secretName, corev1.BasicAuthPasswordKey)
 	}
-	return string(password), nil
+	return string(p), secret.ResourceVersion, nil
 }

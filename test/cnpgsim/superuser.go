@@ -17,7 +17,7 @@ func (r *clusterRun) applySuperuser(ctx context.Context) error {
 	}
 	var want *string
 	if superuserAccess(r.cluster) {
-		password, err := r.s.secretPassword(r.cluster.Namespace, superuserSecretName(r.cluster), "postgres")
+		password, _, err := r.s.secretPassword(r.cluster.Namespace, superuserSecretName(r.cluster), "postgres")
 		if err != nil {
 			return fmt.Errorf("superuser secret: %w", err)
 		}
