@@ -26,6 +26,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	"github.com/setpoint-dev/setpoint/pkg/operator"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/test/cnpgsim"
 )
 
 // The lower bound is a plain loop doing, per object, only the writes and
@@ -367,11 +368,12 @@ func (lb *lowerBound) sql(ctx context.Context, db, adminPw, rwPw string, conn **
 	}
 	id := func(s string) string { return pgx.Identifier{s}.Sanitize() }
 	admin, rw := id(db+"_admin"), id(db+"_rw")
-	// What CNPG does for the managed roles and the Database.
+	// What CNPG does for the managed roles and the Database, as the
+	// stand-in runs it on the shared server.
 	for _, s := range []string{
 		"CREATE ROLE " + admin + " LOGIN INHERIT CONNECTION LIMIT -1 PASSWORD " + quoteLiteral(adminPw),
 		"CREATE ROLE " + rw + " LOGIN INHERIT CONNECTION LIMIT -1 PASSWORD " + quoteLiteral(rwPw),
-		"CREATE DATABASE " + id(db) + " OWNER " + admin,
+		"CREATE DATABASE " + id(db) + " OWNER " + admin + " STRATEGY " + cnpgsim.SharedCreateStrategy,
 	} {
 		lb.statements.Add(1)
 		if _, err := (*conn).Exec(ctx, s); err != nil {

@@ -176,6 +176,9 @@
 //     and superuser Secrets are not applied.
 //   - spec.postgresql.parameters and pg_hba are not applied (they are
 //     server-wide).
+//   - CREATE DATABASE copies the template by FILE_COPY, not Postgres 15's
+//     default WAL_LOG, which would write the whole template to the one
+//     server's WAL for every Cluster's every database.
 //   - StopServer and StartServer return ErrSharedBackend. Deleting a Cluster
 //     removes its Services and host-map entries but keeps its roles and
 //     databases (reclaim delete on a Database still drops it).
