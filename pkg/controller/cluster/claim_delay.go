@@ -21,13 +21,20 @@ const unprovisionedClaimDelay = provisionRecheck
 
 // claimDelay is the delay of a role claim event for cluster k: once the
 // cluster's provisioner is ready (as its status last said) roleBatchDelay,
-// or longer right after an apply of its roles (claimPace);
-// unprovisionedClaimDelay before.
+// or longer right after an apply of its roles (claimPace) or while other
+// databases of the cluster are about to claim too (claim_gather.go);
+// unprovisionedClaimDelay before. The queue keeps the earliest of the
+// delays asked for a key, so the last straggler's short delay ends the
+// wait of the claims before it.
 func (c *Controller) claimDelay(k workqueue.Key) time.Duration {
 	pc, err := c.clusters.PostgresClusters(k.Namespace).Get(k.Name)
 	if err != nil || pc.DeletionTimestamp != nil ||
 		controller.ConditionTrue(pc.Status.Conditions, pgv1.ConditionProvisionerReady, pc.Generation) {
-		return c.deps.pace.delay(k)
+		d := c.deps.pace.delay(k)
+		if c.claimsOnTheirWay(k) {
+			d = max(d, c.deps.pace.gather(k))
+		}
+		return d
 	}
 	return unprovisionedClaimDelay
 }

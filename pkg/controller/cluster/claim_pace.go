@@ -21,7 +21,9 @@ const rolesApplySpacing = time.Second
 type claimPace struct {
 	mu   sync.Mutex
 	last map[workqueue.Key]time.Time
-	now  func() time.Time // time.Now when nil
+	// first is when the claims not yet applied started to come.
+	first map[workqueue.Key]time.Time
+	now   func() time.Time // time.Now when nil
 }
 
 func (p *claimPace) clock() time.Time {
@@ -42,6 +44,28 @@ func (p *claimPace) applied(k workqueue.Key) {
 		p.last = map[workqueue.Key]time.Time{}
 	}
 	p.last[k] = p.clock()
+	delete(p.first, k)
+}
+
+// gather is how long a claim arriving now for cluster k may still wait for
+// others (claimGatherLimit from the first claim not yet applied). A window
+// long past without an apply (its claims changed nothing) starts again.
+func (p *claimPace) gather(k workqueue.Key) time.Duration {
+	if p == nil {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.clock()
+	first, ok := p.first[k]
+	if !ok || now.Sub(first) > claimGatherLimit {
+		if p.first == nil {
+			p.first = map[workqueue.Key]time.Time{}
+		}
+		first = now
+		p.first[k] = first
+	}
+	return first.Add(claimGatherLimit).Sub(now)
 }
 
 // delay is how long a claim arriving now for cluster k waits: until
@@ -64,4 +88,5 @@ func (p *claimPace) forget(k workqueue.Key) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.last, k)
+	delete(p.first, k)
 }
