@@ -24,6 +24,7 @@ type options struct {
 	metricsAddr     string
 	healthAddr      string
 	profilingAddr   string
+	memoryReturn    time.Duration
 	metricsSecure   bool
 	metricsCertDir  string
 	hostMap         string
@@ -54,6 +55,7 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "Directory with tls.crt and tls.key for /metrics; empty generates a self-signed certificate at start.")
 	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz; \"0\" disables it.")
 	fs.StringVar(&o.profilingAddr, "profiling-bind-address", "0", "Address of Go's profiles (/debug/pprof/: heap, CPU, goroutines), e.g. 127.0.0.1:8082; \"0\" (default) disables it. Bind it to loopback only.")
+	fs.DurationVar(&o.memoryReturn, "memory-return-period", 10*time.Second, "After a burst of work, freed heap memory is returned to the OS once allocation has been quiet for this long (one Go collection each time); 0 leaves it to Go's slow background scavenger.")
 	fs.StringVar(&o.hostMap, "postgres-host-map", "", "JSON file mapping Postgres service addresses (host:port) to reachable ones, for running outside the cluster.")
 	fs.DurationVar(&o.pgTimeout, "postgres-timeout", 5*time.Second, "Timeout of each Postgres connection attempt and statement batch.")
 	fs.DurationVar(&o.sampleInterval, "postgres-sample-interval", time.Minute, "How often the background collector samples each Ready cluster's primary (size, writes accepted, connections, lag); jittered ±10 %. 0 turns the collector off: no health conditions or gauges, and storage auto-grow cannot act.")
@@ -76,6 +78,9 @@ func (o *options) validate() error {
 	}
 	if (o.sampleInterval != 0 && o.sampleInterval < time.Second) || o.sampleWorkers < 1 || o.nearlyFull < 1 || o.nearlyFull > 100 {
 		return fmt.Errorf("--postgres-sample-interval must be 0 (off) or at least 1s, --postgres-sample-workers at least 1, --storage-nearly-full-percent within 1-100")
+	}
+	if o.memoryReturn != 0 && o.memoryReturn < time.Second {
+		return fmt.Errorf("--memory-return-period must be 0 (off) or at least 1s")
 	}
 	if o.leaderElect && !(o.leaseDuration > o.renewDeadline && o.renewDeadline > o.retryPeriod) {
 		return fmt.Errorf("leader election needs lease-duration > renew-deadline > retry-period")
@@ -109,6 +114,7 @@ func (o *options) config() (operator.Config, error) {
 		MetricsAddr:     o.metricsAddr,
 		HealthAddr:      o.healthAddr,
 		ProfilingAddr:   o.profilingAddr,
+		MemoryReturn:    o.memoryReturn,
 		MetricsSecure:   o.metricsSecure,
 		MetricsCertDir:  o.metricsCertDir,
 		PostgresHostMap: o.hostMap,

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"strings"
 	"testing"
+	"time"
 )
 
 // parsed binds a fresh options to args, as main does.
@@ -45,5 +46,32 @@ func TestSampleIntervalBelowOneSecondIsRefused(t *testing.T) {
 	err := parsed(t, "--postgres-sample-interval=500ms").validate()
 	if err == nil || !strings.Contains(err.Error(), "--postgres-sample-interval must be 0 (off) or at least 1s") {
 		t.Fatalf("validate() = %v, want the interval named", err)
+	}
+}
+
+func TestMemoryReturnPeriod(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, 10 * time.Second},
+		{[]string{"--memory-return-period=0"}, 0},
+		{[]string{"--memory-return-period=1m"}, time.Minute},
+	} {
+		o := parsed(t, append([]string{"--kubeconfig", unreachableKubeconfig(t)}, tc.args...)...)
+		if err := o.validate(); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		cfg, err := o.config()
+		if err != nil {
+			t.Fatalf("%v: config: %v", tc.args, err)
+		}
+		if cfg.MemoryReturn != tc.want {
+			t.Errorf("%v: MemoryReturn = %v, want %v", tc.args, cfg.MemoryReturn, tc.want)
+		}
+	}
+	err := parsed(t, "--memory-return-period=100ms").validate()
+	if err == nil || !strings.Contains(err.Error(), "--memory-return-period must be 0 (off) or at least 1s") {
+		t.Fatalf("validate() = %v, want the period named", err)
 	}
 }

@@ -32,6 +32,9 @@ type Config struct {
 	// ProfilingAddr serves Go's profiles (/debug/pprof/); "" or "0", the
 	// default, disables it.
 	ProfilingAddr string
+	// MemoryReturn is how long allocation must be quiet after a burst of
+	// work before freed heap memory goes back to the OS; 0 turns it off.
+	MemoryReturn time.Duration
 	// MetricsSecure serves /metrics over HTTPS, each request authenticated
 	// (TokenReview) and authorized (SubjectAccessReview) by the API server.
 	// Off, /metrics is plain HTTP for anyone, for local runs.

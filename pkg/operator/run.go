@@ -23,6 +23,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	pgscheme "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/scheme"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
+	"github.com/setpoint-dev/setpoint/pkg/memory"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/pkg/version"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
@@ -38,6 +39,9 @@ func Run(ctx context.Context, cfg Config) error {
 	qm := workqueue.NewMetrics(reg)
 	pm := postgres.NewMetrics(reg)
 	cm := collector.NewMetrics(reg)
+	if cfg.MemoryReturn > 0 {
+		go memory.NewReturner(cfg.MemoryReturn, reg).Run(ctx)
+	}
 
 	restCfg := rest.AddUserAgent(rest.CopyConfig(cfg.Rest), FieldManager)
 	restCfg.Wrap(newAPIRequests(reg).wrap)

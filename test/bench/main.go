@@ -482,6 +482,16 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 		}
 	}
 	fig["reconciles_total_per_object_end"] = s1.sum("setpoint_reconcile_total") / nObj
+	// What an idle operator holds: once it has given the resync's freed
+	// memory back to the OS.
+	sIdle, err := b.waitMemoryReturn(ctx, op, s1)
+	if err != nil {
+		return nil, err
+	}
+	fig["rss_idle_mb"] = sIdle.sum("process_resident_memory_bytes") / (1 << 20)
+	fig["heap_idle_mb"] = sIdle.sum("go_memstats_heap_alloc_bytes") / (1 << 20)
+	fig["memory_returns_end"] = sIdle.sum("setpoint_memory_returns_total")
+	memoryFigures(fig, "idle_", sIdle, op.cmd.Process.Pid)
 	// 4. Latency of one change on a busy operator, then 5. one cluster
 	// at a time on an idle one; both with the converged objects in place.
 	if f.streamDuration > 0 && f.streamRate > 0 && f.perDB > 0 {
@@ -617,6 +627,33 @@ func (b *bench) waitConverged(ctx context.Context, op *operatorProc, r *readines
 			logf("  %5.0fs: %d/%d Ready; others by phase %v; operator: %.0f API requests, %.0f reconciles, queue depth %.0f, %d error log lines",
 				time.Since(start).Seconds(), n, r.want, phases, s.sum("setpoint_api_requests_total"),
 				s.sum("setpoint_reconcile_total"), s.sum("workqueue_depth"), nErr)
+		}
+	}
+}
+
+// memoryReturnWait bounds the wait for the operator to give freed memory
+// back after the resync: three of its default 10 s looks.
+const memoryReturnWait = 30 * time.Second
+
+// waitMemoryReturn waits until the operator has returned freed memory to
+// the OS since s1 (setpoint_memory_returns_total grew) and returns the
+// scrape after it; after memoryReturnWait without one (the resync was too
+// small a burst to be worth a return) it returns the last scrape.
+func (b *bench) waitMemoryReturn(ctx context.Context, op *operatorProc, s1 scrape) (scrape, error) {
+	base := s1.sum("setpoint_memory_returns_total")
+	deadline := time.Now().Add(memoryReturnWait)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+		s, err := op.scrape()
+		if err != nil {
+			return nil, err
+		}
+		if s.sum("setpoint_memory_returns_total") > base || time.Now().After(deadline) {
+			return s, nil
 		}
 	}
 }

@@ -28,6 +28,22 @@ func memoryFigures(fig map[string]float64, prefix string, s scrape, pid int) {
 	// Memory the runtime holds besides the heap: stacks, GC metadata,
 	// spans, profiling buckets.
 	fig[prefix+"runtime_other_mb"] = (s.sum("go_memstats_sys_bytes") - s.sum("go_memstats_heap_sys_bytes")) / mib
+	fig[prefix+"stack_inuse_mb"] = s.sum("go_memstats_stack_inuse_bytes") / mib
+	fig[prefix+"gc_metadata_mb"] = s.sum("go_memstats_gc_sys_bytes") / mib
+	fig[prefix+"spans_mb"] = (s.sum("go_memstats_mspan_inuse_bytes") + s.sum("go_memstats_mcache_inuse_bytes")) / mib
+	fig[prefix+"runtime_misc_mb"] = (s.sum("go_memstats_other_sys_bytes") + s.sum("go_memstats_buck_hash_sys_bytes")) / mib
+	fig[prefix+"goroutines"] = s.sum("go_goroutines")
+	// The bar "anonymous memory ≤ 1.5× the Go heap" read two ways: the
+	// heap as the spans the runtime holds for objects (what the heap
+	// occupies, free slots included), and as the objects alone.
+	if anon, ok := fig[prefix+"rss_anon_mb"]; ok {
+		if v := fig[prefix+"heap_inuse_mb"]; v > 0 {
+			fig[prefix+"anon_over_heap_spans"] = anon / v
+		}
+		if v := s.sum("go_memstats_heap_alloc_bytes") / mib; v > 0 {
+			fig[prefix+"anon_over_heap_objects"] = anon / v
+		}
+	}
 }
 
 // procStatusKiB reads the kB fields of /proc/PID/status.
