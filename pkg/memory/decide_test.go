@@ -5,7 +5,7 @@ import "testing"
 const mib = 1 << 20
 
 func TestDecider(t *testing.T) {
-	th := thresholds{quiet: 2 * mib, busy: 64 * mib, minKept: 4 * mib}
+	th := thresholds{quiet: 4 * mib, busy: 64 * mib, minKept: 4 * mib}
 	for _, tc := range []struct {
 		name    string
 		samples []sample // cumulative allocs, kept

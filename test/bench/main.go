@@ -632,8 +632,13 @@ func (b *bench) waitConverged(ctx context.Context, op *operatorProc, r *readines
 }
 
 // memoryReturnWait bounds the wait for the operator to give freed memory
-// back after the resync: three of its default 10 s looks.
-const memoryReturnWait = 30 * time.Second
+// back after the resync: four of its default 10 s looks. It is polled
+// every memoryReturnPoll, not faster: each scrape allocates, and scraping
+// twice a second kept the operator from ever looking quiet.
+const (
+	memoryReturnWait = 40 * time.Second
+	memoryReturnPoll = 5 * time.Second
+)
 
 // waitMemoryReturn waits until the operator has returned freed memory to
 // the OS since s1 (setpoint_memory_returns_total grew) and returns the
@@ -646,7 +651,7 @@ func (b *bench) waitMemoryReturn(ctx context.Context, op *operatorProc, s1 scrap
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(500 * time.Millisecond):
+		case <-time.After(memoryReturnPoll):
 		}
 		s, err := op.scrape()
 		if err != nil {
