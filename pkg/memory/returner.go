@@ -16,21 +16,20 @@ const (
 	keptMetric   = "/memory/classes/heap/free:bytes"
 )
 
-// defaultThresholds: an idle operator allocates well under 4 MiB per period
-// (Lease renewals, metric scrapes, the collector's samples); a burst
-// allocates tens to hundreds of MiB. 16 MiB since the last return is more than the collector lets the
-// heap grow between two of its own cycles at 1,000 databases (GC percent
-// 50 of an 18 MiB live heap: 9 MiB), so returns never outnumber natural
-// cycles; a return of 2 MiB or more is worth its one collection.
+// defaultThresholds: an idle operator allocates little per period (Lease
+// renewals, metric scrapes, the collector's samples); a burst allocates
+// tens to hundreds of MiB. 16 MiB since the last return is more than the
+// collector lets the heap grow between two of its own cycles at 1,000
+// databases (GC percent 50 of an 18 MiB live heap: 9 MiB), so returns
+// never outnumber natural cycles; a return of 2 MiB or more is worth its
+// one collection.
 var defaultThresholds = thresholds{quiet: 4 << 20, busy: 16 << 20, minKept: 2 << 20}
 
 // Returner returns freed heap pages to the OS after bursts of work.
 type Returner struct {
-	period  time.Duration
-	d       decider
-	samples []metrics.Sample
-	// release is debug.FreeOSMemory; tests keep it.
-	release  func()
+	period   time.Duration
+	d        decider
+	samples  []metrics.Sample
 	returns  prometheus.Counter
 	returned prometheus.Counter
 }
@@ -42,7 +41,6 @@ func NewReturner(period time.Duration, reg prometheus.Registerer) *Returner {
 		period:  period,
 		d:       decider{t: defaultThresholds},
 		samples: []metrics.Sample{{Name: allocsMetric}, {Name: keptMetric}},
-		release: debug.FreeOSMemory,
 		returns: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "setpoint_memory_returns_total",
 			Help: "Times the operator returned freed heap memory to the OS after a burst of work.",
@@ -78,7 +76,7 @@ func (r *Returner) look(ctx context.Context) {
 		return
 	}
 	start := time.Now()
-	r.release()
+	debug.FreeOSMemory()
 	after := r.read()
 	// A collection may free more than was kept before it; count what left.
 	freed := float64(0)
