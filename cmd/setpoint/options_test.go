@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/setpoint-dev/setpoint/pkg/operator"
 )
 
 // parsed binds a fresh options to args, as main does.
@@ -19,6 +21,21 @@ func parsed(t *testing.T, args ...string) *options {
 	return &o
 }
 
+// configFor parses args (with a kubeconfig that needs no server),
+// validates them and builds the operator's Config, as main does.
+func configFor(t *testing.T, args ...string) operator.Config {
+	t.Helper()
+	o := parsed(t, append([]string{"--kubeconfig", unreachableKubeconfig(t)}, args...)...)
+	if err := o.validate(); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	cfg, err := o.config()
+	if err != nil {
+		t.Fatalf("%v: config: %v", args, err)
+	}
+	return cfg
+}
+
 func TestSampleIntervalZeroTurnsTheCollectorOff(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -28,14 +45,7 @@ func TestSampleIntervalZeroTurnsTheCollectorOff(t *testing.T) {
 		{[]string{"--postgres-sample-interval=15s"}, false},
 		{[]string{"--postgres-sample-interval=0"}, true},
 	} {
-		o := parsed(t, append([]string{"--kubeconfig", unreachableKubeconfig(t)}, tc.args...)...)
-		if err := o.validate(); err != nil {
-			t.Fatalf("%v: %v", tc.args, err)
-		}
-		cfg, err := o.config()
-		if err != nil {
-			t.Fatalf("%v: config: %v", tc.args, err)
-		}
+		cfg := configFor(t, tc.args...)
 		if cfg.CollectorOff != tc.off {
 			t.Errorf("%v: CollectorOff = %v, want %v", tc.args, cfg.CollectorOff, tc.off)
 		}
@@ -58,14 +68,7 @@ func TestMemoryReturnPeriod(t *testing.T) {
 		{[]string{"--memory-return-period=0"}, 0},
 		{[]string{"--memory-return-period=1m"}, time.Minute},
 	} {
-		o := parsed(t, append([]string{"--kubeconfig", unreachableKubeconfig(t)}, tc.args...)...)
-		if err := o.validate(); err != nil {
-			t.Fatalf("%v: %v", tc.args, err)
-		}
-		cfg, err := o.config()
-		if err != nil {
-			t.Fatalf("%v: config: %v", tc.args, err)
-		}
+		cfg := configFor(t, tc.args...)
 		if cfg.MemoryReturn != tc.want {
 			t.Errorf("%v: MemoryReturn = %v, want %v", tc.args, cfg.MemoryReturn, tc.want)
 		}

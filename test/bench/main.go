@@ -489,7 +489,6 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 		return nil, err
 	}
 	fig["rss_idle_mb"] = sIdle.sum("process_resident_memory_bytes") / (1 << 20)
-	fig["heap_idle_mb"] = sIdle.sum("go_memstats_heap_alloc_bytes") / (1 << 20)
 	fig["memory_returns_end"] = sIdle.sum("setpoint_memory_returns_total")
 	memoryFigures(fig, "idle_", sIdle, op.cmd.Process.Pid)
 	// 4. Latency of one change on a busy operator, then 5. one cluster

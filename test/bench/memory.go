@@ -21,6 +21,7 @@ func memoryFigures(fig map[string]float64, prefix string, s scrape, pid int) {
 	}
 	const mib = 1 << 20
 	fig[prefix+"heap_inuse_mb"] = s.sum("go_memstats_heap_inuse_bytes") / mib
+	fig[prefix+"heap_objects_mb"] = s.sum("go_memstats_heap_alloc_bytes") / mib
 	// Freed heap pages the runtime keeps instead of returning them to the
 	// OS: they count in the RSS.
 	fig[prefix+"heap_idle_kept_mb"] = (s.sum("go_memstats_heap_idle_bytes") - s.sum("go_memstats_heap_released_bytes")) / mib
@@ -40,7 +41,7 @@ func memoryFigures(fig map[string]float64, prefix string, s scrape, pid int) {
 		if v := fig[prefix+"heap_inuse_mb"]; v > 0 {
 			fig[prefix+"anon_over_heap_spans"] = anon / v
 		}
-		if v := s.sum("go_memstats_heap_alloc_bytes") / mib; v > 0 {
+		if v := fig[prefix+"heap_objects_mb"]; v > 0 {
 			fig[prefix+"anon_over_heap_objects"] = anon / v
 		}
 	}

@@ -120,7 +120,7 @@ var figureDefs = []figureDef{
 	{"end_runtime_misc_mb", "    of which other runtime (profiling buckets, timers, ...)", "MiB", ""},
 	{"end_goroutines", "  at the end: goroutines", "", ""},
 	{"rss_idle_mb", "RSS idle (freed memory returned after the resync)", "MiB", "≤ 64"},
-	{"heap_idle_mb", "Go heap in use, idle", "MiB", ""},
+	{"idle_heap_objects_mb", "Go heap in use, idle", "MiB", ""},
 	{"idle_rss_anon_mb", "  idle: anonymous (heap, stacks, runtime)", "MiB", ""},
 	{"idle_heap_inuse_mb", "  idle: heap spans in use", "MiB", ""},
 	{"idle_heap_idle_kept_mb", "  idle: freed heap not yet returned to the OS", "MiB", ""},
