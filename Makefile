@@ -26,9 +26,10 @@ generate:
 manifests:
 	hack/update-manifests.sh
 
-## verify: fail when generated code or CRDs are stale, or lint fails
+## verify: fail when generated code or CRDs are stale, a go.mod is untidy, or lint fails
 verify: lint
 	hack/verify-codegen.sh
+	hack/verify-tidy.sh
 
 ## build: compile every package of the operator's module
 build:
