@@ -26,10 +26,11 @@ generate:
 manifests:
 	hack/update-manifests.sh
 
-## verify: fail when generated code or CRDs are stale, a go.mod is untidy, or lint fails
+## verify: fail when generated code or CRDs are stale, a go.mod is untidy, controller-runtime or k8s.io/kubernetes creeps in, or lint fails
 verify: lint
 	hack/verify-codegen.sh
 	hack/verify-tidy.sh
+	hack/verify-deps.sh
 
 ## build: compile every package of the operator's module
 build:
