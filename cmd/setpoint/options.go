@@ -82,8 +82,10 @@ func (o *options) validate() error {
 	if o.memoryReturn != 0 && o.memoryReturn < time.Second {
 		return fmt.Errorf("--memory-return-period must be 0 (off) or at least 1s")
 	}
-	if o.leaderElect && !(o.leaseDuration > o.renewDeadline && o.renewDeadline > o.retryPeriod) {
-		return fmt.Errorf("leader election needs lease-duration > renew-deadline > retry-period")
+	if o.leaderElect {
+		if err := validateLeaseTiming(o.leaseDuration, o.renewDeadline, o.retryPeriod); err != nil {
+			return err
+		}
 	}
 	return nil
 }
