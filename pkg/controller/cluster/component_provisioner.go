@@ -48,12 +48,12 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 		return err
 	}
 	p.cnpg = cur
-	if cur != nil && cur.Annotations[specHashAnnotation] == hash && clusterMatches(cur, p) {
+	if cur != nil && cur.Annotations[specHashAnnotation] == hash && clusterMatches(cur, p) && markMatches(cur, p.want.StorageMark) {
 		return nil
 	}
 	ac := cnpgac.Cluster(p.cluster.Name, p.cluster.Namespace).
 		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
-		WithAnnotations(map[string]string{specHashAnnotation: hash}).
+		WithAnnotations(withStorageMark(map[string]string{specHashAnnotation: hash}, p.want.StorageMark)).
 		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
 		WithSpec(spec)
 	applied, err := client.Apply(ctx, ac, applyOpts)

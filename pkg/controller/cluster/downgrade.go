@@ -18,6 +18,9 @@ func resolveAgainst(pc *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass, 
 		return d, err
 	}
 	d.StorageSize = sizeInEffect(pc, d, running)
+	if err := refuseFutureTarget(pc, running); err != nil {
+		return d, err // before anything is written (restore_target.go)
+	}
 	return d, refuseDowngrade(pc, d, running)
 }
 

@@ -19,6 +19,7 @@ type desired struct {
 	ImageName        string
 	StorageSize      resource.Quantity // what the CNPG Cluster gets: see storage_grow.go
 	SpecStorageSize  resource.Quantity // storage.size as class and cluster say
+	StorageMark      string            // auto-grow's record on the CNPG Cluster: see storage_mark.go
 	StorageClass     *string
 	AutoGrow         *autoGrowPolicy      // nil when auto-grow is off
 	Settings         pgv1.ClusterSettings // merged, for resources, parameters, pg_hba

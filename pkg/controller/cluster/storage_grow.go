@@ -18,20 +18,25 @@ import (
 // PVCs). The user's storage.size is never written.
 //
 // Intent still comes from the spec: storage.size, autoGrow's threshold,
-// increment, limit and cooldown are read again on every pass. status.storage
-// records only the operator's own past decisions — the size it grew to and
-// when — because nothing else holds them: a grown size must not be
-// forgotten (a volume cannot shrink), and the cooldown window and the
-// resize in flight must survive an operator restart, or a restarted
-// operator would grow again at once. A spec larger than the record wins.
+// increment, limit and cooldown are read again on every pass. The
+// operator's own past decision — the size it grew to, from what and when —
+// comes from what it wrote and observes: the mark on the CNPG Cluster
+// (storage_mark.go) and the size that Cluster runs. A grown size must not
+// be forgotten (a volume cannot shrink), and the cooldown window must
+// survive an operator restart, or a restarted operator would grow again at
+// once. A spec larger than the record wins. status.storage only reports.
 
 // growDecision is what one pass decides about the volume size.
 type growDecision struct {
 	// size is the size to apply to the CNPG Cluster.
 	size resource.Quantity
-	// record is status.storage as this pass leaves it; nil when there is
-	// nothing to record (auto-grow never enabled).
+	// record is the decision as status.storage reports it, and the mark
+	// it applies (markOf); nil when there is nothing to record (auto-grow
+	// never enabled).
 	record *pgv1.StorageStatus
+	// kept is the report when this pass's grow does not reach the CNPG
+	// Cluster (settleStorage): the record as observed.
+	kept *pgv1.StorageStatus
 	// grew: this pass raised size from from.
 	grew bool
 	from resource.Quantity
@@ -53,8 +58,9 @@ type condition struct {
 
 // decideGrow judges the last sample against the size in effect.
 // effective is the size resolve settled on (storage.size, or more from the
-// record or an unrecorded grow of the running CNPG Cluster); spec is
-// storage.size alone; resizing says CNPG reports PVCs still resizing
+// mark or an unrecorded grow of the running CNPG Cluster); spec is
+// storage.size alone; prev is the mark's record (observedGrow), never
+// status; resizing says CNPG reports PVCs still resizing
 // (status.resizingPVC), whatever started it.
 func decideGrow(effective, spec resource.Quantity, policy *autoGrowPolicy, prev *pgv1.StorageStatus, s *collector.Sample, resizing bool, now time.Time) growDecision {
 	d := growDecision{size: effective}
@@ -70,6 +76,7 @@ func decideGrow(effective, spec resource.Quantity, policy *autoGrowPolicy, prev 
 	if rec.Size != nil && rec.Size.Cmp(recorded) > 0 {
 		recorded = *rec.Size
 	}
+	d.kept = keptRecord(rec, effective, policy, resizing, now)
 	if effective.Cmp(recorded) > 0 {
 		// The CNPG Cluster runs larger than anything recorded: a grow
 		// applied whose status write was lost (so never announced either).
@@ -133,6 +140,14 @@ func (d *growDecision) grow(policy *autoGrowPolicy, rec *pgv1.StorageStatus, now
 	rec.Size, rec.LastGrowFrom = qptr(to), qptr(from)
 	rec.LastGrowTime, rec.GrowInFlight = &metav1.Time{Time: now}, true
 	d.recheck = policy.cooldown
+}
+
+// keptRecord is rec as observed, reported at the size in effect.
+func keptRecord(rec *pgv1.StorageStatus, effective resource.Quantity, policy *autoGrowPolicy, resizing bool, now time.Time) *pgv1.StorageStatus {
+	k := rec.DeepCopy()
+	k.Size = qptr(effective)
+	k.GrowInFlight = policy != nil && (resizing || k.LastGrowTime != nil && k.LastGrowTime.Add(policy.cooldown).After(now))
+	return k
 }
 
 func belowLimit(policy *autoGrowPolicy) *condition {

@@ -72,8 +72,8 @@ func TestDecideGrowQuantityIncrement(t *testing.T) {
 	}
 }
 
-// The window is read from status alone, so an operator restarted inside
-// it (a fresh process, the same status) does not grow again.
+// The window is read from the mark alone, so an operator restarted inside
+// it (a fresh process, the same CNPG Cluster) does not grow again.
 func TestDecideGrowOncePerWindow(t *testing.T) {
 	p := policy("20%", "128Mi")
 	first := decideGrow(q("64Mi"), q("64Mi"), p, nil, used(52), false, t0)
@@ -145,8 +145,8 @@ func TestDecideGrowOffAfterGrowKeepsSize(t *testing.T) {
 }
 
 func TestDecideGrowUnrecordedGrowStartsWindow(t *testing.T) {
-	// The CNPG Cluster runs at 77Mi, status still says 64Mi: a grow whose
-	// status write was lost.
+	// The CNPG Cluster runs at 77Mi, its mark says 64Mi: a grow by an
+	// earlier setpoint that wrote no mark, or a mark someone edited.
 	prev := &pgv1.StorageStatus{Size: ptr.To(q("64Mi"))}
 	d := decideGrow(q("77Mi"), q("64Mi"), policy("20%", "128Mi"), prev, used(70), false, t0)
 	if !d.grew || d.from.String() != "64Mi" || d.size.String() != "77Mi" || d.record.Size.String() != "77Mi" ||
@@ -155,39 +155,52 @@ func TestDecideGrowUnrecordedGrowStartsWindow(t *testing.T) {
 	}
 }
 
+// The size in effect comes from the spec and from our CNPG Cluster (the
+// size it runs and setpoint's mark on it), never from status.
 func TestSizeInEffect(t *testing.T) {
 	pc := &pgv1.PostgresCluster{ObjectMeta: metav1.ObjectMeta{Name: "c", UID: "u1"}}
-	pc.Status.Storage = &pgv1.StorageStatus{Size: ptr.To(q("77Mi"))}
+	pc.Status.Storage = &pgv1.StorageStatus{Size: ptr.To(q("120Mi"))} // within the limit: status buys nothing
 	d := &desired{SpecStorageSize: q("64Mi"), AutoGrow: policy("20%", "128Mi")}
-	if got := sizeInEffect(pc, d, nil); got.String() != "77Mi" {
-		t.Errorf("recorded grow: %s", got.String())
+	ours := func(size, mark string) *cnpgv1.Cluster {
+		cl := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c", OwnerReferences: []metav1.OwnerReference{{UID: "u1", Controller: ptr.To(true)}}}}
+		cl.Spec.Storage = &cnpgv1.StorageConfiguration{Size: size}
+		if mark != "" {
+			cl.Annotations = map[string]string{storageMarkAnnotation: `{"size":"` + mark + `","from":"64Mi","at":"2026-11-30T12:00:00Z"}`}
+		}
+		return cl
 	}
-	d.SpecStorageSize = q("100Mi")
-	if got := sizeInEffect(pc, d, nil); got.String() != "100Mi" {
-		t.Errorf("a larger spec wins: %s", got.String())
+	cases := []struct {
+		name    string
+		running *cnpgv1.Cluster
+		growOff bool
+		spec    string
+		want    string
+	}{
+		{"no CNPG Cluster: the spec, whatever status says", nil, false, "64Mi", "64Mi"},
+		{"our grow, marked", ours("77Mi", "77Mi"), false, "64Mi", "77Mi"},
+		{"a larger spec wins", ours("77Mi", "77Mi"), false, "100Mi", "100Mi"},
+		{"an unmarked grow of our Cluster", ours("93Mi", ""), false, "64Mi", "93Mi"},
+		{"a Cluster beyond the limit is not ours to keep", ours("1Gi", ""), false, "64Mi", "64Mi"},
+		{"beyond the limit, marked lower: the mark", ours("1Gi", "77Mi"), false, "64Mi", "77Mi"},
+		{"auto-grow off keeps the marked size", ours("93Mi", "93Mi"), true, "64Mi", "93Mi"},
+		{"auto-grow off, nothing marked", ours("93Mi", ""), true, "64Mi", "64Mi"},
+		{"a mark beyond what runs", ours("93Mi", "10Ti"), false, "64Mi", "93Mi"},
+		{"a mark beyond what runs, auto-grow off", ours("93Mi", "10Ti"), true, "64Mi", "64Mi"},
 	}
-	d.SpecStorageSize = q("64Mi")
-	running := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c", OwnerReferences: []metav1.OwnerReference{{UID: "u1", Controller: ptr.To(true)}}}}
-	running.Spec.Storage = &cnpgv1.StorageConfiguration{Size: "93Mi"}
-	if got := sizeInEffect(pc, d, running); got.String() != "93Mi" {
-		t.Errorf("unrecorded grow of our Cluster: %s", got.String())
+	for _, tc := range cases {
+		d.SpecStorageSize, d.AutoGrow = q(tc.spec), policy("20%", "128Mi")
+		if tc.growOff {
+			d.AutoGrow = nil
+		}
+		if got := sizeInEffect(pc, d, tc.running); got.String() != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got.String(), tc.want)
+		}
 	}
-	running.Spec.Storage.Size = "1Gi"
-	if got := sizeInEffect(pc, d, running); got.String() != "77Mi" {
-		t.Errorf("a Cluster beyond the limit is not ours to keep: %s", got.String())
-	}
-	d.AutoGrow = nil
-	running.Spec.Storage.Size = "93Mi"
-	if got := sizeInEffect(pc, d, running); got.String() != "77Mi" {
-		t.Errorf("auto-grow off: %s", got.String())
-	}
-	if got := sizeInEffect(pc, d, nil); got.String() != "64Mi" {
-		t.Errorf("auto-grow off, a record nothing vouches for: %s", got.String())
-	}
-	d.AutoGrow = policy("20%", "128Mi")
-	pc.Status.Storage.Size = ptr.To(q("10Ti"))
-	if got := sizeInEffect(pc, d, running); got.String() != "93Mi" {
-		t.Errorf("an edited status beyond the limit: %s", got.String())
+	foreign := ours("93Mi", "93Mi")
+	foreign.OwnerReferences[0].UID = "someone-else"
+	d.SpecStorageSize, d.AutoGrow = q("64Mi"), policy("20%", "128Mi")
+	if got := sizeInEffect(pc, d, foreign); got.String() != "64Mi" {
+		t.Errorf("another owner's Cluster: %s", got.String())
 	}
 }
 

@@ -16,19 +16,18 @@ import (
 )
 
 // sizeInEffect is the volume size before this pass's judgement: the
-// spec's, raised to the size auto-grow recorded in status. With auto-grow
-// on, a CNPG Cluster of ours that runs larger (up to the limit) counts
-// too: that is a grow applied whose status write was lost (or one made by
-// a retained cluster's previous owner), and a volume cannot shrink.
+// spec's, raised to the size auto-grow last grew to, as the mark on our
+// CNPG Cluster records it (storage_mark.go). With auto-grow on, a CNPG
+// Cluster of ours that runs larger (up to the limit) counts too: a grow
+// made by an earlier setpoint that wrote no mark, or by a retained
+// cluster's previous owner, and a volume cannot shrink.
 //
-// The recorded size counts only where something else vouches for it: it
-// is within auto-grow's limit, or our CNPG Cluster runs at least that
-// large. Status is a record, not intent: an edited status must not buy a
+// Status is not read: it reports, and an edited status must not buy a
 // volume beyond what the spec allows.
 func sizeInEffect(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Cluster) resource.Quantity {
 	size := d.SpecStorageSize
-	if rec := pc.Status.Storage; rec != nil && rec.Size != nil && rec.Size.Cmp(size) > 0 && vouchedFor(pc, d, running, *rec.Size) {
-		size = *rec.Size
+	if m, ok := grownMark(pc, running); ok && m.Size.Cmp(size) > 0 {
+		size = m.Size
 	}
 	if d.AutoGrow == nil {
 		return size
@@ -50,25 +49,17 @@ func runningSize(pc *pgv1.PostgresCluster, running *cnpgv1.Cluster) (resource.Qu
 	return have, err == nil
 }
 
-// vouchedFor says whether a size recorded in status is one setpoint may
-// have applied: within auto-grow's limit, or no larger than our CNPG
-// Cluster runs.
-func vouchedFor(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Cluster, rec resource.Quantity) bool {
-	if d.AutoGrow != nil && rec.Cmp(*d.AutoGrow.limit) <= 0 {
-		return true
-	}
-	have, ok := runningSize(pc, running)
-	return ok && have.Cmp(rec) >= 0
-}
-
 // planStorage judges the collector's last sample (nil when none) and
-// settles the size the provisioner applies; status.storage and
-// StorageAtLimit record the decision. Events wait for the status write
-// (storageEvents), so a retried pass does not announce a grow twice.
+// settles the size and the mark the provisioner applies; status.storage
+// and StorageAtLimit report the decision (settleStorage takes back a grow
+// that did not reach the CNPG Cluster). Events wait for the status write
+// (storageEvents).
 func (p *pass) planStorage(sample *collector.Sample) growDecision {
+	t := now()
 	resizing := p.obs.cnpg != nil && len(p.obs.cnpg.Status.ResizingPVC) > 0
-	d := decideGrow(p.want.StorageSize, p.want.SpecStorageSize, p.want.AutoGrow, p.status.Storage, sample, resizing, now())
-	p.want.StorageSize = d.size
+	prev := observedGrow(p.cluster, p.obs.cnpg, t)
+	d := decideGrow(p.want.StorageSize, p.want.SpecStorageSize, p.want.AutoGrow, prev, sample, resizing, t)
+	p.want.StorageSize, p.want.StorageMark = d.size, markOf(d.record)
 	p.status.Storage = d.record
 	switch {
 	case p.want.AutoGrow == nil:

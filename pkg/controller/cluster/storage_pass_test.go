@@ -55,44 +55,37 @@ func TestGrowIsAppliedToCNPGNotToTheSpec(t *testing.T) {
 	}
 }
 
-// The next operator (same status, new process) neither grows again in
-// the window nor forgets the grown size; at the limit it stops.
+// The next operator (a new process: nothing in memory, and a status that
+// says nothing) neither grows again in the window nor forgets the grown
+// size: both come from the mark on the CNPG Cluster. At the limit it stops.
 func TestGrowSurvivesRestartAndStopsAtLimit(t *testing.T) {
 	withClock(t, t0)
 	cs := fake.NewClientset()
-	p := provisionerPass(t, cs, autoGrowSettings())
-	p.planStorage(used(56))
-	recorded := p.status.DeepCopy()
+	p, _ := growPass(t, cs, pgv1.PostgresClusterStatus{}, nil, used(10))
+	p, d := growPass(t, cs, pgv1.PostgresClusterStatus{}, p.cnpg, used(56))
+	if !d.grew || p.cnpg.Spec.Storage.Size != "77Mi" {
+		t.Fatalf("first grow: %v, CNPG %s", d.grew, p.cnpg.Spec.Storage.Size)
+	}
 
 	withClock(t, t0.Add(5*time.Minute))
-	pc := cluster(autoGrowSettings())
-	pc.Status = *recorded
-	want, err := resolveAgainst(pc, class(), nil)
-	if err != nil {
-		t.Fatal(err)
+	p, d = growPass(t, cs, pgv1.PostgresClusterStatus{}, p.cnpg, used(70))
+	if d.grew || d.recheck != 5*time.Minute || p.want.StorageSize.String() != "77Mi" {
+		t.Fatalf("inside the window: grew %v, recheck %s, size %s", d.grew, d.recheck, p.want.StorageSize.String())
 	}
-	if want.StorageSize.String() != "77Mi" {
-		t.Fatalf("size in effect after a restart = %s", want.StorageSize.String())
-	}
-	p = provisionerPass(t, cs, autoGrowSettings())
-	p.cluster, p.want, p.status = pc, want, recorded.DeepCopy()
-	if d := p.planStorage(used(70)); d.grew || d.recheck != 5*time.Minute {
-		t.Fatalf("inside the window: grew %v, recheck %s", d.grew, d.recheck)
+	if st := p.status.Storage; !st.LastGrowTime.Time.Equal(t0) || !st.GrowInFlight || st.LastGrowFrom.String() != "64Mi" {
+		t.Errorf("reported inside the window: %+v", st)
 	}
 
 	withClock(t, t0.Add(11*time.Minute))
-	p.want.StorageSize = want.StorageSize
-	if d := p.planStorage(used(70)); !d.grew || d.size.String() != "93Mi" {
-		t.Fatalf("after the window: grew %v to %s", d.grew, d.size.String())
+	if p, d = growPass(t, cs, pgv1.PostgresClusterStatus{}, p.cnpg, used(70)); !d.grew || p.cnpg.Spec.Storage.Size != "93Mi" {
+		t.Fatalf("after the window: grew %v to %s", d.grew, p.cnpg.Spec.Storage.Size)
 	}
 	withClock(t, t0.Add(30*time.Minute))
-	p.want.StorageSize = *p.status.Storage.Size
-	if d := p.planStorage(used(90)); !d.grew || d.size.String() != "96Mi" {
-		t.Fatalf("capped: grew %v to %s", d.grew, d.size.String())
+	if p, d = growPass(t, cs, pgv1.PostgresClusterStatus{}, p.cnpg, used(90)); !d.grew || p.cnpg.Spec.Storage.Size != "96Mi" {
+		t.Fatalf("capped: grew %v to %s", d.grew, p.cnpg.Spec.Storage.Size)
 	}
 	withClock(t, t0.Add(50*time.Minute))
-	p.want.StorageSize = *p.status.Storage.Size
-	if d := p.planStorage(used(95)); d.grew {
+	if p, d = growPass(t, cs, pgv1.PostgresClusterStatus{}, p.cnpg, used(95)); d.grew || p.cnpg.Spec.Storage.Size != "96Mi" {
 		t.Fatal("grew past the limit")
 	}
 	if c := meta.FindStatusCondition(p.status.Conditions, pgv1.ConditionStorageAtLimit); c == nil || c.Status != "True" || c.Reason != "AtLimit" {

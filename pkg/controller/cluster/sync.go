@@ -77,6 +77,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if err != nil {
 		return workqueue.Result{}, err // a wiring bug: loud, with backoff
 	}
+	grow = p.settleStorage(grow)
 	p.conclude(out)
 	p.recordHealth()
 	recordSample(&pc.Status, p.status, obs.sample)
