@@ -29,9 +29,17 @@ func backupClass(t *testing.T, ns, schedule string) string {
 }
 
 // walFolder is where the stand-in keeps serverName's archived WAL for
-// backupClass's object store (see the cnpgsim package documentation).
+// backupClass's object store: the cluster's folder is
+// <destinationPath>/<namespace>/<serverName>.
 func walFolder(ns, serverName string) string {
-	return filepath.Join(sim.Dir(), "objectstore", "s3", "e2e", ns, serverName, "wals")
+	return filepath.Join(storeFolder("s3://e2e/"+ns+"/"+ns+"/"+serverName), "wals")
+}
+
+// storeFolder is the stand-in's folder for an object store location (see
+// the cnpgsim package documentation): one folder per URL segment.
+func storeFolder(location string) string {
+	scheme, rest, _ := strings.Cut(location, "://")
+	return filepath.Join(append([]string{sim.Dir(), "objectstore", scheme}, strings.Split(rest, "/")...)...)
 }
 
 // switchWAL closes the current WAL segment on cluster's primary (as the
@@ -159,7 +167,8 @@ func TestPointInTimeRecovery(t *testing.T) {
 	adoptRestored(t, ns, "shop", "copy", 1000)
 
 	// A target before the first backup cannot be recovered: Failed, with
-	// CloudNativePG's phase and reason in the message.
+	// CloudNativePG's phase and reason (its failed recovery Job) in the
+	// message (restore_failed_test.go has more).
 	early := &pgv1.PostgresCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "early", Namespace: ns},
 		Spec: pgv1.PostgresClusterSpec{Class: class, ClusterDeletionPolicy: pgv1.DeletionPolicyDelete,
@@ -168,8 +177,8 @@ func TestPointInTimeRecovery(t *testing.T) {
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), early, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	failed := waitReason(t, ns, "early", "CNPGFailed", 120*time.Second)
-	if msg := readyMessage(failed); failed.Status.Phase != pgv1.PhaseFailed || !strings.Contains(msg, "no target backup found") {
+	failed := waitReason(t, ns, "early", pgv1.ReasonRestoreFailed, 120*time.Second)
+	if msg := readyMessage(failed); failed.Status.Phase != pgv1.PhaseFailed || !strings.Contains(msg, "early-1-full-recovery") {
 		t.Fatalf("phase %s, message %q", failed.Status.Phase, msg)
 	}
 }

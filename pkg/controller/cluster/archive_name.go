@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
@@ -25,10 +26,16 @@ func archiveServerName(p *pass) string {
 	if name := cnpgServerName(p); name != "" {
 		return name
 	}
-	if r := p.cluster.Spec.Restore; r != nil && r.Source == p.cluster.Name {
-		return restoredServerName(p.cluster.Name, string(p.cluster.UID))
+	return firstServerName(p.cluster)
+}
+
+// firstServerName is the serverName a cluster starts archiving under
+// (rules 2 and 3 of archiveServerName).
+func firstServerName(pc *pgv1.PostgresCluster) string {
+	if r := pc.Spec.Restore; r != nil && r.Source == pc.Name {
+		return restoredServerName(pc.Name, string(pc.UID))
 	}
-	return p.cluster.Name
+	return pc.Name
 }
 
 // restoredServerName is name with the first 8 characters of uid.

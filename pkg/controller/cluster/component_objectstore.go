@@ -38,6 +38,9 @@ func (objectStoreComponent) Reconcile(ctx context.Context, p *pass) error {
 		}
 		return nil
 	}
+	if other := archiveConflict(p); other != nil {
+		return &archiveConflictError{other: *other}
+	}
 	if p.deps.objectStoresMissing {
 		return nil // nothing to write to; Observe says so
 	}
@@ -46,7 +49,7 @@ func (objectStoreComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
-	if cur != nil && objectStoreMatches(cur, p.want.ObjectStore) && controller.IsControlledBy(cur, p.cluster.UID) {
+	if cur != nil && objectStoreMatches(cur, p.want.ObjectStore, archiveRoot(p)) && controller.IsControlledBy(cur, p.cluster.UID) {
 		return nil
 	}
 	if _, err := client.Apply(ctx, desiredObjectStore(p), applyOpts); err != nil {
@@ -58,6 +61,10 @@ func (objectStoreComponent) Reconcile(ctx context.Context, p *pass) error {
 func (objectStoreComponent) Observe(_ context.Context, p *pass, err error) health {
 	if h, ok := conflictHealth("ObjectStoreConflict", err); ok {
 		return h
+	}
+	if ac := (*archiveConflictError)(nil); errors.As(err, &ac) {
+		// Rechecked every minute: the other cluster may go away.
+		return failedWait("ArchiveConflict", ac.Error())
 	}
 	if err == nil && p.want.ObjectStore != nil && p.deps.objectStoresMissing {
 		// Not an error to retry: the operator restarts its controllers, and
@@ -76,6 +83,7 @@ func (objectStoreComponent) Observe(_ context.Context, p *pass, err error) healt
 	}
 	p.status.BackupStatus.ObjectStore = p.name(objectStoreSuffix)
 	p.status.BackupStatus.ServerName = archiveServerName(p)
+	p.status.BackupStatus.ArchivePath = archivePath(p)
 	return ready("ObjectStoreApplied", fmt.Sprintf("ObjectStore %q", p.name(objectStoreSuffix)))
 }
 
@@ -85,7 +93,7 @@ func desiredObjectStore(p *pass) *barmanac.ObjectStoreApplyConfiguration {
 		return barmanac.SecretKeySelector().WithName(os.CredentialsSecretName).WithKey(key)
 	}
 	cfg := barmanac.BarmanObjectStoreConfiguration().
-		WithDestinationPath(os.DestinationPath).
+		WithDestinationPath(archiveRoot(p)).
 		WithS3Credentials(barmanac.S3Credentials().
 			WithAccessKeyID(secret("ACCESS_KEY_ID")).
 			WithSecretAccessKey(secret("ACCESS_SECRET_KEY")))
@@ -102,11 +110,12 @@ func desiredObjectStore(p *pass) *barmanac.ObjectStoreApplyConfiguration {
 		WithSpec(spec)
 }
 
-// objectStoreMatches compares only the fields we set.
-func objectStoreMatches(cur *barmanv1.ObjectStore, want *pgv1.ObjectStoreSpec) bool {
+// objectStoreMatches compares only the fields we set; root is the
+// destinationPath the cluster's folder needs (archiveRoot).
+func objectStoreMatches(cur *barmanv1.ObjectStore, want *pgv1.ObjectStoreSpec, root string) bool {
 	c := cur.Spec.Configuration
 	creds := c.S3Credentials
-	return c.DestinationPath == want.DestinationPath &&
+	return c.DestinationPath == root &&
 		c.EndpointURL == want.EndpointURL &&
 		cur.Spec.RetentionPolicy == want.RetentionPolicy &&
 		creds != nil && creds.AccessKeyID != nil && creds.AccessKeyID.Name == want.CredentialsSecretName &&

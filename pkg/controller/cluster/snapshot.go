@@ -24,11 +24,14 @@ type observation struct {
 	external    *corev1.Secret
 	cnpg        *cnpgv1.Cluster
 	objectStore *barmanv1.ObjectStore
-	podMonitor  *monitoringv1.PodMonitor
-	poolers     map[string]*cnpgv1.Pooler
-	backups     map[string]*cnpgv1.ScheduledBackup
-	configMap   *corev1.ConfigMap
-	databases   []*pgv1.PostgresDatabase
+	// archives are the other clusters' archive folders (archiveConflict),
+	// gathered only for a cluster whose class or spec has an object store.
+	archives   []archiveUse
+	podMonitor *monitoringv1.PodMonitor
+	poolers    map[string]*cnpgv1.Pooler
+	backups    map[string]*cnpgv1.ScheduledBackup
+	configMap  *corev1.ConfigMap
+	databases  []*pgv1.PostgresDatabase
 	// placed are the generated credential Secrets of those databases
 	// that the cache holds controlled by their PostgresDatabase, by name:
 	// the UID of that owner (see intentOf).
@@ -67,6 +70,11 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 	}
 	if o.objectStore, err = controller.IgnoreNotFound(c.objectStores.ObjectStores(ns).Get(name + objectStoreSuffix)); err != nil {
 		return nil, err
+	}
+	if hasObjectStore(pc, o.class) {
+		if o.archives, err = c.otherArchiveUses(pc); err != nil {
+			return nil, err
+		}
 	}
 	if o.podMonitor, err = controller.IgnoreNotFound(c.podMonitors.PodMonitors(ns).Get(name + podMonitorSuffix)); err != nil {
 		return nil, err

@@ -2728,6 +2728,13 @@ func schema_pkg_apis_postgres_v1alpha1_BackupStatus(ref common.ReferenceCallback
 							Format:      "",
 						},
 					},
+					"archivePath": {
+						SchemaProps: spec.SchemaProps{
+							Description: "archivePath is the folder the cluster archives its WAL and base backups in: <destinationPath>/<namespace>/<serverName>, or <destinationPath>/<serverName> with the Shared layout or for a cluster that archived there before namespaced folders.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"scheduledBackups": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
@@ -3334,7 +3341,14 @@ func schema_pkg_apis_postgres_v1alpha1_ObjectStoreSpec(ref common.ReferenceCallb
 				Properties: map[string]spec.Schema{
 					"destinationPath": {
 						SchemaProps: spec.SchemaProps{
-							Description: "destinationPath is the bucket URL, for example \"s3://backups/pg\".",
+							Description: "destinationPath is the bucket URL, for example \"s3://backups/pg\". Each cluster archives in a folder under it: see layout.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"layout": {
+						SchemaProps: spec.SchemaProps{
+							Description: "layout says how the clusters using this store share it, and so whose backups a restore can read.\n  - Namespaced (the default): each cluster archives under\n    <destinationPath>/<namespace>/<serverName>, and a restore reads\n    only folders of its own namespace. Credentials can be scoped\n    per namespace by prefix.\n  - Shared: <destinationPath>/<serverName>, one folder name space\n    for every namespace of the class: a restore may read any\n    namespace's cluster by name, and of two clusters with one\n    serverName the second is refused. Only a PostgresClusterClass\n    can choose it.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4303,7 +4317,7 @@ func schema_pkg_apis_postgres_v1alpha1_RestoreSpec(ref common.ReferenceCallback)
 				Properties: map[string]spec.Schema{
 					"source": {
 						SchemaProps: spec.SchemaProps{
-							Description: "source is the name of the cluster whose backups are restored, as it appears in the object store: its status.backupStatus.serverName, which is the cluster's name unless it was itself restored under its source's name. It may be this cluster's own name (re-creating a deleted cluster from its backups): this cluster then archives under <name>-<first 8 characters of its UID>.",
+							Description: "source is the name of the cluster whose backups are restored, as it appears in the object store: its status.backupStatus.serverName, in this cluster's namespace (the object store's layout decides: with the class's Shared layout, any namespace's), which is the cluster's name unless it was itself restored under its source's name. It may be this cluster's own name (re-creating a deleted cluster from its backups): this cluster then archives under <name>-<first 8 characters of its UID>.",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
@@ -4311,7 +4325,7 @@ func schema_pkg_apis_postgres_v1alpha1_RestoreSpec(ref common.ReferenceCallback)
 					},
 					"objectStoreName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "objectStoreName names a barman-cloud ObjectStore in this namespace that holds source's backups, for instance the retained <source>-backup of a deleted cluster. Default: this cluster's own ObjectStore, <name>-backup, made from its class's backup.objectStore (same destinationPath as the source's when both use that class).",
+							Description: "objectStoreName names a barman-cloud ObjectStore in this namespace that holds source's backups, for instance the retained <source>-backup of a deleted cluster, whose folders are read as they are (no namespace is added). Default: this cluster's own ObjectStore, <name>-backup, made from its class's backup.objectStore, whose folder holds this namespace's clusters.",
 							Type:        []string{"string"},
 							Format:      "",
 						},

@@ -9,6 +9,8 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 type RestoreSpec struct {
 	// source is the name of the cluster whose backups are restored, as it
 	// appears in the object store: its status.backupStatus.serverName,
+	// in this cluster's namespace (the object store's layout decides:
+	// with the class's Shared layout, any namespace's),
 	// which is the cluster's name unless it was itself restored under its
 	// source's name. It may be this cluster's own name (re-creating a
 	// deleted cluster from its backups): this cluster then archives under
@@ -20,12 +22,14 @@ type RestoreSpec struct {
 
 	// objectStoreName names a barman-cloud ObjectStore in this namespace
 	// that holds source's backups, for instance the retained
-	// <source>-backup of a deleted cluster. Default: this cluster's own
-	// ObjectStore, <name>-backup, made from its class's backup.objectStore
-	// (same destinationPath as the source's when both use that class).
+	// <source>-backup of a deleted cluster, whose folders are read as
+	// they are (no namespace is added). Default: this cluster's own
+	// ObjectStore, <name>-backup, made from its class's backup.objectStore,
+	// whose folder holds this namespace's clusters.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	ObjectStoreName string `json:"objectStoreName,omitempty"`
 
 	// targetTime is the point in time to recover to (RFC 3339). Unset

@@ -64,6 +64,7 @@ const (
 // PostgresClusterSpec is the desired cluster: a class plus overrides.
 //
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.postgresVersion) || (has(self.postgresVersion) && self.postgresVersion >= oldSelf.postgresVersion)",message="postgresVersion cannot go down or be removed once set",fieldPath=".postgresVersion"
+// +kubebuilder:validation:XValidation:rule="!has(self.backup) || !has(self.backup.objectStore) || !has(self.backup.objectStore.layout)",message="backup.objectStore.layout can only be set in a PostgresClusterClass: sharing archive folders across namespaces is the platform's decision",fieldPath=".backup.objectStore.layout"
 // +kubebuilder:validation:XValidation:rule="has(self.restore) == has(oldSelf.restore)",message="restore can only be set when the cluster is created",fieldPath=".restore"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.storage) || !has(oldSelf.storage.size) || (has(self.storage) && has(self.storage.size) && quantity(string(self.storage.size)).compareTo(quantity(string(oldSelf.storage.size))) >= 0)",message="storage.size cannot shrink or be removed once set",fieldPath=".storage.size"
 type PostgresClusterSpec struct {
@@ -288,6 +289,12 @@ type BackupStatus struct {
 	// its own name's backups (the source's folder is not empty).
 	// +optional
 	ServerName string `json:"serverName,omitempty"`
+	// archivePath is the folder the cluster archives its WAL and base
+	// backups in: <destinationPath>/<namespace>/<serverName>, or
+	// <destinationPath>/<serverName> with the Shared layout or for a
+	// cluster that archived there before namespaced folders.
+	// +optional
+	ArchivePath string `json:"archivePath,omitempty"`
 	// scheduledBackups names the CNPG ScheduledBackups in use.
 	// +optional
 	// +listType=set

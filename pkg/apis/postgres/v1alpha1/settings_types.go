@@ -72,13 +72,40 @@ type SecretKeyRef struct {
 	Key string `json:"key"`
 }
 
+// ArchiveLayout is how the clusters of one object store share it.
+type ArchiveLayout string
+
+const (
+	// ArchiveLayoutNamespaced puts the namespace into every folder.
+	ArchiveLayoutNamespaced ArchiveLayout = "Namespaced"
+	// ArchiveLayoutShared is one folder name space across namespaces.
+	ArchiveLayoutShared ArchiveLayout = "Shared"
+)
+
 // ObjectStoreSpec is where base backups and WAL go, through the
 // barman-cloud plugin.
 type ObjectStoreSpec struct {
 	// destinationPath is the bucket URL, for example "s3://backups/pg".
+	// Each cluster archives in a folder under it: see layout.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:XValidation:rule="!self.split('/').exists(s, s == '..' || s == '.')",message="destinationPath must not contain . or .. segments: they would reach another folder of the store"
 	DestinationPath string `json:"destinationPath,omitempty"`
+
+	// layout says how the clusters using this store share it, and so
+	// whose backups a restore can read.
+	//   - Namespaced (the default): each cluster archives under
+	//     <destinationPath>/<namespace>/<serverName>, and a restore reads
+	//     only folders of its own namespace. Credentials can be scoped
+	//     per namespace by prefix.
+	//   - Shared: <destinationPath>/<serverName>, one folder name space
+	//     for every namespace of the class: a restore may read any
+	//     namespace's cluster by name, and of two clusters with one
+	//     serverName the second is refused. Only a PostgresClusterClass
+	//     can choose it.
+	// +optional
+	// +kubebuilder:validation:Enum=Namespaced;Shared
+	Layout ArchiveLayout `json:"layout,omitempty"`
 
 	// endpointURL overrides the object store endpoint (for S3-compatible
 	// stores such as MinIO).

@@ -35,6 +35,11 @@ type BackupStatusApplyConfiguration struct {
 	// <name>-<first 8 characters of its UID> for a cluster restored from
 	// its own name's backups (the source's folder is not empty).
 	ServerName *string `json:"serverName,omitempty"`
+	// archivePath is the folder the cluster archives its WAL and base
+	// backups in: <destinationPath>/<namespace>/<serverName>, or
+	// <destinationPath>/<serverName> with the Shared layout or for a
+	// cluster that archived there before namespaced folders.
+	ArchivePath *string `json:"archivePath,omitempty"`
 	// scheduledBackups names the CNPG ScheduledBackups in use.
 	ScheduledBackups []string `json:"scheduledBackups,omitempty"`
 	// lastScheduleTime is when CloudNativePG last started a backup.
@@ -69,6 +74,14 @@ func (b *BackupStatusApplyConfiguration) WithObjectStore(value string) *BackupSt
 // If called multiple times, the ServerName field is set to the value of the last call.
 func (b *BackupStatusApplyConfiguration) WithServerName(value string) *BackupStatusApplyConfiguration {
 	b.ServerName = &value
+	return b
+}
+
+// WithArchivePath sets the ArchivePath field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ArchivePath field is set to the value of the last call.
+func (b *BackupStatusApplyConfiguration) WithArchivePath(value string) *BackupStatusApplyConfiguration {
+	b.ArchivePath = &value
 	return b
 }
 

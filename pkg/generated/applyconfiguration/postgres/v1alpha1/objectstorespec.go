@@ -18,6 +18,10 @@ limitations under the License.
 
 package v1alpha1
 
+import (
+	postgresv1alpha1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
 // ObjectStoreSpecApplyConfiguration represents a declarative configuration of the ObjectStoreSpec type for use
 // with apply.
 //
@@ -25,7 +29,20 @@ package v1alpha1
 // barman-cloud plugin.
 type ObjectStoreSpecApplyConfiguration struct {
 	// destinationPath is the bucket URL, for example "s3://backups/pg".
+	// Each cluster archives in a folder under it: see layout.
 	DestinationPath *string `json:"destinationPath,omitempty"`
+	// layout says how the clusters using this store share it, and so
+	// whose backups a restore can read.
+	// - Namespaced (the default): each cluster archives under
+	// <destinationPath>/<namespace>/<serverName>, and a restore reads
+	// only folders of its own namespace. Credentials can be scoped
+	// per namespace by prefix.
+	// - Shared: <destinationPath>/<serverName>, one folder name space
+	// for every namespace of the class: a restore may read any
+	// namespace's cluster by name, and of two clusters with one
+	// serverName the second is refused. Only a PostgresClusterClass
+	// can choose it.
+	Layout *postgresv1alpha1.ArchiveLayout `json:"layout,omitempty"`
 	// endpointURL overrides the object store endpoint (for S3-compatible
 	// stores such as MinIO).
 	EndpointURL *string `json:"endpointURL,omitempty"`
@@ -48,6 +65,14 @@ func ObjectStoreSpec() *ObjectStoreSpecApplyConfiguration {
 // If called multiple times, the DestinationPath field is set to the value of the last call.
 func (b *ObjectStoreSpecApplyConfiguration) WithDestinationPath(value string) *ObjectStoreSpecApplyConfiguration {
 	b.DestinationPath = &value
+	return b
+}
+
+// WithLayout sets the Layout field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Layout field is set to the value of the last call.
+func (b *ObjectStoreSpecApplyConfiguration) WithLayout(value postgresv1alpha1.ArchiveLayout) *ObjectStoreSpecApplyConfiguration {
+	b.Layout = &value
 	return b
 }
 
