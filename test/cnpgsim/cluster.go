@@ -87,6 +87,9 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 		b.srv.stop()
 		return 0, r.writeStatus(ctx, PhaseFailingOver, false, "Primary instance is not running")
 	}
+	if done, requeue, err := r.bootstrapRecovery(ctx); done || err != nil {
+		return requeue, err
+	}
 	// A new Cluster always shows "Setting up primary" first, even when a
 	// shared server is already up.
 	if !b.srv.running() || r.cluster.Status.Phase == "" {
@@ -98,9 +101,6 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 		if err := r.writeStatus(ctx, phase, false, ""); err != nil {
 			return 0, err
 		}
-	}
-	if done, err := r.bootstrapRecovery(ctx); done || err != nil {
-		return 0, err
 	}
 	var archiveRetry time.Duration
 	archived := false

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 )
 
 // The Ready condition as CNPG words it.
@@ -17,6 +19,7 @@ const (
 	reasonClusterUnready = "ClusterIsNotReady"
 	messageReady         = "Cluster is Ready"
 	messageUnready       = "Cluster Is Not Ready"
+	conditionInitialized = "Initialized"
 )
 
 // writeStatus writes the Cluster's status for phase, if it differs from
@@ -53,6 +56,7 @@ func (r *clusterRun) writeStatus(ctx context.Context, phase string, ready bool, 
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, reasonClusterReady, messageReady
 	}
 	meta.SetStatusCondition(&st.Conditions, cond)
+	setInitialized(st, ready)
 	if equality.Semantic.DeepEqual(*st, c.Status) {
 		return nil
 	}
@@ -65,4 +69,25 @@ func (r *clusterRun) writeStatus(ctx context.Context, phase string, ready bool, 
 	klog.FromContext(ctx).V(2).Info("Cluster status", "phase", phase, "readyInstances", st.ReadyInstances)
 	r.cluster = updated
 	return nil
+}
+
+// setInitialized keeps CNPG 1.30's Initialized condition: False
+// (BootstrapPending) from the first status until an instance runs, then
+// True (BootstrapCompleted) for good. A Cluster bootstrapped by recovery
+// gets its instance only when the full-recovery Job succeeded, so here:
+// once the server has first counted as ready.
+func setInitialized(st *cnpgv1.ClusterStatus, ready bool) {
+	if ready {
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+			Type: conditionInitialized, Status: metav1.ConditionTrue,
+			Reason: "BootstrapCompleted", Message: "Cluster has been bootstrapped",
+		})
+		return
+	}
+	if meta.FindStatusCondition(st.Conditions, conditionInitialized) == nil {
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+			Type: conditionInitialized, Status: metav1.ConditionFalse,
+			Reason: "BootstrapPending", Message: "Cluster has not been bootstrapped yet",
+		})
+	}
 }

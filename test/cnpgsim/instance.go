@@ -3,6 +3,7 @@ package cnpgsim
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -26,6 +27,9 @@ type instance struct {
 	// it is reported and not retried.
 	recovering      bool
 	recoveryFailure string
+	// jobLog is recoveryFailure for RecoveryLog, which must not wait for
+	// a sync (one may replay WAL for minutes).
+	jobLog atomic.Pointer[string]
 	// volumes are the data volumes' size and resize (storage.go).
 	volumes volumes
 	// passwords remembers, per managed role, what its password was last

@@ -18,15 +18,20 @@ import (
 )
 
 // PhaseUnrecoverable is where a Cluster whose recovery cannot succeed
-// stops (CNPG's full-recovery job fails and the Cluster waits for a
+// stops (CNPG's full-recovery Job fails and the Cluster waits for a
 // person).
 const PhaseUnrecoverable = "Cluster is unrecoverable and needs manual intervention"
+
+// PhaseFailurePlugin is CNPG's phase when a plugin call fails, such as the
+// barman-cloud hook on the recovery Job when its ObjectStore is missing.
+const PhaseFailurePlugin = "Cluster cannot proceed to reconciliation due to an error while interacting with plugins"
 
 // promoteTimeout bounds WAL replay up to the target and the promotion.
 const promoteTimeout = 5 * time.Minute
 
-// errRecovery is a recovery that cannot succeed as specified: reported in
-// the Cluster's status and not retried.
+// errRecovery is a recovery that cannot succeed as specified: CNPG's
+// full-recovery Job fails (the Cluster's status names the Job, its log
+// says why: RecoveryLog) and it is not retried.
 type errRecovery struct{ msg string }
 
 func (e *errRecovery) Error() string { return e.msg }
@@ -49,11 +54,7 @@ func recoveryTarget(c *cnpgv1.Cluster) *cnpgv1.BootstrapRecovery {
 // target, recovery.signal, restore_command reading the source's archived
 // WAL, the target and promotion at its end. The server is started by
 // converge; awaitPromotion waits for the replay to end.
-func (r *clusterRun) restore(ctx context.Context, rec *cnpgv1.BootstrapRecovery) error {
-	src, err := r.recoverySource(ctx, rec)
-	if err != nil {
-		return err
-	}
+func (r *clusterRun) restore(ctx context.Context, rec *cnpgv1.BootstrapRecovery, src *archive) error {
 	target, err := parseTargetTime(rec)
 	if err != nil {
 		return err
@@ -104,7 +105,9 @@ func (r *clusterRun) recoverySource(ctx context.Context, rec *cnpgv1.BootstrapRe
 	}
 	a, err := r.s.resolveArchive(ctx, r.cluster.Namespace, ext.Name, ext.PluginConfiguration)
 	if errors.Is(err, errNoObjectStore) {
-		return nil, recoveryFailed("external cluster %q: %v", ext.Name, err)
+		// The plugin's hook on the recovery Job reads the ObjectStore: CNPG
+		// cannot create the Job, and says so (recovery_status.go).
+		return nil, &errPluginHook{objectStore: ext.PluginConfiguration.Parameters["barmanObjectName"]}
 	}
 	return a, err
 }
@@ -213,39 +216,4 @@ func (r *clusterRun) archiveStep(ctx context.Context) (time.Duration, error) {
 		return archiveRetry, err
 	}
 	return 0, err
-}
-
-// bootstrapRecovery restores the base backup before the first start of a
-// Cluster bootstrapped by recovery. done means the sync ends here: the
-// recovery failed, now or earlier, and the status says so.
-func (r *clusterRun) bootstrapRecovery(ctx context.Context) (done bool, err error) {
-	if r.inst.recoveryFailure != "" {
-		return true, r.writeStatus(ctx, PhaseUnrecoverable, false, r.inst.recoveryFailure)
-	}
-	rec := recoveryTarget(r.cluster)
-	if rec == nil || r.inst.backend.shared || r.inst.backend.srv.initialized() {
-		return false, nil
-	}
-	if err := r.restore(ctx, rec); err != nil {
-		return true, r.recoveryError(ctx, err)
-	}
-	r.inst.recovering = true
-	return false, nil
-}
-
-// recoveryError turns a failure while recovering into the Cluster's
-// unrecoverable phase (once, not retried); other errors pass through.
-func (r *clusterRun) recoveryError(ctx context.Context, err error) error {
-	var rerr *errRecovery
-	if !errors.As(err, &rerr) {
-		if !r.inst.recovering {
-			return err
-		}
-		// The server exited while starting to replay: Postgres says why.
-		rerr = &errRecovery{msg: "PostgreSQL stopped during recovery: " + r.inst.backend.srv.lastFatal()}
-	}
-	r.inst.recoveryFailure, r.inst.recovering = rerr.msg, false
-	r.inst.backend.srv.stop()
-	klog.FromContext(ctx).Info("Recovery failed", "cluster", klog.KObj(r.cluster), "reason", rerr.msg)
-	return r.writeStatus(ctx, PhaseUnrecoverable, false, rerr.msg)
 }

@@ -106,9 +106,11 @@ func TestBackupRequestLeavesForeignBackup(t *testing.T) {
 }
 
 // spec.restore becomes CNPG's bootstrap.recovery from an externalClusters
-// entry through the barman-cloud plugin, and status.restoredFrom.
+// entry through the barman-cloud plugin, and status.restoredFrom once the
+// CNPG Cluster recovered (restore_status_test.go).
 func TestRestoreSpec(t *testing.T) {
 	p := testPass()
+	p.obs = &observation{}
 	target := metav1.Unix(1_800_000_000, 0)
 	p.cluster.Spec.Restore = &pgv1.RestoreSpec{Source: "old", TargetTime: &target}
 	spec := desiredClusterSpecForRestore(p)
@@ -121,12 +123,17 @@ func TestRestoreSpec(t *testing.T) {
 		ext.PluginConfiguration.Parameters["barmanObjectName"] != "shop-backup" || ext.PluginConfiguration.Parameters["serverName"] != "old" {
 		t.Fatalf("externalClusters = %+v", ext)
 	}
+	if r := p.status.RestoredFrom; r != nil {
+		t.Fatalf("restoredFrom before CNPG recovered anything: %+v", r)
+	}
+	p.obs.cnpg = recoveringCNPG(p, "Cluster in healthy state", "", true)
+	desiredClusterSpecForRestore(p)
 	if r := p.status.RestoredFrom; r == nil || r.Source != "old" || r.ObjectStore != "shop-backup" || !r.TargetTime.Equal(&target) {
 		t.Fatalf("restoredFrom = %+v", r)
 	}
 	p.cluster.Spec.Restore.ObjectStoreName = "old-backup"
-	desiredClusterSpecForRestore(p)
-	if p.status.RestoredFrom.ObjectStore != "old-backup" {
+	spec = desiredClusterSpecForRestore(p)
+	if p.status.RestoredFrom.ObjectStore != "old-backup" || spec.ExternalClusters[0].PluginConfiguration.Parameters["barmanObjectName"] != "old-backup" {
 		t.Fatalf("objectStoreName ignored: %+v", p.status.RestoredFrom)
 	}
 	p.cluster.Spec.Restore = nil

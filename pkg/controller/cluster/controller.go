@@ -57,7 +57,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	objectStoreInformer, objectStoreLister := inf.ObjectStores()
 	podMonitorInformer, podMonitorLister := inf.PodMonitors()
 	c := &Controller{
-		deps: &deps{pace: &claimPace{}, kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
+		deps: &deps{pace: &claimPace{}, settle: newPhaseSettler(), kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
 			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout,
 			objectStoresMissing: inf.ObjectStoresMissing, podMonitorsMissing: inf.PodMonitorsMissing},
 		clusters:         pg.PostgresClusters().Lister(),
@@ -177,7 +177,7 @@ func roleIntentChanged(oldObj, newObj any) bool {
 // pipeline is the ordered component list of ADR-0002.
 func pipeline() []component {
 	return []component{
-		secretComponent{}, objectStoreComponent{}, provisionerComponent{}, managedRolesComponent{},
+		secretComponent{}, objectStoreComponent{}, settledProvisioner{}, managedRolesComponent{},
 		poolerComponent{}, backupComponent{}, configMapComponent{}, podMonitorComponent{},
 	}
 }

@@ -27,6 +27,9 @@ type deps struct {
 	podMonitorsMissing bool
 	// pace spaces the applies of a cluster's managed roles (claimDelay).
 	pace *claimPace
+	// settle holds back CNPG status that flaps (phase_settle.go); nil
+	// reports it as it is.
+	settle *phaseSettler
 	// lookupRoles replaces roleComments in tests.
 	lookupRoles func(ctx context.Context, p *pass, names []string) (map[string]string, error)
 }

@@ -13,7 +13,8 @@ const restoreSourceName = "restore-source"
 
 // withRestore adds CNPG's bootstrap.recovery and the externalClusters entry
 // it reads from when the cluster is created from backups (spec.restore),
-// and records in status where the data came from. CNPG reads bootstrap
+// and records in status where the data came from once it did
+// (restore_status.go). CNPG reads bootstrap
 // only when it creates the Cluster; the values never change afterwards
 // (spec.restore is immutable), so applying them again is a no-op.
 func withRestore(p *pass, spec *cnpgac.ClusterSpecApplyConfiguration) {
@@ -31,7 +32,7 @@ func withRestore(p *pass, spec *cnpgac.ClusterSpecApplyConfiguration) {
 	spec.WithExternalClusters(cnpgac.ExternalCluster().WithName(restoreSourceName).WithPluginConfiguration(
 		cnpgac.PluginConfiguration().WithName(barmanPlugin).
 			WithParameters(map[string]string{"barmanObjectName": store, "serverName": r.Source})))
-	p.status.RestoredFrom = &pgv1.RestoreStatus{Source: r.Source, ObjectStore: store, TargetTime: r.TargetTime}
+	p.status.RestoredFrom = restoredFrom(p, r, store)
 }
 
 // restoreObjectStore is the ObjectStore holding the source's backups: the

@@ -31,6 +31,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		c.cas.Forget(key.Namespace, key.Name+caSuffix)
 		c.lag.Forget(name)
 		c.deps.pace.forget(key)
+		c.deps.settle.forget(name)
 		return workqueue.Result{}, nil // children go with their owner references
 	}
 	if err != nil {

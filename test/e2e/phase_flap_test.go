@@ -1,0 +1,56 @@
+package e2e_test
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// A CNPG phase that flaps several times a second for a minute (the
+// stand-in forced to alternate "Failing over" and "unrecoverable", as the
+// failed-restore storm did) costs the PostgresCluster a small constant of
+// status writes per minute, not one per flip; once CNPG holds still, the
+// cluster reports it within seconds.
+func TestFlappingCNPGPhaseIsCoalesced(t *testing.T) {
+	ns := newNamespace(t)
+	op := startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
+	newCluster(t, ns, "flappy", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "flappy", pgv1.PhaseReady, 120*time.Second)
+	settle(t, op)
+	ours, theirs := watchClusterStatus(t, ns, "flappy"), watchCNPGStatus(t, ns, "flappy")
+	t.Cleanup(func() { sim.ForcePhase(ns, "flappy", "") })
+
+	const window, flip = time.Minute, 200 * time.Millisecond
+	phases := []string{"Failing over", "Cluster is unrecoverable and needs manual intervention"}
+	began := time.Now()
+	for i := 0; time.Since(began) < window; i++ {
+		sim.ForcePhase(ns, "flappy", phases[i%2])
+		select {
+		case <-t.Context().Done():
+			t.Fatal(t.Context().Err())
+		case <-time.After(flip):
+		}
+	}
+	flipped, _ := theirs.count()
+	writes, seen := ours.count()
+	// The flap happened: most flips reached the CNPG Cluster's status.
+	if min := int(window/flip) / 2; flipped < min {
+		t.Fatalf("the CNPG Cluster's status changed %d times in %v, want at least %d: the flap did not happen", flipped, window, min)
+	}
+	// One write per phaseMaxHold (30 s) at most, and the first change.
+	if writes > 3 {
+		t.Errorf("%d status writes of the PostgresCluster in a minute of %d CNPG status changes, want at most 3: %v", writes, flipped, seen)
+	}
+	if !ours.open() || !theirs.open() {
+		t.Fatal("a watch closed during the window: the counts are incomplete")
+	}
+
+	// CNPG settles (healthy again): reported within seconds.
+	sim.ForcePhase(ns, "flappy", "")
+	waitCluster(t, ns, "flappy", pgv1.PhaseReady, 15*time.Second)
+}
