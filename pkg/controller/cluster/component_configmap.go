@@ -58,11 +58,13 @@ func (configMapComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
-	if cur != nil && maps.Equal(cur.Data, data) && controller.IsControlledBy(cur, p.cluster.UID) {
+	marks := connectionMarks(p)
+	if cur != nil && maps.Equal(cur.Data, data) && marksMatch(cur, marks) && controller.IsControlledBy(cur, p.cluster.UID) {
 		return nil
 	}
 	ac := corev1ac.ConfigMap(p.name(configMapSuffix), p.cluster.Namespace).
 		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
+		WithAnnotations(marks).
 		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
 		WithData(data)
 	if _, err := client.Apply(ctx, ac, applyOpts); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -37,23 +38,32 @@ func (provisionerComponent) Requires() []contractKey { return []contractKey{cont
 func (provisionerComponent) Provides() []contractKey { return []contractKey{contractCNPGCluster} }
 
 func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
-	spec := desiredClusterSpec(p)
-	hash, err := hashOf(spec)
-	if err != nil {
-		return err
-	}
 	client := p.deps.pg.CNPGV1().Clusters(p.cluster.Namespace)
 	cur, err := claimCached(ctx, p, "CNPG Cluster", p.obs.cnpg, client, p.cluster.Name)
 	if err != nil {
 		return err
 	}
+	// A CNPG Cluster lost after it was Ready is not created again empty
+	// unless asked (provisioner_lost.go).
+	if cur, err = checkLoss(ctx, p, cur); err != nil || p.loss != nil {
+		return err
+	}
 	p.cnpg = cur
+	spec := desiredClusterSpec(p)
+	hash, err := hashOf(spec)
+	if err != nil {
+		return err
+	}
 	if cur != nil && cur.Annotations[specHashAnnotation] == hash && clusterMatches(cur, p) && markMatches(cur, p.want.StorageMark) {
 		return nil
 	}
+	annotations := map[string]string{specHashAnnotation: hash}
+	if p.recreate != nil {
+		maps.Copy(annotations, p.recreate.annotations())
+	}
 	ac := cnpgac.Cluster(p.cluster.Name, p.cluster.Namespace).
 		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
-		WithAnnotations(withStorageMark(map[string]string{specHashAnnotation: hash}, p.want.StorageMark)).
+		WithAnnotations(withStorageMark(annotations, p.want.StorageMark)).
 		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
 		WithSpec(spec)
 	applied, err := client.Apply(ctx, ac, applyOpts)
@@ -62,6 +72,9 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	p.specApplied = cur != nil
 	p.cnpg = applied
+	if cur == nil && p.recreate != nil {
+		return recreated(ctx, p)
+	}
 	return nil
 }
 
@@ -74,6 +87,9 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 	}
 	if err != nil {
 		return waiting(pgv1.PhasePending, "ApplyFailed", err.Error(), 0)
+	}
+	if p.loss != nil {
+		return lostHealth(p)
 	}
 	cl := p.cnpg
 	if cl == nil {
@@ -178,6 +194,7 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 			cnpgac.VolumeSnapshotConfiguration().WithClassName(w.SnapshotClass)))
 	}
 	withRestore(p, spec)
+	withRecreate(p, spec)
 	return spec
 }
 

@@ -36,6 +36,7 @@ func (secretComponent) Reconcile(ctx context.Context, p *pass) error {
 		created, err := client.Create(ctx, newSuperuserSecret(p), metav1.CreateOptions{FieldManager: fieldManager})
 		if err == nil {
 			klog.FromContext(ctx).V(2).Info("Created superuser Secret", "secret", klog.KObj(created))
+			superuserRecreated(p, created)
 			p.superuser = created
 			return nil
 		}
@@ -59,7 +60,7 @@ func newSuperuserSecret(p *pass) *corev1.Secret {
 			Name: p.name(superuserSuffix), Namespace: p.cluster.Namespace,
 			Labels: superuserLabels(p.cluster.Name),
 			// A password generated now answers a pending rotation request.
-			Annotations:     controller.NewSecretRotation(p.cluster, now()),
+			Annotations:     superuserAnnotations(p),
 			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)},
 		},
 		Type: corev1.SecretTypeBasicAuth,
@@ -94,7 +95,7 @@ func (secretComponent) Observe(_ context.Context, p *pass, err error) health {
 	}
 	p.contracts.Secret = s
 	recordSuperuserRotation(p, s, "")
-	return ready("SecretReady", fmt.Sprintf("superuser Secret %q", s.Name))
+	return ready("SecretReady", fmt.Sprintf("superuser Secret %q", s.Name)+controller.RecreatedNote(s))
 }
 
 // failedWait is Failed with a slow recheck: the fix (creating a Secret we

@@ -38,6 +38,10 @@ type pass struct {
 	rolesUnverified error
 	// specApplied is set when this pass changed an existing CNPG Cluster.
 	specApplied bool
+	// loss is a CNPG Cluster lost after it was Ready (nothing is written
+	// to it); recreate, one created again on request (provisioner_lost.go).
+	loss     *loss
+	recreate *recreation
 	// superuser and cnpg are the superuser Secret and the CNPG Cluster as
 	// this pass left them (the snapshot keeps what was read).
 	superuser *corev1.Secret

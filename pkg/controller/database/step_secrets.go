@@ -28,7 +28,7 @@ func secretsStep(ctx context.Context, p *pass) health {
 	if h := worst(hs); h.Phase != pgv1.PhaseReady {
 		return h
 	}
-	return ready("SecretsReady", fmt.Sprintf("credentials of %d database(s) in place", len(p.db.Spec.Databases)))
+	return ready("SecretsReady", fmt.Sprintf("credentials of %d database(s) in place", len(p.db.Spec.Databases))+recreatedNote(p))
 }
 
 // presentRole is the intent for one role; exists is kept from the last
@@ -81,11 +81,16 @@ func (p *pass) credential(ctx context.Context, role, generated, external string,
 func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Secret, error) {
 	labels := controller.ManagedLabels(controller.DatabaseLabel, p.db.Name)
 	labels[controller.ReloadLabel] = "true"
+	// A password generated now answers a pending rotation request.
+	annotations := controller.NewSecretRotation(p.db, now())
+	recreating := roleExisted(p.db, role)
+	if recreating {
+		annotations = controller.MarkRecreated(annotations, now())
+	}
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: p.db.Namespace, Labels: labels,
-			// A password generated now answers a pending rotation request.
-			Annotations:     controller.NewSecretRotation(p.db, now()),
+			Annotations:     annotations,
 			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.db, gvk)},
 		},
 		Type: corev1.SecretTypeBasicAuth,
@@ -105,7 +110,10 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 	if err != nil {
 		return nil, fmt.Errorf("create secret %s: %w", name, err)
 	}
-	klog.FromContext(ctx).V(2).Info("Created Secret", "secret", klog.KObj(created), "role", role)
+	klog.FromContext(ctx).V(2).Info("Created Secret", "secret", klog.KObj(created), "role", role, "recreated", recreating)
+	if recreating {
+		p.c.recorder.Event(p.db, corev1.EventTypeWarning, "SecretRecreated", controller.RecreatedEvent(name, role))
+	}
 	return created, nil
 }
 

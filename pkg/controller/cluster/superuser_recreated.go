@@ -1,0 +1,28 @@
+package cluster
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// A superuser Secret missing while the CNPG Cluster it was made for
+// exists was deleted: it is created with a new password, which CNPG sets
+// on postgres (the Secret carries cnpg.io/reload), and that is said
+// (controller.RecreatedAtAnnotation). Its old password is nowhere else.
+
+// superuserAnnotations are a new superuser Secret's annotations.
+func superuserAnnotations(p *pass) map[string]string {
+	a := controller.NewSecretRotation(p.cluster, now())
+	if p.obs.cnpg != nil {
+		a = controller.MarkRecreated(a, now())
+	}
+	return a
+}
+
+// superuserRecreated reports a superuser Secret created again.
+func superuserRecreated(p *pass, s *corev1.Secret) {
+	if s.Annotations[controller.RecreatedAtAnnotation] != "" {
+		p.deps.recorder.Event(p.cluster, corev1.EventTypeWarning, "SecretRecreated", controller.RecreatedEvent(s.Name, "postgres"))
+	}
+}

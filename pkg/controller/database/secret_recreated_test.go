@@ -1,0 +1,62 @@
+package database
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// A generated Secret deleted after its role existed is created again with
+// a new password, marked, with a Warning Event and a note in SecretsReady;
+// a first Secret is not marked.
+func TestDeletedSecretComesBackMarked(t *testing.T) {
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	first := f.secret("shop-orders-rw")
+	if first.Annotations[controller.RecreatedAtAnnotation] != "" {
+		t.Fatalf("a first Secret is marked re-created: %v", first.Annotations)
+	}
+	for len(f.rec.Events) > 0 {
+		<-f.rec.Events
+	}
+
+	// CNPG reported the roles (kept in status), then the Secret was deleted.
+	cur := f.db("shop")
+	cur.Status.Databases = []pgv1.DatabaseStatus{{Name: "orders", Roles: []pgv1.RoleStatus{
+		{Name: "orders_admin", Ensure: pgv1.RoleEnsurePresent, Exists: true},
+		{Name: "orders_rw", Ensure: pgv1.RoleEnsurePresent, Exists: true}}}}
+	if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).UpdateStatus(t.Context(), cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.kube.CoreV1().Secrets(ns).Delete(t.Context(), "shop-orders-rw", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.syncReported("shop"); err != nil {
+		t.Fatal(err)
+	}
+	again := f.secret("shop-orders-rw")
+	if string(again.Data["password"]) == string(first.Data["password"]) || again.Annotations[controller.RecreatedAtAnnotation] == "" {
+		t.Fatalf("re-created Secret: same password %v, annotations %v", string(again.Data["password"]) == string(first.Data["password"]), again.Annotations)
+	}
+	if f.secret("shop-orders-admin").Annotations[controller.RecreatedAtAnnotation] != "" {
+		t.Error("the Secret that stayed is marked")
+	}
+	var events []string
+	for len(f.rec.Events) > 0 {
+		events = append(events, <-f.rec.Events)
+	}
+	if !strings.Contains(strings.Join(events, "\n"), "Warning SecretRecreated Secret shop-orders-rw was deleted") {
+		t.Errorf("events = %q", events)
+	}
+	if c := cond(t, f.db("shop"), pgv1.ConditionSecretsReady); !strings.Contains(c.Message, "shop-orders-rw (at ") {
+		t.Errorf("SecretsReady = %+v", c)
+	}
+}
