@@ -177,25 +177,27 @@ func TestBackupAndPointInTimeRecovery(t *testing.T) {
 	})
 	t.Run("target beyond the archive", func(t *testing.T) {
 		// Every archived change is replayed without reaching the target:
-		// Postgres stops, and its reason is the Cluster's.
+		// Postgres stops, the recovery Job fails, and its log says why.
 		late := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 		newCluster(t, ns, "late", restore("late", late))
 		eventually(t, 2*time.Minute, "recovery failed", func() error {
-			c := getCluster(t, ns, "late")
-			if c.Status.Phase != "Cluster is unrecoverable and needs manual intervention" ||
-				!strings.Contains(c.Status.PhaseReason, "recovery ended before configured recovery target was reached") {
-				return fmt.Errorf("phase %q (%s)", c.Status.Phase, c.Status.PhaseReason)
-			}
-			return nil
+			return recoveryJobFailed(getCluster(t, ns, "late"))
 		})
+		if log := sim.RecoveryLog(ns, "late"); !strings.Contains(log, "recovery ended before configured recovery target was reached") {
+			t.Fatalf("recovery Job log = %q", log)
+		}
+		expectStatusStill(t, ns, "late")
 	})
 	t.Run("target before the first backup", func(t *testing.T) {
 		early := st.StartedAt.Add(-time.Hour).UTC().Format(time.RFC3339)
 		newCluster(t, ns, "early", restore("early", early))
-		c := waitPhase(t, ns, "early", "Cluster is unrecoverable and needs manual intervention")
-		if !strings.Contains(c.Status.PhaseReason, "no target backup found") {
-			t.Fatalf("phaseReason = %q", c.Status.PhaseReason)
+		if err := recoveryJobFailed(waitPhase(t, ns, "early", "Cluster is unrecoverable and needs manual intervention")); err != nil {
+			t.Fatal(err)
 		}
+		if log := sim.RecoveryLog(ns, "early"); !strings.Contains(log, "no target backup found") {
+			t.Fatalf("recovery Job log = %q", log)
+		}
+		expectStatusStill(t, ns, "early")
 	})
 }
 

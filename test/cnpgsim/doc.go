@@ -23,11 +23,13 @@
 //     Cluster);
 //   - writes status as CNPG does: phase "Setting up primary", then "Cluster in
 //     healthy state" (and "Applying configuration" while changing parameters,
-//     "Failing over" while the server is down), instances, readyInstances,
-//     currentPrimary and targetPrimary (`<name>-1`), writeService,
-//     readService, and condition Ready (True, reason ClusterIsReady, only in
-//     the healthy phase; else False, ClusterIsNotReady); it writes status
-//     only when it changes;
+//     "Failing over" while a server that ran is down), instances,
+//     readyInstances, currentPrimary and targetPrimary (`<name>-1`),
+//     writeService, readService, condition Ready (True, reason
+//     ClusterIsReady, only in the healthy phase; else False,
+//     ClusterIsNotReady) and condition Initialized (False, BootstrapPending,
+//     until the server first counts as ready, then True,
+//     BootstrapCompleted, for good); it writes status only when it changes;
 //   - applies spec.postgresql.parameters by rewriting a configuration file
 //     and reloading, restarting when a changed parameter needs it
 //     (pg_settings.context = 'postmaster'); values the server refuses are
@@ -131,13 +133,28 @@
 //     recovery_target_action promote. It stays "Setting up primary" until
 //     Postgres has replayed to the target and promoted, then proceeds like
 //     any Cluster (superuser password, roles, its own archiving: a restored
-//     Cluster archives to its own serverName). When no backup ended before
-//     the target, or Postgres stops during replay (e.g. "recovery ended
-//     before configured recovery target was reached"), the phase is "Cluster
-//     is unrecoverable and needs manual intervention" with the reason in
-//     phaseReason ("Error while restoring a backup: no target backup found
-//     …", as CNPG's restore job logs it, or Postgres's FATAL message), and
-//     the Cluster is not retried.
+//     Cluster archives to its own serverName; Initialized turns True only
+//     then).
+//   - A failed recovery is reported as CNPG 1.30 reports a failed
+//     full-recovery Job (recovery_status.go has the source references).
+//     When no backup ended before the target (none at all included) or
+//     Postgres stops during replay (e.g. "recovery ended before configured
+//     recovery target was reached"), the phase is "Cluster is unrecoverable
+//     and needs manual intervention" with phaseReason "Instance creation
+//     failed for the following jobs: <name>-1-full-recovery. Check the job
+//     logs to investigate the cause of the failure.", Ready and
+//     Initialized False; the Cluster is not retried. Why it failed ("Error
+//     while restoring a backup: no target backup found …", Postgres's FATAL
+//     message) is, as with CNPG, only in the Job's log: RecoveryLog returns
+//     it. When the source's ObjectStore does not exist, the barman-cloud
+//     plugin's hook fails and CNPG cannot create the Job: phase "Cluster
+//     cannot proceed to reconciliation due to an error while interacting
+//     with plugins", phaseReason "Encountered an error while interacting
+//     with plugins: rpc error: code = Unknown desc =
+//     objectstores.barmancloud.cnpg.io "<name>" not found", retried every
+//     15 s until the ObjectStore exists. Either way the status, once
+//     written, is not written again: a sync reports the failure before
+//     anything else writes a phase, so it never flaps.
 //
 // # Reaching the servers: the host map
 //
@@ -214,8 +231,9 @@
 //     left them (its default parameters included) and never an object they
 //     refuse. Fixed parameters (port, ssl, listen_addresses, …) that reach it
 //     anyway (with the webhooks off) are skipped instead of rejected.
-//   - Status is a subset: no phaseReason beyond stopped/failing, no
-//     passwordStatus, no conditions besides Ready (no ContinuousArchiving,
+//   - Status is a subset: no phaseReason beyond stopped/failing and failed
+//     recoveries, no passwordStatus, no conditions besides Ready and
+//     Initialized (no ContinuousArchiving,
 //     LastBackupSucceeded), no Database extension/schema status, no
 //     `<name>-server` or replication Secrets, no certificates status.
 //   - Unlabelled password Secrets are re-read at the Cluster's next event,
@@ -234,7 +252,12 @@
 //     Recovery targets other than targetTime (targetLSN, targetXID,
 //     targetName, targetImmediate, backupID) and recovery from volume
 //     snapshots or a Backup object (bootstrap.recovery.backup) are not
-//     simulated.
+//     simulated. A failed recovery is reported at once: CNPG reports it
+//     once the Job has used up its backoff limit (six retries, minutes),
+//     showing "Setting up primary" meanwhile; and at each 15 s retry after
+//     a plugin error CNPG registers "Setting up primary" again for a moment
+//     before the error, which the stand-in does not (setpoint coalesces
+//     such blips).
 //   - Shared-backend mode neither archives nor backs up: one server's WAL
 //     holds every Cluster's changes. Backups there fail at once with that
 //     reason, ScheduledBackups create none, and bootstrap.recovery is
