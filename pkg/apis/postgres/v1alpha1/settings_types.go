@@ -89,7 +89,8 @@ type ObjectStoreSpec struct {
 	// Each cluster archives in a folder under it: see layout.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:XValidation:rule="!self.split('/').exists(s, s == '..' || s == '.')",message="destinationPath must not contain . or .. segments: they would reach another folder of the store"
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="!self.matches('(^|/)[.][.]?(/|$)')",message="destinationPath must not contain . or .. segments: they would reach another folder of the store"
 	DestinationPath string `json:"destinationPath,omitempty"`
 
 	// layout says how the clusters using this store share it, and so
