@@ -2,8 +2,11 @@ package e2e_test
 
 import (
 	"context"
+	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,9 +93,14 @@ func TestNamespacesDoNotShareArchives(t *testing.T) {
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(b).Create(t.Context(), stolen, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	failed := waitCluster(t, b, "stolen", pgv1.PhaseFailed, 120*time.Second)
-	if msg := readyMessage(failed); !strings.Contains(msg, "no target backup found") || !strings.Contains(msg, "0 backup(s)") {
-		t.Fatalf("restore across namespaces: %q, want no backup found", msg)
+	failed := waitReason(t, b, "stolen", pgv1.ReasonRestoreFailed, 120*time.Second)
+	if failed.Status.Phase != pgv1.PhaseFailed || failed.Status.RestoredFrom != nil {
+		t.Fatalf("restore across namespaces: phase %s, restoredFrom %+v", failed.Status.Phase, failed.Status.RestoredFrom)
+	}
+	// CNPG's reason is in the full-recovery Job's log: B's folder of that
+	// name holds nothing.
+	if log := sim.RecoveryLog(b, "stolen"); !strings.Contains(log, "no target backup found") || !strings.Contains(log, "0 backup(s)") {
+		t.Fatalf("recovery log %q, want no backup found", log)
 	}
 	cnpg := getCNPGCluster(t, b, "stolen")
 	if len(cnpg.Spec.ExternalClusters) != 1 || cnpg.Spec.ExternalClusters[0].PluginConfiguration.Parameters["barmanObjectName"] != "stolen-backup" {
@@ -108,14 +116,16 @@ func TestNamespacesDoNotShareArchives(t *testing.T) {
 	if got, want := shopB.Status.BackupStatus.ArchivePath, "s3://tenants/"+class+"/"+b+"/shop"; got != want {
 		t.Fatalf("archivePath in %s = %q, want %q", b, got, want)
 	}
-	walsA, err := os.ReadDir(filepath.Join(storeFolder(shopA.Status.BackupStatus.ArchivePath), "wals"))
-	if err != nil {
-		t.Fatal(err)
+	// Every WAL segment in each folder is its own cluster's (the system
+	// identifier in the segment's first page header).
+	sysids := map[string]bool{}
+	for _, c := range []*pgv1.PostgresCluster{shopA, shopB} {
+		sysid := queryString(t, connect(t, c.Namespace, c.Name), "SELECT system_identifier::text FROM pg_control_system()")
+		assertWALOf(t, storeFolder(c.Status.BackupStatus.ArchivePath), sysid)
+		sysids[sysid] = true
 	}
-	for _, w := range walsA {
-		if _, err := os.Stat(filepath.Join(storeFolder(shopB.Status.BackupStatus.ArchivePath), "wals", w.Name())); err == nil && !strings.HasSuffix(w.Name(), ".history") {
-			t.Errorf("WAL %s is in both namespaces' folders", w.Name())
-		}
+	if len(sysids) != 2 {
+		t.Fatalf("the two clusters run one Postgres system (%v): the WAL check proves nothing", sysids)
 	}
 	// B's restore of its own "shop" reads B's rows, not A's.
 	mine := &pgv1.PostgresCluster{
@@ -214,5 +224,42 @@ func TestArchiveLayoutValidation(t *testing.T) {
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), r, metav1.CreateOptions{}); err == nil ||
 		!strings.Contains(err.Error(), "spec.restore.objectStoreName") {
 		t.Fatalf("restore.objectStoreName %q: %v", "a b/c", err)
+	}
+}
+
+// walSegment is the name of a WAL segment file (no .history or .backup).
+var walSegment = regexp.MustCompile(`^[0-9A-F]{24}$`)
+
+// assertWALOf checks that folder holds archived WAL and that every
+// segment in it belongs to the Postgres system sysid: its first page's
+// long header carries xlp_sysid at byte 24, little-endian.
+func assertWALOf(t *testing.T, folder, sysid string) {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(folder, "wals"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if !walSegment.MatchString(e.Name()) {
+			continue
+		}
+		f, err := os.Open(filepath.Join(folder, "wals", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := make([]byte, 32)
+		_, err = io.ReadFull(f, head)
+		f.Close()
+		if err != nil {
+			t.Fatalf("read %s: %v", e.Name(), err)
+		}
+		if got := strconv.FormatUint(binary.LittleEndian.Uint64(head[24:]), 10); got != sysid {
+			t.Errorf("%s/wals/%s is of system %s, want %s", folder, e.Name(), got, sysid)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatalf("no WAL segment in %s", folder)
 	}
 }
