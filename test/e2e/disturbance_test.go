@@ -157,7 +157,8 @@ func podMonitorComesBack(t *testing.T, ns string, owner types.UID) {
 }
 
 // configMapComesBack deletes, edits and unlabels a ConfigMap (our cache
-// holds only labelled ones: an unlabelled one is gone to it).
+// holds only those labelled managed-by setpoint: without that label it is
+// gone to the cache, which sees a deletion).
 func configMapComesBack(t *testing.T, ns, name string, owner types.UID, label, value string) {
 	client := kube.CoreV1().ConfigMaps(ns)
 	get := func(ctx context.Context) (*corev1.ConfigMap, error) {
@@ -168,15 +169,19 @@ func configMapComesBack(t *testing.T, ns, name string, owner types.UID, label, v
 		t.Fatal(err)
 	}
 	data := first.Data
-	ok := func(cm *corev1.ConfigMap) bool { return maps.Equal(cm.Data, data) && cm.Labels[label] == value }
+	ok := func(cm *corev1.ConfigMap) bool {
+		return maps.Equal(cm.Data, data) && cm.Labels[label] == value && cm.Labels[controller.ManagedByLabel] == controller.ManagedByValue
+	}
 	comesBack(t, "ConfigMap "+name, owner, get,
 		func(ctx context.Context, o metav1.DeleteOptions) error { return client.Delete(ctx, name, o) }, ok)
 	editedBack(t, "ConfigMap "+name+" data", get, func(ctx context.Context) (*corev1.ConfigMap, error) {
 		return client.Patch(ctx, name, types.MergePatchType, []byte(`{"data":{"rw-host":"evil.example.com"}}`), editor)
 	}, ok)
-	editedBack(t, "ConfigMap "+name+" label", get, func(ctx context.Context) (*corev1.ConfigMap, error) {
-		return client.Patch(ctx, name, types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:null}}}`, label), editor)
-	}, ok)
+	for _, l := range []string{label, controller.ManagedByLabel} {
+		editedBack(t, "ConfigMap "+name+" label "+l, get, func(ctx context.Context) (*corev1.ConfigMap, error) {
+			return client.Patch(ctx, name, types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:null}}}`, l), editor)
+		}, ok)
+	}
 }
 
 // cnpgDatabaseComesBack: with reclaim policy retain (deletionPolicy

@@ -59,11 +59,13 @@ func (configMapComponent) Reconcile(ctx context.Context, p *pass) error {
 		return err
 	}
 	marks := connectionMarks(p)
-	if cur != nil && maps.Equal(cur.Data, data) && marksMatch(cur, marks) && controller.IsControlledBy(cur, p.cluster.UID) {
+	labels := controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)
+	if cur != nil && maps.Equal(cur.Data, data) && marksMatch(cur, marks) && controller.HasLabels(cur.Labels, labels) &&
+		controller.IsControlledBy(cur, p.cluster.UID) {
 		return nil
 	}
 	ac := corev1ac.ConfigMap(p.name(configMapSuffix), p.cluster.Namespace).
-		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
+		WithLabels(labels).
 		WithAnnotations(marks).
 		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
 		WithData(data)

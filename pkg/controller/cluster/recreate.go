@@ -117,7 +117,7 @@ func withRecreate(p *pass, spec *cnpgac.ClusterSpecApplyConfiguration) {
 		spec.WithExternalClusters(cnpgac.ExternalCluster().WithName(restoreSourceName).WithPluginConfiguration(
 			cnpgac.PluginConfiguration().WithName(barmanPlugin).
 				WithParameters(map[string]string{"barmanObjectName": store, "serverName": r.from})))
-		p.status.RestoredFrom = &pgv1.RestoreStatus{Source: r.from, ObjectStore: store}
+		p.status.RestoredFrom = restoredFrom(p, &pgv1.RestoreSpec{Source: r.from}, store)
 	}
 	if r.serverName == "" {
 		return

@@ -14,12 +14,17 @@ import (
 // that start or reconnect with no credentials at all. What matters is
 // that the change is not silent (controller.RecreatedAtAnnotation).
 
-// roleExisted: the last pass saw role in Postgres (CNPG's report, kept in
-// this object's status), so a Secret gave it a password before and a
-// missing Secret now is a deleted one. Status only decides whether to
-// say so: the Secret is created either way.
-func roleExisted(db *pgv1.PostgresDatabase, role string) bool {
-	for _, e := range db.Status.Databases {
+// roleExisted: Postgres has had role for this object — the cluster gave
+// it to this object and CloudNativePG reports it reconciled, or the last
+// pass saw it (kept in this object's status) — so a Secret gave it a
+// password before and a missing Secret now is a deleted one. This decides
+// only whether to say so: the Secret is created either way.
+func roleExisted(p *pass, role string) bool {
+	ours := slices.ContainsFunc(p.obs.roles.owners, func(o pgv1.RoleOwner) bool { return o.Role == role && o.Owner.UID == p.db.UID })
+	if ours && slices.Contains(p.obs.roles.reconciled, role) {
+		return true
+	}
+	for _, e := range p.db.Status.Databases {
 		if slices.ContainsFunc(e.Roles, func(r pgv1.RoleStatus) bool { return r.Name == role && r.Exists }) {
 			return true
 		}

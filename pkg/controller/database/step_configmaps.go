@@ -68,6 +68,7 @@ func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health 
 func configMapCurrent(cm *corev1.ConfigMap, db *pgv1.PostgresDatabase, data map[string]string, policy string) bool {
 	_, retained := cm.Labels[controller.RetainedLabel]
 	return controller.IsControlledBy(cm, db.UID) && !retained &&
+		controller.HasLabels(cm.Labels, controller.ManagedLabels(controller.DatabaseLabel, db.Name)) &&
 		cm.Annotations[policyAnnotation] == policy && maps.Equal(cm.Data, data)
 }
 
