@@ -79,6 +79,7 @@ func TestFailedRestoreStaysFailedQuietly(t *testing.T) {
 	}
 	settle(t, op)
 	ran := op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster") - passes
+	t.Logf("%v cluster passes for %d pokes of %d failed clusters", ran, pokes, len(failing))
 	for name, c := range counts {
 		if n, seen := c.count(); n != 0 {
 			t.Errorf("%s: %d status writes while Failed (%d pokes): %v", name, n, pokes, seen)

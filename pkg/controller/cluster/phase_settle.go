@@ -22,6 +22,11 @@ import (
 // still is reported anyway once it has been held back for phaseMaxHold,
 // so a flap costs at most one write per phaseMaxHold, and a status that
 // settles is written at most phaseSettle after it settled.
+//
+// One change is reported at once: becoming healthy, which is what
+// `kubectl wait`, PostgresDatabases and people wait for (a new cluster is
+// Ready as soon as CNPG says so). At most once per phaseMaxHold, so a
+// flap in and out of healthy is still coalesced.
 const (
 	phaseSettle  = 2 * time.Second
 	phaseMaxHold = 30 * time.Second
@@ -74,7 +79,11 @@ type settling struct {
 	seenAt      time.Time // when seen was first seen
 	heldSince   time.Time // start of the episode (or of its last max hold); zero: none
 	flips       int       // changes seen in the episode
+	healthyAt   time.Time // when becoming healthy was last reported at once
 }
+
+// cnpgHealthy is CNPG's healthy phase.
+const cnpgHealthy = "Cluster in healthy state"
 
 func newPhaseSettler() *phaseSettler {
 	return &phaseSettler{now: time.Now, byKey: map[types.NamespacedName]*settling{}}
@@ -103,6 +112,11 @@ func (s *phaseSettler) view(ctx context.Context, key types.NamespacedName, cl *c
 		st.flips++
 	}
 	stable := now.Sub(st.seenAt) >= phaseSettle
+	if st.seen != st.shown && st.becomesHealthy(now) {
+		st.shown, st.healthyAt = st.seen, now
+		st.endEpisode(ctx, key, now, "healthy")
+		return st.shown, 0
+	}
 	if st.seen == st.shown {
 		if stable && !st.heldSince.IsZero() {
 			st.endEpisode(ctx, key, now, "returned")
@@ -122,6 +136,13 @@ func (s *phaseSettler) view(ctx context.Context, key types.NamespacedName, cl *c
 		return st.shown, 0
 	}
 	return st.shown, min(phaseSettle-now.Sub(st.seenAt), phaseMaxHold-now.Sub(st.heldSince))
+}
+
+// becomesHealthy: what is seen is CNPG becoming healthy, and that was not
+// reported at once within phaseMaxHold.
+func (st *settling) becomesHealthy(now time.Time) bool {
+	return st.seen.phase == cnpgHealthy && st.shown.phase != cnpgHealthy &&
+		(st.healthyAt.IsZero() || now.Sub(st.healthyAt) >= phaseMaxHold)
 }
 
 func (st *settling) endEpisode(ctx context.Context, key types.NamespacedName, now time.Time, how string) {

@@ -42,10 +42,13 @@ func expectShown(t *testing.T, s *phaseSettler, cl *cnpgv1.Cluster, phase string
 // recheck at that moment; until then the previous status is.
 func TestSettlerReportsAChangeOnceSettled(t *testing.T) {
 	s, clock := testSettler()
-	expectShown(t, s, cnpgIn("Setting up primary"), "Setting up primary", 0) // first sight: as it is
-	expectShown(t, s, cnpgIn("Cluster in healthy state"), "Setting up primary", phaseSettle)
+	expectShown(t, s, cnpgIn(""), "", 0) // first sight: as it is
+	expectShown(t, s, cnpgIn("Setting up primary"), "", phaseSettle)
 	clock.advance(time.Second)
-	expectShown(t, s, cnpgIn("Cluster in healthy state"), "Setting up primary", phaseSettle-time.Second)
+	expectShown(t, s, cnpgIn("Setting up primary"), "", phaseSettle-time.Second)
+	clock.advance(time.Second)
+	expectShown(t, s, cnpgIn("Setting up primary"), "Setting up primary", 0)
+	// Becoming healthy is reported at once.
 	clock.advance(time.Second)
 	expectShown(t, s, cnpgIn("Cluster in healthy state"), "Cluster in healthy state", 0)
 
@@ -131,4 +134,27 @@ func TestSettlerStartsAfresh(t *testing.T) {
 	var none *phaseSettler
 	expectShown(t, none, cnpgIn("Failing over"), "Failing over", 0)
 	none.forget(settleKey)
+}
+
+// Becoming healthy is reported at once, but only once per phaseMaxHold:
+// a cluster flapping in and out of healthy is coalesced like any flap.
+func TestSettlerReportsHealthyAtOnceOncePerMaxHold(t *testing.T) {
+	s, clock := testSettler()
+	expectShown(t, s, cnpgIn("Setting up primary"), "Setting up primary", 0)
+	clock.advance(time.Second)
+	expectShown(t, s, cnpgIn(cnpgHealthy), cnpgHealthy, 0)
+	clock.advance(time.Second)
+	expectShown(t, s, cnpgIn("Failing over"), cnpgHealthy, phaseSettle)
+	clock.advance(phaseSettle)
+	expectShown(t, s, cnpgIn("Failing over"), "Failing over", 0)
+	clock.advance(time.Second)
+	expectShown(t, s, cnpgIn(cnpgHealthy), "Failing over", phaseSettle) // 4 s after the last: held
+	clock.advance(phaseSettle)
+	expectShown(t, s, cnpgIn(cnpgHealthy), cnpgHealthy, 0)
+	clock.advance(phaseMaxHold)
+	expectShown(t, s, cnpgIn("Failing over"), cnpgHealthy, phaseSettle)
+	clock.advance(phaseSettle)
+	expectShown(t, s, cnpgIn("Failing over"), "Failing over", 0)
+	clock.advance(time.Second)
+	expectShown(t, s, cnpgIn(cnpgHealthy), cnpgHealthy, 0) // a max hold later: at once again
 }
