@@ -46,7 +46,7 @@ func restoredServerName(name, uid string) string {
 // cnpgServerName is the serverName of the barman-cloud plugin in the
 // observed CNPG Cluster's spec, when setpoint may take it as its own.
 func cnpgServerName(p *pass) string {
-	cur := p.obs.cnpg
+	cur := p.observedCNPG()
 	if cur == nil || p.owner().Judge(cur) == controller.NotOurs {
 		return ""
 	}

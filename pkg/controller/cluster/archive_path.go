@@ -37,20 +37,33 @@ func archiveRoot(p *pass) string {
 // or the class moved the store elsewhere (that move is the class's edit).
 func keptArchiveRoot(p *pass, base string) string {
 	cur := p.obs.objectStore
-	if cur == nil || p.owner().Judge(cur) == controller.NotOurs || !archivesThrough(p) {
+	if cur == nil || p.owner().Judge(cur) == controller.NotOurs {
 		return ""
 	}
 	path := cur.Spec.Configuration.DestinationPath
+	if !archivesThrough(p) && !archivedThrough(p, path) {
+		return ""
+	}
 	if t := trimSlash(path); t == base || t == base+"/"+p.cluster.Namespace {
 		return path
 	}
 	return ""
 }
 
+// archivedThrough reports whether the connection ConfigMap setpoint wrote
+// records that the cluster's CNPG Cluster archived under root: a CNPG
+// Cluster lost (provisioner_lost.go) keeps its folder's root, so that a
+// recovery from its latest backup finds it and the new cluster archives
+// beside it.
+func archivedThrough(p *pass, root string) bool {
+	cm := p.obs.configMap
+	return cm != nil && controller.IsControlledBy(cm, p.cluster.UID) && cm.Annotations[archiveRootAnnotation] == root
+}
+
 // archivesThrough reports whether the observed CNPG Cluster, when setpoint
 // may take it as its own, archives through this cluster's ObjectStore.
 func archivesThrough(p *pass) bool {
-	cur := p.obs.cnpg
+	cur := p.observedCNPG()
 	if cur == nil || p.owner().Judge(cur) == controller.NotOurs {
 		return false
 	}

@@ -1,8 +1,10 @@
 package cluster
 
 import (
+	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
@@ -53,11 +55,15 @@ func TestArchiveRoot(t *testing.T) {
 		{"old store, cluster archiving elsewhere", "", ourStore("s3://b/pg"), archivingThrough("other-store"), "s3://b/pg/ns"},
 		{"class moved the store", "", ourStore("s3://old/pg"), archivingThrough("shop-backup"), "s3://b/pg/ns"},
 		{"a foreign CNPG Cluster", "", ourStore("s3://b/pg"), foreign, "s3://b/pg/ns"},
+		{"CNPG Cluster lost, the ConfigMap records the old root", "", ourStore("s3://b/pg"), nil, "s3://b/pg"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := testPass()
 			p.want = &desired{ObjectStore: &pgv1.ObjectStoreSpec{DestinationPath: "s3://b/pg/", Layout: tc.layout}}
 			p.obs = &observation{objectStore: tc.store, cnpg: tc.cnpg}
+			if strings.HasPrefix(tc.name, "CNPG Cluster lost") {
+				p.obs.configMap = connectionRecording("s3://b/pg")
+			}
 			if got := archiveRoot(p); got != tc.want {
 				t.Errorf("archiveRoot = %q, want %q", got, tc.want)
 			}
@@ -83,4 +89,12 @@ func TestObjectStoreCarriesNamespacedFolder(t *testing.T) {
 	if objectStoreMatches(ourStore("s3://b/pg"), p.want.ObjectStore, archiveRoot(p)) {
 		t.Fatal("an ObjectStore at the class's root matches a new cluster's namespaced folder")
 	}
+}
+
+// connectionRecording is the connection ConfigMap of shop recording that
+// its CNPG Cluster archived under root.
+func connectionRecording(root string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-connection", Namespace: "ns",
+		OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(&metav1.ObjectMeta{Name: "shop", UID: "uid-shop"}, gvk)},
+		Annotations:     map[string]string{archiveRootAnnotation: root}}}
 }

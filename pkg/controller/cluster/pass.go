@@ -40,7 +40,10 @@ type pass struct {
 	specApplied bool
 	// loss is a CNPG Cluster lost after it was Ready (nothing is written
 	// to it); recreate, one created again on request (provisioner_lost.go).
-	loss     *loss
+	loss *loss
+	// live is the CNPG Cluster as read from the API server when the loss
+	// check could not trust the cache; the snapshot keeps what it read.
+	live     *liveRead
 	recreate *recreation
 	// superuser and cnpg are the superuser Secret and the CNPG Cluster as
 	// this pass left them (the snapshot keeps what was read).
@@ -101,3 +104,16 @@ func claimCached[T any, PT interface {
 // name helpers: children have deterministic names, so a stale cache can
 // never lead to a second copy.
 func (p *pass) name(suffix string) string { return p.cluster.Name + suffix }
+
+// liveRead is one read of the CNPG Cluster from the API server; cnpg is
+// nil when there was none.
+type liveRead struct{ cnpg *cnpgv1.Cluster }
+
+// observedCNPG is the CNPG Cluster as this pass knows it: read live when
+// the loss check had to, else the snapshot's.
+func (p *pass) observedCNPG() *cnpgv1.Cluster {
+	if p.live != nil {
+		return p.live.cnpg
+	}
+	return p.obs.cnpg
+}

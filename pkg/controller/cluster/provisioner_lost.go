@@ -107,11 +107,11 @@ func liveCluster(ctx context.Context, p *pass) (*cnpgv1.Cluster, error) {
 	}
 	for i := range list.Items {
 		if cl := &list.Items[i]; cl.Name == p.cluster.Name {
-			p.obs.cnpg = cl
+			p.live = &liveRead{cnpg: cl}
 			return claim(ctx, p, "CNPG Cluster", cl, client, p.cluster.Name)
 		}
 	}
-	p.obs.cnpg = nil
+	p.live = &liveRead{}
 	return nil, nil
 }
 

@@ -14,7 +14,7 @@ import (
 // succeeded, and never cleared. Before that, and after a failed restore,
 // nothing was restored; spec.restore alone says only what was asked.
 func restoredFrom(p *pass, r *pgv1.RestoreSpec, store string) *pgv1.RestoreStatus {
-	cl := p.obs.cnpg
+	cl := p.observedCNPG()
 	if cl == nil || !controller.IsControlledBy(cl, p.cluster.UID) ||
 		cl.Spec.Bootstrap == nil || cl.Spec.Bootstrap.Recovery == nil ||
 		!apimeta.IsStatusConditionTrue(cl.Status.Conditions, cnpgConditionInitialized) {
