@@ -104,13 +104,7 @@ func (s *phaseSettler) view(ctx context.Context, key types.NamespacedName, cl *c
 		s.byKey[key] = &settling{uid: cl.UID, shown: obs, seen: obs, seenAt: now}
 		return obs, 0
 	}
-	if obs != st.seen {
-		if st.heldSince.IsZero() || st.seen == st.shown && now.Sub(st.seenAt) >= phaseSettle {
-			st.heldSince, st.flips = now, 0
-		}
-		st.seen, st.seenAt = obs, now
-		st.flips++
-	}
+	st.see(obs, now)
 	stable := now.Sub(st.seenAt) >= phaseSettle
 	if st.seen != st.shown && st.becomesHealthy(now) {
 		st.shown, st.healthyAt = st.seen, now
@@ -136,6 +130,20 @@ func (s *phaseSettler) view(ctx context.Context, key types.NamespacedName, cl *c
 		return st.shown, 0
 	}
 	return st.shown, min(phaseSettle-now.Sub(st.seenAt), phaseMaxHold-now.Sub(st.heldSince))
+}
+
+// see records an observation. A change starts an episode unless one is
+// under way; one whose status had come back to the shown one and held
+// still is over.
+func (st *settling) see(obs cnpgView, now time.Time) {
+	if obs == st.seen {
+		return
+	}
+	if st.heldSince.IsZero() || st.seen == st.shown && now.Sub(st.seenAt) >= phaseSettle {
+		st.heldSince, st.flips = now, 0
+	}
+	st.seen, st.seenAt = obs, now
+	st.flips++
 }
 
 // becomesHealthy: what is seen is CNPG becoming healthy, and that was not
