@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"syscall"
@@ -12,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -79,6 +82,30 @@ func waitStorage(t *testing.T, ns, name, size string, timeout time.Duration) *pg
 		return st != nil && st.Size != nil && st.Size.String() == size, nil
 	})
 	return c
+}
+
+// forgeStorage writes st as the cluster's status.storage, as anyone with
+// access to the status subresource can, then changes an annotation so
+// that a pass runs (a status change alone starts none).
+func forgeStorage(t *testing.T, ns, name string, st *pgv1.StorageStatus) {
+	t.Helper()
+	clusters := pg.PostgresV1alpha1().PostgresClusters(ns)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		c, err := clusters.Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		c.Status.Storage = st
+		_, err = clusters.UpdateStatus(t.Context(), c, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("forge status.storage: %v", err)
+	}
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{"e2e.setpoint.dev/poke":%q}}}`, time.Now().Format(time.RFC3339Nano))
+	if _, err := clusters.Patch(t.Context(), name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("poke: %v", err)
+	}
 }
 
 func cnpgStorageSize(t *testing.T, ns, name string) string {
@@ -151,10 +178,23 @@ func TestStorageAutoGrow(t *testing.T) {
 	})
 
 	t.Run("still over inside the window, across an operator restart: no second grow until it ends", func(t *testing.T) {
-		// A new process knows the window only from status.
+		// A new process knows the window only from the mark setpoint
+		// wrote on the CNPG Cluster.
 		op.signal(syscall.SIGKILL)
 		<-op.done
 		op = startOperator(parent, "autogrow-op-2", args...) // lives past this subtest
+		// A forged status is a report setpoint rewrites, never an input:
+		// the limit as the size and a window that ends tomorrow buy
+		// nothing and suppress nothing (the grow after the window, below).
+		forgeStorage(t, ns, "shop", &pgv1.StorageStatus{Size: ptr.To(resource.MustParse("144Mi")), LastGrowFrom: ptr.To(resource.MustParse("116Mi")),
+			LastGrowTime: &metav1.Time{Time: time.Now().Add(24 * time.Hour)}, GrowInFlight: true})
+		c := waitStorage(t, ns, "shop", "116Mi", 30*time.Second)
+		if st := c.Status.Storage; st.LastGrowTime == nil || !st.LastGrowTime.Time.Equal(first) || st.LastGrowFrom.String() != "96Mi" {
+			t.Errorf("status.storage after the forged one = %+v, want the grow at %s from 96Mi", st, first)
+		}
+		if got := cnpgStorageSize(t, ns, "shop"); got != "116Mi" {
+			t.Errorf("CNPG Cluster storage.size = %s after a forged status, want 116Mi", got)
+		}
 		n := fillTo(t, conn, 116<<20*85/100)
 		t.Logf("filled to %d bytes (%.1f MiB), over 80%% of 116Mi", n, float64(n)/(1<<20))
 		// Proof by the collector's count: samples over the threshold
@@ -209,6 +249,9 @@ func TestStorageAutoGrow(t *testing.T) {
 		// Past the window, over the threshold, at the limit: samples go
 		// on and the size holds.
 		wait := time.Until(c.Status.Storage.LastGrowTime.Add(growCooldown + time.Second))
+		if wait > growCooldown+time.Second {
+			t.Fatalf("status.storage.lastGrowTime %s is in the future", c.Status.Storage.LastGrowTime)
+		}
 		ok := op.metric(t, "setpoint_collector_samples_total", "result", "ok")
 		eventually(t, wait+10*sampleInterval, "samples after the window", func(context.Context) (bool, error) {
 			return time.Now().After(c.Status.Storage.LastGrowTime.Add(growCooldown+time.Second)) &&
