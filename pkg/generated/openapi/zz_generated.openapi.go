@@ -3928,7 +3928,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 					},
 					"storage": {
 						SchemaProps: spec.SchemaProps{
-							Description: "storage is the volume size setpoint applies and auto-grow's record.",
+							Description: "storage reports the volume size setpoint applies and auto-grow's decisions (never read back as intent).",
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus"),
 						},
 					},
@@ -4579,7 +4579,7 @@ func schema_pkg_apis_postgres_v1alpha1_StorageStatus(ref common.ReferenceCallbac
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "StorageStatus is the volume size setpoint asks CloudNativePG for, and auto-grow's record of its own decisions. Present once auto-grow is enabled (or has grown the volume). It records what setpoint did, never what the user wants: the spec is read again on every pass.",
+				Description: "StorageStatus reports the volume size setpoint asks CloudNativePG for, and auto-grow's decisions. Present once auto-grow is enabled (or has grown the volume). It only reports: auto-grow decides from the spec, the size the CNPG Cluster runs and the mark setpoint writes on it with each grow, so an edited status changes nothing (rewritten next pass).",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"size": {

@@ -180,7 +180,8 @@ type PostgresClusterStatus struct {
 	// +optional
 	Resources *ClusterResources `json:"resources,omitempty"`
 
-	// storage is the volume size setpoint applies and auto-grow's record.
+	// storage reports the volume size setpoint applies and auto-grow's
+	// decisions (never read back as intent).
 	// +optional
 	Storage *StorageStatus `json:"storage,omitempty"`
 

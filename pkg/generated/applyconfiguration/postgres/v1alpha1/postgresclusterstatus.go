@@ -56,7 +56,8 @@ type PostgresClusterStatusApplyConfiguration struct {
 	RestoredFrom *RestoreStatusApplyConfiguration `json:"restoredFrom,omitempty"`
 	// resources names the objects applications use to connect.
 	Resources *ClusterResourcesApplyConfiguration `json:"resources,omitempty"`
-	// storage is the volume size setpoint applies and auto-grow's record.
+	// storage reports the volume size setpoint applies and auto-grow's
+	// decisions (never read back as intent).
 	Storage *StorageStatusApplyConfiguration `json:"storage,omitempty"`
 	// postgres is the last sample of the primary's health status
 	// recorded (see PostgresHealth for when it is refreshed).

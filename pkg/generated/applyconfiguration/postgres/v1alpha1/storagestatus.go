@@ -26,10 +26,11 @@ import (
 // StorageStatusApplyConfiguration represents a declarative configuration of the StorageStatus type for use
 // with apply.
 //
-// StorageStatus is the volume size setpoint asks CloudNativePG for, and
-// auto-grow's record of its own decisions. Present once auto-grow is
-// enabled (or has grown the volume). It records what setpoint did, never
-// what the user wants: the spec is read again on every pass.
+// StorageStatus reports the volume size setpoint asks CloudNativePG for,
+// and auto-grow's decisions. Present once auto-grow is enabled (or has
+// grown the volume). It only reports: auto-grow decides from the spec,
+// the size the CNPG Cluster runs and the mark setpoint writes on it with
+// each grow, so an edited status changes nothing (rewritten next pass).
 type StorageStatusApplyConfiguration struct {
 	// size is the size of each data volume setpoint applies to the CNPG
 	// Cluster: storage.size, or more after a grow.
