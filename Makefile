@@ -3,8 +3,9 @@ SHELL := /usr/bin/env bash
 BIN := $(CURDIR)/bin
 GO ?= go
 CONTROLPLANE_BINS := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager $(BIN)/cnpg-manager
+NODE_BINS := $(BIN)/kubelet $(BIN)/kube-scheduler $(BIN)/kube-proxy
 
-.PHONY: all generate manifests verify build test unit lint controlplane postgres demo bench image release clean
+.PHONY: all generate manifests verify build test unit lint controlplane postgres node node-packages demo bench image release clean
 
 # Image and release inputs. VERSION defaults to the nearest v* tag (else
 # v0.0.0-<commit>), with -dirty when the work tree has changes; the commit
@@ -59,6 +60,22 @@ $(BIN)/kube-controller-manager: test/controlplane/go.mod test/controlplane/go.su
 # module of its own: CNPG v1.30.0 builds against k8s.io/* v0.36, not v0.37.2.
 $(BIN)/cnpg-manager: test/controlplane/cnpg/go.mod test/controlplane/cnpg/go.sum
 	cd test/controlplane/cnpg && $(GO) build -o $@ github.com/cloudnative-pg/cloudnative-pg/cmd/manager
+
+## node: the real test node's binaries (kubelet, kube-scheduler, kube-proxy; kubelet builds ≈10 min cold) and Debian packages (not yet part of make test)
+node: controlplane $(NODE_BINS) node-packages
+
+$(BIN)/kubelet: test/controlplane/go.mod test/controlplane/go.sum
+	cd test/controlplane && $(GO) build -o $@ k8s.io/kubernetes/cmd/kubelet
+
+$(BIN)/kube-scheduler: test/controlplane/go.mod test/controlplane/go.sum
+	cd test/controlplane && $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-scheduler
+
+$(BIN)/kube-proxy: test/controlplane/go.mod test/controlplane/go.sum
+	cd test/controlplane && $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-proxy
+
+## node-packages: install containerd, runc, the CNI plugins and the network tools when missing
+node-packages:
+	hack/ensure-node.sh
 
 ## postgres: install PostgreSQL's server binaries when missing
 postgres:
