@@ -5,7 +5,7 @@ GO ?= go
 CONTROLPLANE_BINS := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager $(BIN)/cnpg-manager
 NODE_BINS := $(BIN)/kubelet $(BIN)/kube-scheduler $(BIN)/kube-proxy
 
-.PHONY: all generate manifests verify build test unit lint controlplane postgres node node-packages demo bench image release clean
+.PHONY: all generate manifests verify build test unit lint controlplane postgres node node-packages node-smoke demo bench image release clean
 
 # Image and release inputs. VERSION defaults to the nearest v* tag (else
 # v0.0.0-<commit>), with -dirty when the work tree has changes; the commit
@@ -76,6 +76,11 @@ $(BIN)/kube-proxy: test/controlplane/go.mod test/controlplane/go.sum
 ## node-packages: install containerd, runc, the CNI plugins and the network tools when missing
 node-packages:
 	hack/ensure-node.sh
+
+## node-smoke: bring the real test node up (containerd + kubelet in a private network namespace), wait for the Node to be Ready, tear down, check the host (root)
+node-smoke: node
+	$(GO) build -o $(BIN)/nodesmoke ./test/node/cmd/nodesmoke
+	$(BIN)/nodesmoke -bin-dir $(BIN) $(NODE_SMOKE_FLAGS)
 
 ## postgres: install PostgreSQL's server binaries when missing
 postgres:

@@ -193,12 +193,18 @@ func (e *Environment) startAPIServer(ctx context.Context) error {
 	if err := e.apiserver.start(); err != nil {
 		return err
 	}
-	client, err := rest.HTTPClientFor(e.Config)
+	return waitReadyz(ctx, e.apiserver, e.Config)
+}
+
+// waitReadyz polls the API server's /readyz through cfg until it answers
+// 200, p exits, or ctx ends.
+func waitReadyz(ctx context.Context, p *process, cfg *rest.Config) error {
+	client, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return fmt.Errorf("client for readyz: %w", err)
 	}
-	url := e.Config.Host + "/readyz"
-	return e.apiserver.waitFor(ctx, "/readyz", func(ctx context.Context) error {
+	url := cfg.Host + "/readyz"
+	return p.waitFor(ctx, "/readyz", func(ctx context.Context) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return err

@@ -3,10 +3,13 @@ package envtest
 import (
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"runtime"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // netns is a private network namespace, as `unshare -n` makes one, held by
@@ -21,28 +24,53 @@ type netns struct {
 
 // newNetns creates the namespace on a fresh locked thread and brings its
 // loopback interface up.
-func newNetns() (*netns, error) {
+func newNetns() (*netns, error) { return newNetnsEntering(unshareNetns) }
+
+// newNetnsEntering runs enter on a fresh locked thread, which then serves
+// the namespace enter moved it into.
+func newNetnsEntering(enter func() error) (*netns, error) {
 	n := &netns{calls: make(chan func()), quit: make(chan struct{})}
 	ready := make(chan error, 1)
-	go n.run(ready)
+	go n.run(enter, ready)
 	if err := <-ready; err != nil {
 		return nil, err
 	}
 	return n, nil
 }
 
-// run never unlocks the thread: it is in another namespace, so when run
-// returns the Go runtime ends the thread instead of reusing it, and the
-// processes started from it get their parent-death signal.
-func (n *netns) run(ready chan<- error) {
-	runtime.LockOSThread()
+// unshareNetns moves the calling thread into a new network namespace with
+// its loopback interface up.
+func unshareNetns() error {
 	if err := syscall.Unshare(syscall.CLONE_NEWNET); err != nil {
-		ready <- fmt.Errorf("unshare network namespace (envtest runs as root): %w", err)
-		return
+		return fmt.Errorf("unshare network namespace (envtest runs as root): %w", err)
 	}
 	// A child forked from this thread inherits its namespace.
 	if out, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
-		ready <- fmt.Errorf("ip link set lo up in the private namespace: %w: %s", err, out)
+		return fmt.Errorf("ip link set lo up in the private namespace: %w: %s", err, out)
+	}
+	return nil
+}
+
+// setns moves the calling thread into the network namespace bound at path.
+func setns(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open network namespace: %w", err)
+	}
+	defer f.Close()
+	if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+		return fmt.Errorf("setns %s: %w", path, err)
+	}
+	return nil
+}
+
+// run never unlocks the thread: it is in another namespace, so when run
+// returns the Go runtime ends the thread instead of reusing it, and the
+// processes started from it get their parent-death signal.
+func (n *netns) run(enter func() error, ready chan<- error) {
+	runtime.LockOSThread()
+	if err := enter(); err != nil {
+		ready <- err
 		return
 	}
 	ready <- nil
