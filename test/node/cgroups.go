@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 const cgroupMount = "/sys/fs/cgroup"
@@ -61,9 +63,20 @@ func inheritCpuset(parent, dir string) error {
 	return nil
 }
 
-// remove deletes every cgroup below and including the root, deepest first;
-// it fails for a cgroup that still holds a process.
-func (cg *cgroups) remove() error {
+// remove deletes every cgroup below and including the root, deepest first.
+// A cgroup whose processes were just killed stays busy a moment, so it
+// tries for a few seconds before it fails.
+func (cg *cgroups) remove() (err error) {
+	for range 50 {
+		if err = cg.removeOnce(); err == nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return err
+}
+
+func (cg *cgroups) removeOnce() error {
 	var errs []string
 	for _, top := range cg.dirs {
 		var dirs []string
@@ -84,4 +97,30 @@ func (cg *cgroups) remove() error {
 		return fmt.Errorf("remove cgroups: %s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// existingCgroupDirs finds root in every hierarchy, for a node whose
+// process is gone.
+func existingCgroupDirs(root string) []string {
+	matches, _ := filepath.Glob(filepath.Join(cgroupMount, "*", strings.TrimPrefix(root, "/")))
+	return matches
+}
+
+// killAll kills every process in the node's cgroups (its containers, which
+// only the node's runc put there), so that the cgroups can be removed.
+func (cg *cgroups) killAll() {
+	for _, top := range cg.dirs {
+		_ = filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.Name() != "cgroup.procs" {
+				return nil
+			}
+			data, _ := os.ReadFile(path)
+			for _, f := range strings.Fields(string(data)) {
+				if pid, err := strconv.Atoi(f); err == nil {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+			return nil
+		})
+	}
 }

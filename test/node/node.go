@@ -48,6 +48,7 @@ type Node struct {
 	pki             *nodePKI
 	innerKubeconfig string
 	sysctls         savedSysctls
+	record          *record // what a later Start gives back if this process dies
 	cgroups         *cgroups
 	containerd      *containerd
 	procs           []*envtest.Process // in start order
@@ -76,6 +77,9 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 		}
 	}
 	if err := checkBinaries(n.binDir); err != nil {
+		return nil, err
+	}
+	if err := sweepLeftovers(); err != nil {
 		return nil, err
 	}
 	if n.dir, err = os.MkdirTemp("", "setpoint-node-"); err != nil {
@@ -109,7 +113,12 @@ func (n *Node) prepareHost() (err error) {
 	if n.sysctls, err = saveSysctls(); err != nil {
 		return err
 	}
-	if n.ns, err = createNetns("setpoint-node-" + strconv.Itoa(os.Getpid())); err != nil {
+	name := "setpoint-node-" + strconv.Itoa(os.Getpid())
+	n.record = &record{Pid: os.Getpid(), Dir: n.dir, Netns: name, Cgroup: "/" + name, Sysctls: n.sysctls}
+	if err = n.record.write(); err != nil {
+		return err
+	}
+	if n.ns, err = createNetns(name); err != nil {
 		return err
 	}
 	if n.join, err = envtest.JoinNetns(n.ns.Path); err != nil {
@@ -134,7 +143,7 @@ func (n *Node) prepareHost() (err error) {
 	if n.innerKubeconfig, err = writeKubeconfig(n.dir, "kubeconfig-inner", innerAPIURL, n.pki.CA.PEM, n.pki.AdminToken, "", ""); err != nil {
 		return err
 	}
-	n.cgroups, err = makeCgroups("/" + n.ns.Name)
+	n.cgroups, err = makeCgroups(n.record.Cgroup)
 	return err
 }
 

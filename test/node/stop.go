@@ -44,6 +44,10 @@ func (n *Node) Stop() error {
 	if n.dir != "" && !n.keepDir {
 		n.note(os.RemoveAll(n.dir))
 	}
+	// Kept when something failed: a later Start tries again.
+	if n.record != nil && len(n.errs) == 0 {
+		n.note(os.Remove(recordPath(n.record.Pid)))
+	}
 	return errors.Join(n.errs...)
 }
 

@@ -24,15 +24,16 @@ func main() {
 	binDir := flag.String("bin-dir", "", "directory of the control-plane and node binaries (default: the repository's bin/)")
 	keep := flag.Bool("keep", false, "keep the node's state directory (logs) after stopping")
 	timeout := flag.Duration("timeout", 4*time.Minute, "bound on start-up")
+	hold := flag.Duration("hold", 0, "keep the node up this long before stopping (to try a signal or a kill)")
 	flag.Parse()
-	if err := run(*binDir, *keep, *timeout); err != nil {
+	if err := run(*binDir, *keep, *timeout, *hold); err != nil {
 		fmt.Fprintf(os.Stderr, "node-smoke: FAIL: %v\n", err)
 		os.Exit(1)
 	}
 	fmt.Println("node-smoke: PASS")
 }
 
-func run(binDir string, keep bool, timeout time.Duration) error {
+func run(binDir string, keep bool, timeout, hold time.Duration) error {
 	before, err := interfaceNames()
 	if err != nil {
 		return err
@@ -44,6 +45,7 @@ func run(binDir string, keep bool, timeout time.Duration) error {
 	}
 	fmt.Printf("node-smoke: Node %s Ready in %s (state %s)\n", n.Name, time.Since(start).Round(100*time.Millisecond), n.Dir())
 	checkErr := checkRunning(n, before)
+	time.Sleep(hold)
 	stopStart := time.Now()
 	stopErr := n.Stop()
 	fmt.Printf("node-smoke: stopped in %s\n", time.Since(stopStart).Round(100*time.Millisecond))
