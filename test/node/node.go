@@ -27,6 +27,8 @@ type Options struct {
 	StartTimeout time.Duration
 	// KeepDir leaves the state directory (logs, configurations) after Stop.
 	KeepDir bool
+	// Storage tunes the static local PVs of StorageClass "local".
+	Storage Storage
 }
 
 // Node is a running one-node Kubernetes.
@@ -53,13 +55,15 @@ type Node struct {
 	containerd      *containerd
 	procs           []*envtest.Process // in start order
 	stopSignals     func()
+	stopStorage     func()
 
 	stopMu  sync.Mutex
 	stopped bool
 	errs    []error
 }
 
-// Start brings the node up and returns once the Node is Ready. On error
+// Start brings the node up and returns once the Node is Ready and its
+// StorageClass and PVs exist. On error
 // everything started so far is stopped and the host given back.
 func Start(ctx context.Context, opts Options) (n *Node, err error) {
 	if opts.StartTimeout == 0 {
@@ -103,7 +107,10 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 	if err = n.startRuntime(ctx); err != nil {
 		return n, err
 	}
-	return n, n.waitNodeReady(ctx)
+	if err = n.waitNodeReady(ctx); err != nil {
+		return n, err
+	}
+	return n, n.startStorage(ctx, opts.Storage)
 }
 
 // prepareHost makes the namespace, the host's bridge into it, the
@@ -233,3 +240,7 @@ func (n *Node) Processes() map[string]int {
 	}
 	return pids
 }
+
+// Dial connects to addr (a Service's cluster IP, a Pod's IP, the node's
+// IP) from inside the node's namespace; the host has no route there.
+func (n *Node) Dial(addr string) (net.Conn, error) { return n.join.Dial(addr) }

@@ -22,6 +22,9 @@ func (n *Node) Stop() error {
 	if n.stopSignals != nil {
 		n.stopSignals()
 	}
+	if n.stopStorage != nil {
+		n.stopStorage()
+	}
 	n.stopProcesses()
 	if n.closeBridge != nil {
 		n.closeBridge()

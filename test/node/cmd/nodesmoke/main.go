@@ -17,6 +17,9 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/setpoint-dev/setpoint/test/node"
 )
 
@@ -44,7 +47,7 @@ func run(binDir string, keep bool, timeout, hold time.Duration) error {
 		return fmt.Errorf("start: %w", err)
 	}
 	fmt.Printf("node-smoke: Node %s Ready in %s (state %s)\n", n.Name, time.Since(start).Round(100*time.Millisecond), n.Dir())
-	checkErr := checkRunning(n, before)
+	checkErr := errors.Join(checkRunning(n, before), checkCluster(n))
 	time.Sleep(hold)
 	stopStart := time.Now()
 	stopErr := n.Stop()
@@ -138,4 +141,43 @@ func rssKiB(pid int) int {
 		}
 	}
 	return 0
+}
+
+// checkCluster checks the StorageClass and its PVs exist, and that the
+// kubernetes Service answers on its cluster IP from inside the namespace
+// (kube-proxy's rules at work).
+func checkCluster(n *node.Node) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client, err := kubernetes.NewForConfig(n.Config)
+	if err != nil {
+		return err
+	}
+	if _, err := client.StorageV1().StorageClasses().Get(ctx, node.StorageClassName, metav1.GetOptions{}); err != nil {
+		return fmt.Errorf("StorageClass: %w", err)
+	}
+	pvs, err := client.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("PVs: %w", err)
+	}
+	fmt.Printf("node-smoke: StorageClass %q with %d PVs\n", node.StorageClassName, len(pvs.Items))
+	svc, err := client.CoreV1().Services("default").Get(ctx, "kubernetes", metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("kubernetes Service: %w", err)
+	}
+	addr := net.JoinHostPort(svc.Spec.ClusterIP, "443")
+	start := time.Now()
+	for {
+		conn, err := n.Dial(addr)
+		if err == nil {
+			conn.Close()
+			fmt.Printf("node-smoke: Service %s reached through kube-proxy after %s\n", addr, time.Since(start).Round(100*time.Millisecond))
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("dial the kubernetes Service at %s: %w", addr, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
