@@ -11,7 +11,7 @@ import (
 // No masquerading: there is nowhere outside to go.
 const cniConflist = `{
   "cniVersion": "1.0.0",
-  "name": "setpoint-node",
+  "name": %q,
   "plugins": [
     {
       "type": "bridge",
@@ -31,6 +31,10 @@ const cniConflist = `{
 }
 `
 
+// cniNetwork names the node's CNI network; libcni names its cached
+// results after it.
+const cniNetwork = "setpoint-node"
+
 // writeCNIConfig writes the conflist into stateDir/cni/net.d and returns
 // that directory.
 func writeCNIConfig(stateDir string) (string, error) {
@@ -38,7 +42,7 @@ func writeCNIConfig(stateDir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("cni config dir: %w", err)
 	}
-	data := fmt.Sprintf(cniConflist, filepath.Join(stateDir, "cni", "networks"), podCIDR)
+	data := fmt.Sprintf(cniConflist, cniNetwork, filepath.Join(stateDir, "cni", "networks"), podCIDR)
 	if err := os.WriteFile(filepath.Join(dir, "10-setpoint-node.conflist"), []byte(data), 0o600); err != nil {
 		return "", fmt.Errorf("write cni config: %w", err)
 	}

@@ -48,6 +48,7 @@ func (n *Node) startControlPlane(ctx context.Context) error {
 		"--service-account-private-key-file", n.pki.SAKeyFile,
 		"--root-ca-file", n.pki.CA.File,
 		"--use-service-account-credentials=true",
+		"--flex-volume-plugin-dir", filepath.Join(n.dir, "kcm-volume-plugins"),
 	)
 	scheduler := n.inNetns("kube-scheduler",
 		"--kubeconfig", n.innerKubeconfig,

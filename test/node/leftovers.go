@@ -27,6 +27,8 @@ type record struct {
 	Netns   string       `json:"netns"`
 	Cgroup  string       `json:"cgroup"`
 	Sysctls savedSysctls `json:"sysctls"`
+	// MadeDirs are the hostDirs missing before the node started.
+	MadeDirs []string `json:"madeDirs"`
 }
 
 func recordPath(pid int) string { return filepath.Join(recordDir, strconv.Itoa(pid)+".json") }
@@ -82,7 +84,7 @@ func (r *record) giveBack() error {
 	cg.killAll()
 	errs = append(errs, unmountUnder(r.Dir), cg.remove())
 	_ = ip("netns", "delete", r.Netns)
-	errs = append(errs, r.Sysctls.restore(), os.RemoveAll(r.Dir))
+	errs = append(errs, cleanHostDirs(r.MadeDirs, r.Dir), r.Sysctls.restore(), os.RemoveAll(r.Dir))
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("clean up after node of dead process %d: %w", r.Pid, err)
 	}

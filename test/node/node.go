@@ -121,7 +121,8 @@ func (n *Node) prepareHost() (err error) {
 		return err
 	}
 	name := "setpoint-node-" + strconv.Itoa(os.Getpid())
-	n.record = &record{Pid: os.Getpid(), Dir: n.dir, Netns: name, Cgroup: "/" + name, Sysctls: n.sysctls}
+	n.record = &record{Pid: os.Getpid(), Dir: n.dir, Netns: name, Cgroup: "/" + name, Sysctls: n.sysctls,
+		MadeDirs: missingHostDirs()}
 	if err = n.record.write(); err != nil {
 		return err
 	}

@@ -41,6 +41,9 @@ func (n *Node) Stop() error {
 	if n.ns != nil {
 		n.ns.delete()
 	}
+	if n.record != nil {
+		n.note(cleanHostDirs(n.record.MadeDirs, n.dir))
+	}
 	if n.sysctls != nil {
 		n.note(n.sysctls.restore())
 	}
@@ -97,6 +100,13 @@ func (n *Node) HostChanges() ([]string, error) {
 		}
 		for _, m := range mounts {
 			left = append(left, "mount left: "+m)
+		}
+	}
+	if n.record != nil {
+		for _, d := range n.record.MadeDirs {
+			if _, err := os.Lstat(d); err == nil {
+				left = append(left, "host directory left: "+d)
+			}
 		}
 	}
 	if n.cgroups != nil {
