@@ -54,10 +54,8 @@ func (c *Controller) archiveUseOf(s *barmanv1.ObjectStore) (archiveUse, bool) {
 		endpoint: trimSlash(s.Spec.Configuration.EndpointURL), since: s.CreationTimestamp}
 	server := ""
 	if cl, err := c.cnpgClusters.Clusters(s.Namespace).Get(name); err == nil {
-		for _, pl := range cl.Spec.Plugins {
-			if pl.Name == barmanPlugin && pl.Parameters["barmanObjectName"] == s.Name {
-				server, u.archiving = pl.Parameters["serverName"], true
-			}
+		if pl := barmanPluginOf(cl); pl != nil && pl.Parameters["barmanObjectName"] == s.Name {
+			server, u.archiving = pl.Parameters["serverName"], true
 		}
 	}
 	if server == "" {

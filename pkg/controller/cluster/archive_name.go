@@ -50,10 +50,5 @@ func cnpgServerName(p *pass) string {
 	if cur == nil || p.owner().Judge(cur) == controller.NotOurs {
 		return ""
 	}
-	for _, pc := range cur.Spec.Plugins {
-		if pc.Name == barmanPlugin {
-			return pc.Parameters["serverName"]
-		}
-	}
-	return ""
+	return pluginServerName(cur)
 }

@@ -67,12 +67,8 @@ func archivesThrough(p *pass) bool {
 	if cur == nil || p.owner().Judge(cur) == controller.NotOurs {
 		return false
 	}
-	for _, pc := range cur.Spec.Plugins {
-		if pc.Name == barmanPlugin && pc.Parameters["barmanObjectName"] == p.name(objectStoreSuffix) {
-			return true
-		}
-	}
-	return false
+	pl := barmanPluginOf(cur)
+	return pl != nil && pl.Parameters["barmanObjectName"] == p.name(objectStoreSuffix)
 }
 
 // archivePath is the folder the cluster archives in.

@@ -53,10 +53,19 @@ func marksMatch(cm *corev1.ConfigMap, want map[string]string) bool {
 // pluginServerName is the barman-cloud serverName in a CNPG Cluster's
 // spec, "" when it does not archive through the plugin.
 func pluginServerName(cl *cnpgv1.Cluster) string {
-	for _, pc := range cl.Spec.Plugins {
-		if pc.Name == barmanPlugin {
-			return pc.Parameters["serverName"]
-		}
+	if pl := barmanPluginOf(cl); pl != nil {
+		return pl.Parameters["serverName"]
 	}
 	return ""
+}
+
+// barmanPluginOf is the barman-cloud entry of a CNPG Cluster's plugins
+// (CNPG keys the list by name), nil when there is none.
+func barmanPluginOf(cl *cnpgv1.Cluster) *cnpgv1.PluginConfiguration {
+	for i := range cl.Spec.Plugins {
+		if cl.Spec.Plugins[i].Name == barmanPlugin {
+			return &cl.Spec.Plugins[i]
+		}
+	}
+	return nil
 }
