@@ -37,7 +37,14 @@ var databaseName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 //     Delete in progress, after its database is dropped, or a read-only
 //     role whose flag was removed) AND owned says the cluster already gave
 //     that role to this very object — so a status write can drop nothing
-//     but the writer's own roles.
+//     but the writer's own roles;
+//   - a role the cluster gave to this object that the spec no longer asks
+//     for (a read-only role whose flag was removed, a database that left
+//     the spec) stays asked for, with its Secret, while the status still
+//     lists it present: the database controller has not run the deletion
+//     policy yet. Releasing it on the spec change alone would let a Delete
+//     find the role no longer its own and leave it in Postgres. The status
+//     can only prolong the writer's own claims, never take a role.
 func intentOf(db *pgv1.PostgresDatabase, owned func(role string) bool, placed func(secret string) bool) []roleIntent {
 	var out []roleIntent
 	inSpec := map[string]pgv1.DatabaseSpec{}
@@ -54,15 +61,33 @@ func intentOf(db *pgv1.PostgresDatabase, owned func(role string) bool, placed fu
 		if slices.ContainsFunc(absent, func(a roleIntent) bool { return a.Name != n.RORole }) {
 			continue // the database is being removed: nothing is asked present
 		}
-		d, ok := inSpec[e.Name]
-		if !ok {
-			continue // left the spec: Retain leaves its roles unmanaged
+		var asked []roleIntent
+		if d, ok := inSpec[e.Name]; ok {
+			asked = presentRoles(d, e, n, placed)
 		}
-		for _, r := range presentRoles(d, e, n, placed) {
+		asked = append(asked, keptRoles(e, n, owned, asked)...)
+		for _, r := range asked {
 			if !slices.ContainsFunc(absent, func(a roleIntent) bool { return a.Name == r.Name }) {
 				out = append(out, r)
 			}
 		}
+	}
+	return out
+}
+
+// keptRoles are the roles of entry e, not in asked, that its status lists
+// present and that the cluster gave to this object (see intentOf). They
+// are released once the database controller takes them off the entry
+// (Retain) or marks them absent (Delete).
+func keptRoles(e pgv1.DatabaseStatus, n controller.DatabaseNames, owned func(string) bool, asked []roleIntent) []roleIntent {
+	var out []roleIntent
+	for _, r := range e.Roles {
+		if r.Ensure != pgv1.RoleEnsurePresent || r.PasswordSecretRef == nil || r.PasswordSecretRef.Name == "" ||
+			!slices.Contains(n.Roles(), r.Name) || !owned(r.Name) ||
+			slices.ContainsFunc(asked, func(a roleIntent) bool { return a.Name == r.Name }) {
+			continue
+		}
+		out = append(out, roleIntent{Name: r.Name, Ensure: pgv1.RoleEnsurePresent, Secret: r.PasswordSecretRef.Name})
 	}
 	return out
 }

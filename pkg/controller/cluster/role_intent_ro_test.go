@@ -36,8 +36,17 @@ func TestReadOnlyRoleIntent(t *testing.T) {
 	if got := intentOf(db, all, none); !slices.Equal(got, want) {
 		t.Fatalf("intent = %+v", got)
 	}
-	// The flag removed, the role marked absent.
+	// The flag removed, the removal not yet run: the role the status lists
+	// stays asked for, so a Delete still finds it its own.
 	db.Spec.Databases[0].ReadOnlyRole = false
+	db.Status.Databases[0].Roles = []pgv1.RoleStatus{{Name: "orders_ro", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: &pgv1.LocalObjectReference{Name: "app-orders-ro"}}}
+	if got := intentOf(db, all, none); !slices.Equal(got, want) {
+		t.Fatalf("intent before the removal ran = %+v", got)
+	}
+	if got := intentOf(db, func(r string) bool { return r != "orders_ro" }, none); len(got) != 2 {
+		t.Fatalf("a listed role the cluster never gave is kept: %+v", got)
+	}
+	// The role marked absent.
 	db.Status.Databases[0].Roles = []pgv1.RoleStatus{{Name: "orders_ro", Ensure: pgv1.RoleEnsureAbsent}}
 	want = []roleIntent{{Name: "orders_ro", Ensure: pgv1.RoleEnsureAbsent}, want[0], want[1]}
 	if got := intentOf(db, all, none); !slices.Equal(got, want) {
@@ -72,5 +81,30 @@ func TestExistingReadOnlyRoleIsNotTakenOver(t *testing.T) {
 	st := p.status.ManagedRolesStatus
 	if len(st.Conflicts) != 1 || st.Conflicts[0].Role != "orders_ro" || !strings.Contains(st.Conflicts[0].Message, "exists in Postgres and was not created by setpoint") {
 		t.Fatalf("conflicts = %+v", st.Conflicts)
+	}
+}
+
+// A database that left the spec keeps the roles its status lists present
+// until its controller runs the deletion policy; only the cluster's gifts
+// to this object are kept.
+func TestRemovedDatabaseKeepsItsRolesUntilCleanup(t *testing.T) {
+	db := claimant("app", "uid-1", time.Hour, "orders")
+	db.Spec.Databases = nil
+	secret := func(s string) *pgv1.LocalObjectReference { return &pgv1.LocalObjectReference{Name: s} }
+	db.Status.Databases[0].Roles = []pgv1.RoleStatus{
+		{Name: "orders_admin", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: secret("app-orders-admin")},
+		{Name: "orders_rw", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: secret("app-orders-rw")},
+		{Name: "someone_else", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: secret("x")},
+	}
+	want := []roleIntent{
+		{Name: "orders_admin", Ensure: pgv1.RoleEnsurePresent, Secret: "app-orders-admin"},
+		{Name: "orders_rw", Ensure: pgv1.RoleEnsurePresent, Secret: "app-orders-rw"},
+	}
+	if got := intentOf(db, func(string) bool { return true }, none); !slices.Equal(got, want) {
+		t.Fatalf("intent = %+v, want %+v", got, want)
+	}
+	db.Status.Databases[0].Roles = nil // Retain ran: the entry lists nothing
+	if got := intentOf(db, func(string) bool { return true }, none); len(got) != 0 {
+		t.Fatalf("intent after Retain = %+v", got)
 	}
 }

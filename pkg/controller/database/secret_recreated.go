@@ -14,18 +14,24 @@ import (
 // that start or reconnect with no credentials at all. What matters is
 // that the change is not silent (controller.RecreatedAtAnnotation).
 
-// roleExisted: Postgres has had role for this object — the cluster gave
-// it to this object and CloudNativePG reports it reconciled, or the last
-// pass saw it (kept in this object's status) — so a Secret gave it a
-// password before and a missing Secret now is a deleted one. This decides
-// only whether to say so: the Secret is created either way.
-func roleExisted(p *pass, role string) bool {
+// wasIssued: a Secret of this name gave role a password before, so a
+// missing one now is a deleted one. Either Postgres has had the role for
+// this object — the cluster gave it to this object and CloudNativePG
+// reports it reconciled, or the last pass saw it (kept in this object's
+// status) — or the last pass listed this very Secret as the role's
+// password. The second signal holds while CNPG re-reconciles the role
+// (Exists is then false for a while), when the first alone would miss a
+// deletion. This decides only whether to say so: the Secret is created
+// either way.
+func wasIssued(p *pass, role, secret string) bool {
 	ours := slices.ContainsFunc(p.obs.roles.owners, func(o pgv1.RoleOwner) bool { return o.Role == role && o.Owner.UID == p.db.UID })
 	if ours && slices.Contains(p.obs.roles.reconciled, role) {
 		return true
 	}
 	for _, e := range p.db.Status.Databases {
-		if slices.ContainsFunc(e.Roles, func(r pgv1.RoleStatus) bool { return r.Name == role && r.Exists }) {
+		if slices.ContainsFunc(e.Roles, func(r pgv1.RoleStatus) bool {
+			return r.Name == role && (r.Exists || r.PasswordSecretRef != nil && r.PasswordSecretRef.Name == secret)
+		}) {
 			return true
 		}
 	}

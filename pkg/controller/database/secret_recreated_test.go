@@ -29,19 +29,9 @@ func TestDeletedSecretComesBackMarked(t *testing.T) {
 	}
 
 	// CNPG reported the roles (kept in status), then the Secret was deleted.
-	cur := f.db("shop")
-	cur.Status.Databases = []pgv1.DatabaseStatus{{Name: "orders", Roles: []pgv1.RoleStatus{
+	deleteAfter(t, f, []pgv1.RoleStatus{
 		{Name: "orders_admin", Ensure: pgv1.RoleEnsurePresent, Exists: true},
-		{Name: "orders_rw", Ensure: pgv1.RoleEnsurePresent, Exists: true}}}}
-	if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).UpdateStatus(t.Context(), cur, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.kube.CoreV1().Secrets(ns).Delete(t.Context(), "shop-orders-rw", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.syncReported("shop"); err != nil {
-		t.Fatal(err)
-	}
+		{Name: "orders_rw", Ensure: pgv1.RoleEnsurePresent, Exists: true}})
 	again := f.secret("shop-orders-rw")
 	if string(again.Data["password"]) == string(first.Data["password"]) || again.Annotations[controller.RecreatedAtAnnotation] == "" {
 		t.Fatalf("re-created Secret: same password %v, annotations %v", string(again.Data["password"]) == string(first.Data["password"]), again.Annotations)
@@ -58,5 +48,38 @@ func TestDeletedSecretComesBackMarked(t *testing.T) {
 	}
 	if c := cond(t, f.db("shop"), pgv1.ConditionSecretsReady); !strings.Contains(c.Message, "shop-orders-rw (at ") {
 		t.Errorf("SecretsReady = %+v", c)
+	}
+}
+
+// While CNPG re-reconciles a role (Exists false for a while), a deleted
+// Secret the last pass listed as the role's password is still a deleted
+// one: it comes back marked.
+func TestSecretDeletedWhileItsRoleIsReconciledIsMarked(t *testing.T) {
+	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	ref := &pgv1.LocalObjectReference{Name: "shop-orders-rw"}
+	deleteAfter(t, f, []pgv1.RoleStatus{{Name: "orders_rw", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: ref}})
+	if got := f.secret("shop-orders-rw"); got.Annotations[controller.RecreatedAtAnnotation] == "" {
+		t.Fatalf("re-created Secret not marked: %v", got.Annotations)
+	}
+}
+
+// deleteAfter records roles in the database's status entry, deletes its
+// rw Secret and runs a pass that reads both.
+func deleteAfter(t *testing.T, f *fixture, roles []pgv1.RoleStatus) {
+	t.Helper()
+	cur := f.db("shop")
+	cur.Status.Databases = []pgv1.DatabaseStatus{{Name: "orders", Roles: roles}}
+	if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).UpdateStatus(t.Context(), cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.kube.CoreV1().Secrets(ns).Delete(t.Context(), "shop-orders-rw", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.syncReported("shop"); err != nil {
+		t.Fatal(err)
 	}
 }

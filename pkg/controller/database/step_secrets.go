@@ -83,7 +83,7 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 	labels[controller.ReloadLabel] = "true"
 	// A password generated now answers a pending rotation request.
 	annotations := controller.NewSecretRotation(p.db, now())
-	recreating := roleExisted(p, role)
+	recreating := wasIssued(p, role, name)
 	if recreating {
 		annotations = controller.MarkRecreated(annotations, now())
 	}
