@@ -5,7 +5,7 @@ GO ?= go
 CONTROLPLANE_BINS := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager $(BIN)/cnpg-manager
 NODE_BINS := $(BIN)/kubelet $(BIN)/kube-scheduler $(BIN)/kube-proxy
 
-.PHONY: all generate manifests verify build test unit lint controlplane postgres node node-packages node-smoke demo bench image release clean
+.PHONY: all generate manifests verify build test unit lint controlplane postgres node node-packages node-smoke release-test test-real demo bench image release clean
 
 # Image and release inputs. VERSION defaults to the nearest v* tag (else
 # v0.0.0-<commit>), with -dirty when the work tree has changes; the commit
@@ -81,6 +81,16 @@ node-packages:
 node-smoke: node
 	$(GO) build -o $(BIN)/nodesmoke ./test/node/cmd/nodesmoke
 	$(BIN)/nodesmoke -bin-dir $(BIN) $(NODE_SMOKE_FLAGS)
+
+## release-test: a release of the work tree (install.yaml and image archives) into bin/release, for the real-CNPG tier
+release-test:
+	rm -rf $(BIN)/release
+	cd hack/tools && $(GO) run ./cmd/release -root $(CURDIR) -out $(BIN)/release -repository $(IMAGE_REPO) -version $(VERSION) \
+	  -commit $$(git rev-parse HEAD) -created $$(git log -1 --format=%ct)
+
+## test-real: the real-CNPG tier (test/realcnpg): real CloudNativePG and setpoint's release on a real one-node Kubernetes (root)
+test-real: node node-images release-test
+	SETPOINT_REQUIRE_CONTROLPLANE=1 SETPOINT_BIN_DIR=$(BIN) $(GO) test -count=1 -timeout 30m -v ./test/realcnpg
 
 ## postgres: install PostgreSQL's server binaries when missing
 postgres:

@@ -22,6 +22,21 @@ import (
 // ApplyFiles server-side applies every object in the YAML files, as
 // `kubectl apply --server-side` would, and returns them.
 func ApplyFiles(ctx context.Context, cfg *rest.Config, fieldManager string, files ...string) ([]*unstructured.Unstructured, error) {
+	var objs []*unstructured.Unstructured
+	for _, f := range files {
+		more, err := DecodeFile(f)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, more...)
+	}
+	return ApplyObjects(ctx, cfg, fieldManager, objs)
+}
+
+// ApplyObjects server-side applies objs in order (a namespaced object
+// without a namespace goes to "default") and returns what the API server
+// stored.
+func ApplyObjects(ctx context.Context, cfg *rest.Config, fieldManager string, objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client: %w", err)
@@ -32,40 +47,47 @@ func ApplyFiles(ctx context.Context, cfg *rest.Config, fieldManager string, file
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
 	var applied []*unstructured.Unstructured
-	for _, f := range files {
-		objs, err := decodeFile(f)
+	for _, obj := range objs {
+		gvk := obj.GroupVersionKind()
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil {
-			return nil, err
+			// A kind whose CRD this very list just created: discover again.
+			mapper.Reset()
+			if m, err = mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+				return nil, fmt.Errorf("%s %s: %w", gvk.Kind, obj.GetName(), err)
+			}
 		}
-		for _, obj := range objs {
-			gvk := obj.GroupVersionKind()
-			m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", f, gvk.Kind, err)
+		var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
+		if m.Scope.Name() == meta.RESTScopeNameNamespace {
+			if obj.GetNamespace() == "" {
+				obj.SetNamespace(metav1.NamespaceDefault)
 			}
-			var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
-			if m.Scope.Name() == meta.RESTScopeNameNamespace {
-				if obj.GetNamespace() == "" {
-					obj.SetNamespace(metav1.NamespaceDefault)
-				}
-				ri = dyn.Resource(m.Resource).Namespace(obj.GetNamespace())
-			}
-			out, err := ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
-			if err != nil {
-				return nil, fmt.Errorf("apply %s %s: %w", gvk.Kind, obj.GetName(), err)
-			}
-			applied = append(applied, out)
+			ri = dyn.Resource(m.Resource).Namespace(obj.GetNamespace())
 		}
+		out, err := ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+		if err != nil {
+			return nil, fmt.Errorf("apply %s %s: %w", gvk.Kind, obj.GetName(), err)
+		}
+		applied = append(applied, out)
 	}
 	return applied, nil
 }
 
-// decodeFile reads every object of a multi-document YAML file.
-func decodeFile(path string) ([]*unstructured.Unstructured, error) {
+// DecodeFile reads every object of a multi-document YAML file.
+func DecodeFile(path string) ([]*unstructured.Unstructured, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	objs, err := DecodeYAML(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return objs, nil
+}
+
+// DecodeYAML reads every object of a multi-document YAML (or JSON) text.
+func DecodeYAML(data []byte) ([]*unstructured.Unstructured, error) {
 	var objs []*unstructured.Unstructured
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	for {
@@ -73,7 +95,7 @@ func decodeFile(path string) ([]*unstructured.Unstructured, error) {
 		if err := dec.Decode(&obj.Object); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
-			return nil, fmt.Errorf("decode %s: %w", path, err)
+			return nil, fmt.Errorf("decode: %w", err)
 		}
 		if len(obj.Object) > 0 {
 			objs = append(objs, obj)

@@ -51,12 +51,11 @@ func installSnapshotCRDs(ctx context.Context, cfg *rest.Config) error {
 // from its release manifest, each webhook pointed at url (its service
 // replaced by the same path on url) and trusting caPEM.
 func installWebhookConfigurations(ctx context.Context, cfg *rest.Config, url string, caPEM []byte) error {
-	dirs, err := moduleDirs(cnpgModule)
+	manifest, err := CNPGReleaseManifest()
 	if err != nil {
 		return err
 	}
-	manifest := filepath.Join(dirs[0], "releases", "cnpg-"+cnpgVersion+".yaml")
-	objs, err := decodeFile(manifest)
+	objs, err := DecodeFile(manifest)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 package envtest
 
-import "fmt"
+import (
+	"fmt"
+	"path/filepath"
+)
 
 // CNPGSourceDir is the extracted module of the pinned CloudNativePG (the
 // one whose CRDs and webhooks the tests run), downloaded or found in the
@@ -12,4 +15,14 @@ func CNPGSourceDir() (string, error) {
 		return "", fmt.Errorf("CloudNativePG source: %w", err)
 	}
 	return dirs[0], nil
+}
+
+// CNPGReleaseManifest is the pinned CloudNativePG's release manifest (its
+// CRDs, RBAC, webhooks and the operator's Deployment), from its module.
+func CNPGReleaseManifest() (string, error) {
+	dir, err := CNPGSourceDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "releases", "cnpg-"+cnpgVersion+".yaml"), nil
 }

@@ -139,7 +139,7 @@ func readCRDs(dir string) ([]*unstructured.Unstructured, error) {
 	}
 	var crds []*unstructured.Unstructured
 	for _, f := range files {
-		objs, err := decodeFile(f)
+		objs, err := DecodeFile(f)
 		if err != nil {
 			return nil, err
 		}

@@ -81,3 +81,13 @@ func packageName() string {
 	}
 	return wd
 }
+
+// DecideOn is Decide for a package whose prerequisites are not (only)
+// the control plane: missing is why it cannot run, nil when it can. The
+// same environment and flags decide what a missing prerequisite means.
+func DecideOn(missing error) Decision {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	return decide(packageName(), missing, testing.Short(), os.Getenv(RequireEnv) == "1", os.Getenv(SkipEnv) == "1")
+}

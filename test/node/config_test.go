@@ -33,7 +33,7 @@ func testNode(t *testing.T) *Node {
 		t.Fatal(err)
 	}
 	return &Node{Name: "setpoint-node", dir: dir, pki: pki, innerKubeconfig: filepath.Join(dir, "kubeconfig-inner"),
-		cgroups: &cgroups{root: "/setpoint-node-1"}, containerd: newContainerd(dir)}
+		cgroups: &cgroups{root: "/setpoint-node-1"}, containerd: newContainerd(dir, defaultSandboxImage)}
 }
 
 func TestKubeletConfig(t *testing.T) {

@@ -51,20 +51,20 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
     conf_dir = %[7]q
 `
 
-// sandboxImage is the pause image's reference; the image itself is built
-// and imported by the images step (issue 27, step 2). Node readiness does
-// not need it.
-const sandboxImage = "localhost/setpoint/pause:1"
+// defaultSandboxImage is the pause image's reference when the node runs
+// without images (Options.Images empty): Node readiness does not need it.
+const defaultSandboxImage = "localhost/setpoint/pause:1"
 
 // containerd is the node's containerd: its directories and socket.
 type containerd struct {
-	dir    string
-	socket string
+	dir     string
+	socket  string
+	sandbox string // the pause image's reference
 }
 
-func newContainerd(stateDir string) *containerd {
+func newContainerd(stateDir, sandbox string) *containerd {
 	dir := filepath.Join(stateDir, "containerd")
-	return &containerd{dir: dir, socket: filepath.Join(dir, "containerd.sock")}
+	return &containerd{dir: dir, socket: filepath.Join(dir, "containerd.sock"), sandbox: sandbox}
 }
 
 // writeConfig writes config.toml and returns its path.
@@ -75,7 +75,7 @@ func (c *containerd) writeConfig(cniConfDir string) (string, error) {
 	cfg := fmt.Sprintf(containerdConfig,
 		filepath.Join(c.dir, "root"), filepath.Join(c.dir, "state"), c.socket,
 		filepath.Join(c.dir, "ttrpc.sock"), filepath.Join(c.dir, "opt"),
-		sandboxImage, cniConfDir)
+		c.sandbox, cniConfDir)
 	path := filepath.Join(c.dir, "config.toml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		return "", fmt.Errorf("write containerd config: %w", err)

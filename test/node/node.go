@@ -29,6 +29,11 @@ type Options struct {
 	KeepDir bool
 	// Storage tunes the static local PVs of StorageClass "local".
 	Storage Storage
+	// Images are imported into containerd before kubelet starts. With
+	// them the node's Pod sandboxes use images["pause"] and CoreDNS
+	// (images["coredns"]) runs before Start returns; without them the
+	// node is Ready but runs no Pod.
+	Images Images
 }
 
 // Node is a running one-node Kubernetes.
@@ -44,6 +49,7 @@ type Node struct {
 	dir             string
 	keepDir         bool
 	binDir          string
+	images          Images
 	ns              *namedNetns
 	join            *envtest.Netns
 	closeBridge     func()
@@ -74,13 +80,13 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
-	n = &Node{Name: opts.Name, binDir: opts.BinDir, keepDir: opts.KeepDir}
+	n = &Node{Name: opts.Name, binDir: opts.BinDir, keepDir: opts.KeepDir, images: opts.Images}
 	if n.binDir == "" {
 		if n.binDir, err = envtest.BinDir(); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkBinaries(n.binDir); err != nil {
+	if err := CheckBinaries(n.binDir); err != nil {
 		return nil, err
 	}
 	if err := sweepLeftovers(); err != nil {
@@ -110,7 +116,13 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 	if err = n.waitNodeReady(ctx); err != nil {
 		return n, err
 	}
-	return n, n.startStorage(ctx, opts.Storage)
+	if err = n.startStorage(ctx, opts.Storage); err != nil {
+		return n, err
+	}
+	if dns, ok := n.images["coredns"]; ok {
+		err = n.startDNS(ctx, dns.Ref)
+	}
+	return n, err
 }
 
 // prepareHost makes the namespace, the host's bridge into it, the
@@ -176,7 +188,11 @@ func (n *Node) startRuntime(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	n.containerd = newContainerd(n.dir)
+	sandbox := defaultSandboxImage
+	if pause, ok := n.images["pause"]; ok {
+		sandbox = pause.Ref
+	}
+	n.containerd = newContainerd(n.dir, sandbox)
 	cfg, err := n.containerd.writeConfig(cniDir)
 	if err != nil {
 		return err
@@ -187,6 +203,9 @@ func (n *Node) startRuntime(ctx context.Context) error {
 		return err
 	}
 	if err := ctrd.WaitFor(ctx, "its socket", n.containerd.dialable); err != nil {
+		return err
+	}
+	if err := n.importImages(n.images); err != nil {
 		return err
 	}
 	nodeKubeconfig, err := writeKubeconfig(n.dir, "kubeconfig-node", innerAPIURL, n.pki.CA.PEM, "", n.pki.nodeCert, n.pki.nodeKey)
@@ -224,7 +243,8 @@ func (n *Node) Dir() string { return n.dir }
 // Services or Pod IPs from inside (envtest.JoinNetns).
 func (n *Node) NetnsPath() string { return n.ns.Path }
 
-func checkBinaries(dir string) error {
+// CheckBinaries reports the first node binary missing in dir.
+func CheckBinaries(dir string) error {
 	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "kubelet"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			return fmt.Errorf("node binary %s missing in %s: run `make node`", name, dir)

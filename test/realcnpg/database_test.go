@@ -1,0 +1,104 @@
+package realcnpg
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// smallClass is a class for this node: one instance of the local
+// PostgreSQL image on a static local PV, checkpoints kept short so that a
+// replica joins quickly.
+func smallClass(t *testing.T, name string) {
+	t.Helper()
+	size := resource.MustParse("1Gi")
+	class := &pgv1.PostgresClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: pgv1.PostgresClusterClassSpec{ClusterSettings: pgv1.ClusterSettings{
+			Instances:       ptr.To[int32](1),
+			PostgresVersion: ptr.To[int32](15),
+			ImageName:       setup.Images.Ref("postgresql"),
+			Storage:         &pgv1.StorageSpec{Size: &size, StorageClass: ptr.To("local")},
+			PostgreSQLConfig: map[string]string{
+				"shared_buffers": "32MB", "checkpoint_timeout": "30s", "checkpoint_completion_target": "0.1",
+			},
+		}},
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresClusterClasses().Create(t.Context(), class, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = pg.PostgresV1alpha1().PostgresClusterClasses().Delete(context.WithoutCancel(t.Context()), name, metav1.DeleteOptions{})
+	})
+}
+
+// The whole first flow on real CloudNativePG: a PostgresCluster becomes a
+// healthy CNPG Cluster, a PostgresDatabase becomes a CNPG Database and
+// managed roles that CNPG's instance manager reconciles, and the
+// application's credentials work — the admin creates a table, the rw role
+// writes to it, and a wrong password is refused.
+func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
+	ns := newNamespace(t)
+	smallClass(t, "small-"+ns)
+	cluster := &pgv1.PostgresCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: ns},
+		Spec:       pgv1.PostgresClusterSpec{Class: "small-" + ns},
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), cluster, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	t.Logf("PostgresCluster Ready in %s", time.Since(start).Round(time.Second))
+	cnpg := pg
+	cl, err := cnpg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl.Status.Phase != "Cluster in healthy state" {
+		t.Fatalf("CNPG Cluster phase %q while the PostgresCluster is Ready", cl.Status.Phase)
+	}
+
+	db := &pgv1.PostgresDatabase{
+		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns},
+		Spec: pgv1.PostgresDatabaseSpec{
+			ClusterRef: pgv1.LocalObjectReference{Name: "shop"},
+			Databases:  []pgv1.DatabaseSpec{{Name: "orders"}},
+		},
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), db, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
+	t.Logf("PostgresDatabase Ready in %s", time.Since(start).Round(time.Second))
+	d, err := cnpg.CNPGV1().Databases(ns).Get(t.Context(), "app-orders", metav1.GetOptions{})
+	if err != nil || d.Status.Applied == nil || !*d.Status.Applied {
+		t.Fatalf("CNPG Database app-orders not applied by CNPG: %+v (%v)", d.Status, err)
+	}
+
+	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
+	if _, err := admin.Exec(t.Context(), "CREATE TABLE items (id bigserial PRIMARY KEY, name text)"); err != nil {
+		t.Fatalf("admin creates a table: %v", err)
+	}
+	rw := connect(t, ns, "shop", "orders", "app-orders-rw")
+	if _, err := rw.Exec(t.Context(), "INSERT INTO items (name) VALUES ('first')"); err != nil {
+		t.Fatalf("rw writes: %v", err)
+	}
+	var n int
+	if err := admin.QueryRow(t.Context(), "SELECT count(*) FROM items").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("admin reads %d rows (%v), want 1", n, err)
+	}
+	var pgErr *pgconn.PgError
+	if _, err := rw.Exec(t.Context(), "CREATE DATABASE stolen"); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+		t.Errorf("rw CREATE DATABASE: %v, want insufficient_privilege", err)
+	}
+}
