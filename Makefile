@@ -5,7 +5,7 @@ GO ?= go
 CONTROLPLANE_BINS := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager $(BIN)/cnpg-manager
 NODE_BINS := $(BIN)/kubelet $(BIN)/kube-scheduler $(BIN)/kube-proxy
 
-.PHONY: all generate manifests verify build test unit lint controlplane postgres node node-packages node-smoke release-test test-real demo bench image release clean
+.PHONY: all generate manifests verify build test unit lint controlplane postgres node node-packages node-images node-smoke release-test test-real demo bench image release clean
 
 # Image and release inputs. VERSION defaults to the nearest v* tag (else
 # v0.0.0-<commit>), with -dirty when the work tree has changes; the commit
@@ -62,7 +62,7 @@ $(BIN)/cnpg-manager: test/controlplane/cnpg/go.mod test/controlplane/cnpg/go.sum
 	cd test/controlplane/cnpg && $(GO) build -o $@ github.com/cloudnative-pg/cloudnative-pg/cmd/manager
 
 ## node: the real test node's binaries (kubelet, kube-scheduler, kube-proxy; kubelet builds ≈10 min cold) and Debian packages (not yet part of make test)
-node: controlplane $(NODE_BINS) node-packages
+node: controlplane $(NODE_BINS) node-packages node-images
 
 $(BIN)/kubelet: test/controlplane/go.mod test/controlplane/go.sum
 	cd test/controlplane && $(GO) build -o $@ k8s.io/kubernetes/cmd/kubelet
@@ -76,6 +76,10 @@ $(BIN)/kube-proxy: test/controlplane/go.mod test/controlplane/go.sum
 ## node-packages: install containerd, runc, the CNI plugins and the network tools when missing
 node-packages:
 	hack/ensure-node.sh
+
+## node-images: the node's images (pause, CNPG 1.30.0, PostgreSQL 15, PgBouncer 1.24, CoreDNS) as OCI archives in bin/images with images.json; only what changed is rebuilt
+node-images: postgres node-packages
+	cd hack/tools && $(GO) run ./cmd/nodeimages -root $(CURDIR) -bin-dir $(BIN) $(NODE_IMAGES_FLAGS)
 
 ## node-smoke: bring the real test node up (containerd + kubelet in a private network namespace), wait for the Node to be Ready, tear down, check the host (root)
 node-smoke: node

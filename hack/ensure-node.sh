@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the Debian packages the real test node (test/node) runs are
-# installed: containerd, runc, the CNI plugins, and the network tools
-# kubelet, kube-proxy and the CNI plugins call (ip, iptables, conntrack).
+# installed: containerd, runc, the CNI plugins, the network tools
+# kubelet, kube-proxy and the CNI plugins call (ip, iptables, conntrack),
+# and busybox-static, the shell of the PostgreSQL image (make node-images).
 # Installs what is missing (needs root, as on CI and the dev machines), and
 # never lets apt start a system containerd: the node starts its own, with
 # its own root, state and socket, and a system one would hold
@@ -27,6 +28,10 @@ for pair in "${wanted[@]}"; do
     command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
   fi
 done
+# By package, not command: Debian's dynamic busybox has the same path.
+if [[ $(dpkg-query -W -f='${db:Status-Status}' busybox-static 2>/dev/null) != installed ]]; then
+  missing+=(busybox-static)
+fi
 if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
