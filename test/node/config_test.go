@@ -138,3 +138,15 @@ func TestRemoveLinksIntoKeepsOthers(t *testing.T) {
 		t.Errorf("another link was removed: %v", err)
 	}
 }
+
+func TestDigestRef(t *testing.T) {
+	for ref, want := range map[string]string{
+		"ghcr.io/setpoint-dev/setpoint:v1.2.3": "ghcr.io/setpoint-dev/setpoint@sha256:ab",
+		"localhost:5000/pause:1":               "localhost:5000/pause@sha256:ab",
+		"localhost:5000/pause":                 "localhost:5000/pause@sha256:ab",
+	} {
+		if got := digestRef(ref, "sha256:ab"); got != want {
+			t.Errorf("digestRef(%q) = %q, want %q", ref, got, want)
+		}
+	}
+}

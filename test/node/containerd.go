@@ -103,6 +103,22 @@ func (c *containerd) ctr(args ...string) (string, error) {
 	return string(out), nil
 }
 
+// imageTargets maps each image name containerd knows to its target's
+// digest.
+func (c *containerd) imageTargets() (map[string]string, error) {
+	out, err := c.ctr("images", "list")
+	if err != nil {
+		return nil, err
+	}
+	targets := map[string]string{}
+	for _, line := range strings.Split(out, "\n")[1:] { // a header first
+		if f := strings.Fields(line); len(f) >= 3 {
+			targets[f[0]] = f[2]
+		}
+	}
+	return targets, nil
+}
+
 // podNetns matches the network namespaces containerd's CRI binds for Pod
 // sandboxes; they are host mounts and outlive containerd.
 var podNetns = regexp.MustCompile(`/var/run/netns/cni-[0-9a-f-]+`)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -14,7 +13,7 @@ import (
 // references with imagePullPolicy IfNotPresent (or Never).
 type Image struct {
 	Name    string `json:"name"`
-	Ref     string `json:"ref"`
+	Ref     string `json:"reference"`
 	Archive string `json:"archive"`
 	Digest  string `json:"digest"`
 }
@@ -30,12 +29,14 @@ func LoadImages(path string) (Images, error) {
 	if err != nil {
 		return nil, fmt.Errorf("images: %w (run `make node-images`)", err)
 	}
-	var list []Image
-	if err := json.Unmarshal(data, &list); err != nil {
+	var file struct {
+		Images []Image `json:"images"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
 		return nil, fmt.Errorf("images: %s: %w", path, err)
 	}
 	out := Images{}
-	for _, im := range list {
+	for _, im := range file.Images {
 		if !filepath.IsAbs(im.Archive) {
 			im.Archive = filepath.Join(filepath.Dir(path), im.Archive)
 		}
@@ -56,22 +57,42 @@ func (im Images) Ref(name string) string {
 
 // importImages loads every archive into containerd's Kubernetes
 // namespace, unpacked for the overlayfs snapshotter, and checks that each
-// reference is known afterwards.
+// reference is known afterwards with the digest images.json says.
 func (n *Node) importImages(images Images) error {
 	for _, im := range images {
 		if _, err := n.containerd.ctr("images", "import", "--snapshotter", "overlayfs", im.Archive); err != nil {
 			return fmt.Errorf("import image %s: %w", im.Name, err)
 		}
 	}
-	out, err := n.containerd.ctr("images", "list", "--quiet")
+	targets, err := n.containerd.imageTargets()
 	if err != nil {
 		return err
 	}
-	known := strings.Fields(out)
 	for _, im := range images {
-		if !slices.Contains(known, im.Ref) {
-			return fmt.Errorf("image %s imported, but containerd does not know %s (it has %v)", im.Name, im.Ref, known)
+		target, ok := targets[im.Ref]
+		switch {
+		case !ok:
+			return fmt.Errorf("image %s imported, but containerd does not know %s", im.Name, im.Ref)
+		case im.Digest == "":
+		case target != im.Digest:
+			return fmt.Errorf("image %s: containerd has %s at %s, images.json says %s", im.Name, im.Ref, target, im.Digest)
+		default:
+			// A manifest that pins repository:tag@digest (install.yaml
+			// does) is looked up by repository@digest, a name an import
+			// does not create.
+			if _, err := n.containerd.ctr("images", "tag", "--force", im.Ref, digestRef(im.Ref, im.Digest)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// digestRef is ref's repository with digest instead of its tag.
+func digestRef(ref, digest string) string {
+	repo := ref
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		repo = ref[:i]
+	}
+	return repo + "@" + digest
 }

@@ -31,7 +31,12 @@ func (o Options) recipes() []recipe {
 		goBinary{image: "pause", moduleDir: "hack/tools", pkg: "./nodeimages/pause", tag: pauseTag,
 			path: "/pause", user: "pause", uid: 65535},
 		goBinary{image: "cnpg", moduleDir: "test/controlplane/cnpg", pkg: "github.com/cloudnative-pg/cloudnative-pg/cmd/manager",
-			pinned: "github.com/cloudnative-pg/cloudnative-pg", path: "/manager", user: "nonroot", uid: 65532},
+			pinned: "github.com/cloudnative-pg/cloudnative-pg", path: "/manager", user: "nonroot", uid: 65532,
+			// The operator finds the architectures it can run instances
+			// on as operator/manager_<arch> under its working directory
+			// (pkg/utils/discovery.go); without one every Cluster fails
+			// with "invalid architecture: amd64".
+			links: []string{"/operator/manager_" + runtime.GOARCH}},
 		postgres{},
 		pgbouncer{mirror: o.Mirror, update: o.AptUpdate},
 		goBinary{image: "coredns", moduleDir: "test/controlplane/coredns", pkg: "github.com/coredns/coredns",

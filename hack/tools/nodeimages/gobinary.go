@@ -13,11 +13,12 @@ import (
 // runs as: pause, CNPG's operator, CoreDNS.
 type goBinary struct {
 	image     string
-	moduleDir string // relative to the repository's root
-	pkg       string // what `go build` builds there
-	pinned    string // the module whose version in go.mod is the tag; "" for a fixed tag
-	tag       string // the fixed tag when pinned is ""
-	path      string // the binary's path in the image: the entrypoint
+	moduleDir string   // relative to the repository's root
+	pkg       string   // what `go build` builds there
+	pinned    string   // the module whose version in go.mod is the tag; "" for a fixed tag
+	tag       string   // the fixed tag when pinned is ""
+	path      string   // the binary's path in the image: the entrypoint
+	links     []string // more paths for the binary (symbolic links to path)
 	user      string
 	uid       int
 }
@@ -55,6 +56,9 @@ func (g goBinary) tree(bin []byte) *rootFS {
 	r.accounts(g.user, g.uid, g.uid, "/home/"+g.user)
 	r.File(g.path, 0o755, bin)
 	_ = r.Chown(g.path, g.uid, g.uid) // just added
+	for _, l := range g.links {
+		r.Symlink(l, g.path)
+	}
 	r.Dir("/tmp", 0o1777, 0, 0)
 	return r
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ var structure = map[string]func(t *testing.T, u unpacked){
 		wantFile(t, u, "/manager", 0o755, 65532) // the bootstrap init container copies it
 		wantConfig(t, u, "65532:65532", nil, []string{"/manager"})
 		wantPasswd(t, u, "nonroot:x:65532:65532:")
+		wantLink(t, u, "/operator/manager_"+runtime.GOARCH, "/manager") // the architectures the operator offers
 	},
 	"coredns": func(t *testing.T, u unpacked) {
 		wantFile(t, u, "/coredns", 0o755, 65532)
