@@ -41,9 +41,28 @@ func (s *Simulator) releaseDatabaseRoles(ctx context.Context, cluster cache.Obje
 	return nil
 }
 
-// enqueueClusterDatabaseRoles looks again at a Cluster's DatabaseRoles when
-// the Cluster changes: its managed.roles (CNPG watches the spec) or its
-// server coming up (CNPG would find it at its 30 s retry).
+// clusterRoleEvents routes Cluster events to the Cluster's DatabaseRoles
+// when they matter to them: a spec change (CNPG's operator and instance
+// manager watch Cluster generations: managed.roles may have taken a role
+// or let it go), the server starting or stopping (CNPG's primary would
+// find out at its 30 s retry), the Cluster's creation or deletion. Not on
+// every status write: those would re-read an unlabelled password Secret
+// far more often than CNPG does.
+func (s *Simulator) clusterRoleEvents() cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: s.enqueueClusterDatabaseRoles,
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := oldObj.(*cnpgv1.Cluster)
+			n, ok2 := newObj.(*cnpgv1.Cluster)
+			if ok1 && ok2 && o.Generation == n.Generation && (o.Status.ReadyInstances == 0) == (n.Status.ReadyInstances == 0) {
+				return
+			}
+			s.enqueueClusterDatabaseRoles(newObj)
+		},
+		DeleteFunc: s.enqueueClusterDatabaseRoles,
+	}
+}
+
 func (s *Simulator) enqueueClusterDatabaseRoles(obj any) {
 	c, ok := unwrapTombstone(obj).(*cnpgv1.Cluster)
 	if !ok {

@@ -122,7 +122,7 @@ func (s *Simulator) wireInformers() error {
 		{cnpgInf.DatabaseRoles().Informer(), s.roleLoop.handler()},
 		// A Cluster's spec (managed.roles) and its server's state decide
 		// what its DatabaseRoles can do.
-		{cnpgInf.Clusters().Informer(), handlerFunc(s.enqueueClusterDatabaseRoles)},
+		{cnpgInf.Clusters().Informer(), s.clusterRoleEvents()},
 		{cnpgInf.Poolers().Informer(), s.poolerLoop.handler()},
 		// A Pooler's name joins its Cluster's host map and certificate.
 		{cnpgInf.Poolers().Informer(), handlerFunc(s.enqueuePoolerCluster)},
