@@ -30,15 +30,13 @@ var everything = labels.Everything()
 func (s *Simulator) syncCluster(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	cluster, err := s.clusters.Clusters(key.Namespace).Get(key.Name)
 	if apierrors.IsNotFound(err) {
-		s.teardown(ctx, key)
-		return 0, nil
+		return 0, s.clusterGone(ctx, key, s.instance(key) != nil)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("get cluster: %w", err)
 	}
 	if cluster.DeletionTimestamp != nil {
-		s.teardown(ctx, key)
-		return 0, nil
+		return 0, s.clusterGone(ctx, key, true)
 	}
 	inst, err := s.instanceFor(ctx, cluster)
 	if err != nil {
@@ -60,6 +58,16 @@ func (s *Simulator) syncCluster(ctx context.Context, key cache.ObjectName) (time
 	}
 	r := &clusterRun{s: s, inst: inst, cluster: fresh, faults: s.faultsFor(key)}
 	return r.sync(ctx)
+}
+
+// clusterGone removes a deleted Cluster's server and releases its
+// DatabaseRoles as CNPG's operator does on a Cluster's deletion. When the
+// Cluster was not known (a key enqueued for a Cluster that never existed,
+// or a retry after the teardown) only those still holding the finalizer
+// are released.
+func (s *Simulator) clusterGone(ctx context.Context, key cache.ObjectName, known bool) error {
+	s.teardown(ctx, key)
+	return s.releaseDatabaseRoles(ctx, key, known)
 }
 
 // clusterRun is one sync of one Cluster; cluster is refreshed by each

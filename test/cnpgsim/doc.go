@@ -73,7 +73,14 @@
 // DATABASE, and reports status.applied, message (Postgres's own message, e.g.
 // `role "x" does not exist`) and observedGeneration. On deletion it drops the
 // database when databaseReclaimPolicy is delete and keeps it when retain,
-// then removes the finalizer. A Pooler gets a Service of its name and status
+// then removes the finalizer. A DatabaseRole (CNPG 1.30) is applied as
+// CNPG's operator and instance manager do together — finalizer
+// cnpg.io/deleteRole, CREATE or ALTER ROLE with every attribute, inRoles,
+// comment and the Secret's password, status applied, message,
+// observedGeneration, secretResourceVersion and the PasswordSecretChange
+// condition, managed.roles winning over it, a second object for one role
+// refused, reclaim delete or retain, release on the Cluster's deletion;
+// databaserole.go says what comes from which CNPG source file. A Pooler gets a Service of its name and status
 // {instances: spec.instances, phase: active}; a ScheduledBackup gets
 // lastCheckTime and nextScheduleTime from its six-field schedule (an invalid
 // one is reported in status.error).

@@ -35,6 +35,9 @@ type instance struct {
 	// passwords remembers, per managed role, what its password was last
 	// set from (password_state.go).
 	passwords map[string]passwordState
+	// rolesMu serialises the Cluster's DatabaseRoles, which CNPG's
+	// instance manager reconciles one at a time.
+	rolesMu sync.Mutex
 }
 
 func (s *Simulator) instance(key cache.ObjectName) *instance {

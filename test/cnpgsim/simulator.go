@@ -34,6 +34,7 @@ type Simulator struct {
 	cnpgInformers externalversions.SharedInformerFactory
 	clusters      cnpglisters.ClusterLister
 	databases     cnpglisters.DatabaseLister
+	databaseRoles cnpglisters.DatabaseRoleLister
 	poolers       cnpglisters.PoolerLister
 	backups       cnpglisters.ScheduledBackupLister
 	baseBackups   cnpglisters.BackupLister
@@ -43,6 +44,7 @@ type Simulator struct {
 
 	clusterLoop  *loop
 	databaseLoop *loop
+	roleLoop     *loop
 	poolerLoop   *loop
 	backupLoop   *loop
 	baseBackup   *loop
@@ -89,6 +91,7 @@ func New(cfg *rest.Config, opts Options) (*Simulator, error) {
 	}
 	s.clusterLoop = newLoop("cluster", s.syncCluster)
 	s.databaseLoop = newLoop("database", s.syncDatabase)
+	s.roleLoop = newLoop("databaserole", s.syncDatabaseRole)
 	s.poolerLoop = newLoop("pooler", s.syncPooler)
 	s.backupLoop = newLoop("scheduledbackup", s.syncScheduledBackup)
 	s.baseBackup = newLoop("backup", s.syncBackup)
@@ -103,6 +106,7 @@ func (s *Simulator) wireInformers() error {
 	core := s.kubeInformers.Core().V1()
 	s.clusters = cnpgInf.Clusters().Lister()
 	s.databases = cnpgInf.Databases().Lister()
+	s.databaseRoles = cnpgInf.DatabaseRoles().Lister()
 	s.poolers = cnpgInf.Poolers().Lister()
 	s.backups = cnpgInf.ScheduledBackups().Lister()
 	s.baseBackups = cnpgInf.Backups().Lister()
@@ -115,6 +119,10 @@ func (s *Simulator) wireInformers() error {
 	}{
 		{cnpgInf.Clusters().Informer(), s.clusterLoop.handler()},
 		{cnpgInf.Databases().Informer(), s.databaseLoop.handler()},
+		{cnpgInf.DatabaseRoles().Informer(), s.roleLoop.handler()},
+		// A Cluster's spec (managed.roles) and its server's state decide
+		// what its DatabaseRoles can do.
+		{cnpgInf.Clusters().Informer(), s.clusterRoleEvents()},
 		{cnpgInf.Poolers().Informer(), s.poolerLoop.handler()},
 		// A Pooler's name joins its Cluster's host map and certificate.
 		{cnpgInf.Poolers().Informer(), handlerFunc(s.enqueuePoolerCluster)},
@@ -152,7 +160,7 @@ func (s *Simulator) Run(ctx context.Context) error {
 	}
 	logger.Info("CNPG stand-in running", "dir", s.dir, "sharedBackend", s.opts.SharedBackend, "hostMap", s.opts.HostMapFile)
 	var wg sync.WaitGroup
-	for _, l := range []*loop{s.clusterLoop, s.databaseLoop, s.poolerLoop, s.backupLoop, s.baseBackup} {
+	for _, l := range []*loop{s.clusterLoop, s.databaseLoop, s.roleLoop, s.poolerLoop, s.backupLoop, s.baseBackup} {
 		wg.Go(func() { l.run(ctx, s.opts.Workers) })
 	}
 	wg.Wait()
@@ -257,8 +265,9 @@ func (s *Simulator) enqueuePoolerCluster(obj any) {
 	}
 }
 
-// secretChanged re-reads Clusters when a Secret they use changes. Like
-// CNPG, password Secrets are watched only when labelled cnpg.io/reload.
+// secretChanged re-reads Clusters and DatabaseRoles when a Secret they use
+// changes. Like CNPG, password Secrets are watched only when labelled
+// cnpg.io/reload.
 func (s *Simulator) secretChanged(obj any) {
 	secret, ok := unwrapTombstone(obj).(*corev1.Secret)
 	if !ok {
@@ -268,6 +277,7 @@ func (s *Simulator) secretChanged(obj any) {
 	if secret.Labels[reloadLabel] != "true" {
 		return
 	}
+	s.enqueueSecretDatabaseRoles(secret.Namespace, secret.Name)
 	clusters, err := s.clusters.Clusters(secret.Namespace).List(everything)
 	if err != nil {
 		return

@@ -152,6 +152,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.BootstrapConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("BootstrapRecovery"):
 		return &applyconfigurationcnpgv1.BootstrapRecoveryApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("ClientCertificateConfiguration"):
+		return &applyconfigurationcnpgv1.ClientCertificateConfigurationApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("ClientCertificateState"):
+		return &applyconfigurationcnpgv1.ClientCertificateStateApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("Cluster"):
 		return &applyconfigurationcnpgv1.ClusterApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ClusterSpec"):
@@ -160,6 +164,12 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.ClusterStatusApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("Database"):
 		return &applyconfigurationcnpgv1.DatabaseApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("DatabaseRole"):
+		return &applyconfigurationcnpgv1.DatabaseRoleApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("DatabaseRoleSpec"):
+		return &applyconfigurationcnpgv1.DatabaseRoleSpecApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("DatabaseRoleStatus"):
+		return &applyconfigurationcnpgv1.DatabaseRoleStatusApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("DatabaseSpec"):
 		return &applyconfigurationcnpgv1.DatabaseSpecApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("DatabaseStatus"):

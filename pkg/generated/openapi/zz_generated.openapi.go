@@ -51,12 +51,18 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupStatus":                          schema_pkg_apis_cnpg_v1_BackupStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration":                schema_pkg_apis_cnpg_v1_BootstrapConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapRecovery":                     schema_pkg_apis_cnpg_v1_BootstrapRecovery(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClientCertificateConfiguration":        schema_pkg_apis_cnpg_v1_ClientCertificateConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClientCertificateState":                schema_pkg_apis_cnpg_v1_ClientCertificateState(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Cluster":                               schema_pkg_apis_cnpg_v1_Cluster(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClusterList":                           schema_pkg_apis_cnpg_v1_ClusterList(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClusterSpec":                           schema_pkg_apis_cnpg_v1_ClusterSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClusterStatus":                         schema_pkg_apis_cnpg_v1_ClusterStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Database":                              schema_pkg_apis_cnpg_v1_Database(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseList":                          schema_pkg_apis_cnpg_v1_DatabaseList(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRole":                          schema_pkg_apis_cnpg_v1_DatabaseRole(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRoleList":                      schema_pkg_apis_cnpg_v1_DatabaseRoleList(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRoleSpec":                      schema_pkg_apis_cnpg_v1_DatabaseRoleSpec(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRoleStatus":                    schema_pkg_apis_cnpg_v1_DatabaseRoleStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseSpec":                          schema_pkg_apis_cnpg_v1_DatabaseSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseStatus":                        schema_pkg_apis_cnpg_v1_DatabaseStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExtensionSpec":                         schema_pkg_apis_cnpg_v1_ExtensionSpec(ref),
@@ -1113,6 +1119,51 @@ func schema_pkg_apis_cnpg_v1_BootstrapRecovery(ref common.ReferenceCallback) com
 	}
 }
 
+func schema_pkg_apis_cnpg_v1_ClientCertificateConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClientCertificateConfiguration switches client-certificate issuance for a DatabaseRole. Enabled defaults to true when the block is present.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"enabled": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_ClientCertificateState(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClientCertificateState is the observed state of a DatabaseRole's generated client certificate.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"expiration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Expiration is RFC 3339.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_cnpg_v1_Cluster(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -1518,6 +1569,308 @@ func schema_pkg_apis_cnpg_v1_DatabaseList(ref common.ReferenceCallback) common.O
 		},
 		Dependencies: []string{
 			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Database", metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_DatabaseRole(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "DatabaseRole is CNPG's standalone role (new in CNPG 1.30): one object per PostgreSQL role, reconciled by the primary's instance manager. A role also listed in its Cluster's spec.managed.roles is left to the Cluster.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRoleSpec"),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRoleStatus"),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRoleSpec", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRoleStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_DatabaseRoleList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "DatabaseRoleList is a list of DatabaseRoles.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRole"),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRole", metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_DatabaseRoleSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "DatabaseRoleSpec is CNPG's DatabaseRole spec: the role attributes of a managed.roles entry, flattened as CNPG inlines them, plus the Cluster, the reclaim policy and client-certificate issuance.\n\nInherit and ConnectionLimit are pointers because the CRD defaults them (true, -1): an omitted false or 0 would come back as the default.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"cluster": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Cluster is immutable (CEL in CNPG's CRD).",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference"),
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name is the PostgreSQL role's name; immutable.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"ensure": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Ensure may only be present (CEL): absence is deletion with reclaim delete.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"comment": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"login": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"superuser": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"createdb": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"createrole": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"inherit": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"replication": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"bypassrls": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"connectionLimit": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ConnectionLimit -1 (the default) is no limit.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"validUntil": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"inRoles": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "InRoles are granted, and memberships not listed revoked, on every reconciliation. atomic, as in CNPG's schema (no list-type declared).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"passwordSecret": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PasswordSecret is a basic-auth Secret whose username is Name.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference"),
+						},
+					},
+					"disablePassword": {
+						SchemaProps: spec.SchemaProps{
+							Description: "DisablePassword sets the password to NULL; exclusive with PasswordSecret.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"databaseRoleReclaimPolicy": {
+						SchemaProps: spec.SchemaProps{
+							Description: "DatabaseRoleReclaimPolicy is retain (the default) or delete.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"clientCertificate": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ClientCertificate asks CNPG's operator for a TLS client certificate in Secret `<object name>-client-cert`; needs Login.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClientCertificateConfiguration"),
+						},
+					},
+				},
+				Required: []string{"cluster", "name"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClientCertificateConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_DatabaseRoleStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "DatabaseRoleStatus is what CNPG reports of a DatabaseRole. Two writers share it: the instance manager (applied, message, observedGeneration, secretResourceVersion) and the operator (the PasswordSecretChange condition, clientCertificate); each merge-patches only its fields.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"observedGeneration": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"applied": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"secretResourceVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SecretResourceVersion is the password Secret's resourceVersion the role's password was last set from.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"clientCertificate": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClientCertificateState"),
+						},
+					},
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "atomic, as in CNPG's schema (no list-type declared).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(metav1.Condition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClientCertificateState", metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 

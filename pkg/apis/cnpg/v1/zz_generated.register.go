@@ -68,6 +68,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&ClusterList{},
 		&Database{},
 		&DatabaseList{},
+		&DatabaseRole{},
+		&DatabaseRoleList{},
 		&Pooler{},
 		&PoolerList{},
 		&ScheduledBackup{},

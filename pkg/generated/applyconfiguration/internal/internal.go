@@ -79,6 +79,16 @@ var schemaYAML = typed.YAMLObject(`types:
     elementType:
       namedType: __untyped_deduced_
     elementRelationship: separable
+- name: com.github.setpoint-dev.setpoint.pkg.apis.cnpg.v1.DatabaseRole
+  scalar: untyped
+  list:
+    elementType:
+      namedType: __untyped_atomic_
+    elementRelationship: atomic
+  map:
+    elementType:
+      namedType: __untyped_deduced_
+    elementRelationship: separable
 - name: com.github.setpoint-dev.setpoint.pkg.apis.cnpg.v1.Pooler
   scalar: untyped
   list:

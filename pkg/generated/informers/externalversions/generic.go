@@ -78,6 +78,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.CNPG().V1().Clusters().Informer()}, nil
 	case cnpgv1.SchemeGroupVersion.WithResource("databases"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.CNPG().V1().Databases().Informer()}, nil
+	case cnpgv1.SchemeGroupVersion.WithResource("databaseroles"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.CNPG().V1().DatabaseRoles().Informer()}, nil
 	case cnpgv1.SchemeGroupVersion.WithResource("poolers"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.CNPG().V1().Poolers().Informer()}, nil
 	case cnpgv1.SchemeGroupVersion.WithResource("scheduledbackups"):

@@ -42,6 +42,14 @@ type DatabaseListerExpansion interface{}
 // DatabaseNamespaceLister.
 type DatabaseNamespaceListerExpansion interface{}
 
+// DatabaseRoleListerExpansion allows custom methods to be added to
+// DatabaseRoleLister.
+type DatabaseRoleListerExpansion interface{}
+
+// DatabaseRoleNamespaceListerExpansion allows custom methods to be added to
+// DatabaseRoleNamespaceLister.
+type DatabaseRoleNamespaceListerExpansion interface{}
+
 // PoolerListerExpansion allows custom methods to be added to
 // PoolerLister.
 type PoolerListerExpansion interface{}

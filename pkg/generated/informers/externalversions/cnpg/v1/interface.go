@@ -30,6 +30,8 @@ type Interface interface {
 	Clusters() TypedClusterInformer
 	// Databases returns a DatabaseInformer.
 	Databases() TypedDatabaseInformer
+	// DatabaseRoles returns a DatabaseRoleInformer.
+	DatabaseRoles() TypedDatabaseRoleInformer
 	// Poolers returns a PoolerInformer.
 	Poolers() TypedPoolerInformer
 	// ScheduledBackups returns a ScheduledBackupInformer.
@@ -60,6 +62,11 @@ func (v *version) Clusters() TypedClusterInformer {
 // Databases returns a TypedDatabaseInformer.
 func (v *version) Databases() TypedDatabaseInformer {
 	return &databaseInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// DatabaseRoles returns a TypedDatabaseRoleInformer.
+func (v *version) DatabaseRoles() TypedDatabaseRoleInformer {
+	return &databaseRoleInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
 // Poolers returns a TypedPoolerInformer.

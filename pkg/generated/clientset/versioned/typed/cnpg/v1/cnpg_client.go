@@ -31,6 +31,7 @@ type CNPGV1Interface interface {
 	BackupsGetter
 	ClustersGetter
 	DatabasesGetter
+	DatabaseRolesGetter
 	PoolersGetter
 	ScheduledBackupsGetter
 }
@@ -50,6 +51,10 @@ func (c *CNPGV1Client) Clusters(namespace string) ClusterInterface {
 
 func (c *CNPGV1Client) Databases(namespace string) DatabaseInterface {
 	return newDatabases(c, namespace)
+}
+
+func (c *CNPGV1Client) DatabaseRoles(namespace string) DatabaseRoleInterface {
+	return newDatabaseRoles(c, namespace)
 }
 
 func (c *CNPGV1Client) Poolers(namespace string) PoolerInterface {

@@ -24,6 +24,8 @@ type ClusterExpansion interface{}
 
 type DatabaseExpansion interface{}
 
+type DatabaseRoleExpansion interface{}
+
 type PoolerExpansion interface{}
 
 type ScheduledBackupExpansion interface{}

@@ -40,6 +40,10 @@ func (c *FakeCNPGV1) Databases(namespace string) v1.DatabaseInterface {
 	return newFakeDatabases(c, namespace)
 }
 
+func (c *FakeCNPGV1) DatabaseRoles(namespace string) v1.DatabaseRoleInterface {
+	return newFakeDatabaseRoles(c, namespace)
+}
+
 func (c *FakeCNPGV1) Poolers(namespace string) v1.PoolerInterface {
 	return newFakePoolers(c, namespace)
 }
