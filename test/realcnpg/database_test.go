@@ -3,6 +3,7 @@ package realcnpg
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,12 +13,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/test/cnpgsim"
 )
 
 // smallClass is a class for this node: one instance of the local
 // PostgreSQL image on a static local PV, checkpoints kept short so that a
 // replica joins quickly.
-func smallClass(t *testing.T, name string) {
+func smallClass(t *testing.T, name string, tune ...func(*pgv1.ClusterSettings)) {
 	t.Helper()
 	size := resource.MustParse("1Gi")
 	class := &pgv1.PostgresClusterClass{
@@ -31,6 +33,9 @@ func smallClass(t *testing.T, name string) {
 				"shared_buffers": "32MB", "checkpoint_timeout": "30s", "checkpoint_completion_target": "0.1",
 			},
 		}},
+	}
+	for _, f := range tune {
+		f(&class.Spec.ClusterSettings)
 	}
 	if _, err := pg.PostgresV1alpha1().PostgresClusterClasses().Create(t.Context(), class, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -48,35 +53,29 @@ func smallClass(t *testing.T, name string) {
 func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	ns := newNamespace(t)
 	smallClass(t, "small-"+ns)
-	cluster := &pgv1.PostgresCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: ns},
-		Spec:       pgv1.PostgresClusterSpec{Class: "small-" + ns},
-	}
-	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), cluster, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	phases := watchPhases(t, ns, "shop")
+	createCluster(t, ns, "shop", "small-"+ns)
 	start := time.Now()
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 	t.Logf("PostgresCluster Ready in %s", time.Since(start).Round(time.Second))
+	seen, _ := phases.seen()
+	knownPhases(t, seen)
+	// The stand-in shows a new Cluster as "Setting up primary", then
+	// healthy: real CNPG must show both, in that order.
+	if i := slices.Index(seen, cnpgsim.PhaseSettingUpPrimary); i < 0 || !slices.Contains(seen[i:], cnpgsim.PhaseHealthy) {
+		t.Errorf("real CNPG's phases from creation to Ready = %q; the stand-in models %q then %q", seen, cnpgsim.PhaseSettingUpPrimary, cnpgsim.PhaseHealthy)
+	}
+	t.Logf("real CNPG's phases from creation to Ready: %q", seen)
 	cnpg := pg
 	cl, err := cnpg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cl.Status.Phase != "Cluster in healthy state" {
+	if cl.Status.Phase != cnpgsim.PhaseHealthy {
 		t.Fatalf("CNPG Cluster phase %q while the PostgresCluster is Ready", cl.Status.Phase)
 	}
 
-	db := &pgv1.PostgresDatabase{
-		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns},
-		Spec: pgv1.PostgresDatabaseSpec{
-			ClusterRef: pgv1.LocalObjectReference{Name: "shop"},
-			Databases:  []pgv1.DatabaseSpec{{Name: "orders"}},
-		},
-	}
-	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), db, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	createDatabase(t, ns, "app", "shop", "orders")
 	start = time.Now()
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 	t.Logf("PostgresDatabase Ready in %s", time.Since(start).Round(time.Second))
@@ -100,5 +99,30 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	var pgErr *pgconn.PgError
 	if _, err := rw.Exec(t.Context(), "CREATE DATABASE stolen"); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
 		t.Errorf("rw CREATE DATABASE: %v, want insufficient_privilege", err)
+	}
+}
+
+func createCluster(t *testing.T, ns, name, class string) {
+	t.Helper()
+	c := &pgv1.PostgresCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec:       pgv1.PostgresClusterSpec{Class: class},
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func createDatabase(t *testing.T, ns, name, cluster string, databases ...string) {
+	t.Helper()
+	db := &pgv1.PostgresDatabase{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: cluster}},
+	}
+	for _, d := range databases {
+		db.Spec.Databases = append(db.Spec.Databases, pgv1.DatabaseSpec{Name: d})
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), db, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

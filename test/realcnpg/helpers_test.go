@@ -97,6 +97,15 @@ func conditions(phase pgv1.Phase, cs []metav1.Condition) string {
 // would; the connection goes through the node's namespace.
 func connect(t *testing.T, ns, cluster, database, secret string) *pgx.Conn {
 	t.Helper()
+	return connectVia(t, ns, cluster, cluster+"-rw", database, secret)
+}
+
+// connectVia is connect through Service service (the cluster's -rw or its
+// pooler's). The server's certificate is CNPG's server certificate for
+// the cluster (PgBouncer presents it too), so it is verified for the -rw
+// Service's name wherever the connection goes.
+func connectVia(t *testing.T, ns, cluster, service, database, secret string) *pgx.Conn {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	sec, err := kube.CoreV1().Secrets(ns).Get(ctx, secret, metav1.GetOptions{})
@@ -107,9 +116,9 @@ func connect(t *testing.T, ns, cluster, database, secret string) *pgx.Conn {
 	if err != nil {
 		t.Fatalf("CA Secret: %v", err)
 	}
-	svc, err := kube.CoreV1().Services(ns).Get(ctx, cluster+"-rw", metav1.GetOptions{})
+	svc, err := kube.CoreV1().Services(ns).Get(ctx, service, metav1.GetOptions{})
 	if err != nil {
-		t.Fatalf("Service %s-rw: %v", cluster, err)
+		t.Fatalf("Service %s: %v", service, err)
 	}
 	host := postgres.Host(ns, cluster)
 	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=5432 dbname=%s sslmode=verify-full", host, database))

@@ -45,3 +45,7 @@ func mapPhase(cnpgPhase string) (pgv1.Phase, bool) {
 	}
 	return p, true
 }
+
+// MapCNPGPhase is mapPhase for the real-CNPG tier, which checks that every
+// phase real CloudNativePG reports is one setpoint knows.
+func MapCNPGPhase(cnpgPhase string) (pgv1.Phase, bool) { return mapPhase(cnpgPhase) }
