@@ -61,7 +61,7 @@ $(BIN)/kube-controller-manager: test/controlplane/go.mod test/controlplane/go.su
 $(BIN)/cnpg-manager: test/controlplane/cnpg/go.mod test/controlplane/cnpg/go.sum
 	cd test/controlplane/cnpg && $(GO) build -o $@ github.com/cloudnative-pg/cloudnative-pg/cmd/manager
 
-## node: the real test node's binaries (kubelet, kube-scheduler, kube-proxy; kubelet builds ≈10 min cold) and Debian packages (not yet part of make test)
+## node: the real test node's binaries (kubelet, kube-scheduler, kube-proxy; kubelet builds ≈10 min cold), Debian packages and images
 node: controlplane $(NODE_BINS) node-packages node-images
 
 $(BIN)/kubelet: test/controlplane/go.mod test/controlplane/go.sum
@@ -100,10 +100,10 @@ test-real: node node-images release-test
 postgres:
 	hack/ensure-postgres.sh
 
-## test: unit tests, then the integration tests on a real control plane
-test: controlplane postgres
+## test: unit tests, the integration tests on a real control plane, and the real-CNPG tier on a real node (root)
+test: controlplane postgres node release-test
 	SETPOINT_REQUIRE_CONTROLPLANE=1 SETPOINT_BIN_DIR=$(BIN) $(GO) test -count=1 -timeout 40m ./...
-	cd hack/tools && $(GO) test -count=1 -timeout 20m ./...
+	cd hack/tools && SETPOINT_NODE_IMAGES=$(BIN)/images/images.json $(GO) test -count=1 -timeout 20m ./...
 
 ## unit: only the tests that need no control plane (-short: test/cnpgsim runs its pure tests, skips the rest)
 unit:

@@ -85,16 +85,17 @@ func checkPgbouncer(t *testing.T, u unpacked) {
 	}
 }
 
-// TestBuiltArchives walks every archive images.json lists: the one in
-// $SETPOINT_NODE_IMAGES, else the repository's bin/images.
+// TestBuiltArchives walks every archive images.json lists: the file
+// $SETPOINT_NODE_IMAGES names (make test sets it), else the repository's
+// bin/images/images.json.
 func TestBuiltArchives(t *testing.T) {
-	dir := os.Getenv("SETPOINT_NODE_IMAGES")
-	if dir == "" {
-		dir = "../../../bin/images"
+	path := os.Getenv("SETPOINT_NODE_IMAGES")
+	if path == "" {
+		path = filepath.Join("../../../bin/images", ManifestName)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) && os.Getenv("SETPOINT_NODE_IMAGES") == "" {
-		t.Skipf("no %s: run make node-images first (or set SETPOINT_NODE_IMAGES)", filepath.Join(dir, ManifestName))
+		t.Skipf("no %s: run make node-images first (or set SETPOINT_NODE_IMAGES)", path)
 	}
 	if err != nil {
 		t.Fatal(err)
