@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -16,12 +18,17 @@ import (
 	monitoringlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/monitoring/v1"
 )
 
-// Informers are the two shared informer factories of the operator: one for
+// Informers are the shared informer factories of the operator: one for
 // our API and the CNPG kinds, one for core kinds restricted to the Secrets
-// and ConfigMaps we manage.
+// and ConfigMaps we manage, and one for the Deployments CNPG runs PgBouncer
+// in.
 type Informers struct {
 	Setpoint pginformers.SharedInformerFactory
 	Kube     kubeinformers.SharedInformerFactory
+	// Poolers caches only Deployments CNPG labels as a Pooler's
+	// (PoolerDeploymentSelector): whether PgBouncer is available is known
+	// only there, CNPG's Pooler status counts Pods created, not ready.
+	Poolers kubeinformers.SharedInformerFactory
 	// ObjectStoresMissing is set (before the controllers are built) when
 	// the barman-cloud plugin's ObjectStore CRD is not served. An
 	// ObjectStore informer would then never sync and hold every controller
@@ -44,7 +51,24 @@ func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace s
 			kubeinformers.WithNamespace(namespace),
 			kubeinformers.WithTransform(trimForCache),
 			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector })),
+		Poolers: kubeinformers.NewSharedInformerFactoryWithOptions(kube, resync,
+			kubeinformers.WithNamespace(namespace),
+			kubeinformers.WithTransform(trimDeployment),
+			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = PoolerDeploymentSelector })),
 	}
+}
+
+// PoolerDeploymentSelector selects the Deployments CNPG creates for
+// Poolers (cnpg.io/podRole=pooler, set by CNPG on each).
+const PoolerDeploymentSelector = "cnpg.io/podRole=pooler"
+
+// trimDeployment is trimForCache, and drops a Deployment's Pod template:
+// setpoint reads only its owner, generation and status.
+func trimDeployment(obj any) (any, error) {
+	if d, ok := obj.(*appsv1.Deployment); ok {
+		d.Spec.Template = corev1.PodTemplateSpec{}
+	}
+	return trimForCache(obj)
 }
 
 // ObjectStores returns the ObjectStore informer and lister. Without the
@@ -76,11 +100,15 @@ func emptyIndexer() cache.Indexer {
 func (i *Informers) Start(ctx context.Context) error {
 	i.Setpoint.StartWithContext(ctx)
 	i.Kube.StartWithContext(ctx)
+	i.Poolers.StartWithContext(ctx)
 	if err := i.Setpoint.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
 		return fmt.Errorf("sync setpoint and CNPG caches: %w", err)
 	}
 	if err := i.Kube.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
 		return fmt.Errorf("sync Secret and ConfigMap caches: %w", err)
+	}
+	if err := i.Poolers.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+		return fmt.Errorf("sync the PgBouncer Deployment cache: %w", err)
 	}
 	return nil
 }
@@ -89,6 +117,7 @@ func (i *Informers) Start(ctx context.Context) error {
 func (i *Informers) Shutdown() {
 	i.Setpoint.Shutdown()
 	i.Kube.Shutdown()
+	i.Poolers.Shutdown()
 }
 
 // lastApplied is kubectl's copy of the whole object as last applied: as

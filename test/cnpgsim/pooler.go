@@ -15,9 +15,10 @@ import (
 // poolerPhaseActive is the Pooler phase of a running PgBouncer.
 const poolerPhaseActive = "active"
 
-// syncPooler gives a Pooler its Service and the status CNPG reports for
-// running PgBouncer pods. No PgBouncer runs: the host map sends the
-// Pooler's Service name straight to the Cluster's server.
+// syncPooler gives a Pooler its Service, PgBouncer's Deployment and the
+// status CNPG reports for running PgBouncer pods. No PgBouncer runs: the
+// host map sends the Pooler's Service name straight to the Cluster's
+// server.
 func (s *Simulator) syncPooler(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	p, err := s.poolers.Poolers(key.Namespace).Get(key.Name)
 	if apierrors.IsNotFound(err) {
@@ -34,10 +35,11 @@ func (s *Simulator) syncPooler(ctx context.Context, key cache.ObjectName) (time.
 	if err := s.ensureService(ctx, p.Namespace, p.Name, p.Spec.Cluster.Name, selector, owner); err != nil {
 		return 0, err
 	}
-	want := cnpgv1.PoolerStatus{Instances: 1, Phase: poolerPhaseActive}
-	if p.Spec.Instances != nil {
-		want.Instances = *p.Spec.Instances
+	replicas, err := s.ensurePgBouncer(ctx, p, owner)
+	if err != nil {
+		return 0, err
 	}
+	want := cnpgv1.PoolerStatus{Instances: replicas, Phase: poolerPhaseActive}
 	if p.Status == want {
 		return 0, nil
 	}

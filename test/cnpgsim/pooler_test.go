@@ -50,6 +50,19 @@ func TestPoolerAndScheduledBackup(t *testing.T) {
 		if _, err := kube.CoreV1().Services(ns).Get(t.Context(), "web-pooler-rw", metav1.GetOptions{}); err != nil {
 			t.Errorf("pooler service: %v", err)
 		}
+		// PgBouncer's Deployment, as CNPG makes it: the Pooler's, with
+		// CNPG's labels, every replica available.
+		d, err := kube.AppsV1().Deployments(ns).Get(t.Context(), "web-pooler-rw", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("PgBouncer Deployment: %v", err)
+		}
+		ref := metav1.GetControllerOf(d)
+		if ref == nil || ref.Kind != "Pooler" || ref.Name != "web-pooler-rw" || d.Labels["cnpg.io/podRole"] != "pooler" || d.Labels["cnpg.io/cluster"] != "web" {
+			t.Errorf("PgBouncer Deployment owner %+v, labels %v", ref, d.Labels)
+		}
+		if *d.Spec.Replicas != 2 || d.Status.AvailableReplicas != 2 || d.Status.ObservedGeneration != d.Generation {
+			t.Errorf("PgBouncer Deployment replicas %d, status %+v", *d.Spec.Replicas, d.Status)
+		}
 	})
 	t.Run("pooler service name reaches the server over verified TLS", func(t *testing.T) {
 		eventually(t, 10*time.Second, "connect through the pooler name", func() error {

@@ -11,7 +11,6 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/test/cnpgsim"
-	"github.com/setpoint-dev/setpoint/test/node"
 )
 
 // Two instances and a PgBouncer Pooler on real CNPG: the application
@@ -37,11 +36,9 @@ func TestPoolerAndFailoverOnRealCNPG(t *testing.T) {
 	if _, err := admin.Exec(t.Context(), "CREATE TABLE items (id bigserial PRIMARY KEY, name text)"); err != nil {
 		t.Fatalf("admin creates a table: %v", err)
 	}
-	// setpoint reports the pooler ready once CNPG's Pooler counts its
-	// instances, and CNPG counts Pods created, not Pods ready
-	// (status.instances is the Deployment's status.replicas): PgBouncer may
-	// still be starting. Known gap, see the README's real-CNPG section.
-	waitPgBouncer(t, ns, "shop-pooler-rw")
+	// Ready means PgBouncer is available now: CNPG's Pooler counts Pods
+	// created, so setpoint reads PgBouncer's Deployment (this failed
+	// before it did).
 	pooled := connectVia(t, ns, "shop", "shop-pooler-rw", "orders", "app-orders-rw")
 	if _, err := pooled.Exec(t.Context(), "INSERT INTO items (name) VALUES ('through the pooler')"); err != nil {
 		t.Fatalf("rw writes through PgBouncer: %v", err)
@@ -86,16 +83,5 @@ func TestPoolerAndFailoverOnRealCNPG(t *testing.T) {
 	}
 	if _, err := rw.Exec(t.Context(), "INSERT INTO items (name) VALUES ('after the failover')"); err != nil {
 		t.Fatalf("rw writes on the new primary: %v", err)
-	}
-}
-
-// waitPgBouncer waits until the Deployment CNPG runs for a Pooler has all
-// its replicas available.
-func waitPgBouncer(t *testing.T, ns, pooler string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	if err := node.WaitAvailable(ctx, kube, ns, pooler); err != nil {
-		t.Fatalf("PgBouncer of Pooler %s: %v", pooler, err)
 	}
 }

@@ -85,6 +85,9 @@ func (poolerComponent) Observe(_ context.Context, p *pass, err error) health {
 		if pl == nil || pl.Status.Instances < p.want.PoolerInstances {
 			return waiting(pgv1.PhaseProvisioning, "PoolerProvisioning", "waiting for PgBouncer instances", eventRecheck)
 		}
+		if ok, msg := pgBouncerAvailable(pl, p.obs.pgBouncers[pl.Name], p.want.PoolerInstances); !ok {
+			return waiting(pgv1.PhaseProvisioning, "PoolerProvisioning", msg, eventRecheck)
+		}
 	}
 	return ready("PoolersReady", fmt.Sprintf("%d PgBouncer instance(s) per pooler", p.want.PoolerInstances))
 }

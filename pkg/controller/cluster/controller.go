@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
+	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -32,6 +33,7 @@ type Controller struct {
 	databases        cache.Indexer
 	cnpgClusters     cnpglisters.ClusterLister
 	poolers          cnpglisters.PoolerLister
+	poolerDeploys    appslisters.DeploymentLister
 	scheduledBackups cnpglisters.ScheduledBackupLister
 	objectStores     barmanlisters.ObjectStoreLister
 	podMonitors      monitoringlisters.PodMonitorLister
@@ -66,6 +68,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		databases:        pg.PostgresDatabases().Informer().GetIndexer(),
 		cnpgClusters:     cnpg.Clusters().Lister(),
 		poolers:          cnpg.Poolers().Lister(),
+		poolerDeploys:    inf.Poolers.Apps().V1().Deployments().Lister(),
 		scheduledBackups: cnpg.ScheduledBackups().Lister(),
 		objectStores:     objectStoreLister,
 		podMonitors:      podMonitorLister,
@@ -107,6 +110,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		controller.On(pg.PostgresDatabases().Informer(), controller.MappedHandler(clusterOfDatabase, roleIntentChanged, batched)),
 		controller.On(cnpg.Clusters().Informer(), owned),
 		controller.On(cnpg.Poolers().Informer(), owned),
+		controller.On(inf.Poolers.Apps().V1().Deployments().Informer(), controller.MappedHandler(clusterOfPoolerDeployment, availabilityChanged, enqueue)),
 		controller.On(cnpg.ScheduledBackups().Informer(), owned),
 		controller.On(core.Secrets().Informer(), owned),
 		controller.On(core.Secrets().Informer(), controller.MappedHandler(c.clusterOfCredential, controllerChanged, batched)),

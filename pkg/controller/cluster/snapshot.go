@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,6 +30,9 @@ type observation struct {
 	archives   []archiveUse
 	podMonitor *monitoringv1.PodMonitor
 	poolers    map[string]*cnpgv1.Pooler
+	// pgBouncers are the Deployments CNPG runs the poolers' PgBouncer
+	// in, by Pooler name.
+	pgBouncers map[string]*appsv1.Deployment
 	backups    map[string]*cnpgv1.ScheduledBackup
 	configMap  *corev1.ConfigMap
 	databases  []*pgv1.PostgresDatabase
@@ -46,7 +50,8 @@ type observation struct {
 // the pass (and are retried with backoff).
 func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*observation, error) {
 	ns, name := pc.Namespace, pc.Name
-	o := &observation{poolers: map[string]*cnpgv1.Pooler{}, backups: map[string]*cnpgv1.ScheduledBackup{}}
+	o := &observation{poolers: map[string]*cnpgv1.Pooler{}, pgBouncers: map[string]*appsv1.Deployment{},
+		backups: map[string]*cnpgv1.ScheduledBackup{}}
 	if c.samples != nil {
 		if s, ok := c.samples.Sample(types.NamespacedName{Namespace: ns, Name: name}); ok {
 			o.sample = &s
@@ -84,6 +89,11 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 			return nil, err
 		} else if p != nil {
 			o.poolers[name+s] = p
+		}
+		if d, err := controller.IgnoreNotFound(c.poolerDeploys.Deployments(ns).Get(name + s)); err != nil {
+			return nil, err
+		} else if d != nil {
+			o.pgBouncers[name+s] = d
 		}
 	}
 	for _, s := range []string{backupSuffix, snapshotSuffix} {
