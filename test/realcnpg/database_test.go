@@ -3,11 +3,13 @@ package realcnpg
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -46,10 +48,12 @@ func smallClass(t *testing.T, name string, tune ...func(*pgv1.ClusterSettings)) 
 }
 
 // The whole first flow on real CloudNativePG: a PostgresCluster becomes a
-// healthy CNPG Cluster, a PostgresDatabase becomes a CNPG Database and
+// healthy CNPG Cluster, a PostgresDatabase becomes CNPG Databases and
 // managed roles that CNPG's instance manager reconciles, and the
-// application's credentials work — the admin creates a table, the rw role
-// writes to it, and a wrong password is refused.
+// application's credentials work with the privileges setpoint granted —
+// the admin creates a table, the rw role writes to it and cannot create a
+// database, the ro role reads and cannot write; deleting the object drops
+// the Delete database and its roles and keeps the Retain one.
 func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	ns := newNamespace(t)
 	smallClass(t, "small-"+ns)
@@ -75,7 +79,9 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 		t.Fatalf("CNPG Cluster phase %q while the PostgresCluster is Ready", cl.Status.Phase)
 	}
 
-	createDatabase(t, ns, "app", "shop", "orders")
+	createDatabase(t, ns, "app", "shop",
+		pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true},
+		pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
 	start = time.Now()
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 	t.Logf("PostgresDatabase Ready in %s", time.Since(start).Round(time.Second))
@@ -100,6 +106,46 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	if _, err := rw.Exec(t.Context(), "CREATE DATABASE stolen"); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
 		t.Errorf("rw CREATE DATABASE: %v, want insufficient_privilege", err)
 	}
+	ro := connect(t, ns, "shop", "orders", "app-orders-ro")
+	if err := ro.QueryRow(t.Context(), "SELECT count(*) FROM items").Scan(&n); err != nil || n != 1 {
+		t.Errorf("ro reads %d rows (%v), want 1", n, err)
+	}
+	if _, err := ro.Exec(t.Context(), "INSERT INTO items (name) VALUES ('no')"); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+		t.Errorf("ro INSERT: %v, want insufficient_privilege", err)
+	}
+
+	// Deleting the object runs each database's policy in Postgres: orders
+	// (Delete) and its roles are dropped, catalog (Retain) is kept.
+	for _, c := range []interface{ Close(context.Context) error }{admin, rw, ro} {
+		_ = c.Close(t.Context())
+	}
+	if err := pg.PostgresV1alpha1().PostgresDatabases(ns).Delete(t.Context(), "app", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 3*time.Minute, "PostgresDatabase app gone", func(ctx context.Context) (bool, string, error) {
+		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
+	})
+	su := connect(t, ns, "shop", "postgres", "shop-superuser")
+	has := func(sql, name string) bool {
+		var found bool
+		if err := su.QueryRow(t.Context(), sql, name).Scan(&found); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		return found
+	}
+	const dbSQL, roleSQL = "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)"
+	for _, r := range []string{"orders_admin", "orders_rw", "orders_ro"} {
+		if has(roleSQL, r) {
+			t.Errorf("role %s left after a Delete", r)
+		}
+	}
+	if has(dbSQL, "orders") {
+		t.Error("database orders left after a Delete")
+	}
+	if !has(dbSQL, "catalog") || !has(roleSQL, "catalog_admin") {
+		t.Error("Retain lost the catalog database or its admin role")
+	}
 }
 
 func createCluster(t *testing.T, ns, name, class string) {
@@ -113,14 +159,11 @@ func createCluster(t *testing.T, ns, name, class string) {
 	}
 }
 
-func createDatabase(t *testing.T, ns, name, cluster string, databases ...string) {
+func createDatabase(t *testing.T, ns, name, cluster string, databases ...pgv1.DatabaseSpec) {
 	t.Helper()
 	db := &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: cluster}},
-	}
-	for _, d := range databases {
-		db.Spec.Databases = append(db.Spec.Databases, pgv1.DatabaseSpec{Name: d})
+		Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: cluster}, Databases: databases},
 	}
 	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), db, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

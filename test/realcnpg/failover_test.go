@@ -29,7 +29,7 @@ func TestPoolerAndFailoverOnRealCNPG(t *testing.T) {
 	start := time.Now()
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 8*time.Minute)
 	t.Logf("PostgresCluster with 2 instances and a pooler Ready in %s", time.Since(start).Round(time.Second))
-	createDatabase(t, ns, "app", "shop", "orders")
+	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 
 	admin := connect(t, ns, "shop", "orders", "app-orders-admin")

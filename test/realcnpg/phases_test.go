@@ -14,10 +14,12 @@ import (
 )
 
 // phaseLog records, from the moment it starts, each distinct phase of a
-// CNPG Cluster and of the PostgresDatabases in its namespace, in order.
+// CNPG Cluster, of its PostgresCluster and of the PostgresDatabases in its
+// namespace, in order.
 type phaseLog struct {
 	mu        sync.Mutex
 	cnpg      []string
+	clusters  []pgv1.Phase
 	databases []pgv1.Phase
 	stop      context.CancelFunc
 	done      chan struct{}
@@ -45,11 +47,15 @@ func watchPhases(t *testing.T, ns, name string) *phaseLog {
 
 func (l *phaseLog) sample(ctx context.Context, ns, name string) {
 	c, err := pg.CNPGV1().Clusters(ns).Get(ctx, name, metav1.GetOptions{})
+	pc, perr := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, name, metav1.GetOptions{})
 	dbs, derr := pg.PostgresV1alpha1().PostgresDatabases(ns).List(ctx, metav1.ListOptions{})
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err == nil && (len(l.cnpg) == 0 || l.cnpg[len(l.cnpg)-1] != c.Status.Phase) {
 		l.cnpg = append(l.cnpg, c.Status.Phase)
+	}
+	if perr == nil && (len(l.clusters) == 0 || l.clusters[len(l.clusters)-1] != pc.Status.Phase) {
+		l.clusters = append(l.clusters, pc.Status.Phase)
 	}
 	if derr == nil {
 		for _, d := range dbs.Items {
@@ -65,12 +71,21 @@ func (l *phaseLog) end() {
 	<-l.done
 }
 
-// seen ends the log and returns what it recorded.
+// seen ends the log and returns what it recorded of the CNPG Cluster and
+// the PostgresDatabases.
 func (l *phaseLog) seen() (cnpg []string, databases []pgv1.Phase) {
 	l.end()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.cnpg), slices.Clone(l.databases)
+}
+
+// clusterPhases ends the log and returns the PostgresCluster's phases.
+func (l *phaseLog) clusterPhases() []pgv1.Phase {
+	l.end()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.clusters)
 }
 
 // knownPhases fails for a CNPG phase setpoint does not map: a string it

@@ -1,0 +1,51 @@
+package realcnpg
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// A parameter that needs a restart (max_connections) and one a reload
+// takes (work_mem), changed on a Ready cluster: CNPG restarts Postgres,
+// setpoint reports Configuring until Postgres has the values, then Ready,
+// and Postgres shows them.
+func TestParametersOnRealCNPG(t *testing.T) {
+	ns := newNamespace(t)
+	smallClass(t, "small-"+ns)
+	createCluster(t, ns, "shop", "small-"+ns)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+
+	phases := watchPhases(t, ns, "shop")
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		c.Spec.PostgreSQLConfig = map[string]string{"max_connections": "150", "work_mem": "8MB"}
+		_, err = pg.PostgresV1alpha1().PostgresClusters(ns).Update(t.Context(), c, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 5*time.Minute)
+	t.Logf("parameters applied, Ready again in %s", time.Since(start).Round(time.Second))
+	seen := phases.clusterPhases()
+	if !slices.Contains(seen, pgv1.PhaseConfiguring) {
+		t.Errorf("PostgresCluster phases while CNPG restarted Postgres: %q, want Configuring among them", seen)
+	}
+	su := connect(t, ns, "shop", "postgres", "shop-superuser")
+	for param, want := range map[string]string{"max_connections": "150", "work_mem": "8MB"} {
+		var got string
+		if err := su.QueryRow(t.Context(), "SELECT current_setting($1)", param).Scan(&got); err != nil || got != want {
+			t.Errorf("%s = %q (%v), want %q", param, got, err, want)
+		}
+	}
+}
