@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -106,7 +108,7 @@ func connect(t *testing.T, ns, cluster, database, secret string) *pgx.Conn {
 // Service's name wherever the connection goes.
 func connectVia(t *testing.T, ns, cluster, service, database, secret string) *pgx.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	sec, err := kube.CoreV1().Secrets(ns).Get(ctx, secret, metav1.GetOptions{})
 	if err != nil {
@@ -135,7 +137,17 @@ func connectVia(t *testing.T, ns, cluster, service, database, secret string) *pg
 	cfg.DialFunc = func(context.Context, string, string) (net.Conn, error) {
 		return theNode.Dial(net.JoinHostPort(svc.Spec.ClusterIP, "5432"))
 	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	// A Service whose Pods just became ready may not route yet: kube-proxy
+	// programs it a moment later. An application retries a refused
+	// connection; so does this, only that one.
+	var conn *pgx.Conn
+	for {
+		conn, err = pgx.ConnectConfig(ctx, cfg)
+		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 	if err != nil {
 		t.Fatalf("connect as %s: %v", cfg.User, err)
 	}
