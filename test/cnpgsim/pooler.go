@@ -15,6 +15,10 @@ import (
 // poolerPhaseActive is the Pooler phase of a running PgBouncer.
 const poolerPhaseActive = "active"
 
+// pgBouncerRetry is how soon a Pooler whose Deployment is not yet its own
+// is looked at again.
+const pgBouncerRetry = 500 * time.Millisecond
+
 // syncPooler gives a Pooler its Service, PgBouncer's Deployment and the
 // status CNPG reports for running PgBouncer pods. No PgBouncer runs: the
 // host map sends the Pooler's Service name straight to the Cluster's
@@ -35,9 +39,12 @@ func (s *Simulator) syncPooler(ctx context.Context, key cache.ObjectName) (time.
 	if err := s.ensureService(ctx, p.Namespace, p.Name, p.Spec.Cluster.Name, selector, owner); err != nil {
 		return 0, err
 	}
-	replicas, err := s.ensurePgBouncer(ctx, p, owner)
+	replicas, ok, err := s.ensurePgBouncer(ctx, p, owner)
 	if err != nil {
 		return 0, err
+	}
+	if !ok {
+		return pgBouncerRetry, nil
 	}
 	want := cnpgv1.PoolerStatus{Instances: replicas, Phase: poolerPhaseActive}
 	if p.Status == want {

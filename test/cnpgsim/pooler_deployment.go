@@ -20,9 +20,12 @@ import (
 // a Deployment controller would once PgBouncer is up — every replica
 // available at once — and returns the replicas it reports, which CNPG
 // copies into the Pooler's status.instances (Pods created, not ready:
-// internal/controller/pooler_status.go).
-func (s *Simulator) ensurePgBouncer(ctx context.Context, p *cnpgv1.Pooler, owner []metav1.OwnerReference) (int32, error) {
-	replicas := int32(1)
+// internal/controller/pooler_status.go). A Deployment left by a deleted
+// Pooler of the same name is the garbage collector's to remove: ok is
+// false until it has, and the caller looks again shortly (CNPG is woken by
+// the deletion; the stand-in does not watch Deployments).
+func (s *Simulator) ensurePgBouncer(ctx context.Context, p *cnpgv1.Pooler, owner []metav1.OwnerReference) (replicas int32, ok bool, err error) {
+	replicas = 1
 	if p.Spec.Instances != nil {
 		replicas = *p.Spec.Instances
 	}
@@ -31,26 +34,28 @@ func (s *Simulator) ensurePgBouncer(ctx context.Context, p *cnpgv1.Pooler, owner
 	switch {
 	case apierrors.IsNotFound(err):
 		if d, err = client.Create(ctx, pgBouncerDeployment(p, replicas, owner), metav1.CreateOptions{FieldManager: s.opts.FieldManager}); err != nil {
-			return 0, fmt.Errorf("create PgBouncer Deployment: %w", err)
+			return 0, false, fmt.Errorf("create PgBouncer Deployment: %w", err)
 		}
 	case err != nil:
-		return 0, fmt.Errorf("get PgBouncer Deployment: %w", err)
+		return 0, false, fmt.Errorf("get PgBouncer Deployment: %w", err)
+	case !metav1.IsControlledBy(d, p):
+		return 0, false, nil
 	case *d.Spec.Replicas != replicas:
 		d.Spec.Replicas = &replicas
 		if d, err = client.Update(ctx, d, metav1.UpdateOptions{FieldManager: s.opts.FieldManager}); err != nil {
-			return 0, fmt.Errorf("scale PgBouncer Deployment: %w", err)
+			return 0, false, fmt.Errorf("scale PgBouncer Deployment: %w", err)
 		}
 	}
 	want := appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: replicas, UpdatedReplicas: replicas,
 		ReadyReplicas: replicas, AvailableReplicas: replicas}
 	if equality.Semantic.DeepEqual(d.Status, want) {
-		return replicas, nil
+		return replicas, true, nil
 	}
 	d.Status = want
 	if _, err := client.UpdateStatus(ctx, d, metav1.UpdateOptions{FieldManager: s.opts.FieldManager}); err != nil {
-		return 0, fmt.Errorf("update PgBouncer Deployment status: %w", err)
+		return 0, false, fmt.Errorf("update PgBouncer Deployment status: %w", err)
 	}
-	return replicas, nil
+	return replicas, true, nil
 }
 
 func pgBouncerDeployment(p *cnpgv1.Pooler, replicas int32, owner []metav1.OwnerReference) *appsv1.Deployment {
