@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -167,16 +166,13 @@ func passwordClause(password rolePasswordClause, validUntil *metav1.Time, validU
 // syncDBRoleMembership grants the missing inRoles and revokes the others,
 // all or nothing, as CNPG's UpdateMembership does.
 func syncDBRoleMembership(ctx context.Context, conn *pgx.Conn, role string, want, cur []string) error {
+	grant, revoke := membershipChanges(want, cur)
 	var stmts []string
-	for _, p := range want {
-		if !slices.Contains(cur, p) {
-			stmts = append(stmts, "GRANT "+ident(p)+" TO "+ident(role))
-		}
+	for _, p := range grant {
+		stmts = append(stmts, "GRANT "+ident(p)+" TO "+ident(role))
 	}
-	for _, p := range cur {
-		if !slices.Contains(want, p) {
-			stmts = append(stmts, "REVOKE "+ident(p)+" FROM "+ident(role))
-		}
+	for _, p := range revoke {
+		stmts = append(stmts, "REVOKE "+ident(p)+" FROM "+ident(role))
 	}
 	if len(stmts) == 0 {
 		return nil

@@ -225,19 +225,32 @@ func syncComment(ctx context.Context, conn *pgx.Conn, role, want string, cur *st
 // syncMembership grants the missing inRoles and revokes memberships not
 // listed, as CNPG does: membership is part of the managed definition.
 func syncMembership(ctx context.Context, conn *pgx.Conn, role string, want, cur []string) error {
-	for _, parent := range want {
-		if !slices.Contains(cur, parent) {
-			if _, err := conn.Exec(ctx, "GRANT "+ident(parent)+" TO "+ident(role)); err != nil {
-				return fmt.Errorf("grant role membership: %w", err)
-			}
+	grant, revoke := membershipChanges(want, cur)
+	for _, parent := range grant {
+		if _, err := conn.Exec(ctx, "GRANT "+ident(parent)+" TO "+ident(role)); err != nil {
+			return fmt.Errorf("grant role membership: %w", err)
 		}
 	}
-	for _, parent := range cur {
-		if !slices.Contains(want, parent) {
-			if _, err := conn.Exec(ctx, "REVOKE "+ident(parent)+" FROM "+ident(role)); err != nil {
-				return fmt.Errorf("revoke role membership: %w", err)
-			}
+	for _, parent := range revoke {
+		if _, err := conn.Exec(ctx, "REVOKE "+ident(parent)+" FROM "+ident(role)); err != nil {
+			return fmt.Errorf("revoke role membership: %w", err)
 		}
 	}
 	return nil
+}
+
+// membershipChanges are the parent roles of want missing from cur, and
+// those of cur no longer in want.
+func membershipChanges(want, cur []string) (grant, revoke []string) {
+	for _, p := range want {
+		if !slices.Contains(cur, p) {
+			grant = append(grant, p)
+		}
+	}
+	for _, p := range cur {
+		if !slices.Contains(want, p) {
+			revoke = append(revoke, p)
+		}
+	}
+	return grant, revoke
 }
