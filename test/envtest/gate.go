@@ -29,11 +29,8 @@ type Decision struct {
 // -short, SETPOINT_REQUIRE_CONTROLPLANE and SETPOINT_SKIP_INTEGRATION. It
 // parses the test flags if TestMain has not yet: -short is a flag.
 func Decide() Decision {
-	if !flag.Parsed() {
-		flag.Parse()
-	}
 	_, err := findBinDir()
-	return decide(packageName(), err, testing.Short(), os.Getenv(RequireEnv) == "1", os.Getenv(SkipEnv) == "1")
+	return DecideOn(err)
 }
 
 // Report prints d's line, if any, to stderr.
