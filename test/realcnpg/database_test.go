@@ -70,8 +70,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 		t.Errorf("real CNPG's phases from creation to Ready = %q; the stand-in models %q then %q", seen, cnpgsim.PhaseSettingUpPrimary, cnpgsim.PhaseHealthy)
 	}
 	t.Logf("real CNPG's phases from creation to Ready: %q", seen)
-	cnpg := pg
-	cl, err := cnpg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
+	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +84,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	start = time.Now()
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 	t.Logf("PostgresDatabase Ready in %s", time.Since(start).Round(time.Second))
-	d, err := cnpg.CNPGV1().Databases(ns).Get(t.Context(), "app-orders", metav1.GetOptions{})
+	d, err := pg.CNPGV1().Databases(ns).Get(t.Context(), "app-orders", metav1.GetOptions{})
 	if err != nil || d.Status.Applied == nil || !*d.Status.Applied {
 		t.Fatalf("CNPG Database app-orders not applied by CNPG: %+v (%v)", d.Status, err)
 	}
