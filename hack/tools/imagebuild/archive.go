@@ -16,9 +16,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
-// refNameAnnotation names an image in an OCI layout's index.json; tools
+// RefNameAnnotation names an image in an OCI layout's index.json; tools
 // such as skopeo select by it (oci-archive:FILE:REF).
-const refNameAnnotation = "org.opencontainers.image.ref.name"
+const RefNameAnnotation = "org.opencontainers.image.ref.name"
 
 // WriteOCILayout writes idx as an OCI image layout in dir (replacing
 // whatever dir held) whose index.json holds one entry, idx itself, named by
@@ -31,7 +31,7 @@ func WriteOCILayout(dir string, idx v1.ImageIndex, tag string) error {
 	if err != nil {
 		return err
 	}
-	if err := lp.AppendIndex(idx, layout.WithAnnotations(map[string]string{refNameAnnotation: tag})); err != nil {
+	if err := lp.AppendIndex(idx, layout.WithAnnotations(map[string]string{RefNameAnnotation: tag})); err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
 	}
 	return nil

@@ -135,7 +135,7 @@ func readOCILayout(t *testing.T, dir, tag string, digest v1.Hash) v1.ImageIndex 
 		t.Fatalf("index.json has %d entries, want 1 (the multi-platform index)", len(m.Manifests))
 	}
 	d := m.Manifests[0]
-	if d.MediaType != types.OCIImageIndex || d.Digest != digest || d.Annotations[refNameAnnotation] != tag {
+	if d.MediaType != types.OCIImageIndex || d.Digest != digest || d.Annotations[RefNameAnnotation] != tag {
 		t.Errorf("index.json entry = %s %s %v, want %s %s named %s", d.MediaType, d.Digest, d.Annotations, types.OCIImageIndex, digest, tag)
 	}
 	nested, err := top.ImageIndex(d.Digest)

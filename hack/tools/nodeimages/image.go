@@ -19,13 +19,10 @@ import (
 	"github.com/setpoint-dev/setpoint/hack/tools/imagebuild"
 )
 
-// Annotations of the archive's index.json entry: containerd's importer
-// takes the image's full name from the first, OCI tools the tag from the
-// second.
-const (
-	containerdNameAnnotation = "io.containerd.image.name"
-	refNameAnnotation        = "org.opencontainers.image.ref.name"
-)
+// containerdNameAnnotation is where, in the archive's index.json entry,
+// containerd's importer takes the image's full name; OCI tools take the
+// tag from imagebuild.RefNameAnnotation beside it.
+const containerdNameAnnotation = "io.containerd.image.name"
 
 // config is what an image's config file says about running it.
 type config struct {
@@ -83,7 +80,7 @@ func writeArchive(path string, img v1.Image, ref string, tag string) (v1.Hash, e
 	}
 	err = lp.AppendImage(img,
 		layout.WithPlatform(v1.Platform{OS: "linux", Architecture: "amd64"}),
-		layout.WithAnnotations(map[string]string{containerdNameAnnotation: ref, refNameAnnotation: tag}))
+		layout.WithAnnotations(map[string]string{containerdNameAnnotation: ref, imagebuild.RefNameAnnotation: tag}))
 	if err != nil {
 		return v1.Hash{}, fmt.Errorf("write OCI layout: %w", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/setpoint-dev/setpoint/hack/tools/imagebuild"
 )
 
 // structure is what one image must hold: checked on the archives `make
@@ -59,7 +61,7 @@ func checkPostgres(t *testing.T, u unpacked) {
 	wantPasswd(t, u, "postgres:x:26:26:")
 	wantConfig(t, u, "26", []string{"PATH=/usr/lib/postgresql/15/bin:/usr/bin:/bin", "LANG=C.UTF-8",
 		"PGDATA=/var/lib/postgresql/data/pgdata"}, nil)
-	if tag := u.annotations[refNameAnnotation]; !strings.HasPrefix(tag, "15.") {
+	if tag := u.annotations[imagebuild.RefNameAnnotation]; !strings.HasPrefix(tag, "15.") {
 		t.Errorf("tag %q, want 15.N (CNPG reads the major version from it)", tag)
 	}
 }
@@ -80,7 +82,7 @@ func checkPgbouncer(t *testing.T, u unpacked) {
 	}
 	wantPasswd(t, u, "pgbouncer:x:998:996:")
 	wantConfig(t, u, "998:996", nil, []string{pgbouncerPath})
-	if tag := u.annotations[refNameAnnotation]; !strings.HasPrefix(tag, "1.24.") {
+	if tag := u.annotations[imagebuild.RefNameAnnotation]; !strings.HasPrefix(tag, "1.24.") {
 		t.Errorf("tag %q, want 1.24.x (Debian 12's 1.18 fails with CNPG 1.30)", tag)
 	}
 }
@@ -129,8 +131,8 @@ func checkIdentity(t *testing.T, u unpacked, img Image) {
 	if u.annotations[containerdNameAnnotation] != img.Reference {
 		t.Errorf("containerd name %q, want %q", u.annotations[containerdNameAnnotation], img.Reference)
 	}
-	if _, tag, _ := strings.Cut(img.Reference, ":"); u.annotations[refNameAnnotation] != tag {
-		t.Errorf("ref.name %q, want the tag %q", u.annotations[refNameAnnotation], tag)
+	if _, tag, _ := strings.Cut(img.Reference, ":"); u.annotations[imagebuild.RefNameAnnotation] != tag {
+		t.Errorf("ref.name %q, want the tag %q", u.annotations[imagebuild.RefNameAnnotation], tag)
 	}
 	if u.digest.String() != img.Digest {
 		t.Errorf("manifest digest %s, images.json says %s", u.digest, img.Digest)
