@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
@@ -23,6 +24,10 @@ const (
 	// ByDatabaseLabel indexes CNPG Databases by namespace/the
 	// PostgresDatabase their DatabaseLabel names.
 	ByDatabaseLabel = "byDatabaseLabel"
+	// ByRoleOnCluster indexes CNPG DatabaseRoles by
+	// namespace/spec.cluster.name/spec.name (RoleOnClusterKey): the objects
+	// that manage one Postgres role.
+	ByRoleOnCluster = "byRoleOnCluster"
 )
 
 // AddIndexers registers the indexers the routing needs. Call before the
@@ -44,7 +49,23 @@ func (i *Informers) AddIndexers() error {
 	if err := i.Setpoint.CNPG().V1().Databases().Informer().AddIndexers(cache.Indexers{ByDatabaseLabel: indexByDatabaseLabel}); err != nil {
 		return fmt.Errorf("add %s indexer: %w", ByDatabaseLabel, err)
 	}
+	if err := i.Setpoint.CNPG().V1().DatabaseRoles().Informer().AddIndexers(cache.Indexers{ByRoleOnCluster: indexByRoleOnCluster}); err != nil {
+		return fmt.Errorf("add %s indexer: %w", ByRoleOnCluster, err)
+	}
 	return nil
+}
+
+// RoleOnClusterKey is the ByRoleOnCluster key of role on cluster.
+func RoleOnClusterKey(namespace, cluster, role string) string {
+	return namespace + "/" + cluster + "/" + role
+}
+
+func indexByRoleOnCluster(obj any) ([]string, error) {
+	r, ok := obj.(*cnpgv1.DatabaseRole)
+	if !ok {
+		return nil, nil
+	}
+	return []string{RoleOnClusterKey(r.Namespace, r.Spec.Cluster.Name, r.Spec.Name)}, nil
 }
 
 func indexByChildStem(obj any) ([]string, error) {

@@ -20,7 +20,7 @@ import (
 // monitoring, need them).
 var (
 	cnpgGroupVersion       = "postgresql.cnpg.io/v1"
-	cnpgResources          = []string{"clusters", "databases", "poolers", "scheduledbackups"}
+	cnpgResources          = []string{"clusters", "databases", "databaseroles", "poolers", "scheduledbackups"}
 	barmanGroupVersion     = "barmancloud.cnpg.io/v1"
 	barmanResource         = "objectstores"
 	monitoringGroupVersion = "monitoring.coreos.com/v1"
@@ -46,7 +46,7 @@ func (a apis) notReadyReason() string {
 	if a.cnpgInstalled() {
 		return ""
 	}
-	return fmt.Sprintf("CloudNativePG is not installed: the API server does not serve %s %s (install CloudNativePG 1.25 or later; setpoint starts once its CRDs appear)",
+	return fmt.Sprintf("CloudNativePG is not installed: the API server does not serve %s %s (install CloudNativePG 1.30 or later; setpoint starts once its CRDs appear)",
 		cnpgGroupVersion, strings.Join(a.missingCNPG, ", "))
 }
 

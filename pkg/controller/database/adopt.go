@@ -9,20 +9,23 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
-// mayManageExisting says whether this object may take database db, which
-// exists in Postgres with comment, under a CNPG Database: its own marker,
+// mayManageExisting says whether this object may take the role or
+// database (kind) called name, which exists in Postgres with comment,
+// under a DatabaseRole or a CNPG Database: its own marker,
 // or — with spec.adoptFrom — the marker of the object it takes over
 // (controller.MayTakeOver). When not, the message says why. An adopted
 // database is re-marked for this object by the privileges step's
-// COMMENT ON DATABASE, and CNPG makes <db>_admin its owner.
-func (p *pass) mayManageExisting(ctx context.Context, db, comment string) (bool, string) {
+// COMMENT ON DATABASE, and CNPG makes <db>_admin its owner; an adopted
+// role gets this object's marker and password Secret from its
+// DatabaseRole, which retires the source's password on this cluster.
+func (p *pass) mayManageExisting(ctx context.Context, kind, name, comment string) (bool, string) {
 	here := p.adoptionSourceHere()
 	if !controller.MayTakeOver(p.db, comment, here) {
-		return false, controller.RefusedMessage("database", db, comment, p.db, here)
+		return false, controller.RefusedMessage(kind, name, comment, p.db, here)
 	}
 	if controller.Adopts(p.db, comment, here) {
-		klog.FromContext(ctx).V(2).Info("Adopting a database setpoint created for another PostgresDatabase",
-			"database", db, "adoptFrom", p.db.Spec.AdoptFrom)
+		klog.FromContext(ctx).V(2).Info("Adopting what setpoint created for another PostgresDatabase",
+			"kind", kind, "name", name, "adoptFrom", p.db.Spec.AdoptFrom)
 	}
 	return true, ""
 }
@@ -30,8 +33,7 @@ func (p *pass) mayManageExisting(ctx context.Context, db, comment string) (bool,
 // adoptionSourceHere reports whether the PostgresDatabase spec.adoptFrom
 // names exists and uses this object's cluster: it still owns what is
 // marked for it there. The cache answers; an object it does not have yet
-// is not there (the roles, judged by the cluster from the same cache, wait
-// for the same object).
+// is not there yet.
 func (p *pass) adoptionSourceHere() bool {
 	from := p.db.Spec.AdoptFrom
 	if from == "" {

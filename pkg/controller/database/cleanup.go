@@ -63,12 +63,19 @@ func (p *pass) removedPolicy(name string) pgv1.DeletionPolicy {
 // retain releases the database's objects — no owner reference, labelled
 // retained — so the garbage collector keeps them and a later
 // PostgresDatabase of the same name adopts them, old passwords included.
-// Its roles are simply no longer published: CNPG stops managing them and
-// leaves them in place.
+// Its DatabaseRoles go with reclaim retain: CNPG stops managing the roles
+// and leaves them in place.
 func (p *pass) retain(ctx context.Context, name string) health {
 	n := namesOf(p.db.Name, name)
 	ns := p.db.Namespace
 	released := false
+	if p.obs.cluster != nil {
+		for _, r := range n.Roles() {
+			if h, done := p.removeRole(ctx, r, pgv1.DeletionPolicyRetain, false); !done {
+				return h
+			}
+		}
+	}
 	if d := p.obs.cnpg[n.CNPG]; d != nil && controller.IsControlledBy(d, p.db.UID) {
 		released = true
 		// Re-apply the fields we own without our owner reference, which
@@ -118,9 +125,9 @@ func (p *pass) releaseSecret(ctx context.Context, s *corev1.Secret) error {
 
 // drop removes the database and then its roles, in that order: a role
 // that owns a database cannot be dropped. CNPG drops the database when we
-// delete its CNPG Database (reclaim policy delete); the roles go once we
-// publish them absent and the cluster's managedRoles component passes that
-// on. Only then are the credentials and connection info deleted.
+// delete its CNPG Database (reclaim policy delete), and each role when we
+// delete its DatabaseRole (reclaim policy delete). Only then are the
+// credentials and connection info deleted.
 func (p *pass) drop(ctx context.Context, name string) health {
 	n := namesOf(p.db.Name, name)
 	ns := p.db.Namespace

@@ -4,77 +4,125 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
 // blockedAfter is how long a deletion may wait for CNPG before the wait
 // is reported as RoleCleanupBlocked rather than as progress.
 const blockedAfter = 2 * time.Minute
 
-// dropRoles publishes a database's roles as absent and reports Ready once
-// they are gone. Only roles the cluster records as ours are dropped: one
-// another PostgresDatabase owns (we lost a conflict) or one that existed in
-// Postgres before setpoint is skipped.
-//
-// "Gone" is checked three ways, because no single signal suffices: our
-// absent intent must have been persisted (so the cluster can act on it);
-// the cluster must report the roles reconciled — for an absent role that
-// means dropped, which is how CNPG lists it — and not failed; and Postgres
-// itself must no longer have them, since CNPG's status has no
-// observedGeneration and may still describe the roles as present.
+// dropRoles removes a database's roles (Delete) and reports Ready once
+// they are gone. Only roles of our own DatabaseRoles, or that Postgres
+// has with our marker, are dropped: one another PostgresDatabase manages
+// (we lost a conflict) or one that existed before setpoint is skipped.
+// The status entry lists the roles still being removed, each absent.
 func (p *pass) dropRoles(ctx context.Context, name string, n names) health {
-	rep := p.obs.roles
-	me := ownerOfDB(p.db)
-	var roles []string
-	for _, r := range n.Roles() {
-		// Only roles the cluster gave us: one another PostgresDatabase
-		// owns, or one Postgres had before setpoint, is not ours to drop.
-		if rep.owns(r, me) {
-			roles = append(roles, r)
-		}
-	}
-	if len(roles) == 0 {
-		return ready("", "")
-	}
 	e := p.entries[name]
 	prev := e.Roles
 	e.Roles = nil
-	for _, r := range roles {
-		// exists stays as last seen until the role is confirmed gone and
-		// the entry disappears.
+	var waits []health
+	for _, r := range n.Roles() {
+		h, done := p.removeRole(ctx, r, pgv1.DeletionPolicyDelete, listed(p.db.Status.Databases, name, r))
+		if done {
+			continue
+		}
 		exists := slices.ContainsFunc(prev, func(s pgv1.RoleStatus) bool { return s.Name == r && s.Exists })
 		e.Roles = append(e.Roles, pgv1.RoleStatus{Name: r, Ensure: pgv1.RoleEnsureAbsent, Exists: exists})
+		waits = append(waits, h)
 	}
-	list := strings.Join(roles, ", ")
-	if !publishedAbsent(p.db.Status.Databases, name, roles) {
-		return p.roleWait(false, fmt.Sprintf("marking roles %s absent for the cluster", list))
+	return worst(waits)
+}
+
+// listed: the stored status entry of database name lists role, present or
+// absent — the one case a role without a DatabaseRole of ours may still be
+// ours in Postgres (an object CNPG deleted without dropping the role, or
+// one an earlier setpoint kept in managed.roles). It decides only whether
+// to look: Postgres's marker decides whether the role is ours.
+func listed(st []pgv1.DatabaseStatus, name, role string) bool {
+	i := slices.IndexFunc(st, func(d pgv1.DatabaseStatus) bool { return d.Name == name })
+	return i >= 0 && slices.ContainsFunc(st[i].Roles, func(r pgv1.RoleStatus) bool { return r.Name == role })
+}
+
+// removeRole carries out policy on one role: its DatabaseRole is given
+// the matching reclaim policy, then deleted, and CNPG's finalizer keeps or
+// drops the role. A Retain is done once the deletion is asked for: the
+// role stays in Postgres with our marker, for a later PostgresDatabase of
+// this name (or one adopting from it) to manage again. A Delete waits until CNPG applied the object first —
+// CNPG drops only a role its object applied — and ends when Postgres no
+// longer has the role with our marker (look says whether to ask). done is
+// true once nothing is left to do.
+func (p *pass) removeRole(ctx context.Context, role string, policy pgv1.DeletionPolicy, look bool) (h health, done bool) {
+	obj := roleObjectName(p.obs.cluster.Name, role)
+	cur := p.obs.roles[obj]
+	if cur != nil && !controller.IsControlledBy(cur, p.db.UID) {
+		return ready("", ""), true // someone else's: not ours to remove
 	}
-	for _, r := range roles {
-		if msg, failed := rep.failure(r); failed {
-			return p.roleWait(true, fmt.Sprintf("CloudNativePG cannot drop role %s: %s", r, msg))
+	reclaim := roleReclaim(policy)
+	switch {
+	case cur == nil && policy == pgv1.DeletionPolicyRetain:
+		return ready("", ""), true
+	case cur == nil:
+		return p.droppedInPostgres(ctx, role, look)
+	case cur.DeletionTimestamp != nil && policy == pgv1.DeletionPolicyRetain:
+		return ready("", ""), true // reclaim retain: CNPG only lets the object go
+	case cur.DeletionTimestamp != nil:
+		if st := cur.Status; st.Applied != nil && !*st.Applied && st.Message != "" {
+			return p.roleWait(true, fmt.Sprintf("CloudNativePG cannot remove role %s: %s", role, st.Message)), false
 		}
+		return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to remove role %s", role)), false
+	case cur.Spec.DatabaseRoleReclaimPolicy != reclaim:
+		if _, err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, roleApply(p.db, wantOf(cur, reclaim)), applyOpts); err != nil {
+			return apiError("RoleApplyFailed", fmt.Errorf("apply DatabaseRole %s: %w", obj, err)), false
+		}
+		return p.roleWait(false, fmt.Sprintf("setting the reclaim policy of DatabaseRole %q to %s", obj, reclaim)), false
+	case policy == pgv1.DeletionPolicyDelete && !roleApplied(cur):
+		return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to apply DatabaseRole %q before it drops role %s", obj, role)), false
 	}
-	if slices.ContainsFunc(roles, func(r string) bool { return !rep.isReconciled(r) }) {
-		return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to drop roles %s", list))
+	if err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Delete(ctx, obj, controller.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
+		return apiError("RoleDeleteFailed", fmt.Errorf("delete DatabaseRole %s: %w", obj, err)), false
+	}
+	if policy == pgv1.DeletionPolicyRetain {
+		return ready("", ""), true
+	}
+	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "RoleDeleting", "Deleted DatabaseRole %s; CloudNativePG drops role %s", obj, role)
+	return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to remove role %s", role)), false
+}
+
+// droppedInPostgres ends a Delete whose DatabaseRole is gone: the role is
+// done when Postgres does not have it with our marker. One it still has
+// gets a DatabaseRole with reclaim delete again (CNPG takes the role over
+// and drops it with the object); a role marked for anyone else is theirs.
+func (p *pass) droppedInPostgres(ctx context.Context, role string, look bool) (health, bool) {
+	if !look {
+		return ready("", ""), true
 	}
 	t, err := p.superuser(ctx, "postgres")
-	if err != nil {
-		return p.roleWait(true, fmt.Sprintf("cannot verify that roles %s are dropped: %v", list, err))
+	var comments map[string]string
+	if err == nil {
+		comments, err = p.c.sql.roleComments(ctx, t, []string{role})
 	}
-	left, err := p.c.sql.existingRoles(ctx, t, roles)
 	if err != nil {
 		p.c.cas.Forget(p.db.Namespace, p.obs.cluster.Name+caSuffix)
-		return p.roleWait(true, fmt.Sprintf("cannot verify that roles %s are dropped: %v", list, err))
+		return p.roleWait(true, fmt.Sprintf("cannot verify that role %s is dropped: %v", role, err)), false
 	}
-	if len(left) > 0 {
-		return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to drop roles %s", strings.Join(left, ", ")))
+	if comment, ok := comments[role]; !ok || comment != controller.PostgresMarker(p.db.Namespace, p.db.Name) {
+		return ready("", ""), true
 	}
-	return ready("", "")
+	w := roleWant{object: roleObjectName(p.obs.cluster.Name, role), cluster: p.obs.cluster.Name, role: role, reclaim: roleReclaim(pgv1.DeletionPolicyDelete)}
+	if h := p.claimRole(ctx, w); h.Phase != pgv1.PhaseReady {
+		return p.roleWait(true, fmt.Sprintf("role %s is still in Postgres: %s", role, h.Message)), false
+	}
+	if _, err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, roleApply(p.db, w), applyOpts); err != nil {
+		return apiError("RoleApplyFailed", fmt.Errorf("apply DatabaseRole %s: %w", w.object, err)), false
+	}
+	return p.roleWait(false, fmt.Sprintf("role %s is still in Postgres: handing it to DatabaseRole %q to drop it", role, w.object)), false
 }
 
 // roleWait reports a wait on role removal; it is Blocked when something is
@@ -109,17 +157,3 @@ func (p *pass) cleanupWait(what string, blocked bool, msg string) health {
 	return waiting(pgv1.PhaseDeleting, reason, msg, cleanupRecheck)
 }
 
-// publishedAbsent reports whether the persisted status already marks the
-// roles absent for database name.
-func publishedAbsent(st []pgv1.DatabaseStatus, name string, roles []string) bool {
-	i := slices.IndexFunc(st, func(d pgv1.DatabaseStatus) bool { return d.Name == name })
-	if i < 0 {
-		return false
-	}
-	for _, r := range roles {
-		if !slices.ContainsFunc(st[i].Roles, func(s pgv1.RoleStatus) bool { return s.Name == r && s.Ensure == pgv1.RoleEnsureAbsent }) {
-			return false
-		}
-	}
-	return true
-}

@@ -19,10 +19,9 @@ import (
 // cluster, and only when something a database pass reads changed (see
 // clusterView): a new cluster passes through several phases and writes
 // its status several times on the way to Ready, and each write woke all
-// of its databases for a pass that found them still waiting. A status
-// write that only moves the role report on (one per role batch) wakes only
-// the databases whose roles it reports on. Databases being deleted read
-// the cluster's phase for their messages and are woken by any change.
+// of its databases for a pass that found them still waiting. Databases
+// being deleted read the cluster's phase for their messages and are woken
+// by any change.
 func (c *Controller) clusterHandler() cache.ResourceEventHandler {
 	all := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -54,7 +53,7 @@ func (c *Controller) clusterHandler() cache.ResourceEventHandler {
 				return
 			}
 			for _, db := range controller.ListDatabasesOf(c.databaseIndex, n.Namespace, n.Name) {
-				if db.DeletionTimestamp != nil || !equalReports(rolesReportFor(o, db), rolesReportFor(n, db)) {
+				if db.DeletionTimestamp != nil {
 					c.wake(db)
 				}
 			}
@@ -62,8 +61,7 @@ func (c *Controller) clusterHandler() cache.ResourceEventHandler {
 	}
 }
 
-// clusterView is what a database pass reads of its PostgresCluster,
-// besides the role report (rolesReportFor): whether it is the same object,
+// clusterView is what a database pass reads of its PostgresCluster: whether it is the same object,
 // being deleted, Ready, or Failed and why (clusterStep), its superuser
 // Secret and its poolers (connection info).
 type clusterView struct {
@@ -88,54 +86,22 @@ func viewOf(pc *pgv1.PostgresCluster) clusterView {
 	return v
 }
 
-// rolesReportFor is the part of the cluster's role arbitration about db:
-// the owners and conflicts of every role db may ask for or clean up, and
-// those that name db.
-func rolesReportFor(pc *pgv1.PostgresCluster, db *pgv1.PostgresDatabase) roleReport {
-	return reportOf(pc, nil).about(rolesOf(db), ownerOfDB(db))
-}
-
-func ownerOfDB(db *pgv1.PostgresDatabase) pgv1.ObjectOwner {
-	return pgv1.ObjectOwner{Name: db.Name, UID: db.UID}
-}
-
-// rolesOf are the names of every role db's databases may have, in the spec
-// or still in status (being removed).
-func rolesOf(db *pgv1.PostgresDatabase) []string {
-	var out []string
-	for _, name := range specNames(db) {
-		out = append(out, controller.NamesOf(db.Name, name).Roles()...)
-	}
-	for _, e := range db.Status.Databases {
-		out = append(out, controller.NamesOf(db.Name, e.Name).Roles()...)
-		for _, r := range e.Roles {
-			out = append(out, r.Name)
-		}
-	}
-	return out
-}
-
-func equalReports(a, b roleReport) bool { return reflect.DeepEqual(a, b) }
-
-// cnpgClusterHandler routes CNPG's role report (the CNPG Cluster's
-// status.managedRolesStatus) to the databases whose roles it changed: a
-// role reconciled, or CNPG unable to reconcile one. The CNPG Cluster has
-// its PostgresCluster's name. Everything else of the CNPG Cluster reaches
-// the databases through the PostgresCluster's status.
+// cnpgClusterHandler routes a change of the CNPG Cluster's
+// spec.managed.roles to the databases on the cluster: a role listed there
+// is CNPG's to manage, and a new role of ours waits until an upgrade has
+// moved it out (claimRole). The CNPG Cluster has its PostgresCluster's
+// name. Everything else of the CNPG Cluster reaches the databases through
+// the PostgresCluster's status.
 func (c *Controller) cnpgClusterHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(oldObj, newObj any) {
 			o, ok1 := oldObj.(*cnpgv1.Cluster)
 			n, ok2 := newObj.(*cnpgv1.Cluster)
-			if !ok1 || !ok2 || apiequality.Semantic.DeepEqual(o.Status.ManagedRolesStatus, n.Status.ManagedRolesStatus) {
+			if !ok1 || !ok2 || apiequality.Semantic.DeepEqual(o.Spec.Managed, n.Spec.Managed) {
 				return
 			}
-			before, after := cnpgSide(o), cnpgSide(n)
 			for _, db := range controller.ListDatabasesOf(c.databaseIndex, n.Namespace, n.Name) {
-				roles := rolesOf(db)
-				if !equalReports(before.about(roles, ownerOfDB(db)), after.about(roles, ownerOfDB(db))) {
-					c.wake(db)
-				}
+				c.wake(db)
 			}
 		},
 	}
@@ -145,10 +111,8 @@ func (c *Controller) cnpgClusterHandler() cache.ResourceEventHandler {
 // everything else (workqueue.Urgent) once it has had its own first pass (it
 // carries our finalizer). A database not started yet goes ahead of other
 // first passes (workqueue.Soon) but behind those under way: a cluster
-// becoming Ready starts its databases together, so their role claims reach
-// it together — one apply of managed.roles and one status write for the
-// lot instead of one each, as they would if the databases of a hundred
-// clusters were started in the order they were created.
+// becoming Ready starts its databases together instead of in the order the
+// databases of a hundred clusters were created.
 func (c *Controller) wake(db *pgv1.PostgresDatabase) {
 	p := workqueue.Soon
 	if slices.Contains(db.Finalizers, Finalizer) {

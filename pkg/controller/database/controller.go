@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
@@ -35,6 +36,9 @@ type Controller struct {
 	// cnpgDatabaseIndex finds a PostgresDatabase's CNPG Databases by label.
 	cnpgDatabaseIndex cache.Indexer
 	cnpgClusters      cnpglisters.ClusterLister
+	roleObjects       cnpglisters.DatabaseRoleLister
+	// roleObjectIndex finds the DatabaseRoles of one role on one cluster.
+	roleObjectIndex cache.Indexer
 	secrets           corelisters.SecretLister
 	configMaps        corelisters.ConfigMapLister
 
@@ -74,6 +78,8 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		cnpgDatabases:     cnpg.Databases().Lister(),
 		cnpgDatabaseIndex: cnpg.Databases().Informer().GetIndexer(),
 		cnpgClusters:      cnpg.Clusters().Lister(),
+		roleObjects:       cnpg.DatabaseRoles().Lister(),
+		roleObjectIndex:   cnpg.DatabaseRoles().Informer().GetIndexer(),
 		secrets:           core.Secrets().Lister(),
 		configMaps:        core.ConfigMaps().Lister(),
 		queue:             workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
@@ -91,14 +97,13 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	c.synced, err = controller.Register([]controller.Registration{
 		controller.On(pg.PostgresDatabases().Informer(), controller.PrimaryHandler(enqueue, Finalizer)),
 		controller.On(pg.PostgresDatabases().Informer(), c.lag.Handler(enqueue)),
-		// Every real update of a cluster, status included: the pipeline
-		// waits on the cluster's Ready condition and its role arbitration
-		// (which reaches only the databases it is about).
+		// The updates of a cluster a database pass reads (clusterView).
 		controller.On(pg.PostgresClusters().Informer(), c.clusterHandler()),
-		// CNPG's word on the roles: it reaches only the databases whose
-		// roles it changed.
+		// A change of the CNPG Cluster's spec.managed.roles, which a new
+		// role waits on while an upgrade moves it out of there.
 		controller.On(cnpg.Clusters().Informer(), c.cnpgClusterHandler()),
 		controller.On(cnpg.Databases().Informer(), progressed),
+		controller.On(cnpg.DatabaseRoles().Informer(), progressed),
 		controller.On(core.Secrets().Informer(), owned),
 		controller.On(core.ConfigMaps().Informer(), owned),
 	})
@@ -115,6 +120,21 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	}
 	c.queue.Run(ctx, workers, c.sync)
 	return nil
+}
+
+// roleObjectsOf are the cached DatabaseRoles that manage role on cluster.
+func (c *Controller) roleObjectsOf(namespace, cluster, role string) []*cnpgv1.DatabaseRole {
+	objs, err := c.roleObjectIndex.ByIndex(controller.ByRoleOnCluster, controller.RoleOnClusterKey(namespace, cluster, role))
+	if err != nil {
+		return nil
+	}
+	out := make([]*cnpgv1.DatabaseRole, 0, len(objs))
+	for _, o := range objs {
+		if r, ok := o.(*cnpgv1.DatabaseRole); ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func (c *Controller) uidOf(namespace, name string) (types.UID, bool) {

@@ -40,7 +40,7 @@ func externalRO(d pgv1.DatabaseSpec) string {
 }
 
 // databaseCredentials ensures the Secrets of one database's roles, carries
-// out a rotation request on the generated ones, and publishes the roles in
+// out a rotation request on the generated ones, and lists the roles in
 // the database's status entry.
 func (p *pass) databaseCredentials(ctx context.Context, d pgv1.DatabaseSpec) health {
 	n := namesOf(p.db.Name, d.Name)
@@ -55,8 +55,8 @@ func (p *pass) databaseCredentials(ctx context.Context, d pgv1.DatabaseSpec) hea
 		hs = append(hs, h)
 	}
 	if h := worst(hs); h.Phase != pgv1.PhaseReady {
-		// Keep the previously published intent: withdrawing a role over a
-		// passing problem would churn CNPG's managed roles.
+		// Keep the previous entry: withdrawing a role over a passing
+		// problem would churn its DatabaseRole.
 		p.problem(d.Name, h.Message)
 		return h
 	}

@@ -12,11 +12,10 @@ import (
 // addFinalizer puts our finalizer on a new db while alongside runs — the
 // creation of its Secrets — instead of before it: a new database's first
 // pass then waits for one round trip, not two. That order is safe because
-// the cluster takes the Secrets for a role claim only from a
-// PostgresDatabase carrying the finalizer (the cluster controller's
-// placedSecrets), so no role exists to clean up before the finalizer
-// does; Secrets made by a pass whose patch fails are owned by db and go
-// with it. It returns db as stored.
+// the roles and databases, which need the finalizer's cleanup, are written
+// only later in the pass, once the finalizer is stored; Secrets made by a
+// pass whose patch fails are owned by db and go with it. It returns db as
+// stored.
 func (c *Controller) addFinalizer(ctx context.Context, db *pgv1.PostgresDatabase, alongside func(context.Context)) (*pgv1.PostgresDatabase, error) {
 	if slices.Contains(db.Finalizers, Finalizer) {
 		return db, nil

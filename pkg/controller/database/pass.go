@@ -72,11 +72,8 @@ type step struct {
 }
 
 // pipeline is the order of ADR-0002's database pipeline, but for the
-// Secrets, which come first: they depend on nothing of the cluster, and
-// the role claim they publish is then waiting when the cluster becomes
-// Ready, so databases created with their cluster reach it together — one
-// managed-roles apply and one cluster status write for all of them instead
-// of one per database that happens to get there in between.
+// Secrets, which come first: they depend on nothing of the cluster, so a
+// database created with its cluster has them while the cluster comes up.
 var pipeline = []step{
 	{pgv1.ConditionSecretsReady, secretsStep},
 	{pgv1.ConditionClusterReady, clusterStep},

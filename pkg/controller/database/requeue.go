@@ -14,9 +14,8 @@ const (
 	// us no event (it is not labelled, so not watched), and a hot retry
 	// of a user's mistake helps no one.
 	externalRecheck = time.Minute
-	// provisionRecheck covers roles and CNPG Databases being applied. Both
-	// end with an event we watch (the cluster's managedRolesStatus, the
-	// CNPG Database's status), so this is only a safety net: polling 1,000
+	// provisionRecheck covers DatabaseRoles and CNPG Databases being
+	// applied. Both end with an event we watch (their status), so this is only a safety net: polling 1,000
 	// waiting databases every few seconds costs CPU for nothing.
 	provisionRecheck = 30 * time.Second
 	// failedRecheck re-reads a Failed state another controller owns (a

@@ -16,17 +16,19 @@ import (
 
 // wasIssued: a Secret of this name gave role a password before, so a
 // missing one now is a deleted one. Either Postgres has had the role for
-// this object — the cluster gave it to this object and CloudNativePG
-// reports it reconciled, or the last pass saw it (kept in this object's
-// status) — or the last pass listed this very Secret as the role's
-// password. The second signal holds while CNPG re-reconciles the role
-// (Exists is then false for a while), when the first alone would miss a
-// deletion. This decides only whether to say so: the Secret is created
+// this object — our DatabaseRole of it names this Secret and CloudNativePG
+// applied it, or the last pass saw it (kept in this object's status) — or
+// the last pass listed this very Secret as the role's password. The second
+// signal holds while CNPG re-applies the role (Exists is then false for a
+// while), when the first alone would miss a deletion. This decides only whether to say so: the Secret is created
 // either way.
 func wasIssued(p *pass, role, secret string) bool {
-	ours := slices.ContainsFunc(p.obs.roles.owners, func(o pgv1.RoleOwner) bool { return o.Role == role && o.Owner.UID == p.db.UID })
-	if ours && slices.Contains(p.obs.roles.reconciled, role) {
-		return true
+	if p.obs.cluster != nil {
+		cur := p.obs.roles[roleObjectName(p.obs.cluster.Name, role)]
+		if cur != nil && controller.IsControlledBy(cur, p.db.UID) && roleApplied(cur) &&
+			cur.Spec.PasswordSecret != nil && cur.Spec.PasswordSecret.Name == secret {
+			return true
+		}
 	}
 	for _, e := range p.db.Status.Databases {
 		if slices.ContainsFunc(e.Roles, func(r pgv1.RoleStatus) bool {

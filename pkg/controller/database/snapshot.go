@@ -18,8 +18,13 @@ import (
 // Secrets), from the API server.
 type observation struct {
 	cluster *pgv1.PostgresCluster
-	// roles is the cluster's role report: its arbitration and CNPG's word.
-	roles roleReport
+	// cnpgCluster is the CNPG Cluster the PostgresCluster controls (nil
+	// for a namesake): its spec.managed.roles takes precedence over our
+	// DatabaseRoles.
+	cnpgCluster *cnpgv1.Cluster
+	// roles are the DatabaseRoles of every role of every known database,
+	// by object name (cached in full), whoever controls them.
+	roles map[string]*cnpgv1.DatabaseRole
 	// secrets and configMaps are ours (label-selected cache), by name.
 	secrets    map[string]*corev1.Secret
 	configMaps map[string]*corev1.ConfigMap
@@ -40,18 +45,21 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 	o := &observation{
 		secrets: map[string]*corev1.Secret{}, configMaps: map[string]*corev1.ConfigMap{},
 		external: map[string]*corev1.Secret{}, cnpg: map[string]*cnpgv1.Database{},
+		roles: map[string]*cnpgv1.DatabaseRole{},
 	}
 	var err error
 	if o.cluster, err = controller.IgnoreNotFound(c.clusters.PostgresClusters(ns).Get(db.Spec.ClusterRef.Name)); err != nil {
 		return nil, err
 	}
 	// The CNPG Cluster has the cluster's name (the cluster controller's
-	// provisioner writes it so); reportOf checks it is the cluster's own.
+	// provisioner writes it so); only the cluster's own counts.
 	cc, err := controller.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(db.Spec.ClusterRef.Name))
 	if err != nil {
 		return nil, err
 	}
-	o.roles = reportOf(o.cluster, cc)
+	if cc != nil && o.cluster != nil && controller.IsControlledBy(cc, o.cluster.UID) {
+		o.cnpgCluster = cc
+	}
 	if o.removed, err = c.removedDatabases(db); err != nil {
 		return nil, err
 	}
@@ -68,6 +76,12 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 		}
 		if o.cnpg[n.CNPG], err = controller.IgnoreNotFound(c.cnpgDatabases.Databases(ns).Get(n.CNPG)); err != nil {
 			return nil, err
+		}
+		for _, role := range n.Roles() {
+			obj := roleObjectName(db.Spec.ClusterRef.Name, role)
+			if o.roles[obj], err = controller.IgnoreNotFound(c.roleObjects.DatabaseRoles(ns).Get(obj)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if db.DeletionTimestamp != nil {

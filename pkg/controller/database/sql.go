@@ -20,8 +20,9 @@ const defaultPostgresTimeout = 10 * time.Second
 type sqlRunner interface {
 	// execTx runs stmts in one transaction on target.
 	execTx(ctx context.Context, t postgres.Target, stmts []string) error
-	// existingRoles returns which of names exist on target's server.
-	existingRoles(ctx context.Context, t postgres.Target, names []string) ([]string, error)
+	// roleComments returns, for each of names that exists on target's
+	// server, its comment ("" when none).
+	roleComments(ctx context.Context, t postgres.Target, names []string) (map[string]string, error)
 	// databaseComment reports whether database name exists on target's
 	// server and its comment ("" when none).
 	databaseComment(ctx context.Context, t postgres.Target, name string) (exists bool, comment string, err error)
@@ -52,7 +53,7 @@ func (r pgxRunner) execTx(ctx context.Context, t postgres.Target, stmts []string
 	})
 }
 
-func (r pgxRunner) existingRoles(ctx context.Context, t postgres.Target, names []string) ([]string, error) {
+func (r pgxRunner) roleComments(ctx context.Context, t postgres.Target, names []string) (map[string]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	conn, err := r.connector.Acquire(ctx, t)
@@ -60,15 +61,24 @@ func (r pgxRunner) existingRoles(ctx context.Context, t postgres.Target, names [
 		return nil, err
 	}
 	defer r.connector.Release(t, conn) // checks of databases created together share it
-	rows, err := conn.Query(ctx, "SELECT rolname::text FROM pg_roles WHERE rolname = ANY($1)", names)
+	rows, err := conn.Query(ctx,
+		"SELECT rolname::text, coalesce(shobj_description(oid, 'pg_authid'), '') FROM pg_roles WHERE rolname = ANY($1)", names)
 	if err != nil {
 		return nil, fmt.Errorf("read roles: %w", err)
 	}
-	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, comment string
+		if err := rows.Scan(&name, &comment); err != nil {
+			return nil, fmt.Errorf("read roles: %w", err)
+		}
+		out[name] = comment
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read roles: %w", err)
 	}
-	return found, nil
+	return out, nil
 }
 
 func (r pgxRunner) databaseComment(ctx context.Context, t postgres.Target, name string) (bool, string, error) {

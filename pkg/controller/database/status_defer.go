@@ -41,8 +41,7 @@ var progressWaits = map[string]int{
 
 // deferredWrite reports whether this pass may leave status as it is, and
 // for how long: only when the stored status shows a progress wait at this
-// generation with the claim this pass would write (the same Secrets and
-// roles, so the cluster controller reads the same intent), and this pass
+// generation with the Secrets and roles this pass would write, and this pass
 // only moved forward to another progress wait. The deferral is bounded
 // from the first pass that deferred (staleSince), not renewed by later
 // ones; anything else a user would read differently (Ready, a failure, a
@@ -58,10 +57,9 @@ func (p *pass) deferredWrite(out outcome, removal health) (time.Duration, bool) 
 
 // progressOnly: the new status is a progress wait of this generation,
 // and the stored one either a progress wait no later in the pipeline that
-// differs in nothing but that progress, or never written at all — for a
-// new database whose role claim its cluster reads from the Secrets
-// themselves (claimWithoutStatus): its first write then waits for Ready
-// or for news, within the same bound.
+// differs in nothing but that progress, or never written at all: a new
+// database's first write then waits for Ready or for news, within the
+// same bound.
 func (p *pass) progressOnly(out outcome, removal health) bool {
 	stored, next := &p.db.Status, p.status
 	if out.health.Err != nil || removal.Phase != pgv1.PhaseReady || len(p.obs.removed) > 0 {
@@ -75,7 +73,7 @@ func (p *pass) progressOnly(out outcome, removal health) bool {
 		return false
 	}
 	if neverWritten(stored) {
-		return claimWithoutStatus(p.db) && sameRotation(stored, next)
+		return sameRotation(stored, next)
 	}
 	if stored.ObservedGeneration != p.db.Generation || !isWait(stored.Phase) {
 		return false
@@ -90,19 +88,6 @@ func (p *pass) progressOnly(out outcome, removal health) bool {
 // neverWritten: no pass has written this status yet.
 func neverWritten(st *pgv1.PostgresDatabaseStatus) bool {
 	return st.ObservedGeneration == 0 && st.Phase == "" && len(st.Conditions) == 0 && len(st.Databases) == 0
-}
-
-// claimWithoutStatus: every role of db has a generated password Secret,
-// which its cluster finds in place by itself (the cluster controller's
-// intentOf); a Secret of the user's own is validated here and its claim
-// needs the status.
-func claimWithoutStatus(db *pgv1.PostgresDatabase) bool {
-	for _, d := range db.Spec.Databases {
-		if len(externalRefs(d)) > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 func isWait(ph pgv1.Phase) bool { return ph == pgv1.PhasePending || ph == pgv1.PhaseProvisioning }

@@ -174,7 +174,7 @@ func (p *pass) checkNewDatabase(ctx context.Context, n names) health {
 	if !exists {
 		return ready("", "")
 	}
-	if ok, why := p.mayManageExisting(ctx, n.DB, comment); !ok {
+	if ok, why := p.mayManageExisting(ctx, "database", n.DB, comment); !ok {
 		return failed("DatabaseExists", why, failedRecheck)
 	}
 	return ready("", "")

@@ -5,29 +5,26 @@ import (
 	"fmt"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
-// rolesStep gates on the cluster's role report: which PostgresDatabase
-// owns each role (the PostgresCluster's managedRolesStatus, written by its
-// managedRoles component) and CNPG's view of each (the CNPG Cluster's
-// status). A role counts as ours only when the
-// cluster names this object (name and UID) as its owner: another object's
-// reconciled role of the same name is not ours.
-func rolesStep(_ context.Context, p *pass) health {
-	rep := p.obs.roles
-	me := ownerOfDB(p.db)
+// rolesStep keeps one CNPG DatabaseRole per role of every database — the
+// object named after the cluster and the role (roleObjectName), controlled
+// by this PostgresDatabase, server-side applied with only our fields — and
+// waits until CNPG reports each applied at its generation. Before the
+// first write of a role, claimRole proves that nothing else has it.
+func rolesStep(ctx context.Context, p *pass) health {
 	var hs []health
 	pending := 0
 	for _, d := range p.db.Spec.Databases {
 		e := p.entry(d.Name)
 		var dbh []health
-		for i := range e.Roles {
-			r := &e.Roles[i]
-			h := roleHealth(rep, me, r.Name)
-			r.Exists = h.Phase == pgv1.PhaseReady
+		for _, c := range credentialsOf(d, namesOf(p.db.Name, d.Name)) {
+			h := p.ensureRole(ctx, d, c.role, secretOf(e, c))
 			if h.Phase != pgv1.PhaseReady && h.Phase != pgv1.PhaseFailed {
 				pending++
 			}
+			markExists(e, c.role, h.Phase == pgv1.PhaseReady)
 			dbh = append(dbh, h)
 		}
 		h := worst(dbh)
@@ -37,38 +34,83 @@ func rolesStep(_ context.Context, p *pass) health {
 		hs = append(hs, h)
 	}
 	h := worst(hs)
-	if h.Phase == pgv1.PhaseProvisioning {
-		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("%d role(s) not yet reconciled by CloudNativePG", pending), provisionRecheck)
+	if h.Phase == pgv1.PhaseProvisioning && h.Reason == "RolesPending" {
+		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("%d role(s) not yet applied by CloudNativePG", pending), provisionRecheck)
 	}
 	if h.Phase != pgv1.PhaseReady {
 		return h
 	}
-	return ready("RolesReconciled", "every role is reconciled by CloudNativePG")
+	return ready("RolesReconciled", "every role is applied by CloudNativePG")
 }
 
-// roleHealth classifies one role from the cluster's report.
-func roleHealth(rep roleReport, me pgv1.ObjectOwner, role string) health {
-	for _, c := range rep.conflicts {
-		if c.Role != role || c.Claimant != me {
-			continue
+// secretOf is the password Secret the secrets step chose for c.
+func secretOf(e *pgv1.DatabaseStatus, c roleCredential) string {
+	var ref *pgv1.LocalObjectReference
+	switch c.kind {
+	case "admin":
+		ref = e.AdminSecretRef
+	case "rw":
+		ref = e.RWSecretRef
+	default:
+		ref = e.ROSecretRef
+	}
+	if ref == nil {
+		return c.generated
+	}
+	return ref.Name
+}
+
+// markExists records in the status entry whether Postgres has the role,
+// as CNPG reports it.
+func markExists(e *pgv1.DatabaseStatus, role string, exists bool) {
+	for i := range e.Roles {
+		if e.Roles[i].Name == role && e.Roles[i].Ensure == pgv1.RoleEnsurePresent {
+			e.Roles[i].Exists = exists
 		}
-		if c.Owner.Name == "" {
-			// Not another PostgresDatabase's: Postgres has the role and
-			// setpoint did not create it for us.
-			return failed("RoleExists", c.Message, failedRecheck)
+	}
+}
+
+// ensureRole applies the DatabaseRole of one role and reports where CNPG
+// stands with it.
+func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret string) health {
+	cluster := p.obs.cluster.Name
+	w := roleWant{object: roleObjectName(cluster, role), cluster: cluster, role: role, secret: secret, reclaim: roleReclaim(policyOf(d))}
+	cur := p.obs.roles[w.object]
+	if cur != nil && !controller.IsControlledBy(cur, p.db.UID) {
+		// Never adopted: a DatabaseRole we did not create may carry
+		// anyone's password Secret and reclaim policy.
+		return p.owner().Conflict("DatabaseRole", cur).Health("RoleConflict")
+	}
+	if cur != nil && cur.DeletionTimestamp != nil {
+		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("waiting for the previous DatabaseRole %q of role %s to be deleted", w.object, role), provisionRecheck)
+	}
+	if cur == nil {
+		if h := p.claimRole(ctx, w); h.Phase != pgv1.PhaseReady {
+			return h
 		}
-		return failed("RoleConflict", fmt.Sprintf("role %s is owned by PostgresDatabase %q", role, c.Owner.Name), failedRecheck)
 	}
-	if !rep.owns(role, me) {
-		// Worded like the wait after it (taken on, not yet reconciled):
-		// for the user it is one wait, and one status write.
-		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("role %s not yet reconciled by CloudNativePG", role), provisionRecheck)
+	if cur == nil || !roleCurrent(cur, p.db, w) {
+		if _, err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, roleApply(p.db, w), applyOpts); err != nil {
+			return apiError("RoleApplyFailed", fmt.Errorf("apply DatabaseRole %s: %w", w.object, err))
+		}
+		return rolePending(role)
 	}
-	if msg, ok := rep.failure(role); ok {
-		return failed("RoleReconcileFailed", fmt.Sprintf("role %s: %s", role, msg), failedRecheck)
-	}
-	if !rep.isReconciled(role) {
-		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("role %s not yet reconciled by CloudNativePG", role), provisionRecheck)
+	st := cur.Status
+	switch {
+	case st.ObservedGeneration != cur.Generation || st.Applied == nil:
+		return rolePending(role)
+	case !*st.Applied:
+		// CNPG retries on its own; what we can provoke — the server
+		// restarting, the Secret not there yet — passes, and what does
+		// not (a conflict CNPG found) is fixed elsewhere. Its message is
+		// the user's clue.
+		return waiting(pgv1.PhaseProvisioning, "RoleNotApplied", fmt.Sprintf("CloudNativePG could not apply role %s (DatabaseRole %q): %s", role, w.object, st.Message), provisionRecheck)
 	}
 	return ready("", "")
+}
+
+// rolePending is the wait for CNPG to apply a DatabaseRole. One message
+// for the apply and the wait after it: one status write, not two.
+func rolePending(role string) health {
+	return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("role %s not yet applied by CloudNativePG", role), provisionRecheck)
 }

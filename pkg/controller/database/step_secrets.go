@@ -16,8 +16,7 @@ import (
 
 // secretsStep gives every database's roles a credential Secret —
 // generated once and rewritten only by a rotation request, or the user's
-// own, validated — and then publishes the role intent the cluster's
-// managedRoles component turns into CNPG managed roles.
+// own, validated — for the roles step's DatabaseRoles.
 func secretsStep(ctx context.Context, p *pass) health {
 	p.createMissingSecrets(ctx)
 	var hs []health

@@ -1,0 +1,89 @@
+package database
+
+import (
+	"cmp"
+	"strings"
+
+	"k8s.io/utils/ptr"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+)
+
+// roleObjectName is the name of the CNPG DatabaseRole that manages role on
+// cluster: "<cluster>.<role>", the role's '_' written '-'. A Postgres role
+// is unique per server, so the name is keyed by cluster and role, not by
+// PostgresDatabase: two PostgresDatabases asking for one role ask for one
+// object, and the API server, not a cache, decides who has it. Cluster
+// names have no dots (a DNS-1035 label) and role names no '-' or '.', so
+// the mapping is injective.
+func roleObjectName(cluster, role string) string {
+	return cluster + "." + strings.ReplaceAll(role, "_", "-")
+}
+
+// roleReclaim is the DatabaseRole reclaim policy of a deletionPolicy: what
+// CNPG does with the role in Postgres when the object goes.
+func roleReclaim(policy pgv1.DeletionPolicy) string {
+	if policy == pgv1.DeletionPolicyDelete {
+		return cnpgv1.DatabaseRoleReclaimDelete
+	}
+	return cnpgv1.DatabaseRoleReclaimRetain
+}
+
+// roleWant is the part of a DatabaseRole setpoint owns.
+type roleWant struct {
+	object  string
+	cluster string
+	role    string
+	secret  string
+	reclaim string
+}
+
+// roleApply is the server-side apply of w: only our fields, our labels
+// and our controller reference. login is on (every role of a database is
+// an application's login); inherit and the connection limit keep CNPG's
+// defaults. Without a Secret CNPG leaves the password as it is.
+func roleApply(db *pgv1.PostgresDatabase, w roleWant) *cnpgac.DatabaseRoleApplyConfiguration {
+	spec := cnpgac.DatabaseRoleSpec().
+		WithCluster(cnpgac.LocalObjectReference().WithName(w.cluster)).
+		WithName(w.role).WithLogin(true).
+		WithComment(controller.PostgresMarker(db.Namespace, db.Name)).
+		WithDatabaseRoleReclaimPolicy(w.reclaim)
+	if w.secret != "" {
+		spec.WithPasswordSecret(cnpgac.LocalObjectReference().WithName(w.secret))
+	}
+	return cnpgac.DatabaseRole(w.object, db.Namespace).
+		WithLabels(controller.ManagedLabels(controller.DatabaseLabel, db.Name)).
+		WithOwnerReferences(controller.OwnerRefApply(db, gvk)).
+		WithSpec(spec)
+}
+
+// roleCurrent compares the fields we own, with CNPG's defaults: fields
+// the API server or CNPG fill in must not cause an apply.
+func roleCurrent(cur *cnpgv1.DatabaseRole, db *pgv1.PostgresDatabase, w roleWant) bool {
+	s := cur.Spec
+	return controller.IsControlledBy(cur, db.UID) && cur.Labels[controller.DatabaseLabel] == db.Name &&
+		s.Cluster.Name == w.cluster && s.Name == w.role && s.Login &&
+		s.Comment == controller.PostgresMarker(db.Namespace, db.Name) &&
+		(s.PasswordSecret == nil && w.secret == "" || s.PasswordSecret != nil && s.PasswordSecret.Name == w.secret) &&
+		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == w.reclaim
+}
+
+// roleApplied: CNPG's instance manager applied the object's current
+// generation.
+func roleApplied(cur *cnpgv1.DatabaseRole) bool {
+	st := cur.Status
+	return st.ObservedGeneration == cur.Generation && ptr.Deref(st.Applied, false)
+}
+
+// wantOf is what cur, one of ours, asks for with reclaim policy reclaim:
+// a removal changes nothing else.
+func wantOf(cur *cnpgv1.DatabaseRole, reclaim string) roleWant {
+	w := roleWant{object: cur.Name, cluster: cur.Spec.Cluster.Name, role: cur.Spec.Name, reclaim: reclaim}
+	if cur.Spec.PasswordSecret != nil {
+		w.secret = cur.Spec.PasswordSecret.Name
+	}
+	return w
+}
