@@ -121,25 +121,23 @@ func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
 			msg = c.Message
 		}
 	}
-	if want := `role orders_admin is owned by PostgresDatabase "first"`; !strings.Contains(msg, want) {
+	if want := `DatabaseRole "shop.orders-admin" exists and was not created by setpoint for this object (controlled by PostgresDatabase "first"`; !strings.Contains(msg, want) {
 		t.Errorf("second claimant's RolesReady message %q, want it to contain %q", msg, want)
 	}
-	// A third claimant is refused too: the cluster records one conflict per
-	// role and claimant, and the API server takes that status.
+	// A third claimant is refused too.
 	newDatabase(t, ns, "third", pgv1.DatabaseSpec{Name: "orders"})
 	third := waitDatabase(t, ns, "third", pgv1.PhaseFailed, 60*time.Second)
-	expectReason(t, third.Status.Conditions, pgv1.ConditionRolesReady, "RoleConflict", `role orders_admin is owned by PostgresDatabase "first"`)
-	eventually(t, 30*time.Second, "both refused claims in the cluster's status", func(ctx context.Context) (bool, error) {
-		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
-		if err != nil || c.Status.ManagedRolesStatus == nil {
-			return false, err
+	expectReason(t, third.Status.Conditions, pgv1.ConditionRolesReady, "RoleConflict", `controlled by PostgresDatabase "first"`)
+	// The API server decided: one DatabaseRole per role, the first's.
+	for _, name := range []string{"shop.orders-admin", "shop.orders-rw"} {
+		r, err := pg.CNPGV1().DatabaseRoles(ns).Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("DatabaseRole %s: %v", name, err)
 		}
-		claimants := map[string]int{}
-		for _, cf := range c.Status.ManagedRolesStatus.Conflicts {
-			claimants[cf.Claimant.Name]++
+		if ref := metav1.GetControllerOf(r); ref == nil || ref.Name != "first" {
+			t.Errorf("DatabaseRole %s controlled by %v, want PostgresDatabase first", name, ref)
 		}
-		return claimants["second"] == 2 && claimants["third"] == 2, nil
-	})
+	}
 	// The first keeps working.
 	first := waitDatabase(t, ns, "first", pgv1.PhaseReady, 10*time.Second)
 	if first.Status.Phase != pgv1.PhaseReady {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +66,7 @@ func TestChildrenComeBack(t *testing.T) {
 			},
 			func(cl *cnpgv1.Cluster) bool { return cl.Spec.Instances == 1 })
 	})
-	t.Run("managed roles", func(t *testing.T) { managedRoleComesBack(t, ns) })
+	t.Run("DatabaseRole", func(t *testing.T) { databaseRoleComesBack(t, ns, db.UID) })
 	t.Run("generated Secret", func(t *testing.T) { generatedSecretComesBack(t, ns, db.UID) })
 	t.Run("superuser Secret", func(t *testing.T) { superuserSecretComesBack(t, ns, pc.UID) })
 
@@ -208,27 +207,26 @@ func cnpgDatabaseComesBack(t *testing.T, ns string, owner types.UID) {
 	}
 }
 
-// managedRoleComesBack removes a role from the CNPG Cluster's
-// spec.managed.roles by hand (a JSON patch, as kubectl patch would).
-func managedRoleComesBack(t *testing.T, ns string) {
-	client := pg.CNPGV1().Clusters(ns)
-	get := func(ctx context.Context) (*cnpgv1.Cluster, error) {
-		return client.Get(ctx, "shop", metav1.GetOptions{})
+// databaseRoleComesBack deletes and edits the DatabaseRole of orders_rw.
+// The database is Retain, so CNPG keeps the role when its object goes
+// (reclaim retain); setpoint applies the object again and the role keeps
+// its password.
+func databaseRoleComesBack(t *testing.T, ns string, owner types.UID) {
+	client := pg.CNPGV1().DatabaseRoles(ns)
+	const name = "shop.orders-rw"
+	get := func(ctx context.Context) (*cnpgv1.DatabaseRole, error) {
+		return client.Get(ctx, name, metav1.GetOptions{})
 	}
-	ok := func(cl *cnpgv1.Cluster) bool {
-		return cl.Spec.Managed != nil && slices.ContainsFunc(cl.Spec.Managed.Roles, func(r cnpgv1.RoleConfiguration) bool {
-			return r.Name == "orders_rw" && r.PasswordSecret != nil && r.PasswordSecret.Name == "app-orders-rw" &&
-				strings.Contains(r.Comment, "managed by setpoint")
-		})
+	ok := func(r *cnpgv1.DatabaseRole) bool {
+		s := r.Spec
+		return s.Name == "orders_rw" && s.Cluster.Name == "shop" && s.Login && s.PasswordSecret != nil &&
+			s.PasswordSecret.Name == "app-orders-rw" && strings.Contains(s.Comment, "managed by setpoint") &&
+			s.DatabaseRoleReclaimPolicy == cnpgv1.DatabaseRoleReclaimRetain
 	}
-	editedBack(t, "managed role orders_rw", get, func(ctx context.Context) (*cnpgv1.Cluster, error) {
-		cl, err := get(ctx)
-		if err != nil {
-			return nil, err
-		}
-		i := slices.IndexFunc(cl.Spec.Managed.Roles, func(r cnpgv1.RoleConfiguration) bool { return r.Name == "orders_rw" })
-		patch := fmt.Appendf(nil, `[{"op":"test","path":"/spec/managed/roles/%d/name","value":"orders_rw"},{"op":"remove","path":"/spec/managed/roles/%d"}]`, i, i)
-		return client.Patch(ctx, "shop", types.JSONPatchType, patch, editor)
+	comesBack(t, "DatabaseRole "+name, owner, get,
+		func(ctx context.Context, o metav1.DeleteOptions) error { return client.Delete(ctx, name, o) }, ok)
+	editedBack(t, "DatabaseRole reclaim policy", get, func(ctx context.Context) (*cnpgv1.DatabaseRole, error) {
+		return client.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"databaseRoleReclaimPolicy":"delete"}}`), editor)
 	}, ok)
 	password := string(getSecret(t, ns, "app-orders-rw").Data["password"])
 	eventually(t, repairTimeout, "orders_rw logs in", func(context.Context) (bool, error) {

@@ -56,9 +56,9 @@ func checkNoDuplicates(t *testing.T, ns string, dbs int) {
 	if err != nil || len(list.Items) != dbs {
 		t.Errorf("%d CNPG Databases, want %d (%v)", len(list.Items), dbs, err)
 	}
-	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
-	if err != nil || cl.Spec.Managed == nil || len(cl.Spec.Managed.Roles) != 2*dbs {
-		t.Errorf("managed roles: %v %+v", err, cl.Spec.Managed)
+	roles, err := pg.CNPGV1().DatabaseRoles(ns).List(t.Context(), metav1.ListOptions{})
+	if err != nil || len(roles.Items) != 2*dbs {
+		t.Errorf("%d DatabaseRoles, want %d (%v)", len(roles.Items), 2*dbs, err)
 	}
 }
 

@@ -1,0 +1,230 @@
+package e2e_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/test/envtest"
+)
+
+// rolesInManagedRoles is the last commit whose setpoint kept every role of
+// a PostgresDatabase in the CNPG Cluster's spec.managed.roles; the next
+// one moved them to DatabaseRoles.
+const rolesInManagedRoles = "bc20d34"
+
+// An upgrade from the setpoint that kept roles in spec.managed.roles moves
+// each role to a DatabaseRole with no role dropped, no password changed and
+// no failed login: an application logs in and writes in a loop from before
+// the old operator stops until after the new one is done.
+func TestUpgradeMovesRolesToDatabaseRoles(t *testing.T) {
+	old := buildPrevious(t, rolesInManagedRoles)
+	installCRDs(t, filepath.Join(old.dir, "manifests", "crd"))
+	t.Cleanup(func() { installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd")) })
+
+	ns := newNamespace(t)
+	args := []string{"--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s"}
+	prev := startBinary(t, "previous", old.binary, args...)
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
+	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	if got := setpointManagedRoles(t, ns); !slices.Equal(got, []string{"orders_admin", "orders_rw"}) {
+		t.Fatalf("the previous setpoint's managed.roles: %v, want orders_admin and orders_rw", got)
+	}
+	password := string(getSecret(t, ns, "app-orders-rw").Data["password"])
+	execSQL(t, connectAs(t, ns, "app-orders-config", "app-orders-admin"),
+		"CREATE TABLE writes (at timestamptz DEFAULT now()); GRANT INSERT, SELECT ON writes TO orders_rw")
+
+	app := startWriter(t, ns, password)
+	app.await(t, 5) // the application runs against the previous setpoint
+	prev.signal(syscall.SIGKILL)
+	<-prev.done
+	installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd"))
+	startOperator(t, "upgraded", args...)
+
+	eventually(t, 120*time.Second, "both roles moved to applied DatabaseRoles", func(ctx context.Context) (bool, error) {
+		if len(setpointManagedRoles(t, ns)) > 0 {
+			return false, nil
+		}
+		for _, name := range []string{"shop.orders-admin", "shop.orders-rw"} {
+			r, err := pg.CNPGV1().DatabaseRoles(ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil || r.Status.Applied == nil || !*r.Status.Applied || r.Status.ObservedGeneration != r.Generation {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
+	app.await(t, app.ok.Load()+5) // and goes on after the move
+	app.stop()
+	if n := app.failed.Load(); n > 0 {
+		t.Errorf("%d of %d logins and writes failed across the upgrade; last error: %v", n, n+app.ok.Load(), app.lastErr.Load())
+	}
+	if now := string(getSecret(t, ns, "app-orders-rw").Data["password"]); now != password {
+		t.Error("the upgrade changed the rw password")
+	}
+}
+
+// previous is a setpoint built from an earlier commit of this repository.
+type previous struct{ dir, binary string }
+
+// buildPrevious extracts commit from this repository's history and builds
+// its operator. The module cache and build cache are shared with this
+// build, so only what changed since is compiled.
+func buildPrevious(t *testing.T, commit string) previous {
+	t.Helper()
+	dir := filepath.Join(env.Dir(), "setpoint-"+commit)
+	p := previous{dir: dir, binary: filepath.Join(dir, "setpoint")}
+	if _, err := os.Stat(p.binary); err == nil {
+		return p
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archive := exec.Command("sh", "-c", fmt.Sprintf("git -C %q archive %s | tar -x -C %q", repoDir(t), commit, dir))
+	if out, err := archive.CombinedOutput(); err != nil {
+		t.Fatalf("extract setpoint %s (a clone with history is needed): %v\n%s", commit, err, out)
+	}
+	build := exec.Command("go", "build", "-o", p.binary, "./cmd/setpoint")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build setpoint %s: %v\n%s", commit, err, out)
+	}
+	return p
+}
+
+// repoDir is the root of this repository.
+func repoDir(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Fatalf("find the repository: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// installCRDs applies setpoint's CRDs from dir with the field manager the
+// environment installed them with, so fields one version has and the
+// other lacks come and go with it.
+func installCRDs(t *testing.T, dir string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("CRDs in %s: %v", dir, err)
+	}
+	if _, err := envtest.ApplyFiles(context.WithoutCancel(t.Context()), env.Config, "envtest", files...); err != nil {
+		t.Fatalf("install CRDs from %s: %v", dir, err)
+	}
+}
+
+// startBinary is startOperator for another build of setpoint.
+func startBinary(t *testing.T, name, binary string, extra ...string) *operatorProc {
+	t.Helper()
+	saved := setpoint
+	setpoint = binary
+	defer func() { setpoint = saved }()
+	return startOperator(t, name, extra...)
+}
+
+// setpointManagedRoles are the roles the CNPG Cluster shop lists in
+// spec.managed.roles with setpoint's marker.
+func setpointManagedRoles(t *testing.T, ns string) []string {
+	t.Helper()
+	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("CNPG Cluster: %v", err)
+	}
+	var out []string
+	if cl.Spec.Managed != nil {
+		for _, r := range cl.Spec.Managed.Roles {
+			if strings.HasPrefix(r.Comment, "managed by setpoint") {
+				out = append(out, r.Name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// writer is an application that logs in as orders_rw and writes a row,
+// over a new connection each time, until stopped.
+type writer struct {
+	ok, failed atomic.Int64
+	lastErr    atomic.Value
+	cancel     context.CancelFunc
+	done       chan struct{}
+}
+
+func startWriter(t *testing.T, ns, password string) *writer {
+	t.Helper()
+	ca := getSecret(t, ns, "shop-ca").Data["ca.crt"]
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	w := &writer{cancel: cancel, done: make(chan struct{})}
+	connector := postgres.NewConnector(postgres.NewHostMap(hostMap))
+	target := postgres.Target{Namespace: ns, Cluster: "shop", Database: "orders", User: "orders_rw", Password: password, CACert: ca}
+	go func() {
+		defer close(w.done)
+		for ctx.Err() == nil {
+			if err := writeOnce(ctx, connector, target); err != nil && ctx.Err() == nil {
+				w.failed.Add(1)
+				w.lastErr.Store(err)
+			} else if err == nil {
+				w.ok.Add(1)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(w.stop)
+	return w
+}
+
+func writeOnce(ctx context.Context, connector *postgres.Connector, t postgres.Target) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := connector.Connect(ctx, t)
+	if err != nil {
+		return fmt.Errorf("log in: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "INSERT INTO writes DEFAULT VALUES"); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
+
+// await waits until n writes have succeeded.
+func (w *writer) await(t *testing.T, n int64) {
+	t.Helper()
+	eventually(t, 60*time.Second, fmt.Sprintf("%d successful writes", n), func(context.Context) (bool, error) {
+		if w.ok.Load() == 0 && w.failed.Load() > 0 {
+			err, _ := w.lastErr.Load().(error)
+			return false, errors.Join(errors.New("the application cannot write at all"), err)
+		}
+		return w.ok.Load() >= n, nil
+	})
+}
+
+func (w *writer) stop() {
+	w.cancel()
+	<-w.done
+}
