@@ -49,7 +49,7 @@ func smallClass(t *testing.T, name string, tune ...func(*pgv1.ClusterSettings)) 
 
 // The whole first flow on real CloudNativePG: a PostgresCluster becomes a
 // healthy CNPG Cluster, a PostgresDatabase becomes CNPG Databases and
-// managed roles that CNPG's instance manager reconciles, and the
+// DatabaseRoles that CNPG's instance manager applies, and the
 // application's credentials work with the privileges setpoint granted —
 // the admin creates a table, the rw role writes to it and cannot create a
 // database, the ro role reads and cannot write; deleting the object drops
@@ -87,6 +87,15 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	d, err := pg.CNPGV1().Databases(ns).Get(t.Context(), "app-orders", metav1.GetOptions{})
 	if err != nil || d.Status.Applied == nil || !*d.Status.Applied {
 		t.Fatalf("CNPG Database app-orders not applied by CNPG: %+v (%v)", d.Status, err)
+	}
+	for _, name := range []string{"shop.orders-admin", "shop.orders-rw", "shop.orders-ro", "shop.catalog-admin", "shop.catalog-rw"} {
+		r, err := pg.CNPGV1().DatabaseRoles(ns).Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil || r.Status.Applied == nil || !*r.Status.Applied || r.Status.ObservedGeneration != r.Generation {
+			t.Fatalf("DatabaseRole %s not applied by CNPG at its generation: %+v (%v)", name, r.Status, err)
+		}
+		if !slices.Contains(r.Finalizers, "cnpg.io/deleteRole") {
+			t.Errorf("DatabaseRole %s has finalizers %v; the stand-in models CNPG's cnpg.io/deleteRole", name, r.Finalizers)
+		}
 	}
 
 	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
@@ -144,6 +153,15 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	}
 	if !has(dbSQL, "catalog") || !has(roleSQL, "catalog_admin") {
 		t.Error("Retain lost the catalog database or its admin role")
+	}
+	// The kept role is still marked for app: a new PostgresDatabase app
+	// (or one adopting from it) may manage it again.
+	var comment string
+	if err := su.QueryRow(t.Context(), "SELECT coalesce(shobj_description(oid, 'pg_authid'), '') FROM pg_roles WHERE rolname = 'catalog_admin'").Scan(&comment); err != nil {
+		t.Fatal(err)
+	}
+	if want := "managed by setpoint for PostgresDatabase " + ns + "/app"; comment != want {
+		t.Errorf("kept role catalog_admin has comment %q, want %q", comment, want)
 	}
 }
 
