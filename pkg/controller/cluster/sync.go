@@ -30,7 +30,6 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if apierrors.IsNotFound(err) {
 		c.cas.Forget(key.Namespace, key.Name+caSuffix)
 		c.lag.Forget(name)
-		c.deps.pace.forget(key)
 		c.deps.settle.forget(name)
 		return workqueue.Result{}, nil // children go with their owner references
 	}
@@ -82,7 +81,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	p.conclude(out)
 	p.recordHealth()
 	recordSample(&pc.Status, p.status, obs.sample)
-	if p.facts != nil && p.facts.err != nil || p.rolesUnverified != nil {
+	if p.facts != nil && p.facts.err != nil {
 		// The CA may have rotated: read it again next pass.
 		c.cas.Forget(pc.Namespace, pc.Name+caSuffix)
 	}
