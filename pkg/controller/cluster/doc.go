@@ -4,5 +4,6 @@
 // pooler, backup, configMap, podMonitor), each Reconcile (actuate) then
 // Observe (converge), and writes status once at the end. Roles are not the
 // cluster's concern: each PostgresDatabase writes CNPG DatabaseRoles for
-// its own.
+// its own; the provisioner only empties the spec.managed.roles an earlier
+// setpoint wrote (roles_release.go).
 package cluster

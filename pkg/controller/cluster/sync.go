@@ -79,6 +79,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	}
 	grow = p.settleStorage(grow)
 	p.conclude(out)
+	dropRolesCondition(p.status)
 	p.recordHealth()
 	recordSample(&pc.Status, p.status, obs.sample)
 	if p.facts != nil && p.facts.err != nil {
