@@ -18,7 +18,7 @@ import (
 // ClassFinalizer keeps a PostgresClusterClass while PostgresClusters use
 // it. Without it, deleting a class would leave every cluster of it unable
 // to resolve its settings (Failed ClassNotFound) while Postgres keeps
-// serving, and the clusters' role cleanup for their databases would stop.
+// serving.
 const ClassFinalizer = "postgres.setpoint.dev/class-in-use"
 
 // classKey is the queue key of a class: cluster-scoped, so its empty

@@ -22,7 +22,8 @@ import (
 )
 
 // provisionerComponent owns the CNPG Cluster: it applies only our fields
-// and maps CNPG's phase onto ours.
+// and maps CNPG's phase onto ours. It also empties the managed.roles an
+// earlier setpoint wrote (roles_release.go).
 type provisionerComponent struct{}
 
 // specHashAnnotation records the hash of our last applied fields, so that
@@ -55,7 +56,7 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 		return err
 	}
 	if cur != nil && cur.Annotations[specHashAnnotation] == hash && clusterMatches(cur, p) && markMatches(cur, p.want.StorageMark) {
-		return nil
+		return releaseManagedRoles(ctx, p)
 	}
 	annotations := map[string]string{specHashAnnotation: hash}
 	if p.recreate != nil {
@@ -72,10 +73,13 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	p.specApplied = cur != nil
 	p.cnpg = applied
-	if cur == nil && p.recreate != nil {
-		return recreated(ctx, p)
+	if cur == nil {
+		if p.recreate != nil {
+			return recreated(ctx, p)
+		}
+		return nil // a new CNPG Cluster lists no roles
 	}
-	return nil
+	return releaseManagedRoles(ctx, p)
 }
 
 func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) health {

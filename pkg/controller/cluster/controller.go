@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
 	appslisters "k8s.io/client-go/listers/apps/v1"
@@ -30,7 +29,6 @@ type Controller struct {
 	clusters         pglisters.PostgresClusterLister
 	clusterIndex     cache.Indexer
 	classes          pglisters.PostgresClusterClassLister
-	databases        cache.Indexer
 	cnpgClusters     cnpglisters.ClusterLister
 	poolers          cnpglisters.PoolerLister
 	poolerDeploys    appslisters.DeploymentLister
@@ -59,13 +57,12 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	objectStoreInformer, objectStoreLister := inf.ObjectStores()
 	podMonitorInformer, podMonitorLister := inf.PodMonitors()
 	c := &Controller{
-		deps: &deps{pace: &claimPace{}, settle: newPhaseSettler(), kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
+		deps: &deps{settle: newPhaseSettler(), kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
 			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout,
 			objectStoresMissing: inf.ObjectStoresMissing, podMonitorsMissing: inf.PodMonitorsMissing},
 		clusters:         pg.PostgresClusters().Lister(),
 		clusterIndex:     pg.PostgresClusters().Informer().GetIndexer(),
 		classes:          pg.PostgresClusterClasses().Lister(),
-		databases:        pg.PostgresDatabases().Informer().GetIndexer(),
 		cnpgClusters:     cnpg.Clusters().Lister(),
 		poolers:          cnpg.Poolers().Lister(),
 		poolerDeploys:    inf.Poolers.Apps().V1().Deployments().Lister(),
@@ -83,7 +80,6 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		c.cas = controller.NewCACache(cfg.Kube)
 	}
 	enqueue := c.queue.Add
-	batched := func(k workqueue.Key) { c.queue.AddAfter(k, c.claimDelay(k)) }
 	uid := func(ns, name string) (types.UID, bool) {
 		pc, err := c.clusters.PostgresClusters(ns).Get(name)
 		if err != nil {
@@ -107,13 +103,11 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 				enqueue(classKey(pc.Spec.Class))
 			}
 		}}),
-		controller.On(pg.PostgresDatabases().Informer(), controller.MappedHandler(clusterOfDatabase, roleIntentChanged, batched)),
 		controller.On(cnpg.Clusters().Informer(), owned),
 		controller.On(cnpg.Poolers().Informer(), owned),
 		controller.On(inf.Poolers.Apps().V1().Deployments().Informer(), controller.MappedHandler(clusterOfPoolerDeployment, availabilityChanged, enqueue)),
 		controller.On(cnpg.ScheduledBackups().Informer(), owned),
 		controller.On(core.Secrets().Informer(), owned),
-		controller.On(core.Secrets().Informer(), controller.MappedHandler(c.clusterOfCredential, controllerChanged, batched)),
 		controller.On(core.ConfigMaps().Informer(), owned),
 	}
 	if objectStoreInformer != nil {
@@ -154,34 +148,10 @@ func deletingClass(obj any) []workqueue.Key {
 	return []workqueue.Key{classKey(class.Name)}
 }
 
-func clusterOfDatabase(obj any) []workqueue.Key {
-	db, ok := obj.(*pgv1.PostgresDatabase)
-	if !ok {
-		return nil
-	}
-	return []workqueue.Key{{Namespace: db.Namespace, Name: db.Spec.ClusterRef.Name}}
-}
-
-// roleIntentChanged: only a change of the roles a PostgresDatabase asks
-// for concerns its cluster. Compared as intentOf derives them, assuming
-// every absent role is owned and every generated Secret placed (the
-// handler cannot know; the pass checks, and the Secrets' own events wake
-// the cluster: clusterOfCredential) — and the finalizer that makes
-// placed Secrets a claim being added.
-func roleIntentChanged(oldObj, newObj any) bool {
-	o, ok1 := oldObj.(*pgv1.PostgresDatabase)
-	n, ok2 := newObj.(*pgv1.PostgresDatabase)
-	if !ok1 || !ok2 {
-		return true
-	}
-	all := func(string) bool { return true }
-	return !slices.Equal(intentOf(o, all, all), intentOf(n, all, all)) || mayClaim(o) != mayClaim(n)
-}
-
 // pipeline is the ordered component list of ADR-0002.
 func pipeline() []component {
 	return []component{
-		secretComponent{}, objectStoreComponent{}, settledProvisioner{}, managedRolesComponent{},
-		poolerComponent{}, backupComponent{}, configMapComponent{}, podMonitorComponent{},
+		secretComponent{}, objectStoreComponent{}, settledProvisioner{}, poolerComponent{},
+		backupComponent{}, configMapComponent{}, podMonitorComponent{},
 	}
 }

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,13 +24,9 @@ type deps struct {
 	objectStoresMissing bool
 	// podMonitorsMissing: the Prometheus Operator's CRD is not installed.
 	podMonitorsMissing bool
-	// pace spaces the applies of a cluster's managed roles (claimDelay).
-	pace *claimPace
 	// settle holds back CNPG status that flaps (phase_settle.go); nil
 	// reports it as it is.
 	settle *phaseSettler
-	// lookupRoles replaces roleComments in tests.
-	lookupRoles func(ctx context.Context, p *pass, names []string) (map[string]string, error)
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresCluster")
@@ -47,15 +42,6 @@ const (
 	provisionRecheck = 5 * time.Second
 	externalRecheck  = time.Minute
 	configureRecheck = 5 * time.Second
-	// roleBatchDelay lets role claims of PostgresDatabases created together
-	// reach the cluster as one pass: one apply of managed.roles and one
-	// status write instead of one per database. A claim is a database's
-	// Secrets, created side by side in its first pass, so one database's
-	// claim arrives within a round trip, and databases applied together
-	// (one kubectl apply) are created within milliseconds of each other;
-	// every millisecond here is latency of every new database (300 ms was
-	// the largest part of setpoint's own share of apply → Ready).
-	roleBatchDelay = 100 * time.Millisecond
 )
 
 var applyOpts = metav1.ApplyOptions{FieldManager: fieldManager, Force: true}

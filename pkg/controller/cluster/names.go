@@ -18,9 +18,10 @@ const (
 // Finalizer keeps a PostgresCluster until its deletion policy has run.
 const Finalizer = "postgres.setpoint.dev/cluster"
 
-// Field managers. managed.roles is an atomic list in CNPG's schema, so the
-// managedRoles component applies it under its own manager: an apply of the
-// rest of the Cluster by the provisioner must not remove it.
+// Field managers. rolesFieldManager is the one an earlier setpoint applied
+// the CNPG Cluster's spec.managed.roles under (an atomic list, kept apart
+// from the provisioner's fields); it now only empties that list
+// (roles_release.go).
 const (
 	fieldManager      = controller.FieldManager
 	rolesFieldManager = "setpoint-roles"

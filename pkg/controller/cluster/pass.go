@@ -26,16 +26,12 @@ type pass struct {
 
 	facts     *facts
 	factsRead bool
-	// conn is the superuser connection facts and the role check share
+	// conn is the superuser connection the pass's SQL shares
 	// (superuserConn); closed when the pass ends.
 	conn       *pgx.Conn
 	connTarget postgres.Target
 	connErr    error
 	connTried  bool
-	// roles is the managedRoles component's arbitration, for status;
-	// rolesUnverified says why new roles wait for a check in Postgres.
-	roles           *rolePlan
-	rolesUnverified error
 	// specApplied is set when this pass changed an existing CNPG Cluster.
 	specApplied bool
 	// loss is a CNPG Cluster lost after it was Ready (nothing is written

@@ -97,21 +97,33 @@ func lossRecord(p *pass) (loss, bool) {
 	return l, true
 }
 
-// liveCluster reads the CNPG Cluster from the API server (a list by name:
-// the role may list and watch Clusters, not get them) and claims it.
+// liveCluster reads the CNPG Cluster from the API server and claims it.
 func liveCluster(ctx context.Context, p *pass) (*cnpgv1.Cluster, error) {
-	client := p.deps.pg.CNPGV1().Clusters(p.cluster.Namespace)
-	list, err := client.List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", p.cluster.Name).String()})
+	cl, err := readCNPG(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	p.live = &liveRead{cnpg: cl}
+	if cl == nil {
+		return nil, nil
+	}
+	return claim(ctx, p, "CNPG Cluster", cl, p.deps.pg.CNPGV1().Clusters(p.cluster.Namespace), p.cluster.Name)
+}
+
+// readCNPG reads the CNPG Cluster from the API server, nil when there is
+// none: a list by name, since the role may list and watch Clusters, not
+// get them.
+func readCNPG(ctx context.Context, p *pass) (*cnpgv1.Cluster, error) {
+	list, err := p.deps.pg.CNPGV1().Clusters(p.cluster.Namespace).List(ctx,
+		metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", p.cluster.Name).String()})
 	if err != nil {
 		return nil, fmt.Errorf("read CNPG Cluster: %w", err)
 	}
 	for i := range list.Items {
 		if cl := &list.Items[i]; cl.Name == p.cluster.Name {
-			p.live = &liveRead{cnpg: cl}
-			return claim(ctx, p, "CNPG Cluster", cl, client, p.cluster.Name)
+			return cl, nil
 		}
 	}
-	p.live = &liveRead{}
 	return nil, nil
 }
 

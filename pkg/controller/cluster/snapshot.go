@@ -35,12 +35,7 @@ type observation struct {
 	pgBouncers map[string]*appsv1.Deployment
 	backups    map[string]*cnpgv1.ScheduledBackup
 	configMap  *corev1.ConfigMap
-	databases  []*pgv1.PostgresDatabase
-	// placed are the generated credential Secrets of those databases
-	// that the cache holds controlled by their PostgresDatabase, by name:
-	// the UID of that owner (see intentOf).
-	placed map[string]types.UID
-	ca     []byte
+	ca         []byte
 	// sample is the collector's last sample of the primary, nil when
 	// there is none: read here, never queried during the pass.
 	sample *collector.Sample
@@ -104,10 +99,6 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 		}
 	}
 	if o.configMap, err = controller.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(name + configMapSuffix)); err != nil {
-		return nil, err
-	}
-	o.databases = controller.ListDatabasesOf(c.databases, ns, name)
-	if o.placed, err = c.placedSecrets(ns, o.databases); err != nil {
 		return nil, err
 	}
 	if o.cnpg != nil {

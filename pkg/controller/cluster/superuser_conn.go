@@ -10,10 +10,8 @@ import (
 )
 
 // superuserConn is the pass's one connection to database postgres as the
-// superuser, opened on first use: the facts and the role check of a pass
-// share it, so a cluster that becomes Ready with role claims waiting
-// connects once, not twice. A failure to connect is the pass's answer for
-// both; the next pass tries again.
+// superuser, opened on first use, so a pass connects at most once. A
+// failure to connect is the pass's answer; the next pass tries again.
 func (p *pass) superuserConn(ctx context.Context) (*pgx.Conn, error) {
 	if p.connTried {
 		return p.conn, p.connErr

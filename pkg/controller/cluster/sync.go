@@ -30,7 +30,6 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if apierrors.IsNotFound(err) {
 		c.cas.Forget(key.Namespace, key.Name+caSuffix)
 		c.lag.Forget(name)
-		c.deps.pace.forget(key)
 		c.deps.settle.forget(name)
 		return workqueue.Result{}, nil // children go with their owner references
 	}
@@ -80,9 +79,10 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	}
 	grow = p.settleStorage(grow)
 	p.conclude(out)
+	dropRolesCondition(p.status)
 	p.recordHealth()
 	recordSample(&pc.Status, p.status, obs.sample)
-	if p.facts != nil && p.facts.err != nil || p.rolesUnverified != nil {
+	if p.facts != nil && p.facts.err != nil {
 		// The CA may have rotated: read it again next pass.
 		c.cas.Forget(pc.Namespace, pc.Name+caSuffix)
 	}
