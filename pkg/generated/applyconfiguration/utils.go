@@ -92,12 +92,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.DatabaseStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("LocalObjectReference"):
 		return &postgresv1alpha1.LocalObjectReferenceApplyConfiguration{}
-	case v1alpha1.SchemeGroupVersion.WithKind("ManagedRolesStatus"):
-		return &postgresv1alpha1.ManagedRolesStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("MonitoringSpec"):
 		return &postgresv1alpha1.MonitoringSpecApplyConfiguration{}
-	case v1alpha1.SchemeGroupVersion.WithKind("ObjectOwner"):
-		return &postgresv1alpha1.ObjectOwnerApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ObjectStoreSpec"):
 		return &postgresv1alpha1.ObjectStoreSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PasswordRotation"):
@@ -126,10 +122,6 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.RestoreSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RestoreStatus"):
 		return &postgresv1alpha1.RestoreStatusApplyConfiguration{}
-	case v1alpha1.SchemeGroupVersion.WithKind("RoleConflict"):
-		return &postgresv1alpha1.RoleConflictApplyConfiguration{}
-	case v1alpha1.SchemeGroupVersion.WithKind("RoleOwner"):
-		return &postgresv1alpha1.RoleOwnerApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RoleStatus"):
 		return &postgresv1alpha1.RoleStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageSpec"):

@@ -103,9 +103,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseSpec":                schema_pkg_apis_postgres_v1alpha1_DatabaseSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseStatus":              schema_pkg_apis_postgres_v1alpha1_DatabaseStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference":        schema_pkg_apis_postgres_v1alpha1_LocalObjectReference(ref),
-		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ManagedRolesStatus":          schema_pkg_apis_postgres_v1alpha1_ManagedRolesStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec":              schema_pkg_apis_postgres_v1alpha1_MonitoringSpec(ref),
-		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectOwner":                 schema_pkg_apis_postgres_v1alpha1_ObjectOwner(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectStoreSpec":             schema_pkg_apis_postgres_v1alpha1_ObjectStoreSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation":            schema_pkg_apis_postgres_v1alpha1_PasswordRotation(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresCluster":             schema_pkg_apis_postgres_v1alpha1_PostgresCluster(ref),
@@ -123,8 +121,6 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference":        schema_pkg_apis_postgres_v1alpha1_ProvisionerReference(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec":                 schema_pkg_apis_postgres_v1alpha1_RestoreSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus":               schema_pkg_apis_postgres_v1alpha1_RestoreStatus(ref),
-		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleConflict":                schema_pkg_apis_postgres_v1alpha1_RoleConflict(ref),
-		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleOwner":                   schema_pkg_apis_postgres_v1alpha1_RoleOwner(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleStatus":                  schema_pkg_apis_postgres_v1alpha1_RoleStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef":                schema_pkg_apis_postgres_v1alpha1_SecretKeyRef(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec":                 schema_pkg_apis_postgres_v1alpha1_StorageSpec(ref),
@@ -3581,60 +3577,6 @@ func schema_pkg_apis_postgres_v1alpha1_LocalObjectReference(ref common.Reference
 	}
 }
 
-func schema_pkg_apis_postgres_v1alpha1_ManagedRolesStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
-	return common.OpenAPIDefinition{
-		Schema: spec.Schema{
-			SchemaProps: spec.SchemaProps{
-				Description: "ManagedRolesStatus records the cluster's arbitration of the roles PostgresDatabases claim: who owns each, and which claims were refused. How CloudNativePG stands with each role (reconciled, pending, cannot reconcile) is in the CNPG Cluster's status.managedRolesStatus, where the PostgresDatabases read it: relaying it here cost a status write (and a watch event for everyone) per report.",
-				Type:        []string{"object"},
-				Properties: map[string]spec.Schema{
-					"owners": {
-						VendorExtensible: spec.VendorExtensible{
-							Extensions: spec.Extensions{
-								"x-kubernetes-list-map-keys": []interface{}{
-									"role",
-								},
-								"x-kubernetes-list-type": "map",
-							},
-						},
-						SchemaProps: spec.SchemaProps{
-							Description: "owners records which PostgresDatabase owns each role.",
-							Type:        []string{"array"},
-							Items: &spec.SchemaOrArray{
-								Schema: &spec.Schema{
-									SchemaProps: spec.SchemaProps{
-										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleOwner"),
-									},
-								},
-							},
-						},
-					},
-					"conflicts": {
-						VendorExtensible: spec.VendorExtensible{
-							Extensions: spec.Extensions{
-								"x-kubernetes-list-type": "atomic",
-							},
-						},
-						SchemaProps: spec.SchemaProps{
-							Description: "conflicts lists the claims refused, one per role and claimant: a role claimed by more than one PostgresDatabase (the first owner keeps it) or one Postgres says setpoint did not create for the claimant. Atomic, since a role refused to several claimants appears once for each.",
-							Type:        []string{"array"},
-							Items: &spec.SchemaOrArray{
-								Schema: &spec.Schema{
-									SchemaProps: spec.SchemaProps{
-										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleConflict"),
-									},
-								},
-							},
-						},
-					},
-				},
-			},
-		},
-		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleConflict", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleOwner"},
-	}
-}
-
 func schema_pkg_apis_postgres_v1alpha1_MonitoringSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3650,36 +3592,6 @@ func schema_pkg_apis_postgres_v1alpha1_MonitoringSpec(ref common.ReferenceCallba
 						},
 					},
 				},
-			},
-		},
-	}
-}
-
-func schema_pkg_apis_postgres_v1alpha1_ObjectOwner(ref common.ReferenceCallback) common.OpenAPIDefinition {
-	return common.OpenAPIDefinition{
-		Schema: spec.Schema{
-			SchemaProps: spec.SchemaProps{
-				Description: "ObjectOwner identifies a PostgresDatabase by name and UID, so that a deleted and re-created object is not mistaken for the old one.",
-				Type:        []string{"object"},
-				Properties: map[string]spec.Schema{
-					"name": {
-						SchemaProps: spec.SchemaProps{
-							Description: "name of the PostgresDatabase.",
-							Default:     "",
-							Type:        []string{"string"},
-							Format:      "",
-						},
-					},
-					"uid": {
-						SchemaProps: spec.SchemaProps{
-							Description: "uid of the PostgresDatabase.",
-							Default:     "",
-							Type:        []string{"string"},
-							Format:      "",
-						},
-					},
-				},
-				Required: []string{"name", "uid"},
 			},
 		},
 	}
@@ -4249,12 +4161,6 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 							Format:      "",
 						},
 					},
-					"managedRolesStatus": {
-						SchemaProps: spec.SchemaProps{
-							Description: "managedRolesStatus reports the roles PostgresDatabases asked for.",
-							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ManagedRolesStatus"),
-						},
-					},
 					"connectionPoolerStatus": {
 						SchemaProps: spec.SchemaProps{
 							Description: "connectionPoolerStatus reports the PgBouncer poolers.",
@@ -4301,7 +4207,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ManagedRolesStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresHealth", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresHealth", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -4733,82 +4639,6 @@ func schema_pkg_apis_postgres_v1alpha1_RestoreStatus(ref common.ReferenceCallbac
 		},
 		Dependencies: []string{
 			metav1.Time{}.OpenAPIModelName()},
-	}
-}
-
-func schema_pkg_apis_postgres_v1alpha1_RoleConflict(ref common.ReferenceCallback) common.OpenAPIDefinition {
-	return common.OpenAPIDefinition{
-		Schema: spec.Schema{
-			SchemaProps: spec.SchemaProps{
-				Description: "RoleConflict is a role claimed by a PostgresDatabase that may not have it: another PostgresDatabase owns it, or it exists in Postgres and was not created by setpoint for the claimant.",
-				Type:        []string{"object"},
-				Properties: map[string]spec.Schema{
-					"role": {
-						SchemaProps: spec.SchemaProps{
-							Description: "role name.",
-							Default:     "",
-							Type:        []string{"string"},
-							Format:      "",
-						},
-					},
-					"owner": {
-						SchemaProps: spec.SchemaProps{
-							Description: "owner keeps the role.",
-							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectOwner"),
-						},
-					},
-					"claimant": {
-						SchemaProps: spec.SchemaProps{
-							Description: "claimant asked for the role too and was refused.",
-							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectOwner"),
-						},
-					},
-					"message": {
-						SchemaProps: spec.SchemaProps{
-							Description: "message says why the claim was refused, for example that the role exists in Postgres and was not created by setpoint (owner is then empty).",
-							Type:        []string{"string"},
-							Format:      "",
-						},
-					},
-				},
-				Required: []string{"role", "owner", "claimant"},
-			},
-		},
-		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectOwner"},
-	}
-}
-
-func schema_pkg_apis_postgres_v1alpha1_RoleOwner(ref common.ReferenceCallback) common.OpenAPIDefinition {
-	return common.OpenAPIDefinition{
-		Schema: spec.Schema{
-			SchemaProps: spec.SchemaProps{
-				Description: "RoleOwner records the PostgresDatabase that owns a role.",
-				Type:        []string{"object"},
-				Properties: map[string]spec.Schema{
-					"role": {
-						SchemaProps: spec.SchemaProps{
-							Description: "role name.",
-							Default:     "",
-							Type:        []string{"string"},
-							Format:      "",
-						},
-					},
-					"owner": {
-						SchemaProps: spec.SchemaProps{
-							Description: "owner of the role.",
-							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectOwner"),
-						},
-					},
-				},
-				Required: []string{"role", "owner"},
-			},
-		},
-		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectOwner"},
 	}
 }
 

@@ -159,10 +159,6 @@ type PostgresClusterStatus struct {
 	// +optional
 	CurrentPrimary string `json:"currentPrimary,omitempty"`
 
-	// managedRolesStatus reports the roles PostgresDatabases asked for.
-	// +optional
-	ManagedRolesStatus *ManagedRolesStatus `json:"managedRolesStatus,omitempty"`
-
 	// connectionPoolerStatus reports the PgBouncer poolers.
 	// +optional
 	ConnectionPoolerStatus *ConnectionPoolerStatus `json:"connectionPoolerStatus,omitempty"`
@@ -207,63 +203,6 @@ type ProvisionerReference struct {
 	// uid of the object.
 	// +optional
 	UID types.UID `json:"uid,omitempty"`
-}
-
-// ManagedRolesStatus records the cluster's arbitration of the roles
-// PostgresDatabases claim: who owns each, and which claims were refused.
-// How CloudNativePG stands with each role (reconciled, pending, cannot
-// reconcile) is in the CNPG Cluster's status.managedRolesStatus, where the
-// PostgresDatabases read it: relaying it here cost a status write (and a
-// watch event for everyone) per report.
-type ManagedRolesStatus struct {
-	// owners records which PostgresDatabase owns each role.
-	// +optional
-	// +listType=map
-	// +listMapKey=role
-	Owners []RoleOwner `json:"owners,omitempty"`
-
-	// conflicts lists the claims refused, one per role and claimant: a
-	// role claimed by more than one PostgresDatabase (the first owner
-	// keeps it) or one Postgres says setpoint did not create for the
-	// claimant. Atomic, since a role refused to several claimants appears
-	// once for each.
-	// +optional
-	// +listType=atomic
-	Conflicts []RoleConflict `json:"conflicts,omitempty"`
-}
-
-// ObjectOwner identifies a PostgresDatabase by name and UID, so that a
-// deleted and re-created object is not mistaken for the old one.
-type ObjectOwner struct {
-	// name of the PostgresDatabase.
-	Name string `json:"name"`
-	// uid of the PostgresDatabase.
-	UID types.UID `json:"uid"`
-}
-
-// RoleOwner records the PostgresDatabase that owns a role.
-type RoleOwner struct {
-	// role name.
-	Role string `json:"role"`
-	// owner of the role.
-	Owner ObjectOwner `json:"owner"`
-}
-
-// RoleConflict is a role claimed by a PostgresDatabase that may not have
-// it: another PostgresDatabase owns it, or it exists in Postgres and was
-// not created by setpoint for the claimant.
-type RoleConflict struct {
-	// role name.
-	Role string `json:"role"`
-	// owner keeps the role.
-	Owner ObjectOwner `json:"owner"`
-	// claimant asked for the role too and was refused.
-	Claimant ObjectOwner `json:"claimant"`
-	// message says why the claim was refused, for example that the role
-	// exists in Postgres and was not created by setpoint (owner is then
-	// empty).
-	// +optional
-	Message string `json:"message,omitempty"`
 }
 
 // ConnectionPoolerStatus reports the poolers.

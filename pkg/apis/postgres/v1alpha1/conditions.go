@@ -6,7 +6,6 @@ const (
 	ConditionSecretReady      = "SecretReady"
 	ConditionObjectStoreReady = "ObjectStoreReady"
 	ConditionProvisionerReady = "ProvisionerReady"
-	ConditionManagedRoles     = "ManagedRolesReady"
 	ConditionPoolerReady      = "PoolerReady"
 	ConditionBackupReady      = "BackupReady"
 	ConditionConfigMapReady   = "ConfigMapReady"

@@ -45,8 +45,6 @@ type PostgresClusterStatusApplyConfiguration struct {
 	ReadyInstances *int32 `json:"readyInstances,omitempty"`
 	// currentPrimary is the instance that is currently primary.
 	CurrentPrimary *string `json:"currentPrimary,omitempty"`
-	// managedRolesStatus reports the roles PostgresDatabases asked for.
-	ManagedRolesStatus *ManagedRolesStatusApplyConfiguration `json:"managedRolesStatus,omitempty"`
 	// connectionPoolerStatus reports the PgBouncer poolers.
 	ConnectionPoolerStatus *ConnectionPoolerStatusApplyConfiguration `json:"connectionPoolerStatus,omitempty"`
 	// backupStatus reports scheduled backups.
@@ -131,14 +129,6 @@ func (b *PostgresClusterStatusApplyConfiguration) WithReadyInstances(value int32
 // If called multiple times, the CurrentPrimary field is set to the value of the last call.
 func (b *PostgresClusterStatusApplyConfiguration) WithCurrentPrimary(value string) *PostgresClusterStatusApplyConfiguration {
 	b.CurrentPrimary = &value
-	return b
-}
-
-// WithManagedRolesStatus sets the ManagedRolesStatus field in the declarative configuration to the given value
-// and returns the receiver, so that objects can be built by chaining "With" function invocations.
-// If called multiple times, the ManagedRolesStatus field is set to the value of the last call.
-func (b *PostgresClusterStatusApplyConfiguration) WithManagedRolesStatus(value *ManagedRolesStatusApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
-	b.ManagedRolesStatus = value
 	return b
 }
 
