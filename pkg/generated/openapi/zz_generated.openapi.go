@@ -3171,7 +3171,13 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterResources(ref common.ReferenceCall
 					},
 					"superUserSecretRef": {
 						SchemaProps: spec.SchemaProps{
-							Description: "superUserSecretRef names the superuser Secret.",
+							Description: "superUserSecretRef names the superuser Secret; unset while superuser access is off.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference"),
+						},
+					},
+					"monitorSecretRef": {
+						SchemaProps: spec.SchemaProps{
+							Description: "monitorSecretRef names the Secret of the setpoint_monitor role (pg_monitor), which setpoint's own checks and the collector log in as; set once CloudNativePG has applied the role.",
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference"),
 						},
 					},
@@ -3273,6 +3279,13 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 						SchemaProps: spec.SchemaProps{
 							Description: "monitoring configures metrics collection.",
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec"),
+						},
+					},
+					"superuserAccess": {
+						SchemaProps: spec.SchemaProps{
+							Description: "superuserAccess turns on CloudNativePG's enableSuperuserAccess: the postgres superuser may log in over the network with the password of the superuser Secret, which setpoint then generates (or takes from passwordConfig.superuserExternalSecretRef). Off by default, as in CloudNativePG: setpoint does its own work as less privileged roles, a database's <db>_admin for its privileges and the cluster's setpoint_monitor for checks and the collector. Unset, a cluster whose CNPG Cluster already has superuser access (one created by an earlier setpoint) keeps it until this is set to false.",
+							Type:        []string{"boolean"},
+							Format:      "",
 						},
 					},
 				},
@@ -3908,6 +3921,13 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec"),
 						},
 					},
+					"superuserAccess": {
+						SchemaProps: spec.SchemaProps{
+							Description: "superuserAccess turns on CloudNativePG's enableSuperuserAccess: the postgres superuser may log in over the network with the password of the superuser Secret, which setpoint then generates (or takes from passwordConfig.superuserExternalSecretRef). Off by default, as in CloudNativePG: setpoint does its own work as less privileged roles, a database's <db>_admin for its privileges and the cluster's setpoint_monitor for checks and the collector. Unset, a cluster whose CNPG Cluster already has superuser access (one created by an earlier setpoint) keeps it until this is set to false.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
 				},
 			},
 		},
@@ -4062,6 +4082,13 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 						SchemaProps: spec.SchemaProps{
 							Description: "monitoring configures metrics collection.",
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec"),
+						},
+					},
+					"superuserAccess": {
+						SchemaProps: spec.SchemaProps{
+							Description: "superuserAccess turns on CloudNativePG's enableSuperuserAccess: the postgres superuser may log in over the network with the password of the superuser Secret, which setpoint then generates (or takes from passwordConfig.superuserExternalSecretRef). Off by default, as in CloudNativePG: setpoint does its own work as less privileged roles, a database's <db>_admin for its privileges and the cluster's setpoint_monitor for checks and the collector. Unset, a cluster whose CNPG Cluster already has superuser access (one created by an earlier setpoint) keeps it until this is set to false.",
+							Type:        []string{"boolean"},
+							Format:      "",
 						},
 					},
 					"clusterDeletionPolicy": {

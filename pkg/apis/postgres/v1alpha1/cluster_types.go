@@ -261,9 +261,15 @@ type ClusterResources struct {
 	// configMapRef names the connection-info ConfigMap.
 	// +optional
 	ConfigMapRef *LocalObjectReference `json:"configMapRef,omitempty"`
-	// superUserSecretRef names the superuser Secret.
+	// superUserSecretRef names the superuser Secret; unset while superuser
+	// access is off.
 	// +optional
 	SuperUserSecretRef *LocalObjectReference `json:"superUserSecretRef,omitempty"`
+	// monitorSecretRef names the Secret of the setpoint_monitor role
+	// (pg_monitor), which setpoint's own checks and the collector log in
+	// as; set once CloudNativePG has applied the role.
+	// +optional
+	MonitorSecretRef *LocalObjectReference `json:"monitorSecretRef,omitempty"`
 }
 
 // PostgresClusterList is a list of PostgresClusters.

@@ -231,4 +231,16 @@ type ClusterSettings struct {
 	// monitoring configures metrics collection.
 	// +optional
 	Monitoring *MonitoringSpec `json:"monitoring,omitempty"`
+
+	// superuserAccess turns on CloudNativePG's enableSuperuserAccess: the
+	// postgres superuser may log in over the network with the password of
+	// the superuser Secret, which setpoint then generates (or takes from
+	// passwordConfig.superuserExternalSecretRef). Off by default, as in
+	// CloudNativePG: setpoint does its own work as less privileged roles,
+	// a database's <db>_admin for its privileges and the cluster's
+	// setpoint_monitor for checks and the collector. Unset, a cluster
+	// whose CNPG Cluster already has superuser access (one created by an
+	// earlier setpoint) keeps it until this is set to false.
+	// +optional
+	SuperuserAccess *bool `json:"superuserAccess,omitempty"`
 }

@@ -177,6 +177,11 @@ func (in *ClusterResources) DeepCopyInto(out *ClusterResources) {
 		*out = new(LocalObjectReference)
 		**out = **in
 	}
+	if in.MonitorSecretRef != nil {
+		in, out := &in.MonitorSecretRef, &out.MonitorSecretRef
+		*out = new(LocalObjectReference)
+		**out = **in
+	}
 	return
 }
 
@@ -239,6 +244,11 @@ func (in *ClusterSettings) DeepCopyInto(out *ClusterSettings) {
 		in, out := &in.Monitoring, &out.Monitoring
 		*out = new(MonitoringSpec)
 		(*in).DeepCopyInto(*out)
+	}
+	if in.SuperuserAccess != nil {
+		in, out := &in.SuperuserAccess, &out.SuperuserAccess
+		*out = new(bool)
+		**out = **in
 	}
 	return
 }

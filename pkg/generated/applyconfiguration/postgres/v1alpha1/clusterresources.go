@@ -25,8 +25,13 @@ package v1alpha1
 type ClusterResourcesApplyConfiguration struct {
 	// configMapRef names the connection-info ConfigMap.
 	ConfigMapRef *LocalObjectReferenceApplyConfiguration `json:"configMapRef,omitempty"`
-	// superUserSecretRef names the superuser Secret.
+	// superUserSecretRef names the superuser Secret; unset while superuser
+	// access is off.
 	SuperUserSecretRef *LocalObjectReferenceApplyConfiguration `json:"superUserSecretRef,omitempty"`
+	// monitorSecretRef names the Secret of the setpoint_monitor role
+	// (pg_monitor), which setpoint's own checks and the collector log in
+	// as; set once CloudNativePG has applied the role.
+	MonitorSecretRef *LocalObjectReferenceApplyConfiguration `json:"monitorSecretRef,omitempty"`
 }
 
 // ClusterResourcesApplyConfiguration constructs a declarative configuration of the ClusterResources type for use with
@@ -48,5 +53,13 @@ func (b *ClusterResourcesApplyConfiguration) WithConfigMapRef(value *LocalObject
 // If called multiple times, the SuperUserSecretRef field is set to the value of the last call.
 func (b *ClusterResourcesApplyConfiguration) WithSuperUserSecretRef(value *LocalObjectReferenceApplyConfiguration) *ClusterResourcesApplyConfiguration {
 	b.SuperUserSecretRef = value
+	return b
+}
+
+// WithMonitorSecretRef sets the MonitorSecretRef field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MonitorSecretRef field is set to the value of the last call.
+func (b *ClusterResourcesApplyConfiguration) WithMonitorSecretRef(value *LocalObjectReferenceApplyConfiguration) *ClusterResourcesApplyConfiguration {
+	b.MonitorSecretRef = value
 	return b
 }

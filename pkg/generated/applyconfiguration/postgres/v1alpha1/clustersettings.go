@@ -60,6 +60,16 @@ type ClusterSettingsApplyConfiguration struct {
 	Backup *BackupSpecApplyConfiguration `json:"backup,omitempty"`
 	// monitoring configures metrics collection.
 	Monitoring *MonitoringSpecApplyConfiguration `json:"monitoring,omitempty"`
+	// superuserAccess turns on CloudNativePG's enableSuperuserAccess: the
+	// postgres superuser may log in over the network with the password of
+	// the superuser Secret, which setpoint then generates (or takes from
+	// passwordConfig.superuserExternalSecretRef). Off by default, as in
+	// CloudNativePG: setpoint does its own work as less privileged roles,
+	// a database's <db>_admin for its privileges and the cluster's
+	// setpoint_monitor for checks and the collector. Unset, a cluster
+	// whose CNPG Cluster already has superuser access (one created by an
+	// earlier setpoint) keeps it until this is set to false.
+	SuperuserAccess *bool `json:"superuserAccess,omitempty"`
 }
 
 // ClusterSettingsApplyConfiguration constructs a declarative configuration of the ClusterSettings type for use with
@@ -153,5 +163,13 @@ func (b *ClusterSettingsApplyConfiguration) WithBackup(value *BackupSpecApplyCon
 // If called multiple times, the Monitoring field is set to the value of the last call.
 func (b *ClusterSettingsApplyConfiguration) WithMonitoring(value *MonitoringSpecApplyConfiguration) *ClusterSettingsApplyConfiguration {
 	b.Monitoring = value
+	return b
+}
+
+// WithSuperuserAccess sets the SuperuserAccess field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SuperuserAccess field is set to the value of the last call.
+func (b *ClusterSettingsApplyConfiguration) WithSuperuserAccess(value bool) *ClusterSettingsApplyConfiguration {
+	b.SuperuserAccess = &value
 	return b
 }

@@ -123,3 +123,11 @@ func (b *PostgresClusterClassSpecApplyConfiguration) WithMonitoring(value *Monit
 	b.ClusterSettingsApplyConfiguration.Monitoring = value
 	return b
 }
+
+// WithSuperuserAccess sets the SuperuserAccess field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SuperuserAccess field is set to the value of the last call.
+func (b *PostgresClusterClassSpecApplyConfiguration) WithSuperuserAccess(value bool) *PostgresClusterClassSpecApplyConfiguration {
+	b.ClusterSettingsApplyConfiguration.SuperuserAccess = &value
+	return b
+}

@@ -145,6 +145,14 @@ func (b *PostgresClusterSpecApplyConfiguration) WithMonitoring(value *Monitoring
 	return b
 }
 
+// WithSuperuserAccess sets the SuperuserAccess field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SuperuserAccess field is set to the value of the last call.
+func (b *PostgresClusterSpecApplyConfiguration) WithSuperuserAccess(value bool) *PostgresClusterSpecApplyConfiguration {
+	b.ClusterSettingsApplyConfiguration.SuperuserAccess = &value
+	return b
+}
+
 // WithClusterDeletionPolicy sets the ClusterDeletionPolicy field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the ClusterDeletionPolicy field is set to the value of the last call.
