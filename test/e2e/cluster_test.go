@@ -19,8 +19,16 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
+// newClass creates a class with superuser access on unless s says
+// otherwise: the e2e tests play other actors in Postgres (a role created by
+// hand, a database someone else made) as the superuser.
+// TestClusterWithoutSuperuser creates its class with CloudNativePG's and
+// setpoint's default instead.
 func newClass(t *testing.T, name string, s pgv1.ClusterSettings) {
 	t.Helper()
+	if s.SuperuserAccess == nil {
+		s.SuperuserAccess = ptr.To(true)
+	}
 	c := &pgv1.PostgresClusterClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: pgv1.PostgresClusterClassSpec{ClusterSettings: s}}
 	if _, err := pg.PostgresV1alpha1().PostgresClusterClasses().Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create class: %v", err)

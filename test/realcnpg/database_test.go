@@ -134,7 +134,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
 	})
-	su := connect(t, ns, "shop", "postgres", "shop-superuser")
+	su := connect(t, ns, "shop", "postgres", "shop-monitor") // setpoint_monitor: superuser access is off, as CNPG has it by default
 	has := func(sql, name string) bool {
 		var found bool
 		if err := su.QueryRow(t.Context(), sql, name).Scan(&found); err != nil {

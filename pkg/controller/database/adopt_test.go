@@ -22,9 +22,9 @@ func adopting(name, from string) *pgv1.PostgresDatabase {
 func TestAdoptFromTakesTheNamedObjectsDatabase(t *testing.T) {
 	db := adopting("copy-app", "app")
 	pc := readyCluster()
-	ownRoles(db, "orders_admin", "orders_rw")(pc)
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
 	f.sql.databases = map[string]string{"orders": controller.PostgresMarker(ns, "app")}
+	toDatabases(t, f, "copy-app")
 	if _, err := f.sync("copy-app"); err != nil {
 		t.Fatal(err)
 	}
@@ -64,9 +64,9 @@ func TestAdoptFromRefusesEverythingElse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			db := adopting("copy-app", "app")
 			pc := readyCluster()
-			ownRoles(db, "orders_admin", "orders_rw")(pc)
 			f := newFixture(t, clusterSecrets(), append([]runtime.Object{pc, db}, tc.others...))
 			f.sql.databases = map[string]string{"orders": tc.comment}
+			toDatabases(t, f, "copy-app")
 			if _, err := f.sync("copy-app"); err != nil {
 				t.Fatal(err)
 			}
@@ -88,9 +88,9 @@ func TestAdoptFromSourceOnAnotherCluster(t *testing.T) {
 	src.Spec.ClusterRef.Name = "shop"
 	db := adopting("copy-app", "app")
 	pc := readyCluster()
-	ownRoles(db, "orders_admin", "orders_rw")(pc)
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db, src})
 	f.sql.databases = map[string]string{"orders": controller.PostgresMarker(ns, "app")}
+	toDatabases(t, f, "copy-app")
 	if _, err := f.sync("copy-app"); err != nil {
 		t.Fatal(err)
 	}

@@ -64,16 +64,18 @@ func (p *pass) removedPolicy(name string) pgv1.DeletionPolicy {
 // retained — so the garbage collector keeps them and a later
 // PostgresDatabase of the same name adopts them, old passwords included.
 // Its DatabaseRoles go with reclaim retain: CNPG stops managing the roles
-// and leaves them in place.
+// and leaves them in place. That holds without the PostgresCluster too: a
+// retained CNPG Cluster still serves the roles, and the garbage collector
+// would otherwise delete the DatabaseRoles with this object, under reclaim
+// delete.
 func (p *pass) retain(ctx context.Context, name string) health {
 	n := namesOf(p.db.Name, name)
 	ns := p.db.Namespace
 	released := false
-	if p.obs.cluster != nil {
-		for _, r := range n.Roles() {
-			if h, done := p.removeRole(ctx, r, pgv1.DeletionPolicyRetain, false); !done {
-				return h
-			}
+	var waits []health
+	for _, r := range n.Roles() {
+		if h, done := p.removeRole(ctx, r, pgv1.DeletionPolicyRetain, false); !done {
+			waits = append(waits, h)
 		}
 	}
 	if d := p.obs.cnpg[n.CNPG]; d != nil && controller.IsControlledBy(d, p.db.UID) {
@@ -104,12 +106,12 @@ func (p *pass) retain(ctx context.Context, name string) health {
 		}
 	}
 	if !released {
-		return ready("", "")
+		return worst(waits)
 	}
 	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "Retained",
 		"Kept database %s, its roles and credentials (CNPG Database %s, Secrets %s and %s, ConfigMap %s)",
 		name, n.CNPG, n.AdminSecret, n.RWSecret, n.ConfigMap)
-	return ready("", "")
+	return worst(waits)
 }
 
 func (p *pass) releaseSecret(ctx context.Context, s *corev1.Secret) error {

@@ -59,7 +59,7 @@ func listed(st []pgv1.DatabaseStatus, name, role string) bool {
 // longer has the role with our marker (look says whether to ask). done is
 // true once nothing is left to do.
 func (p *pass) removeRole(ctx context.Context, role string, policy pgv1.DeletionPolicy, look bool) (h health, done bool) {
-	obj := roleObjectName(p.obs.cluster.Name, role)
+	obj := roleObjectName(p.db.Spec.ClusterRef.Name, role)
 	cur := p.obs.roles[obj]
 	if cur != nil && !controller.IsControlledBy(cur, p.db.UID) {
 		return ready("", ""), true // someone else's: not ours to remove
@@ -103,7 +103,7 @@ func (p *pass) droppedInPostgres(ctx context.Context, role string, look bool) (h
 	if !look {
 		return ready("", ""), true
 	}
-	t, err := p.superuser(ctx, "postgres")
+	t, err := p.monitor(ctx)
 	var comments map[string]string
 	if err == nil {
 		comments, err = p.c.sql.roleComments(ctx, t, []string{role})
@@ -119,8 +119,8 @@ func (p *pass) droppedInPostgres(ctx context.Context, role string, look bool) (h
 	if h := p.claimRole(ctx, w); h.Phase != pgv1.PhaseReady {
 		return p.roleWait(true, fmt.Sprintf("role %s is still in Postgres: %s", role, h.Message)), false
 	}
-	if _, err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, roleApply(p.db, w), applyOpts); err != nil {
-		return apiError("RoleApplyFailed", fmt.Errorf("apply DatabaseRole %s: %w", w.object, err)), false
+	if h := p.createRole(ctx, w); h.Phase == pgv1.PhaseFailed || h.Err != nil {
+		return h, false
 	}
 	return p.roleWait(false, fmt.Sprintf("role %s is still in Postgres: handing it to DatabaseRole %q to drop it", role, w.object)), false
 }
@@ -156,4 +156,3 @@ func (p *pass) cleanupWait(what string, blocked bool, msg string) health {
 	}
 	return waiting(pgv1.PhaseDeleting, reason, msg, cleanupRecheck)
 }
-

@@ -7,7 +7,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
 // routed runs the cluster handler's update from old to new and returns the
@@ -24,25 +26,6 @@ func routingFixture(t *testing.T) (*fixture, *pgv1.PostgresDatabase, *pgv1.Postg
 	b := newDatabase("b", pgv1.DatabaseSpec{Name: "billing"})
 	f := newFixture(t, nil, []runtime.Object{readyCluster(), a, b})
 	return f, a, b
-}
-
-// A role report that moves on for one database wakes that one only.
-func TestRoleReportWakesOnlyTheDatabaseItIsAbout(t *testing.T) {
-	f, a, b := routingFixture(t)
-	old := readyCluster()
-	old.ResourceVersion = "1"
-	ownRoles(a, "orders_admin", "orders_rw")(old)
-	new := old.DeepCopy()
-	new.ResourceVersion = "2"
-	new.Status.ManagedRolesStatus.Owners = append(new.Status.ManagedRolesStatus.Owners,
-		pgv1.RoleOwner{Role: "billing_admin", Owner: pgv1.ObjectOwner{Name: b.Name, UID: b.UID}})
-	if n := routed(t, f, old, new); n != 1 {
-		t.Fatalf("queued %d keys, want only b", n)
-	}
-	// Unchanged for a: a pass of a would find nothing new.
-	if !rolesEqualFor(old, new, a) {
-		t.Error("the report about a changed")
-	}
 }
 
 // What a database reads of its cluster (clusterView) wakes every
@@ -95,19 +78,70 @@ func TestClusterResyncWakesNothing(t *testing.T) {
 	}
 }
 
-// A conflict naming a database as claimant concerns it even for a role
-// outside its names.
-func TestConflictReachesItsClaimant(t *testing.T) {
-	_, a, _ := routingFixture(t)
-	old := readyCluster()
-	new := old.DeepCopy()
-	new.Status.ManagedRolesStatus = &pgv1.ManagedRolesStatus{Conflicts: []pgv1.RoleConflict{
-		{Role: "shared_admin", Claimant: pgv1.ObjectOwner{Name: a.Name, UID: a.UID}, Message: "exists"}}}
-	if rolesEqualFor(old, new, a) {
-		t.Error("a conflict naming a as claimant does not concern a")
+// cnpgRouted runs the CNPG Cluster handler's update from old to new and
+// returns the number of keys it queued.
+func cnpgRouted(t *testing.T, f *fixture, old, new *cnpgv1.Cluster) int {
+	t.Helper()
+	before := f.c.queue.Len()
+	f.c.cnpgClusterHandler().OnUpdate(old, new)
+	return f.c.queue.Len() - before
+}
+
+func cnpgCluster(rv string, roles ...cnpgv1.RoleConfiguration) *cnpgv1.Cluster {
+	cc := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "pg", Namespace: ns, ResourceVersion: rv},
+		Spec: cnpgv1.ClusterSpec{Instances: 1}}
+	if roles != nil {
+		cc.Spec.Managed = &cnpgv1.ManagedConfiguration{Roles: roles}
+	}
+	return cc
+}
+
+// A change of the CNPG Cluster's spec.managed.roles wakes every database
+// on the cluster: a role listed there is refused or waits (claimRole).
+// Databases of other clusters sleep on.
+func TestManagedRolesChangeWakesTheClusterDatabases(t *testing.T) {
+	ours := cnpgv1.RoleConfiguration{Name: "orders_admin", Comment: controller.PostgresMarker(ns, "a")}
+	byHand := cnpgv1.RoleConfiguration{Name: "billing_rw", Comment: "by hand"}
+	for name, tc := range map[string]struct{ old, new *cnpgv1.Cluster }{
+		"an upgrade hands a role over to a DatabaseRole": {cnpgCluster("1", ours), cnpgCluster("2")},
+		"someone lists a role there":                     {cnpgCluster("1"), cnpgCluster("2", byHand)},
+		"an entry changes":                               {cnpgCluster("1", byHand), cnpgCluster("2", cnpgv1.RoleConfiguration{Name: "billing_rw"})},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f, _, _ := routingFixture(t)
+			other := newDatabase("other", pgv1.DatabaseSpec{Name: "stock"})
+			other.Spec.ClusterRef.Name = "elsewhere"
+			if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), other, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			f.refresh()
+			if n := cnpgRouted(t, f, tc.old, tc.new); n != 2 {
+				t.Errorf("queued %d keys, want the databases of cluster pg: a and b", n)
+			}
+		})
 	}
 }
 
-func rolesEqualFor(o, n *pgv1.PostgresCluster, db *pgv1.PostgresDatabase) bool {
-	return equalReports(rolesReportFor(o, db), rolesReportFor(n, db))
+// Everything else of the CNPG Cluster — its status above all, written on
+// every instance change — reaches the databases through their
+// PostgresCluster, if at all: it wakes none of them.
+func TestCNPGClusterChangeOutsideManagedRolesWakesNoDatabase(t *testing.T) {
+	f, _, _ := routingFixture(t)
+	roles := cnpgv1.RoleConfiguration{Name: "app", Comment: "by hand"}
+	old := cnpgCluster("1", roles)
+	status := cnpgCluster("2", roles)
+	status.Status = cnpgv1.ClusterStatus{Phase: "Switchover in progress", ReadyInstances: 1, CurrentPrimary: "pg-2",
+		Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Switchover"}}}
+	if n := cnpgRouted(t, f, old, status); n != 0 {
+		t.Errorf("a status write queued %d keys, want none", n)
+	}
+	spec := status.DeepCopy()
+	spec.ResourceVersion = "3"
+	spec.Spec.Instances = 3
+	if n := cnpgRouted(t, f, status, spec); n != 0 {
+		t.Errorf("a spec change outside managed.roles queued %d keys, want none", n)
+	}
+	if n := cnpgRouted(t, f, spec, spec.DeepCopy()); n != 0 {
+		t.Errorf("a resync queued %d keys, want none", n)
+	}
 }

@@ -17,7 +17,6 @@ import (
 func TestNewConfigMapIsOneCreate(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	pc := readyCluster()
-	ownRoles(db, "orders_admin", "orders_rw")(pc)
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)

@@ -39,8 +39,8 @@ type Controller struct {
 	roleObjects       cnpglisters.DatabaseRoleLister
 	// roleObjectIndex finds the DatabaseRoles of one role on one cluster.
 	roleObjectIndex cache.Indexer
-	secrets           corelisters.SecretLister
-	configMaps        corelisters.ConfigMapLister
+	secrets         corelisters.SecretLister
+	configMaps      corelisters.ConfigMapLister
 
 	queue  *workqueue.Queue
 	synced []cache.InformerSynced

@@ -2,6 +2,8 @@ package database
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -64,8 +66,8 @@ func TestNewSecretsCreatedOnceEachAndFailuresRetried(t *testing.T) {
 
 // A new database's Secrets are created while its finalizer is added; when
 // that patch fails the pass fails (and is retried) with the Secrets in
-// place, which claim nothing without the finalizer (the cluster's
-// placedSecrets).
+// place and nothing else: its DatabaseRoles, which need the finalizer's
+// cleanup, are written only once the finalizer is stored.
 func TestSecretsCreatedAlongsideTheFinalizer(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
@@ -77,6 +79,9 @@ func TestSecretsCreatedAlongsideTheFinalizer(t *testing.T) {
 	}
 	if f.secret("shop-orders-admin") == nil || f.secret("shop-orders-rw") == nil {
 		t.Errorf("Secrets not created alongside the patch: %v", f.allWrites())
+	}
+	if w := f.allWrites(); slices.ContainsFunc(w, func(w string) bool { return strings.HasSuffix(w, " databaseroles") }) {
+		t.Errorf("DatabaseRoles written without the finalizer: %v", w)
 	}
 	if got := f.db("shop"); len(got.Finalizers) != 0 || !neverWritten(&got.Status) {
 		t.Errorf("after the failed patch: finalizers %v status %+v", got.Finalizers, got.Status)

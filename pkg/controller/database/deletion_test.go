@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	k8stesting "k8s.io/client-go/testing"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
@@ -20,25 +21,8 @@ import (
 // readyFixture drives a PostgresDatabase to Ready and returns the fixture.
 func readyFixture(t *testing.T, db *pgv1.PostgresDatabase) *fixture {
 	t.Helper()
-	pc := readyCluster()
-	var roles []string
-	for _, d := range db.Spec.Databases {
-		roles = append(roles, d.Name+"_admin", d.Name+"_rw")
-	}
-	ownRoles(db, roles...)(pc)
-	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
-	if _, err := f.sync(db.Name); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range db.Spec.Databases {
-		f.markApplied(namesOf(db.Name, d.Name).CNPG, true, "")
-	}
-	if _, err := f.sync(db.Name); err != nil {
-		t.Fatal(err)
-	}
-	if got := f.db(db.Name); got.Status.Phase != pgv1.PhaseReady {
-		t.Fatalf("not Ready: %+v", got.Status)
-	}
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
+	converge(t, f, db.Name)
 	f.events()
 	return f
 }
@@ -59,12 +43,32 @@ func (f *fixture) gone(err error) bool { return apierrors.IsNotFound(err) }
 
 func TestDeleteRetainReleasesForAdoption(t *testing.T) {
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain}))
+	admin := f.role("pg.orders-admin")
 	f.startDeletion("shop")
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
 	if db := f.db("shop"); slices.Contains(db.Finalizers, Finalizer) {
 		t.Error("finalizer kept")
+	}
+	// The DatabaseRoles go with reclaim retain (they had it already: no
+	// apply), deleted as the objects judged ours; CNPG keeps the roles.
+	if w := f.allWrites(); count(w, "delete databaseroles") != 2 || count(w, "patch databaseroles") != 0 {
+		t.Errorf("writes = %v, want the two DatabaseRoles deleted, not applied", w)
+	}
+	if uid := deletesOf(f.pg.Actions(), "databaseroles")["pg.orders-admin"]; uid != admin.UID {
+		t.Errorf("DatabaseRole deleted with UID precondition %q, want %q", uid, admin.UID)
+	}
+	for _, obj := range []string{"pg.orders-admin", "pg.orders-rw"} {
+		if r := f.role(obj); r.DeletionTimestamp == nil || r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimRetain {
+			t.Errorf("DatabaseRole %s = %+v, want deleted with reclaim retain", obj, r.Spec)
+		}
+	}
+	f.applyRoles() // CNPG lets them go
+	for _, role := range []string{"orders_admin", "orders_rw"} {
+		if c, ok := f.sql.role(role); !ok || c != controller.PostgresMarker(ns, "shop") {
+			t.Errorf("role %s in Postgres: %v %q, want kept with our marker", role, ok, c)
+		}
 	}
 	for _, name := range []string{"shop-orders-admin", "shop-orders-rw"} {
 		s := f.secret(name)
@@ -83,6 +87,49 @@ func TestDeleteRetainReleasesForAdoption(t *testing.T) {
 	if slices.Contains(f.allWrites(), "delete databases") {
 		t.Error("Retain deleted the CNPG Database")
 	}
+	if len(f.sql.execs) != 1 {
+		t.Errorf("Retain ran SQL: %+v", f.sql.execs[1:])
+	}
+}
+
+// A Retain whose DatabaseRoles still say reclaim delete (the policy
+// changed with the deletion) sets reclaim retain first, then deletes
+// them: CNPG's finalizer reads the policy of the object it holds.
+func TestDeleteRetainSetsReclaimRetainFirst(t *testing.T) {
+	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
+	f.setSpec("shop", func(d *pgv1.DatabaseSpec) { d.DeletionPolicy = pgv1.DeletionPolicyRetain })
+	f.startDeletion("shop")
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.allWrites(); count(w, "delete databaseroles") != 0 || count(w, "patch databaseroles") != 2 {
+		t.Errorf("writes = %v, want the reclaim policy of both roles applied, nothing deleted", w)
+	}
+	r := f.role("pg.orders-admin")
+	if r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimRetain || r.Spec.PasswordSecret == nil ||
+		r.Spec.PasswordSecret.Name != "shop-orders-admin" || r.DeletionTimestamp != nil {
+		t.Errorf("DatabaseRole = %+v, want reclaim retain, the same Secret, not deleted yet", r.Spec)
+	}
+	if got := f.db("shop"); !slices.Contains(got.Finalizers, Finalizer) || got.Status.Phase != pgv1.PhaseDeleting {
+		t.Fatalf("finalizers %v phase %s, want the deletion waiting", got.Finalizers, got.Status.Phase)
+	}
+	// One role at a time: the admin role deleted and the rw role's policy
+	// applied, then the rw role deleted and everything else released.
+	for range 2 {
+		if _, err := f.sync("shop"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if slices.Contains(f.db("shop").Finalizers, Finalizer) {
+		t.Fatalf("finalizer kept: %+v", f.db("shop").Status)
+	}
+	f.applyRoles()
+	if f.hasRole("pg.orders-admin") || f.hasRole("pg.orders-rw") {
+		t.Error("DatabaseRoles kept")
+	}
+	if _, ok := f.sql.role("orders_admin"); !ok {
+		t.Error("Retain dropped the role")
+	}
 }
 
 func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
@@ -95,13 +142,14 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// 1: the CNPG Database is deleted; the roles stay present meanwhile.
+	// 1: the CNPG Database is deleted; the roles stay meanwhile (one owns
+	// the database).
 	res, err := f.sync("shop")
 	if err != nil || res.RequeueAfter == 0 {
 		t.Fatalf("res %+v err %v", res, err)
 	}
-	if !slices.Contains(f.allWrites(), "delete databases") {
-		t.Fatalf("writes = %v", f.allWrites())
+	if w := f.allWrites(); !slices.Contains(w, "delete databases") || count(w, "delete databaseroles") != 0 {
+		t.Fatalf("writes = %v", w)
 	}
 	if uid := deletePrecondition(f.pg.Actions()); uid != "uid-cnpg-orders" {
 		t.Errorf("CNPG Database deleted with UID precondition %q, want the UID of the one judged ours", uid)
@@ -114,36 +162,154 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 		t.Errorf("after delete: %+v", got.Status)
 	}
 
-	// 2: the database is gone; the roles are published absent.
+	// 2: the database is gone; the DatabaseRoles (reclaim delete, applied)
+	// are deleted and the roles listed absent.
+	f.events()
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
+	}
+	if w := f.allWrites(); count(w, "delete databaseroles") != 2 || count(w, "patch databaseroles") != 0 {
+		t.Errorf("writes = %v, want both DatabaseRoles deleted", w)
 	}
 	got = f.db("shop")
 	if r := got.Status.Databases[0].Roles; len(r) != 2 || r[0].Ensure != pgv1.RoleEnsureAbsent || r[1].Ensure != pgv1.RoleEnsureAbsent {
 		t.Fatalf("roles = %+v", r)
 	}
-	if !slices.Contains(got.Finalizers, Finalizer) {
-		t.Fatal("finalizer removed before the roles were dropped")
+	if c := cond(t, got, pgv1.ConditionReady); !slices.Contains(got.Finalizers, Finalizer) || c.Reason != "RoleCleanupPending" {
+		t.Fatalf("finalizers %v Ready %+v, want the finalizer kept while CNPG drops the roles", got.Finalizers, c)
+	}
+	if ev := f.events(); !slices.Contains(ev, "Normal RoleDeleting Deleted DatabaseRole pg.orders-admin; CloudNativePG drops role orders_admin") {
+		t.Errorf("events = %q", ev)
 	}
 
-	// 3: CNPG reconciled the absent roles but Postgres still has one.
-	f.sql.existing = []string{"orders_rw"}
+	// 3: CNPG has not acted yet: nothing is written again.
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.allWrites(); len(w) != 0 {
+		t.Errorf("a pass while CNPG drops the roles wrote %v", w)
+	}
+
+	// 4: CNPG let the objects go, but Postgres still has orders_rw with our
+	// marker: it gets a DatabaseRole again, to be dropped with it.
+	f.applyRoles()
+	f.sql.setRole("orders_rw", controller.PostgresMarker(ns, "shop"))
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
 	got = f.db("shop")
 	c := cond(t, got, pgv1.ConditionReady)
-	if !slices.Contains(got.Finalizers, Finalizer) || !strings.Contains(c.Message, "orders_rw") {
-		t.Fatalf("blocked state: finalizers %v Ready %+v", got.Finalizers, c)
+	if !slices.Contains(got.Finalizers, Finalizer) || !strings.Contains(c.Message, "role orders_rw is still in Postgres") {
+		t.Fatalf("finalizers %v Ready %+v", got.Finalizers, c)
+	}
+	if f.hasRole("pg.orders-admin") {
+		t.Error("a DatabaseRole for the role that is gone")
+	}
+	again := f.role("pg.orders-rw")
+	if !controller.IsControlledBy(again, db.UID) || again.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimDelete ||
+		again.Spec.PasswordSecret != nil || again.Spec.Comment != controller.PostgresMarker(ns, "shop") {
+		t.Errorf("DatabaseRole again = %+v %+v, want ours with reclaim delete and no password", again.OwnerReferences, again.Spec)
 	}
 
-	// 4: the roles are gone; the finalizer goes.
-	f.sql.existing = nil
+	// 5: CNPG applies it; it is deleted; CNPG drops the role.
+	f.applyRoles()
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if r := f.role("pg.orders-rw"); r.DeletionTimestamp == nil {
+		t.Fatal("the DatabaseRole of the role left over is not deleted")
+	}
+	f.applyRoles()
+	if _, ok := f.sql.role("orders_rw"); ok {
+		t.Fatal("CNPG did not drop the role")
+	}
+
+	// 6: Postgres no longer has our roles; the finalizer goes.
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
 	if got = f.db("shop"); slices.Contains(got.Finalizers, Finalizer) {
 		t.Errorf("finalizer kept: %+v", got.Status)
+	}
+	for _, s := range []string{"shop-orders-admin", "shop-orders-rw"} {
+		if _, err := f.kube.CoreV1().Secrets(ns).Get(t.Context(), s, metav1.GetOptions{}); !f.gone(err) {
+			t.Errorf("Secret %s kept: %v", s, err)
+		}
+	}
+}
+
+// A Delete whose DatabaseRoles still say reclaim retain (the policy
+// changed with the deletion) applies reclaim delete and waits until
+// CloudNativePG applied that generation: CNPG drops only what its object
+// says at the time.
+func TestDeleteSetsReclaimDeleteAndWaitsUntilApplied(t *testing.T) {
+	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain}))
+	f.setSpec("shop", func(d *pgv1.DatabaseSpec) { d.DeletionPolicy = pgv1.DeletionPolicyDelete })
+	f.startDeletion("shop")
+	if _, err := f.sync("shop"); err != nil { // the CNPG Database
+		t.Fatal(err)
+	}
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.allWrites(); count(w, "patch databaseroles") != 2 || count(w, "delete databaseroles") != 0 {
+		t.Fatalf("writes = %v, want both reclaim policies applied, nothing deleted", w)
+	}
+	r := f.role("pg.orders-admin")
+	if r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimDelete || r.Spec.PasswordSecret.Name != "shop-orders-admin" || roleApplied(r) {
+		t.Fatalf("DatabaseRole = %+v %+v, want reclaim delete not yet applied", r.Spec, r.Status)
+	}
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.allWrites(); slices.ContainsFunc(w, func(w string) bool { return strings.HasSuffix(w, " databaseroles") }) {
+		t.Errorf("DatabaseRoles written before CNPG applied the reclaim policy: %v", w)
+	}
+	if c := cond(t, f.db("shop"), pgv1.ConditionReady); !strings.Contains(c.Message, `waiting for CloudNativePG to apply DatabaseRole "pg.orders-admin" before it drops role orders_admin`) {
+		t.Errorf("Ready = %+v", c)
+	}
+	f.applyRoles()
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.allWrites(); count(w, "delete databaseroles") != 2 {
+		t.Fatalf("writes = %v, want both DatabaseRoles deleted once applied", w)
+	}
+	f.applyRoles()
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(f.db("shop").Finalizers, Finalizer) {
+		t.Errorf("finalizer kept: %+v", f.db("shop").Status)
+	}
+	if _, ok := f.sql.role("orders_admin"); ok {
+		t.Error("role orders_admin not dropped")
+	}
+}
+
+// A role Postgres has without our marker once our DatabaseRole is gone
+// (someone made it again by hand) is not ours to drop: the deletion ends.
+func TestDeleteLeavesARoleThatIsNotOurs(t *testing.T) {
+	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
+	f.startDeletion("shop")
+	for range 2 { // the CNPG Database, then the DatabaseRoles
+		if _, err := f.sync("shop"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.applyRoles()
+	f.sql.setRole("orders_rw", "made by hand")
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(f.db("shop").Finalizers, Finalizer) {
+		t.Errorf("finalizer kept: %+v", f.db("shop").Status)
+	}
+	if f.hasRole("pg.orders-rw") {
+		t.Error("a DatabaseRole for a role that is not ours")
+	}
+	if c, _ := f.sql.role("orders_rw"); c != "made by hand" {
+		t.Errorf("the role's comment is %q", c)
 	}
 }
 
@@ -151,21 +317,17 @@ func TestDeleteBlockedByCNPGIsReported(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := readyFixture(t, db)
 	f.startDeletion("shop")
-	for range 2 { // delete the CNPG Database, then publish absent
+	for range 2 { // delete the CNPG Database, then the DatabaseRoles
 		if _, err := f.sync("shop"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	pc, err := f.pg.PostgresV1alpha1().PostgresClusters(ns).Get(t.Context(), "pg", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.setCNPGRoles(pc, []string{"orders_rw"}, map[string]string{"orders_admin": "role owns objects"})
+	f.failRole("pg.orders-admin", `role "orders_admin" cannot be dropped because some objects depend on it`)
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
 	c := cond(t, f.db("shop"), pgv1.ConditionReady)
-	if c.Reason != "RoleCleanupBlocked" || !strings.Contains(c.Message, "role owns objects") {
+	if c.Reason != "RoleCleanupBlocked" || !strings.Contains(c.Message, "CloudNativePG cannot remove role orders_admin: role \"orders_admin\" cannot be dropped") {
 		t.Errorf("Ready = %+v", c)
 	}
 }
@@ -188,9 +350,19 @@ func TestDeleteWithClusterGoneDoesNotBlock(t *testing.T) {
 	}
 	// Policy Delete, but without the cluster nothing is dropped: the CNPG
 	// Database is kept (reclaim retain, so nobody drops the data by
-	// deleting it later) and the Secrets stay for the roles that use them.
-	if slices.Contains(f.allWrites(), "delete databases") || slices.Contains(f.allWrites(), "delete secrets") {
-		t.Errorf("deleted with the cluster gone: %v", f.allWrites())
+	// deleting it later), the Secrets stay for the roles that use them, and
+	// the DatabaseRoles get reclaim retain: the garbage collector deletes
+	// them with this object, and a retained CNPG Cluster still serving the
+	// roles must not drop them.
+	if w := f.allWrites(); slices.Contains(w, "delete databases") || slices.Contains(w, "delete secrets") ||
+		slices.Contains(w, "delete databaseroles") {
+		t.Errorf("deleted with the cluster gone: %v", w)
+	}
+	for _, name := range []string{"pg.orders-admin", "pg.orders-rw"} {
+		if r := f.role(name); r.DeletionTimestamp != nil || r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimRetain {
+			t.Errorf("DatabaseRole %s with the cluster gone: reclaim %q, deleting %v; want reclaim retain, kept",
+				name, r.Spec.DatabaseRoleReclaimPolicy, r.DeletionTimestamp)
+		}
 	}
 	cd := f.cnpgDB("shop-orders")
 	if len(cd.OwnerReferences) != 0 || cd.Spec.DatabaseReclaimPolicy != "retain" ||
@@ -213,10 +385,19 @@ func TestRemovedDatabaseIsCleanedUp(t *testing.T) {
 	if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), cur, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for range 3 { // delete the CNPG Database, publish absent roles, verify
+	for range 2 { // delete the CNPG Database, then the DatabaseRoles
 		if _, err := f.sync("shop"); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for _, obj := range []string{"pg.legacy-admin", "pg.legacy-rw"} {
+		if r := f.role(obj); r.DeletionTimestamp == nil {
+			t.Errorf("DatabaseRole %s not deleted", obj)
+		}
+	}
+	f.applyRoles() // CNPG drops the roles
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
 	}
 	got := f.db("shop")
 	if len(got.Status.Databases) != 1 || got.Status.Databases[0].Name != "orders" {
@@ -233,6 +414,12 @@ func TestRemovedDatabaseIsCleanedUp(t *testing.T) {
 	}
 	if s := f.secret("shop-orders-admin"); s.Type != corev1.SecretTypeBasicAuth {
 		t.Error("kept database lost its secret")
+	}
+	if r := f.role("pg.orders-admin"); r.DeletionTimestamp != nil || !roleApplied(r) {
+		t.Errorf("the kept database's DatabaseRole = %+v", r)
+	}
+	if _, ok := f.sql.role("legacy_admin"); ok {
+		t.Error("role legacy_admin not dropped")
 	}
 }
 
@@ -264,6 +451,22 @@ func TestDatabaseDropWaitEscalates(t *testing.T) {
 		!strings.Contains(c.Message, `PostgresCluster "pg" is Pending (PostgresUnreachable: connection refused)`) {
 		t.Fatalf("Ready = %+v", c)
 	}
+}
+
+// deletesOf are the deletes of resource among actions, each object's name
+// with the UID precondition it carried.
+func deletesOf(actions []k8stesting.Action, resource string) map[string]types.UID {
+	out := map[string]types.UID{}
+	for _, a := range actions {
+		if d, ok := a.(k8stesting.DeleteAction); ok && a.GetResource().Resource == resource {
+			var uid types.UID
+			if p := d.GetDeleteOptions().Preconditions; p != nil && p.UID != nil {
+				uid = *p.UID
+			}
+			out[d.GetName()] = uid
+		}
+	}
+	return out
 }
 
 // deletePrecondition is the UID precondition of the first delete among

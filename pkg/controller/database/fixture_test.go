@@ -2,12 +2,15 @@ package database
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -27,11 +30,16 @@ import (
 
 const ns = "default"
 
-// fakeSQL records the SQL a pass would run.
+// fakeSQL records the SQL a pass would run and plays the server's
+// catalogue: the roles and databases it has, with their comments.
 type fakeSQL struct {
-	mu       sync.Mutex
-	execs    []sqlCall
-	existing []string
+	mu    sync.Mutex
+	execs []sqlCall
+	// roles are the roles the server has, with their comments; the
+	// fixture's CNPG (applyRoles) creates and drops them.
+	roles map[string]string
+	// roleReads counts the role lookups (claims and drop checks).
+	roleReads int
 	// databases are the databases the server has, with their comments.
 	databases map[string]string
 	err       error
@@ -49,14 +57,44 @@ func (f *fakeSQL) execTx(_ context.Context, t postgres.Target, stmts []string) e
 	return f.err
 }
 
-func (f *fakeSQL) existingRoles(_ context.Context, _ postgres.Target, names []string) ([]string, error) {
-	var out []string
+func (f *fakeSQL) roleComments(_ context.Context, _ postgres.Target, names []string) (map[string]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.roleReads++
+	if f.err != nil {
+		return nil, f.err
+	}
+	out := map[string]string{}
 	for _, n := range names {
-		if slices.Contains(f.existing, n) {
-			out = append(out, n)
+		if c, ok := f.roles[n]; ok {
+			out[n] = c
 		}
 	}
-	return out, f.err
+	return out, nil
+}
+
+// setRole gives the server role with comment.
+func (f *fakeSQL) setRole(role, comment string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.roles == nil {
+		f.roles = map[string]string{}
+	}
+	f.roles[role] = comment
+}
+
+func (f *fakeSQL) dropRole(role string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.roles, role)
+}
+
+// role is role's comment and whether the server has it.
+func (f *fakeSQL) role(role string) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.roles[role]
+	return c, ok
 }
 
 func (f *fakeSQL) databaseComment(_ context.Context, _ postgres.Target, name string) (bool, string, error) {
@@ -90,55 +128,9 @@ func newFixture(t *testing.T, kubeObjs, pgObjs []runtime.Object) *fixture {
 	}
 	c.sql = f.sql
 	f.c = c
-	for _, o := range pgObjs {
-		if pc, ok := o.(*pgv1.PostgresCluster); ok {
-			f.reconcileOwnedRoles(pc)
-		}
-	}
+	f.playDatabaseRoleAPI()
 	f.refresh()
 	return f
-}
-
-// reconcileOwnedRoles plays CNPG: the CNPG Cluster of pc (created when
-// missing, controlled by pc) reports every role pc gave out reconciled,
-// and none failed.
-func (f *fixture) reconcileOwnedRoles(pc *pgv1.PostgresCluster) {
-	f.t.Helper()
-	var owned []string
-	if st := pc.Status.ManagedRolesStatus; st != nil {
-		for _, o := range st.Owners {
-			owned = append(owned, o.Role)
-		}
-	}
-	f.setCNPGRoles(pc, owned, nil)
-}
-
-// setCNPGRoles makes the CNPG Cluster of pc report reconciled and failed
-// (role → message) roles.
-func (f *fixture) setCNPGRoles(pc *pgv1.PostgresCluster, reconciled []string, failed map[string]string) {
-	f.t.Helper()
-	ctx := f.t.Context()
-	client := f.pg.CNPGV1().Clusters(pc.Namespace)
-	cc, err := client.Get(ctx, pc.Name, metav1.GetOptions{})
-	if err != nil {
-		cc = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: pc.Name, Namespace: pc.Namespace,
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: pgv1.SchemeGroupVersion.String(), Kind: "PostgresCluster",
-				Name: pc.Name, UID: pc.UID, Controller: ptr.To(true)}}}}
-		if cc, err = client.Create(ctx, cc, metav1.CreateOptions{}); err != nil {
-			f.t.Fatal(err)
-		}
-	}
-	mr := &cnpgv1.ManagedRoles{ByStatus: map[string][]string{cnpgv1.RoleStatusReconciled: reconciled}}
-	for role, msg := range failed {
-		if mr.CannotReconcile == nil {
-			mr.CannotReconcile = map[string][]string{}
-		}
-		mr.CannotReconcile[role] = []string{msg}
-	}
-	cc.Status.ManagedRolesStatus = mr
-	if _, err := client.UpdateStatus(ctx, cc, metav1.UpdateOptions{}); err != nil {
-		f.t.Fatal(err)
-	}
 }
 
 // refresh seeds the informer caches from the fake API, as the informers
@@ -160,6 +152,8 @@ func (f *fixture) refresh() {
 	replace(cnpg.Databases().Informer(), items(cds.Items))
 	ccs, _ := f.pg.CNPGV1().Clusters("").List(ctx, metav1.ListOptions{})
 	replace(cnpg.Clusters().Informer(), items(ccs.Items))
+	drs, _ := f.pg.CNPGV1().DatabaseRoles("").List(ctx, metav1.ListOptions{})
+	replace(cnpg.DatabaseRoles().Informer(), items(drs.Items))
 	sel := metav1.ListOptions{LabelSelector: controller.ManagedSelector().String()}
 	ss, _ := f.kube.CoreV1().Secrets("").List(ctx, sel)
 	replace(core.Secrets().Informer(), items(ss.Items))
@@ -237,7 +231,6 @@ func (f *fixture) setCluster(mutate func(*pgv1.PostgresCluster)) {
 	if _, err := f.pg.PostgresV1alpha1().PostgresClusters(ns).UpdateStatus(f.t.Context(), pc, metav1.UpdateOptions{}); err != nil {
 		f.t.Fatal(err)
 	}
-	f.reconcileOwnedRoles(pc)
 }
 
 // markApplied makes the CNPG Database report it applied.
@@ -313,14 +306,211 @@ func clusterSecrets() []runtime.Object {
 	}
 }
 
-// ownRoles makes the cluster give roles to db; the fixture's CNPG then
-// reports them reconciled (reconcileOwnedRoles).
-func ownRoles(db *pgv1.PostgresDatabase, roles ...string) func(*pgv1.PostgresCluster) {
-	return func(pc *pgv1.PostgresCluster) {
-		st := &pgv1.ManagedRolesStatus{}
-		for _, r := range roles {
-			st.Owners = append(st.Owners, pgv1.RoleOwner{Role: r, Owner: pgv1.ObjectOwner{Name: db.Name, UID: db.UID}})
+// The fixture's stand-in for CNPG's DatabaseRoles, in two parts. The API
+// server (playDatabaseRoleAPI): an apply that changes the spec bumps
+// metadata.generation and a new object gets a UID; a delete honours the
+// UID precondition and, while CNPG's finalizer is on the object, only
+// marks it deleting (generation bumped, as for any custom resource).
+// CNPG's instance manager (applyRoles): applies each role in Postgres with
+// its comment, puts its finalizer on and reports it applied; carries out
+// the reclaim policy of an object being deleted and lets it go.
+
+// roleFinalizer is CNPG's utils.RoleFinalizerName.
+const roleFinalizer = "cnpg.io/deleteRole"
+
+var databaseRolesResource = cnpgv1.SchemeGroupVersion.WithResource("databaseroles")
+
+func (f *fixture) playDatabaseRoleAPI() {
+	tracker := f.pg.Tracker()
+	uids := 0
+	f.pg.PrependReactor("patch", "databaseroles", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		pa, ok := a.(k8stesting.PatchActionImpl)
+		if !ok || pa.GetPatchType() != types.ApplyPatchType {
+			return false, nil, nil
 		}
-		pc.Status.ManagedRolesStatus = st
+		before, _ := tracker.Get(databaseRolesResource, pa.GetNamespace(), pa.GetName())
+		_, obj, err := k8stesting.ObjectReaction(tracker)(a)
+		if err != nil {
+			return true, nil, err
+		}
+		r := obj.(*cnpgv1.DatabaseRole)
+		if old, ok := before.(*cnpgv1.DatabaseRole); ok {
+			if apiequality.Semantic.DeepEqual(old.Spec, r.Spec) {
+				return true, r, nil
+			}
+			r.Generation = old.Generation + 1
+		} else {
+			uids++
+			r.Generation, r.UID = 1, types.UID(fmt.Sprintf("uid-role-%d", uids))
+		}
+		if err := tracker.Update(databaseRolesResource, r, pa.GetNamespace()); err != nil {
+			return true, nil, err
+		}
+		return true, r, nil
+	})
+	f.pg.PrependReactor("delete", "databaseroles", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		da := a.(k8stesting.DeleteActionImpl)
+		obj, err := tracker.Get(databaseRolesResource, da.GetNamespace(), da.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		r := obj.(*cnpgv1.DatabaseRole)
+		if p := da.DeleteOptions.Preconditions; p != nil && p.UID != nil && *p.UID != r.UID {
+			return true, nil, apierrors.NewConflict(databaseRolesResource.GroupResource(), r.Name,
+				fmt.Errorf("precondition UID %s, object UID %s", *p.UID, r.UID))
+		}
+		if !slices.Contains(r.Finalizers, roleFinalizer) {
+			return false, nil, nil // gone at once
+		}
+		if r.DeletionTimestamp == nil {
+			now := metav1.Now()
+			r.DeletionTimestamp = &now
+			r.Generation++
+			if err := tracker.Update(databaseRolesResource, r, da.GetNamespace()); err != nil {
+				return true, nil, err
+			}
+		}
+		return true, nil, nil
+	})
+}
+
+// applyRoles plays CNPG's instance manager over every DatabaseRole: one not
+// applied at its generation is applied in Postgres (the role with the
+// object's comment), gets CNPG's finalizer and status applied=true; one
+// being deleted has its reclaim policy carried out (delete drops the role)
+// and goes.
+func (f *fixture) applyRoles() {
+	f.t.Helper()
+	ctx := f.t.Context()
+	client := f.pg.CNPGV1().DatabaseRoles(ns)
+	list, err := client.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		f.t.Fatal(err)
 	}
+	for i := range list.Items {
+		r := &list.Items[i]
+		switch {
+		case r.DeletionTimestamp != nil:
+			if r.Spec.DatabaseRoleReclaimPolicy == cnpgv1.DatabaseRoleReclaimDelete {
+				f.sql.dropRole(r.Spec.Name)
+			}
+			// The last finalizer removed: the API server lets it go.
+			if err := f.pg.Tracker().Delete(databaseRolesResource, ns, r.Name); err != nil {
+				f.t.Fatal(err)
+			}
+		case !roleApplied(r):
+			if !slices.Contains(r.Finalizers, roleFinalizer) {
+				r.Finalizers = append(r.Finalizers, roleFinalizer)
+				if r, err = client.Update(ctx, r, metav1.UpdateOptions{}); err != nil {
+					f.t.Fatal(err)
+				}
+			}
+			f.sql.setRole(r.Spec.Name, r.Spec.Comment)
+			f.setRoleStatus(r, cnpgv1.DatabaseRoleStatus{ObservedGeneration: r.Generation, Applied: ptr.To(true)})
+		}
+	}
+}
+
+// failRole makes CNPG report DatabaseRole obj not applied, with msg.
+func (f *fixture) failRole(obj, msg string) {
+	f.t.Helper()
+	r := f.role(obj)
+	f.setRoleStatus(r, cnpgv1.DatabaseRoleStatus{ObservedGeneration: r.Generation, Applied: ptr.To(false), Message: msg})
+}
+
+func (f *fixture) setRoleStatus(r *cnpgv1.DatabaseRole, st cnpgv1.DatabaseRoleStatus) {
+	f.t.Helper()
+	r = r.DeepCopy()
+	r.Status = st
+	if _, err := f.pg.CNPGV1().DatabaseRoles(ns).UpdateStatus(f.t.Context(), r, metav1.UpdateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// role is the DatabaseRole obj as stored.
+func (f *fixture) role(obj string) *cnpgv1.DatabaseRole {
+	f.t.Helper()
+	r, err := f.pg.CNPGV1().DatabaseRoles(ns).Get(f.t.Context(), obj, metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return r
+}
+
+// hasRole reports whether DatabaseRole obj is stored (deleting or not).
+func (f *fixture) hasRole(obj string) bool {
+	f.t.Helper()
+	_, err := f.pg.CNPGV1().DatabaseRoles(ns).Get(f.t.Context(), obj, metav1.GetOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		f.t.Fatal(err)
+	}
+	return err == nil
+}
+
+// foreignRole is a DatabaseRole setpoint did not create for "shop": of
+// role on cluster "pg", named obj, controlled by controller when given.
+func foreignRole(obj, role string, controller *metav1.OwnerReference) *cnpgv1.DatabaseRole {
+	r := &cnpgv1.DatabaseRole{
+		ObjectMeta: metav1.ObjectMeta{Name: obj, Namespace: ns, UID: types.UID("uid-" + obj), Generation: 1},
+		Spec: cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: "pg"}, Name: role, Login: true,
+			PasswordSecret: &cnpgv1.LocalObjectReference{Name: "theirs"}, DatabaseRoleReclaimPolicy: cnpgv1.DatabaseRoleReclaimDelete},
+	}
+	if controller != nil {
+		r.OwnerReferences = []metav1.OwnerReference{*controller}
+	}
+	return r
+}
+
+// setManagedRoles makes the CNPG Cluster of cluster "pg" (created when
+// missing, controlled by it) list roles in spec.managed.roles.
+func (f *fixture) setManagedRoles(roles ...cnpgv1.RoleConfiguration) {
+	f.t.Helper()
+	ctx := f.t.Context()
+	client := f.pg.CNPGV1().Clusters(ns)
+	cc, err := client.Get(ctx, "pg", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		cc = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "pg", Namespace: ns,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: pgv1.SchemeGroupVersion.String(), Kind: "PostgresCluster",
+				Name: "pg", UID: "uid-pg", Controller: ptr.To(true)}}}}
+		cc, err = client.Create(ctx, cc, metav1.CreateOptions{})
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	cc.Spec.Managed = &cnpgv1.ManagedConfiguration{Roles: roles}
+	if _, err := client.Update(ctx, cc, metav1.UpdateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// converge runs passes until name is Ready, playing CNPG between them: the
+// DatabaseRoles applied, then the CNPG Databases.
+func converge(t *testing.T, f *fixture, name string) {
+	t.Helper()
+	if _, err := f.sync(name); err != nil {
+		t.Fatal(err)
+	}
+	f.applyRoles()
+	if _, err := f.sync(name); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range f.db(name).Spec.Databases {
+		f.markApplied(namesOf(name, d.Name).CNPG, true, "")
+	}
+	if _, err := f.sync(name); err != nil {
+		t.Fatal(err)
+	}
+	if db := f.db(name); db.Status.Phase != pgv1.PhaseReady {
+		t.Fatalf("not Ready: %+v", db.Status)
+	}
+}
+
+// toDatabases runs name's first pass and lets CNPG apply its roles: the
+// next pass gets to the databases step.
+func toDatabases(t *testing.T, f *fixture, name string) {
+	t.Helper()
+	if _, err := f.sync(name); err != nil {
+		t.Fatal(err)
+	}
+	f.applyRoles()
 }

@@ -18,7 +18,6 @@ import (
 func TestForeignConfigMapIsRefused(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	pc := readyCluster()
-	ownRoles(db, "orders_admin", "orders_rw")(pc)
 	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-orders-config", Namespace: ns},
 		Data: map[string]string{"theirs": "yes"}}
 	f := newFixture(t, append(clusterSecrets(), foreign), []runtime.Object{pc, db})
@@ -45,9 +44,9 @@ func TestExistingPostgresDatabaseIsRefused(t *testing.T) {
 	} {
 		db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 		pc := readyCluster()
-		ownRoles(db, "orders_admin", "orders_rw")(pc)
 		f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
 		f.sql.databases = map[string]string{"orders": tc.comment}
+		toDatabases(t, f, "shop")
 		if _, err := f.sync("shop"); err != nil {
 			t.Fatal(err)
 		}
@@ -66,9 +65,9 @@ func TestExistingPostgresDatabaseIsRefused(t *testing.T) {
 func TestMarkedPostgresDatabaseIsAdopted(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	pc := readyCluster()
-	ownRoles(db, "orders_admin", "orders_rw")(pc)
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
 	f.sql.databases = map[string]string{"orders": controller.PostgresMarker(ns, "shop")}
+	toDatabases(t, f, "shop")
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -39,13 +40,16 @@ func TestClusterNotFoundIsPendingWithRequeue(t *testing.T) {
 	if db.Status.Phase != pgv1.PhasePending || cond(t, db, pgv1.ConditionClusterReady).Reason != "ClusterNotFound" {
 		t.Errorf("phase %s, ClusterReady %+v", db.Status.Phase, cond(t, db, pgv1.ConditionClusterReady))
 	}
-	// The Secrets and the role claim come before the cluster: they are
-	// waiting when it becomes Ready. What needs the cluster is blocked.
+	// The Secrets come before the cluster: they are waiting when it
+	// becomes Ready. What needs the cluster is blocked.
 	if c := cond(t, db, pgv1.ConditionSecretsReady); c.Status != metav1.ConditionTrue {
 		t.Errorf("SecretsReady = %+v, want True", c)
 	}
 	if e := db.Status.Databases; len(e) != 1 || e[0].AdminSecretRef == nil || e[0].RWSecretRef == nil {
-		t.Errorf("role claim not published: %+v", e)
+		t.Errorf("Secrets not published: %+v", e)
+	}
+	if w := f.allWrites(); slices.ContainsFunc(w, func(w string) bool { return strings.HasSuffix(w, " databaseroles") }) {
+		t.Errorf("DatabaseRoles written without the cluster: %v", w)
 	}
 	if c := cond(t, db, pgv1.ConditionConfigMapsReady); c.Status != metav1.ConditionFalse || c.Reason != "Blocked" {
 		t.Errorf("ConfigMapsReady = %+v, want False/Blocked", c)
@@ -92,7 +96,8 @@ func TestPipelineToReadyThenIdle(t *testing.T) {
 	pc.Status.ConnectionPoolerStatus = &pgv1.ConnectionPoolerStatus{Enabled: true}
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
 
-	// Pass 1: Secrets, ConfigMap, role intent; waits for the roles.
+	// Pass 1: Secrets, ConfigMap, role intent, DatabaseRoles; waits for
+	// CloudNativePG to apply them.
 	res, err := f.syncReported("shop")
 	if err != nil || res.RequeueAfter != provisionRecheck {
 		t.Fatalf("pass 1: res %+v err %v", res, err)
@@ -131,12 +136,20 @@ func TestPipelineToReadyThenIdle(t *testing.T) {
 		roles[0].PasswordSecretRef.Name != "shop-order-items-admin" || roles[1].Name != "order_items_rw" {
 		t.Errorf("role intent = %+v", roles)
 	}
+	for _, obj := range []string{"pg.order-items-admin", "pg.order-items-rw"} {
+		if r := f.role(obj); !controller.IsControlledBy(r, db.UID) || roleApplied(r) {
+			t.Errorf("DatabaseRole %s = %+v %+v, want ours, not applied yet", obj, r.OwnerReferences, r.Status)
+		}
+	}
+	if _, err := f.pg.CNPGV1().Databases(ns).Get(t.Context(), "shop-order-items", metav1.GetOptions{}); err == nil {
+		t.Error("CNPG Database applied before its owner role")
+	}
 	password := string(admin.Data["password"])
 
-	// Pass 2: the cluster reconciled our roles; the CNPG Database is
+	// Pass 2: CloudNativePG applied our roles; the CNPG Database is
 	// applied. Status still reads as a provisioning wait: the next write
 	// is Ready, unless CloudNativePG takes longer than progressReportDelay.
-	f.setCluster(ownRoles(db, "order_items_admin", "order_items_rw"))
+	f.applyRoles()
 	if res, err = f.sync("shop"); err != nil || res.RequeueAfter != progressReportDelay {
 		t.Fatalf("pass 2: res %+v err %v", res, err)
 	}
@@ -159,7 +172,7 @@ func TestPipelineToReadyThenIdle(t *testing.T) {
 	if st := f.db("shop").Status.Databases[0]; !st.Roles[0].Exists || !st.Roles[1].Exists {
 		t.Errorf("roles exist = %+v", st.Roles)
 	}
-	if len(f.sql.execs) != 1 || f.sql.execs[0].target.Database != "order_items" || f.sql.execs[0].target.User != "postgres" {
+	if len(f.sql.execs) != 1 || f.sql.execs[0].target.Database != "order_items" || f.sql.execs[0].target.User != "order_items_admin" {
 		t.Fatalf("SQL = %+v", f.sql.execs)
 	}
 	got = f.db("shop")
@@ -295,20 +308,16 @@ func TestExternalSecretValidation(t *testing.T) {
 
 func TestRoleConflictIsFailedNamingTheOwner(t *testing.T) {
 	db := newDatabase("second", pgv1.DatabaseSpec{Name: "orders"})
-	pc := readyCluster()
-	first := pgv1.ObjectOwner{Name: "first", UID: "uid-first"}
-	me := pgv1.ObjectOwner{Name: "second", UID: db.UID}
-	pc.Status.ManagedRolesStatus = &pgv1.ManagedRolesStatus{
-		Owners:    []pgv1.RoleOwner{{Role: "orders_admin", Owner: first}, {Role: "orders_rw", Owner: first}},
-		Conflicts: []pgv1.RoleConflict{{Role: "orders_admin", Owner: first, Claimant: me}, {Role: "orders_rw", Owner: first, Claimant: me}},
-	}
-	f := newFixture(t, nil, []runtime.Object{pc, db})
+	first := &metav1.OwnerReference{APIVersion: pgv1.SchemeGroupVersion.String(), Kind: "PostgresDatabase",
+		Name: "first", UID: "uid-first", Controller: ptr.To(true)}
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db,
+		foreignRole("pg.orders-admin", "orders_admin", first), foreignRole("pg.orders-rw", "orders_rw", first)})
 	if _, err := f.sync("second"); err != nil {
 		t.Fatal(err)
 	}
 	got := f.db("second")
 	c := cond(t, got, pgv1.ConditionRolesReady)
-	if got.Status.Phase != pgv1.PhaseFailed || c.Reason != "RoleConflict" || !strings.Contains(c.Message, `"first"`) {
+	if got.Status.Phase != pgv1.PhaseFailed || c.Reason != "RoleConflict" || !strings.Contains(c.Message, `controlled by PostgresDatabase "first"`) {
 		t.Errorf("phase %s RolesReady %+v", got.Status.Phase, c)
 	}
 	if got.Status.Databases[0].Roles[0].Exists {
@@ -317,30 +326,18 @@ func TestRoleConflictIsFailedNamingTheOwner(t *testing.T) {
 	if _, err := f.pg.CNPGV1().Databases(ns).Get(t.Context(), "second-orders", metav1.GetOptions{}); err == nil {
 		t.Error("CNPG Database created despite the conflict")
 	}
+	if w := f.allWrites(); slices.ContainsFunc(w, func(w string) bool { return strings.HasSuffix(w, " databaseroles") }) {
+		t.Errorf("wrote the other object's DatabaseRoles: %v", w)
+	}
 	if ev := f.events(); !slices.ContainsFunc(ev, func(e string) bool { return strings.HasPrefix(e, "Warning RoleConflict") }) {
 		t.Errorf("events = %v", ev)
 	}
 }
 
-func TestRoleReconcileFailedCarriesCNPGMessage(t *testing.T) {
-	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
-	pc := readyCluster()
-	ownRoles(db, "orders_admin", "orders_rw")(pc)
-	f := newFixture(t, nil, []runtime.Object{pc, db})
-	f.setCNPGRoles(pc, []string{"orders_admin"}, map[string]string{"orders_rw": "password secret not found"})
-	if _, err := f.sync("shop"); err != nil {
-		t.Fatal(err)
-	}
-	if c := cond(t, f.db("shop"), pgv1.ConditionRolesReady); c.Reason != "RoleReconcileFailed" || !strings.Contains(c.Message, "password secret not found") {
-		t.Errorf("RolesReady = %+v", c)
-	}
-}
-
 func TestDatabaseNotAppliedIsProvisioningWithMessage(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
-	pc := readyCluster()
-	ownRoles(db, "orders_admin", "orders_rw")(pc)
-	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
+	toDatabases(t, f, "shop")
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
@@ -397,9 +394,8 @@ func TestGrantPlanQuotesIdentifiers(t *testing.T) {
 
 func TestGrantFailureIsAWaitNotAHotLoop(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
-	pc := readyCluster()
-	ownRoles(db, "orders_admin", "orders_rw")(pc)
-	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
+	toDatabases(t, f, "shop")
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}

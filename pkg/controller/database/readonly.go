@@ -30,10 +30,15 @@ func (p *pass) removeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names,
 		return nil, ready("", "")
 	}
 	prev := previous[i]
+	if p.obs.cluster == nil {
+		// Nothing is removed without the cluster (see cleanup): the entry
+		// keeps the work for when it is back, and the cluster step says so.
+		return []pgv1.RoleStatus{prev}, ready("", "")
+	}
 	absent := []pgv1.RoleStatus{{Name: n.RORole, Ensure: pgv1.RoleEnsureAbsent, Exists: prev.Exists}}
 	policy := policyOf(d)
 	if policy == pgv1.DeletionPolicyDelete && p.roleLive(n.RORole) {
-		if err := p.revokeReadOnly(ctx, n); err != nil {
+		if err := p.revokeReadOnly(ctx, d, n); err != nil {
 			return absent, readOnlyWait(true, fmt.Sprintf("cannot revoke the privileges of role %s: %v", n.RORole, err))
 		}
 	}
@@ -60,13 +65,14 @@ func (p *pass) removeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names,
 // roleLive: our DatabaseRole of role exists and is not being deleted —
 // the role may still hold privileges.
 func (p *pass) roleLive(role string) bool {
-	cur := p.obs.roles[roleObjectName(p.obs.cluster.Name, role)]
+	cur := p.obs.roles[roleObjectName(p.db.Spec.ClusterRef.Name, role)]
 	return cur != nil && controller.IsControlledBy(cur, p.db.UID) && cur.DeletionTimestamp == nil
 }
 
-// revokeReadOnly revokes what the grant plan gave the read-only role.
-func (p *pass) revokeReadOnly(ctx context.Context, n names) error {
-	t, err := p.superuser(ctx, n.DB)
+// revokeReadOnly revokes, as the database's owner, what the grant plan
+// gave the read-only role.
+func (p *pass) revokeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names) error {
+	t, err := p.asAdmin(ctx, d, n)
 	if err != nil {
 		return err
 	}

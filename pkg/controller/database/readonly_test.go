@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
@@ -39,7 +40,7 @@ func roleNamesOf(db *pgv1.PostgresDatabase) []string {
 // and its grants.
 func TestReadOnlyRoleIsCreatedAndGranted(t *testing.T) {
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})})
-	converge(t, f, "shop", "orders_admin", "orders_rw", "orders_ro")
+	converge(t, f, "shop")
 	ro := f.secret("shop-orders-ro")
 	if string(ro.Data["username"]) != "orders_ro" || ro.Labels[controller.ReloadLabel] != "true" || !controller.IsControlledBy(ro, "uid-shop") {
 		t.Errorf("ro Secret = %+v", ro.ObjectMeta)
@@ -74,13 +75,14 @@ func TestReadOnlyRoleIsCreatedAndGranted(t *testing.T) {
 	}
 }
 
-// Removing the flag with Delete: privileges revoked, the role published
-// absent, and once Postgres no longer has it, its Secret deleted and the
+// Removing the flag with Delete: privileges revoked while our DatabaseRole
+// is live, the DatabaseRole deleted (reclaim delete) and the role listed
+// absent; once Postgres no longer has the role, its Secret deleted and the
 // role forgotten — then passes are idle.
 func TestReadOnlyRoleRemovedWithDelete(t *testing.T) {
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})})
-	converge(t, f, "shop", "orders_admin", "orders_rw", "orders_ro")
-	f.sql.existing = []string{"orders_admin", "orders_rw", "orders_ro"}
+	converge(t, f, "shop")
+	ro := f.role("pg.orders-ro")
 	f.setSpec("shop", func(d *pgv1.DatabaseSpec) { d.ReadOnlyRole = false })
 
 	execs := len(f.sql.execs)
@@ -90,6 +92,12 @@ func TestReadOnlyRoleRemovedWithDelete(t *testing.T) {
 	if len(f.sql.execs) != execs+1 || !slices.Contains(f.sql.execs[execs].stmts, `REVOKE ALL ON DATABASE "orders" FROM "orders_ro"`) {
 		t.Fatalf("no revoke before the drop: %+v", f.sql.execs[execs:])
 	}
+	if uid := deletesOf(f.pg.Actions(), "databaseroles")["pg.orders-ro"]; uid != ro.UID {
+		t.Errorf("DatabaseRole deletes %v, want pg.orders-ro with its UID %s", deletesOf(f.pg.Actions(), "databaseroles"), ro.UID)
+	}
+	if r := f.role("pg.orders-ro"); r.DeletionTimestamp == nil || r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimDelete {
+		t.Errorf("DatabaseRole = %+v, want deleted with reclaim delete", r)
+	}
 	db := f.db("shop")
 	if got := roleNamesOf(db); !slices.Equal(got, []string{"orders_admin/present", "orders_rw/present", "orders_ro/absent"}) {
 		t.Errorf("roles = %v", got)
@@ -97,14 +105,16 @@ func TestReadOnlyRoleRemovedWithDelete(t *testing.T) {
 	if c := cond(t, db, pgv1.ConditionSecretsReady); c.Reason != "RoleCleanupPending" || db.Status.Phase != pgv1.PhaseProvisioning {
 		t.Errorf("phase %s SecretsReady %+v", db.Status.Phase, c)
 	}
-	// CNPG dropped it (reconciled as absent) but Postgres still lists it: wait.
+
+	// CloudNativePG has not dropped it yet: wait, without revoking again.
+	execs = len(f.sql.execs)
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	if !f.hasSecret("shop-orders-ro") {
-		t.Fatal("Secret deleted before the role is gone")
+	if !f.hasSecret("shop-orders-ro") || len(f.sql.execs) != execs {
+		t.Fatalf("while CNPG drops the role: Secret kept %v, SQL %+v", f.hasSecret("shop-orders-ro"), f.sql.execs[execs:])
 	}
-	f.sql.existing = []string{"orders_admin", "orders_rw"}
+	f.applyRoles()
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
@@ -114,43 +124,40 @@ func TestReadOnlyRoleRemovedWithDelete(t *testing.T) {
 	if got := roleNamesOf(f.db("shop")); !slices.Equal(got, []string{"orders_admin/present", "orders_rw/present"}) {
 		t.Errorf("roles = %v", got)
 	}
-	// The cluster still lists the role a moment: nothing starts again.
-	execs = len(f.sql.execs)
+	// Done: nothing starts again, no write, no SQL.
+	execs, reads := len(f.sql.execs), f.sql.roleReads
 	for range 2 {
 		if _, err := f.sync("shop"); err != nil {
 			t.Fatal(err)
 		}
+		if w := f.allWrites(); len(w) != 0 {
+			t.Errorf("idle pass wrote %v", w)
+		}
 	}
-	if got := roleNamesOf(f.db("shop")); !slices.Equal(got, []string{"orders_admin/present", "orders_rw/present"}) {
-		t.Errorf("roles later = %v", got)
-	}
-	f.setCluster(ownRoles(f.db("shop"), "orders_admin", "orders_rw"))
-	if _, err := f.sync("shop"); err != nil {
-		t.Fatal(err)
-	}
-	if w := f.allWrites(); len(w) != 0 {
-		t.Errorf("idle pass wrote %v", w)
+	if len(f.sql.execs) != execs || f.sql.roleReads != reads {
+		t.Errorf("idle passes ran SQL: %+v, %d role reads", f.sql.execs[execs:], f.sql.roleReads-reads)
 	}
 	cm, _ := f.kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "shop-orders-config", metav1.GetOptions{})
 	if _, ok := cm.Data["ro-user"]; ok {
 		t.Errorf("ConfigMap keeps ro-user: %v", cm.Data)
 	}
-	for _, c := range f.sql.execs[execs:] {
-		if slices.ContainsFunc(c.stmts, func(s string) bool { return strings.HasPrefix(s, "REVOKE") }) {
-			t.Errorf("revoked again: %v", c.stmts)
-		}
+	if _, ok := f.sql.role("orders_ro"); ok {
+		t.Error("orders_ro still in Postgres")
 	}
 }
 
-// Removing the flag with Retain: the role is no longer asked for and its
-// Secret is released (retained marks, no owner), no SQL.
+// Removing the flag with Retain: the DatabaseRole is deleted with reclaim
+// retain (the role stays in Postgres with our marker) and the Secret is
+// released, no SQL. Back on, the Secret (and its password) is adopted and
+// the role, ours by its marker, gets a DatabaseRole again — once CNPG let
+// the previous one go.
 func TestReadOnlyRoleRemovedWithRetain(t *testing.T) {
 	spec := pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true, DeletionPolicy: pgv1.DeletionPolicyRetain}
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", spec)})
-	converge(t, f, "shop", "orders_admin", "orders_rw", "orders_ro")
+	converge(t, f, "shop")
 	password := string(f.secret("shop-orders-ro").Data["password"])
 	f.setSpec("shop", func(d *pgv1.DatabaseSpec) { d.ReadOnlyRole = false })
-	execs := len(f.sql.execs)
+	execs, reads := len(f.sql.execs), f.sql.roleReads
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
@@ -159,6 +166,12 @@ func TestReadOnlyRoleRemovedWithRetain(t *testing.T) {
 			t.Errorf("Retain ran SQL on the role: %v", c.stmts)
 		}
 	}
+	if f.sql.roleReads != reads {
+		t.Errorf("Retain looked the role up in Postgres %d times", f.sql.roleReads-reads)
+	}
+	if r := f.role("pg.orders-ro"); r.DeletionTimestamp == nil || r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimRetain {
+		t.Errorf("DatabaseRole = %+v, want deleted with reclaim retain", r)
+	}
 	if got := roleNamesOf(f.db("shop")); !slices.Equal(got, []string{"orders_admin/present", "orders_rw/present"}) {
 		t.Errorf("roles = %v", got)
 	}
@@ -166,12 +179,75 @@ func TestReadOnlyRoleRemovedWithRetain(t *testing.T) {
 	if len(s.OwnerReferences) != 0 || s.Labels[controller.RetainedLabel] != "true" || string(s.Data["password"]) != password {
 		t.Errorf("ro Secret not released as it was: %+v", s.ObjectMeta)
 	}
-	// Back on: the same Secret (and password) is adopted.
+
+	// Back on while CNPG still holds the previous DatabaseRole: the Secret
+	// is adopted with its password; the role waits for the object to go.
 	f.setSpec("shop", func(d *pgv1.DatabaseSpec) { d.ReadOnlyRole = true })
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
 	if s := f.secret("shop-orders-ro"); !controller.IsControlledBy(s, "uid-shop") || string(s.Data["password"]) != password {
 		t.Errorf("ro Secret not adopted with its password: %+v", s.ObjectMeta)
+	}
+	got := f.db("shop")
+	if c := cond(t, got, pgv1.ConditionRolesReady); c.Reason != "RolesPending" ||
+		!strings.Contains(got.Status.Databases[0].Message, `waiting for the previous DatabaseRole "pg.orders-ro" of role orders_ro to be deleted`) {
+		t.Errorf("RolesReady = %+v, entry %q; want the wait for the previous DatabaseRole", c, got.Status.Databases[0].Message)
+	}
+	if r := f.role("pg.orders-ro"); r.DeletionTimestamp == nil {
+		t.Error("the DatabaseRole being deleted was written")
+	}
+	f.applyRoles() // CNPG lets it go and keeps the role
+	if c, ok := f.sql.role("orders_ro"); !ok || c != controller.PostgresMarker(ns, "shop") {
+		t.Fatalf("role orders_ro: %v %q, want kept with our marker", ok, c)
+	}
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	r := f.role("pg.orders-ro")
+	if !controller.IsControlledBy(r, "uid-shop") || r.Spec.PasswordSecret == nil || r.Spec.PasswordSecret.Name != "shop-orders-ro" ||
+		r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimRetain {
+		t.Errorf("DatabaseRole again = %+v %+v", r.OwnerReferences, r.Spec)
+	}
+}
+
+// Without its PostgresCluster nothing of the role is removed — the Secret
+// may still be its password on a retained CNPG Cluster — and the pass says
+// where it waits (the cluster) instead of failing. The role stays listed:
+// the removal goes on once the cluster is back.
+func TestReadOnlyRemovalWaitsForTheCluster(t *testing.T) {
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})})
+	converge(t, f, "shop")
+	if err := f.pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "pg", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.setSpec("shop", func(d *pgv1.DatabaseSpec) { d.ReadOnlyRole = false })
+	execs := len(f.sql.execs)
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	db := f.db("shop")
+	if c := cond(t, db, pgv1.ConditionClusterReady); c.Reason != "ClusterNotFound" || db.Status.Phase != pgv1.PhasePending {
+		t.Errorf("phase %s ClusterReady %+v", db.Status.Phase, c)
+	}
+	if got := roleNamesOf(db); !slices.Contains(got, "orders_ro/present") {
+		t.Errorf("roles = %v, want orders_ro still listed", got)
+	}
+	if w := f.allWrites(); slices.ContainsFunc(w, func(w string) bool { return strings.HasSuffix(w, " databaseroles") || strings.HasSuffix(w, " secrets") }) {
+		t.Errorf("removed without the cluster: %v", w)
+	}
+	if len(f.sql.execs) != execs {
+		t.Errorf("SQL without the cluster: %+v", f.sql.execs[execs:])
+	}
+
+	// The cluster is back: the removal goes on.
+	if _, err := f.pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), readyCluster(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if r := f.role("pg.orders-ro"); r.DeletionTimestamp == nil {
+		t.Error("DatabaseRole not deleted once the cluster is back")
 	}
 }

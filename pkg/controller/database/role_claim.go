@@ -31,9 +31,9 @@ func (p *pass) claimRole(ctx context.Context, w roleWant) health {
 	if other := p.otherRoleObject(w); other != nil {
 		return failed("RoleConflict", fmt.Sprintf("role %s is managed by DatabaseRole %q, which setpoint did not create for this object; setpoint leaves it untouched: delete it, or use another database name", w.role, other.Name), failedRecheck)
 	}
-	t, err := p.superuser(ctx, "postgres")
+	t, err := p.monitor(ctx)
 	if err != nil {
-		return waiting(pgv1.PhaseProvisioning, "SuperuserUnavailable", err.Error(), sqlRecheck)
+		return waiting(pgv1.PhaseProvisioning, "MonitorUnavailable", err.Error(), sqlRecheck)
 	}
 	comments, err := p.c.sql.roleComments(ctx, t, []string{w.role})
 	if err != nil {

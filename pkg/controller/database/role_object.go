@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
@@ -58,6 +59,26 @@ func roleApply(db *pgv1.PostgresDatabase, w roleWant) *cnpgac.DatabaseRoleApplyC
 		WithLabels(controller.ManagedLabels(controller.DatabaseLabel, db.Name)).
 		WithOwnerReferences(controller.OwnerRefApply(db, gvk)).
 		WithSpec(spec)
+}
+
+// roleObject is w as a new object, for its first write: a create, which
+// the API server refuses when the name is taken — whatever our cache says.
+// Later writes are server-side applies of roleApply.
+func roleObject(db *pgv1.PostgresDatabase, w roleWant) *cnpgv1.DatabaseRole {
+	r := &cnpgv1.DatabaseRole{
+		ObjectMeta: metav1.ObjectMeta{Name: w.object, Namespace: db.Namespace,
+			Labels:          controller.ManagedLabels(controller.DatabaseLabel, db.Name),
+			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(db, gvk)}},
+		Spec: cnpgv1.DatabaseRoleSpec{
+			Cluster: cnpgv1.LocalObjectReference{Name: w.cluster}, Name: w.role, Login: true,
+			Comment:                   controller.PostgresMarker(db.Namespace, db.Name),
+			DatabaseRoleReclaimPolicy: w.reclaim,
+		},
+	}
+	if w.secret != "" {
+		r.Spec.PasswordSecret = &cnpgv1.LocalObjectReference{Name: w.secret}
+	}
+	return r
 }
 
 // roleCurrent compares the fields we own, with CNPG's defaults: fields

@@ -23,12 +23,10 @@ import (
 // while), when the first alone would miss a deletion. This decides only whether to say so: the Secret is created
 // either way.
 func wasIssued(p *pass, role, secret string) bool {
-	if p.obs.cluster != nil {
-		cur := p.obs.roles[roleObjectName(p.obs.cluster.Name, role)]
-		if cur != nil && controller.IsControlledBy(cur, p.db.UID) && roleApplied(cur) &&
-			cur.Spec.PasswordSecret != nil && cur.Spec.PasswordSecret.Name == secret {
-			return true
-		}
+	cur := p.obs.roles[roleObjectName(p.db.Spec.ClusterRef.Name, role)]
+	if cur != nil && controller.IsControlledBy(cur, p.db.UID) && roleApplied(cur) &&
+		cur.Spec.PasswordSecret != nil && cur.Spec.PasswordSecret.Name == secret {
+		return true
 	}
 	for _, e := range p.db.Status.Databases {
 		if slices.ContainsFunc(e.Roles, func(r pgv1.RoleStatus) bool {

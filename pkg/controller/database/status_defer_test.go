@@ -47,8 +47,8 @@ func readyReasonOf(f *fixture, name string) string {
 
 // deferredToApplied brings a database to the pass that applies its CNPG
 // Database (status left at the roles wait, the bound started by that pass)
-// and returns the fixture. Its first pass defers too (the cluster reads
-// the claim from the Secrets), so the roles wait is written when that
+// and returns the fixture. Its first pass defers too (a status never
+// written waits for Ready or news), so the roles wait is written when that
 // first bound runs out.
 func deferredToApplied(t *testing.T, clock *fakeClock) *fixture {
 	t.Helper()
@@ -63,7 +63,7 @@ func deferredToApplied(t *testing.T, clock *fakeClock) *fixture {
 		t.Fatalf("write at the bound: %s %+v, want the roles wait with the claim", readyReasonOf(f, "shop"), f.db("shop").Status.Databases)
 	}
 	clock.advance(time.Second)
-	f.setCluster(ownRoles(db, "orders_admin", "orders_rw"))
+	f.applyRoles()
 	if wait := mustSync(t, f, "shop"); wait != progressReportDelay {
 		t.Errorf("first deferral requeues after %v, want the whole bound %v", wait, progressReportDelay)
 	}
@@ -73,8 +73,7 @@ func deferredToApplied(t *testing.T, clock *fakeClock) *fixture {
 	return f
 }
 
-// hasClaim: the status names the validated Secrets and the roles, what
-// the cluster controller reads.
+// hasClaim: the status names the validated Secrets and the roles.
 func hasClaim(db *pgv1.PostgresDatabase) bool {
 	if len(db.Status.Databases) == 0 {
 		return false
@@ -137,10 +136,9 @@ func notReadyCluster() *pgv1.PostgresCluster {
 }
 
 // A database created with its cluster writes once on its way to Ready
-// when it gets there within the bound: its cluster reads the claim from
-// the Secrets, and the waits for the cluster, the roles and CloudNativePG
-// are progress. The bound runs from the first deferral, not from each
-// pass.
+// when it gets there within the bound: the waits for the cluster, the
+// roles and CloudNativePG are progress. The bound runs from the first
+// deferral, not from each pass.
 func TestProgressToReadyWritesOnce(t *testing.T) {
 	clock := useClock(t)
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
@@ -149,7 +147,7 @@ func TestProgressToReadyWritesOnce(t *testing.T) {
 		t.Fatalf("first pass: requeue %v writes %v, want none for %v", wait, f.allWrites(), progressReportDelay)
 	}
 	if f.secret("shop-orders-admin") == nil || f.secret("shop-orders-rw") == nil {
-		t.Fatal("the first pass did not create the Secrets the cluster reads the claim from")
+		t.Fatal("the first pass did not create the Secrets")
 	}
 
 	clock.advance(2 * time.Second) // the cluster is Ready: on to the roles wait
@@ -158,8 +156,12 @@ func TestProgressToReadyWritesOnce(t *testing.T) {
 		t.Errorf("roles wait: requeue %v writes %v, want none for the bound's rest", wait, f.allWrites())
 	}
 
-	clock.advance(10 * time.Second) // roles reconciled: on to CloudNativePG
-	f.setCluster(ownRoles(db, "orders_admin", "orders_rw"))
+	if !f.hasRole("pg.orders-admin") || !f.hasRole("pg.orders-rw") {
+		t.Fatal("the roles wait deferred the DatabaseRoles as well")
+	}
+
+	clock.advance(10 * time.Second) // roles applied: on to CloudNativePG
+	f.applyRoles()
 	if wait := mustSync(t, f, "shop"); wait != progressReportDelay-12*time.Second || statusWritten(f) {
 		t.Errorf("applying wait: requeue %v writes %v, want none for the bound's rest", wait, f.allWrites())
 	}
@@ -290,19 +292,26 @@ func TestStaleSinceMark(t *testing.T) {
 	}
 }
 
-// A database with a password Secret of the user's own writes its first
-// status at once: only that status tells the cluster the Secret was
-// validated, so deferring it would hold back the role claim.
-func TestClaimOfUserSecretWrittenAtOnce(t *testing.T) {
+// A database with a password Secret of the user's own defers its first
+// status like any other: nothing reads the claim from the status any more,
+// the DatabaseRole names the Secret CloudNativePG sets the password from.
+func TestFirstStatusWithUserSecretDeferred(t *testing.T) {
 	useClock(t)
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders",
 		PasswordConfig: &pgv1.DatabasePasswordConfig{AdminSecretRef: &pgv1.LocalObjectReference{Name: "mine"}}})
 	mine := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: ns}, Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte("orders_admin"), "password": []byte("chosen-by-the-user")}}
 	f := newFixture(t, append(clusterSecrets(), mine), []runtime.Object{readyCluster(), db})
+	if wait := mustSync(t, f, "shop"); statusWritten(f) || wait != progressReportDelay {
+		t.Errorf("first pass: requeue %v writes %v, want no status write for the bound %v", wait, f.allWrites(), progressReportDelay)
+	}
+	if r := f.role("pg.orders-admin"); r.Spec.PasswordSecret == nil || r.Spec.PasswordSecret.Name != "mine" {
+		t.Errorf("DatabaseRole = %+v, want it to name the user's Secret", r.Spec)
+	}
+	// A rotation request is news: a status that reports on it is written.
+	f.annotate("shop", map[string]string{pgv1.RotatePasswordsAnnotation: "r1"})
 	mustSync(t, f, "shop")
-	if !statusWritten(f) || !hasClaim(f.db("shop")) || readyReasonOf(f, "shop") != "RolesPending" {
-		t.Errorf("first pass: writes %v, stored %s %+v; want the roles wait with the claim at once",
-			f.allWrites(), readyReasonOf(f, "shop"), f.db("shop").Status.Databases)
+	if !statusWritten(f) {
+		t.Errorf("a pass reporting a rotation request deferred its status: %v", f.allWrites())
 	}
 }

@@ -161,9 +161,9 @@ func databaseCurrent(cur *cnpgv1.Database, db *pgv1.PostgresDatabase, want cnpgv
 // marked for the object spec.adoptFrom names is taken over
 // (mayManageExisting).
 func (p *pass) checkNewDatabase(ctx context.Context, n names) health {
-	t, err := p.superuser(ctx, "postgres")
+	t, err := p.monitor(ctx)
 	if err != nil {
-		return waiting(pgv1.PhaseProvisioning, "SuperuserUnavailable", err.Error(), sqlRecheck)
+		return waiting(pgv1.PhaseProvisioning, "MonitorUnavailable", err.Error(), sqlRecheck)
 	}
 	exists, comment, err := p.c.sql.databaseComment(ctx, t, n.DB)
 	if err != nil {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
@@ -12,7 +15,8 @@ import (
 // object named after the cluster and the role (roleObjectName), controlled
 // by this PostgresDatabase, server-side applied with only our fields — and
 // waits until CNPG reports each applied at its generation. Before the
-// first write of a role, claimRole proves that nothing else has it.
+// first write of a role, claimRole proves that nothing else has it, and
+// the first write is a create, which fails if another object won a race.
 func rolesStep(ctx context.Context, p *pass) health {
 	var hs []health
 	pending := 0
@@ -88,8 +92,9 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 		if h := p.claimRole(ctx, w); h.Phase != pgv1.PhaseReady {
 			return h
 		}
+		return p.createRole(ctx, w)
 	}
-	if cur == nil || !roleCurrent(cur, p.db, w) {
+	if !roleCurrent(cur, p.db, w) {
 		if _, err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, roleApply(p.db, w), applyOpts); err != nil {
 			return apiError("RoleApplyFailed", fmt.Errorf("apply DatabaseRole %s: %w", w.object, err))
 		}
@@ -107,6 +112,28 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 		return waiting(pgv1.PhaseProvisioning, "RoleNotApplied", fmt.Sprintf("CloudNativePG could not apply role %s (DatabaseRole %q): %s", role, w.object, st.Message), provisionRecheck)
 	}
 	return ready("", "")
+}
+
+// createRole makes the DatabaseRole of w. When the name is taken — another
+// PostgresDatabase's object our cache has not seen yet — the API server
+// refuses, and the object it has is judged as the cache would have.
+func (p *pass) createRole(ctx context.Context, w roleWant) health {
+	client := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace)
+	_, err := client.Create(ctx, roleObject(p.db, w), metav1.CreateOptions{FieldManager: fieldManager})
+	if apierrors.IsAlreadyExists(err) {
+		live, gerr := client.Get(ctx, w.object, metav1.GetOptions{})
+		if gerr != nil {
+			return apiError("RoleCreateFailed", fmt.Errorf("read existing DatabaseRole %s: %w", w.object, gerr))
+		}
+		if !controller.IsControlledBy(live, p.db.UID) {
+			return p.owner().Conflict("DatabaseRole", live).Health("RoleConflict")
+		}
+		return rolePending(w.role) // ours, and the cache is behind
+	}
+	if err != nil {
+		return apiError("RoleCreateFailed", fmt.Errorf("create DatabaseRole %s: %w", w.object, err))
+	}
+	return rolePending(w.role)
 }
 
 // rolePending is the wait for CNPG to apply a DatabaseRole. One message
