@@ -24,7 +24,7 @@ func (p *pass) claimRole(ctx context.Context, w roleWant) health {
 	if e, ok := managedEntry(p.obs.cnpgCluster, w.role); ok {
 		if e.Comment == controller.PostgresMarker(p.db.Namespace, p.db.Name) {
 			return waiting(pgv1.PhaseProvisioning, "RolesMigrating",
-				fmt.Sprintf("waiting for PostgresCluster %q to move role %s from the CNPG Cluster's spec.managed.roles to a DatabaseRole", w.cluster, w.role), provisionRecheck)
+				fmt.Sprintf("waiting for PostgresCluster %q to move role %s from the CNPG Cluster's spec.managed.roles to a DatabaseRole (setpoint empties only a list it still owns: if someone applied that list since, remove the entry there)", w.cluster, w.role), provisionRecheck)
 		}
 		return failed("RoleConflict", fmt.Sprintf("role %s is listed in CNPG Cluster %q's spec.managed.roles, which CloudNativePG gives precedence; setpoint leaves it untouched: remove it there, or use another database name", w.role, w.cluster), failedRecheck)
 	}
