@@ -52,6 +52,14 @@ func PostgresMarker(namespace, pgdb string) string {
 	return fmt.Sprintf("managed by setpoint for PostgresDatabase %s/%s", namespace, pgdb)
 }
 
+// ClusterMarker is the comment on the roles setpoint creates for a
+// PostgresCluster itself (MonitorRole): like PostgresMarker, Postgres's own
+// record of whose role it is. MarkerOwner does not read it: no
+// PostgresDatabase may take over a cluster's role.
+func ClusterMarker(namespace, cluster string) string {
+	return fmt.Sprintf("managed by setpoint for PostgresCluster %s/%s", namespace, cluster)
+}
+
 // MarkerOwner returns the "<namespace>/<name>" a PostgresMarker comment
 // names, and false for any other comment.
 func MarkerOwner(comment string) (string, bool) {
