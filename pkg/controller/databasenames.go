@@ -60,6 +60,16 @@ func ClusterMarker(namespace, cluster string) string {
 	return fmt.Sprintf("managed by setpoint for PostgresCluster %s/%s", namespace, cluster)
 }
 
+// IsClusterMarker says whether comment is a ClusterMarker, of any
+// PostgresCluster.
+func IsClusterMarker(comment string) bool {
+	owner, ok := strings.CutPrefix(comment, clusterMarkerPrefix)
+	ns, name, slash := strings.Cut(owner, "/")
+	return ok && slash && ns != "" && name != ""
+}
+
+var clusterMarkerPrefix = strings.TrimSuffix(ClusterMarker("", ""), "/")
+
 // MarkerOwner returns the "<namespace>/<name>" a PostgresMarker comment
 // names, and false for any other comment.
 func MarkerOwner(comment string) (string, bool) {

@@ -61,4 +61,8 @@ func TestMonitorTarget(t *testing.T) {
 	if _, ok := MarkerOwner(ClusterMarker("ns", "shop")); ok {
 		t.Error("a cluster's marker reads as a PostgresDatabase's")
 	}
+	if !IsClusterMarker(ClusterMarker("ns", "shop")) || IsClusterMarker(PostgresMarker("ns", "shop")) ||
+		IsClusterMarker(ClusterMarker("", "")) || IsClusterMarker("made by hand") {
+		t.Error("IsClusterMarker misreads a comment")
+	}
 }

@@ -208,9 +208,9 @@ func TestMonitorRoleRefusedWhenSomeoneElseHasIt(t *testing.T) {
 }
 
 // With the superuser available, Postgres is asked before the first write:
-// a setpoint_monitor role without our marker for this cluster is refused
-// (CNPG would take it over); with the marker, or absent, it is applied; a
-// failed lookup is a wait.
+// a setpoint_monitor role without setpoint's marker is refused (CNPG would
+// take it over); absent, with our marker, or with another cluster's (the
+// source of a restore) it is applied; a failed lookup is a wait.
 func TestMonitorRoleExistingInPostgres(t *testing.T) {
 	theirs, ours := "made by hand", "managed by setpoint for PostgresCluster ns/shop"
 	other := "managed by setpoint for PostgresCluster ns/other"
@@ -225,7 +225,8 @@ func TestMonitorRoleExistingInPostgres(t *testing.T) {
 		{"ours", &ours, true, nil, "MonitorRolePending"},
 		{"no comment", nil, true, nil, "MonitorRoleExists"},
 		{"someone's comment", &theirs, true, nil, "MonitorRoleExists"},
-		{"another cluster's marker", &other, true, nil, "MonitorRoleExists"},
+		{"a restored source cluster's marker", &other, true, nil, "MonitorRolePending"},
+		{"a database's marker", ptr.To("managed by setpoint for PostgresDatabase ns/shop"), true, nil, "MonitorRoleExists"},
 		{"lookup failed", nil, false, errors.New("connection refused"), "MonitorRoleUnverified"},
 	} {
 		p, _, cs := monitorPass(t, nil)

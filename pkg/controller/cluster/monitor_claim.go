@@ -52,8 +52,12 @@ func claimMonitorRole(ctx context.Context, p *pass) error {
 }
 
 // checkMonitorRoleAbsent refuses a monitor role Postgres already has
-// without our marker for this PostgresCluster (one with it is ours: its
-// DatabaseRole went, the role stayed).
+// without setpoint's marker for a PostgresCluster. One with the marker is
+// setpoint's monitor of this server: this cluster's (its DatabaseRole
+// went, the role stayed), or the source cluster's, come with the data of
+// a restore — that cluster's setpoint serves another server, so the role
+// is nobody's but ours here. CNPG then sets it to our spec (password,
+// memberships, comment).
 func checkMonitorRoleAbsent(ctx context.Context, p *pass) error {
 	lookup := p.deps.roleComment
 	if lookup == nil {
@@ -66,8 +70,7 @@ func checkMonitorRoleAbsent(ctx context.Context, p *pass) error {
 	if !exists {
 		return nil
 	}
-	marker := controller.ClusterMarker(p.cluster.Namespace, p.cluster.Name)
-	if comment != nil && *comment == marker {
+	if comment != nil && controller.IsClusterMarker(*comment) {
 		return nil
 	}
 	got := "none"
@@ -75,8 +78,8 @@ func checkMonitorRoleAbsent(ctx context.Context, p *pass) error {
 		got = fmt.Sprintf("%q", *comment)
 	}
 	return &refusal{"MonitorRoleExists", fmt.Sprintf(
-		"Postgres already has a role %s that setpoint did not create for this PostgresCluster (comment %s, not %q); CloudNativePG would take it over, so setpoint leaves it untouched: drop or rename it",
-		controller.MonitorRole, got, marker)}
+		"Postgres already has a role %s that setpoint did not create (comment %s, not %q); CloudNativePG would take it over, so setpoint leaves it untouched: drop or rename it",
+		controller.MonitorRole, got, controller.ClusterMarker(p.cluster.Namespace, p.cluster.Name))}
 }
 
 // roleComment reads role's comment over the pass's connection; exists is
