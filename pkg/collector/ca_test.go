@@ -20,11 +20,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
@@ -109,6 +108,7 @@ func tlsOnlyServer(t *testing.T, cert tls.Certificate) string {
 // down costs no API read per sample.
 func TestCAForgottenOnlyWhenRejected(t *testing.T) {
 	pc := readyCluster("shop", nil)
+	pc.UID = "uid-shop"
 	host := postgres.Host(pc.Namespace, pc.Name)
 	rightCA, cert := newCA(t, host)
 	wrongCA, _ := newCA(t, host)
@@ -121,8 +121,8 @@ func TestCAForgottenOnlyWhenRejected(t *testing.T) {
 	_ = down.Close() // nothing listens there any more: connection refused
 
 	secrets := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	_ = secrets.Add(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: pc.Namespace, Name: pc.Name + superuserSuffix},
-		Data: map[string][]byte{"username": []byte("postgres"), "password": []byte("pw")}})
+	_ = secrets.Add(monitorSecret(pc, pc.UID))
+	pc.Status.Resources = &pgv1.ClusterResources{MonitorSecretRef: &pgv1.LocalObjectReference{Name: pc.Name + "-monitor"}}
 	for _, c := range []struct {
 		name   string
 		addr   string

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -188,28 +189,22 @@ func (c *Collector) sizeOf(pc *pgv1.PostgresCluster) int64 {
 	return q.Value()
 }
 
-// Names of the Secrets the pipelines create and CNPG publishes.
-const (
-	superuserSuffix = "-superuser"
-	caSuffix        = "-ca"
-)
+// caSuffix names the Secret CNPG publishes the cluster's CA in.
+const caSuffix = "-ca"
 
-// errNoCredentials: the superuser Secret or the CA is not there (yet).
-var errNoCredentials = errors.New("superuser secret or CA not available")
+// errNoCredentials: no Secret to log in with, or no CA, is there (yet).
+var errNoCredentials = errors.New("neither the setpoint_monitor Secret nor a superuser Secret is published, or the CA is not available")
 
-// target is how to reach pc's primary as the superuser: the Secret the
-// cluster pipeline generated (cached), or the external one it names (read
-// from the API: not ours, so not cached).
+// target is how to reach pc's primary: as the cluster's setpoint_monitor
+// role once its status publishes that role's Secret (pg_monitor reads
+// every figure of a sample, and the collector needs nothing more), else
+// as the superuser while status names a superuser Secret — a cluster of an
+// earlier setpoint whose monitor role is not applied yet. Without either
+// (superuser access off, monitor not ready) there is no sample.
 func (c *Collector) target(ctx context.Context, pc *pgv1.PostgresCluster) (postgres.Target, error) {
-	var data map[string][]byte
-	if ref := pc.Spec.PasswordConfig; ref != nil && ref.SuperuserExternalSecretRef != nil {
-		sec, err := c.deps.Kube.CoreV1().Secrets(pc.Namespace).Get(ctx, ref.SuperuserExternalSecretRef.Name, metav1.GetOptions{})
-		if err != nil {
-			return postgres.Target{}, fmt.Errorf("read external superuser secret: %w", err)
-		}
-		data = sec.Data
-	} else if sec, err := c.deps.Secrets.Secrets(pc.Namespace).Get(pc.Name + superuserSuffix); err == nil {
-		data = sec.Data
+	data, err := c.credentials(ctx, pc)
+	if err != nil {
+		return postgres.Target{}, err
 	}
 	ca, err := c.deps.CAs.Get(ctx, pc.Namespace, pc.Name+caSuffix)
 	if err != nil {
@@ -223,4 +218,42 @@ func (c *Collector) target(ctx context.Context, pc *pgv1.PostgresCluster) (postg
 		User: string(data["username"]), Password: string(data["password"]), CACert: ca,
 		StatementTimeout: c.opts.Timeout,
 	}, nil
+}
+
+// credentials are the username and password target logs in with, nil
+// when status names no Secret. The monitor's Secret is ours, so cached,
+// and used only when it is controlled by pc (status can be edited); the
+// generated superuser Secret is cached too, an external one is read from
+// the API (not ours, so not cached).
+func (c *Collector) credentials(ctx context.Context, pc *pgv1.PostgresCluster) (map[string][]byte, error) {
+	r := pc.Status.Resources
+	if r == nil {
+		return nil, nil
+	}
+	if ref := r.MonitorSecretRef; ref != nil {
+		sec, err := c.deps.Secrets.Secrets(pc.Namespace).Get(ref.Name)
+		if err == nil && controlledBy(sec, pc) {
+			return sec.Data, nil
+		}
+	}
+	ref := r.SuperUserSecretRef
+	if ref == nil {
+		return nil, nil
+	}
+	if sec, err := c.deps.Secrets.Secrets(pc.Namespace).Get(ref.Name); err == nil {
+		return sec.Data, nil
+	}
+	sec, err := c.deps.Kube.CoreV1().Secrets(pc.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read superuser secret: %w", err)
+	}
+	return sec.Data, nil
+}
+
+func controlledBy(obj metav1.Object, pc *pgv1.PostgresCluster) bool {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	return ref != nil && ref.UID == pc.UID
 }

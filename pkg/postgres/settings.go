@@ -35,8 +35,15 @@ type Setting struct {
 }
 
 // sessionContexts are the pg_settings contexts whose parameters a
-// superuser may change with set_config inside a transaction.
-var sessionContexts = map[string]bool{"user": true, "superuser": true}
+// session may change with set_config inside a transaction, by whether the
+// session is a superuser's: anyone may set a user parameter, only a
+// superuser (or a role granted SET on it) a superuser one. Any other role
+// — setpoint's monitor among them — gets "permission denied to set
+// parameter", which says nothing about the value.
+var sessionContexts = map[bool]map[string]bool{
+	true:  {"user": true, "superuser": true},
+	false: {"user": true},
+}
 
 // ReadSettings returns the pg_settings row of each wanted parameter, keyed
 // by the caller's name. Names match case-insensitively, as Postgres
@@ -73,10 +80,17 @@ func ReadSettings(ctx context.Context, conn *pgx.Conn, want map[string]string) (
 }
 
 // normalize asks Postgres how it reads each wanted value of a parameter
-// that can be set in a session: set_config in a transaction that is rolled
+// that this session can set: set_config in a transaction that is rolled
 // back, then the parameter's pg_settings form. Postgres's own parsing
 // (units, list and enum spellings, time zone names) is not re-implemented.
+// The others are compared with Matches, as postmaster parameters are.
+// Whether the session is a superuser's the server reports at login
+// (is_superuser), so it costs no statement.
 func normalize(ctx context.Context, conn *pgx.Conn, want map[string]string, settings map[string]Setting) (err error) {
+	settable := sessionContexts[conn.PgConn().ParameterStatus("is_superuser") == "on"]
+	if !slices.ContainsFunc(slices.Collect(maps.Values(settings)), func(s Setting) bool { return settable[s.Context] }) {
+		return nil // no transaction for nothing
+	}
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -88,7 +102,7 @@ func normalize(ctx context.Context, conn *pgx.Conn, want map[string]string, sett
 	}()
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		s := settings[k]
-		if !sessionContexts[s.Context] {
+		if !settable[s.Context] {
 			continue
 		}
 		if _, err := tx.Exec(ctx, "SAVEPOINT normalize"); err != nil {

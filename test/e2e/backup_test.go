@@ -21,9 +21,11 @@ import (
 func backupClass(t *testing.T, ns, schedule string) string {
 	t.Helper()
 	class := "e2e-" + ns
+	// Superuser access on: the tests switch WAL (pg_switch_wal) as postgres.
 	newClass(t, class, pgv1.ClusterSettings{
 		Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),
-		Backup: &pgv1.BackupSpec{ObjectStore: &pgv1.ObjectStoreSpec{DestinationPath: "s3://e2e/" + ns, CredentialsSecretName: "backup-creds"}, Schedule: schedule},
+		Backup:          &pgv1.BackupSpec{ObjectStore: &pgv1.ObjectStoreSpec{DestinationPath: "s3://e2e/" + ns, CredentialsSecretName: "backup-creds"}, Schedule: schedule},
+		SuperuserAccess: ptr.To(true),
 	})
 	return class
 }

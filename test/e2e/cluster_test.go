@@ -66,6 +66,22 @@ func connect(t *testing.T, ns, cluster string) *pgx.Conn {
 	return dial(t, ns, cluster, "postgres", cm.Data["superuser-secret"], cm.Data["ca-secret"])
 }
 
+// connectMonitor connects to database postgres as the cluster's
+// setpoint_monitor role, with the Secret its status publishes: what
+// setpoint's own checks log in as, and enough to read any setting.
+func connectMonitor(t *testing.T, ns, cluster string) *pgx.Conn {
+	t.Helper()
+	c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(t.Context(), cluster, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Status.Resources
+	if r == nil || r.MonitorSecretRef == nil {
+		t.Fatalf("PostgresCluster %s publishes no monitor Secret: %+v", cluster, r)
+	}
+	return dial(t, ns, cluster, "postgres", r.MonitorSecretRef.Name, cluster+"-ca")
+}
+
 // dial connects to a cluster's primary with the credentials of secret,
 // TLS verified against caSecret; the connection closes with the test.
 func dial(t *testing.T, ns, cluster, database, secret, caSecret string) *pgx.Conn {
@@ -140,7 +156,9 @@ func TestClusterLifecycle(t *testing.T) {
 			t.Errorf("Ready cluster has condition %s=%s (%s)", cond.Type, cond.Status, cond.Message)
 		}
 	}
-	conn := connect(t, ns, "shop")
+	// Superuser access is off (the default): setpoint checked the
+	// parameters as its monitor role, and so does the test.
+	conn := connectMonitor(t, ns, "shop")
 	if got := show(t, conn, "work_mem"); got != "8MB" {
 		t.Errorf("work_mem = %s, want the class's 8MB", got)
 	}
@@ -154,7 +172,7 @@ func TestClusterLifecycle(t *testing.T) {
 			c.Spec.PostgreSQLConfig = map[string]string{"work_mem": "16MB"}
 		})
 		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
-		if got := show(t, connect(t, ns, "shop"), "work_mem"); got != "16MB" {
+		if got := show(t, connectMonitor(t, ns, "shop"), "work_mem"); got != "16MB" {
 			t.Errorf("work_mem = %s after the change, want 16MB", got)
 		}
 	})

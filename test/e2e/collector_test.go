@@ -75,9 +75,13 @@ func TestCollector(t *testing.T) {
 	op := startOperator(t, "collector-op", "--leader-elect=false", "--namespace", ns,
 		"--postgres-host-map", hostMap, "--postgres-sample-interval", sampleInterval.String())
 	class := "e2e-" + ns
+	// Superuser access on: the test makes the primary read-only with
+	// ALTER SYSTEM, which only a superuser may run. The collector samples
+	// as the monitor role all the same.
 	newClass(t, class, pgv1.ClusterSettings{
 		Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),
-		Storage: &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("1Gi"))},
+		Storage:         &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("1Gi"))},
+		SuperuserAccess: ptr.To(true),
 	})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)

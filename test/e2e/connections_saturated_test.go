@@ -31,7 +31,8 @@ func TestConnectionsSaturated(t *testing.T) {
 	op := startOperator(t, "saturated-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap,
 		"--postgres-sample-interval", sampleInterval.String())
 	class := "e2e-" + ns
-	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
+	// Superuser access on: the test opens its sessions as postgres.
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15), SuperuserAccess: ptr.To(true)})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{
 		PostgreSQLConfig: map[string]string{"max_connections": strconv.Itoa(saturatedMaxConnections)},
 	}, pgv1.DeletionPolicyDelete)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
@@ -91,7 +92,8 @@ func TestClusterRetainKeepsCNPGClusterAndSecret(t *testing.T) {
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{})
-	newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyRetain)
+	// With superuser access, so that there is a superuser Secret to keep.
+	newCluster(t, ns, "kept", class, pgv1.ClusterSettings{SuperuserAccess: ptr.To(true)}, pgv1.DeletionPolicyRetain)
 	waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
 	if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "kept", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -113,7 +115,9 @@ func TestClusterRetainKeepsCNPGClusterAndSecret(t *testing.T) {
 		t.Fatalf("kept superuser Secret: %v %v", err, sec.OwnerReferences)
 	}
 
-	// A new PostgresCluster of the same name takes them over, same password.
+	// A new PostgresCluster of the same name takes them over, same
+	// password: superuserAccess unset keeps the access the kept CNPG
+	// Cluster has.
 	newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
 	again, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "kept-superuser", metav1.GetOptions{})

@@ -35,7 +35,8 @@ func TestChildrenComeBack(t *testing.T) {
 		ConnectionPooler: &pgv1.ConnectionPoolerSpec{Enabled: ptr.To(true), Instances: ptr.To[int32](1), PoolMode: pgv1.PoolModeTransaction},
 		Backup: &pgv1.BackupSpec{Schedule: "0 2 * * *", ObjectStore: &pgv1.ObjectStoreSpec{
 			DestinationPath: "s3://e2e/" + ns, CredentialsSecretName: "backup-creds"}},
-		Monitoring: &pgv1.MonitoringSpec{Enabled: ptr.To(true)},
+		Monitoring:      &pgv1.MonitoringSpec{Enabled: ptr.To(true)},
+		SuperuserAccess: ptr.To(true), // the superuser Secret is one of the children disturbed
 	})
 	pc := newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)

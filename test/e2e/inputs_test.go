@@ -59,13 +59,20 @@ func TestParametersComparedAsPostgresDoes(t *testing.T) {
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
 	// Postgres spells it TimeZone, and reads DateStyle "ISO" as "ISO, MDY".
+	// log_min_duration_statement is a superuser parameter: setpoint's
+	// monitor role (superuser access is off, the default) cannot have
+	// Postgres parse it in a session, and compares it as written.
 	newCluster(t, ns, "params", class, pgv1.ClusterSettings{
-		PostgreSQLConfig: map[string]string{"timezone": "UTC", "DateStyle": "ISO", "work_mem": "16384kB"},
+		PostgreSQLConfig: map[string]string{"timezone": "UTC", "DateStyle": "ISO", "work_mem": "16384kB",
+			"log_min_duration_statement": "250ms"},
 	}, pgv1.DeletionPolicyDelete)
 	waitCluster(t, ns, "params", pgv1.PhaseReady, 120*time.Second)
-	conn := connect(t, ns, "params")
+	conn := connectMonitor(t, ns, "params")
 	if tz, ds := show(t, conn, "TimeZone"), show(t, conn, "DateStyle"); tz != "UTC" || ds != "ISO, MDY" {
 		t.Fatalf("TimeZone %q, DateStyle %q in effect", tz, ds)
+	}
+	if got := show(t, conn, "log_min_duration_statement"); got != "250ms" {
+		t.Fatalf("log_min_duration_statement %q in effect", got)
 	}
 
 	t.Run("a value Postgres never reports back is bounded", func(t *testing.T) {
@@ -118,7 +125,8 @@ func TestInvalidPgHBAIsReported(t *testing.T) {
 	startOperator(t, "hba-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
-	newCluster(t, ns, "hba", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	// Only a superuser can read pg_hba_file_rules: the check needs access.
+	newCluster(t, ns, "hba", class, pgv1.ClusterSettings{SuperuserAccess: ptr.To(true)}, pgv1.DeletionPolicyDelete)
 	waitCluster(t, ns, "hba", pgv1.PhaseReady, 120*time.Second)
 	// The shape is valid, so the API server accepts it; only Postgres
 	// knows there is no such method. The running server keeps its old

@@ -134,6 +134,7 @@ func TestStorageAutoGrow(t *testing.T) {
 			Enabled: ptr.To(true), Increment: ptr.To("20%"), Limit: ptr.To(resource.MustParse("144Mi")),
 			Cooldown: &metav1.Duration{Duration: growCooldown},
 		}},
+		SuperuserAccess: ptr.To(true), // the test fills the volume as postgres
 	})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)

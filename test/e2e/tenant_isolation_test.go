@@ -27,6 +27,7 @@ func tenantClass(t *testing.T, name string, layout pgv1.ArchiveLayout) {
 		Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),
 		Backup: &pgv1.BackupSpec{ObjectStore: &pgv1.ObjectStoreSpec{
 			DestinationPath: "s3://tenants/" + name, CredentialsSecretName: "backup-creds", Layout: layout}},
+		SuperuserAccess: ptr.To(true), // the tests write and read their rows as postgres
 	})
 }
 

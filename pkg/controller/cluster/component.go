@@ -22,14 +22,18 @@ const (
 
 // contracts are the live objects published during one pass.
 type contracts struct {
+	// Secret is the superuser Secret. The Secret contract is the
+	// superuser decision: this Secret while superuser access is on, or
+	// NoSuperuser while it is off (then there is none, and none is needed).
 	Secret      *corev1.Secret
+	NoSuperuser bool
 	CNPGCluster *cnpgv1.Cluster
 }
 
 func (c *contracts) has(k contractKey) bool {
 	switch k {
 	case contractSecret:
-		return c.Secret != nil
+		return c.Secret != nil || c.NoSuperuser
 	case contractCNPGCluster:
 		return c.CNPGCluster != nil
 	}

@@ -29,15 +29,18 @@ func connectionData(p *pass) map[string]string {
 	ns, name := p.cluster.Namespace, p.cluster.Name
 	svc := func(suffix string) string { return fmt.Sprintf("%s%s.%s.svc", name, suffix, ns) }
 	d := map[string]string{
-		"rw-host":          svc("-rw"),
-		"ro-host":          svc("-ro"),
-		"r-host":           svc("-r"),
-		"port":             strconv.Itoa(postgres.Port),
-		"superuser-name":   "postgres",
-		"superuser-secret": p.contracts.Secret.Name,
-		"ca-secret":        name + caSuffix,
-		"ca-secret-key":    "ca.crt",
-		"sslmode":          "verify-full",
+		"rw-host":       svc("-rw"),
+		"ro-host":       svc("-ro"),
+		"r-host":        svc("-r"),
+		"port":          strconv.Itoa(postgres.Port),
+		"ca-secret":     name + caSuffix,
+		"ca-secret-key": "ca.crt",
+		"sslmode":       "verify-full",
+	}
+	if s := p.contracts.Secret; s != nil {
+		// Only while superuser access is on: otherwise nobody can log in
+		// as postgres over the network, and there is no Secret to name.
+		d["superuser-name"], d["superuser-secret"] = "postgres", s.Name
 	}
 	if p.want.PoolerEnabled {
 		d["pooler-rw-host"] = svc(poolerRWSuffix)
@@ -85,9 +88,11 @@ func (configMapComponent) Observe(_ context.Context, p *pass, err error) health 
 	if len(p.obs.ca) == 0 {
 		return waiting(pgv1.PhaseProvisioning, "WaitingForCA", fmt.Sprintf("waiting for CNPG's CA Secret %q", p.name(caSuffix)), provisionRecheck)
 	}
-	p.status.Resources = &pgv1.ClusterResources{
-		ConfigMapRef:       &pgv1.LocalObjectReference{Name: p.name(configMapSuffix)},
-		SuperUserSecretRef: &pgv1.LocalObjectReference{Name: p.contracts.Secret.Name},
+	r := p.resources()
+	r.ConfigMapRef = &pgv1.LocalObjectReference{Name: p.name(configMapSuffix)}
+	r.SuperUserSecretRef = nil
+	if s := p.contracts.Secret; s != nil {
+		r.SuperUserSecretRef = &pgv1.LocalObjectReference{Name: s.Name}
 	}
 	return ready("ConfigMapApplied", fmt.Sprintf("connection info in ConfigMap %q", p.name(configMapSuffix)))
 }

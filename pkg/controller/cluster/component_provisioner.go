@@ -123,13 +123,21 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 		return waiting(phase, "CNPG"+string(phase), msg, eventRecheck)
 	}
 	if controller.ConditionTrue(p.status.Conditions, pgv1.ConditionReady, p.cluster.Generation) &&
-		controller.ConditionTrue(p.status.Conditions, pgv1.ConditionProvisionerReady, p.cluster.Generation) {
+		controller.ConditionTrue(p.status.Conditions, pgv1.ConditionProvisionerReady, p.cluster.Generation) &&
+		!checkSkipped(p) {
 		return ready("ClusterHealthy", heldHealthyMessage(p, msg))
 	}
 	return checkParameters(ctx, p, msg)
 }
 
 const specAppliedMessage = "applied a change to the CNPG Cluster"
+
+// checkSkipped: the last ProvisionerReady says Postgres was not checked,
+// so a healthy cluster is not held healthy on it.
+func checkSkipped(p *pass) bool {
+	c := apimeta.FindStatusCondition(p.status.Conditions, pgv1.ConditionProvisionerReady)
+	return c != nil && c.Reason == reasonPostgresNotChecked
+}
 
 // specAppliedHold is how much longer a pass must not trust CNPG's status
 // after the pass that changed the CNPG Cluster (ProvisionerReady
@@ -165,9 +173,15 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 	spec := cnpgac.ClusterSpec().
 		WithInstances(int(w.Instances)).
 		WithImageName(w.ImageName).
-		WithSuperuserSecret(cnpgac.LocalObjectReference().WithName(p.contracts.Secret.Name)).
-		WithEnableSuperuserAccess(true).
+		// Always said, false included: CNPG's default is false too, but a
+		// CNPG Cluster an earlier setpoint turned on must be turned off.
+		WithEnableSuperuserAccess(w.Superuser).
 		WithStorage(storage)
+	if w.Superuser {
+		// Without access the field goes (it is ours): CNPG would ignore
+		// the Secret, and setpoint deletes it (superuser_retire.go).
+		spec.WithSuperuserSecret(cnpgac.LocalObjectReference().WithName(p.contracts.Secret.Name))
+	}
 	if len(w.Settings.PostgreSQLConfig) > 0 || len(w.Settings.PgHBA) > 0 {
 		pc := cnpgac.PostgresConfiguration()
 		if len(w.Settings.PostgreSQLConfig) > 0 {
@@ -207,9 +221,13 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
 	w, s := p.want, cur.Spec
 	if s.Instances != int(w.Instances) || s.ImageName != w.ImageName ||
-		s.SuperuserSecret == nil || s.SuperuserSecret.Name != p.contracts.Secret.Name ||
-		s.EnableSuperuserAccess == nil || !*s.EnableSuperuserAccess ||
+		hasSuperuserAccess(cur) != w.Superuser ||
 		s.Storage == nil || s.Storage.Size != w.StorageSize.String() {
+		return false
+	}
+	// Without access a superuserSecret left by another field manager is
+	// not drift: CNPG ignores it, and our apply could not remove it.
+	if w.Superuser && (s.SuperuserSecret == nil || s.SuperuserSecret.Name != p.contracts.Secret.Name) {
 		return false
 	}
 	if w.StorageClass != nil && (s.Storage.StorageClass == nil || *s.Storage.StorageClass != *w.StorageClass) {

@@ -25,6 +25,8 @@ func provisionerPass(t *testing.T, cs *fake.Clientset, s pgv1.ClusterSettings) *
 	p := testPass()
 	p.cluster, p.want, p.deps = pc, want, &deps{pg: cs}
 	p.obs = &observation{}
+	// Superuser access on, as an earlier setpoint always had it.
+	p.want.Superuser = true
 	p.contracts.Secret = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser"}}
 	return p
 }
@@ -107,7 +109,7 @@ func TestSecretIsNeverRegenerated(t *testing.T) {
 	}
 	kube := kubefake(existing)
 	p.deps = &deps{kube: kube, recorder: discard{}}
-	p.want = &desired{}
+	p.want = &desired{Superuser: true}
 	p.obs = &observation{} // a stale cache: the Secret exists but we did not see it
 	c := secretComponent{}
 	if err := c.Reconcile(t.Context(), p); err != nil {
@@ -128,7 +130,7 @@ func TestForeignSuperuserSecretIsRefused(t *testing.T) {
 	}
 	kube := kubefake(foreign)
 	p.deps = &deps{kube: kube, recorder: discard{}}
-	p.want = &desired{}
+	p.want = &desired{Superuser: true}
 	p.obs = &observation{}
 	c := secretComponent{}
 	err := c.Reconcile(t.Context(), p)

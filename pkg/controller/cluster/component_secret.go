@@ -15,8 +15,10 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
-// secretComponent provides the superuser Secret: generated once as
-// <cluster>-superuser and never regenerated, or an external one validated.
+// secretComponent provides the superuser Secret while superuser access is
+// on (superuser_access.go): generated once as <cluster>-superuser and never
+// regenerated, or an external one validated. While it is off there is no
+// superuser Secret, and a generated one is deleted (superuser_retire.go).
 type secretComponent struct{}
 
 func (secretComponent) Name() string            { return "secret" }
@@ -25,6 +27,9 @@ func (secretComponent) Requires() []contractKey { return nil }
 func (secretComponent) Provides() []contractKey { return []contractKey{contractSecret} }
 
 func (secretComponent) Reconcile(ctx context.Context, p *pass) error {
+	if !p.want.Superuser {
+		return retireSuperuser(ctx, p)
+	}
 	if p.want.ExternalSuperSec != "" {
 		return nil // the user's Secret: only read, never written
 	}
@@ -74,6 +79,9 @@ func (secretComponent) Observe(_ context.Context, p *pass, err error) health {
 	}
 	if err != nil {
 		return waiting(pgv1.PhasePending, "SecretError", err.Error(), 0)
+	}
+	if !p.want.Superuser {
+		return superuserOff(p)
 	}
 	if name := p.want.ExternalSuperSec; name != "" {
 		s := p.obs.external

@@ -35,6 +35,8 @@ type Controller struct {
 	scheduledBackups cnpglisters.ScheduledBackupLister
 	objectStores     barmanlisters.ObjectStoreLister
 	podMonitors      monitoringlisters.PodMonitorLister
+	databaseRoles    cnpglisters.DatabaseRoleLister
+	roleIndex        cache.Indexer
 	secrets          corelisters.SecretLister
 	configMaps       corelisters.ConfigMapLister
 
@@ -69,6 +71,8 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		scheduledBackups: cnpg.ScheduledBackups().Lister(),
 		objectStores:     objectStoreLister,
 		podMonitors:      podMonitorLister,
+		databaseRoles:    cnpg.DatabaseRoles().Lister(),
+		roleIndex:        cnpg.DatabaseRoles().Informer().GetIndexer(),
 		secrets:          core.Secrets().Lister(),
 		configMaps:       core.ConfigMaps().Lister(),
 		queue:            workqueue.New(workqueue.Options{Name: "postgrescluster", Metrics: cfg.Metrics}),
@@ -107,6 +111,10 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		controller.On(cnpg.Poolers().Informer(), owned),
 		controller.On(inf.Poolers.Apps().V1().Deployments().Informer(), controller.MappedHandler(clusterOfPoolerDeployment, availabilityChanged, enqueue)),
 		controller.On(cnpg.ScheduledBackups().Informer(), owned),
+		// The monitor's DatabaseRole (those of PostgresDatabases go to
+		// the database controller: the handler follows the controller
+		// reference's kind).
+		controller.On(cnpg.DatabaseRoles().Informer(), owned),
 		controller.On(core.Secrets().Informer(), owned),
 		controller.On(core.ConfigMaps().Informer(), owned),
 	}
@@ -151,7 +159,7 @@ func deletingClass(obj any) []workqueue.Key {
 // pipeline is the ordered component list of ADR-0002.
 func pipeline() []component {
 	return []component{
-		secretComponent{}, objectStoreComponent{}, settledProvisioner{}, poolerComponent{},
+		secretComponent{}, objectStoreComponent{}, settledProvisioner{}, monitorComponent{}, poolerComponent{},
 		backupComponent{}, configMapComponent{}, podMonitorComponent{},
 	}
 }

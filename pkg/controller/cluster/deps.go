@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,6 +28,9 @@ type deps struct {
 	// settle holds back CNPG status that flaps (phase_settle.go); nil
 	// reports it as it is.
 	settle *phaseSettler
+	// roleComment, when set, replaces the SQL that reads a role's comment
+	// (monitor_claim.go): the seam of unit tests.
+	roleComment func(ctx context.Context, p *pass, role string) (comment *string, exists bool, err error)
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresCluster")

@@ -18,6 +18,7 @@ func resolveAgainst(pc *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass, 
 		return d, err
 	}
 	d.StorageSize = sizeInEffect(pc, d, running)
+	d.Superuser = superuserAccess(d.Settings.SuperuserAccess, d.ExternalSuperSec != "", pc, running)
 	if err := refuseFutureTarget(pc, running); err != nil {
 		return d, err // before anything is written (restore_target.go)
 	}

@@ -21,14 +21,18 @@ type facts struct {
 	// running server keeps its previous rules, so nothing fails until the
 	// next restart, which then cannot start.
 	hbaErrors []postgres.HBAError
+	// hbaChecked: hbaErrors were read. pg_hba_file_rules is the
+	// superuser's alone, so without superuser access they are not.
+	hbaChecked bool
 }
 
-// readFacts connects as the superuser and reads the server version, the
-// effective values of the parameters we manage and the errors in
-// pg_hba.conf, within the deps' timeout.
+// readFacts connects (postgresConn: as the superuser while superuser
+// access is on, else as the monitor role) and reads the server version,
+// the effective values of the parameters we manage and, as the superuser
+// only, the errors in pg_hba.conf, within the deps' timeout.
 func (d *deps) readFacts(ctx context.Context, p *pass) *facts {
 	start := time.Now()
-	conn, err := p.superuserConn(ctx)
+	conn, superuser, err := p.postgresConn(ctx)
 	if err != nil {
 		return &facts{err: err}
 	}
@@ -41,9 +45,13 @@ func (d *deps) readFacts(ctx context.Context, p *pass) *facts {
 	if f.settings, err = postgres.ReadSettings(ctx, conn, p.want.Settings.PostgreSQLConfig); err != nil {
 		return &facts{err: err}
 	}
-	if f.hbaErrors, err = postgres.ReadHBAErrors(ctx, conn); err != nil {
-		return &facts{err: err}
+	if superuser {
+		if f.hbaErrors, err = postgres.ReadHBAErrors(ctx, conn); err != nil {
+			return &facts{err: err}
+		}
+		f.hbaChecked = true
 	}
-	klog.FromContext(ctx).V(4).Info("Read Postgres facts", "version", f.version, "settings", len(f.settings), "took", time.Since(start))
+	klog.FromContext(ctx).V(4).Info("Read Postgres facts", "version", f.version, "settings", len(f.settings),
+		"hbaChecked", f.hbaChecked, "took", time.Since(start))
 	return f
 }

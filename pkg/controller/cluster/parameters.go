@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -28,6 +29,14 @@ const (
 	parametersStuckRecheck = 2 * time.Minute
 )
 
+// hbaNotChecked is said where the pg_hba.conf check was skipped.
+const hbaNotChecked = "pg_hba.conf not checked: superuser access is off"
+
+// reasonPostgresNotChecked is ProvisionerReady while CNPG reports healthy
+// and nothing can log in yet to confirm it: superuser access is off and
+// the monitor role is not applied yet.
+const reasonPostgresNotChecked = "PostgresNotChecked"
+
 // Reasons of ProvisionerReady while Postgres has not applied every
 // parameter. The bound's clock runs from the condition's
 // lastTransitionTime while it keeps one of them.
@@ -53,6 +62,12 @@ func checkParameters(ctx context.Context, p *pass, msg string) health {
 
 func checkParametersAt(ctx context.Context, p *pass, msg string, now time.Time) health {
 	f := p.postgresFacts(ctx)
+	if errors.Is(f.err, errNoLogin) {
+		// CNPG's word only, for now: the monitor role comes next in the
+		// pipeline, and the cluster is Ready only in a pass that could
+		// check (the held-healthy shortcut skips this reason).
+		return ready(reasonPostgresNotChecked, fmt.Sprintf("%s; Postgres not checked yet: %v", msg, f.err))
+	}
 	if f.err != nil {
 		return waiting(pgv1.PhasePending, "PostgresUnreachable", "CNPG reports healthy but Postgres is unreachable: "+f.err.Error(), provisionRecheck)
 	}
@@ -71,7 +86,11 @@ func checkParametersAt(ctx context.Context, p *pass, msg string, now time.Time) 
 		}
 	}
 	if len(waits) == 0 {
-		return ready("ClusterHealthy", fmt.Sprintf("%s; Postgres %s", msg, f.version))
+		m := fmt.Sprintf("%s; Postgres %s", msg, f.version)
+		if !f.hbaChecked {
+			m += "; " + hbaNotChecked
+		}
+		return ready("ClusterHealthy", m)
 	}
 	return parametersWaiting(p, waits, now)
 }

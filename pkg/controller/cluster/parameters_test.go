@@ -18,7 +18,7 @@ func parametersPass(t *testing.T, config map[string]string, settings map[string]
 	t.Helper()
 	p := testPass()
 	p.want = &desired{Settings: pgv1.ClusterSettings{PostgreSQLConfig: config}}
-	p.facts, p.factsRead = &facts{version: "15.8", settings: settings}, true
+	p.facts, p.factsRead = &facts{version: "15.8", settings: settings, hbaChecked: true}, true
 	return p
 }
 
@@ -116,5 +116,35 @@ func TestInvalidPgHBAFailsNamingTheLine(t *testing.T) {
 	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
 	if h.Phase != pgv1.PhaseFailed || h.Reason != "PgHBAInvalid" || !strings.Contains(h.Message, `line 4: invalid authentication method "scram-sha-257"`) {
 		t.Fatalf("health = %+v", h)
+	}
+}
+
+// Without superuser access pg_hba.conf is not checked, and the message
+// says so; with nobody to log in as yet (the monitor role comes later in
+// the pipeline) CNPG's word is taken for now, under a reason the
+// held-healthy shortcut does not hold on.
+func TestParametersCheckedAsTheMonitor(t *testing.T) {
+	p := parametersPass(t, map[string]string{"work_mem": "16MB"},
+		map[string]postgres.Setting{"work_mem": {Name: "work_mem", Setting: "16384", Unit: "kB", Context: "user", Normalized: ptr.To("16384")}})
+	p.facts.hbaChecked = false
+	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
+	if h.Phase != pgv1.PhaseReady || h.Message != "healthy; Postgres 15.8; pg_hba.conf not checked: superuser access is off" {
+		t.Fatalf("health = %+v", h)
+	}
+	p.record(pgv1.ConditionProvisionerReady, h)
+	if got := heldHealthyMessage(p, "healthy"); got != h.Message {
+		t.Errorf("held message %q, want %q", got, h.Message)
+	}
+
+	p = parametersPass(t, nil, nil)
+	p.facts = &facts{err: errNoLogin}
+	h = checkParametersAt(t.Context(), p, "healthy", time.Now())
+	if h.Phase != pgv1.PhaseReady || h.Reason != reasonPostgresNotChecked ||
+		h.Message != "healthy; Postgres not checked yet: superuser access is off and role setpoint_monitor is not applied yet" {
+		t.Fatalf("health without a login = %+v", h)
+	}
+	p.record(pgv1.ConditionProvisionerReady, h)
+	if !checkSkipped(p) {
+		t.Error("a skipped check is held healthy")
 	}
 }

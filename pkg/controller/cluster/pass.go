@@ -26,12 +26,13 @@ type pass struct {
 
 	facts     *facts
 	factsRead bool
-	// conn is the superuser connection the pass's SQL shares
-	// (superuserConn); closed when the pass ends.
-	conn       *pgx.Conn
-	connTarget postgres.Target
-	connErr    error
-	connTried  bool
+	// conn is the connection the pass's SQL shares (postgresConn), as
+	// the superuser when connSuperuser; closed when the pass ends.
+	conn          *pgx.Conn
+	connTarget    postgres.Target
+	connSuperuser bool
+	connErr       error
+	connTried     bool
 	// specApplied is set when this pass changed an existing CNPG Cluster.
 	specApplied bool
 	// loss is a CNPG Cluster lost after it was Ready (nothing is written
@@ -45,6 +46,13 @@ type pass struct {
 	// this pass left them (the snapshot keeps what was read).
 	superuser *corev1.Secret
 	cnpg      *cnpgv1.Cluster
+	// monitorSecret and monitorRole are the monitor's Secret and
+	// DatabaseRole as this pass left them (component_monitor.go).
+	monitorSecret *corev1.Secret
+	monitorRole   *cnpgv1.DatabaseRole
+	// retiring is our superuser Secret while access is off and the CNPG
+	// Cluster still has it (superuser_retire.go).
+	retiring *corev1.Secret
 }
 
 func (p *pass) record(condition string, h health) {
@@ -59,6 +67,15 @@ func (p *pass) postgresFacts(ctx context.Context) *facts {
 		p.facts = p.deps.readFacts(ctx, p)
 	}
 	return p.facts
+}
+
+// resources is status.resources, created when status has none: several
+// components each fill in the references they publish.
+func (p *pass) resources() *pgv1.ClusterResources {
+	if p.status.Resources == nil {
+		p.status.Resources = &pgv1.ClusterResources{}
+	}
+	return p.status.Resources
 }
 
 // owner is the cluster as the owner of its children.

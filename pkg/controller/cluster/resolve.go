@@ -31,6 +31,10 @@ type desired struct {
 	SnapshotClass    string
 	MonitoringOn     bool
 	ExternalSuperSec string
+	// Superuser is whether the CNPG Cluster has superuser access
+	// (superuser_access.go): decided against the running CNPG Cluster by
+	// resolveAgainst, false from resolve alone.
+	Superuser bool
 }
 
 // Defaults for values neither the class nor the cluster sets.
@@ -103,6 +107,11 @@ func resolve(c *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass) (*desire
 // validate checks what the CRD schema cannot: rules that span the class
 // and the cluster.
 func validate(d *desired) error {
+	if off := d.Settings.SuperuserAccess; off != nil && !*off && d.ExternalSuperSec != "" {
+		// The CRD refuses both in one PostgresCluster; false can also come
+		// from the class, which only the merge sees.
+		return &specError{"SuperuserAccessOff", fmt.Sprintf("passwordConfig.superuserExternalSecretRef names superuser Secret %q, but superuserAccess is false (from class or cluster): set superuserAccess: true on the cluster, or remove the external Secret", d.ExternalSuperSec)}
+	}
 	if d.Schedule != "" && d.ObjectStore == nil && d.SnapshotClass == "" {
 		return &specError{"BackupTargetMissing", "backup.schedule is set but neither backup.objectStore.destinationPath nor backup.volumeSnapshotClass is"}
 	}
@@ -186,6 +195,9 @@ func mergeSettings(base, o pgv1.ClusterSettings) pgv1.ClusterSettings {
 	}
 	if o.Monitoring != nil {
 		m.Monitoring = o.Monitoring
+	}
+	if o.SuperuserAccess != nil {
+		m.SuperuserAccess = o.SuperuserAccess
 	}
 	return m
 }

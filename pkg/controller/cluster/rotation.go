@@ -52,6 +52,11 @@ func recordSuperuserRotation(p *pass, s *corev1.Secret, external string) {
 	status, reason := false, "RotationPending"
 	msg := fmt.Sprintf("request %q: superuser password not rotated yet", request)
 	switch {
+	case !p.want.Superuser:
+		// Nothing can log in as postgres over the network: the request
+		// is met as it stands.
+		status, reason = true, "NoSuperuserPassword"
+		msg = fmt.Sprintf("request %q: superuser access is off, so there is no superuser password to rotate", request)
 	case external != "":
 		reason = "ExternalSecretNotRotated"
 		msg = fmt.Sprintf("request %q: the superuser Secret %q is external; setpoint never writes it, rotate it yourself", request, external)

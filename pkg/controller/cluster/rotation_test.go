@@ -24,7 +24,7 @@ func superuserPass(t *testing.T, request string) (*pass, *corev1.Secret) {
 		Data: map[string][]byte{"username": []byte("postgres"), "password": []byte("old")},
 	}
 	p.deps = &deps{kube: kubefake(s), recorder: discard{}}
-	p.want = &desired{}
+	p.want = &desired{Superuser: true}
 	p.obs = &observation{secret: s}
 	return p, s
 }

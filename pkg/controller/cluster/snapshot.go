@@ -35,7 +35,13 @@ type observation struct {
 	pgBouncers map[string]*appsv1.Deployment
 	backups    map[string]*cnpgv1.ScheduledBackup
 	configMap  *corev1.ConfigMap
-	ca         []byte
+	// monitorSecret and monitorRole are the monitor role's Secret and
+	// DatabaseRole; monitorRivals the other DatabaseRoles that manage
+	// that role on this cluster.
+	monitorSecret *corev1.Secret
+	monitorRole   *cnpgv1.DatabaseRole
+	monitorRivals []*cnpgv1.DatabaseRole
+	ca            []byte
 	// sample is the collector's last sample of the primary, nil when
 	// there is none: read here, never queried during the pass.
 	sample *collector.Sample
@@ -101,10 +107,38 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 	if o.configMap, err = controller.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(name + configMapSuffix)); err != nil {
 		return nil, err
 	}
+	if err := c.observeMonitor(pc, o); err != nil {
+		return nil, err
+	}
 	if o.cnpg != nil {
 		if o.ca, err = c.cas.Get(ctx, ns, name+caSuffix); err != nil {
 			return nil, err
 		}
 	}
 	return o, nil
+}
+
+// observeMonitor reads the monitor role's objects: its Secret, its
+// DatabaseRole, and any other DatabaseRole of that role on this cluster
+// (ByRoleOnCluster), which claimMonitorRole refuses to compete with.
+func (c *Controller) observeMonitor(pc *pgv1.PostgresCluster, o *observation) error {
+	ns, name := pc.Namespace, pc.Name
+	var err error
+	if o.monitorSecret, err = controller.IgnoreNotFound(c.secrets.Secrets(ns).Get(controller.MonitorSecretName(name))); err != nil {
+		return err
+	}
+	object := controller.MonitorRoleObject(name)
+	if o.monitorRole, err = controller.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
+		return err
+	}
+	objs, err := c.roleIndex.ByIndex(controller.ByRoleOnCluster, controller.RoleOnClusterKey(ns, name, controller.MonitorRole))
+	if err != nil {
+		return fmt.Errorf("look up DatabaseRoles of role %s: %w", controller.MonitorRole, err)
+	}
+	for _, obj := range objs {
+		if r, ok := obj.(*cnpgv1.DatabaseRole); ok && r.Name != object {
+			o.monitorRivals = append(o.monitorRivals, r)
+		}
+	}
+	return nil
 }

@@ -3144,7 +3144,7 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterPasswordConfig(ref common.Referenc
 				Properties: map[string]spec.Schema{
 					"superuserExternalSecretRef": {
 						SchemaProps: spec.SchemaProps{
-							Description: "superuserExternalSecretRef names a basic-auth Secret (username \"postgres\", password) that setpoint uses as the superuser Secret instead of generating one. setpoint never modifies it.",
+							Description: "superuserExternalSecretRef names a basic-auth Secret (username \"postgres\", password) that setpoint uses as the superuser Secret instead of generating one. setpoint never modifies it. Naming one asks for superuser access: with superuserAccess unset the cluster has it; with superuserAccess false in the same PostgresCluster the API server refuses the object, and with false from the class the cluster is Failed (SuperuserAccessOff) until one of them changes (superuserAccess: true on the cluster overrides the class).",
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference"),
 						},
 					},
@@ -3283,7 +3283,7 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 					},
 					"superuserAccess": {
 						SchemaProps: spec.SchemaProps{
-							Description: "superuserAccess turns on CloudNativePG's enableSuperuserAccess: the postgres superuser may log in over the network with the password of the superuser Secret, which setpoint then generates (or takes from passwordConfig.superuserExternalSecretRef). Off by default, as in CloudNativePG: setpoint does its own work as less privileged roles, a database's <db>_admin for its privileges and the cluster's setpoint_monitor for checks and the collector. Unset, a cluster whose CNPG Cluster already has superuser access (one created by an earlier setpoint) keeps it until this is set to false.",
+							Description: "superuserAccess turns on CloudNativePG's enableSuperuserAccess: the postgres superuser may log in over the network with the password of the superuser Secret, which setpoint then generates (or takes from passwordConfig.superuserExternalSecretRef). Off by default, as in CloudNativePG: setpoint does its own work as less privileged roles, a database's <db>_admin for its privileges and the cluster's setpoint_monitor for checks and the collector. Unset, a cluster whose CNPG Cluster already has superuser access (one created by an earlier setpoint) keeps it until this is set to false, and a cluster that names an external superuser Secret has it. With access off there is no superuser Secret (a generated one is deleted once the CNPG Cluster no longer uses it), and the pg_hba.conf check, which only a superuser can make, is skipped.",
 							Type:        []string{"boolean"},
 							Format:      "",
 						},
@@ -3923,7 +3923,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 					},
 					"superuserAccess": {
 						SchemaProps: spec.SchemaProps{
-							Description: "superuserAccess turns on CloudNativePG's enableSuperuserAccess: the postgres superuser may log in over the network with the password of the superuser Secret, which setpoint then generates (or takes from passwordConfig.superuserExternalSecretRef). Off by default, as in CloudNativePG: setpoint does its own work as less privileged roles, a database's <db>_admin for its privileges and the cluster's setpoint_monitor for checks and the collector. Unset, a cluster whose CNPG Cluster already has superuser access (one created by an earlier setpoint) keeps it until this is set to false.",
+							Description: "superuserAccess turns on CloudNativePG's enableSuperuserAccess: the postgres superuser may log in over the network with the password of the superuser Secret, which setpoint then generates (or takes from passwordConfig.superuserExternalSecretRef). Off by default, as in CloudNativePG: setpoint does its own work as less privileged roles, a database's <db>_admin for its privileges and the cluster's setpoint_monitor for checks and the collector. Unset, a cluster whose CNPG Cluster already has superuser access (one created by an earlier setpoint) keeps it until this is set to false, and a cluster that names an external superuser Secret has it. With access off there is no superuser Secret (a generated one is deleted once the CNPG Cluster no longer uses it), and the pg_hba.conf check, which only a superuser can make, is skipped.",
 							Type:        []string{"boolean"},
 							Format:      "",
 						},
@@ -4086,7 +4086,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 					},
 					"superuserAccess": {
 						SchemaProps: spec.SchemaProps{
-							Description: "superuserAccess turns on CloudNativePG's enableSuperuserAccess: the postgres superuser may log in over the network with the password of the superuser Secret, which setpoint then generates (or takes from passwordConfig.superuserExternalSecretRef). Off by default, as in CloudNativePG: setpoint does its own work as less privileged roles, a database's <db>_admin for its privileges and the cluster's setpoint_monitor for checks and the collector. Unset, a cluster whose CNPG Cluster already has superuser access (one created by an earlier setpoint) keeps it until this is set to false.",
+							Description: "superuserAccess turns on CloudNativePG's enableSuperuserAccess: the postgres superuser may log in over the network with the password of the superuser Secret, which setpoint then generates (or takes from passwordConfig.superuserExternalSecretRef). Off by default, as in CloudNativePG: setpoint does its own work as less privileged roles, a database's <db>_admin for its privileges and the cluster's setpoint_monitor for checks and the collector. Unset, a cluster whose CNPG Cluster already has superuser access (one created by an earlier setpoint) keeps it until this is set to false, and a cluster that names an external superuser Secret has it. With access off there is no superuser Secret (a generated one is deleted once the CNPG Cluster no longer uses it), and the pg_hba.conf check, which only a superuser can make, is skipped.",
 							Type:        []string{"boolean"},
 							Format:      "",
 						},
@@ -4143,7 +4143,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conditions hold one condition per component (SecretReady, ObjectStoreReady, ProvisionerReady, ManagedRolesReady, PoolerReady, BackupReady, ConfigMapReady, PodMonitorReady) and the overall Ready.",
+							Description: "conditions hold one condition per component (SecretReady, ObjectStoreReady, ProvisionerReady, MonitorReady, PoolerReady, BackupReady, ConfigMapReady, PodMonitorReady) and the overall Ready.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

@@ -67,6 +67,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.backup) || !has(self.backup.objectStore) || !has(self.backup.objectStore.layout)",message="backup.objectStore.layout can only be set in a PostgresClusterClass: sharing archive folders across namespaces is the platform's decision",fieldPath=".backup.objectStore.layout"
 // +kubebuilder:validation:XValidation:rule="has(self.restore) == has(oldSelf.restore)",message="restore can only be set when the cluster is created",fieldPath=".restore"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.storage) || !has(oldSelf.storage.size) || (has(self.storage) && has(self.storage.size) && quantity(string(self.storage.size)).compareTo(quantity(string(oldSelf.storage.size))) >= 0)",message="storage.size cannot shrink or be removed once set",fieldPath=".storage.size"
+// +kubebuilder:validation:XValidation:rule="!(has(self.superuserAccess) && !self.superuserAccess && has(self.passwordConfig) && has(self.passwordConfig.superuserExternalSecretRef))",message="passwordConfig.superuserExternalSecretRef is a superuser Secret, and superuserAccess is false: remove one of them",fieldPath=".passwordConfig.superuserExternalSecretRef"
 type PostgresClusterSpec struct {
 	// class is the name of the PostgresClusterClass this cluster starts
 	// from. It cannot change after creation.
@@ -99,7 +100,12 @@ type PostgresClusterSpec struct {
 type ClusterPasswordConfig struct {
 	// superuserExternalSecretRef names a basic-auth Secret (username
 	// "postgres", password) that setpoint uses as the superuser Secret
-	// instead of generating one. setpoint never modifies it.
+	// instead of generating one. setpoint never modifies it. Naming one
+	// asks for superuser access: with superuserAccess unset the cluster
+	// has it; with superuserAccess false in the same PostgresCluster the
+	// API server refuses the object, and with false from the class the
+	// cluster is Failed (SuperuserAccessOff) until one of them changes
+	// (superuserAccess: true on the cluster overrides the class).
 	// +optional
 	SuperuserExternalSecretRef *LocalObjectReference `json:"superuserExternalSecretRef,omitempty"`
 }
@@ -132,7 +138,7 @@ type PostgresClusterStatus struct {
 	Phase Phase `json:"phase,omitempty"`
 
 	// conditions hold one condition per component (SecretReady,
-	// ObjectStoreReady, ProvisionerReady, ManagedRolesReady, PoolerReady,
+	// ObjectStoreReady, ProvisionerReady, MonitorReady, PoolerReady,
 	// BackupReady, ConfigMapReady, PodMonitorReady) and the overall Ready.
 	// +optional
 	// +listType=map

@@ -6,6 +6,7 @@ const (
 	ConditionSecretReady      = "SecretReady"
 	ConditionObjectStoreReady = "ObjectStoreReady"
 	ConditionProvisionerReady = "ProvisionerReady"
+	ConditionMonitorReady     = "MonitorReady"
 	ConditionPoolerReady      = "PoolerReady"
 	ConditionBackupReady      = "BackupReady"
 	ConditionConfigMapReady   = "ConfigMapReady"

@@ -240,7 +240,11 @@ type ClusterSettings struct {
 	// a database's <db>_admin for its privileges and the cluster's
 	// setpoint_monitor for checks and the collector. Unset, a cluster
 	// whose CNPG Cluster already has superuser access (one created by an
-	// earlier setpoint) keeps it until this is set to false.
+	// earlier setpoint) keeps it until this is set to false, and a cluster
+	// that names an external superuser Secret has it. With access off
+	// there is no superuser Secret (a generated one is deleted once the
+	// CNPG Cluster no longer uses it), and the pg_hba.conf check, which
+	// only a superuser can make, is skipped.
 	// +optional
 	SuperuserAccess *bool `json:"superuserAccess,omitempty"`
 }

@@ -25,7 +25,12 @@ package v1alpha1
 type ClusterPasswordConfigApplyConfiguration struct {
 	// superuserExternalSecretRef names a basic-auth Secret (username
 	// "postgres", password) that setpoint uses as the superuser Secret
-	// instead of generating one. setpoint never modifies it.
+	// instead of generating one. setpoint never modifies it. Naming one
+	// asks for superuser access: with superuserAccess unset the cluster
+	// has it; with superuserAccess false in the same PostgresCluster the
+	// API server refuses the object, and with false from the class the
+	// cluster is Failed (SuperuserAccessOff) until one of them changes
+	// (superuserAccess: true on the cluster overrides the class).
 	SuperuserExternalSecretRef *LocalObjectReferenceApplyConfiguration `json:"superuserExternalSecretRef,omitempty"`
 }
 

@@ -32,7 +32,7 @@ type PostgresClusterStatusApplyConfiguration struct {
 	// Deleting.
 	Phase *postgresv1alpha1.Phase `json:"phase,omitempty"`
 	// conditions hold one condition per component (SecretReady,
-	// ObjectStoreReady, ProvisionerReady, ManagedRolesReady, PoolerReady,
+	// ObjectStoreReady, ProvisionerReady, MonitorReady, PoolerReady,
 	// BackupReady, ConfigMapReady, PodMonitorReady) and the overall Ready.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 	// observedGeneration is the spec generation this status describes.

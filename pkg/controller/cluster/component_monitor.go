@@ -1,0 +1,146 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// monitorComponent keeps the cluster's monitor role (controller.MonitorRole),
+// which setpoint's own checks and the collector log in as instead of the
+// superuser: a generated Secret <cluster>-monitor and a DatabaseRole
+// <cluster>.setpoint-monitor controlled by the PostgresCluster. It runs
+// after the provisioner because CNPG applies a DatabaseRole only on a
+// running Cluster. Once CNPG has applied the role with the Secret's
+// password, status.resources.monitorSecretRef names the Secret: from then
+// on the database controller logs in with it too.
+type monitorComponent struct{}
+
+func (monitorComponent) Name() string            { return "monitor" }
+func (monitorComponent) Condition() string       { return pgv1.ConditionMonitorReady }
+func (monitorComponent) Requires() []contractKey { return []contractKey{contractCNPGCluster} }
+func (monitorComponent) Provides() []contractKey { return nil }
+
+func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
+	secret, err := ensureMonitorSecret(ctx, p)
+	if err != nil {
+		return err
+	}
+	p.monitorSecret = secret
+	cur := p.obs.monitorRole
+	if cur != nil && !controller.IsControlledBy(cur, p.cluster.UID) {
+		// Never adopted: a DatabaseRole we did not create may name anyone's
+		// Secret and reclaim policy.
+		return p.owner().Conflict("DatabaseRole", cur)
+	}
+	if cur != nil && (cur.DeletionTimestamp != nil || monitorRoleCurrent(cur, p)) {
+		p.monitorRole = cur
+		return nil // Observe reports where CNPG stands
+	}
+	if cur == nil {
+		if err := claimMonitorRole(ctx, p); err != nil {
+			return err
+		}
+	}
+	applied, err := p.deps.pg.CNPGV1().DatabaseRoles(p.cluster.Namespace).Apply(ctx, monitorRoleApply(p), applyOpts)
+	if err != nil {
+		return fmt.Errorf("apply DatabaseRole %s: %w", controller.MonitorRoleObject(p.cluster.Name), err)
+	}
+	if cur == nil {
+		klog.FromContext(ctx).V(2).Info("Created monitor DatabaseRole", "databaseRole", klog.KObj(applied))
+	}
+	p.monitorRole = applied
+	return nil
+}
+
+// ensureMonitorSecret returns the monitor's Secret, created when absent:
+// Create first, so that AlreadyExists tells us of a Secret our
+// label-selected cache cannot see, which claim then judges.
+func ensureMonitorSecret(ctx context.Context, p *pass) (*corev1.Secret, error) {
+	client := p.deps.kube.CoreV1().Secrets(p.cluster.Namespace)
+	name := controller.MonitorSecretName(p.cluster.Name)
+	if p.obs.monitorSecret == nil {
+		created, err := client.Create(ctx, newMonitorSecret(p), metav1.CreateOptions{FieldManager: fieldManager})
+		if err == nil {
+			klog.FromContext(ctx).V(2).Info("Created monitor Secret", "secret", klog.KObj(created))
+			return created, nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("create monitor secret: %w", err)
+		}
+	}
+	return claim(ctx, p, "Secret", p.obs.monitorSecret, client, name)
+}
+
+func (monitorComponent) Observe(_ context.Context, p *pass, err error) health {
+	if h, ok := conflictHealth(monitorConflictReason(err), err); ok {
+		p.unpublishMonitor()
+		return h
+	}
+	if h, ok := refusalHealth(err); ok {
+		p.unpublishMonitor()
+		return h
+	}
+	if errors.Is(err, errRoleUnverified) {
+		return waiting(pgv1.PhaseProvisioning, "MonitorRoleUnverified", err.Error(), provisionRecheck)
+	}
+	if err != nil {
+		return waiting(pgv1.PhasePending, "MonitorError", err.Error(), 0)
+	}
+	role, object := p.monitorRole, controller.MonitorRoleObject(p.cluster.Name)
+	if h, ok := monitorWait(role, p.monitorSecret, object); ok {
+		// A role once published stays published while CNPG catches up
+		// (a new password, a new generation): it still logs in.
+		return h
+	}
+	p.resources().MonitorSecretRef = &pgv1.LocalObjectReference{Name: p.monitorSecret.Name}
+	return ready("MonitorRoleApplied", fmt.Sprintf("role %s applied by CloudNativePG (DatabaseRole %q, Secret %q)",
+		controller.MonitorRole, object, p.monitorSecret.Name))
+}
+
+// monitorConflictReason names what stands in the way: the Secret or the
+// DatabaseRole.
+func monitorConflictReason(err error) string {
+	var c *controller.ConflictError
+	if errors.As(err, &c) && c.Kind == "Secret" {
+		return "MonitorSecretConflict"
+	}
+	return "MonitorRoleConflict"
+}
+
+// monitorWait is the wait for CNPG while the role is not ready to log in
+// as, and false once it is.
+func monitorWait(role *cnpgv1.DatabaseRole, secret *corev1.Secret, object string) (health, bool) {
+	st := role.Status
+	switch {
+	case role.DeletionTimestamp != nil:
+		return waiting(pgv1.PhaseProvisioning, "MonitorRolePending",
+			fmt.Sprintf("waiting for the previous DatabaseRole %q of role %s to be deleted", object, controller.MonitorRole), provisionRecheck), true
+	case st.ObservedGeneration == role.Generation && st.Applied != nil && !*st.Applied:
+		// CNPG retries on its own (and its status change wakes us); its
+		// message is the user's clue.
+		return waiting(pgv1.PhaseProvisioning, "MonitorRoleNotApplied",
+			fmt.Sprintf("CloudNativePG could not apply role %s (DatabaseRole %q): %s", controller.MonitorRole, object, st.Message), eventRecheck), true
+	case !monitorRoleReady(role, secret):
+		return waiting(pgv1.PhaseProvisioning, "MonitorRolePending",
+			fmt.Sprintf("role %s not yet applied by CloudNativePG (DatabaseRole %q)", controller.MonitorRole, object), provisionRecheck), true
+	}
+	return health{}, false
+}
+
+// unpublishMonitor takes the monitor's Secret out of status: a refused
+// role is not one anybody should log in as.
+func (p *pass) unpublishMonitor() {
+	if r := p.status.Resources; r != nil {
+		r.MonitorSecretRef = nil
+	}
+}

@@ -1,0 +1,254 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubefakecs "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
+)
+
+// monitorPass is a pass at the monitor component: the CNPG Cluster is
+// published, the snapshot holds what the tests put there.
+func monitorPass(t *testing.T, kubeObjs []runtime.Object, pgObjs ...runtime.Object) (*pass, *kubefakecs.Clientset, *fake.Clientset) {
+	t.Helper()
+	p := testPass()
+	kube, cs := kubefakecs.NewClientset(kubeObjs...), fake.NewClientset(pgObjs...)
+	p.deps = &deps{kube: kube, pg: cs, recorder: discard{},
+		roleComment: func(context.Context, *pass, string) (*string, bool, error) {
+			t.Fatal("Postgres asked about the role without the superuser")
+			return nil, false, nil
+		}}
+	p.want = &desired{}
+	p.obs = &observation{}
+	p.contracts.NoSuperuser = true
+	p.contracts.CNPGCluster = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}}
+	return p, kube, cs
+}
+
+func runMonitor(p *pass) health {
+	c := monitorComponent{}
+	return c.Observe(context.Background(), p, c.Reconcile(context.Background(), p))
+}
+
+// appliedBy is role as CNPG reports it once applied with secret's password.
+func appliedBy(role *cnpgv1.DatabaseRole, secret *corev1.Secret) *cnpgv1.DatabaseRole {
+	r := role.DeepCopy()
+	r.Generation = 2
+	r.Status = cnpgv1.DatabaseRoleStatus{ObservedGeneration: 2, Applied: ptr.To(true), SecretResourceVersion: secret.ResourceVersion}
+	return r
+}
+
+// The first pass creates the Secret and the DatabaseRole, with only our
+// fields, and waits; once CNPG reports the role applied with the Secret's
+// password the component is Ready, publishes the Secret, and writes
+// nothing more.
+func TestMonitorRoleCreatedThenPublished(t *testing.T) {
+	p, kube, cs := monitorPass(t, nil)
+	h := runMonitor(p)
+	if h.Phase != pgv1.PhaseProvisioning || h.Reason != "MonitorRolePending" {
+		t.Fatalf("first pass: %+v", h)
+	}
+	if r := p.status.Resources; r != nil && r.MonitorSecretRef != nil {
+		t.Fatalf("published before CNPG applied the role: %+v", r)
+	}
+	sec, err := kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-monitor", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sec.Type != corev1.SecretTypeBasicAuth || string(sec.Data["username"]) != "setpoint_monitor" || len(sec.Data["password"]) < 16 ||
+		sec.Labels[controller.ReloadLabel] != "true" || sec.Labels[controller.ClusterLabel] != "shop" || !controller.IsControlledBy(sec, p.cluster.UID) {
+		t.Errorf("monitor Secret = %+v", sec.ObjectMeta)
+	}
+	role, err := cs.CNPGV1().DatabaseRoles("ns").Get(t.Context(), "shop.setpoint-monitor", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := role.Spec
+	if s.Cluster.Name != "shop" || s.Name != "setpoint_monitor" || !s.Login || !slices.Equal(s.InRoles, []string{"pg_monitor"}) ||
+		s.PasswordSecret == nil || s.PasswordSecret.Name != "shop-monitor" || s.Comment != "managed by setpoint for PostgresCluster ns/shop" ||
+		s.DatabaseRoleReclaimPolicy != "delete" || s.Superuser || s.CreateDB || s.CreateRole {
+		t.Errorf("DatabaseRole spec = %+v", s)
+	}
+	if !controller.IsControlledBy(role, p.cluster.UID) || role.Labels[controller.ClusterLabel] != "shop" {
+		t.Errorf("DatabaseRole meta = %+v", role.ObjectMeta)
+	}
+
+	// CNPG applied it.
+	sec.ResourceVersion = "41"
+	p, kube, cs = monitorPass(t, []runtime.Object{sec})
+	p.obs.monitorSecret, p.obs.monitorRole = sec, appliedBy(role, sec)
+	h = runMonitor(p)
+	if h.Phase != pgv1.PhaseReady || h.Reason != "MonitorRoleApplied" {
+		t.Fatalf("applied: %+v", h)
+	}
+	if r := p.status.Resources; r == nil || r.MonitorSecretRef == nil || r.MonitorSecretRef.Name != "shop-monitor" {
+		t.Errorf("status.resources = %+v, want monitorSecretRef shop-monitor", r)
+	}
+	if w := append(writesOf(kube), cs.Actions()...); len(w) != 0 {
+		t.Errorf("a converged pass wrote: %v", w)
+	}
+	// The snapshot makes it the pass's login now.
+	if l, err := loginOf(p); err != nil || l.user != "setpoint_monitor" || l.superuser || l.password != string(sec.Data["password"]) {
+		t.Errorf("login = %+v, %v", l, err)
+	}
+}
+
+// While CNPG has not caught up — a new Secret version, a failed apply —
+// the component waits, says why, and a Secret once published stays.
+func TestMonitorRoleWaitsForCNPG(t *testing.T) {
+	sec := newMonitorSecret(testPass())
+	sec.ResourceVersion = "42"
+	role := appliedBy(&cnpgv1.DatabaseRole{}, sec)
+	p0 := testPass()
+	role.ObjectMeta = metav1.ObjectMeta{Name: "shop.setpoint-monitor", Namespace: "ns", Generation: 2,
+		Labels: controller.ManagedLabels(controller.ClusterLabel, "shop"), OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p0.cluster, gvk)}}
+	p0.want, p0.obs = &desired{}, &observation{}
+	role.Spec = cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: "shop"}, Name: "setpoint_monitor", Login: true,
+		InRoles: []string{"pg_monitor"}, PasswordSecret: &cnpgv1.LocalObjectReference{Name: "shop-monitor"},
+		Comment: "managed by setpoint for PostgresCluster ns/shop", DatabaseRoleReclaimPolicy: "delete"}
+	if !monitorRoleCurrent(role, p0) {
+		t.Fatal("the test's DatabaseRole is not current")
+	}
+
+	stale := role.DeepCopy()
+	stale.Status.SecretResourceVersion = "40"
+	failedApply := role.DeepCopy()
+	failedApply.Status.Applied, failedApply.Status.Message = ptr.To(false), `"setpoint_monitor" is already managed by object "other"`
+	for _, c := range []struct {
+		name, reason, message string
+		role                  *cnpgv1.DatabaseRole
+	}{
+		{"a new password not yet set", "MonitorRolePending", `role setpoint_monitor not yet applied by CloudNativePG (DatabaseRole "shop.setpoint-monitor")`, stale},
+		{"CNPG refused it", "MonitorRoleNotApplied", `CloudNativePG could not apply role setpoint_monitor (DatabaseRole "shop.setpoint-monitor"): "setpoint_monitor" is already managed by object "other"`, failedApply},
+	} {
+		p, _, cs := monitorPass(t, []runtime.Object{sec})
+		p.obs.monitorSecret, p.obs.monitorRole = sec, c.role
+		p.status.Resources = &pgv1.ClusterResources{MonitorSecretRef: &pgv1.LocalObjectReference{Name: "shop-monitor"}}
+		h := runMonitor(p)
+		if h.Phase != pgv1.PhaseProvisioning || h.Reason != c.reason || h.Message != c.message {
+			t.Errorf("%s: %+v", c.name, h)
+		}
+		if p.status.Resources.MonitorSecretRef == nil {
+			t.Errorf("%s: a published Secret was taken back while CNPG catches up", c.name)
+		}
+		if len(cs.Actions()) != 0 {
+			t.Errorf("%s: applied a current DatabaseRole: %v", c.name, cs.Actions())
+		}
+		if usableMonitor(p) != nil {
+			t.Errorf("%s: the snapshot offers the monitor as a login", c.name)
+		}
+	}
+}
+
+// Before the first write of the DatabaseRole: a same-named one that is
+// not ours, another DatabaseRole of the role, and an entry in managed.roles
+// are each refused, and nothing is applied.
+func TestMonitorRoleRefusedWhenSomeoneElseHasIt(t *testing.T) {
+	foreign := &cnpgv1.DatabaseRole{ObjectMeta: metav1.ObjectMeta{Name: "shop.setpoint-monitor", Namespace: "ns"},
+		Spec: cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: "shop"}, Name: "setpoint_monitor"}}
+	rival := foreign.DeepCopy()
+	rival.Name = "my-monitor"
+	for _, c := range []struct {
+		name, reason, says string
+		setup              func(p *pass)
+	}{
+		{"a DatabaseRole of that name that is not ours", "MonitorRoleConflict", `DatabaseRole "shop.setpoint-monitor" exists and was not created by setpoint`,
+			func(p *pass) { p.obs.monitorRole = foreign }},
+		{"another DatabaseRole of the role", "MonitorRoleConflict", `role setpoint_monitor is managed by DatabaseRole "my-monitor"`,
+			func(p *pass) { p.obs.monitorRivals = []*cnpgv1.DatabaseRole{rival} }},
+		{"the role in managed.roles", "MonitorRoleConflict", `role setpoint_monitor is listed in CNPG Cluster "shop"'s spec.managed.roles`,
+			func(p *pass) {
+				p.contracts.CNPGCluster.Spec.Managed = &cnpgv1.ManagedConfiguration{Roles: []cnpgv1.RoleConfiguration{{Name: "setpoint_monitor"}}}
+			}},
+	} {
+		p, _, cs := monitorPass(t, nil)
+		p.status.Resources = &pgv1.ClusterResources{MonitorSecretRef: &pgv1.LocalObjectReference{Name: "shop-monitor"}}
+		c.setup(p)
+		h := runMonitor(p)
+		if h.Phase != pgv1.PhaseFailed || h.Reason != c.reason || !strings.Contains(h.Message, c.says) || h.RequeueAfter == 0 {
+			t.Errorf("%s: %+v", c.name, h)
+		}
+		for _, a := range cs.Actions() {
+			if a.GetVerb() != "get" {
+				t.Errorf("%s: %s a DatabaseRole", c.name, a.GetVerb())
+			}
+		}
+		if p.status.Resources.MonitorSecretRef != nil {
+			t.Errorf("%s: a refused role stays published", c.name)
+		}
+	}
+
+	// A Secret of the monitor's name that is not ours, which the
+	// label-selected cache cannot see.
+	theirs := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shop-monitor", Namespace: "ns"}}
+	p, kube, cs := monitorPass(t, []runtime.Object{theirs})
+	h := runMonitor(p)
+	if h.Phase != pgv1.PhaseFailed || h.Reason != "MonitorSecretConflict" || !strings.Contains(h.Message, `Secret "shop-monitor" exists and was not created by setpoint`) {
+		t.Errorf("foreign Secret: %+v", h)
+	}
+	if got, _ := kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-monitor", metav1.GetOptions{}); len(got.OwnerReferences) != 0 || len(got.Data) != 0 {
+		t.Errorf("foreign Secret modified: %+v", got)
+	}
+	if len(cs.Actions()) != 0 {
+		t.Errorf("DatabaseRole written next to a foreign Secret: %v", cs.Actions())
+	}
+}
+
+// With the superuser available, Postgres is asked before the first write:
+// a setpoint_monitor role without setpoint's marker is refused (CNPG would
+// take it over); absent, with our marker, or with another cluster's (the
+// source of a restore) it is applied; a failed lookup is a wait.
+func TestMonitorRoleExistingInPostgres(t *testing.T) {
+	theirs, ours := "made by hand", "managed by setpoint for PostgresCluster ns/shop"
+	other := "managed by setpoint for PostgresCluster ns/other"
+	for _, c := range []struct {
+		name    string
+		comment *string
+		exists  bool
+		err     error
+		reason  string
+	}{
+		{"absent", nil, false, nil, "MonitorRolePending"},
+		{"ours", &ours, true, nil, "MonitorRolePending"},
+		{"no comment", nil, true, nil, "MonitorRoleExists"},
+		{"someone's comment", &theirs, true, nil, "MonitorRoleExists"},
+		{"a restored source cluster's marker", &other, true, nil, "MonitorRolePending"},
+		{"a database's marker", ptr.To("managed by setpoint for PostgresDatabase ns/shop"), true, nil, "MonitorRoleExists"},
+		{"lookup failed", nil, false, errors.New("connection refused"), "MonitorRoleUnverified"},
+	} {
+		p, _, cs := monitorPass(t, nil)
+		p.contracts.NoSuperuser, p.contracts.Secret = false, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser"}}
+		asked := 0
+		p.deps.roleComment = func(_ context.Context, _ *pass, role string) (*string, bool, error) {
+			asked++
+			if role != "setpoint_monitor" {
+				t.Errorf("asked about role %q", role)
+			}
+			return c.comment, c.exists, c.err
+		}
+		h := runMonitor(p)
+		if h.Reason != c.reason || asked != 1 {
+			t.Errorf("%s: %+v after %d lookups", c.name, h, asked)
+		}
+		applied := slices.ContainsFunc(cs.Actions(), func(a k8stesting.Action) bool { return a.GetVerb() == "patch" || a.GetVerb() == "create" })
+		if applied != (c.reason == "MonitorRolePending") {
+			t.Errorf("%s: DatabaseRole applied = %v", c.name, applied)
+		}
+		if c.reason == "MonitorRoleExists" && (!strings.Contains(h.Message, "CloudNativePG would take it over") || h.Phase != pgv1.PhaseFailed) {
+			t.Errorf("%s: %+v", c.name, h)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// refusal is a write the monitor component will not make: Failed with
+// reason until someone removes what is in the way.
+type refusal struct{ reason, message string }
+
+func (r *refusal) Error() string { return r.message }
+
+// errRoleUnverified: whether Postgres already has the monitor role could
+// not be checked this pass; the next one tries again.
+var errRoleUnverified = errors.New("cannot check in Postgres whether role " + controller.MonitorRole + " exists")
+
+// claimMonitorRole proves, before the first write of the monitor's
+// DatabaseRole, that the role is nobody else's. CNPG would otherwise act
+// on it: spec.managed.roles takes precedence over a DatabaseRole, two
+// DatabaseRoles of one role fight over it, and a role Postgres already
+// has is taken over (new password, membership, dropped on deletion). The
+// last is checked only while the superuser can log in: the monitor role is
+// the only other identity setpoint has, and it is what is being created.
+// Without the superuser a role that existed is taken over by CNPG, as a
+// role in neither place would be by any DatabaseRole.
+func claimMonitorRole(ctx context.Context, p *pass) error {
+	role, object := controller.MonitorRole, controller.MonitorRoleObject(p.cluster.Name)
+	if cl := p.contracts.CNPGCluster; cl.Spec.Managed != nil {
+		for _, r := range cl.Spec.Managed.Roles {
+			if r.Name == role {
+				return &refusal{"MonitorRoleConflict", fmt.Sprintf(
+					"role %s is listed in CNPG Cluster %q's spec.managed.roles, which CloudNativePG gives precedence over DatabaseRole %q; setpoint leaves it untouched: remove it there",
+					role, cl.Name, object)}
+			}
+		}
+	}
+	if len(p.obs.monitorRivals) > 0 {
+		return &refusal{"MonitorRoleConflict", fmt.Sprintf(
+			"role %s is managed by DatabaseRole %q, which setpoint did not create for this PostgresCluster; setpoint leaves it untouched: delete it",
+			role, p.obs.monitorRivals[0].Name)}
+	}
+	if p.contracts.Secret == nil {
+		return nil
+	}
+	return checkMonitorRoleAbsent(ctx, p)
+}
+
+// checkMonitorRoleAbsent refuses a monitor role Postgres already has
+// without setpoint's marker for a PostgresCluster. One with the marker is
+// setpoint's monitor of this server: this cluster's (its DatabaseRole
+// went, the role stayed), or the source cluster's, come with the data of
+// a restore — that cluster's setpoint serves another server, so the role
+// is nobody's but ours here. CNPG then sets it to our spec (password,
+// memberships, comment).
+func checkMonitorRoleAbsent(ctx context.Context, p *pass) error {
+	lookup := p.deps.roleComment
+	if lookup == nil {
+		lookup = roleComment
+	}
+	comment, exists, err := lookup(ctx, p, controller.MonitorRole)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errRoleUnverified, err)
+	}
+	if !exists {
+		return nil
+	}
+	if comment != nil && controller.IsClusterMarker(*comment) {
+		return nil
+	}
+	got := "none"
+	if comment != nil {
+		got = fmt.Sprintf("%q", *comment)
+	}
+	return &refusal{"MonitorRoleExists", fmt.Sprintf(
+		"Postgres already has a role %s that setpoint did not create (comment %s, not %q); CloudNativePG would take it over, so setpoint leaves it untouched: drop or rename it",
+		controller.MonitorRole, got, controller.ClusterMarker(p.cluster.Namespace, p.cluster.Name))}
+}
+
+// roleComment reads role's comment over the pass's connection; exists is
+// false when Postgres has no such role. pg_roles and shobj_description
+// need no superuser, but this runs only as one (see claimMonitorRole).
+func roleComment(ctx context.Context, p *pass, role string) (comment *string, exists bool, err error) {
+	conn, _, err := p.postgresConn(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.deps.pgTimeout)
+	defer cancel()
+	err = conn.QueryRow(ctx, "SELECT shobj_description(oid, 'pg_authid') FROM pg_roles WHERE rolname = $1", role).Scan(&comment)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read role %s: %w", role, err)
+	}
+	return comment, true, nil
+}
+
+// refusalHealth is the health of a refused monitor write, and false for
+// any other error.
+func refusalHealth(err error) (health, bool) {
+	var r *refusal
+	if !errors.As(err, &r) {
+		return health{}, false
+	}
+	// The fix (a role dropped, an entry removed) may send no event we see.
+	return controller.Failed(r.reason, r.message, controller.ConflictRecheck), true
+}

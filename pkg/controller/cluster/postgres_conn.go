@@ -1,0 +1,77 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+)
+
+// login is whom the pass's SQL logs in as.
+type login struct {
+	user, password string
+	// superuser: the postgres superuser, which alone may read
+	// pg_hba_file_rules.
+	superuser bool
+}
+
+// errNoLogin: neither identity setpoint's checks may use is there.
+var errNoLogin = errors.New("superuser access is off and role " + controller.MonitorRole + " is not applied yet")
+
+// loginOf picks the identity of the pass's SQL. While superuser access is
+// on, the superuser: the pg_hba.conf check needs it, and a pass that reads
+// the facts makes that check, so a second connection as the monitor would
+// add a login, not remove one. While it is off, the monitor role, once the
+// snapshot shows CNPG has applied it with its Secret's password. (The
+// collector, which never needs the superuser, prefers the monitor.)
+func loginOf(p *pass) (login, error) {
+	if s := p.contracts.Secret; s != nil {
+		return login{user: string(s.Data["username"]), password: string(s.Data["password"]), superuser: true}, nil
+	}
+	if s := usableMonitor(p); s != nil {
+		return login{user: controller.MonitorRole, password: string(s.Data["password"])}, nil
+	}
+	return login{}, errNoLogin
+}
+
+// postgresConn is the pass's one connection to database postgres, opened
+// on first use, so a pass connects at most once; superuser says whether
+// it is the superuser's. A failure to connect is the pass's answer; the
+// next pass tries again.
+func (p *pass) postgresConn(ctx context.Context) (conn *pgx.Conn, superuser bool, err error) {
+	if p.connTried {
+		return p.conn, p.connSuperuser, p.connErr
+	}
+	p.connTried = true
+	l, err := loginOf(p)
+	if err != nil {
+		p.connErr = err
+		return nil, false, err
+	}
+	if len(p.obs.ca) == 0 {
+		p.connErr = errors.New("CNPG's CA Secret not available yet")
+		return nil, false, p.connErr
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.deps.pgTimeout)
+	defer cancel()
+	p.connTarget = postgres.Target{
+		Namespace: p.cluster.Namespace, Cluster: p.cluster.Name, Database: "postgres",
+		User: l.user, Password: l.password, CACert: p.obs.ca,
+	}
+	p.connSuperuser = l.superuser
+	// The database controller's checks on this server release theirs for
+	// reuse too (postgres.ReuseWindow).
+	p.conn, p.connErr = p.deps.connector.Acquire(ctx, p.connTarget)
+	return p.conn, p.connSuperuser, p.connErr
+}
+
+// closeConn hands the pass's connection back, if it opened one.
+func (p *pass) closeConn(context.Context) {
+	if p.conn != nil {
+		p.deps.connector.Release(p.connTarget, p.conn)
+		p.conn = nil
+	}
+}
