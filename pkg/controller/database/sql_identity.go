@@ -38,18 +38,20 @@ func (p *pass) asAdmin(ctx context.Context, d pgv1.DatabaseSpec, n names) (postg
 // setpoint_monitor, or as its superuser while the cluster names no
 // monitor Secret yet.
 func (p *pass) monitor(ctx context.Context) (postgres.Target, error) {
-	res := p.obs.cluster.Status.Resources
-	switch {
-	case res != nil && res.MonitorSecretRef != nil:
-		return p.clusterSecretTarget(ctx, res.MonitorSecretRef.Name)
-	case res != nil && res.SuperUserSecretRef != nil:
+	pc := p.obs.cluster
+	res := pc.Status.Resources
+	if res != nil && res.MonitorSecretRef == nil && res.SuperUserSecretRef != nil {
 		return p.clusterSecretTarget(ctx, res.SuperUserSecretRef.Name)
 	}
-	return postgres.Target{}, fmt.Errorf("PostgresCluster %q has not published its setpoint_monitor Secret", p.obs.cluster.Name)
+	ca, err := p.c.cas.Get(ctx, pc.Namespace, pc.Name+caSuffix)
+	if err != nil {
+		return postgres.Target{}, err
+	}
+	return controller.MonitorTarget(pc, p.c.secrets, ca, "postgres")
 }
 
 // clusterSecretTarget logs in to database postgres with the cluster's
-// Secret name: ours (cached), or a user's external superuser Secret.
+// superuser Secret name: ours (cached), or a user's external one.
 func (p *pass) clusterSecretTarget(ctx context.Context, name string) (postgres.Target, error) {
 	ns := p.obs.cluster.Namespace
 	s, err := controller.IgnoreNotFound(p.c.secrets.Secrets(ns).Get(name))
