@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -206,6 +207,25 @@ func fullLifecycle(t *testing.T, ns string) {
 
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"}, pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	// A changed deletionPolicy is a new reclaim policy on the database's
+	// DatabaseRoles and CNPG Database: applied again.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(t.Context(), "app", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		d.Spec.Databases[1].DeletionPolicy = pgv1.DeletionPolicyDelete
+		_, err = pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), d, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "catalog's DatabaseRoles with reclaim delete", func(ctx context.Context) (bool, error) {
+		r, err := pg.CNPGV1().DatabaseRoles(ns).Get(ctx, "shop.catalog-rw", metav1.GetOptions{})
+		return err == nil && r.Spec.DatabaseRoleReclaimPolicy == "delete", err
+	})
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
 	if err := pg.PostgresV1alpha1().PostgresDatabases(ns).Delete(t.Context(), "app", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
