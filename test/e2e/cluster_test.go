@@ -22,13 +22,19 @@ import (
 // newClass creates a class with superuser access on unless s says
 // otherwise: the e2e tests play other actors in Postgres (a role created by
 // hand, a database someone else made) as the superuser.
-// TestClusterWithoutSuperuser creates its class with CloudNativePG's and
-// setpoint's default instead.
+// The tests of superuser access itself use newClassAsGiven.
 func newClass(t *testing.T, name string, s pgv1.ClusterSettings) {
 	t.Helper()
 	if s.SuperuserAccess == nil {
 		s.SuperuserAccess = ptr.To(true)
 	}
+	newClassAsGiven(t, name, s)
+}
+
+// newClassAsGiven creates a class with exactly s: superuser access as
+// CloudNativePG and setpoint default it, unless s sets it.
+func newClassAsGiven(t *testing.T, name string, s pgv1.ClusterSettings) {
+	t.Helper()
 	c := &pgv1.PostgresClusterClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: pgv1.PostgresClusterClassSpec{ClusterSettings: s}}
 	if _, err := pg.PostgresV1alpha1().PostgresClusterClasses().Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create class: %v", err)

@@ -26,17 +26,10 @@ func TestClusterWithoutSuperuser(t *testing.T) {
 	ns := newNamespace(t)
 	op := startOperator(t, "nosuper-op", "--leader-elect=false", "--namespace", ns,
 		"--postgres-host-map", hostMap, "--postgres-sample-interval", sampleInterval.String())
-	class := &pgv1.PostgresClusterClass{ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + ns},
-		Spec: pgv1.PostgresClusterClassSpec{ClusterSettings: pgv1.ClusterSettings{
-			Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),
-			Storage: &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("1Gi"))}}}}
-	if _, err := pg.PostgresV1alpha1().PostgresClusterClasses().Create(t.Context(), class, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = pg.PostgresV1alpha1().PostgresClusterClasses().Delete(context.WithoutCancel(t.Context()), class.Name, metav1.DeleteOptions{})
-	})
-	newCluster(t, ns, "shop", class.Name, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	class := "e2e-" + ns
+	newClassAsGiven(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),
+		Storage: &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("1Gi"))}})
+	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	pc := waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 
 	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})

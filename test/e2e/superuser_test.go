@@ -23,7 +23,7 @@ func TestSuperuserAccess(t *testing.T) {
 	startOperator(t, "superuser-op", "--leader-elect=false", "--namespace", ns,
 		"--postgres-host-map", hostMap, "--postgres-sample-interval", sampleInterval.String())
 	class := "e2e-" + ns
-	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
+	newClassAsGiven(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{PostgreSQLConfig: map[string]string{"work_mem": "8MB"}}, pgv1.DeletionPolicyDelete)
 	c := waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 
