@@ -195,12 +195,14 @@ const caSuffix = "-ca"
 // errNoCredentials: no Secret to log in with, or no CA, is there (yet).
 var errNoCredentials = errors.New("neither the setpoint_monitor Secret nor a superuser Secret is published, or the CA is not available")
 
-// target is how to reach pc's primary: as the cluster's setpoint_monitor
-// role once its status publishes that role's Secret (pg_monitor reads
-// every figure of a sample, and the collector needs nothing more), else
-// as the superuser while status names a superuser Secret — a cluster of an
-// earlier setpoint whose monitor role is not applied yet. Without either
-// (superuser access off, monitor not ready) there is no sample.
+// target is how to reach pc's primary: as the superuser while superuser
+// access is on (status names its Secret), else as the cluster's
+// setpoint_monitor (pg_monitor reads every figure of a sample). The
+// superuser comes first where there is one because only it may use the
+// connection slots Postgres reserves (superuser_reserved_connections): a
+// sample is most needed when the other slots are all taken, and the
+// monitor is then refused ("remaining connection slots are reserved",
+// reported as unreachable). Without either there is no sample.
 func (c *Collector) target(ctx context.Context, pc *pgv1.PostgresCluster) (postgres.Target, error) {
 	data, err := c.credentials(ctx, pc)
 	if err != nil {
@@ -221,14 +223,20 @@ func (c *Collector) target(ctx context.Context, pc *pgv1.PostgresCluster) (postg
 }
 
 // credentials are the username and password target logs in with, nil
-// when status names no Secret. The monitor's Secret is ours, so cached,
-// and used only when it is controlled by pc (status can be edited); the
-// generated superuser Secret is cached too, an external one is read from
-// the API (not ours, so not cached).
+// when status names no Secret. The generated superuser Secret is cached,
+// an external one is read from the API (not ours, so not cached); the
+// monitor's Secret is ours, so cached, and used only when it is
+// controlled by pc (status can be edited).
 func (c *Collector) credentials(ctx context.Context, pc *pgv1.PostgresCluster) (map[string][]byte, error) {
 	r := pc.Status.Resources
 	if r == nil {
 		return nil, nil
+	}
+	if ref := r.SuperUserSecretRef; ref != nil {
+		data, err := c.superuserCredentials(ctx, pc.Namespace, ref.Name)
+		if err != nil || data != nil {
+			return data, err
+		}
 	}
 	if ref := r.MonitorSecretRef; ref != nil {
 		sec, err := c.deps.Secrets.Secrets(pc.Namespace).Get(ref.Name)
@@ -236,14 +244,15 @@ func (c *Collector) credentials(ctx context.Context, pc *pgv1.PostgresCluster) (
 			return sec.Data, nil
 		}
 	}
-	ref := r.SuperUserSecretRef
-	if ref == nil {
-		return nil, nil
-	}
-	if sec, err := c.deps.Secrets.Secrets(pc.Namespace).Get(ref.Name); err == nil {
+	return nil, nil
+}
+
+// superuserCredentials reads the superuser Secret name, nil when missing.
+func (c *Collector) superuserCredentials(ctx context.Context, namespace, name string) (map[string][]byte, error) {
+	if sec, err := c.deps.Secrets.Secrets(namespace).Get(name); err == nil {
 		return sec.Data, nil
 	}
-	sec, err := c.deps.Kube.CoreV1().Secrets(pc.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	sec, err := c.deps.Kube.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}

@@ -32,10 +32,12 @@ type staticCAs []byte
 func (c staticCAs) Get(context.Context, string, string) ([]byte, error) { return c, nil }
 func (staticCAs) Forget(string, string)                                 {}
 
-// The collector logs in as the least privileged identity status names:
-// the monitor role once its Secret is published, the superuser (generated
-// or external) only before that, and nobody at all without either.
-func TestTargetPrefersTheMonitorRole(t *testing.T) {
+// The collector logs in as the superuser (generated or external) while
+// status names one — only it may use the slots Postgres reserves, and a
+// saturated server is when a sample matters — else as the monitor role
+// once its Secret is published (and only this cluster's), and as nobody
+// at all without either.
+func TestTargetIsTheSuperuserWhileAccessIsOnElseTheMonitor(t *testing.T) {
 	pc := readyCluster("shop", nil)
 	pc.UID = "uid-shop"
 	superuser := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "shop-superuser"},
@@ -59,7 +61,7 @@ func TestTargetPrefersTheMonitorRole(t *testing.T) {
 		resources *pgv1.ClusterResources
 		user, pw  string
 	}{
-		{"monitor and superuser published", &pgv1.ClusterResources{MonitorSecretRef: ref("shop-monitor"), SuperUserSecretRef: ref("shop-superuser")}, "setpoint_monitor", "monitor-pw"},
+		{"monitor and superuser published: the superuser may use the reserved slots", &pgv1.ClusterResources{MonitorSecretRef: ref("shop-monitor"), SuperUserSecretRef: ref("shop-superuser")}, "postgres", "su-pw"},
 		{"only the monitor", &pgv1.ClusterResources{MonitorSecretRef: ref("shop-monitor")}, "setpoint_monitor", "monitor-pw"},
 		{"monitor not applied yet", &pgv1.ClusterResources{SuperUserSecretRef: ref("shop-superuser")}, "postgres", "su-pw"},
 		{"external superuser", &pgv1.ClusterResources{SuperUserSecretRef: ref("vault-superuser")}, "postgres", "ext-pw"},

@@ -57,6 +57,15 @@ var permissionsCheckedByAdmission = map[string]bool{
 	"postgresdatabases/finalizers update": true,
 }
 
+// permissionsForALostRace are rules only a race uses: a DatabaseRole's
+// first write is a create, and only when the name turns out taken by an
+// object the cache had not seen yet is it read (get) and judged. The
+// lifecycle cannot provoke that race on demand; the unit test
+// TestRoleCreateLostToAnUnseenObjectIsAConflict does.
+var permissionsForALostRace = map[string]bool{
+	"databaseroles get": true,
+}
+
 // listBehindWatch: list on a resource an informer watched. client-go's
 // informers stream their initial list over the watch (WatchListClient,
 // sendInitialEvents) where the API server supports it, as this one does,
@@ -103,7 +112,7 @@ func TestShippedRBACSuffices(t *testing.T) {
 	granted := shippedPermissions(t)
 	var unused, ungranted []string
 	for p := range granted {
-		if !used[p] && !permissionsCheckedByAdmission[p] && !listBehindWatch(p, used) {
+		if !used[p] && !permissionsCheckedByAdmission[p] && !permissionsForALostRace[p] && !listBehindWatch(p, used) {
 			unused = append(unused, p)
 		}
 	}

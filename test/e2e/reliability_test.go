@@ -49,7 +49,8 @@ func waitWorkload(t *testing.T, ns string, dbs int) {
 func checkNoDuplicates(t *testing.T, ns string, dbs int) {
 	t.Helper()
 	secrets := passwords(t, ns)
-	if want := 1 + 2*dbs; len(secrets) != want {
+	// The superuser's and the monitor's, then admin and rw per database.
+	if want := 2 + 2*dbs; len(secrets) != want {
 		t.Errorf("%d managed Secrets, want %d: %v", len(secrets), want, secrets)
 	}
 	list, err := pg.CNPGV1().Databases(ns).List(t.Context(), metav1.ListOptions{})
@@ -57,8 +58,8 @@ func checkNoDuplicates(t *testing.T, ns string, dbs int) {
 		t.Errorf("%d CNPG Databases, want %d (%v)", len(list.Items), dbs, err)
 	}
 	roles, err := pg.CNPGV1().DatabaseRoles(ns).List(t.Context(), metav1.ListOptions{})
-	if err != nil || len(roles.Items) != 2*dbs {
-		t.Errorf("%d DatabaseRoles, want %d (%v)", len(roles.Items), 2*dbs, err)
+	if want := 1 + 2*dbs; err != nil || len(roles.Items) != want { // the monitor's, then admin and rw per database
+		t.Errorf("%d DatabaseRoles, want %d (%v)", len(roles.Items), want, err)
 	}
 }
 
