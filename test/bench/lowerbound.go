@@ -21,7 +21,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	"github.com/setpoint-dev/setpoint/pkg/operator"
@@ -31,15 +33,38 @@ import (
 
 // The lower bound is a plain loop doing, per object, only the writes and
 // SQL the job needs, with the operator's worker counts and client rate
-// limits. Its CNPG objects carry a label the stand-in's selector excludes,
-// so nothing reacts to them; the loop runs the SQL CNPG would run (two
-// CREATE ROLE and a CREATE DATABASE per database) itself, since in the
-// operator's run that work is on the critical path too.
+// limits:
+//
+//   - per PostgresCluster (6 API writes): finalizer, the monitor role's
+//     Secret, CNPG Cluster apply (superuser access off, as the bench's
+//     class leaves it), the monitor role's DatabaseRole apply
+//     (setpoint_monitor in pg_monitor; the fields monitorRoleApply sets),
+//     connection ConfigMap apply, one status write; and CNPG's SQL for
+//     the monitor role (CREATE ROLE … IN ROLE pg_monitor, COMMENT ON
+//     ROLE). The cluster applies no database's roles: since issue 28
+//     each is a CNPG DatabaseRole written by the PostgresDatabase that
+//     needs it;
+//   - per PostgresDatabase (8 API writes): finalizer, two Secrets,
+//     ConfigMap apply, one DatabaseRole apply per role (<db>_admin,
+//     <db>_rw; the fields the operator's roleApply sets), CNPG Database
+//     apply, one status write; and its SQL (14 statements): what CNPG runs
+//     for the two DatabaseRoles and the Database (CREATE ROLE and COMMENT
+//     ON ROLE each, CREATE DATABASE), then the operator's grant
+//     transaction (BEGIN, six grants, the database's COMMENT marker,
+//     COMMIT), here as postgres on the shared server (the operator logs in
+//     as <db>_admin: one connection either way).
+//
+// Reads are not replayed: neither the operator's checks in Postgres before
+// its first write of a role or database (role_claim.go, checkNewDatabase,
+// the monitor role's claim) nor CNPG's own lookups. Its CNPG objects carry a label the stand-in's
+// selector excludes, so nothing reacts to them, and nothing waits for a
+// CNPG report: the loop runs the SQL CNPG would run itself, from its first
+// second, since in the operator's run that work is on the critical path
+// too.
 const (
-	lbFinalizer    = "bench.setpoint.dev/lower-bound"
-	lbManager      = "setpoint-bench"
-	lbManagedBy    = "setpoint-bench-lower-bound"
-	lbRolesManager = "setpoint-bench-roles"
+	lbFinalizer = "bench.setpoint.dev/lower-bound"
+	lbManager   = "setpoint-bench"
+	lbManagedBy = "setpoint-bench-lower-bound"
 )
 
 var (
@@ -132,8 +157,14 @@ func runLowerBound(ctx context.Context, admin *rest.Config, cfg lbConfig) (*lbRe
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var conn *pgx.Conn // this worker's connection to database postgres
+			defer func() {
+				if conn != nil {
+					_ = conn.Close(context.Background())
+				}
+			}()
 			for c := range clusters {
-				if err := lb.cluster(ctx, c); err != nil {
+				if err := lb.cluster(ctx, c, &conn); err != nil {
 					errs <- fmt.Errorf("lower bound, cluster %s: %w", c.Name, err)
 					cancel()
 					return
@@ -213,51 +244,54 @@ func ownerApply(obj metav1.Object, gvk schema.GroupVersionKind) *metav1ac.OwnerR
 
 var lbApply = metav1.ApplyOptions{FieldManager: lbManager, Force: true}
 
-// cluster: finalizer, superuser Secret, CNPG Cluster, connection
-// ConfigMap, managed roles (all of the cluster's databases at once), one
-// status write.
-func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster) error {
-	ns, w := c.Namespace, lb.cfg.w
+// cluster: finalizer, monitor Secret, CNPG Cluster, monitor DatabaseRole
+// and CNPG's SQL for it on the worker's connection, connection ConfigMap,
+// one status write.
+func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster, conn **pgx.Conn) error {
+	ns := c.Namespace
 	c, err := lb.pg.PostgresV1alpha1().PostgresClusters(ns).Patch(ctx, c.Name, types.MergePatchType,
 		finalizerPatch(c.ResourceVersion), metav1.PatchOptions{FieldManager: lbManager})
 	if err != nil {
 		return err
 	}
 	owner := *metav1.NewControllerRef(c, clusterGVK)
-	su := basicAuth(ns, c.Name+"-superuser", "postgres", owner)
-	if _, err := lb.kube.CoreV1().Secrets(ns).Create(ctx, su, metav1.CreateOptions{FieldManager: lbManager}); err != nil {
+	mon := basicAuth(ns, controller.MonitorSecretName(c.Name), controller.MonitorRole, owner)
+	if _, err := lb.kube.CoreV1().Secrets(ns).Create(ctx, mon, metav1.CreateOptions{FieldManager: lbManager}); err != nil {
 		return err
 	}
 	labels := map[string]string{"app.kubernetes.io/managed-by": lbManagedBy, "postgres.setpoint.dev/cluster": c.Name}
 	ac := cnpgac.Cluster(c.Name, ns).WithLabels(labels).WithOwnerReferences(ownerApply(c, clusterGVK)).
 		WithSpec(cnpgac.ClusterSpec().WithInstances(1).WithImageName("ghcr.io/cloudnative-pg/postgresql:15").
-			WithSuperuserSecret(cnpgac.LocalObjectReference().WithName(su.Name)).WithEnableSuperuserAccess(true).
+			WithEnableSuperuserAccess(false).
 			WithStorage(cnpgac.StorageConfiguration().WithSize("1Gi")))
 	if _, err := lb.pg.CNPGV1().Clusters(ns).Apply(ctx, ac, lbApply); err != nil {
+		return err
+	}
+	rac := cnpgac.DatabaseRole(controller.MonitorRoleObject(c.Name), ns).WithLabels(labels).
+		WithOwnerReferences(ownerApply(c, clusterGVK)).
+		WithSpec(cnpgac.DatabaseRoleSpec().WithCluster(cnpgac.LocalObjectReference().WithName(c.Name)).
+			WithName(controller.MonitorRole).WithLogin(true).WithInRoles("pg_monitor").
+			WithPasswordSecret(cnpgac.LocalObjectReference().WithName(mon.Name)).
+			WithComment(controller.ClusterMarker(ns, c.Name)).
+			WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimDelete))
+	if _, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, rac, lbApply); err != nil {
+		return err
+	}
+	// CNPG's SQL for it. setpoint_monitor is one role per server, and the
+	// shared backend is one server for every cluster: the loop creates a
+	// role of the cluster's own name instead, at the same cost.
+	role := pgx.Identifier{lb.cfg.w.prefix + c.Name + "_monitor"}.Sanitize()
+	if err := lb.exec(ctx, conn,
+		"CREATE ROLE "+role+roleAttrs+" IN ROLE pg_monitor PASSWORD "+quoteLiteral(string(mon.Data["password"])),
+		"COMMENT ON ROLE "+role+" IS "+quoteLiteral(controller.ClusterMarker(ns, c.Name))); err != nil {
 		return err
 	}
 	svc := func(s string) string { return fmt.Sprintf("%s%s.%s.svc", c.Name, s, ns) }
 	cm := corev1ac.ConfigMap(c.Name+"-connection", ns).WithLabels(labels).
 		WithOwnerReferences(ownerApply(c, clusterGVK)).
 		WithData(map[string]string{"rw-host": svc("-rw"), "ro-host": svc("-ro"), "r-host": svc("-r"), "port": "5432",
-			"superuser-name": "postgres", "superuser-secret": su.Name, "ca-secret": c.Name + "-ca",
-			"ca-secret-key": "ca.crt", "sslmode": "verify-full"})
+			"ca-secret": c.Name + "-ca", "ca-secret-key": "ca.crt", "sslmode": "verify-full"})
 	if _, err := lb.kube.CoreV1().ConfigMaps(ns).Apply(ctx, cm, lbApply); err != nil {
-		return err
-	}
-	i := clusterIndex(c.Name)
-	var roles []*cnpgac.RoleConfigurationApplyConfiguration
-	for j := range w.perDB {
-		db := w.dbName(i, j)
-		for _, r := range []struct{ role, secret string }{
-			{db + "_admin", w.dbObject(i, j) + "-" + db + "-admin"}, {db + "_rw", w.dbObject(i, j) + "-" + db + "-rw"}} {
-			roles = append(roles, cnpgac.RoleConfiguration().WithName(r.role).WithEnsure("present").
-				WithComment("managed by setpoint").WithLogin(true).WithInherit(true).WithConnectionLimit(-1).
-				WithPasswordSecret(cnpgac.LocalObjectReference().WithName(r.secret)))
-		}
-	}
-	rolesAC := cnpgac.Cluster(c.Name, ns).WithSpec(cnpgac.ClusterSpec().WithManaged(cnpgac.ManagedConfiguration().WithRoles(roles...)))
-	if _, err := lb.pg.CNPGV1().Clusters(ns).Apply(ctx, rolesAC, metav1.ApplyOptions{FieldManager: lbRolesManager, Force: true}); err != nil {
 		return err
 	}
 	c = c.DeepCopy()
@@ -266,17 +300,11 @@ func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster) erro
 		CurrentPrimary: c.Name + "-1",
 		ProvisionerRef: &pgv1.ProvisionerReference{APIVersion: "postgresql.cnpg.io/v1", Kind: "Cluster", Name: c.Name},
 		Resources: &pgv1.ClusterResources{ConfigMapRef: &pgv1.LocalObjectReference{Name: c.Name + "-connection"},
-			SuperUserSecretRef: &pgv1.LocalObjectReference{Name: su.Name}},
-		Conditions: conditions(c.Generation, "ProvisionerReady", "SecretReady", "ConfigMapReady", "ManagedRolesReady"),
+			MonitorSecretRef: &pgv1.LocalObjectReference{Name: mon.Name}},
+		Conditions: conditions(c.Generation, "SecretReady", "ProvisionerReady", "MonitorReady", "ConfigMapReady"),
 	}
 	_, err = lb.pg.PostgresV1alpha1().PostgresClusters(ns).UpdateStatus(ctx, c, metav1.UpdateOptions{FieldManager: lbManager})
 	return err
-}
-
-func clusterIndex(name string) int {
-	var i int
-	_, _ = fmt.Sscanf(name, "c%d", &i)
-	return i
 }
 
 func conditions(gen int64, types ...string) []metav1.Condition {
@@ -289,9 +317,10 @@ func conditions(gen int64, types ...string) []metav1.Condition {
 	return out
 }
 
-// database: finalizer, two Secrets, ConfigMap, CNPG Database, CNPG's SQL
-// (CREATE ROLE ×2, CREATE DATABASE) on the worker's connection, the grant
-// transaction on a connection to the new database, one status write.
+// database: finalizer, two Secrets, ConfigMap, a DatabaseRole per role,
+// CNPG Database, CNPG's SQL (CREATE ROLE and COMMENT ON ROLE per role,
+// CREATE DATABASE) on the worker's connection, the grant transaction on a
+// connection to the new database, one status write.
 func (lb *lowerBound) database(ctx context.Context, d *pgv1.PostgresDatabase, conn **pgx.Conn) error {
 	ns := d.Namespace
 	db := d.Spec.Databases[0].Name
@@ -321,13 +350,28 @@ func (lb *lowerBound) database(ctx context.Context, d *pgv1.PostgresDatabase, co
 	if _, err := lb.kube.CoreV1().ConfigMaps(ns).Apply(ctx, cm, lbApply); err != nil {
 		return err
 	}
+	// One DatabaseRole per role, with the fields the operator's roleApply
+	// sets: named "<cluster>.<role, '_' as '-'>", controlled by the
+	// PostgresDatabase, login, setpoint's comment marker, the password
+	// Secret and the reclaim policy of deletionPolicy Delete.
+	for _, r := range []struct{ role, secret string }{{db + "_admin", admin.Name}, {db + "_rw", rw.Name}} {
+		rac := cnpgac.DatabaseRole(cluster+"."+strings.ReplaceAll(r.role, "_", "-"), ns).WithLabels(labels).
+			WithOwnerReferences(ownerApply(d, databaseGVK)).
+			WithSpec(cnpgac.DatabaseRoleSpec().WithCluster(cnpgac.LocalObjectReference().WithName(cluster)).
+				WithName(r.role).WithLogin(true).WithComment(controller.PostgresMarker(ns, d.Name)).
+				WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimDelete).
+				WithPasswordSecret(cnpgac.LocalObjectReference().WithName(r.secret)))
+		if _, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, rac, lbApply); err != nil {
+			return err
+		}
+	}
 	dac := cnpgac.Database(base, ns).WithLabels(labels).WithOwnerReferences(ownerApply(d, databaseGVK)).
 		WithSpec(cnpgac.DatabaseSpec().WithCluster(cnpgac.LocalObjectReference().WithName(cluster)).
 			WithName(db).WithOwner(db + "_admin").WithEnsure("present").WithDatabaseReclaimPolicy("delete"))
 	if _, err := lb.pg.CNPGV1().Databases(ns).Apply(ctx, dac, lbApply); err != nil {
 		return err
 	}
-	if err := lb.sql(ctx, db, string(admin.Data["password"]), string(rw.Data["password"]), conn); err != nil {
+	if err := lb.sql(ctx, db, controller.PostgresMarker(ns, d.Name), string(admin.Data["password"]), string(rw.Data["password"]), conn); err != nil {
 		return err
 	}
 	d = d.DeepCopy()
@@ -358,7 +402,12 @@ func (lb *lowerBound) connect(ctx context.Context, database string) (*pgx.Conn, 
 	return lb.connector.Connect(cctx, lb.target(database))
 }
 
-func (lb *lowerBound) sql(ctx context.Context, db, adminPw, rwPw string, conn **pgx.Conn) error {
+// roleAttrs is how CNPG creates a login role: naming every attribute.
+const roleAttrs = " NOBYPASSRLS NOCREATEDB NOCREATEROLE INHERIT LOGIN NOREPLICATION NOSUPERUSER CONNECTION LIMIT -1"
+
+// exec runs stmts, one by one, on the worker's connection to database
+// postgres, opened when it has none.
+func (lb *lowerBound) exec(ctx context.Context, conn **pgx.Conn, stmts ...string) error {
 	if *conn == nil || (*conn).IsClosed() {
 		c, err := lb.connect(ctx, "postgres")
 		if err != nil {
@@ -366,22 +415,33 @@ func (lb *lowerBound) sql(ctx context.Context, db, adminPw, rwPw string, conn **
 		}
 		*conn = c
 	}
-	id := func(s string) string { return pgx.Identifier{s}.Sanitize() }
-	admin, rw := id(db+"_admin"), id(db+"_rw")
-	// What CNPG does for the managed roles and the Database, as the
-	// stand-in runs it on the shared server.
-	for _, s := range []string{
-		"CREATE ROLE " + admin + " LOGIN INHERIT CONNECTION LIMIT -1 PASSWORD " + quoteLiteral(adminPw),
-		"CREATE ROLE " + rw + " LOGIN INHERIT CONNECTION LIMIT -1 PASSWORD " + quoteLiteral(rwPw),
-		"CREATE DATABASE " + id(db) + " OWNER " + admin + " STRATEGY " + cnpgsim.SharedCreateStrategy,
-	} {
+	for _, s := range stmts {
 		lb.statements.Add(1)
 		if _, err := (*conn).Exec(ctx, s); err != nil {
 			return fmt.Errorf("%.40s…: %w", s, err)
 		}
 	}
-	// What the operator does: the grants, in one transaction on a
-	// connection to the database.
+	return nil
+}
+
+func (lb *lowerBound) sql(ctx context.Context, db, marker, adminPw, rwPw string, conn **pgx.Conn) error {
+	id := func(s string) string { return pgx.Identifier{s}.Sanitize() }
+	admin, rw := id(db+"_admin"), id(db+"_rw")
+	// What CNPG does for the DatabaseRoles and the Database, as the
+	// stand-in runs it on the shared server: a new role is one CREATE ROLE
+	// naming every attribute, then its comment.
+	if err := lb.exec(ctx, conn,
+		"CREATE ROLE "+admin+roleAttrs+" PASSWORD "+quoteLiteral(adminPw),
+		"COMMENT ON ROLE "+admin+" IS "+quoteLiteral(marker),
+		"CREATE ROLE "+rw+roleAttrs+" PASSWORD "+quoteLiteral(rwPw),
+		"COMMENT ON ROLE "+rw+" IS "+quoteLiteral(marker),
+		"CREATE DATABASE "+id(db)+" OWNER "+admin+" STRATEGY "+cnpgsim.SharedCreateStrategy,
+	); err != nil {
+		return err
+	}
+	// What the operator does: the grants and the database's comment
+	// marker (grantPlan), in one transaction on a connection to the
+	// database.
 	c, err := lb.connect(ctx, db)
 	if err != nil {
 		return err
@@ -396,6 +456,7 @@ func (lb *lowerBound) sql(ctx context.Context, db, adminPw, rwPw string, conn **
 			"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO " + rw,
 			"ALTER DEFAULT PRIVILEGES FOR ROLE " + admin + " IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO " + rw,
 			"ALTER DEFAULT PRIVILEGES FOR ROLE " + admin + " IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO " + rw,
+			"COMMENT ON DATABASE " + id(db) + " IS " + quoteLiteral(marker),
 		} {
 			lb.statements.Add(1)
 			if _, err := tx.Exec(ctx, s); err != nil {

@@ -3,8 +3,9 @@
 // prints the figures of ../shared/design/measure.md: convergence of
 // PostgresClusters and PostgresDatabases next to a lower bound measured in
 // the same run, API requests per converged object, the idle cost of a full
-// resync, memory, queue wait, and leader failover. It prints figures; it
-// has no pass/fail thresholds.
+// resync, memory, queue wait, leader failover, and the size of the largest
+// object setpoint writes. It prints figures; it has no pass/fail
+// thresholds.
 //
 //	go run ./test/bench [-clusters 100] [-databases-per-cluster 10] [-reps 1] [-out bench.json]
 package main
@@ -307,6 +308,8 @@ type repResult struct {
 	streamBreakdown []string
 	// convBreakdown: mean time per object in each state during convergence.
 	convBreakdown []string
+	// objectSizes: per kind setpoint writes, its largest object at the end.
+	objectSizes []string
 }
 
 func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
@@ -558,6 +561,18 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 		fig["failover_after_sigterm_s"] = fo.afterTerm.Seconds()
 		fig["sigterm_to_exit_s"] = fo.termExit.Seconds()
 		logf("r%d: failover %.1fs after SIGKILL, %.2fs after SIGTERM", rep, fo.afterKill.Seconds(), fo.afterTerm.Seconds())
+	}
+
+	// 7. The largest object setpoint writes, as the API server holds it
+	// now (see objsize.go).
+	sizes, perCluster, err := measureObjectSizes(ctx, b.kube.CoreV1().RESTClient(), w.ns)
+	if err != nil {
+		return nil, fmt.Errorf("object sizes: %w", err)
+	}
+	if lines := objectSizeFigures(fig, sizes, perCluster); len(lines) > 0 {
+		res.objectSizes = prefixed(fmt.Sprintf("r%d ", rep), lines)
+		logf("r%d: largest object: %s %s, %d bytes (up to %d databases on one cluster)", rep,
+			sizes[0].kind, sizes[0].name, sizes[0].bytes, perCluster)
 	}
 	return res, nil
 }

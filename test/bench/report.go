@@ -39,7 +39,7 @@ var figureDefs = []figureDef{
 	{"status_writes_per_cluster", "status writes per PostgresCluster", "", "≤ 1 per real state change"},
 	{"status_writes_per_database", "status writes per PostgresDatabase", "", "≤ 1 per real state change"},
 	{"op_sql_statements_per_database", "operator SQL statements per database", "", ""},
-	{"lb_sql_statements_per_database", "lower bound SQL statements per database (incl. CNPG's 3)", "", ""},
+	{"lb_sql_statements_per_database", "lower bound SQL statements per database (14, incl. CNPG's 5; + the clusters' 2 spread over them)", "", ""},
 	{"op_pg_connections_per_database", "operator Postgres connections per database", "", ""},
 	{"reconciles_per_cluster", "reconciles per PostgresCluster", "", ""},
 	{"reconciles_per_database", "reconciles per PostgresDatabase", "", ""},
@@ -130,6 +130,10 @@ var figureDefs = []figureDef{
 	{"memory_returns_end", "  times freed memory was returned to the OS so far", "", ""},
 	{"op_gc_cycles_convergence", "GC cycles until all Ready", "", ""},
 	{"reconciles_total_per_object_end", "reconciles per object at the end", "", ""},
+	{"", "Object size at the end (compact JSON as the API server holds it; per kind below)", "", ""},
+	{"largest_object_bytes", "largest object setpoint writes (managedFields included)", "B", "constant in databases per cluster (limit ≈ 1.5 MiB)"},
+	{"largest_object_bytes_no_managed_fields", "  the same object without managedFields", "B", ""},
+	{"object_size_databases_per_cluster", "  PostgresDatabases on its busiest cluster then", "", ""},
 	{"", "Leader failover (2 replicas, lease 15s/10s/2s)", "", ""},
 	{"failover_after_sigkill_s", "SIGKILL leader → first reconcile by the other", "s", "≤ 17"},
 	{"failover_after_sigterm_s", "SIGTERM leader → first reconcile by the other", "s", "< 1"},
@@ -175,6 +179,7 @@ type report struct {
 	Light      []string           `json:"lightLoadTimelines,omitempty"`
 	Stream     []string           `json:"latencyPhaseTimePerState,omitempty"`
 	Converge   []string           `json:"convergenceTimePerState,omitempty"`
+	Sizes      []string           `json:"largestObjectPerKind,omitempty"`
 	objects    float64
 }
 
@@ -206,6 +211,7 @@ func buildReport(m runMeta, f flags, reps []*repResult) *report {
 		r.Light = append(r.Light, rep.lightTimelines...)
 		r.Stream = append(r.Stream, rep.streamBreakdown...)
 		r.Converge = append(r.Converge, rep.convBreakdown...)
+		r.Sizes = append(r.Sizes, rep.objectSizes...)
 	}
 	return r
 }
@@ -330,6 +336,12 @@ func (r *report) print(out io.Writer) {
 	if len(r.Light) > 0 {
 		fmt.Fprintln(out, "\nLight load: each cluster's states, seconds relative to CNPG's \"Cluster in healthy state\" (phase/ProvisionerReady reason)")
 		for _, l := range r.Light {
+			fmt.Fprintf(out, "  %s\n", l)
+		}
+	}
+	if len(r.Sizes) > 0 {
+		fmt.Fprintln(out, "\nObject size at the end: the largest object of each kind setpoint writes, compact JSON as stored (managedFields included), largest first")
+		for _, l := range r.Sizes {
 			fmt.Fprintf(out, "  %s\n", l)
 		}
 	}

@@ -12,34 +12,47 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
-	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
 )
 
-// roleTrace follows the role and database hand-overs of a phase's databases
-// across the objects it passes through, so that the time a database
-// spends in RolesPending can be split: the cluster takes on the claim and
-// applies spec.managed.roles, CNPG (the stand-in) reconciles the role and
-// says so in its status, which the database controller reads, and moves
-// on; then likewise for the CNPG Database.
+// roleTrace follows the role and database hand-overs of a phase's
+// databases across the objects they pass through, so that the time a
+// database spends in RolesPending can be split: the PostgresDatabase
+// controller applies one CNPG DatabaseRole per role, CNPG (the stand-in)
+// applies each and says so in its status (applied at its generation),
+// which the database controller reads, and moves on; then likewise for
+// the CNPG Database.
+//
+// DatabaseRoles and CNPG Databases are keyed by the Postgres names in
+// their spec (role, database): in the shared backend these are unique
+// server-wide, and the bench's names carry the run's prefix.
 type roleTrace struct {
 	prefix    string                     // database objects traced
 	pgName    func(object string) string // the Postgres database of a database object
 	clusterOf func(object string) string // its PostgresCluster, when the phase creates clusters too
 
-	mu             sync.Mutex
-	role           map[string]string    // database object → its first role
-	owned          map[string]time.Time // database object → the PostgresCluster's status names it owner of its role
-	inSpec         map[string]time.Time // role → in the CNPG Cluster's spec.managed.roles
-	cnpgReconciled map[string]time.Time // role → CNPG's status reports it reconciled
-	cnpgDB         map[string]time.Time // Postgres database → its CNPG Database exists (our apply)
-	cnpgDBApplied  map[string]time.Time // Postgres database → CNPG's status says applied (stand-in)
+	mu            sync.Mutex
+	roleCreated   map[string]time.Time // role → its DatabaseRole exists (our apply)
+	roleApplied   map[string]time.Time // role → CNPG's status: applied at the DatabaseRole's generation (stand-in)
+	cnpgDB        map[string]time.Time // Postgres database → its CNPG Database exists (our apply)
+	cnpgDBApplied map[string]time.Time // Postgres database → CNPG's status says applied (stand-in)
 }
 
+// roleSuffixes are the roles of a bench database, in the order the
+// database controller applies their DatabaseRoles (credentialsOf): the
+// first is the owner, <db>_admin. The bench asks for no read-only role.
+var roleSuffixes = []string{"_admin", "_rw"}
+
 func newRoleTrace(prefix string, pgName func(string) string) *roleTrace {
-	return &roleTrace{prefix: prefix, pgName: pgName, role: map[string]string{}, owned: map[string]time.Time{},
-		inSpec: map[string]time.Time{}, cnpgReconciled: map[string]time.Time{},
+	return &roleTrace{prefix: prefix, pgName: pgName,
+		roleCreated: map[string]time.Time{}, roleApplied: map[string]time.Time{},
 		cnpgDB: map[string]time.Time{}, cnpgDBApplied: map[string]time.Time{}}
+}
+
+func first(m map[string]time.Time, k string, at time.Time) {
+	if _, ok := m[k]; !ok {
+		m[k] = at
+	}
 }
 
 func (t *roleTrace) onDatabase(obj any) {
@@ -51,62 +64,36 @@ func (t *roleTrace) onDatabase(obj any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	first(t.cnpgDB, d.Spec.Name, now)
-	if d.Status.Applied != nil && *d.Status.Applied {
+	if d.Status.Applied != nil && *d.Status.Applied && d.Status.ObservedGeneration == d.Generation {
 		first(t.cnpgDBApplied, d.Spec.Name, now)
 	}
 }
 
-func first(m map[string]time.Time, k string, at time.Time) {
-	if _, ok := m[k]; !ok {
-		m[k] = at
-	}
-}
-
-func (t *roleTrace) onCluster(obj any) {
-	c, ok := obj.(*pgv1.PostgresCluster)
-	if !ok || c.Status.ManagedRolesStatus == nil {
-		return
-	}
-	now := time.Now()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	mrs := c.Status.ManagedRolesStatus
-	for _, o := range mrs.Owners {
-		if strings.HasPrefix(o.Owner.Name, t.prefix) {
-			if _, ok := t.role[o.Owner.Name]; !ok {
-				t.role[o.Owner.Name] = o.Role
-			}
-			first(t.owned, o.Owner.Name, now)
-		}
-	}
-}
-
-func (t *roleTrace) onCNPG(obj any) {
-	c, ok := obj.(*cnpgv1.Cluster)
+func (t *roleTrace) onDatabaseRole(obj any) {
+	r, ok := obj.(*cnpgv1.DatabaseRole)
 	if !ok {
 		return
 	}
-	now := time.Now()
+	t.observeRole(r, time.Now())
+}
+
+// observeRole records r as seen at now: created, and applied once CNPG
+// reports its current generation applied (what the database controller
+// waits for, roleApplied).
+func (t *roleTrace) observeRole(r *cnpgv1.DatabaseRole, now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if c.Spec.Managed != nil {
-		for _, r := range c.Spec.Managed.Roles {
-			first(t.inSpec, r.Name, now)
-		}
-	}
-	if s := c.Status.ManagedRolesStatus; s != nil {
-		for _, r := range s.ByStatus[cnpgv1.RoleStatusReconciled] {
-			first(t.cnpgReconciled, r, now)
-		}
+	first(t.roleCreated, r.Spec.Name, now)
+	if st := r.Status; st.Applied != nil && *st.Applied && st.ObservedGeneration == r.Generation {
+		first(t.roleApplied, r.Spec.Name, now)
 	}
 }
 
 func (t *roleTrace) watch(ctx context.Context, b *bench, ns string) error {
 	f := externalversions.NewSharedInformerFactoryWithOptions(b.pg, 0, externalversions.WithNamespace(ns))
 	for inf, fn := range map[cache.SharedIndexInformer]func(any){
-		f.CNPG().V1().Clusters().Informer():                   t.onCNPG,
-		f.Postgres().V1alpha1().PostgresClusters().Informer(): t.onCluster,
-		f.CNPG().V1().Databases().Informer():                  t.onDatabase,
+		f.CNPG().V1().DatabaseRoles().Informer(): t.onDatabaseRole,
+		f.CNPG().V1().Databases().Informer():     t.onDatabase,
 	} {
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc: fn, UpdateFunc: func(_, o any) { fn(o) }}); err != nil {
@@ -122,9 +109,34 @@ func (t *roleTrace) watch(ctx context.Context, b *bench, ns string) error {
 	return nil
 }
 
+// Stages of the hand-over, in the order they happen.
+const (
+	stRoleCreated = iota
+	stRoleApplied
+	stAllRolesApplied
+	stLeftRoles
+	stDBCreated
+	stDBApplied
+	stLeftDB
+	stReady
+	nStages
+)
+
+var stageNames = [nStages]string{
+	stRoleCreated:     "DatabaseRole of its first role (<db>_admin) exists (our apply)",
+	stRoleApplied:     "CNPG status: that DatabaseRole applied at its generation (stand-in)",
+	stAllRolesApplied: "CNPG status: every DatabaseRole of it applied (stand-in)",
+	stLeftRoles:       "PostgresDatabase leaves RolesPending",
+	stDBCreated:       "CNPG Database exists (our apply)",
+	stDBApplied:       "CNPG status: Database applied (stand-in)",
+	stLeftDB:          "PostgresDatabase leaves DatabaseApplying",
+	stReady:           "PostgresDatabase Ready",
+}
+
 // milestones returns, in order of their mean, the mean time from apply to
 // each step of the hand-over over the databases seen through all of them,
-// with the database's own Ready for reference.
+// with the database's own Ready (and, in the convergence phase, its
+// PostgresCluster's) for reference.
 func (t *roleTrace) milestones(r *readiness) []string {
 	r.mu.Lock()
 	applied := maps2(r.applied)
@@ -151,38 +163,50 @@ func (t *roleTrace) milestones(r *readiness) []string {
 	r.mu.Unlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	names := []string{"PostgresCluster status names the database owner of its role",
-		"role in the CNPG Cluster's spec.managed.roles (our apply)",
-		"CNPG status: role reconciled (stand-in)",
-		"PostgresDatabase leaves RolesPending",
-		"CNPG Database exists (our apply)",
-		"CNPG status: Database applied (stand-in)",
-		"PostgresDatabase leaves DatabaseApplying",
-		"PostgresDatabase Ready"}
-	sums := make([]time.Duration, len(names))
+	names := stageNames[:]
+	sums := make([]time.Duration, nStages)
 	var standIn, clusterReady time.Duration
 	n := 0
-	for db, role := range t.role {
-		key := "database/" + db
-		at, ok := applied[key]
+	for key, at := range applied {
+		db, ok := strings.CutPrefix(key, "database/")
+		if !ok || !strings.HasPrefix(db, t.prefix) {
+			continue
+		}
 		pgdb := t.pgName(db)
-		leftRoles := left[key]
-		if leftRoles.IsZero() {
+		var steps [nStages]time.Time
+		steps[stRoleCreated] = t.roleCreated[pgdb+roleSuffixes[0]]
+		steps[stRoleApplied] = t.roleApplied[pgdb+roleSuffixes[0]]
+		firstCreated := steps[stRoleCreated]
+		for _, s := range roleSuffixes {
+			c, a := t.roleCreated[pgdb+s], t.roleApplied[pgdb+s]
+			if a.IsZero() {
+				steps[stAllRolesApplied] = time.Time{}
+				break
+			}
+			if a.After(steps[stAllRolesApplied]) {
+				steps[stAllRolesApplied] = a
+			}
+			if !c.IsZero() && c.Before(firstCreated) {
+				firstCreated = c
+			}
+		}
+		steps[stLeftRoles] = left[key]
+		if steps[stLeftRoles].IsZero() {
 			// RolesPending never written: the database left it when it
 			// created its CNPG Database.
-			leftRoles = t.cnpgDB[pgdb]
+			steps[stLeftRoles] = t.cnpgDB[pgdb]
 		}
-		steps := []time.Time{t.owned[db], t.inSpec[role], t.cnpgReconciled[role], leftRoles,
-			t.cnpgDB[pgdb], t.cnpgDBApplied[pgdb], leftDB[key], ready[key]}
-		if !ok || slices.ContainsFunc(steps, time.Time.IsZero) {
+		steps[stDBCreated], steps[stDBApplied] = t.cnpgDB[pgdb], t.cnpgDBApplied[pgdb]
+		steps[stLeftDB], steps[stReady] = leftDB[key], ready[key]
+		if slices.ContainsFunc(steps[:], time.Time.IsZero) {
 			continue
 		}
 		for i, s := range steps {
 			sums[i] += s.Sub(at)
 		}
-		// The stand-in's own work: role spec → reconciled, Database
-		// created → applied.
-		standIn += steps[2].Sub(steps[1]) + steps[5].Sub(steps[4])
+		// The stand-in's own work: the first DatabaseRole created → the
+		// last applied, Database created → applied.
+		standIn += steps[stAllRolesApplied].Sub(firstCreated) + steps[stDBApplied].Sub(steps[stDBCreated])
 		if t.clusterOf != nil {
 			clusterReady += ready["cluster/"+t.clusterOf(db)].Sub(at)
 		}
@@ -191,7 +215,7 @@ func (t *roleTrace) milestones(r *readiness) []string {
 	if n == 0 {
 		return nil
 	}
-	total := sums[len(sums)-1].Seconds() / float64(n) // Ready
+	total := sums[stReady].Seconds() / float64(n)
 	si := standIn.Seconds() / float64(n)
 	idx := make([]int, len(names))
 	for i := range idx {
@@ -207,7 +231,7 @@ func (t *roleTrace) milestones(r *readiness) []string {
 	for _, i := range idx {
 		out = append(out, fmt.Sprintf("%6.3fs  %s", sums[i].Seconds()/float64(n), names[i]))
 	}
-	out = append(out, fmt.Sprintf("of the mean %.3fs to Ready, the stand-in's own work (role reconcile, CREATE DATABASE) is %.3fs, the rest %.3fs",
+	out = append(out, fmt.Sprintf("of the mean %.3fs to Ready, the stand-in's own work (DatabaseRoles applied, CREATE DATABASE) is %.3fs, the rest %.3fs",
 		total, si, total-si))
 	return out
 }

@@ -300,7 +300,7 @@ func watchReadiness(ctx context.Context, pg versioned.Interface, ns string, r *r
 }
 
 // stateOf names a status: its phase and its first condition that is not
-// True, with the reason ("Provisioning/RolesReady:RoleNotInCluster").
+// True, with the reason ("Provisioning/RolesReady:RolesPending").
 func stateOf(phase pgv1.Phase, conds []metav1.Condition) string {
 	st := string(phase)
 	if st == "" {
@@ -344,8 +344,8 @@ func (r *readiness) timeInStates(prefix string) map[string]time.Duration {
 }
 
 // roleTrace follows the convergence phase's databases through the role
-// and database hand-overs; dbObject and dbName tell it their Postgres
-// database and cluster.
+// (DatabaseRole) and database hand-overs; dbObject and dbName tell it
+// their Postgres database and cluster.
 func (w workload) roleTrace() *roleTrace {
 	t := newRoleTrace("c", func(obj string) string { return w.prefix + strings.Replace(obj, "-", "", 1) })
 	t.clusterOf = func(obj string) string { c, _, _ := strings.Cut(obj, "-"); return c }

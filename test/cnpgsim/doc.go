@@ -197,7 +197,9 @@
 //     not grow with every other Cluster's roles.
 //   - One postgres role cannot hold every Cluster's superuser password, so
 //     postgres is trusted over TLS from 127.0.0.1 whatever password is sent,
-//     and superuser Secrets are not applied.
+//     and superuser Secrets are not applied; so is setpoint_monitor, the
+//     role setpoint creates per Cluster for its checks (each Cluster's
+//     DatabaseRole of it sets the one role's password).
 //   - spec.postgresql.parameters and pg_hba are not applied (they are
 //     server-wide).
 //   - CREATE DATABASE copies the template by FILE_COPY, not Postgres 15's

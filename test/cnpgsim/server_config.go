@@ -43,7 +43,8 @@ type hbaConfig struct {
 	// userLines are spec.postgresql.pg_hba, placed where CNPG places them:
 	// after its own rules, before the final catch-all.
 	userLines []string
-	// trustSuperuser lets postgres in over TCP without a password: in
+	// trustSuperuser lets postgres (and setpoint_monitor, setpoint's
+	// per-cluster monitor role) in over TCP without a password: in
 	// shared-backend mode one role cannot hold every Cluster's password.
 	trustSuperuser bool
 }
@@ -56,6 +57,9 @@ func (h hbaConfig) render(clientUser string) (hba, ident string) {
 	b.WriteString("local replication postgres peer map=cnpgsim\n")
 	if h.trustSuperuser {
 		b.WriteString("hostssl all postgres 127.0.0.1/32 trust\n")
+		// setpoint's monitor role is one per Cluster too, by name: every
+		// Cluster's DatabaseRole of it sets its one password.
+		b.WriteString("hostssl all setpoint_monitor 127.0.0.1/32 trust\n")
 	}
 	for _, l := range h.userLines {
 		b.WriteString(l + "\n")
