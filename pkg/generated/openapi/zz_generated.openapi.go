@@ -3548,7 +3548,7 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseStatus(ref common.ReferenceCallba
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "roles is the role intent this object publishes for the cluster's managed roles, and whether each role exists.",
+							Description: "roles are the database's roles (each a CNPG DatabaseRole named <cluster>.<role>), and whether each exists; a role being removed is listed absent until it is gone. A record of progress only: the roles come from the spec.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -4673,7 +4673,7 @@ func schema_pkg_apis_postgres_v1alpha1_RoleStatus(ref common.ReferenceCallback) 
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "RoleStatus is a role a PostgresDatabase asks the cluster to manage.",
+				Description: "RoleStatus is one role of a database, as setpoint last saw it.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"name": {
@@ -4700,7 +4700,7 @@ func schema_pkg_apis_postgres_v1alpha1_RoleStatus(ref common.ReferenceCallback) 
 					},
 					"exists": {
 						SchemaProps: spec.SchemaProps{
-							Description: "exists is true when CloudNativePG reports the role reconciled.",
+							Description: "exists is true when CloudNativePG reports the role's DatabaseRole applied.",
 							Default:     false,
 							Type:        []string{"boolean"},
 							Format:      "",

@@ -211,15 +211,17 @@ type DatabaseStatus struct {
 	// configMapRef names the connection-info ConfigMap.
 	// +optional
 	ConfigMapRef *LocalObjectReference `json:"configMapRef,omitempty"`
-	// roles is the role intent this object publishes for the cluster's
-	// managed roles, and whether each role exists.
+	// roles are the database's roles (each a CNPG DatabaseRole named
+	// <cluster>.<role>), and whether each exists; a role being removed is
+	// listed absent until it is gone. A record of progress only: the
+	// roles come from the spec.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
 	Roles []RoleStatus `json:"roles,omitempty"`
 }
 
-// RoleStatus is a role a PostgresDatabase asks the cluster to manage.
+// RoleStatus is one role of a database, as setpoint last saw it.
 type RoleStatus struct {
 	// name of the role.
 	Name string `json:"name"`
@@ -228,7 +230,8 @@ type RoleStatus struct {
 	// passwordSecretRef names the Secret holding the role's password.
 	// +optional
 	PasswordSecretRef *LocalObjectReference `json:"passwordSecretRef,omitempty"`
-	// exists is true when CloudNativePG reports the role reconciled.
+	// exists is true when CloudNativePG reports the role's DatabaseRole
+	// applied.
 	Exists bool `json:"exists"`
 	// lastRotation is the last rotation of the role's generated password,
 	// read from its Secret.

@@ -38,8 +38,10 @@ type DatabaseStatusApplyConfiguration struct {
 	ROSecretRef *LocalObjectReferenceApplyConfiguration `json:"roSecretRef,omitempty"`
 	// configMapRef names the connection-info ConfigMap.
 	ConfigMapRef *LocalObjectReferenceApplyConfiguration `json:"configMapRef,omitempty"`
-	// roles is the role intent this object publishes for the cluster's
-	// managed roles, and whether each role exists.
+	// roles are the database's roles (each a CNPG DatabaseRole named
+	// <cluster>.<role>), and whether each exists; a role being removed is
+	// listed absent until it is gone. A record of progress only: the
+	// roles come from the spec.
 	Roles []RoleStatusApplyConfiguration `json:"roles,omitempty"`
 }
 

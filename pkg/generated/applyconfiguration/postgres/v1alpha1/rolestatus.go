@@ -25,7 +25,7 @@ import (
 // RoleStatusApplyConfiguration represents a declarative configuration of the RoleStatus type for use
 // with apply.
 //
-// RoleStatus is a role a PostgresDatabase asks the cluster to manage.
+// RoleStatus is one role of a database, as setpoint last saw it.
 type RoleStatusApplyConfiguration struct {
 	// name of the role.
 	Name *string `json:"name,omitempty"`
@@ -33,7 +33,8 @@ type RoleStatusApplyConfiguration struct {
 	Ensure *postgresv1alpha1.RoleEnsure `json:"ensure,omitempty"`
 	// passwordSecretRef names the Secret holding the role's password.
 	PasswordSecretRef *LocalObjectReferenceApplyConfiguration `json:"passwordSecretRef,omitempty"`
-	// exists is true when CloudNativePG reports the role reconciled.
+	// exists is true when CloudNativePG reports the role's DatabaseRole
+	// applied.
 	Exists *bool `json:"exists,omitempty"`
 	// lastRotation is the last rotation of the role's generated password,
 	// read from its Secret.
