@@ -51,12 +51,12 @@ func TestDiscoverAPIs(t *testing.T) {
 	if a.cnpgInstalled() || a.objectStores {
 		t.Fatalf("nothing installed, got %+v", a)
 	}
-	if r := a.notReadyReason(); !strings.Contains(r, "CloudNativePG is not installed") || !strings.Contains(r, "clusters, databases, poolers, scheduledbackups") {
+	if r := a.notReadyReason(); !strings.Contains(r, "CloudNativePG is not installed") || !strings.Contains(r, "clusters, databases, databaseroles, poolers, scheduledbackups") {
 		t.Errorf("readiness message %q", r)
 	}
 
 	disc.Resources = []*metav1.APIResourceList{resourceList(cnpgGroupVersion, "clusters", "poolers")}
-	if a, _ = discoverAPIs(disc); a.cnpgInstalled() || strings.Join(a.missingCNPG, ",") != "databases,scheduledbackups" {
+	if a, _ = discoverAPIs(disc); a.cnpgInstalled() || strings.Join(a.missingCNPG, ",") != "databases,databaseroles,scheduledbackups" {
 		t.Errorf("partial CNPG: missing %v", a.missingCNPG)
 	}
 
