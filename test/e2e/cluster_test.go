@@ -299,24 +299,39 @@ func expectIdle(t *testing.T, op *operatorProc, queue string) {
 	}
 }
 
-// settle waits until the operator has made no write for two seconds: the
-// last Event of a transition is sent asynchronously, and the stand-in may
-// still report a change that is real. Converged means nothing is in flight.
+// settle waits until the operator has made no write and run no pass for
+// two seconds: the last Event of a transition is sent asynchronously, the
+// stand-in may still report a change that is real (a DatabaseRole's status
+// a moment after our last write wakes a pass that writes nothing), and a
+// settle window may still hold a recheck. Converged means nothing is in
+// flight.
 func settle(t *testing.T, op *operatorProc) {
 	t.Helper()
-	last, quiet := writes(t, op), 0
+	activity := func() [2]float64 { return [2]float64{writes(t, op), op.metric(t, "setpoint_reconcile_total")} }
+	last, quiet := activity(), 0
 	deadline := time.Now().Add(30 * time.Second)
 	for quiet < 4 && time.Now().Before(deadline) {
 		time.Sleep(500 * time.Millisecond)
-		if n := writes(t, op); n != last {
+		if n := activity(); n != last {
 			last, quiet = n, 0
 		} else {
 			quiet++
 		}
 	}
 	if quiet < 4 {
-		t.Fatalf("the operator kept writing for 30 s: not converged")
+		t.Fatalf("the operator kept writing or passing for 30 s: not converged (writes, passes = %v)", last)
 	}
+}
+
+// passesBy counts the operator's reconcile passes by "queue outcome", so a
+// failed quiet-window check says what kind of pass ran.
+func passesBy(t *testing.T, op *operatorProc) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for _, s := range op.samples(t, "setpoint_reconcile_total") {
+		out[s.labels["name"]+" "+s.labels["outcome"]] += s.value
+	}
+	return out
 }
 
 // writes is the operator's count of mutating API requests, Leases aside.
