@@ -320,6 +320,34 @@ func settle(t *testing.T, op *operatorProc) {
 	}
 }
 
+// settleIdle waits, as settle does, and also for the passes to stop: no
+// write and no pass for longer than the cluster controller holds back a
+// CNPG status that has just changed (phaseSettle, 2 s). That recheck is a
+// pass without a write that settle alone cannot see coming; a window that
+// claims "nothing ran" must start after it.
+func settleIdle(t *testing.T, op *operatorProc) {
+	t.Helper()
+	const quietFor = 3 * time.Second
+	count := func() float64 {
+		n := writes(t, op)
+		for _, v := range passesBy(t, op) {
+			n += v
+		}
+		return n
+	}
+	last, since := count(), time.Now()
+	deadline := time.Now().Add(45 * time.Second)
+	for time.Since(since) < quietFor {
+		if time.Now().After(deadline) {
+			t.Fatalf("the operator kept writing or reconciling for 45 s: not idle")
+		}
+		time.Sleep(250 * time.Millisecond)
+		if n := count(); n != last {
+			last, since = n, time.Now()
+		}
+	}
+}
+
 // passesBy counts the operator's reconcile passes by "queue outcome", so a
 // failed quiet-window check says what kind of pass ran.
 func passesBy(t *testing.T, op *operatorProc) map[string]float64 {

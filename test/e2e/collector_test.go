@@ -120,7 +120,7 @@ func TestCollector(t *testing.T) {
 	})
 
 	t.Run("steady state costs no write and no pass", func(t *testing.T) {
-		settle(t, op)
+		settleIdle(t, op)
 		w := writesBy(t, op)
 		passes := passesBy(t, op)
 		edges := op.metric(t, "setpoint_collector_edges_total")
