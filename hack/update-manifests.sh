@@ -23,3 +23,9 @@ trap 'rm -rf "$tmp"' EXIT
   paths=github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1 output:crd:dir="$tmp")
 mkdir -p test/envtest/crds
 cp "$tmp/monitoring.coreos.com_podmonitors.yaml" test/envtest/crds/
+
+# The Helm chart ships the same CRDs in its crds/ directory (Helm installs
+# them before the templates and never upgrades or deletes them).
+rm -f charts/setpoint/crds/*.yaml
+mkdir -p charts/setpoint/crds
+cp manifests/crd/*.yaml charts/setpoint/crds/

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/setpoint-dev/setpoint/hack/tools/chart"
 	"github.com/setpoint-dev/setpoint/hack/tools/imagebuild"
 )
 
@@ -20,7 +21,8 @@ type Result struct {
 
 // Run builds the image, writes its archives (a docker tarball for each
 // platform), renders install.yaml pinned to the image index's digest,
-// checks it, and writes SHA256SUMS, all into out.
+// checks it, packages the Helm chart pinned to the same image with its
+// repository index, and writes SHA256SUMS, all into out.
 func Run(ctx context.Context, o imagebuild.Options, out string) (Result, error) {
 	idx, err := imagebuild.Build(ctx, o)
 	if err != nil {
@@ -49,8 +51,27 @@ func Run(ctx context.Context, o imagebuild.Options, out string) (Result, error) 
 		return Result{}, err
 	}
 	files = append(files, InstallFile)
+	charts, err := packageChart(o, img, out)
+	if err != nil {
+		return Result{}, err
+	}
+	files = append(files, charts...)
 	if err := WriteSums(out, files); err != nil {
 		return Result{}, err
 	}
 	return Result{Image: img, Files: append(files, SumsFile)}, nil
+}
+
+// packageChart writes charts/setpoint as a .tgz pinned to img, and the
+// index.yaml that makes out a Helm chart repository.
+func packageChart(o imagebuild.Options, img Image, out string) ([]string, error) {
+	r := chart.Release{Version: o.Version, Repository: img.Repository, Digest: img.Digest, Created: o.Created}
+	file, err := chart.Package(filepath.Join(o.Root, "charts", "setpoint"), out, r)
+	if err != nil {
+		return nil, err
+	}
+	if err := chart.Index(out, file, o.Created); err != nil {
+		return nil, err
+	}
+	return []string{file, chart.IndexFile}, nil
 }

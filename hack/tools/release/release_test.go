@@ -2,6 +2,7 @@ package release
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 
+	"github.com/setpoint-dev/setpoint/hack/tools/chart"
 	"github.com/setpoint-dev/setpoint/hack/tools/imagebuild"
 	"github.com/setpoint-dev/setpoint/hack/tools/internal/testsource"
 )
@@ -30,7 +32,7 @@ func TestRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"SHA256SUMS", "install.yaml", "setpoint-v0.0.0-test-linux-amd64.docker.tar",
+		"SHA256SUMS", "index.yaml", "install.yaml", "setpoint-0.0.0-test.tgz", "setpoint-v0.0.0-test-linux-amd64.docker.tar",
 		"setpoint-v0.0.0-test-linux-arm64.docker.tar", "setpoint-v0.0.0-test.oci", "setpoint-v0.0.0-test.oci.tar",
 	}
 	entries, _ := os.ReadDir(out)
@@ -57,7 +59,26 @@ func TestRelease(t *testing.T) {
 	if !strings.Contains(string(install), "image: "+pinned.Ref()+"\n") {
 		t.Errorf("install.yaml has no line image: %s", pinned.Ref())
 	}
+	checkChart(t, filepath.Join(out, "setpoint-0.0.0-test.tgz"), pinned)
 	checkSums(t, out)
+}
+
+// checkChart: the packaged chart runs the released image by default.
+func checkChart(t *testing.T, path string, img Image) {
+	t.Helper()
+	c, err := chart.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := chart.Render(c, "setpoint", "setpoint-system", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if chart.KeyOf(o) == "Deployment/setpoint-system/setpoint" && !strings.Contains(fmt.Sprint(o), "image:"+img.Ref()) {
+			t.Errorf("the packaged chart's Deployment does not run %s", img.Ref())
+		}
+	}
 }
 
 // archiveDigest reads the image index digest from the OCI archive itself.
