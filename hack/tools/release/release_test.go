@@ -114,8 +114,8 @@ func checkSums(t *testing.T, dir string) {
 			t.Errorf("sha256sum -c: %s", sc.Text())
 		}
 	}
-	if lines != 4 {
-		t.Errorf("SHA256SUMS checks %d files, want 4:\n%s", lines, out)
+	if lines != 6 {
+		t.Errorf("SHA256SUMS checks %d files, want 6:\n%s", lines, out)
 	}
 }
 
