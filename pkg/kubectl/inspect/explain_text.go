@@ -31,10 +31,10 @@ func writeExplanation(b *strings.Builder, e *Explanation, indent string) {
 	for _, c := range e.Causes {
 		p("  caused by:   %s: %s", c.Object, c.Status)
 	}
-	if e.Cluster != nil {
-		writeExplanation(b, e.Cluster, indent+"    ")
-	}
 	if e.Advice != "" {
 		p("  what to do:  %s", e.Advice)
+	}
+	if e.Cluster != nil {
+		writeExplanation(b, e.Cluster, indent+"    ")
 	}
 }

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -55,6 +56,8 @@ type PoolerReport struct {
 // PoolerObject is one CNPG Pooler.
 type PoolerObject struct {
 	Name string `json:"name"`
+	// Phase is what setpoint reports of it (status.connectionPoolerStatus).
+	Phase string `json:"phase,omitempty"`
 	// Instances is what CNPG reports in the Pooler's status (Pods created).
 	Instances int32 `json:"instances"`
 }
@@ -147,11 +150,8 @@ func pooler(c *pgv1.PostgresCluster, poolers []cnpgv1.Pooler) PoolerReport {
 	if ps == nil || !ps.Enabled {
 		return PoolerReport{}
 	}
-	find := func(name string) *PoolerObject {
-		if name == "" {
-			return nil
-		}
-		o := &PoolerObject{Name: name}
+	object := func(name, phase string) *PoolerObject {
+		o := &PoolerObject{Name: name, Phase: phase}
 		for _, p := range poolers {
 			if p.Name == name {
 				o.Instances = p.Status.Instances
@@ -159,7 +159,9 @@ func pooler(c *pgv1.PostgresCluster, poolers []cnpgv1.Pooler) PoolerReport {
 		}
 		return o
 	}
-	return PoolerReport{Enabled: true, ReadWrite: find(ps.ReadWrite), ReadOnly: find(ps.ReadOnly)}
+	return PoolerReport{Enabled: true,
+		ReadWrite: object(c.Name+poolerRWSuffix, ps.ReadWrite),
+		ReadOnly:  object(c.Name+poolerROSuffix, ps.ReadOnly)}
 }
 
 func backup(b *pgv1.BackupStatus) BackupReport {
@@ -192,15 +194,18 @@ func databases(cluster string, dbs []pgv1.PostgresDatabase) []DatabaseReport {
 	return out
 }
 
-// age renders how long ago t was, for the text view.
+// age renders how long ago t was, in the largest whole unit, as kubectl
+// shows ages.
 func age(now time.Time, t metav1.Time) string {
-	d := now.Sub(t.Time).Round(time.Second)
+	d := now.Sub(t.Time)
 	switch {
 	case d < time.Minute:
-		return d.String()
+		return fmt.Sprintf("%ds", int(d.Seconds()))
 	case d < time.Hour:
-		return d.Round(time.Minute).String()
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
 	default:
-		return d.Round(time.Hour).String()
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
 	}
 }

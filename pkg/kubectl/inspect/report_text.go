@@ -70,7 +70,7 @@ func writePooler(p printer, pl PoolerReport) {
 	}
 	for _, o := range []*PoolerObject{pl.ReadWrite, pl.ReadOnly} {
 		if o != nil {
-			p("Pooler:\t%s (%d instance(s) created)", o.Name, o.Instances)
+			p("Pooler:\t%s: %s (%d PgBouncer instance(s) created)", o.Name, orNone(o.Phase), o.Instances)
 		}
 	}
 }
