@@ -20,7 +20,8 @@ type Result struct {
 
 // Run builds the image, writes its archives (a docker tarball for each
 // platform), renders install.yaml pinned to the image index's digest,
-// checks it, and writes SHA256SUMS, all into out.
+// checks it, builds the kubectl plugin's archives and their krew manifest,
+// and writes SHA256SUMS, all into out.
 func Run(ctx context.Context, o imagebuild.Options, out string) (Result, error) {
 	idx, err := imagebuild.Build(ctx, o)
 	if err != nil {
@@ -49,6 +50,14 @@ func Run(ctx context.Context, o imagebuild.Options, out string) (Result, error) 
 		return Result{}, err
 	}
 	files = append(files, InstallFile)
+	plugin, err := WritePlugin(ctx, o, out)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := WriteKrewManifest(o, out); err != nil {
+		return Result{}, err
+	}
+	files = append(append(files, plugin...), KrewFile)
 	if err := WriteSums(out, files); err != nil {
 		return Result{}, err
 	}

@@ -30,7 +30,9 @@ func TestRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"SHA256SUMS", "install.yaml", "setpoint-v0.0.0-test-linux-amd64.docker.tar",
+		"SHA256SUMS", "install.yaml", "krew-setpoint.yaml",
+		"kubectl-setpoint-v0.0.0-test-linux-amd64.tar.gz", "kubectl-setpoint-v0.0.0-test-linux-arm64.tar.gz",
+		"setpoint-v0.0.0-test-linux-amd64.docker.tar",
 		"setpoint-v0.0.0-test-linux-arm64.docker.tar", "setpoint-v0.0.0-test.oci", "setpoint-v0.0.0-test.oci.tar",
 	}
 	entries, _ := os.ReadDir(out)
@@ -58,6 +60,8 @@ func TestRelease(t *testing.T) {
 		t.Errorf("install.yaml has no line image: %s", pinned.Ref())
 	}
 	checkSums(t, out)
+	checkKrew(t, o, out)
+	checkPluginRuns(t, o, out)
 }
 
 // archiveDigest reads the image index digest from the OCI archive itself.
@@ -93,8 +97,8 @@ func checkSums(t *testing.T, dir string) {
 			t.Errorf("sha256sum -c: %s", sc.Text())
 		}
 	}
-	if lines != 4 {
-		t.Errorf("SHA256SUMS checks %d files, want 4:\n%s", lines, out)
+	if lines != 7 {
+		t.Errorf("SHA256SUMS checks %d files, want 7:\n%s", lines, out)
 	}
 }
 
