@@ -122,6 +122,14 @@ func (w *world) testExplain(t *testing.T) {
 		t.Errorf("explain text:\n%s", text.out)
 	}
 	t.Logf("kubectl setpoint explain lonely-app:\n%s", text.out)
+	res = w.run(t, nil, "explain", "--cluster", "lonely", "-o", "yaml")
+	var ce inspect.Explanation
+	if err := yaml.Unmarshal([]byte(res.out), &ce); err != nil || res.err != nil {
+		t.Fatalf("explain --cluster lonely: %v %v\n%s", res.err, err, res.out)
+	}
+	if ce.Object != "PostgresCluster default/lonely" || ce.Condition == nil || ce.Condition.Reason != "ClassNotFound" {
+		t.Fatalf("explain --cluster lonely:\n%s", res.out)
+	}
 }
 
 // conn prints the URI from the ConfigMap; the password only when asked,
