@@ -124,7 +124,7 @@ bench: controlplane postgres
 image:
 	cd hack/tools && $(GO) run ./cmd/image $(IMAGE_FLAGS)
 
-## release: dist/install.yaml pinned to the image's tag and digest, the image archives, SHA256SUMS (VERSION=v0.2.0)
+## release: dist/install.yaml pinned to the image's tag and digest, the image archives, the kubectl plugin's archives and krew manifest, SHA256SUMS (VERSION=v0.2.0)
 release:
 	cd hack/tools && $(GO) run ./cmd/release $(IMAGE_FLAGS)
 

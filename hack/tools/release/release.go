@@ -22,7 +22,8 @@ type Result struct {
 // Run builds the image, writes its archives (a docker tarball for each
 // platform), renders install.yaml pinned to the image index's digest,
 // checks it, packages the Helm chart pinned to the same image with its
-// repository index, and writes SHA256SUMS, all into out.
+// repository index, builds the kubectl plugin's archives and their krew
+// manifest, and writes SHA256SUMS, all into out.
 func Run(ctx context.Context, o imagebuild.Options, out string) (Result, error) {
 	idx, err := imagebuild.Build(ctx, o)
 	if err != nil {
@@ -56,6 +57,14 @@ func Run(ctx context.Context, o imagebuild.Options, out string) (Result, error) 
 		return Result{}, err
 	}
 	files = append(files, charts...)
+	plugin, err := WritePlugin(ctx, o, out)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := WriteKrewManifest(o, out); err != nil {
+		return Result{}, err
+	}
+	files = append(append(files, plugin...), KrewFile)
 	if err := WriteSums(out, files); err != nil {
 		return Result{}, err
 	}

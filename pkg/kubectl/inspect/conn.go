@@ -1,0 +1,156 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// Connection is what a client needs to reach one database as one role,
+// read from what setpoint publishes: the database's ConfigMap (host,
+// port, database, user and Secret names, CA, sslmode) and the role's
+// Secret. Password stays empty unless asked for.
+type Connection struct {
+	Host     string `json:"host"`
+	Port     string `json:"port"`
+	Database string `json:"database"`
+	User     string `json:"user"`
+	// Secret holds the role's password (key "password").
+	Secret string `json:"secret"`
+	// CASecret / CASecretKey hold the root certificate to verify the
+	// server with (sslmode verify-full).
+	CASecret    string `json:"caSecret"`
+	CASecretKey string `json:"caSecretKey"`
+	SSLMode     string `json:"sslmode"`
+	Password    string `json:"-"`
+}
+
+// Roles and the ConfigMap keys of their user and Secret.
+var roleKeys = map[string][2]string{
+	"admin": {"admin-user", "admin-secret"},
+	"rw":    {"rw-user", "rw-secret"},
+	"ro":    {"ro-user", "ro-secret"},
+}
+
+// ConnectionOptions choose the role and the service.
+type ConnectionOptions struct {
+	Database string // the Postgres database; "" when the object has one
+	Role     string // admin, rw or ro
+	Pooler   bool   // the PgBouncer pooler's host instead of the -rw Service
+	// WithPassword reads the password from the role's Secret.
+	WithPassword bool
+}
+
+// Connection reads the connection info of one database of PostgresDatabase
+// name. It reads the ConfigMap setpoint writes, so it shows what
+// applications see, not a second derivation of it.
+func (r Reader) Connection(ctx context.Context, name string, o ConnectionOptions) (*Connection, error) {
+	keys, ok := roleKeys[o.Role]
+	if !ok {
+		return nil, fmt.Errorf("role %q: want admin, rw or ro", o.Role)
+	}
+	db, err := r.PG.PostgresV1alpha1().PostgresDatabases(r.Namespace).Get(ctx, name, getOpts)
+	if err != nil {
+		return nil, fmt.Errorf("get PostgresDatabase %s/%s: %w", r.Namespace, name, err)
+	}
+	spec, err := pickDatabase(db, o.Database)
+	if err != nil {
+		return nil, err
+	}
+	cmName := controller.NamesOf(db.Name, spec.Name).ConfigMap
+	cm, err := r.Kube.CoreV1().ConfigMaps(r.Namespace).Get(ctx, cmName, getOpts)
+	if err != nil {
+		return nil, fmt.Errorf("connection ConfigMap %s (published once the database's ConfigMapsReady is True): %w", cmName, err)
+	}
+	c, err := fromConfigMap(cm.Data, keys, o)
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s: %w", cmName, err)
+	}
+	if o.WithPassword {
+		if c.Password, err = r.password(ctx, c.Secret); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func fromConfigMap(d map[string]string, keys [2]string, o ConnectionOptions) (*Connection, error) {
+	c := &Connection{Host: d["host"], Port: d["port"], Database: d["database"], User: d[keys[0]], Secret: d[keys[1]],
+		CASecret: d["ca-secret"], CASecretKey: d["ca-secret-key"], SSLMode: d["sslmode"]}
+	if o.Pooler {
+		if d["pooler-host"] == "" {
+			return nil, fmt.Errorf("no pooler-host: the cluster has no connection pooler")
+		}
+		c.Host = d["pooler-host"]
+	}
+	if c.User == "" || c.Secret == "" {
+		return nil, fmt.Errorf("no %s / %s: the database has no %s role (readOnlyRole: true adds ro)", keys[0], keys[1], o.Role)
+	}
+	return c, nil
+}
+
+// password reads the role's password; it goes only where the caller puts
+// it (a URI with --show-password, PGPASSWORD for psql), never into errors.
+func (r Reader) password(ctx context.Context, secret string) (string, error) {
+	s, err := r.Kube.CoreV1().Secrets(r.Namespace).Get(ctx, secret, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("get Secret %s: %w", secret, err)
+	}
+	p, ok := s.Data["password"]
+	if !ok || len(p) == 0 {
+		return "", fmt.Errorf("secret %s has no password", secret)
+	}
+	return string(p), nil
+}
+
+// pickDatabase is the spec entry for database (a Postgres name), or the
+// only one when database is empty.
+func pickDatabase(db *pgv1.PostgresDatabase, database string) (pgv1.DatabaseSpec, error) {
+	var names []string
+	for _, d := range db.Spec.Databases {
+		if d.Name == database || (database == "" && len(db.Spec.Databases) == 1) {
+			return d, nil
+		}
+		names = append(names, d.Name)
+	}
+	if database == "" {
+		return pgv1.DatabaseSpec{}, fmt.Errorf("PostgresDatabase %s has databases %v: choose one with --database", db.Name, names)
+	}
+	return pgv1.DatabaseSpec{}, fmt.Errorf("PostgresDatabase %s has no database %q (it has %v)", db.Name, database, names)
+}
+
+// URI is the libpq connection URI; the password is in it only when it was
+// read (--show-password). sslrootcert is left to the caller: the CA is in
+// a Secret, not a file.
+func (c *Connection) URI() string {
+	u := url.URL{Scheme: "postgresql", Host: c.Host + ":" + c.Port, Path: "/" + c.Database}
+	if c.Password != "" {
+		u.User = url.UserPassword(c.User, c.Password)
+	} else {
+		u.User = url.User(c.User)
+	}
+	q := url.Values{}
+	if c.SSLMode != "" {
+		q.Set("sslmode", c.SSLMode)
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// CACertificate is the root certificate the server is verified with.
+func (r Reader) CACertificate(ctx context.Context, c *Connection) ([]byte, error) {
+	s, err := r.Kube.CoreV1().Secrets(r.Namespace).Get(ctx, c.CASecret, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("get CA Secret %s: %w", c.CASecret, err)
+	}
+	ca := s.Data[c.CASecretKey]
+	if len(ca) == 0 {
+		return nil, fmt.Errorf("CA Secret %s has no key %s", c.CASecret, c.CASecretKey)
+	}
+	return ca, nil
+}

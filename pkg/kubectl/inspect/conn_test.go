@@ -1,0 +1,68 @@
+package inspect
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+func connObjects() (*pgv1.PostgresDatabase, *corev1.ConfigMap, *corev1.Secret) {
+	db := database(pgv1.PhaseReady)
+	db.Spec.Databases[0].ReadOnlyRole = false
+	cm := &corev1.ConfigMap{ObjectMeta: meta("shop-app-order-items-config", 0), Data: map[string]string{
+		"host": "shop-rw.default.svc", "ro-host": "shop-ro.default.svc", "port": "5432", "database": "order_items",
+		"admin-user": "order_items_admin", "rw-user": "order_items_rw",
+		"admin-secret": "shop-app-order-items-admin", "rw-secret": "shop-app-order-items-rw",
+		"ca-secret": "shop-ca", "ca-secret-key": "ca.crt", "sslmode": "verify-full",
+		"pooler-host": "shop-pooler-rw.default.svc",
+	}}
+	sec := &corev1.Secret{ObjectMeta: meta("shop-app-order-items-rw", 0),
+		Data: map[string][]byte{"username": []byte("order_items_rw"), "password": []byte("p@ss/wörd")}}
+	return db, cm, sec
+}
+
+func TestConnectionWithoutPassword(t *testing.T) {
+	db, cm, sec := connObjects()
+	c, err := reader(db, cm, sec).Connection(t.Context(), "shop-app", ConnectionOptions{Role: "rw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.URI(), "postgresql://order_items_rw@shop-rw.default.svc:5432/order_items?sslmode=verify-full"; got != want {
+		t.Fatalf("URI %s, want %s", got, want)
+	}
+	if c.Password != "" {
+		t.Fatal("password read without being asked for")
+	}
+}
+
+func TestConnectionShowPasswordEscapes(t *testing.T) {
+	db, cm, sec := connObjects()
+	c, err := reader(db, cm, sec).Connection(t.Context(), "shop-app", ConnectionOptions{Role: "rw", Pooler: true, WithPassword: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "postgresql://order_items_rw:p%40ss%2Fw%C3%B6rd@shop-pooler-rw.default.svc:5432/order_items?sslmode=verify-full"
+	if got := c.URI(); got != want {
+		t.Fatalf("URI %s, want %s", got, want)
+	}
+}
+
+// A role the database does not have, or a role that is not a kind, is an
+// error that says so; the password never appears in an error.
+func TestConnectionErrors(t *testing.T) {
+	db, cm, sec := connObjects()
+	r := reader(db, cm, sec)
+	for role, want := range map[string]string{"ro": "readOnlyRole", "owner": "want admin, rw or ro"} {
+		_, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: role, WithPassword: true})
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "p@ss") {
+			t.Errorf("role %s: error %v, want one with %q", role, err, want)
+		}
+	}
+	_, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: "rw", Database: "nope"})
+	if err == nil || !strings.Contains(err.Error(), `no database "nope"`) {
+		t.Errorf("unknown database: %v", err)
+	}
+}
