@@ -4,8 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -18,6 +21,7 @@ import (
 type options struct {
 	kubeconfig      string
 	namespace       string
+	watchNamespaces string
 	clusterWorkers  int
 	databaseWorkers int
 	resync          time.Duration
@@ -46,7 +50,8 @@ type options struct {
 
 func (o *options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "Path to a kubeconfig; empty means in-cluster configuration.")
-	fs.StringVar(&o.namespace, "namespace", "", "Only watch this namespace; empty watches all namespaces.")
+	fs.StringVar(&o.namespace, "namespace", "", "Cache only this namespace, for development; the operator still manages classes' class-in-use finalizer, as cluster-wide. Empty watches all namespaces. For a namespace-scoped install use --watch-namespaces.")
+	fs.StringVar(&o.watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces to watch, each with namespaced RBAC (Role and RoleBinding): the operator lists and watches only those, and only reads PostgresClusterClasses (no class-in-use finalizer). Empty watches all namespaces.")
 	fs.IntVar(&o.clusterWorkers, "cluster-workers", 4, "Concurrent PostgresCluster passes.")
 	fs.IntVar(&o.databaseWorkers, "database-workers", 8, "Concurrent PostgresDatabase passes.")
 	fs.DurationVar(&o.resync, "resync-period", 10*time.Minute, "How often every object is re-examined even without changes.")
@@ -79,6 +84,9 @@ func (o *options) validate() error {
 	if (o.sampleInterval != 0 && o.sampleInterval < time.Second) || o.sampleWorkers < 1 || o.nearlyFull < 1 || o.nearlyFull > 100 {
 		return fmt.Errorf("--postgres-sample-interval must be 0 (off) or at least 1s, --postgres-sample-workers at least 1, --storage-nearly-full-percent within 1-100")
 	}
+	if _, err := o.watched(); err != nil {
+		return err
+	}
 	if o.memoryReturn != 0 && o.memoryReturn < time.Second {
 		return fmt.Errorf("--memory-return-period must be 0 (off) or at least 1s")
 	}
@@ -91,8 +99,11 @@ func (o *options) validate() error {
 }
 
 func (o *options) config() (operator.Config, error) {
+	watched, err := o.watched()
+	if err != nil {
+		return operator.Config{}, err
+	}
 	var rc *rest.Config
-	var err error
 	if o.kubeconfig != "" {
 		rc, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
 	} else {
@@ -105,6 +116,7 @@ func (o *options) config() (operator.Config, error) {
 	return operator.Config{
 		Rest:            rc,
 		Namespace:       o.namespace,
+		WatchNamespaces: watched,
 		ClusterWorkers:  o.clusterWorkers,
 		DatabaseWorkers: o.databaseWorkers,
 		Resync:          o.resync,
@@ -126,4 +138,26 @@ func (o *options) config() (operator.Config, error) {
 		},
 		CollectorOff: o.sampleInterval == 0,
 	}, nil
+}
+
+// watched parses --watch-namespaces: namespace names, each once.
+func (o *options) watched() ([]string, error) {
+	if o.watchNamespaces == "" {
+		return nil, nil
+	}
+	if o.namespace != "" {
+		return nil, fmt.Errorf("--namespace and --watch-namespaces exclude each other")
+	}
+	var out []string
+	for _, ns := range strings.Split(o.watchNamespaces, ",") {
+		ns = strings.TrimSpace(ns)
+		if errs := validation.IsDNS1123Label(ns); len(errs) != 0 {
+			return nil, fmt.Errorf("--watch-namespaces: %q is not a namespace name: %s", ns, strings.Join(errs, "; "))
+		}
+		if slices.Contains(out, ns) {
+			return nil, fmt.Errorf("--watch-namespaces: %q is listed twice", ns)
+		}
+		out = append(out, ns)
+	}
+	return out, nil
 }

@@ -26,4 +26,9 @@ type Config struct {
 	// Samples are the Postgres health collector's last samples, read by
 	// the cluster pass at the top; nil records no health.
 	Samples collector.Reader
+	// ClassesReadOnly: the operator watches only some namespaces
+	// (--watch-namespaces), so it cannot know every PostgresCluster of a
+	// class; it never writes classes (no class-in-use finalizer), which
+	// other installs watching other namespaces share.
+	ClassesReadOnly bool
 }

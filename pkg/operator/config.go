@@ -16,8 +16,15 @@ const FieldManager = controller.FieldManager
 // Config is everything Run needs.
 type Config struct {
 	Rest *rest.Config
-	// Namespace limits the operator to one namespace; "" watches all.
+	// Namespace limits the operator's caches to one namespace; "" watches
+	// all. Everything else stays cluster-wide (the class-in-use
+	// finalizer): a development aid.
 	Namespace string
+	// WatchNamespaces makes the operator namespace-scoped: one set of
+	// informers and controllers per namespace listed, no cluster-wide
+	// list or watch but of classes, which it only reads. Wins over
+	// Namespace.
+	WatchNamespaces []string
 	// ClusterWorkers and DatabaseWorkers are the workers per controller.
 	ClusterWorkers  int
 	DatabaseWorkers int

@@ -18,8 +18,6 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
-	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
-	"github.com/setpoint-dev/setpoint/pkg/controller/database"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	pgscheme "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/scheme"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
@@ -123,64 +121,45 @@ type controllers struct {
 // run starts informers and controllers for the CRDs installed, and
 // returns after ctx ends and every worker has drained.
 func (c *controllers) run(ctx context.Context, installed apis) error {
-	cfg, kube, pg, qm, pm, h := c.cfg, c.kube, c.pg, c.qm, c.pm, c.h
 	logger := klog.FromContext(ctx)
-	recorder, stopEvents, err := newRecorder(ctx, cfg.Rest)
+	recorder, stopEvents, err := newRecorder(ctx, c.cfg.Rest)
 	if err != nil {
 		return err
 	}
 	defer stopEvents()
-
-	inf := controller.NewInformers(kube, pg, cfg.Namespace, cfg.Resync)
-	inf.ObjectStoresMissing = !installed.objectStores
-	inf.PodMonitorsMissing = !installed.podMonitors
-	if err := inf.AddIndexers(); err != nil {
-		return err
-	}
-	connector := postgres.NewConnector(postgres.NewHostMap(cfg.PostgresHostMap)).WithMetrics(pm)
-	// One CA cache for both controllers: a CA one of them finds rotated
-	// (a verification failure makes it forget and re-read) is fresh for
-	// the other too.
-	cas := controller.NewCACache(kube)
-	clusterCfg := cluster.Config{
-		Kube: kube, PG: pg, Recorder: recorder, Connector: connector,
-		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm, CAs: cas,
-	}
-	var col *collector.Collector
-	if cfg.CollectorOff {
+	if c.cfg.CollectorOff {
 		logger.Info("The Postgres health collector is off: no health conditions, and storage auto-grow cannot act")
-	} else {
-		if col, err = c.newCollector(inf, cas); err != nil {
+	}
+	shared := scopeShared{
+		recorder:  recorder,
+		connector: postgres.NewConnector(postgres.NewHostMap(c.cfg.PostgresHostMap)).WithMetrics(c.pm),
+		// One CA cache for every controller: a CA one of them finds
+		// rotated (a verification failure makes it forget and re-read) is
+		// fresh for the others too.
+		cas: controller.NewCACache(c.kube),
+	}
+	var scopes []*scope
+	for _, ns := range c.namespaces() {
+		sc, err := c.newScope(ns, installed, shared)
+		if err != nil {
 			return err
 		}
-		clusterCfg.Samples = col
+		scopes = append(scopes, sc)
 	}
-	clusters, err := cluster.New(clusterCfg, inf)
-	if err != nil {
-		return err
+	for _, sc := range scopes {
+		if err := sc.inf.Start(ctx); err != nil {
+			return err
+		}
+		defer sc.inf.Shutdown()
 	}
-	databases, err := database.New(database.Config{
-		Kube: kube, PG: pg, Recorder: recorder, Connector: connector,
-		PostgresTimeout: cfg.PostgresTimeout, Metrics: qm, CAs: cas,
-	}, inf)
-	if err != nil {
-		return err
-	}
-	if err := inf.Start(ctx); err != nil {
-		return err
-	}
-	defer inf.Shutdown()
-	h.synced.Store(true)
-	logger.Info("Caches synced; starting workers")
+	c.h.synced.Store(true)
+	logger.Info("Caches synced; starting workers", "namespaces", len(scopes))
 
 	var wg sync.WaitGroup
-	errs := make(chan error, 2)
-	// The collector runs with the controllers, so only while leading.
-	if col != nil {
-		wg.Go(func() { col.Run(ctx, clusters.Wake) })
+	errs := make(chan error, 2*len(scopes))
+	for _, sc := range scopes {
+		sc.run(ctx, &wg, errs, c.cfg)
 	}
-	wg.Go(func() { errs <- clusters.Run(ctx, cfg.ClusterWorkers) })
-	wg.Go(func() { errs <- databases.Run(ctx, cfg.DatabaseWorkers) })
 	wg.Wait()
 	close(errs)
 	for err := range errs {

@@ -19,6 +19,10 @@ type Metrics struct {
 	retries        *prometheus.CounterVec
 	outcomes       *prometheus.CounterVec
 	rechecks       *prometheus.HistogramVec
+
+	// The gauges client-go sets (rather than moves up and down), shared
+	// by the queues of one name.
+	unfinishedShares, longestShares *sharedGauges
 }
 
 // NewMetrics creates the metrics and registers them with reg.
@@ -61,6 +65,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"name", "outcome"}),
 	}
 	reg.MustRegister(m.depth, m.adds, m.latency, m.workDuration, m.unfinished, m.longestRunning, m.retries, m.outcomes, m.rechecks)
+	m.unfinishedShares = newSharedGauges(m.unfinished, sum)
+	m.longestShares = newSharedGauges(m.longestRunning, largest)
 	return m
 }
 
@@ -82,10 +88,10 @@ func (p provider) NewWorkDurationMetric(name string) workqueue.HistogramMetric {
 	return p.m.workDuration.WithLabelValues(name)
 }
 func (p provider) NewUnfinishedWorkSecondsMetric(name string) workqueue.SettableGaugeMetric {
-	return p.m.unfinished.WithLabelValues(name)
+	return p.m.unfinishedShares.member(name)
 }
 func (p provider) NewLongestRunningProcessorSecondsMetric(name string) workqueue.SettableGaugeMetric {
-	return p.m.longestRunning.WithLabelValues(name)
+	return p.m.longestShares.member(name)
 }
 func (p provider) NewRetriesMetric(name string) workqueue.CounterMetric {
 	return p.m.retries.WithLabelValues(name)

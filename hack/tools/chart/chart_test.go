@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -278,5 +279,49 @@ func checkIndex(t *testing.T, path, file string) {
 	e := idx.Entries["setpoint"]
 	if len(e) != 1 || e[0].Version != "1.2.3" || len(e[0].URLs) != 1 || e[0].URLs[0] != file || len(e[0].Digest) != 64 {
 		t.Errorf("index entries = %+v", idx.Entries)
+	}
+}
+
+// watchNamespaces renders the namespace-scoped install of
+// overlays/namespaced: a Role with the overlay's rules in each namespace,
+// the class reader instead of the ClusterRole, and the flag.
+func TestWatchNamespaces(t *testing.T) {
+	got := render(t, map[string]any{"watchNamespaces": []any{"team-a", "team-b"}})
+	overlay, err := os.ReadFile(root + "/overlays/namespaced/role.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := chart.Decode(overlay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRules := byKey(t, objs)["Role/app/setpoint"]["rules"]
+	for _, ns := range []string{"team-a", "team-b"} {
+		role := got["Role/"+ns+"/setpoint"]
+		if role == nil || got["RoleBinding/"+ns+"/setpoint"] == nil {
+			t.Fatalf("no Role and RoleBinding in %s", ns)
+		}
+		if !reflect.DeepEqual(role["rules"], wantRules) {
+			t.Errorf("Role in %s has rules\n%v\nwant overlays/namespaced's\n%v", ns, role["rules"], wantRules)
+		}
+	}
+	for _, gone := range []string{"ClusterRole//setpoint", "ClusterRoleBinding//setpoint"} {
+		if got[gone] != nil {
+			t.Errorf("a namespace-scoped install renders %s", gone)
+		}
+	}
+	reader := got["ClusterRole//setpoint-namespaced"]
+	if reader == nil || got["ClusterRoleBinding//setpoint-namespaced"] == nil {
+		t.Fatal("no class-reading ClusterRole")
+	}
+	if s := fmt.Sprint(reader["rules"]); strings.Contains(s, "patch") || !strings.Contains(s, "postgresclusterclasses") {
+		t.Errorf("class reader rules %s: want classes read-only", s)
+	}
+	ctr := got["Deployment/"+namespace+"/setpoint"]["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	if args := toStrings(ctr["args"]); !slices.Contains(args, "--watch-namespaces=team-a,team-b") {
+		t.Errorf("args %v lack --watch-namespaces=team-a,team-b", args)
+	}
+	if err := chart.Lint(chartDir, namespace, map[string]any{"watchNamespaces": []any{"team-a"}}); err != nil {
+		t.Error(err)
 	}
 }

@@ -26,9 +26,12 @@ const ClassFinalizer = "postgres.setpoint.dev/class-in-use"
 func classKey(name string) workqueue.Key { return workqueue.Key{Name: name} }
 
 // ensureClassFinalizer puts the finalizer on a class a cluster resolved
-// from; once per class, so it costs nothing on later passes.
+// from; once per class, so it costs nothing on later passes. A
+// namespace-scoped operator leaves classes alone: it sees only its own
+// namespaces' clusters, so it could neither tell when a class is unused
+// nor share the finalizer with another install.
 func (c *Controller) ensureClassFinalizer(ctx context.Context, class *pgv1.PostgresClusterClass) error {
-	if class == nil || class.DeletionTimestamp != nil {
+	if class == nil || class.DeletionTimestamp != nil || c.deps.classesReadOnly {
 		return nil
 	}
 	_, err := controller.AddFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusterClasses(), class, ClassFinalizer)
@@ -53,7 +56,7 @@ func (c *Controller) syncClass(ctx context.Context, name string) (workqueue.Resu
 	if err != nil {
 		return workqueue.Result{}, err
 	}
-	if class.DeletionTimestamp == nil || !slices.Contains(class.Finalizers, ClassFinalizer) {
+	if class.DeletionTimestamp == nil || !slices.Contains(class.Finalizers, ClassFinalizer) || c.deps.classesReadOnly {
 		return workqueue.Result{}, nil
 	}
 	users := controller.ClustersOfClass(c.clusterIndex, name)

@@ -60,7 +60,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	podMonitorInformer, podMonitorLister := inf.PodMonitors()
 	c := &Controller{
 		deps: &deps{settle: newPhaseSettler(), kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
-			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout,
+			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout, classesReadOnly: cfg.ClassesReadOnly,
 			objectStoresMissing: inf.ObjectStoresMissing, podMonitorsMissing: inf.PodMonitorsMissing},
 		clusters:         pg.PostgresClusters().Lister(),
 		clusterIndex:     pg.PostgresClusters().Informer().GetIndexer(),

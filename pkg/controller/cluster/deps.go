@@ -25,6 +25,8 @@ type deps struct {
 	objectStoresMissing bool
 	// podMonitorsMissing: the Prometheus Operator's CRD is not installed.
 	podMonitorsMissing bool
+	// classesReadOnly: never write a PostgresClusterClass (Config).
+	classesReadOnly bool
 	// settle holds back CNPG status that flaps (phase_settle.go); nil
 	// reports it as it is.
 	settle *phaseSettler

@@ -1,0 +1,89 @@
+package release
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
+)
+
+// overlays/namespaced builds: the base without its ClusterRole, the class
+// reader instead, a Role for the example namespace, and the Deployment
+// watching only that namespace.
+func TestNamespacedOverlay(t *testing.T) {
+	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), "../../../overlays/namespaced")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, r := range res.Resources() {
+		kinds[r.GetKind()+"/"+r.GetNamespace()+"/"+r.GetName()] = true
+	}
+	for _, want := range []string{"ClusterRole//setpoint-namespaced", "ClusterRoleBinding//setpoint-namespaced",
+		"Role/app/setpoint", "RoleBinding/app/setpoint", "Role/setpoint-system/setpoint-leader-election",
+		"Deployment/setpoint-system/setpoint", "ClusterRole//setpoint-metrics-reader"} {
+		if !kinds[want] {
+			t.Errorf("the overlay lacks %s", want)
+		}
+	}
+	for _, gone := range []string{"ClusterRole//setpoint", "ClusterRoleBinding//setpoint"} {
+		if kinds[gone] {
+			t.Errorf("the overlay still has the cluster-wide %s", gone)
+		}
+	}
+	y, err := res.AsYaml()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(y), "- --watch-namespaces=app\n") {
+		t.Error("the overlay's Deployment does not pass --watch-namespaces=app")
+	}
+}
+
+// The namespaced Role grants what the ClusterRole grants, less what only
+// exists cluster-wide (classes, which the class reader only reads, and the
+// metrics endpoint's reviews): the two cannot drift apart.
+func TestNamespacedRoleIsTheClusterRole(t *testing.T) {
+	clusterRules := rulesOf(t, "../../../manifests/rbac/cluster_role.yaml", "ClusterRole")
+	roleRules := rulesOf(t, "../../../overlays/namespaced/role.yaml", "Role")
+	var want []string
+	for _, r := range clusterRules {
+		if !strings.Contains(r, "postgresclusterclasses") && !strings.Contains(r, "tokenreviews") && !strings.Contains(r, "subjectaccessreviews") {
+			want = append(want, r)
+		}
+	}
+	if strings.Join(roleRules, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the namespaced Role's rules\n%s\nare not the ClusterRole's less the cluster-scoped ones\n%s",
+			strings.Join(roleRules, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func rulesOf(t *testing.T, path, kind string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var o struct {
+			Kind  string           `json:"kind"`
+			Rules []map[string]any `json:"rules"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+			t.Fatal(err)
+		}
+		if o.Kind == kind {
+			var out []string
+			for _, r := range o.Rules {
+				out = append(out, fmt.Sprint(r))
+			}
+			return out
+		}
+	}
+	t.Fatalf("%s has no %s", path, kind)
+	return nil
+}

@@ -1,0 +1,85 @@
+package operator
+
+import (
+	"context"
+	"sync"
+
+	"k8s.io/client-go/tools/record"
+
+	"github.com/setpoint-dev/setpoint/pkg/collector"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
+	"github.com/setpoint-dev/setpoint/pkg/controller/database"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+)
+
+// A scope is the informers and controllers of one watched namespace (or
+// of all namespaces, "", the default). A namespace-scoped operator
+// (--watch-namespaces a,b) runs one scope per namespace: client-go's
+// informers list and watch either one namespace or all of them, and
+// RBAC granted per namespace allows only the former.
+type scope struct {
+	inf       *controller.Informers
+	col       *collector.Collector
+	clusters  *cluster.Controller
+	databases *database.Controller
+}
+
+// scopeShared is what every scope shares.
+type scopeShared struct {
+	recorder  record.EventRecorder
+	connector *postgres.Connector
+	cas       *controller.CACache
+}
+
+// namespaces are the scopes to run: the watched namespaces, or the one of
+// --namespace ("" is all).
+func (c *controllers) namespaces() []string {
+	if len(c.cfg.WatchNamespaces) != 0 {
+		return c.cfg.WatchNamespaces
+	}
+	return []string{c.cfg.Namespace}
+}
+
+// newScope builds the informers and controllers of namespace ns; nothing
+// runs until Start and run.
+func (c *controllers) newScope(ns string, installed apis, shared scopeShared) (*scope, error) {
+	cfg := c.cfg
+	inf := controller.NewInformers(c.kube, c.pg, ns, cfg.Resync)
+	inf.ObjectStoresMissing = !installed.objectStores
+	inf.PodMonitorsMissing = !installed.podMonitors
+	if err := inf.AddIndexers(); err != nil {
+		return nil, err
+	}
+	ctrlCfg := controller.Config{
+		Kube: c.kube, PG: c.pg, Recorder: shared.recorder, Connector: shared.connector,
+		PostgresTimeout: cfg.PostgresTimeout, Metrics: c.qm, CAs: shared.cas,
+		ClassesReadOnly: len(cfg.WatchNamespaces) != 0,
+	}
+	sc := &scope{inf: inf}
+	if !cfg.CollectorOff {
+		col, err := c.newCollector(inf, shared.cas)
+		if err != nil {
+			return nil, err
+		}
+		sc.col, ctrlCfg.Samples = col, col
+	}
+	var err error
+	if sc.clusters, err = cluster.New(ctrlCfg, inf); err != nil {
+		return nil, err
+	}
+	if sc.databases, err = database.New(ctrlCfg, inf); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// run starts the scope's workers (and collector, which runs only while
+// leading, as they do); each controller's result goes to errs.
+func (sc *scope) run(ctx context.Context, wg *sync.WaitGroup, errs chan<- error, cfg Config) {
+	if sc.col != nil {
+		wg.Go(func() { sc.col.Run(ctx, sc.clusters.Wake) })
+	}
+	wg.Go(func() { errs <- sc.clusters.Run(ctx, cfg.ClusterWorkers) })
+	wg.Go(func() { errs <- sc.databases.Run(ctx, cfg.DatabaseWorkers) })
+}
