@@ -60,7 +60,7 @@ func releaseManagedRoles(ctx context.Context, p *pass) error {
 		return fmt.Errorf("release managed roles of CNPG Cluster %s: %w", cl.Name, err)
 	}
 	p.cnpg = applied
-	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, "ReleasedManagedRoles",
+	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, pgv1.EventReleasedManagedRoles,
 		"Released %d role(s) from CNPG Cluster %s spec.managed.roles: each becomes a DatabaseRole of its PostgresDatabase", released, cl.Name)
 	klog.FromContext(ctx).V(2).Info("Released managed roles", "cnpgCluster", klog.KObj(cl), "roles", released)
 	return nil
