@@ -47,7 +47,7 @@ const (
 // Conditions of PostgresDatabase
 //
 // One condition per step of the database pipeline, in pipeline order,
-// plus Ready (ConditionReady): Ready is True when every step is done;
+// plus Ready: Ready is True when every step is done;
 // otherwise it carries the reason of the first step that is not, and
 // the later steps say Blocked.
 const (
@@ -78,8 +78,9 @@ const (
 //
 // Present only while they have something to say.
 const (
-	// ConditionPasswordRotation, on both kinds, reports the rotation
-	// asked for by the rotate-passwords annotation; absent without one.
+	// ConditionPasswordRotation is the state of the rotation asked for
+	// by the rotate-passwords annotation, on both kinds; absent without
+	// one.
 	// What to do: wait for True, then remove the annotation or change it
 	// for the next rotation.
 	ConditionPasswordRotation = "PasswordRotation"
@@ -89,9 +90,8 @@ const (
 //
 // Present only when storage.autoGrow is enabled.
 const (
-	// ConditionStorageAtLimit, on PostgresCluster with auto-grow
-	// enabled, is True when usage is over the threshold and the volume
-	// is already at autoGrow.limit. What to do: raise the limit or free
-	// space.
+	// ConditionStorageAtLimit is True when usage is over the auto-grow
+	// threshold and the volume is already at autoGrow.limit. What to do:
+	// raise the limit or free space.
 	ConditionStorageAtLimit = "StorageAtLimit"
 )
