@@ -68,6 +68,8 @@ var plantedLiterals = map[string]string{
 	"a metav1.Condition":          `_ = metav1.Condition{Type: "OopsReady", Reason: pgv1.ReasonDeclared}`,
 	"a declared reason spelled":   `_ = map[string]int{"Declared": 1}`,
 	"a case":                      `switch h.Reason { case "Oops": }`,
+	"a local reason constant":     `const reasonOops = "Oops"`,
+	"a local condition constant":  `const oopsCondition = "OopsReady"`,
 }
 
 const plantedPrefix = `package cluster

@@ -46,6 +46,10 @@ var conditionHelpers = map[string]int{
 
 func isReasonName(name string) bool { return strings.Contains(strings.ToLower(name), "reason") }
 
+func isConditionName(name string) bool {
+	return strings.Contains(strings.ToLower(name), "condition")
+}
+
 func newReasonScan(fset *token.FileSet, declared map[string]bool, files []*ast.File) *reasonScan {
 	s := &reasonScan{fset: fset, declared: declared, params: map[string][]int{}, structs: map[string][]string{}}
 	for name, i := range eventRecorderReasons {
@@ -185,8 +189,10 @@ func (s *reasonScan) scan(f *ast.File) {
 		case *ast.AssignStmt:
 			s.assign(v.Lhs, v.Rhs)
 		case *ast.ValueSpec:
+			// A reason or condition type declared here rather than in
+			// the API package is as undeclared as a literal.
 			for i, name := range v.Names {
-				if i < len(v.Values) && isReasonName(name.Name) {
+				if i < len(v.Values) && (isReasonName(name.Name) || isConditionName(name.Name)) {
 					s.literal(v.Values[i], name.Name)
 				}
 			}

@@ -66,13 +66,11 @@ func releaseManagedRoles(ctx context.Context, p *pass) error {
 	return nil
 }
 
-// rolesCondition is the condition of the managedRoles component an earlier
-// setpoint ran: its status still carries it, and a True left there would
-// go on saying this cluster hands out roles.
-const rolesCondition = "ManagedRolesReady"
-
+// dropRolesCondition removes the condition of the managedRoles component
+// an earlier setpoint ran: its status still carries it, and a True left
+// there would go on saying this cluster hands out roles.
 func dropRolesCondition(st *pgv1.PostgresClusterStatus) {
-	apimeta.RemoveStatusCondition(&st.Conditions, rolesCondition)
+	apimeta.RemoveStatusCondition(&st.Conditions, pgv1.ConditionManagedRolesReady)
 }
 
 // releaseRolesBody is rolesFieldManager's apply of an explicit empty list.

@@ -86,6 +86,19 @@ const (
 	ConditionPasswordRotation = "PasswordRotation"
 )
 
+// Retired conditions
+//
+// Conditions an earlier setpoint wrote. setpoint removes them from the
+// status of the objects that still carry one.
+const (
+	// ConditionManagedRolesReady was the condition of the managedRoles
+	// component of PostgresCluster, which handed out roles through the
+	// CNPG Cluster's spec.managed.roles; each role is now a DatabaseRole
+	// of its PostgresDatabase. What to do: alert on RolesReady of
+	// PostgresDatabase instead.
+	ConditionManagedRolesReady = "ManagedRolesReady"
+)
+
 // Conditions of PostgresCluster with auto-grow
 //
 // Present only when storage.autoGrow is enabled.
