@@ -5,7 +5,7 @@ GO ?= go
 CONTROLPLANE_BINS := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager $(BIN)/cnpg-manager
 NODE_BINS := $(BIN)/kubelet $(BIN)/kube-scheduler $(BIN)/kube-proxy
 
-.PHONY: all generate manifests verify build test unit lint controlplane postgres node node-packages node-images node-smoke release-test test-real demo bench image release clean
+.PHONY: all generate manifests docs verify build test unit lint controlplane postgres node node-packages node-images node-smoke release-test test-real demo bench image release clean
 
 # Image and release inputs. VERSION defaults to the nearest v* tag (else
 # v0.0.0-<commit>), with -dirty when the work tree has changes; the commit
@@ -27,9 +27,14 @@ generate:
 manifests:
 	hack/update-manifests.sh
 
-## verify: fail when generated code or CRDs are stale, a go.mod is untidy, controller-runtime or k8s.io/kubernetes creeps in, or lint fails
+## docs: regenerate the references in docs/reference from the code (the status reasons and conditions)
+docs:
+	hack/update-docs.sh
+
+## verify: fail when generated code, CRDs or references are stale, a go.mod is untidy, controller-runtime or k8s.io/kubernetes creeps in, or lint fails
 verify: lint
 	hack/verify-codegen.sh
+	hack/verify-docs.sh
 	hack/verify-tidy.sh
 	hack/verify-deps.sh
 

@@ -184,7 +184,7 @@ const (
 // for the garbage collector.
 func (e *ConflictError) Health(reason string) Health {
 	if e.Previous {
-		return Waiting(pgv1.PhasePending, "WaitingForGarbageCollection", e.Error(), GCRecheck)
+		return Waiting(pgv1.PhasePending, pgv1.ReasonWaitingForGarbageCollection, e.Error(), GCRecheck)
 	}
 	return Failed(reason, e.Error(), ConflictRecheck)
 }

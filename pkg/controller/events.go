@@ -19,9 +19,9 @@ func PhaseEvent(from, to pgv1.Phase, fromReason, toReason string) (typ, reason s
 	case to == pgv1.PhaseFailed && (from != pgv1.PhaseFailed || fromReason != toReason):
 		return "Warning", toReason, true
 	case to == pgv1.PhaseReady && from != pgv1.PhaseReady:
-		return "Normal", "Ready", true
+		return "Normal", pgv1.EventReady, true
 	case from == pgv1.PhaseReady && to != pgv1.PhaseReady && to != pgv1.PhaseDeleting:
-		return "Warning", "NotReady", true
+		return "Warning", pgv1.EventNotReady, true
 	}
 	return "", "", false
 }

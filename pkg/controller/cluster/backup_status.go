@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
 // scheduledBackupInvalid reports a ScheduledBackup CNPG will not run:
@@ -14,7 +16,7 @@ import (
 // Failed, not Ready with a schedule that never fires.
 func scheduledBackupInvalid(p *pass, reconcileErr error) (health, bool) {
 	if apierrors.IsInvalid(reconcileErr) {
-		return failed("ScheduledBackupInvalid", "CloudNativePG refused the ScheduledBackup: "+reconcileErr.Error()), true
+		return failed(pgv1.ReasonScheduledBackupInvalid, "CloudNativePG refused the ScheduledBackup: "+reconcileErr.Error()), true
 	}
 	if reconcileErr != nil {
 		return health{}, false
@@ -31,7 +33,7 @@ func scheduledBackupInvalid(p *pass, reconcileErr error) (health, bool) {
 		if b == nil || b.Status.Error == "" || b.Spec.Schedule != schedule {
 			continue
 		}
-		return failed("ScheduledBackupInvalid", fmt.Sprintf("CloudNativePG reports ScheduledBackup %s (schedule %q) invalid: %s",
+		return failed(pgv1.ReasonScheduledBackupInvalid, fmt.Sprintf("CloudNativePG reports ScheduledBackup %s (schedule %q) invalid: %s",
 			name, schedule, b.Status.Error)), true
 	}
 	return health{}, false

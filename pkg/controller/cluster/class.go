@@ -61,7 +61,7 @@ func (c *Controller) syncClass(ctx context.Context, name string) (workqueue.Resu
 	}
 	users := controller.ClustersOfClass(c.clusterIndex, name)
 	if len(users) > 0 {
-		c.deps.recorder.Eventf(class, corev1.EventTypeWarning, "ClassInUse",
+		c.deps.recorder.Eventf(class, corev1.EventTypeWarning, pgv1.EventClassInUse,
 			"deletion waits until no PostgresCluster uses this class; %d do: %s", len(users), describeKeys(users, 5))
 		return workqueue.Result{}, nil // each cluster's finalization wakes us
 	}

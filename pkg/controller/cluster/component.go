@@ -20,6 +20,13 @@ const (
 	contractCNPGCluster contractKey = "CNPGCluster"
 )
 
+// waitingReasons are the reasons of a component waiting for a contract,
+// declared in the API package like every reason users can see.
+var waitingReasons = map[contractKey]string{
+	contractSecret:      pgv1.ReasonWaitingForSecret,
+	contractCNPGCluster: pgv1.ReasonWaitingForCNPGCluster,
+}
+
 // contracts are the live objects published during one pass.
 type contracts struct {
 	// Secret is the superuser Secret. The Secret contract is the
@@ -122,7 +129,7 @@ func runComponents(ctx context.Context, cs []component, p *pass) (outcome, error
 		}
 		out.blocker, out.health = c.Name(), *h
 		for _, later := range cs[i+1:] {
-			controller.SetCondition(&p.status.Conditions, p.cluster.Generation, later.Condition(), false, "Blocked", "waiting for "+c.Condition())
+			controller.SetCondition(&p.status.Conditions, p.cluster.Generation, later.Condition(), false, pgv1.ReasonBlocked, "waiting for "+c.Condition())
 		}
 		return out, nil
 	}
@@ -134,7 +141,7 @@ func runComponents(ctx context.Context, cs []component, p *pass) (outcome, error
 func checkContracts(c component, p *pass) *health {
 	for _, r := range c.Requires() {
 		if !p.contracts.has(r) {
-			h := waiting(pgv1.PhasePending, "WaitingFor"+string(r), fmt.Sprintf("waiting for %s", r), 0)
+			h := waiting(pgv1.PhasePending, waitingReasons[r], fmt.Sprintf("waiting for %s", r), 0)
 			return &h
 		}
 	}

@@ -86,14 +86,14 @@ func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
 }
 
 func (backupComponent) Observe(_ context.Context, p *pass, err error) health {
-	if h, ok := conflictHealth("ScheduledBackupConflict", err); ok {
+	if h, ok := conflictHealth(pgv1.ReasonScheduledBackupConflict, err); ok {
 		return h
 	}
 	if h, ok := scheduledBackupInvalid(p, err); ok {
 		return h
 	}
 	if err != nil {
-		return waiting(pgv1.PhasePending, "BackupApplyFailed", err.Error(), 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonBackupApplyFailed, err.Error(), 0)
 	}
 	observeRecoveryWindow(p)
 	want := wantedBackups(p)
@@ -102,7 +102,7 @@ func (backupComponent) Observe(_ context.Context, p *pass, err error) health {
 			p.status.BackupStatus.ScheduledBackups = nil
 			p.status.BackupStatus.LastScheduleTime = nil
 		}
-		return ready("NotConfigured", "no backup schedule")
+		return ready(pgv1.ReasonNotConfigured, "no backup schedule")
 	}
 	if p.status.BackupStatus == nil {
 		p.status.BackupStatus = &pgv1.BackupStatus{}
@@ -120,5 +120,5 @@ func (backupComponent) Observe(_ context.Context, p *pass, err error) health {
 			}
 		}
 	}
-	return ready("BackupsScheduled", fmt.Sprintf("schedule %q (CNPG: %q)", p.want.Schedule, cnpgSchedule(p.want.Schedule)))
+	return ready(pgv1.ReasonBackupsScheduled, fmt.Sprintf("schedule %q (CNPG: %q)", p.want.Schedule, cnpgSchedule(p.want.Schedule)))
 }

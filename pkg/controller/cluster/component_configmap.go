@@ -79,14 +79,14 @@ func (configMapComponent) Reconcile(ctx context.Context, p *pass) error {
 }
 
 func (configMapComponent) Observe(_ context.Context, p *pass, err error) health {
-	if h, ok := conflictHealth("ConfigMapConflict", err); ok {
+	if h, ok := conflictHealth(pgv1.ReasonConfigMapConflict, err); ok {
 		return h
 	}
 	if err != nil {
-		return waiting(pgv1.PhasePending, "ConfigMapApplyFailed", err.Error(), 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonConfigMapApplyFailed, err.Error(), 0)
 	}
 	if len(p.obs.ca) == 0 {
-		return waiting(pgv1.PhaseProvisioning, "WaitingForCA", fmt.Sprintf("waiting for CNPG's CA Secret %q", p.name(caSuffix)), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonWaitingForCA, fmt.Sprintf("waiting for CNPG's CA Secret %q", p.name(caSuffix)), provisionRecheck)
 	}
 	r := p.resources()
 	r.ConfigMapRef = &pgv1.LocalObjectReference{Name: p.name(configMapSuffix)}
@@ -94,5 +94,5 @@ func (configMapComponent) Observe(_ context.Context, p *pass, err error) health 
 	if s := p.contracts.Secret; s != nil {
 		r.SuperUserSecretRef = &pgv1.LocalObjectReference{Name: s.Name}
 	}
-	return ready("ConfigMapApplied", fmt.Sprintf("connection info in ConfigMap %q", p.name(configMapSuffix)))
+	return ready(pgv1.ReasonConfigMapApplied, fmt.Sprintf("connection info in ConfigMap %q", p.name(configMapSuffix)))
 }

@@ -91,10 +91,10 @@ func (monitorComponent) Observe(_ context.Context, p *pass, err error) health {
 		return h
 	}
 	if errors.Is(err, errRoleUnverified) {
-		return waiting(pgv1.PhaseProvisioning, "MonitorRoleUnverified", err.Error(), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRoleUnverified, err.Error(), provisionRecheck)
 	}
 	if err != nil {
-		return waiting(pgv1.PhasePending, "MonitorError", err.Error(), 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonMonitorError, err.Error(), 0)
 	}
 	role, object := p.monitorRole, controller.MonitorRoleObject(p.cluster.Name)
 	if h, ok := monitorWait(role, p.monitorSecret, object); ok {
@@ -103,7 +103,7 @@ func (monitorComponent) Observe(_ context.Context, p *pass, err error) health {
 		return h
 	}
 	p.resources().MonitorSecretRef = &pgv1.LocalObjectReference{Name: p.monitorSecret.Name}
-	return ready("MonitorRoleApplied", fmt.Sprintf("role %s applied by CloudNativePG (DatabaseRole %q, Secret %q)",
+	return ready(pgv1.ReasonMonitorRoleApplied, fmt.Sprintf("role %s applied by CloudNativePG (DatabaseRole %q, Secret %q)",
 		controller.MonitorRole, object, p.monitorSecret.Name))
 }
 
@@ -112,9 +112,9 @@ func (monitorComponent) Observe(_ context.Context, p *pass, err error) health {
 func monitorConflictReason(err error) string {
 	var c *controller.ConflictError
 	if errors.As(err, &c) && c.Kind == "Secret" {
-		return "MonitorSecretConflict"
+		return pgv1.ReasonMonitorSecretConflict
 	}
-	return "MonitorRoleConflict"
+	return pgv1.ReasonMonitorRoleConflict
 }
 
 // monitorWait is the wait for CNPG while the role is not ready to log in
@@ -123,15 +123,15 @@ func monitorWait(role *cnpgv1.DatabaseRole, secret *corev1.Secret, object string
 	st := role.Status
 	switch {
 	case role.DeletionTimestamp != nil:
-		return waiting(pgv1.PhaseProvisioning, "MonitorRolePending",
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRolePending,
 			fmt.Sprintf("waiting for the previous DatabaseRole %q of role %s to be deleted", object, controller.MonitorRole), provisionRecheck), true
 	case st.ObservedGeneration == role.Generation && st.Applied != nil && !*st.Applied:
 		// CNPG retries on its own (and its status change wakes us); its
 		// message is the user's clue.
-		return waiting(pgv1.PhaseProvisioning, "MonitorRoleNotApplied",
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRoleNotApplied,
 			fmt.Sprintf("CloudNativePG could not apply role %s (DatabaseRole %q): %s", controller.MonitorRole, object, st.Message), eventRecheck), true
 	case !monitorRoleReady(role, secret):
-		return waiting(pgv1.PhaseProvisioning, "MonitorRolePending",
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRolePending,
 			fmt.Sprintf("role %s not yet applied by CloudNativePG (DatabaseRole %q)", controller.MonitorRole, object), provisionRecheck), true
 	}
 	return health{}, false

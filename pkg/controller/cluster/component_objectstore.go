@@ -59,24 +59,24 @@ func (objectStoreComponent) Reconcile(ctx context.Context, p *pass) error {
 }
 
 func (objectStoreComponent) Observe(_ context.Context, p *pass, err error) health {
-	if h, ok := conflictHealth("ObjectStoreConflict", err); ok {
+	if h, ok := conflictHealth(pgv1.ReasonObjectStoreConflict, err); ok {
 		return h
 	}
 	if ac := (*archiveConflictError)(nil); errors.As(err, &ac) {
 		// Rechecked every minute: the other cluster may go away.
-		return failedWait("ArchiveConflict", ac.Error())
+		return failedWait(pgv1.ReasonArchiveConflict, ac.Error())
 	}
 	if err == nil && p.want.ObjectStore != nil && p.deps.objectStoresMissing {
 		// Not an error to retry: the operator restarts its controllers, and
 		// so revisits every cluster, when the CRD appears.
-		return waiting(pgv1.PhasePending, "BackupTargetUnavailable", errObjectStoreCRDMissing.Error(), 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonBackupTargetUnavailable, errObjectStoreCRDMissing.Error(), 0)
 	}
 	if err != nil {
-		return waiting(pgv1.PhasePending, "ObjectStoreError", err.Error(), 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonObjectStoreError, err.Error(), 0)
 	}
 	if p.want.ObjectStore == nil {
 		p.status.BackupStatus = nil
-		return ready("NotConfigured", "no object store configured")
+		return ready(pgv1.ReasonNotConfigured, "no object store configured")
 	}
 	if p.status.BackupStatus == nil {
 		p.status.BackupStatus = &pgv1.BackupStatus{}
@@ -84,7 +84,7 @@ func (objectStoreComponent) Observe(_ context.Context, p *pass, err error) healt
 	p.status.BackupStatus.ObjectStore = p.name(objectStoreSuffix)
 	p.status.BackupStatus.ServerName = archiveServerName(p)
 	p.status.BackupStatus.ArchivePath = archivePath(p)
-	return ready("ObjectStoreApplied", fmt.Sprintf("ObjectStore %q", p.name(objectStoreSuffix)))
+	return ready(pgv1.ReasonObjectStoreApplied, fmt.Sprintf("ObjectStore %q", p.name(objectStoreSuffix)))
 }
 
 func desiredObjectStore(p *pass) *barmanac.ObjectStoreApplyConfiguration {

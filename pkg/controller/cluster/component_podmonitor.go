@@ -69,21 +69,21 @@ func (podMonitorComponent) Reconcile(ctx context.Context, p *pass) error {
 }
 
 func (podMonitorComponent) Observe(_ context.Context, p *pass, err error) health {
-	if h, ok := conflictHealth("PodMonitorConflict", err); ok {
+	if h, ok := conflictHealth(pgv1.ReasonPodMonitorConflict, err); ok {
 		return h
 	}
 	if err == nil && p.want.MonitoringOn && p.deps.podMonitorsMissing {
 		// Not an error to retry: the operator restarts its controllers, and
 		// so revisits every cluster, when the CRD appears.
-		return waiting(pgv1.PhasePending, "MonitoringUnavailable", errPodMonitorCRDMissing.Error(), 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonMonitoringUnavailable, errPodMonitorCRDMissing.Error(), 0)
 	}
 	if err != nil {
-		return waiting(pgv1.PhasePending, "PodMonitorError", err.Error(), 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonPodMonitorError, err.Error(), 0)
 	}
 	if !p.want.MonitoringOn {
-		return ready("NotConfigured", "monitoring disabled")
+		return ready(pgv1.ReasonNotConfigured, "monitoring disabled")
 	}
-	return ready("PodMonitorApplied", fmt.Sprintf("PodMonitor %q", p.name(podMonitorSuffix)))
+	return ready(pgv1.ReasonPodMonitorApplied, fmt.Sprintf("PodMonitor %q", p.name(podMonitorSuffix)))
 }
 
 // desiredPodMonitor is the PodMonitor CNPG recommends for a Cluster: its

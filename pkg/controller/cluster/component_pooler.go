@@ -62,15 +62,15 @@ func (poolerComponent) Reconcile(ctx context.Context, p *pass) error {
 }
 
 func (poolerComponent) Observe(_ context.Context, p *pass, err error) health {
-	if h, ok := conflictHealth("PoolerConflict", err); ok {
+	if h, ok := conflictHealth(pgv1.ReasonPoolerConflict, err); ok {
 		return h
 	}
 	if err != nil {
-		return waiting(pgv1.PhasePending, "PoolerApplyFailed", err.Error(), 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonPoolerApplyFailed, err.Error(), 0)
 	}
 	if !p.want.PoolerEnabled {
 		p.status.ConnectionPoolerStatus = nil
-		return ready("NotConfigured", "connection pooling disabled")
+		return ready(pgv1.ReasonNotConfigured, "connection pooling disabled")
 	}
 	st := &pgv1.ConnectionPoolerStatus{Enabled: true}
 	rw, ro := p.obs.poolers[p.name(poolerRWSuffix)], p.obs.poolers[p.name(poolerROSuffix)]
@@ -83,13 +83,13 @@ func (poolerComponent) Observe(_ context.Context, p *pass, err error) health {
 	p.status.ConnectionPoolerStatus = st
 	for _, pl := range []*cnpgv1.Pooler{rw, ro} {
 		if pl == nil || pl.Status.Instances < p.want.PoolerInstances {
-			return waiting(pgv1.PhaseProvisioning, "PoolerProvisioning", "waiting for PgBouncer instances", eventRecheck)
+			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonPoolerProvisioning, "waiting for PgBouncer instances", eventRecheck)
 		}
 		if ok, msg := pgBouncerAvailable(pl, p.obs.pgBouncers[pl.Name], p.want.PoolerInstances); !ok {
-			return waiting(pgv1.PhaseProvisioning, "PoolerProvisioning", msg, eventRecheck)
+			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonPoolerProvisioning, msg, eventRecheck)
 		}
 	}
-	return ready("PoolersReady", fmt.Sprintf("%d PgBouncer instance(s) per pooler", p.want.PoolerInstances))
+	return ready(pgv1.ReasonPoolersReady, fmt.Sprintf("%d PgBouncer instance(s) per pooler", p.want.PoolerInstances))
 }
 
 func poolerParams(p *pass) map[string]string {

@@ -83,21 +83,21 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 }
 
 func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) health {
-	if h, ok := conflictHealth("ClusterConflict", err); ok {
+	if h, ok := conflictHealth(pgv1.ReasonClusterConflict, err); ok {
 		return h
 	}
 	if apierrors.IsInvalid(err) || isAdmissionDenial(err) {
-		return failed("ClusterSpecInvalid", err.Error())
+		return failed(pgv1.ReasonClusterSpecInvalid, err.Error())
 	}
 	if err != nil {
-		return waiting(pgv1.PhasePending, "ApplyFailed", err.Error(), 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonApplyFailed, err.Error(), 0)
 	}
 	if p.loss != nil {
 		return lostHealth(p)
 	}
 	cl := p.cnpg
 	if cl == nil {
-		return waiting(pgv1.PhaseProvisioning, "ClusterCreating", "CNPG Cluster not created yet", provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonClusterCreating, "CNPG Cluster not created yet", provisionRecheck)
 	}
 	p.contracts.CNPGCluster = cl
 	st := p.status
@@ -107,25 +107,25 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 	if p.specApplied {
 		// CNPG has no observedGeneration: its status is stale right after
 		// a spec change, so look again shortly instead of trusting it.
-		return waiting(pgv1.PhaseConfiguring, "SpecApplied", specAppliedMessage, configureRecheck)
+		return waiting(pgv1.PhaseConfiguring, pgv1.ReasonSpecApplied, specAppliedMessage, configureRecheck)
 	}
 	if left := specAppliedHold(p, time.Now()); left > 0 {
-		return waiting(pgv1.PhaseConfiguring, "SpecApplied", specAppliedMessage, left)
+		return waiting(pgv1.PhaseConfiguring, pgv1.ReasonSpecApplied, specAppliedMessage, left)
 	}
 	phase, known := mapPhase(cl.Status.Phase)
 	msg := describePhase(cl)
 	switch {
 	case !known:
-		return waiting(pgv1.PhasePending, "UnknownCNPGPhase", msg, provisionRecheck)
+		return waiting(pgv1.PhasePending, pgv1.ReasonUnknownCNPGPhase, msg, provisionRecheck)
 	case phase == pgv1.PhaseFailed:
-		return failed("CNPGFailed", msg)
+		return failed(pgv1.ReasonCNPGFailed, msg)
 	case phase != pgv1.PhaseReady:
-		return waiting(phase, "CNPG"+string(phase), msg, eventRecheck)
+		return waiting(phase, cnpgWaitReasons[phase], msg, eventRecheck)
 	}
 	if controller.ConditionTrue(p.status.Conditions, pgv1.ConditionReady, p.cluster.Generation) &&
 		controller.ConditionTrue(p.status.Conditions, pgv1.ConditionProvisionerReady, p.cluster.Generation) &&
 		!checkSkipped(p) {
-		return ready("ClusterHealthy", heldHealthyMessage(p, msg))
+		return ready(pgv1.ReasonClusterHealthy, heldHealthyMessage(p, msg))
 	}
 	return checkParameters(ctx, p, msg)
 }
@@ -136,7 +136,7 @@ const specAppliedMessage = "applied a change to the CNPG Cluster"
 // so a healthy cluster is not held healthy on it.
 func checkSkipped(p *pass) bool {
 	c := apimeta.FindStatusCondition(p.status.Conditions, pgv1.ConditionProvisionerReady)
-	return c != nil && c.Reason == reasonPostgresNotChecked
+	return c != nil && c.Reason == pgv1.ReasonPostgresNotChecked
 }
 
 // specAppliedHold is how much longer a pass must not trust CNPG's status
@@ -149,7 +149,7 @@ func checkSkipped(p *pass) bool {
 // invalid pg_hba line was missed that way.
 func specAppliedHold(p *pass, now time.Time) time.Duration {
 	c := apimeta.FindStatusCondition(p.status.Conditions, pgv1.ConditionProvisionerReady)
-	if c == nil || c.Reason != "SpecApplied" || c.ObservedGeneration != p.cluster.Generation {
+	if c == nil || c.Reason != pgv1.ReasonSpecApplied || c.ObservedGeneration != p.cluster.Generation {
 		return 0
 	}
 	return configureRecheck - now.Sub(c.LastTransitionTime.Time)

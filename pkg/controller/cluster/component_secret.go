@@ -74,11 +74,11 @@ func newSuperuserSecret(p *pass) *corev1.Secret {
 }
 
 func (secretComponent) Observe(_ context.Context, p *pass, err error) health {
-	if h, ok := conflictHealth("SecretConflict", err); ok {
+	if h, ok := conflictHealth(pgv1.ReasonSecretConflict, err); ok {
 		return h
 	}
 	if err != nil {
-		return waiting(pgv1.PhasePending, "SecretError", err.Error(), 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonSecretError, err.Error(), 0)
 	}
 	if !p.want.Superuser {
 		return superuserOff(p)
@@ -87,23 +87,23 @@ func (secretComponent) Observe(_ context.Context, p *pass, err error) health {
 		s := p.obs.external
 		switch {
 		case s == nil:
-			return failedWait("SuperuserSecretNotFound", fmt.Sprintf("external superuser Secret %q not found", name))
+			return failedWait(pgv1.ReasonSuperuserSecretNotFound, fmt.Sprintf("external superuser Secret %q not found", name))
 		case string(s.Data["username"]) != "postgres":
-			return failedWait("SuperuserSecretInvalid", fmt.Sprintf("external superuser Secret %q must have username \"postgres\"", name))
+			return failedWait(pgv1.ReasonSuperuserSecretInvalid, fmt.Sprintf("external superuser Secret %q must have username \"postgres\"", name))
 		case len(s.Data["password"]) == 0:
-			return failedWait("SuperuserSecretInvalid", fmt.Sprintf("external superuser Secret %q has no password", name))
+			return failedWait(pgv1.ReasonSuperuserSecretInvalid, fmt.Sprintf("external superuser Secret %q has no password", name))
 		}
 		p.contracts.Secret = s
 		recordSuperuserRotation(p, s, name)
-		return ready("ExternalSecretValid", fmt.Sprintf("using external superuser Secret %q", name))
+		return ready(pgv1.ReasonExternalSecretValid, fmt.Sprintf("using external superuser Secret %q", name))
 	}
 	s := p.superuser
 	if s == nil {
-		return waiting(pgv1.PhasePending, "SecretMissing", "superuser Secret not created yet", 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonSecretMissing, "superuser Secret not created yet", 0)
 	}
 	p.contracts.Secret = s
 	recordSuperuserRotation(p, s, "")
-	return ready("SecretReady", fmt.Sprintf("superuser Secret %q", s.Name)+controller.RecreatedNote(s))
+	return ready(pgv1.ReasonSecretReady, fmt.Sprintf("superuser Secret %q", s.Name)+controller.RecreatedNote(s))
 }
 
 // failedWait is Failed with a slow recheck: the fix (creating a Secret we

@@ -37,13 +37,13 @@ func refuseDowngrade(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Clust
 	}
 	if have, ok := imageMajor(running.Spec.ImageName); ok {
 		if want, ok := imageMajor(d.ImageName); ok && want < have {
-			return &specError{"DowngradeRefused", fmt.Sprintf(
+			return &specError{pgv1.ReasonDowngradeRefused, fmt.Sprintf(
 				"postgresVersion %d (image %s, from class %q and the cluster) is below major version %d, which the CNPG Cluster runs (image %s): Postgres cannot go down a major version; set postgresVersion %d or higher, or restore the class",
 				want, d.ImageName, pc.Spec.Class, have, running.Spec.ImageName, have)}
 		}
 	}
 	if have, ok := runningSize(pc, running); ok && d.StorageSize.Cmp(have) < 0 {
-		return &specError{"StorageShrinkRefused", fmt.Sprintf(
+		return &specError{pgv1.ReasonStorageShrinkRefused, fmt.Sprintf(
 			"storage.size %s (from class %q and the cluster) is below the %s of the CNPG Cluster's volumes, which cannot shrink; set storage.size %s or more, or restore the class",
 			d.StorageSize.String(), pc.Spec.Class, have.String(), have.String())}
 	}

@@ -30,7 +30,7 @@ func (c *Controller) finalize(ctx context.Context, pc *pgv1.PostgresCluster) (wo
 	if pc.Status.Phase != pgv1.PhaseDeleting {
 		st := pc.Status.DeepCopy()
 		st.Phase = pgv1.PhaseDeleting
-		controller.SetCondition(&st.Conditions, pc.Generation, pgv1.ConditionReady, false, "Deleting",
+		controller.SetCondition(&st.Conditions, pc.Generation, pgv1.ConditionReady, false, pgv1.ReasonDeleting,
 			fmt.Sprintf("deleting with clusterDeletionPolicy %s", pc.Spec.ClusterDeletionPolicy))
 		var err error
 		if pc, err = c.writeStatus(ctx, pc, st); err != nil {
@@ -51,10 +51,10 @@ func (c *Controller) finalize(ctx context.Context, pc *pgv1.PostgresCluster) (wo
 			return workqueue.Result{}, err
 		}
 		if len(kept) > 0 {
-			c.deps.recorder.Eventf(pc, corev1.EventTypeNormal, "Retained", "kept %s", strings.Join(kept, ", "))
+			c.deps.recorder.Eventf(pc, corev1.EventTypeNormal, pgv1.EventRetained, "kept %s", strings.Join(kept, ", "))
 		}
 	} else {
-		c.deps.recorder.Eventf(pc, corev1.EventTypeNormal, "Deleted", "deleted CNPG Cluster %s and its children", name)
+		c.deps.recorder.Eventf(pc, corev1.EventTypeNormal, pgv1.EventDeleted, "deleted CNPG Cluster %s and its children", name)
 	}
 	if err := controller.RemoveFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusters(ns), pc, Finalizer); err != nil {
 		return workqueue.Result{}, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
@@ -34,14 +35,14 @@ func claimMonitorRole(ctx context.Context, p *pass) error {
 	if cl := p.contracts.CNPGCluster; cl.Spec.Managed != nil {
 		for _, r := range cl.Spec.Managed.Roles {
 			if r.Name == role {
-				return &refusal{"MonitorRoleConflict", fmt.Sprintf(
+				return &refusal{pgv1.ReasonMonitorRoleConflict, fmt.Sprintf(
 					"role %s is listed in CNPG Cluster %q's spec.managed.roles, which CloudNativePG gives precedence over DatabaseRole %q; setpoint leaves it untouched: remove it there",
 					role, cl.Name, object)}
 			}
 		}
 	}
 	if len(p.obs.monitorRivals) > 0 {
-		return &refusal{"MonitorRoleConflict", fmt.Sprintf(
+		return &refusal{pgv1.ReasonMonitorRoleConflict, fmt.Sprintf(
 			"role %s is managed by DatabaseRole %q, which setpoint did not create for this PostgresCluster; setpoint leaves it untouched: delete it",
 			role, p.obs.monitorRivals[0].Name)}
 	}
@@ -77,7 +78,7 @@ func checkMonitorRoleAbsent(ctx context.Context, p *pass) error {
 	if comment != nil {
 		got = fmt.Sprintf("%q", *comment)
 	}
-	return &refusal{"MonitorRoleExists", fmt.Sprintf(
+	return &refusal{pgv1.ReasonMonitorRoleExists, fmt.Sprintf(
 		"Postgres already has a role %s that setpoint did not create (comment %s, not %q); CloudNativePG would take it over, so setpoint leaves it untouched: drop or rename it",
 		controller.MonitorRole, got, controller.ClusterMarker(p.cluster.Namespace, p.cluster.Name))}
 }

@@ -32,20 +32,6 @@ const (
 // hbaNotChecked is said where the pg_hba.conf check was skipped.
 const hbaNotChecked = "pg_hba.conf not checked: superuser access is off"
 
-// reasonPostgresNotChecked is ProvisionerReady while CNPG reports healthy
-// and nothing can log in yet to confirm it: superuser access is off and
-// the monitor role is not applied yet.
-const reasonPostgresNotChecked = "PostgresNotChecked"
-
-// Reasons of ProvisionerReady while Postgres has not applied every
-// parameter. The bound's clock runs from the condition's
-// lastTransitionTime while it keeps one of them.
-const (
-	reasonParametersPending    = "ParametersPending"
-	reasonRestartPending       = "RestartPending"
-	reasonParametersNotApplied = "ParametersNotApplied"
-)
-
 // parameterWait is a parameter Postgres has not put in effect.
 type parameterWait struct {
 	name string
@@ -66,20 +52,20 @@ func checkParametersAt(ctx context.Context, p *pass, msg string, now time.Time) 
 		// CNPG's word only, for now: the monitor role comes next in the
 		// pipeline, and the cluster is Ready only in a pass that could
 		// check (the held-healthy shortcut skips this reason).
-		return ready(reasonPostgresNotChecked, fmt.Sprintf("%s; Postgres not checked yet: %v", msg, f.err))
+		return ready(pgv1.ReasonPostgresNotChecked, fmt.Sprintf("%s; Postgres not checked yet: %v", msg, f.err))
 	}
 	if f.err != nil {
-		return waiting(pgv1.PhasePending, "PostgresUnreachable", "CNPG reports healthy but Postgres is unreachable: "+f.err.Error(), provisionRecheck)
+		return waiting(pgv1.PhasePending, pgv1.ReasonPostgresUnreachable, "CNPG reports healthy but Postgres is unreachable: "+f.err.Error(), provisionRecheck)
 	}
 	if len(f.hbaErrors) > 0 {
-		return failed("PgHBAInvalid", describeHBAErrors(f.hbaErrors))
+		return failed(pgv1.ReasonPgHBAInvalid, describeHBAErrors(f.hbaErrors))
 	}
 	config := p.want.Settings.PostgreSQLConfig
 	var waits []parameterWait
 	for _, name := range slices.Sorted(maps.Keys(config)) {
 		s, ok := f.settings[name]
 		if !ok {
-			return failed("UnknownParameter", fmt.Sprintf("postgresqlConfig: Postgres has no parameter %q", name))
+			return failed(pgv1.ReasonUnknownParameter, fmt.Sprintf("postgresqlConfig: Postgres has no parameter %q", name))
 		}
 		if s.PendingRestart || !s.InEffect(config[name]) {
 			waits = append(waits, parameterWait{name: name, want: config[name], got: s})
@@ -90,7 +76,7 @@ func checkParametersAt(ctx context.Context, p *pass, msg string, now time.Time) 
 		if !f.hbaChecked {
 			m += "; " + hbaNotChecked
 		}
-		return ready("ClusterHealthy", m)
+		return ready(pgv1.ReasonClusterHealthy, m)
 	}
 	return parametersWaiting(p, waits, now)
 }
@@ -115,7 +101,7 @@ func parametersWaiting(p *pass, waits []parameterWait, now time.Time) health {
 	if now.Sub(since) >= parametersPendingBound {
 		// The message names the bound, not the time waited: an unchanged
 		// status is not written again at every recheck.
-		return waiting(pgv1.PhaseConfiguring, reasonParametersNotApplied,
+		return waiting(pgv1.PhaseConfiguring, pgv1.ReasonParametersNotApplied,
 			fmt.Sprintf("Postgres has not applied %s within %s", describeWaits(waits), parametersPendingBound), parametersStuckRecheck)
 	}
 	after := min(configureRecheck, since.Add(parametersPendingBound).Sub(now))
@@ -126,9 +112,9 @@ func parametersWaiting(p *pass, waits []parameterWait, now time.Time) health {
 		}
 	}
 	if len(restart) > 0 {
-		return waiting(pgv1.PhaseConfiguring, reasonRestartPending, "waiting for a restart to apply "+strings.Join(restart, ", "), after)
+		return waiting(pgv1.PhaseConfiguring, pgv1.ReasonRestartPending, "waiting for a restart to apply "+strings.Join(restart, ", "), after)
 	}
-	return waiting(pgv1.PhaseConfiguring, reasonParametersPending, "waiting for Postgres to apply "+describeWaits(waits), after)
+	return waiting(pgv1.PhaseConfiguring, pgv1.ReasonParametersPending, "waiting for Postgres to apply "+describeWaits(waits), after)
 }
 
 // parameterWaitSince is when the wait for parameters began: the
@@ -142,19 +128,19 @@ func parameterWaitSince(p *pass, now time.Time) time.Time {
 	c := apimeta.FindStatusCondition(p.status.Conditions, pgv1.ConditionProvisionerReady)
 	if c != nil && c.Status == metav1.ConditionFalse && !c.LastTransitionTime.IsZero() {
 		switch c.Reason {
-		case reasonParametersPending, reasonRestartPending, reasonParametersNotApplied:
+		case pgv1.ReasonParametersPending, pgv1.ReasonRestartPending, pgv1.ReasonParametersNotApplied:
 			return c.LastTransitionTime.Time
 		}
 	}
 	if c == nil {
 		apimeta.SetStatusCondition(&p.status.Conditions, metav1.Condition{
-			Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionFalse, Reason: reasonParametersPending,
+			Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionFalse, Reason: pgv1.ReasonParametersPending,
 			ObservedGeneration: p.cluster.Generation, LastTransitionTime: metav1.NewTime(now),
 		})
 		return now
 	}
 	// In place, so the conditions keep their order.
-	c.Status, c.Reason, c.LastTransitionTime = metav1.ConditionFalse, reasonParametersPending, metav1.NewTime(now)
+	c.Status, c.Reason, c.LastTransitionTime = metav1.ConditionFalse, pgv1.ReasonParametersPending, metav1.NewTime(now)
 	return now
 }
 

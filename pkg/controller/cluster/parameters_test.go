@@ -50,7 +50,7 @@ func TestParameterPendingIsBounded(t *testing.T) {
 	p.status.Conditions = []metav1.Condition{{Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionFalse,
 		Reason: "CNPGProvisioning", LastTransitionTime: metav1.NewTime(start.Add(-time.Hour))}}
 	h := checkParametersAt(t.Context(), p, "healthy", start)
-	if h.Reason != reasonParametersPending || h.RequeueAfter != configureRecheck {
+	if h.Reason != pgv1.ReasonParametersPending || h.RequeueAfter != configureRecheck {
 		t.Fatalf("first health = %+v, want ParametersPending polled every %s", h, configureRecheck)
 	}
 	p.record(pgv1.ConditionProvisionerReady, h)
@@ -64,7 +64,7 @@ func TestParameterPendingIsBounded(t *testing.T) {
 	next := parametersPass(t, config, settings)
 	next.status = p.status.DeepCopy()
 	h = checkParametersAt(t.Context(), next, "healthy", start.Add(parametersPendingBound-time.Second))
-	if h.Reason != reasonParametersPending || h.RequeueAfter != time.Second {
+	if h.Reason != pgv1.ReasonParametersPending || h.RequeueAfter != time.Second {
 		t.Fatalf("health near the bound = %+v, want ParametersPending rechecked after 1s", h)
 	}
 
@@ -73,7 +73,7 @@ func TestParameterPendingIsBounded(t *testing.T) {
 	next = parametersPass(t, config, settings)
 	next.status = p.status.DeepCopy()
 	h = checkParametersAt(t.Context(), next, "healthy", start.Add(parametersPendingBound))
-	if h.Phase != pgv1.PhaseConfiguring || h.Reason != reasonParametersNotApplied || h.RequeueAfter != parametersStuckRecheck {
+	if h.Phase != pgv1.PhaseConfiguring || h.Reason != pgv1.ReasonParametersNotApplied || h.RequeueAfter != parametersStuckRecheck {
 		t.Fatalf("health past the bound = %+v", h)
 	}
 	for _, s := range []string{"wal_buffers", `wanted "-1"`, `in effect "512 × 8kB"`, "within 5m0s"} {
@@ -98,7 +98,7 @@ func TestParameterRefusedByPostgresSaysWhy(t *testing.T) {
 		"work_mem": {Name: "work_mem", Setting: "4096", Unit: "kB", Context: "user", Invalid: `invalid value for parameter "work_mem": "lots"`},
 	})
 	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
-	if h.Reason != reasonParametersPending || !strings.Contains(h.Message, `Postgres refuses the wanted value: invalid value for parameter "work_mem"`) {
+	if h.Reason != pgv1.ReasonParametersPending || !strings.Contains(h.Message, `Postgres refuses the wanted value: invalid value for parameter "work_mem"`) {
 		t.Fatalf("health = %+v", h)
 	}
 }
@@ -139,7 +139,7 @@ func TestParametersCheckedAsTheMonitor(t *testing.T) {
 	p = parametersPass(t, nil, nil)
 	p.facts = &facts{err: errNoLogin}
 	h = checkParametersAt(t.Context(), p, "healthy", time.Now())
-	if h.Phase != pgv1.PhaseReady || h.Reason != reasonPostgresNotChecked ||
+	if h.Phase != pgv1.PhaseReady || h.Reason != pgv1.ReasonPostgresNotChecked ||
 		h.Message != "healthy; Postgres not checked yet: superuser access is off and role setpoint_monitor is not applied yet" {
 		t.Fatalf("health without a login = %+v", h)
 	}

@@ -95,7 +95,7 @@ func claim[T any, PT interface {
 }](ctx context.Context, p *pass, kind string, cached PT, client controller.GetPatcher[PT], name string) (PT, error) {
 	cur, adopted, err := controller.Claim(ctx, p.owner(), controller.OwnerRef(p.cluster, gvk), kind, cached, client, name, fieldManager)
 	if adopted {
-		p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, "Adopted", "Adopted retained %s %s", kind, name)
+		p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, pgv1.EventAdopted, "Adopted retained %s %s", kind, name)
 	}
 	return cur, err
 }

@@ -36,6 +36,14 @@ var cnpgPhases = map[string]pgv1.Phase{
 	"Invalid cluster definition":                                                              pgv1.PhaseFailed,
 }
 
+// cnpgWaitReasons are ProvisionerReady's reasons while CNPG works, by the
+// phase mapPhase gives (Ready and Failed have reasons of their own).
+var cnpgWaitReasons = map[pgv1.Phase]string{
+	pgv1.PhaseProvisioning: pgv1.ReasonCNPGProvisioning,
+	pgv1.PhaseConfiguring:  pgv1.ReasonCNPGConfiguring,
+	pgv1.PhasePending:      pgv1.ReasonCNPGPending,
+}
+
 // mapPhase returns our phase for a CNPG phase and whether CNPG's string was
 // known.
 func mapPhase(cnpgPhase string) (pgv1.Phase, bool) {

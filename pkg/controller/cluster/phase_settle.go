@@ -47,11 +47,9 @@ func viewOf(cl *cnpgv1.Cluster) cnpgView {
 	return cnpgView{
 		phase: st.Phase, reason: st.PhaseReason,
 		instances: st.Instances, readyInstances: st.ReadyInstances, currentPrimary: st.CurrentPrimary,
-		initialized: apimeta.IsStatusConditionTrue(st.Conditions, cnpgConditionInitialized),
+		initialized: apimeta.IsStatusConditionTrue(st.Conditions, cnpgv1.ClusterConditionInitialized),
 	}
 }
-
-const cnpgConditionInitialized = "Initialized"
 
 // applyTo returns a copy of cl whose status fields a pass reads are v's.
 func (v cnpgView) applyTo(cl *cnpgv1.Cluster) *cnpgv1.Cluster {

@@ -26,33 +26,33 @@ func (p *pass) recordHealth() {
 	}
 	l := s.Level
 	if !l.Reachable {
-		p.health(pgv1.ConditionPostgresUnreachable, metav1.ConditionTrue, "SampleFailed",
+		p.health(pgv1.ConditionPostgresUnreachable, metav1.ConditionTrue, pgv1.ReasonSampleFailed,
 			"the primary could not be sampled: "+s.Err)
-		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionUnknown, "PostgresUnreachable",
+		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionUnknown, pgv1.ReasonPrimaryUnreachable,
 			"unknown while the primary cannot be reached")
 		return // saturation and usage: the last known stand
 	}
-	p.health(pgv1.ConditionPostgresUnreachable, metav1.ConditionFalse, "Sampled", "the primary answers")
+	p.health(pgv1.ConditionPostgresUnreachable, metav1.ConditionFalse, pgv1.ReasonSampled, "the primary answers")
 	switch {
 	case l.AcceptsWrites:
-		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionFalse, "AcceptingWrites", "the primary accepts writes")
+		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionFalse, pgv1.ReasonAcceptingWrites, "the primary accepts writes")
 	case s.InRecovery:
-		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionTrue, "InRecovery", "the primary is in recovery")
+		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionTrue, pgv1.ReasonInRecovery, "the primary is in recovery")
 	default:
-		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionTrue, "ReadOnly",
+		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionTrue, pgv1.ReasonReadOnly,
 			"the primary is read-only (default_transaction_read_only)")
 	}
 	if l.Saturated {
-		p.health(pgv1.ConditionConnectionsSaturated, metav1.ConditionTrue, "ConnectionsSaturated",
+		p.health(pgv1.ConditionConnectionsSaturated, metav1.ConditionTrue, pgv1.ReasonConnectionsSaturated,
 			fmt.Sprintf("%d of max_connections %d in use", s.Connections, s.MaxConnections))
 	} else {
-		p.health(pgv1.ConditionConnectionsSaturated, metav1.ConditionFalse, "ConnectionsAvailable", "connections are available")
+		p.health(pgv1.ConditionConnectionsSaturated, metav1.ConditionFalse, pgv1.ReasonConnectionsAvailable, "connections are available")
 	}
 	if pct, ok := s.UsedPercent(); ok && l.NearlyFull {
-		p.health(pgv1.ConditionStorageNearlyFull, metav1.ConditionTrue, "StorageNearlyFull",
+		p.health(pgv1.ConditionStorageNearlyFull, metav1.ConditionTrue, pgv1.ReasonStorageNearlyFull,
 			fmt.Sprintf("the data takes %d%% of the volume (%d of %d bytes)", pct, s.UsedBytes(), s.SizeBytes))
 	} else if ok {
-		p.health(pgv1.ConditionStorageNearlyFull, metav1.ConditionFalse, "StorageAvailable", "the volume has room")
+		p.health(pgv1.ConditionStorageNearlyFull, metav1.ConditionFalse, pgv1.ReasonStorageAvailable, "the volume has room")
 	}
 }
 
@@ -112,10 +112,10 @@ func healthOf(s *collector.Sample) *pgv1.PostgresHealth {
 // healthConditions are the conditions recordHealth sets, with the Event
 // reason of their clearing.
 var healthConditions = map[string]string{
-	pgv1.ConditionPostgresUnreachable:  "PostgresReachable",
-	pgv1.ConditionNotAcceptingWrites:   "AcceptingWrites",
-	pgv1.ConditionConnectionsSaturated: "ConnectionsAvailable",
-	pgv1.ConditionStorageNearlyFull:    "StorageAvailable",
+	pgv1.ConditionPostgresUnreachable:  pgv1.EventPostgresReachable,
+	pgv1.ConditionNotAcceptingWrites:   pgv1.EventAcceptingWrites,
+	pgv1.ConditionConnectionsSaturated: pgv1.EventConnectionsAvailable,
+	pgv1.ConditionStorageNearlyFull:    pgv1.EventStorageAvailable,
 }
 
 // healthEvents announces, after a status write, each health condition

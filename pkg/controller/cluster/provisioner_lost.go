@@ -162,7 +162,7 @@ func recreateHint(p *pass) string {
 // created it could not yet see its own removal), else with a Warning.
 func settleRequest(ctx context.Context, p *pass, request string) error {
 	if r := p.recreate; r == nil || r.mode != request {
-		p.deps.recorder.Eventf(p.cluster, corev1.EventTypeWarning, "RecreateIgnored",
+		p.deps.recorder.Eventf(p.cluster, corev1.EventTypeWarning, pgv1.EventRecreateIgnored,
 			"%s=%s removed: CNPG Cluster %s was not lost; a recreate request answers a loss and is not kept for a later one",
 			pgv1.RecreateAnnotation, request, p.cluster.Name)
 	}

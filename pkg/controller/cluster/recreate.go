@@ -137,7 +137,7 @@ func recreated(ctx context.Context, p *pass) error {
 	if r.mode == pgv1.RecreateLatestBackup {
 		how = fmt.Sprintf("from the latest backup and archived WAL of folder %q", r.from)
 	}
-	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, "Recreated",
+	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, pgv1.EventRecreated,
 		"created CNPG Cluster %s again, %s, after CNPG Cluster UID %s was lost (%s=%s); it archives under %q",
 		p.cluster.Name, how, r.lostUID, pgv1.RecreateAnnotation, r.mode, r.serverName)
 	klog.FromContext(ctx).Info("Recreated lost CNPG Cluster", "mode", r.mode, "lostUID", r.lostUID, "serverName", r.serverName)

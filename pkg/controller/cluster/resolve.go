@@ -58,7 +58,7 @@ func (e *specError) Error() string { return e.message }
 // validates the combination. class is nil when it does not exist.
 func resolve(c *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass) (*desired, error) {
 	if class == nil {
-		return nil, &specError{"ClassNotFound", fmt.Sprintf("PostgresClusterClass %q not found", c.Spec.Class)}
+		return nil, &specError{pgv1.ReasonClassNotFound, fmt.Sprintf("PostgresClusterClass %q not found", c.Spec.Class)}
 	}
 	m := mergeSettings(class.Spec.ClusterSettings, c.Spec.ClusterSettings)
 	d := &desired{
@@ -110,22 +110,22 @@ func validate(d *desired) error {
 	if off := d.Settings.SuperuserAccess; off != nil && !*off && d.ExternalSuperSec != "" {
 		// The CRD refuses both in one PostgresCluster; false can also come
 		// from the class, which only the merge sees.
-		return &specError{"SuperuserAccessOff", fmt.Sprintf("passwordConfig.superuserExternalSecretRef names superuser Secret %q, but superuserAccess is false (from class or cluster): set superuserAccess: true on the cluster, or remove the external Secret", d.ExternalSuperSec)}
+		return &specError{pgv1.ReasonSuperuserSecretWithoutAccess, fmt.Sprintf("passwordConfig.superuserExternalSecretRef names superuser Secret %q, but superuserAccess is false (from class or cluster): set superuserAccess: true on the cluster, or remove the external Secret", d.ExternalSuperSec)}
 	}
 	if d.Schedule != "" && d.ObjectStore == nil && d.SnapshotClass == "" {
-		return &specError{"BackupTargetMissing", "backup.schedule is set but neither backup.objectStore.destinationPath nor backup.volumeSnapshotClass is"}
+		return &specError{pgv1.ReasonBackupTargetMissing, "backup.schedule is set but neither backup.objectStore.destinationPath nor backup.volumeSnapshotClass is"}
 	}
 	if d.Schedule != "" && len(strings.Fields(d.Schedule)) != 5 {
-		return &specError{"InvalidSchedule", fmt.Sprintf("backup.schedule %q must have five fields (minute hour day-of-month month day-of-week)", d.Schedule)}
+		return &specError{pgv1.ReasonInvalidSchedule, fmt.Sprintf("backup.schedule %q must have five fields (minute hour day-of-month month day-of-week)", d.Schedule)}
 	}
 	if d.ObjectStore != nil && d.ObjectStore.CredentialsSecretName == "" {
-		return &specError{"BackupCredentialsMissing", "backup.objectStore.credentialsSecretName is required with an object store"}
+		return &specError{pgv1.ReasonBackupCredentialsMissing, "backup.objectStore.credentialsSecretName is required with an object store"}
 	}
 	for _, k := range slices.Sorted(maps.Keys(d.Settings.PostgreSQLConfig)) {
 		// The CRD refuses these too; objects stored before that rule
 		// existed still reach us. Postgres matches names case-insensitively.
 		if slices.Contains(pgv1.FixedParameters, strings.ToLower(k)) {
-			return &specError{"ParameterNotAllowed", fmt.Sprintf("postgresqlConfig: parameter %q is managed by CloudNativePG and cannot be set", k)}
+			return &specError{pgv1.ReasonParameterNotAllowed, fmt.Sprintf("postgresqlConfig: parameter %q is managed by CloudNativePG and cannot be set", k)}
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package cluster
 import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
@@ -17,7 +18,7 @@ func restoredFrom(p *pass, r *pgv1.RestoreSpec, store string) *pgv1.RestoreStatu
 	cl := p.observedCNPG()
 	if cl == nil || !controller.IsControlledBy(cl, p.cluster.UID) ||
 		cl.Spec.Bootstrap == nil || cl.Spec.Bootstrap.Recovery == nil ||
-		!apimeta.IsStatusConditionTrue(cl.Status.Conditions, cnpgConditionInitialized) {
+		!apimeta.IsStatusConditionTrue(cl.Status.Conditions, cnpgv1.ClusterConditionInitialized) {
 		return nil
 	}
 	return &pgv1.RestoreStatus{Source: r.Source, ObjectStore: store, TargetTime: r.TargetTime}

@@ -24,7 +24,7 @@ func recoveringCNPG(p *pass, phase, reason string, initialized bool) *cnpgv1.Clu
 	if initialized {
 		status = metav1.ConditionTrue
 	}
-	cl.Status.Conditions = []metav1.Condition{{Type: cnpgConditionInitialized, Status: status, Reason: "BootstrapPending"}}
+	cl.Status.Conditions = []metav1.Condition{{Type: cnpgv1.ClusterConditionInitialized, Status: status, Reason: "BootstrapPending"}}
 	return cl
 }
 

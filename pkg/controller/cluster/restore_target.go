@@ -36,7 +36,7 @@ func refuseFutureTarget(pc *pgv1.PostgresCluster, running *cnpgv1.Cluster) error
 	if !target.After(asked) {
 		return nil
 	}
-	return &specError{"RestoreTargetInFuture", fmt.Sprintf(
+	return &specError{pgv1.ReasonRestoreTargetInFuture, fmt.Sprintf(
 		"restore.targetTime %s is in the future: it is %s after now (%s, when this cluster was created), and no backup or WAL can exist for it yet; spec.restore is immutable: delete this PostgresCluster and create it again with a targetTime in the past, or without one to replay every archived change",
 		target.UTC().Format(time.RFC3339), target.Sub(asked).Round(time.Second), asked.UTC().Format(time.RFC3339))}
 }

@@ -60,19 +60,17 @@ func releaseManagedRoles(ctx context.Context, p *pass) error {
 		return fmt.Errorf("release managed roles of CNPG Cluster %s: %w", cl.Name, err)
 	}
 	p.cnpg = applied
-	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, "ReleasedManagedRoles",
+	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, pgv1.EventReleasedManagedRoles,
 		"Released %d role(s) from CNPG Cluster %s spec.managed.roles: each becomes a DatabaseRole of its PostgresDatabase", released, cl.Name)
 	klog.FromContext(ctx).V(2).Info("Released managed roles", "cnpgCluster", klog.KObj(cl), "roles", released)
 	return nil
 }
 
-// rolesCondition is the condition of the managedRoles component an earlier
-// setpoint ran: its status still carries it, and a True left there would
-// go on saying this cluster hands out roles.
-const rolesCondition = "ManagedRolesReady"
-
+// dropRolesCondition removes the condition of the managedRoles component
+// an earlier setpoint ran: its status still carries it, and a True left
+// there would go on saying this cluster hands out roles.
 func dropRolesCondition(st *pgv1.PostgresClusterStatus) {
-	apimeta.RemoveStatusCondition(&st.Conditions, rolesCondition)
+	apimeta.RemoveStatusCondition(&st.Conditions, pgv1.ConditionManagedRolesReady)
 }
 
 // releaseRolesBody is rolesFieldManager's apply of an explicit empty list.

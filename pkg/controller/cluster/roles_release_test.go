@@ -208,7 +208,7 @@ func TestProvisionerReleasesManagedRoles(t *testing.T) {
 // The condition of the removed managedRoles component leaves the status.
 func TestDropRolesCondition(t *testing.T) {
 	st := &pgv1.PostgresClusterStatus{Conditions: []metav1.Condition{
-		{Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionTrue}, {Type: rolesCondition, Status: metav1.ConditionTrue}}}
+		{Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionTrue}, {Type: pgv1.ConditionManagedRolesReady, Status: metav1.ConditionTrue}}}
 	dropRolesCondition(st)
 	if len(st.Conditions) != 1 || st.Conditions[0].Type != pgv1.ConditionProvisionerReady {
 		t.Fatalf("conditions = %+v", st.Conditions)

@@ -49,19 +49,19 @@ func recordSuperuserRotation(p *pass, s *corev1.Secret, external string) {
 		meta.RemoveStatusCondition(&p.status.Conditions, pgv1.ConditionPasswordRotation)
 		return
 	}
-	status, reason := false, "RotationPending"
+	status, reason := false, pgv1.ReasonRotationPending
 	msg := fmt.Sprintf("request %q: superuser password not rotated yet", request)
 	switch {
 	case !p.want.Superuser:
 		// Nothing can log in as postgres over the network: the request
 		// is met as it stands.
-		status, reason = true, "NoSuperuserPassword"
+		status, reason = true, pgv1.ReasonNoSuperuserPassword
 		msg = fmt.Sprintf("request %q: superuser access is off, so there is no superuser password to rotate", request)
 	case external != "":
-		reason = "ExternalSecretNotRotated"
+		reason = pgv1.ReasonExternalSecretNotRotated
 		msg = fmt.Sprintf("request %q: the superuser Secret %q is external; setpoint never writes it, rotate it yourself", request, external)
 	case s != nil && controller.RotationDone(s, request):
-		status, reason = true, "Rotated"
+		status, reason = true, pgv1.ReasonRotated
 		msg = fmt.Sprintf("request %q: superuser password rotated", request)
 	}
 	controller.SetCondition(&p.status.Conditions, p.cluster.Generation, pgv1.ConditionPasswordRotation, status, reason, msg)

@@ -113,11 +113,11 @@ func decideGrow(effective, spec resource.Quantity, policy *autoGrowPolicy, prev 
 	over := used*100 >= int64(policy.threshold)*size
 	switch {
 	case !over && atLimit:
-		d.atLimit = &condition{false, "UnderThreshold", fmt.Sprintf("the volumes are at the auto-grow limit %s; usage is under the %d%% threshold", policy.limit.String(), policy.threshold)}
+		d.atLimit = &condition{false, pgv1.ReasonUnderThreshold, fmt.Sprintf("the volumes are at the auto-grow limit %s; usage is under the %d%% threshold", policy.limit.String(), policy.threshold)}
 	case !over:
 		d.atLimit = belowLimit(policy)
 	case atLimit:
-		d.atLimit = &condition{true, "AtLimit", fmt.Sprintf("usage is over the %d%% threshold and the volumes are at the auto-grow limit %s: raise storage.autoGrow.limit or free space", policy.threshold, policy.limit.String())}
+		d.atLimit = &condition{true, pgv1.ReasonAtLimit, fmt.Sprintf("usage is over the %d%% threshold and the volumes are at the auto-grow limit %s: raise storage.autoGrow.limit or free space", policy.threshold, policy.limit.String())}
 	case rec.GrowInFlight:
 		d.atLimit = belowLimit(policy) // the window ends at recheck
 	default:
@@ -151,7 +151,7 @@ func keptRecord(rec *pgv1.StorageStatus, effective resource.Quantity, policy *au
 }
 
 func belowLimit(policy *autoGrowPolicy) *condition {
-	return &condition{false, "BelowLimit", fmt.Sprintf("auto-grow can raise the volumes up to %s", policy.limit.String())}
+	return &condition{false, pgv1.ReasonBelowLimit, fmt.Sprintf("auto-grow can raise the volumes up to %s", policy.limit.String())}
 }
 
 // roundUpMi rounds a byte count up to whole mebibytes, so that a grown

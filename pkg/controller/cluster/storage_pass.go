@@ -79,11 +79,11 @@ func (c *Controller) storageEvents(ctx context.Context, pc *pgv1.PostgresCluster
 		if d.usage != "" {
 			msg += ": " + d.usage
 		}
-		c.deps.recorder.Event(pc, corev1.EventTypeNormal, "StorageGrown", msg)
+		c.deps.recorder.Event(pc, corev1.EventTypeNormal, pgv1.EventStorageGrown, msg)
 		klog.FromContext(ctx).Info("Storage grown", "cluster", klog.KObj(pc), "from", d.from.String(), "to", d.size.String(), "usage", d.usage)
 	}
 	was := meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionStorageAtLimit)
 	if cond := meta.FindStatusCondition(st.Conditions, pgv1.ConditionStorageAtLimit); cond != nil && cond.Status == "True" && !was {
-		c.deps.recorder.Eventf(pc, corev1.EventTypeWarning, "StorageAtLimit", "%s; %s", d.usage, cond.Message)
+		c.deps.recorder.Eventf(pc, corev1.EventTypeWarning, pgv1.EventStorageAtLimit, "%s; %s", d.usage, cond.Message)
 	}
 }

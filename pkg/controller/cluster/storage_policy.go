@@ -81,16 +81,16 @@ func validateAutoGrow(d *desired) error {
 		return nil
 	}
 	if p.limit == nil {
-		return &specError{"AutoGrowLimitMissing", "storage.autoGrow is enabled without storage.autoGrow.limit (neither the class nor the cluster sets one)"}
+		return &specError{pgv1.ReasonAutoGrowLimitMissing, "storage.autoGrow is enabled without storage.autoGrow.limit (neither the class nor the cluster sets one)"}
 	}
 	if p.threshold < 1 || p.threshold > 99 {
-		return &specError{"AutoGrowInvalid", fmt.Sprintf("storage.autoGrow.threshold %d must be between 1 and 99", p.threshold)}
+		return &specError{pgv1.ReasonAutoGrowInvalid, fmt.Sprintf("storage.autoGrow.threshold %d must be between 1 and 99", p.threshold)}
 	}
 	if p.cooldown < time.Second {
-		return &specError{"AutoGrowInvalid", fmt.Sprintf("storage.autoGrow.cooldown %s must be at least 1s", p.cooldown)}
+		return &specError{pgv1.ReasonAutoGrowInvalid, fmt.Sprintf("storage.autoGrow.cooldown %s must be at least 1s", p.cooldown)}
 	}
 	if _, err := p.incrementBytes(d.SpecStorageSize.Value()); err != nil {
-		return &specError{"AutoGrowInvalid", err.Error()}
+		return &specError{pgv1.ReasonAutoGrowInvalid, err.Error()}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
@@ -23,6 +24,6 @@ func superuserAnnotations(p *pass) map[string]string {
 // superuserRecreated reports a superuser Secret created again.
 func superuserRecreated(p *pass, s *corev1.Secret) {
 	if s.Annotations[controller.RecreatedAtAnnotation] != "" {
-		p.deps.recorder.Event(p.cluster, corev1.EventTypeWarning, "SecretRecreated", controller.RecreatedEvent(s.Name, "postgres"))
+		p.deps.recorder.Event(p.cluster, corev1.EventTypeWarning, pgv1.EventSecretRecreated, controller.RecreatedEvent(s.Name, "postgres"))
 	}
 }

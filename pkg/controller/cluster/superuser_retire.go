@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
@@ -38,7 +39,7 @@ func retireSuperuser(ctx context.Context, p *pass) error {
 		return fmt.Errorf("delete superuser secret: %w", err)
 	}
 	klog.FromContext(ctx).V(2).Info("Deleted superuser Secret: superuser access is off", "secret", klog.KObj(s))
-	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, "SuperuserSecretDeleted",
+	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, pgv1.EventSuperuserSecretDeleted,
 		"deleted superuser Secret %s: superuser access is off", s.Name)
 	return nil
 }
@@ -58,7 +59,7 @@ func superuserOff(p *pass) health {
 	}
 	recordSuperuserRotation(p, nil, "")
 	if s := p.retiring; s != nil {
-		return ready("SuperuserAccessOff", fmt.Sprintf("superuser access is off; superuser Secret %q is deleted once the CNPG Cluster no longer has superuser access", s.Name))
+		return ready(pgv1.ReasonSuperuserAccessOff, fmt.Sprintf("superuser access is off; superuser Secret %q is deleted once the CNPG Cluster no longer has superuser access", s.Name))
 	}
-	return ready("SuperuserAccessOff", "superuser access is off: there is no superuser Secret")
+	return ready(pgv1.ReasonSuperuserAccessOff, "superuser access is off: there is no superuser Secret")
 }

@@ -102,7 +102,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 // a cluster declared Ready: when every component is.
 func (p *pass) conclude(out outcome) {
 	if out.blocker == "" {
-		p.setPhase(pgv1.PhaseReady, "AllComponentsReady", "every component is ready")
+		p.setPhase(pgv1.PhaseReady, pgv1.ReasonAllComponentsReady, "every component is ready")
 		return
 	}
 	h := out.health

@@ -88,27 +88,27 @@ func (p *pass) retain(ctx context.Context, name string) health {
 		spec.DatabaseReclaimPolicy = cnpgv1.DatabaseReclaimRetain
 		ac := databaseApply(p.db, n.CNPG, spec, true)
 		if _, err := p.c.pg.CNPGV1().Databases(ns).Apply(ctx, ac, applyOpts); err != nil {
-			return apiError("ReleaseFailed", fmt.Errorf("release CNPG Database %s: %w", n.CNPG, err))
+			return apiError(pgv1.ReasonReleaseFailed, fmt.Errorf("release CNPG Database %s: %w", n.CNPG, err))
 		}
 	}
 	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
 		released = true
 		if err := p.releaseConfigMap(ctx, cm); err != nil {
-			return apiError("ReleaseFailed", fmt.Errorf("release ConfigMap %s: %w", n.ConfigMap, err))
+			return apiError(pgv1.ReasonReleaseFailed, fmt.Errorf("release ConfigMap %s: %w", n.ConfigMap, err))
 		}
 	}
 	for _, sn := range n.Secrets() {
 		if s := p.obs.secrets[sn]; s != nil && controller.IsControlledBy(s, p.db.UID) {
 			released = true
 			if err := p.releaseSecret(ctx, s); err != nil {
-				return apiError("ReleaseFailed", err)
+				return apiError(pgv1.ReasonReleaseFailed, err)
 			}
 		}
 	}
 	if !released {
 		return worst(waits)
 	}
-	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "Retained",
+	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventRetained,
 		"Kept database %s, its roles and credentials (CNPG Database %s, Secrets %s and %s, ConfigMap %s)",
 		name, n.CNPG, n.AdminSecret, n.RWSecret, n.ConfigMap)
 	return worst(waits)
@@ -136,9 +136,9 @@ func (p *pass) drop(ctx context.Context, name string) health {
 	if d := p.obs.cnpg[n.CNPG]; d != nil && controller.IsControlledBy(d, p.db.UID) {
 		if d.DeletionTimestamp == nil {
 			if err := p.c.pg.CNPGV1().Databases(ns).Delete(ctx, n.CNPG, controller.DeleteOf(d)); err != nil && !apierrors.IsNotFound(err) {
-				return apiError("DatabaseDeleteFailed", fmt.Errorf("delete CNPG Database %s: %w", n.CNPG, err))
+				return apiError(pgv1.ReasonDatabaseDeleteFailed, fmt.Errorf("delete CNPG Database %s: %w", n.CNPG, err))
 			}
-			p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "DatabaseDeleting", "Deleted CNPG Database %s; CloudNativePG drops database %s", n.CNPG, name)
+			p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventDatabaseDeleting, "Deleted CNPG Database %s; CloudNativePG drops database %s", n.CNPG, name)
 		}
 		return p.dropWait(fmt.Sprintf("waiting for CloudNativePG to drop database %s", name))
 	}
@@ -146,7 +146,7 @@ func (p *pass) drop(ctx context.Context, name string) health {
 		return h
 	}
 	if err := p.deleteCredentials(ctx, n); err != nil {
-		return apiError("SecretDeleteFailed", err)
+		return apiError(pgv1.ReasonSecretDeleteFailed, err)
 	}
 	return ready("", "")
 }

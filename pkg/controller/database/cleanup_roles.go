@@ -79,19 +79,19 @@ func (p *pass) removeRole(ctx context.Context, role string, policy pgv1.Deletion
 		return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to remove role %s", role)), false
 	case cur.Spec.DatabaseRoleReclaimPolicy != reclaim:
 		if _, err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, roleApply(p.db, wantOf(cur, reclaim)), applyOpts); err != nil {
-			return apiError("RoleApplyFailed", fmt.Errorf("apply DatabaseRole %s: %w", obj, err)), false
+			return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("apply DatabaseRole %s: %w", obj, err)), false
 		}
 		return p.roleWait(false, fmt.Sprintf("setting the reclaim policy of DatabaseRole %q to %s", obj, reclaim)), false
 	case policy == pgv1.DeletionPolicyDelete && !roleApplied(cur):
 		return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to apply DatabaseRole %q before it drops role %s", obj, role)), false
 	}
 	if err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Delete(ctx, obj, controller.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
-		return apiError("RoleDeleteFailed", fmt.Errorf("delete DatabaseRole %s: %w", obj, err)), false
+		return apiError(pgv1.ReasonRoleDeleteFailed, fmt.Errorf("delete DatabaseRole %s: %w", obj, err)), false
 	}
 	if policy == pgv1.DeletionPolicyRetain {
 		return ready("", ""), true
 	}
-	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "RoleDeleting", "Deleted DatabaseRole %s; CloudNativePG drops role %s", obj, role)
+	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventRoleDeleting, "Deleted DatabaseRole %s; CloudNativePG drops role %s", obj, role)
 	return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to remove role %s", role)), false
 }
 
@@ -128,19 +128,19 @@ func (p *pass) droppedInPostgres(ctx context.Context, role string, look bool) (h
 // roleWait reports a wait on role removal; it is Blocked when something is
 // wrong or the object's deletion has waited long.
 func (p *pass) roleWait(blocked bool, msg string) health {
-	return p.cleanupWait("Role", blocked, msg)
+	return p.cleanupWait(pgv1.ReasonRoleCleanupPending, pgv1.ReasonRoleCleanupBlocked, blocked, msg)
 }
 
 // dropWait reports a wait for CNPG to drop a database, escalating the
 // same way.
 func (p *pass) dropWait(msg string) health {
-	return p.cleanupWait("Database", false, msg)
+	return p.cleanupWait(pgv1.ReasonDatabaseCleanupPending, pgv1.ReasonDatabaseCleanupBlocked, false, msg)
 }
 
 // cleanupWait is a wait of the Delete policy on Postgres. It names the
 // cluster's own trouble when it has some — a cluster that is not Ready is
 // the usual reason CNPG does not act — rather than only saying "blocked".
-func (p *pass) cleanupWait(what string, blocked bool, msg string) health {
+func (p *pass) cleanupWait(pendingReason, blockedReason string, blocked bool, msg string) health {
 	if dt := p.db.DeletionTimestamp; dt != nil && time.Since(dt.Time) > blockedAfter {
 		blocked = true
 	}
@@ -150,9 +150,9 @@ func (p *pass) cleanupWait(what string, blocked bool, msg string) health {
 			msg += fmt.Sprintf(" (%s: %s)", c.Reason, c.Message)
 		}
 	}
-	reason := what + "CleanupPending"
+	reason := pendingReason
 	if blocked {
-		reason = what + "CleanupBlocked"
+		reason = blockedReason
 	}
 	return waiting(pgv1.PhaseDeleting, reason, msg, cleanupRecheck)
 }

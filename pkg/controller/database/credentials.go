@@ -106,7 +106,7 @@ func (p *pass) afterValidation(ctx context.Context, d pgv1.DatabaseSpec, c roleC
 	p.rotation.selected++
 	s, rotated, err := controller.EnsureRotated(ctx, p.c.kube.CoreV1().Secrets(p.db.Namespace), p.obs.secrets[c.generated], request, fieldManager, now())
 	if err != nil {
-		return apiError("PasswordRotationFailed", err)
+		return apiError(pgv1.ReasonPasswordRotationFailed, err)
 	}
 	p.obs.secrets[c.generated] = s
 	p.rotation.done++
@@ -130,7 +130,7 @@ func (p *pass) labelForReload(ctx context.Context, name string) health {
 	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:"true"}}}`, controller.ReloadLabel)
 	out, err := p.c.kube.CoreV1().Secrets(p.db.Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
 	if err != nil {
-		return apiError("ReloadLabelFailed", fmt.Errorf("label external Secret %s for reload: %w", name, err))
+		return apiError(pgv1.ReasonReloadLabelFailed, fmt.Errorf("label external Secret %s for reload: %w", name, err))
 	}
 	p.obs.external[name] = out
 	return ready("", "")

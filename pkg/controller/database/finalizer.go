@@ -48,7 +48,7 @@ func (c *Controller) finalize(ctx context.Context, db *pgv1.PostgresDatabase, ob
 		return workqueue.Result{RequeueAfter: cmp.Or(h.RequeueAfter, cleanupRecheck)}, nil
 	}
 	if obs.cluster == nil {
-		c.recorder.Eventf(db, corev1.EventTypeWarning, "ClusterGone",
+		c.recorder.Eventf(db, corev1.EventTypeWarning, pgv1.EventClusterGone,
 			"PostgresCluster %q not found: kept every database, role and credential whatever the deletionPolicy (a retained CNPG Cluster may still serve them); a PostgresDatabase of this name on a PostgresCluster of that name adopts them", db.Spec.ClusterRef.Name)
 	}
 	if err := controller.RemoveFinalizer(ctx, c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace), db, Finalizer); err != nil {

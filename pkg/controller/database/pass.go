@@ -101,7 +101,7 @@ func (p *pass) runPipeline(ctx context.Context) outcome {
 			continue
 		}
 		for _, later := range pipeline[i+1:] {
-			controller.SetCondition(&p.status.Conditions, p.db.Generation, later.condition, false, "Blocked", "waiting for "+s.condition)
+			controller.SetCondition(&p.status.Conditions, p.db.Generation, later.condition, false, pgv1.ReasonBlocked, "waiting for "+s.condition)
 		}
 		return outcome{blocker: s.condition, health: h}
 	}

@@ -52,12 +52,12 @@ func (p *pass) removeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names,
 	}
 	if policy == pgv1.DeletionPolicyRetain {
 		if err := p.releaseSecret(ctx, secret); err != nil {
-			return absent, apiError("ReleaseFailed", err)
+			return absent, apiError(pgv1.ReasonReleaseFailed, err)
 		}
 		return nil, ready("", "")
 	}
 	if err := p.c.kube.CoreV1().Secrets(p.db.Namespace).Delete(ctx, n.ROSecret, controller.DeleteOf(secret)); err != nil && !apierrors.IsNotFound(err) {
-		return absent, apiError("SecretDeleteFailed", fmt.Errorf("delete Secret %s: %w", n.ROSecret, err))
+		return absent, apiError(pgv1.ReasonSecretDeleteFailed, fmt.Errorf("delete Secret %s: %w", n.ROSecret, err))
 	}
 	return nil, ready("", "")
 }
@@ -86,9 +86,9 @@ func (p *pass) revokeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names)
 // readOnlyWait is a wait of the read-only role's removal: the database is
 // Provisioning (it is being changed, not deleted).
 func readOnlyWait(blocked bool, msg string) health {
-	reason := "RoleCleanupPending"
+	reason := pgv1.ReasonRoleCleanupPending
 	if blocked {
-		reason = "RoleCleanupBlocked"
+		reason = pgv1.ReasonRoleCleanupBlocked
 	}
 	return waiting(pgv1.PhaseProvisioning, reason, msg, cleanupRecheck)
 }

@@ -23,22 +23,22 @@ import (
 func (p *pass) claimRole(ctx context.Context, w roleWant) health {
 	if e, ok := managedEntry(p.obs.cnpgCluster, w.role); ok {
 		if e.Comment == controller.PostgresMarker(p.db.Namespace, p.db.Name) {
-			return waiting(pgv1.PhaseProvisioning, "RolesMigrating",
+			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRolesMigrating,
 				fmt.Sprintf("waiting for PostgresCluster %q to move role %s from the CNPG Cluster's spec.managed.roles to a DatabaseRole (setpoint empties only a list it still owns: if someone applied that list since, remove the entry there)", w.cluster, w.role), provisionRecheck)
 		}
-		return failed("RoleConflict", fmt.Sprintf("role %s is listed in CNPG Cluster %q's spec.managed.roles, which CloudNativePG gives precedence; setpoint leaves it untouched: remove it there, or use another database name", w.role, w.cluster), failedRecheck)
+		return failed(pgv1.ReasonRoleConflict, fmt.Sprintf("role %s is listed in CNPG Cluster %q's spec.managed.roles, which CloudNativePG gives precedence; setpoint leaves it untouched: remove it there, or use another database name", w.role, w.cluster), failedRecheck)
 	}
 	if other := p.otherRoleObject(w); other != nil {
-		return failed("RoleConflict", fmt.Sprintf("role %s is managed by DatabaseRole %q, which setpoint did not create for this object; setpoint leaves it untouched: delete it, or use another database name", w.role, other.Name), failedRecheck)
+		return failed(pgv1.ReasonRoleConflict, fmt.Sprintf("role %s is managed by DatabaseRole %q, which setpoint did not create for this object; setpoint leaves it untouched: delete it, or use another database name", w.role, other.Name), failedRecheck)
 	}
 	t, err := p.monitor(ctx)
 	if err != nil {
-		return waiting(pgv1.PhaseProvisioning, "MonitorUnavailable", err.Error(), sqlRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorUnavailable, err.Error(), sqlRecheck)
 	}
 	comments, err := p.c.sql.roleComments(ctx, t, []string{w.role})
 	if err != nil {
 		p.c.cas.Forget(p.db.Namespace, w.cluster+caSuffix) // in case the CA rotated
-		return waiting(pgv1.PhaseProvisioning, "RoleUnverified",
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRoleUnverified,
 			fmt.Sprintf("cannot check in Postgres whether role %s already exists: %v", w.role, err), sqlRecheck)
 	}
 	comment, exists := comments[w.role]
@@ -46,7 +46,7 @@ func (p *pass) claimRole(ctx context.Context, w roleWant) health {
 		return ready("", "")
 	}
 	if ok, why := p.mayManageExisting(ctx, "role", w.role, comment); !ok {
-		return failed("RoleExists", why, failedRecheck)
+		return failed(pgv1.ReasonRoleExists, why, failedRecheck)
 	}
 	return ready("", "")
 }

@@ -55,20 +55,20 @@ func (p *pass) recordRotation() {
 	var reason, msg string
 	switch unknown := p.unknownRotationRoles(); {
 	case len(unknown) > 0:
-		reason = "UnknownRoles"
+		reason = pgv1.ReasonUnknownRoles
 		msg = fmt.Sprintf("request %q: %s names %s, neither a kind (admin, rw, ro) nor a role of this object; %d of %d password(s) rotated",
 			request, pgv1.RotatePasswordsRolesAnnotation, strings.Join(unknown, ", "), done, p.rotation.selected)
 	case len(p.rotation.external) > 0:
-		reason = "ExternalSecretNotRotated"
+		reason = pgv1.ReasonExternalSecretNotRotated
 		msg = fmt.Sprintf("request %q: setpoint never writes external Secrets, rotate them yourself: %s", request, strings.Join(p.rotation.external, ", "))
 	case done < p.rotation.selected:
-		reason = "RotationPending"
+		reason = pgv1.ReasonRotationPending
 		msg = fmt.Sprintf("request %q: %d of %d password(s) rotated", request, done, p.rotation.selected)
 	case p.rotation.selected == 0:
-		reason = "NoRoleSelected"
+		reason = pgv1.ReasonNoRoleSelected
 		msg = fmt.Sprintf("request %q names no role with a generated password (%s: %q)", request, pgv1.RotatePasswordsRolesAnnotation, p.db.Annotations[pgv1.RotatePasswordsRolesAnnotation])
 	default:
-		status, reason = true, "Rotated"
+		status, reason = true, pgv1.ReasonRotated
 		msg = fmt.Sprintf("request %q: %d password(s) rotated", request, done)
 	}
 	controller.SetCondition(&p.status.Conditions, p.db.Generation, pgv1.ConditionPasswordRotation, status, reason, msg)

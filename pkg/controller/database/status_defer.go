@@ -34,9 +34,9 @@ const progressReportDelay = 30 * time.Second
 // news and written at once, and so is a move back (the cluster was Ready
 // and is not anymore).
 var progressWaits = map[string]int{
-	"ClusterNotReady":  1,
-	"RolesPending":     2,
-	"DatabaseApplying": 3,
+	pgv1.ReasonClusterNotReady:  1,
+	pgv1.ReasonRolesPending:     2,
+	pgv1.ReasonDatabaseApplying: 3,
 }
 
 // deferredWrite reports whether this pass may leave status as it is, and

@@ -23,26 +23,26 @@ func clusterStep(_ context.Context, p *pass) health {
 	pc := p.obs.cluster
 	switch {
 	case pc == nil:
-		return waiting(pgv1.PhasePending, "ClusterNotFound",
+		return waiting(pgv1.PhasePending, pgv1.ReasonClusterNotFound,
 			fmt.Sprintf("PostgresCluster %q not found in namespace %q", name, p.db.Namespace), clusterMissingRecheck)
 	case pc.DeletionTimestamp != nil:
-		return waiting(pgv1.PhasePending, "ClusterDeleting", fmt.Sprintf("PostgresCluster %q is being deleted", name), clusterNotReadyRecheck)
+		return waiting(pgv1.PhasePending, pgv1.ReasonClusterDeleting, fmt.Sprintf("PostgresCluster %q is being deleted", name), clusterNotReadyRecheck)
 	case pc.Status.Phase == pgv1.PhaseFailed:
 		msg := fmt.Sprintf("PostgresCluster %q is Failed", name)
 		if c := meta.FindStatusCondition(pc.Status.Conditions, pgv1.ConditionReady); c != nil {
 			msg += fmt.Sprintf(": %s: %s", c.Reason, c.Message)
 		}
-		return waiting(pgv1.PhasePending, "ClusterFailed", msg, clusterNotReadyRecheck)
+		return waiting(pgv1.PhasePending, pgv1.ReasonClusterFailed, msg, clusterNotReadyRecheck)
 	case !meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionReady) && !readyAtGeneration(p.db):
 		// Worded without the cluster's phase: a new cluster passes through
 		// several on its way to Ready, and each would rewrite the status of
 		// every database waiting for it. The cluster's own status says where
 		// it stands.
-		return waiting(pgv1.PhasePending, "ClusterNotReady", fmt.Sprintf("PostgresCluster %q is not ready", name), clusterNotReadyRecheck)
+		return waiting(pgv1.PhasePending, pgv1.ReasonClusterNotReady, fmt.Sprintf("PostgresCluster %q is not ready", name), clusterNotReadyRecheck)
 	}
 	// The same reason and message whether the cluster is Ready or passing
 	// through a transient phase: a held readiness costs no status write.
-	return ready("ClusterReady", fmt.Sprintf("PostgresCluster %q is ready", name))
+	return ready(pgv1.ReasonClusterReady, fmt.Sprintf("PostgresCluster %q is ready", name))
 }
 
 // readyAtGeneration: the object was Ready for its current spec.

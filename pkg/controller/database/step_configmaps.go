@@ -28,7 +28,7 @@ func configMapsStep(ctx context.Context, p *pass) health {
 	if h := worst(hs); h.Phase != pgv1.PhaseReady {
 		return h
 	}
-	return ready("ConfigMapsReady", fmt.Sprintf("connection info of %d database(s) published", len(p.db.Spec.Databases)))
+	return ready(pgv1.ReasonConfigMapsReady, fmt.Sprintf("connection info of %d database(s) published", len(p.db.Spec.Databases)))
 }
 
 func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health {
@@ -41,7 +41,7 @@ func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health 
 		// Not in our cache: the create proves it absent, or reads it.
 		existing, created, err := p.createConfigMap(ctx, n.ConfigMap, policy, data)
 		if err != nil {
-			return apiError("ConfigMapWriteFailed", err)
+			return apiError(pgv1.ReasonConfigMapWriteFailed, err)
 		}
 		if created {
 			e.ConfigMapRef = &pgv1.LocalObjectReference{Name: n.ConfigMap}
@@ -50,13 +50,13 @@ func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health 
 		cur = existing
 	}
 	if conflict := p.owner().Check("ConfigMap", cur); conflict != nil {
-		return conflict.Health("ConfigMapConflict")
+		return conflict.Health(pgv1.ReasonConfigMapConflict)
 	}
 	if !configMapCurrent(cur, p.db, data, policy) {
 		// Also adopts a ConfigMap retained for us: the patch drops the
 		// retained marks and adds our reference.
 		if err := p.patchConfigMap(ctx, cur, policy, data); err != nil {
-			return apiError("ConfigMapWriteFailed", err)
+			return apiError(pgv1.ReasonConfigMapWriteFailed, err)
 		}
 	}
 	e.ConfigMapRef = &pgv1.LocalObjectReference{Name: n.ConfigMap}

@@ -38,7 +38,7 @@ func databasesStep(ctx context.Context, p *pass) health {
 	if h := worst(hs); h.Phase != pgv1.PhaseReady {
 		return h
 	}
-	return ready("DatabasesApplied", fmt.Sprintf("CloudNativePG applied %d database(s)", len(p.db.Spec.Databases)))
+	return ready(pgv1.ReasonDatabasesApplied, fmt.Sprintf("CloudNativePG applied %d database(s)", len(p.db.Spec.Databases)))
 }
 
 func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
@@ -47,7 +47,7 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	// CNPG Databases are cached in full: the cache answers for them.
 	cur := p.obs.cnpg[n.CNPG]
 	if conflict := p.owner().Check("CNPG Database", cur); conflict != nil {
-		return conflict.Health("DatabaseConflict")
+		return conflict.Health(pgv1.ReasonDatabaseConflict)
 	}
 	if cur == nil {
 		// No CNPG Database records this database as ours yet: Postgres
@@ -56,24 +56,24 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 			return h
 		}
 	} else if cur.DeletionTimestamp != nil {
-		return waiting(pgv1.PhaseProvisioning, "DatabaseDeleting", fmt.Sprintf("waiting for the previous CNPG Database %q to be deleted", n.CNPG), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseDeleting, fmt.Sprintf("waiting for the previous CNPG Database %q to be deleted", n.CNPG), provisionRecheck)
 	}
 	want := desiredDatabase(p.obs.cluster.Name, n, policyOf(d), d.Extensions, cur)
 	if cur == nil || !databaseCurrent(cur, p.db, want) {
 		ac := databaseApply(p.db, n.CNPG, want, false).WithOwnerReferences(controller.OwnerRefApply(p.db, gvk))
 		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
-			return apiError("DatabaseApplyFailed", fmt.Errorf("apply CNPG Database %s: %w", n.CNPG, err))
+			return apiError(pgv1.ReasonDatabaseApplyFailed, fmt.Errorf("apply CNPG Database %s: %w", n.CNPG, err))
 		}
 		// The same message as the wait that follows: the status written
 		// now stays current until CloudNativePG is done (one write, not two).
-		return waiting(pgv1.PhaseProvisioning, "DatabaseApplying", fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.CNPG), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseApplying, fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.CNPG), provisionRecheck)
 	}
 	st := cur.Status
 	switch {
 	case st.ObservedGeneration != cur.Generation || st.Applied == nil:
-		return waiting(pgv1.PhaseProvisioning, "DatabaseApplying", fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.CNPG), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseApplying, fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.CNPG), provisionRecheck)
 	case !*st.Applied:
-		return waiting(pgv1.PhaseProvisioning, "DatabaseNotApplied", fmt.Sprintf("CloudNativePG could not apply database %s yet: %s", n.DB, st.Message), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseNotApplied, fmt.Sprintf("CloudNativePG could not apply database %s yet: %s", n.DB, st.Message), provisionRecheck)
 	}
 	return ready("", "")
 }
@@ -163,19 +163,19 @@ func databaseCurrent(cur *cnpgv1.Database, db *pgv1.PostgresDatabase, want cnpgv
 func (p *pass) checkNewDatabase(ctx context.Context, n names) health {
 	t, err := p.monitor(ctx)
 	if err != nil {
-		return waiting(pgv1.PhaseProvisioning, "MonitorUnavailable", err.Error(), sqlRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorUnavailable, err.Error(), sqlRecheck)
 	}
 	exists, comment, err := p.c.sql.databaseComment(ctx, t, n.DB)
 	if err != nil {
 		p.c.cas.Forget(p.db.Namespace, p.obs.cluster.Name+caSuffix) // in case the CA rotated
-		return waiting(pgv1.PhaseProvisioning, "DatabaseUnverified",
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseUnverified,
 			fmt.Sprintf("cannot check in Postgres whether database %s already exists: %v", n.DB, err), sqlRecheck)
 	}
 	if !exists {
 		return ready("", "")
 	}
 	if ok, why := p.mayManageExisting(ctx, "database", n.DB, comment); !ok {
-		return failed("DatabaseExists", why, failedRecheck)
+		return failed(pgv1.ReasonDatabaseExists, why, failedRecheck)
 	}
 	return ready("", "")
 }

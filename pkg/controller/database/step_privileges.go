@@ -31,15 +31,15 @@ func privilegesStep(ctx context.Context, p *pass) health {
 		t, err := p.asAdmin(ctx, d, n)
 		if err != nil {
 			p.problem(d.Name, err.Error())
-			return waiting(pgv1.PhaseProvisioning, "AdminUnavailable", err.Error(), sqlRecheck)
+			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonAdminUnavailable, err.Error(), sqlRecheck)
 		}
 		if err := p.c.sql.execTx(ctx, t, grantPlan(n, controller.PostgresMarker(p.db.Namespace, p.db.Name), d.ReadOnlyRole)); err != nil {
 			p.c.cas.Forget(p.db.Namespace, p.obs.cluster.Name+caSuffix) // in case the CA rotated
 			msg := fmt.Sprintf("grant privileges on database %s: %v", n.DB, err)
 			p.problem(d.Name, msg)
-			return waiting(pgv1.PhaseProvisioning, "GrantFailed", msg, sqlRecheck)
+			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck)
 		}
 		klog.FromContext(ctx).V(2).Info("Granted privileges", "database", n.DB, "role", n.RWRole)
 	}
-	return ready("PrivilegesGranted", fmt.Sprintf("privileges granted on %d database(s)", len(p.db.Spec.Databases)))
+	return ready(pgv1.ReasonPrivilegesGranted, fmt.Sprintf("privileges granted on %d database(s)", len(p.db.Spec.Databases)))
 }

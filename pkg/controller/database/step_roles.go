@@ -38,13 +38,13 @@ func rolesStep(ctx context.Context, p *pass) health {
 		hs = append(hs, h)
 	}
 	h := worst(hs)
-	if h.Phase == pgv1.PhaseProvisioning && h.Reason == "RolesPending" {
-		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("%d role(s) not yet applied by CloudNativePG", pending), provisionRecheck)
+	if h.Phase == pgv1.PhaseProvisioning && h.Reason == pgv1.ReasonRolesPending {
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRolesPending, fmt.Sprintf("%d role(s) not yet applied by CloudNativePG", pending), provisionRecheck)
 	}
 	if h.Phase != pgv1.PhaseReady {
 		return h
 	}
-	return ready("RolesReconciled", "every role is applied by CloudNativePG")
+	return ready(pgv1.ReasonRolesReconciled, "every role is applied by CloudNativePG")
 }
 
 // secretOf is the password Secret the secrets step chose for c.
@@ -83,10 +83,10 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 	if cur != nil && !controller.IsControlledBy(cur, p.db.UID) {
 		// Never adopted: a DatabaseRole we did not create may carry
 		// anyone's password Secret and reclaim policy.
-		return p.owner().Conflict("DatabaseRole", cur).Health("RoleConflict")
+		return p.owner().Conflict("DatabaseRole", cur).Health(pgv1.ReasonRoleConflict)
 	}
 	if cur != nil && cur.DeletionTimestamp != nil {
-		return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("waiting for the previous DatabaseRole %q of role %s to be deleted", w.object, role), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRolesPending, fmt.Sprintf("waiting for the previous DatabaseRole %q of role %s to be deleted", w.object, role), provisionRecheck)
 	}
 	if cur == nil {
 		if h := p.claimRole(ctx, w); h.Phase != pgv1.PhaseReady {
@@ -96,7 +96,7 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 	}
 	if !roleCurrent(cur, p.db, w) {
 		if _, err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, roleApply(p.db, w), applyOpts); err != nil {
-			return apiError("RoleApplyFailed", fmt.Errorf("apply DatabaseRole %s: %w", w.object, err))
+			return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("apply DatabaseRole %s: %w", w.object, err))
 		}
 		return rolePending(role)
 	}
@@ -109,7 +109,7 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 		// restarting, the Secret not there yet — passes, and what does
 		// not (a conflict CNPG found) is fixed elsewhere. Its message is
 		// the user's clue.
-		return waiting(pgv1.PhaseProvisioning, "RoleNotApplied", fmt.Sprintf("CloudNativePG could not apply role %s (DatabaseRole %q): %s", role, w.object, st.Message), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRoleNotApplied, fmt.Sprintf("CloudNativePG could not apply role %s (DatabaseRole %q): %s", role, w.object, st.Message), provisionRecheck)
 	}
 	return ready("", "")
 }
@@ -123,15 +123,15 @@ func (p *pass) createRole(ctx context.Context, w roleWant) health {
 	if apierrors.IsAlreadyExists(err) {
 		live, gerr := client.Get(ctx, w.object, metav1.GetOptions{})
 		if gerr != nil {
-			return apiError("RoleCreateFailed", fmt.Errorf("read existing DatabaseRole %s: %w", w.object, gerr))
+			return apiError(pgv1.ReasonRoleCreateFailed, fmt.Errorf("read existing DatabaseRole %s: %w", w.object, gerr))
 		}
 		if !controller.IsControlledBy(live, p.db.UID) {
-			return p.owner().Conflict("DatabaseRole", live).Health("RoleConflict")
+			return p.owner().Conflict("DatabaseRole", live).Health(pgv1.ReasonRoleConflict)
 		}
 		return rolePending(w.role) // ours, and the cache is behind
 	}
 	if err != nil {
-		return apiError("RoleCreateFailed", fmt.Errorf("create DatabaseRole %s: %w", w.object, err))
+		return apiError(pgv1.ReasonRoleCreateFailed, fmt.Errorf("create DatabaseRole %s: %w", w.object, err))
 	}
 	return rolePending(w.role)
 }
@@ -139,5 +139,5 @@ func (p *pass) createRole(ctx context.Context, w roleWant) health {
 // rolePending is the wait for CNPG to apply a DatabaseRole. One message
 // for the apply and the wait after it: one status write, not two.
 func rolePending(role string) health {
-	return waiting(pgv1.PhaseProvisioning, "RolesPending", fmt.Sprintf("role %s not yet applied by CloudNativePG", role), provisionRecheck)
+	return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRolesPending, fmt.Sprintf("role %s not yet applied by CloudNativePG", role), provisionRecheck)
 }

@@ -27,7 +27,7 @@ func secretsStep(ctx context.Context, p *pass) health {
 	if h := worst(hs); h.Phase != pgv1.PhaseReady {
 		return h
 	}
-	return ready("SecretsReady", fmt.Sprintf("credentials of %d database(s) in place", len(p.db.Spec.Databases))+recreatedNote(p))
+	return ready(pgv1.ReasonSecretsReady, fmt.Sprintf("credentials of %d database(s) in place", len(p.db.Spec.Databases))+recreatedNote(p))
 }
 
 // presentRole is the intent for one role; exists is kept from the last
@@ -67,7 +67,7 @@ func (p *pass) credential(ctx context.Context, role, generated, external string,
 	if s == nil {
 		var err error
 		if s, err = p.createSecret(ctx, generated, role); err != nil {
-			return apiError("SecretCreateFailed", err)
+			return apiError(pgv1.ReasonSecretCreateFailed, err)
 		}
 		p.obs.secrets[generated] = s // what a rotation in this pass starts from
 	}
@@ -111,7 +111,7 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 	}
 	klog.FromContext(ctx).V(2).Info("Created Secret", "secret", klog.KObj(created), "role", role, "recreated", recreating)
 	if recreating {
-		p.c.recorder.Event(p.db, corev1.EventTypeWarning, "SecretRecreated", controller.RecreatedEvent(name, role))
+		p.c.recorder.Event(p.db, corev1.EventTypeWarning, pgv1.EventSecretRecreated, controller.RecreatedEvent(name, role))
 	}
 	return created, nil
 }
@@ -122,16 +122,16 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 func (p *pass) claimSecret(ctx context.Context, s *corev1.Secret, role string) health {
 	switch p.owner().Judge(s) {
 	case controller.NotOurs:
-		return p.owner().Conflict("Secret", s).Health("SecretConflict")
+		return p.owner().Conflict("Secret", s).Health(pgv1.ReasonSecretConflict)
 	case controller.RetainedForUs:
 		adopted, err := p.adoptSecret(ctx, s)
 		if err != nil {
-			return apiError("SecretAdoptFailed", err)
+			return apiError(pgv1.ReasonSecretAdoptFailed, err)
 		}
 		s = adopted
 	}
 	if msg := invalidCredential(s, role); msg != "" {
-		return failed("SecretInvalid", fmt.Sprintf("Secret %q: %s", s.Name, msg), failedRecheck)
+		return failed(pgv1.ReasonSecretInvalid, fmt.Sprintf("Secret %q: %s", s.Name, msg), failedRecheck)
 	}
 	return ready("", "")
 }
@@ -147,17 +147,17 @@ func (p *pass) adoptSecret(ctx context.Context, s *corev1.Secret) (*corev1.Secre
 	if err != nil {
 		return nil, fmt.Errorf("adopt secret %s: %w", s.Name, err)
 	}
-	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, "SecretAdopted", "Adopted retained Secret %s", s.Name)
+	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventSecretAdopted, "Adopted retained Secret %s", s.Name)
 	return out, nil
 }
 
 // validateExternal checks a user's Secret the way CNPG will use it.
 func validateExternal(s *corev1.Secret, name, role string) health {
 	if s == nil {
-		return failed("ExternalSecretNotFound", fmt.Sprintf("external Secret %q for role %s not found", name, role), externalRecheck)
+		return failed(pgv1.ReasonExternalSecretNotFound, fmt.Sprintf("external Secret %q for role %s not found", name, role), externalRecheck)
 	}
 	if msg := invalidCredential(s, role); msg != "" {
-		return failed("ExternalSecretInvalid", fmt.Sprintf("external Secret %q: %s", name, msg), externalRecheck)
+		return failed(pgv1.ReasonExternalSecretInvalid, fmt.Sprintf("external Secret %q: %s", name, msg), externalRecheck)
 	}
 	return ready("", "")
 }

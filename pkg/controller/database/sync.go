@@ -42,7 +42,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	}
 	if err := c.validateNames(db); err != nil {
 		p := newPass(c, db, obs)
-		p.setPhase(pgv1.PhaseFailed, "InvalidName", err.Error())
+		p.setPhase(pgv1.PhaseFailed, pgv1.ReasonInvalidName, err.Error())
 		if werr := c.writeStatus(ctx, db, p.status); werr != nil {
 			return workqueue.Result{}, werr
 		}
@@ -118,7 +118,7 @@ func (p *pass) conclude(out outcome, removal health) {
 	case removal.Phase != pgv1.PhaseReady:
 		p.setPhase(pgv1.PhaseProvisioning, removal.Reason, removal.Message)
 	default:
-		p.setPhase(pgv1.PhaseReady, "AllReady", fmt.Sprintf("%d database(s) ready", len(p.db.Spec.Databases)))
+		p.setPhase(pgv1.PhaseReady, pgv1.ReasonAllReady, fmt.Sprintf("%d database(s) ready", len(p.db.Spec.Databases)))
 	}
 }
 

@@ -2,22 +2,31 @@ package v1alpha1
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-// Conditions of PostgresCluster that report what Postgres itself says,
-// from the background collector's samples: what a person must act on.
-// They are absent until their first True and False once cleared; they
-// never change the phase (a Ready cluster stays Ready).
+// Conditions of PostgresCluster from Postgres itself
+//
+// They report what Postgres itself says, from the background
+// collector's samples: what a person must act on. They are absent until
+// their first True and False once cleared; they never change the phase
+// (a Ready cluster stays Ready).
 const (
 	// ConditionPostgresUnreachable is True while the collector cannot
 	// take a sample of the primary (connection or query failing).
+	// What to do: check the primary's pod and CloudNativePG's status;
+	// the message quotes the error.
 	ConditionPostgresUnreachable = "PostgresUnreachable"
 	// ConditionNotAcceptingWrites is True while the primary is in
 	// recovery or read-only, Unknown while it cannot be reached.
+	// What to do: see its reason.
 	ConditionNotAcceptingWrites = "NotAcceptingWrites"
 	// ConditionConnectionsSaturated is True while connections in use
-	// reach 90 % of max_connections (cleared under 85 %).
+	// reach 90 % of max_connections (cleared under 85 %). What to do:
+	// raise max_connections, add a pooler, or find the client that
+	// holds connections.
 	ConditionConnectionsSaturated = "ConnectionsSaturated"
 	// ConditionStorageNearlyFull is True while the data takes at least
 	// the operator's nearly-full share of the volume (cleared 2 % under).
+	// What to do: grow storage.size, enable storage.autoGrow, or free
+	// space.
 	ConditionStorageNearlyFull = "StorageNearlyFull"
 )
 

@@ -20,7 +20,3 @@ const (
 	RecreateEmpty        = "empty"
 	RecreateLatestBackup = "latest-backup"
 )
-
-// ReasonProvisionerLost is the Ready reason of a PostgresCluster whose
-// CNPG Cluster (and with it its volumes and data) was deleted out of band.
-const ReasonProvisionerLost = "ProvisionerLost"

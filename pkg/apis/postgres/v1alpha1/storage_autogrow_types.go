@@ -70,8 +70,3 @@ type StorageStatus struct {
 	// +optional
 	GrowInFlight bool `json:"growInFlight,omitempty"`
 }
-
-// ConditionStorageAtLimit, on PostgresCluster with auto-grow enabled, is
-// True when usage is over the threshold and the volume is already at
-// autoGrow.limit: a person must raise the limit or free space.
-const ConditionStorageAtLimit = "StorageAtLimit"

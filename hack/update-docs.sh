@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Writes the generated references into docs/reference, or into the folder
+# given as the first argument (hack/verify-docs.sh passes a temporary one).
+# Each reference is generated from the code itself, never written by hand.
+set -o errexit -o nounset -o pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+GO=${GO:-go}
+OUT=${1:-$ROOT/docs/reference}
+
+mkdir -p "$OUT"
+cd "$ROOT"
+"$GO" run ./hack/reasonsdoc -api pkg/apis/postgres/v1alpha1 -out "$OUT/reasons.md"

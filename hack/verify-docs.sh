@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Regenerates the generated references into a temporary folder and fails
+# when any differs from what docs/reference holds as committed.
+set -o errexit -o nounset -o pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+"$ROOT/hack/update-docs.sh" "$TMP"
+
+status=0
+for page in "$TMP"/*; do
+  if ! diff -u "$ROOT/docs/reference/$(basename "$page")" "$page"; then
+    status=1
+  fi
+done
+if [ "$status" != 0 ]; then
+  echo "generated references in docs/reference are out of date: run 'make docs'" >&2
+fi
+exit "$status"

@@ -1,0 +1,258 @@
+package v1alpha1
+
+// Any component of PostgresCluster
+//
+// Reasons any component's condition can carry (see also the reasons
+// of both kinds).
+const (
+	// ReasonWaitingForSecret means the component needs the superuser
+	// Secret, which SecretReady has not provided this pass. What to do:
+	// see SecretReady.
+	ReasonWaitingForSecret = "WaitingForSecret"
+	// ReasonWaitingForCNPGCluster means the component needs the CNPG
+	// Cluster, which ProvisionerReady has not provided this pass. What
+	// to do: see ProvisionerReady.
+	ReasonWaitingForCNPGCluster = "WaitingForCNPGCluster"
+	// ReasonNotConfigured means the component is off in the spec (no
+	// object store, no backup schedule, no pooler, monitoring disabled):
+	// its condition is True. What to do: nothing, or enable it.
+	ReasonNotConfigured = "NotConfigured"
+)
+
+// SecretReady of PostgresCluster
+const (
+	// ReasonSecretReady means the generated superuser Secret is in
+	// place. What to do: nothing.
+	ReasonSecretReady = "SecretReady"
+	// ReasonExternalSecretValid means the external superuser Secret
+	// named in passwordConfig exists and is valid. What to do: nothing.
+	ReasonExternalSecretValid = "ExternalSecretValid"
+	// ReasonSuperuserAccessOff means superuser access is off, so there
+	// is no superuser Secret (one setpoint created is deleted once the
+	// CNPG Cluster no longer uses it). What to do: nothing.
+	ReasonSuperuserAccessOff = "SuperuserAccessOff"
+	// ReasonSecretMissing means the superuser Secret is not created yet.
+	// What to do: wait; it is rechecked at once.
+	ReasonSecretMissing = "SecretMissing"
+	// ReasonSecretError means writing the superuser Secret failed; it
+	// is retried with backoff. What to do: if it persists, read the
+	// message.
+	ReasonSecretError = "SecretError"
+	// ReasonSuperuserSecretNotFound means the external superuser Secret
+	// does not exist. What to do: create it, or fix the reference.
+	ReasonSuperuserSecretNotFound = "SuperuserSecretNotFound"
+	// ReasonSuperuserSecretInvalid means the external superuser Secret
+	// has no password, or a username other than postgres. What to do:
+	// fix the Secret.
+	ReasonSuperuserSecretInvalid = "SuperuserSecretInvalid"
+)
+
+// ObjectStoreReady of PostgresCluster
+const (
+	// ReasonObjectStoreApplied means the Barman Cloud ObjectStore is
+	// applied. What to do: nothing.
+	ReasonObjectStoreApplied = "ObjectStoreApplied"
+	// ReasonObjectStoreConflict means an ObjectStore of that name exists
+	// that setpoint did not create; setpoint leaves it untouched. What
+	// to do: delete or rename it.
+	ReasonObjectStoreConflict = "ObjectStoreConflict"
+	// ReasonArchiveConflict means another PostgresCluster's ObjectStore
+	// already holds this cluster's archive folder (the same folder, or
+	// one inside the other). What to do: give this cluster a
+	// destinationPath of its own.
+	ReasonArchiveConflict = "ArchiveConflict"
+	// ReasonBackupTargetUnavailable means the ObjectStore CRD (the
+	// Barman Cloud plugin) is not installed. What to do: install the
+	// plugin, or remove the object store from the spec.
+	ReasonBackupTargetUnavailable = "BackupTargetUnavailable"
+	// ReasonObjectStoreError means writing the ObjectStore failed; it is
+	// retried with backoff. What to do: if it persists, read the message.
+	ReasonObjectStoreError = "ObjectStoreError"
+)
+
+// ProvisionerReady of PostgresCluster
+//
+// The CNPG Cluster and Postgres inside it.
+const (
+	// ReasonClusterHealthy means CloudNativePG reports the cluster
+	// healthy and Postgres confirms the managed parameters. What to do:
+	// nothing.
+	ReasonClusterHealthy = "ClusterHealthy"
+	// ReasonPostgresNotChecked means CloudNativePG reports the cluster
+	// healthy but nothing can log in yet to confirm it (superuser access
+	// is off and the monitor role is not applied yet); True. What to do:
+	// nothing; the next pass checks.
+	ReasonPostgresNotChecked = "PostgresNotChecked"
+	// ReasonClusterCreating means the CNPG Cluster is not created yet.
+	// What to do: wait.
+	ReasonClusterCreating = "ClusterCreating"
+	// ReasonSpecApplied means setpoint just applied a change to the CNPG
+	// Cluster and gives CloudNativePG a moment to act on it. What to do:
+	// wait.
+	ReasonSpecApplied = "SpecApplied"
+	// ReasonCNPGProvisioning means CloudNativePG is setting up instances
+	// (its phase is quoted). What to do: wait.
+	ReasonCNPGProvisioning = "CNPGProvisioning"
+	// ReasonCNPGConfiguring means CloudNativePG is changing a running
+	// cluster: a switchover, an upgrade, a restart, new configuration.
+	// What to do: wait.
+	ReasonCNPGConfiguring = "CNPGConfiguring"
+	// ReasonCNPGPending means CloudNativePG is failing over, or reports
+	// no phase yet. What to do: wait; if it lasts, look at the CNPG
+	// Cluster's status.
+	ReasonCNPGPending = "CNPGPending"
+	// ReasonUnknownCNPGPhase means CloudNativePG reports a phase setpoint
+	// does not know (quoted in the message). What to do: check the CNPG
+	// Cluster; a CloudNativePG newer than setpoint supports may say it.
+	ReasonUnknownCNPGPhase = "UnknownCNPGPhase"
+	// ReasonCNPGFailed means CloudNativePG reports it cannot go on (its
+	// phase and reason are quoted). What to do: fix what it names, or
+	// see the CNPG Cluster's status and events.
+	ReasonCNPGFailed = "CNPGFailed"
+	// ReasonRestoreFailed means the restore that spec.restore asks for
+	// cannot be carried out: CloudNativePG reports phase Failed (quoted).
+	// It stays so until the CNPG Cluster recovers, for instance once a
+	// missing ObjectStore exists; a restore with no backup to start from
+	// never does. What to do: fix what is missing, or delete the
+	// PostgresCluster and create it with a restore that can succeed.
+	ReasonRestoreFailed = "RestoreFailed"
+	// ReasonProvisionerLost means the CNPG Cluster, and with it its
+	// volumes and data, was deleted out of band after it had been Ready
+	// (or is being deleted). What to do: restore from a backup, or set
+	// the recreate annotation (RecreateAnnotation) to create it again.
+	ReasonProvisionerLost = "ProvisionerLost"
+	// ReasonClusterConflict means a CNPG Cluster of that name exists
+	// that setpoint did not create; setpoint leaves it untouched. What
+	// to do: delete or rename it.
+	ReasonClusterConflict = "ClusterConflict"
+	// ReasonClusterSpecInvalid means CloudNativePG's admission refused
+	// the CNPG Cluster setpoint wrote (its message is quoted). What to
+	// do: fix the setting it names in the class or the cluster.
+	ReasonClusterSpecInvalid = "ClusterSpecInvalid"
+	// ReasonApplyFailed means writing the CNPG Cluster failed; it is
+	// retried with backoff. What to do: if it persists, read the message.
+	ReasonApplyFailed = "ApplyFailed"
+	// ReasonPostgresUnreachable means CloudNativePG reports healthy but
+	// Postgres does not answer setpoint. What to do: check the network
+	// policy and the primary's pod; it is rechecked.
+	ReasonPostgresUnreachable = "PostgresUnreachable"
+	// ReasonPgHBAInvalid means Postgres reports errors in the
+	// pg_hba.conf it would load (quoted). What to do: fix pgHBA.
+	ReasonPgHBAInvalid = "PgHBAInvalid"
+	// ReasonUnknownParameter means postgresqlConfig names a parameter
+	// Postgres does not have. What to do: fix or remove it.
+	ReasonUnknownParameter = "UnknownParameter"
+	// ReasonParametersPending means Postgres has not yet put in effect
+	// every parameter of postgresqlConfig. What to do: wait.
+	ReasonParametersPending = "ParametersPending"
+	// ReasonRestartPending means a parameter needs a restart of Postgres,
+	// which CloudNativePG has not done yet. What to do: wait.
+	ReasonRestartPending = "RestartPending"
+	// ReasonParametersNotApplied means Postgres has not applied the
+	// named parameters within the bound. What to do: check the value and
+	// CloudNativePG's logs; it is rechecked slowly.
+	ReasonParametersNotApplied = "ParametersNotApplied"
+)
+
+// MonitorReady of PostgresCluster
+//
+// The role setpoint logs in as to check Postgres and run its SQL.
+const (
+	// ReasonMonitorRoleApplied means CloudNativePG applied the monitor
+	// role. What to do: nothing.
+	ReasonMonitorRoleApplied = "MonitorRoleApplied"
+	// ReasonMonitorRolePending means CloudNativePG has not applied the
+	// monitor role yet, or a previous DatabaseRole of it is being
+	// deleted. What to do: wait.
+	ReasonMonitorRolePending = "MonitorRolePending"
+	// ReasonMonitorRoleNotApplied means CloudNativePG could not apply
+	// the monitor role (its message is quoted); it retries. What to do:
+	// fix what it names.
+	ReasonMonitorRoleNotApplied = "MonitorRoleNotApplied"
+	// ReasonMonitorRoleUnverified means setpoint could not check in
+	// Postgres whether the monitor role exists; the next pass tries
+	// again. What to do: wait.
+	ReasonMonitorRoleUnverified = "MonitorRoleUnverified"
+	// ReasonMonitorSecretConflict means the monitor role's Secret name
+	// is taken by a Secret setpoint did not create. What to do: delete
+	// or rename that Secret.
+	ReasonMonitorSecretConflict = "MonitorSecretConflict"
+	// ReasonMonitorRoleConflict means the monitor role is managed by
+	// someone else: in the CNPG Cluster's spec.managed.roles or by a
+	// DatabaseRole setpoint did not create. What to do: remove it there.
+	ReasonMonitorRoleConflict = "MonitorRoleConflict"
+	// ReasonMonitorRoleExists means Postgres already has a role of that
+	// name that setpoint did not create. What to do: drop or rename it.
+	ReasonMonitorRoleExists = "MonitorRoleExists"
+	// ReasonMonitorError means writing the monitor role's objects failed;
+	// it is retried with backoff. What to do: if it persists, read the
+	// message.
+	ReasonMonitorError = "MonitorError"
+)
+
+// PoolerReady of PostgresCluster
+const (
+	// ReasonPoolersReady means every PgBouncer pooler runs. What to do:
+	// nothing.
+	ReasonPoolersReady = "PoolersReady"
+	// ReasonPoolerProvisioning means the PgBouncer instances are not all
+	// running yet. What to do: wait; if it lasts, look at the pooler's
+	// pods.
+	ReasonPoolerProvisioning = "PoolerProvisioning"
+	// ReasonPoolerConflict means a Pooler of that name exists that
+	// setpoint did not create. What to do: delete or rename it.
+	ReasonPoolerConflict = "PoolerConflict"
+	// ReasonPoolerApplyFailed means writing a Pooler failed; it is
+	// retried with backoff. What to do: if it persists, read the message.
+	ReasonPoolerApplyFailed = "PoolerApplyFailed"
+)
+
+// BackupReady of PostgresCluster
+const (
+	// ReasonBackupsScheduled means the ScheduledBackup is applied. What
+	// to do: nothing.
+	ReasonBackupsScheduled = "BackupsScheduled"
+	// ReasonScheduledBackupInvalid means CloudNativePG refused or reports
+	// invalid the ScheduledBackup (quoted). What to do: fix
+	// backup.schedule.
+	ReasonScheduledBackupInvalid = "ScheduledBackupInvalid"
+	// ReasonScheduledBackupConflict means a ScheduledBackup of that name
+	// exists that setpoint did not create. What to do: delete or rename
+	// it.
+	ReasonScheduledBackupConflict = "ScheduledBackupConflict"
+	// ReasonBackupApplyFailed means writing the ScheduledBackup failed;
+	// it is retried with backoff. What to do: if it persists, read the
+	// message.
+	ReasonBackupApplyFailed = "BackupApplyFailed"
+)
+
+// ConfigMapReady of PostgresCluster
+const (
+	// ReasonConfigMapApplied means the connection ConfigMap is written.
+	// What to do: nothing.
+	ReasonConfigMapApplied = "ConfigMapApplied"
+	// ReasonWaitingForCA means CloudNativePG has not created its CA
+	// Secret yet, which the ConfigMap publishes. What to do: wait.
+	ReasonWaitingForCA = "WaitingForCA"
+	// ReasonConfigMapApplyFailed means writing the ConfigMap failed; it
+	// is retried with backoff. What to do: if it persists, read the
+	// message.
+	ReasonConfigMapApplyFailed = "ConfigMapApplyFailed"
+)
+
+// PodMonitorReady of PostgresCluster
+const (
+	// ReasonPodMonitorApplied means the PodMonitor is applied. What to
+	// do: nothing.
+	ReasonPodMonitorApplied = "PodMonitorApplied"
+	// ReasonMonitoringUnavailable means the PodMonitor CRD (the
+	// Prometheus operator) is not installed. What to do: install it, or
+	// disable monitoring.
+	ReasonMonitoringUnavailable = "MonitoringUnavailable"
+	// ReasonPodMonitorConflict means a PodMonitor of that name exists
+	// that setpoint did not create. What to do: delete or rename it.
+	ReasonPodMonitorConflict = "PodMonitorConflict"
+	// ReasonPodMonitorError means writing the PodMonitor failed; it is
+	// retried with backoff. What to do: if it persists, read the message.
+	ReasonPodMonitorError = "PodMonitorError"
+)

@@ -1,0 +1,32 @@
+package cluster
+
+import (
+	"testing"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// The reasons picked from a table at run time: a contract or a phase
+// without an entry would give an empty reason, which the static scan of
+// pkg/controller cannot see.
+
+func TestEveryRequiredContractHasAWaitingReason(t *testing.T) {
+	for _, c := range pipeline() {
+		for _, r := range c.Requires() {
+			if waitingReasons[r] == "" {
+				t.Errorf("component %s requires contract %s, which has no reason in waitingReasons", c.Name(), r)
+			}
+		}
+	}
+}
+
+func TestEveryWaitingCNPGPhaseHasAReason(t *testing.T) {
+	for cnpg, phase := range cnpgPhases {
+		if phase == pgv1.PhaseReady || phase == pgv1.PhaseFailed {
+			continue
+		}
+		if cnpgWaitReasons[phase] == "" {
+			t.Errorf("CNPG phase %q maps to %s, which has no reason in cnpgWaitReasons", cnpg, phase)
+		}
+	}
+}
