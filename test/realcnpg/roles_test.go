@@ -13,9 +13,9 @@ import (
 // make foreign roles and databases by hand) for what real CNPG does with
 // setpoint's credentials and with what setpoint did not create: password
 // rotation, the read-only role's removal, an external Secret, ownership,
-// and last the cluster's deletion policies, which end the cluster. Each
-// step leaves the cluster Ready for the next; a step that fails says so
-// and the next still runs on the same cluster.
+// then the cluster's deletion policies, which end the cluster, and last a
+// foreign CNPG Cluster. Each step but the last two leaves the cluster
+// Ready for the next; a step that fails says so and the next still runs.
 func TestRolesOwnershipAndDeletionOnRealCNPG(t *testing.T) {
 	ns := newNamespace(t)
 	class := "su-" + ns
@@ -33,6 +33,7 @@ func TestRolesOwnershipAndDeletionOnRealCNPG(t *testing.T) {
 		{"external Secret", externalSecret},
 		{"ownership", ownership},
 		{"cluster deletion policies", func(t *testing.T, ns string) { clusterDeletion(t, ns, class) }},
+		{"foreign CNPG Cluster", func(t *testing.T, ns string) { foreignCluster(t, ns, class) }},
 	} {
 		start := time.Now()
 		t.Run(step.name, func(t *testing.T) { step.run(t, ns) })
