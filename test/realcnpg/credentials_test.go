@@ -34,6 +34,7 @@ func rotation(t *testing.T, ns string) {
 		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{})
 		return err
 	}, pgv1.RotatePasswordsAnnotation, "real-1")
+	start := time.Now()
 	eventually(t, 2*time.Minute, "every role of app records rotation real-1", func(ctx context.Context) (bool, string, error) {
 		db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
 		if err != nil {
@@ -48,6 +49,7 @@ func rotation(t *testing.T, ns string) {
 			continue
 		}
 		passwordSwitched(t, ns, "shop", "orders", string(cur.Data["username"]), string(old.Data["password"]), string(cur.Data["password"]))
+		t.Logf("%s: new password in Postgres %s after the request", n, time.Since(start).Round(100*time.Millisecond))
 	}
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, time.Minute)
 
@@ -56,6 +58,7 @@ func rotation(t *testing.T, ns string) {
 		_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{})
 		return err
 	}, pgv1.RotatePasswordsAnnotation, "su-1")
+	start = time.Now()
 	eventually(t, 2*time.Minute, "the cluster records the superuser rotation", func(ctx context.Context) (bool, string, error) {
 		pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil {
@@ -69,6 +72,7 @@ func rotation(t *testing.T, ns string) {
 		t.Fatal("superuser password not rotated")
 	}
 	passwordSwitched(t, ns, "shop", "postgres", "postgres", string(su.Data["password"]), string(su2.Data["password"]))
+	t.Logf("superuser: new password in Postgres %s after the request", time.Since(start).Round(100*time.Millisecond))
 }
 
 // rotatedFor counts the roles of db whose status records request.

@@ -57,8 +57,10 @@ func ownership(t *testing.T, ns string) {
 	}
 	intact("refused")
 
+	start := time.Now()
 	deleteDatabase(t, ns, "crm")
 	deleteDatabase(t, ns, "legacy")
+	t.Logf("the refused PostgresDatabases deleted in %s", time.Since(start).Round(100*time.Millisecond))
 	intact("after deletion with policy Delete")
 	for _, r := range []string{"crm_admin", "legacy_admin", "legacy_rw"} {
 		if exists(t, su, roleSQL, r) {
