@@ -16,6 +16,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/test/envtest"
 )
 
 // What setpoint did not create it never modifies or deletes: each test sets
@@ -101,28 +102,13 @@ func deleteCluster(t *testing.T, ns, name string) {
 	})
 }
 
-// settleGC waits until the garbage collector has removed a marker object
-// owned by a deleted owner created after the fact: once it acted on the
-// marker, it has processed the earlier deletions too (it works in order
-// of the events it sees), so what survives was really left alone.
+// settleGC waits until the garbage collector has caught up with every
+// deletion so far (envtest.SettleGC).
 func settleGC(t *testing.T, ns string) {
 	t.Helper()
-	owner, err := kube.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "gc-owner-"}}, metav1.CreateOptions{})
-	if err != nil {
+	if err := envtest.SettleGC(t.Context(), kube, ns, 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	child := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "gc-child-", OwnerReferences: []metav1.OwnerReference{{
-		APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID}}}}
-	if child, err = kube.CoreV1().ConfigMaps(ns).Create(t.Context(), child, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := kube.CoreV1().ConfigMaps(ns).Delete(t.Context(), owner.Name, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	gone(t, "garbage collector marker", func(ctx context.Context) error {
-		_, err := kube.CoreV1().ConfigMaps(ns).Get(ctx, child.Name, metav1.GetOptions{})
-		return err
-	})
 }
 
 func TestNeverSeizesACNPGCluster(t *testing.T) {

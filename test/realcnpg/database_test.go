@@ -135,14 +135,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
 	})
 	su := connect(t, ns, "shop", "postgres", "shop-monitor") // setpoint_monitor: superuser access is off, as CNPG has it by default
-	has := func(sql, name string) bool {
-		var found bool
-		if err := su.QueryRow(t.Context(), sql, name).Scan(&found); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		return found
-	}
-	const dbSQL, roleSQL = "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)"
+	has := func(sql, name string) bool { return exists(t, su, sql, name) }
 	for _, r := range []string{"orders_admin", "orders_rw", "orders_ro"} {
 		if has(roleSQL, r) {
 			t.Errorf("role %s left after a Delete", r)

@@ -2,6 +2,7 @@ package realcnpg
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -14,11 +15,14 @@ import (
 )
 
 // Two instances and a PgBouncer Pooler on real CNPG: the application
-// writes through the pooler; the primary's Pod is deleted, CNPG fails
-// over to the replica, and the PostgresDatabase stays Ready throughout
-// (a Ready database stays Ready through its cluster's transient states)
-// while the written row survives on the new primary.
-func TestPoolerAndFailoverOnRealCNPG(t *testing.T) {
+// writes through the pooler. A switchover to the replica, asked as
+// `kubectl cnpg promote` asks it, while an application writes through -rw:
+// setpoint's status follows the new primary, the PostgresDatabase stays
+// Ready, and every row Postgres acknowledged is on the new primary. Then
+// the primary's Pod is deleted, CNPG fails over, and the PostgresDatabase
+// stays Ready throughout (a Ready database stays Ready through its
+// cluster's transient states) while the written rows survive.
+func TestPoolerSwitchoverAndFailoverOnRealCNPG(t *testing.T) {
 	ns := newNamespace(t)
 	class := "ha-" + ns
 	smallClass(t, class, func(s *pgv1.ClusterSettings) {
@@ -33,8 +37,10 @@ func TestPoolerAndFailoverOnRealCNPG(t *testing.T) {
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 
 	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
-	if _, err := admin.Exec(t.Context(), "CREATE TABLE items (id bigserial PRIMARY KEY, name text)"); err != nil {
-		t.Fatalf("admin creates a table: %v", err)
+	for _, ddl := range []string{"CREATE TABLE items (id bigserial PRIMARY KEY, name text)", "CREATE TABLE ledger (id int PRIMARY KEY)"} {
+		if _, err := admin.Exec(t.Context(), ddl); err != nil {
+			t.Fatalf("admin: %s: %v", ddl, err)
+		}
 	}
 	// Ready means PgBouncer is available now: CNPG's Pooler counts Pods
 	// created, so setpoint reads PgBouncer's Deployment (this failed
@@ -46,26 +52,69 @@ func TestPoolerAndFailoverOnRealCNPG(t *testing.T) {
 	_ = pooled.Close(t.Context())
 	_ = admin.Close(t.Context())
 
-	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
+	switchover(t, ns)
+	failover(t, ns)
+}
+
+// switchover promotes the replica while an application writes, and holds
+// CNPG and setpoint to what they promise: no acknowledged row lost,
+// setpoint's currentPrimary the new one, the database never out of Ready.
+func switchover(t *testing.T, ns string) {
+	t.Helper()
+	old := cnpgPrimary(t, ns, "shop")
+	replica := otherInstance(t, ns, "shop", old)
+	w := startWriter(t, ns, "shop", "orders", "ledger", "app-orders-rw")
+	eventually(t, time.Minute, "the application writes through -rw", func(context.Context) (bool, string, error) {
+		n := w.ackedCount()
+		return n >= 20, fmt.Sprintf("%d rows acknowledged", n), nil
+	})
+	phases := watchPhases(t, ns, "shop")
+	promote(t, ns, "shop", replica)
+	start := time.Now()
+	healthyWithPrimary(t, ns, "CNPG switches over to "+replica, func(p string) bool { return p == replica })
+	t.Logf("switched over from %s to %s in %s", old, replica, time.Since(start).Round(time.Second))
+	pc := waitCluster(t, ns, "shop", pgv1.PhaseReady, 2*time.Minute)
+	if pc.Status.CurrentPrimary != replica || pc.Status.ReadyInstances != 2 {
+		t.Errorf("PostgresCluster status after the switchover: currentPrimary %q, readyInstances %d; want %q, 2",
+			pc.Status.CurrentPrimary, pc.Status.ReadyInstances, replica)
 	}
-	old := cl.Status.CurrentPrimary
+	// The application writes on the new primary by itself.
+	after := w.ackedCount()
+	eventually(t, time.Minute, "the application writes on the new primary", func(context.Context) (bool, string, error) {
+		n := w.ackedCount()
+		return n >= after+20, fmt.Sprintf("%d rows acknowledged, %d at the switchover's end", n, after), nil
+	})
+	acked, uncertain, errs := w.finish()
+	t.Logf("the application: %d rows acknowledged, %d unanswered; %d errors, the first: %q", len(acked), len(uncertain), len(errs), first(errs))
+	cnpgPhases, dbPhases := phases.seen()
+	clusterPhases := phases.clusterPhases()
+	t.Logf("through the switchover: CNPG %q, PostgresCluster %q", cnpgPhases, clusterPhases)
+	knownPhases(t, cnpgPhases)
+	if !slices.Contains(clusterPhases, pgv1.PhaseConfiguring) {
+		t.Errorf("PostgresCluster phases through the switchover: %q, want Configuring (CNPG's %q) among them", clusterPhases, "Switchover in progress")
+	}
+	if slices.ContainsFunc(dbPhases, func(p pgv1.Phase) bool { return p != pgv1.PhaseReady }) {
+		t.Errorf("the PostgresDatabase left Ready during the switchover: %q", dbPhases)
+	}
+	rw := connect(t, ns, "shop", "orders", "app-orders-rw")
+	checkNoRowLost(t, rw, "ledger", acked, uncertain)
+}
+
+// failover deletes the primary's Pod: CNPG promotes the other instance.
+func failover(t *testing.T, ns string) {
+	t.Helper()
+	old := cnpgPrimary(t, ns, "shop")
 	phases := watchPhases(t, ns, "shop")
 	if err := kube.CoreV1().Pods(ns).Delete(t.Context(), old, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
 		t.Fatalf("delete the primary's Pod %s: %v", old, err)
 	}
-	start = time.Now()
-	eventually(t, 4*time.Minute, "CNPG fails over and is healthy again", func(ctx context.Context) (bool, string, error) {
-		c, err := pg.CNPGV1().Clusters(ns).Get(ctx, "shop", metav1.GetOptions{})
-		if err != nil {
-			return false, "", err
-		}
-		return c.Status.CurrentPrimary != old && c.Status.Phase == cnpgsim.PhaseHealthy && c.Status.ReadyInstances == 2,
-			c.Status.Phase + ", primary " + c.Status.CurrentPrimary, nil
-	})
+	start := time.Now()
+	healthyWithPrimary(t, ns, "CNPG fails over", func(p string) bool { return p != old })
 	t.Logf("failed over from %s in %s", old, time.Since(start).Round(time.Second))
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 2*time.Minute)
+	pc := waitCluster(t, ns, "shop", pgv1.PhaseReady, 2*time.Minute)
+	if pc.Status.CurrentPrimary == old {
+		t.Errorf("PostgresCluster still names %s primary after the failover", old)
+	}
 	cnpgPhases, dbPhases := phases.seen()
 	t.Logf("real CNPG's phases through the failover: %q", cnpgPhases)
 	knownPhases(t, cnpgPhases)
@@ -84,4 +133,52 @@ func TestPoolerAndFailoverOnRealCNPG(t *testing.T) {
 	if _, err := rw.Exec(t.Context(), "INSERT INTO items (name) VALUES ('after the failover')"); err != nil {
 		t.Fatalf("rw writes on the new primary: %v", err)
 	}
+}
+
+// cnpgPrimary is the CNPG Cluster's current primary.
+func cnpgPrimary(t *testing.T, ns, cluster string) string {
+	t.Helper()
+	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), cluster, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl.Status.CurrentPrimary
+}
+
+// healthyWithPrimary waits until CNPG's Cluster shop is healthy with both
+// instances ready and a primary that wanted accepts.
+func healthyWithPrimary(t *testing.T, ns, what string, wanted func(primary string) bool) {
+	t.Helper()
+	eventually(t, 4*time.Minute, what+" and is healthy again", func(ctx context.Context) (bool, string, error) {
+		c, err := pg.CNPGV1().Clusters(ns).Get(ctx, "shop", metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		return wanted(c.Status.CurrentPrimary) && c.Status.Phase == cnpgsim.PhaseHealthy && c.Status.ReadyInstances == 2,
+			c.Status.Phase + ", primary " + c.Status.CurrentPrimary, nil
+	})
+}
+
+// otherInstance is the name of the cluster's instance Pod that is not
+// primary.
+func otherInstance(t *testing.T, ns, cluster, primary string) string {
+	t.Helper()
+	pods, err := kube.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "cnpg.io/cluster=" + cluster + ",cnpg.io/podRole=instance"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if p.Name != primary {
+			return p.Name
+		}
+	}
+	t.Fatalf("no instance of %s besides %s among %d Pods", cluster, primary, len(pods.Items))
+	return ""
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
 }

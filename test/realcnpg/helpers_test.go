@@ -2,23 +2,16 @@ package realcnpg
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
 	"fmt"
-	"net"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
 // newNamespace makes a namespace for one test and deletes it after.
@@ -92,67 +85,6 @@ func conditions(phase pgv1.Phase, cs []metav1.Condition) string {
 		parts = append(parts, fmt.Sprintf("%s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// connect opens a session to the cluster's -rw Service as the user of the
-// Secret, verifying the server against the cluster's CA as an application
-// would; the connection goes through the node's namespace.
-func connect(t *testing.T, ns, cluster, database, secret string) *pgx.Conn {
-	t.Helper()
-	return connectVia(t, ns, cluster, cluster+"-rw", database, secret)
-}
-
-// connectVia is connect through Service service (the cluster's -rw or its
-// pooler's). The server's certificate is CNPG's server certificate for
-// the cluster (PgBouncer presents it too), so it is verified for the -rw
-// Service's name wherever the connection goes.
-func connectVia(t *testing.T, ns, cluster, service, database, secret string) *pgx.Conn {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	sec, err := kube.CoreV1().Secrets(ns).Get(ctx, secret, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("Secret %s: %v", secret, err)
-	}
-	ca, err := kube.CoreV1().Secrets(ns).Get(ctx, cluster+"-ca", metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("CA Secret: %v", err)
-	}
-	svc, err := kube.CoreV1().Services(ns).Get(ctx, service, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("Service %s: %v", service, err)
-	}
-	host := postgres.Host(ns, cluster)
-	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=5432 dbname=%s sslmode=verify-full", host, database))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.User, cfg.Password = string(sec.Data["username"]), string(sec.Data["password"])
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(ca.Data["ca.crt"]) {
-		t.Fatalf("CA Secret %s-ca has no ca.crt", cluster)
-	}
-	cfg.TLSConfig = &tls.Config{ServerName: host, RootCAs: pool, MinVersion: tls.VersionTLS12}
-	cfg.LookupFunc = func(context.Context, string) ([]string, error) { return []string{svc.Spec.ClusterIP}, nil }
-	cfg.DialFunc = func(context.Context, string, string) (net.Conn, error) {
-		return theNode.Dial(net.JoinHostPort(svc.Spec.ClusterIP, "5432"))
-	}
-	// A Service whose Pods just became ready may not route yet: kube-proxy
-	// programs it a moment later. An application retries a refused
-	// connection; so does this, only that one.
-	var conn *pgx.Conn
-	for {
-		conn, err = pgx.ConnectConfig(ctx, cfg)
-		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || ctx.Err() != nil {
-			break
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("connect as %s: %v", cfg.User, err)
-	}
-	t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
-	return conn
 }
 
 // describe logs what a failed test needs to see: the Pods of the
