@@ -201,13 +201,21 @@ func (r *clusterRun) serviceNames() []string {
 	return names
 }
 
+// certNames are the server certificate's names as CNPG issues them: the
+// Cluster's own Services (-rw, -ro, -r; not its Poolers', although
+// PgBouncer serves this certificate too) and spec.certificates'
+// serverAltDNSNames.
 func (r *clusterRun) certNames() []string {
 	if r.inst.backend.shared {
 		return sharedSANs(r.s.instanceNamespaces())
 	}
 	var sans []string
-	for _, svc := range r.serviceNames() {
+	name := r.cluster.Name
+	for _, svc := range []string{name + "-rw", name + "-ro", name + "-r"} {
 		sans = append(sans, serviceHosts(r.cluster.Namespace, svc)...)
+	}
+	if c := r.cluster.Spec.Certificates; c != nil {
+		sans = append(sans, c.ServerAltDNSNames...)
 	}
 	return sans
 }

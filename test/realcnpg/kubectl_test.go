@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/kubectl/commands"
@@ -31,13 +32,16 @@ func kubectlSetpoint(t *testing.T, ns string, args ...string) (string, string, e
 // server to the primary's Pod, the role's password from its Secret into
 // psql's environment, the server verified against the cluster's CA. The
 // sandbox has no kubelet, so this is where the port-forward is proven.
-// `status -o json` reads real CNPG's instances.
+// So is psql through the pooler. `status -o json` reads real CNPG's
+// instances.
 func TestKubectlPluginOnRealCNPG(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Fatalf("psql is not installed: %v", err)
 	}
 	ns := newNamespace(t)
-	smallClass(t, "small-"+ns)
+	smallClass(t, "small-"+ns, func(s *pgv1.ClusterSettings) {
+		s.ConnectionPooler = &pgv1.ConnectionPoolerSpec{Enabled: ptr.To(true), Instances: ptr.To[int32](1), PoolMode: pgv1.PoolModeTransaction}
+	})
 	createCluster(t, ns, "shop", "small-"+ns)
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
@@ -50,6 +54,18 @@ func TestKubectlPluginOnRealCNPG(t *testing.T) {
 	}
 	if got := strings.TrimSpace(out); got != "orders_admin orders true" {
 		t.Errorf("psql through the port-forward printed %q, want \"orders_admin orders true\"", got)
+	}
+
+	// Through PgBouncer: the pooler's Service, its certificate verified
+	// against the same CA (CNPG's PgBouncer serves the cluster's server
+	// certificate chain).
+	out, errOut, err = kubectlSetpoint(t, ns, "psql", "app", "--database", "orders", "--role", "rw", "--pooler", "--",
+		"-XAtc", "select current_user || ' ' || current_database()")
+	if err != nil {
+		t.Fatalf("kubectl setpoint psql --pooler: %v\n%s", err, errOut)
+	}
+	if got := strings.TrimSpace(out); got != "orders_rw orders" {
+		t.Errorf("psql through the pooler printed %q, want \"orders_rw orders\"", got)
 	}
 
 	out, errOut, err = kubectlSetpoint(t, ns, "status", "shop", "-o", "json")

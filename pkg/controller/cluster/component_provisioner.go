@@ -211,6 +211,9 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 		spec.WithBackup(cnpgac.BackupConfiguration().WithVolumeSnapshot(
 			cnpgac.VolumeSnapshotConfiguration().WithClassName(w.SnapshotClass)))
 	}
+	if names := poolerDNSNames(p); len(names) > 0 {
+		spec.WithCertificates(cnpgac.CertificatesConfiguration().WithServerAltDNSNames(names...))
+	}
 	withRestore(p, spec)
 	withRecreate(p, spec)
 	return spec
@@ -259,6 +262,13 @@ func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
 		// Set by an earlier setpoint, and deprecated by CNPG 1.30: applying
 		// without it removes it (it is our field); the podMonitor component
 		// keeps a PodMonitor of our own instead.
+		return false
+	}
+	var altNames []string
+	if s.Certificates != nil {
+		altNames = s.Certificates.ServerAltDNSNames
+	}
+	if !slices.Equal(altNames, poolerDNSNames(p)) {
 		return false
 	}
 	hasPlugin := slices.ContainsFunc(s.Plugins, func(pc cnpgv1.PluginConfiguration) bool { return pc.Name == barmanPlugin })

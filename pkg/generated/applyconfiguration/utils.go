@@ -144,6 +144,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.BootstrapConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("BootstrapRecovery"):
 		return &applyconfigurationcnpgv1.BootstrapRecoveryApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("CertificatesConfiguration"):
+		return &applyconfigurationcnpgv1.CertificatesConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ClientCertificateConfiguration"):
 		return &applyconfigurationcnpgv1.ClientCertificateConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ClientCertificateState"):

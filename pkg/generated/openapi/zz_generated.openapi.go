@@ -51,6 +51,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupStatus":                          schema_pkg_apis_cnpg_v1_BackupStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration":                schema_pkg_apis_cnpg_v1_BootstrapConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapRecovery":                     schema_pkg_apis_cnpg_v1_BootstrapRecovery(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesConfiguration":             schema_pkg_apis_cnpg_v1_CertificatesConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClientCertificateConfiguration":        schema_pkg_apis_cnpg_v1_ClientCertificateConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClientCertificateState":                schema_pkg_apis_cnpg_v1_ClientCertificateState(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Cluster":                               schema_pkg_apis_cnpg_v1_Cluster(ref),
@@ -1115,6 +1116,37 @@ func schema_pkg_apis_cnpg_v1_BootstrapRecovery(ref common.ReferenceCallback) com
 	}
 }
 
+func schema_pkg_apis_cnpg_v1_CertificatesConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CertificatesConfiguration is the subset of the Cluster's certificates section we set: extra names for the server certificate CNPG generates, which PgBouncer serves too, so that clients of the pooler's Services can verify the host name.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"serverAltDNSNames": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_cnpg_v1_ClientCertificateConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -1356,12 +1388,17 @@ func schema_pkg_apis_cnpg_v1_ClusterSpec(ref common.ReferenceCallback) common.Op
 							},
 						},
 					},
+					"certificates": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesConfiguration"),
+						},
+					},
 				},
 				Required: []string{"instances"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 

@@ -33,7 +33,17 @@ type ClusterSpec struct {
 	Backup     *BackupConfiguration     `json:"backup,omitempty"`
 	Bootstrap  *BootstrapConfiguration  `json:"bootstrap,omitempty"`
 	// +listType=atomic
-	ExternalClusters []ExternalCluster `json:"externalClusters,omitempty"`
+	ExternalClusters []ExternalCluster          `json:"externalClusters,omitempty"`
+	Certificates     *CertificatesConfiguration `json:"certificates,omitempty"`
+}
+
+// CertificatesConfiguration is the subset of the Cluster's certificates
+// section we set: extra names for the server certificate CNPG generates,
+// which PgBouncer serves too, so that clients of the pooler's Services
+// can verify the host name.
+type CertificatesConfiguration struct {
+	// +listType=atomic
+	ServerAltDNSNames []string `json:"serverAltDNSNames,omitempty"`
 }
 
 // BackupConfiguration is the subset of the Cluster's backup section we

@@ -40,6 +40,7 @@ type ClusterSpecApplyConfiguration struct {
 	Backup                *BackupConfigurationApplyConfiguration         `json:"backup,omitempty"`
 	Bootstrap             *BootstrapConfigurationApplyConfiguration      `json:"bootstrap,omitempty"`
 	ExternalClusters      []ExternalClusterApplyConfiguration            `json:"externalClusters,omitempty"`
+	Certificates          *CertificatesConfigurationApplyConfiguration   `json:"certificates,omitempty"`
 }
 
 // ClusterSpecApplyConfiguration constructs a declarative configuration of the ClusterSpec type for use with
@@ -159,5 +160,13 @@ func (b *ClusterSpecApplyConfiguration) WithExternalClusters(values ...*External
 		}
 		b.ExternalClusters = append(b.ExternalClusters, *values[i])
 	}
+	return b
+}
+
+// WithCertificates sets the Certificates field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Certificates field is set to the value of the last call.
+func (b *ClusterSpecApplyConfiguration) WithCertificates(value *CertificatesConfigurationApplyConfiguration) *ClusterSpecApplyConfiguration {
+	b.Certificates = value
 	return b
 }

@@ -1,0 +1,19 @@
+package cluster
+
+// poolerDNSNames are the names of the pooler's Services that CNPG's
+// server certificate must carry: PgBouncer serves the cluster's server
+// certificate, which names only <cluster>-rw, -r and -ro, so a client of
+// <cluster>-pooler-rw with sslmode=verify-full (what the connection
+// ConfigMaps say) would be refused. Each Service in the four spellings
+// CNPG uses for its own. None without a pooler.
+func poolerDNSNames(p *pass) []string {
+	if !p.want.PoolerEnabled {
+		return nil
+	}
+	var names []string
+	for _, suffix := range []string{poolerRWSuffix, poolerROSuffix} {
+		svc, ns := p.cluster.Name+suffix, p.cluster.Namespace
+		names = append(names, svc, svc+"."+ns, svc+"."+ns+".svc", svc+"."+ns+".svc.cluster.local")
+	}
+	return names
+}
