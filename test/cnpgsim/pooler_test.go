@@ -2,10 +2,12 @@ package cnpgsim_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 )
@@ -65,6 +67,22 @@ func TestPoolerAndScheduledBackup(t *testing.T) {
 		}
 	})
 	t.Run("pooler service name reaches the server over verified TLS", func(t *testing.T) {
+		// As on real CNPG, the server certificate (which PgBouncer serves)
+		// names the Cluster's Services only: verify-full to the pooler's
+		// name is refused...
+		conn, err := dial(t.Context(), readHostMap(t), ns, "web-pooler-rw", "web", "postgres", "su-web", "postgres")
+		if err == nil {
+			_ = conn.Close(t.Context())
+			t.Fatal("the pooler's name verified against a certificate that does not name it")
+		}
+		if !strings.Contains(err.Error(), "certificate is valid for web-rw") {
+			t.Fatalf("connect through the pooler name: %v, want a certificate that names web-rw but not the pooler", err)
+		}
+		// ...until spec.certificates.serverAltDNSNames adds it.
+		names := `{"spec":{"certificates":{"serverAltDNSNames":["web-pooler-rw.` + ns + `.svc"]}}}`
+		if _, err := pg.CNPGV1().Clusters(ns).Patch(t.Context(), "web", types.MergePatchType, []byte(names), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
 		eventually(t, 10*time.Second, "connect through the pooler name", func() error {
 			conn, err := dial(t.Context(), readHostMap(t), ns, "web-pooler-rw", "web", "postgres", "su-web", "postgres")
 			if err != nil {
