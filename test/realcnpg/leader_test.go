@@ -1,0 +1,93 @@
+package realcnpg
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// leaderLease is the Lease dist/install.yaml's operator elects its leader
+// with (--leader-election-id's default, in --leader-election-namespace).
+const leaderLease = "setpoint-leader"
+
+// The in-cluster operator as shipped: two replicas, one holds the Lease.
+// Deleting the leader's Pod hands the Lease over once (the leader
+// releases it on SIGTERM, so the standby does not wait out the lease
+// duration), the other replica leads, and a PostgresCluster made after
+// the handover becomes Ready under it.
+func TestLeaderHandoverOnRealCNPG(t *testing.T) {
+	var lease *coordinationv1.Lease
+	eventually(t, time.Minute, "a replica holds the Lease", func(ctx context.Context) (bool, string, error) {
+		var err error
+		lease, err = kube.CoordinationV1().Leases(SetpointNamespace).Get(ctx, leaderLease, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, "no Lease yet", nil
+		}
+		return err == nil && lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity != "", "no holder", err
+	})
+	leader := podOf(t, *lease.Spec.HolderIdentity)
+	transitions := int32(0)
+	if lease.Spec.LeaseTransitions != nil {
+		transitions = *lease.Spec.LeaseTransitions
+	}
+	start := time.Now()
+	if err := kube.CoreV1().Pods(SetpointNamespace).Delete(t.Context(), leader, metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete the leader's Pod %s: %v", leader, err)
+	}
+	var next string
+	eventually(t, 90*time.Second, "another replica leads", func(ctx context.Context) (bool, string, error) {
+		l, err := kube.CoordinationV1().Leases(SetpointNamespace).Get(ctx, leaderLease, metav1.GetOptions{})
+		if err != nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" {
+			return false, "no holder", err
+		}
+		next = podOf(t, *l.Spec.HolderIdentity)
+		return next != leader, "held by " + next, nil
+	})
+	t.Logf("leader %s deleted; %s leads after %s", leader, next, time.Since(start).Round(100*time.Millisecond))
+	l, err := kube.CoordinationV1().Leases(SetpointNamespace).Get(t.Context(), leaderLease, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Spec.LeaseTransitions == nil || *l.Spec.LeaseTransitions != transitions+1 {
+		t.Errorf("Lease transitions %v after one handover, want %d", l.Spec.LeaseTransitions, transitions+1)
+	}
+	if _, err := kube.CoreV1().Pods(SetpointNamespace).Get(t.Context(), next, metav1.GetOptions{}); err != nil {
+		t.Errorf("the new leader %s is not a Pod of the Deployment: %v", next, err)
+	}
+
+	ns := newNamespace(t)
+	smallClass(t, "small-"+ns)
+	createCluster(t, ns, "shop", "small-"+ns)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	waitDeploymentAvailable(t)
+}
+
+// podOf is the Pod name in a leader identity (client-go's default
+// identity is the hostname, which is the Pod's name, and a suffix).
+func podOf(t *testing.T, identity string) string {
+	t.Helper()
+	name, _, _ := strings.Cut(identity, "_")
+	return name
+}
+
+// waitDeploymentAvailable waits until the Deployment has its two replicas
+// available again, so the tests after this one start from the shipped
+// shape.
+func waitDeploymentAvailable(t *testing.T) {
+	t.Helper()
+	eventually(t, 3*time.Minute, "the operator's Deployment is available again", func(ctx context.Context) (bool, string, error) {
+		d, err := kube.AppsV1().Deployments(SetpointNamespace).Get(ctx, "setpoint", metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		return d.Status.AvailableReplicas == 2 && d.Status.UpdatedReplicas == 2, fmt.Sprintf("available %d, updated %d", d.Status.AvailableReplicas, d.Status.UpdatedReplicas), nil
+	})
+}
