@@ -30,12 +30,9 @@ func main() {
 }
 
 func run() error {
-	fs := flag.NewFlagSet("setpoint", flag.ExitOnError)
-	logCfg := logsapi.NewLoggingConfiguration()
-	addLoggingFlags(fs, logCfg)
-	showVersion := fs.Bool("version", false, "Print the version, commit and Go version, and exit.")
 	var o options
-	o.bind(fs)
+	logCfg := logsapi.NewLoggingConfiguration()
+	fs, showVersion := newFlags(&o, logCfg)
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return err
 	}
@@ -70,4 +67,14 @@ func run() error {
 	logger.Info("Starting", "version", v.Version, "commit", v.Commit, "goVersion", v.GoVersion,
 		"namespace", cfg.Namespace, "leaderElect", cfg.LeaderElect)
 	return operator.Run(ctx, cfg)
+}
+
+// newFlags is the operator's whole flag set (docs/reference/flags.md is
+// generated from it): o's, the logging flags, and --version.
+func newFlags(o *options, logCfg *logsapi.LoggingConfiguration) (*flag.FlagSet, *bool) {
+	fs := flag.NewFlagSet("setpoint", flag.ExitOnError)
+	addLoggingFlags(fs, logCfg)
+	showVersion := fs.Bool("version", false, "Print the version, commit and Go version, and exit.")
+	o.bind(fs)
+	return fs, showVersion
 }
