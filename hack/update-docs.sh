@@ -14,3 +14,5 @@ cd "$ROOT"
 # The operator's flags, from its real flag set (a test of cmd/setpoint,
 # which also fails on a stale page when run without SETPOINT_DOCS_OUT).
 SETPOINT_DOCS_OUT="$OUT" "$GO" test -count=1 -run '^TestFlagsReference$' ./cmd/setpoint >/dev/null
+# The metrics, from their registration (a test of pkg/operator, likewise).
+SETPOINT_DOCS_OUT="$OUT" "$GO" test -count=1 -run '^TestMetricsReference$' ./pkg/operator >/dev/null

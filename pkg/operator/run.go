@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
@@ -21,9 +20,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	pgscheme "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/scheme"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
-	"github.com/setpoint-dev/setpoint/pkg/memory"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
-	"github.com/setpoint-dev/setpoint/pkg/version"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -32,17 +29,14 @@ import (
 func Run(ctx context.Context, cfg Config) error {
 	logger := klog.FromContext(ctx)
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		newBuildInfo(version.Get()))
-	qm := workqueue.NewMetrics(reg)
-	pm := postgres.NewMetrics(reg)
-	cm := collector.NewMetrics(reg)
-	if cfg.MemoryReturn > 0 {
-		go memory.NewReturner(cfg.MemoryReturn, reg).Run(ctx)
+	m := newOperatorMetrics(reg, cfg)
+	qm, pm, cm := m.queues, m.postgres, m.collector
+	if m.returner != nil {
+		go m.returner.Run(ctx)
 	}
 
 	restCfg := rest.AddUserAgent(rest.CopyConfig(cfg.Rest), FieldManager)
-	restCfg.Wrap(newAPIRequests(reg).wrap)
+	restCfg.Wrap(m.api.wrap)
 	// No gzip from the API server: each watch would otherwise hold a gzip
 	// reader (about 45 KiB with its window) for its lifetime, a dozen
 	// watches about 0.5 MiB, and both sides pay the CPU. Lists and watch

@@ -1,0 +1,37 @@
+package operator
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/setpoint-dev/setpoint/pkg/collector"
+	"github.com/setpoint-dev/setpoint/pkg/memory"
+	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/pkg/version"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+// operatorMetrics are every metric /metrics serves, registered in one
+// place (docs/reference/metrics.md is generated from it).
+type operatorMetrics struct {
+	queues    *workqueue.Metrics
+	postgres  *postgres.Metrics
+	collector *collector.Metrics
+	api       *apiRequests
+	returner  *memory.Returner // nil with --memory-return-period=0
+}
+
+func newOperatorMetrics(reg prometheus.Registerer, cfg Config) operatorMetrics {
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		newBuildInfo(version.Get()))
+	m := operatorMetrics{
+		queues:    workqueue.NewMetrics(reg),
+		postgres:  postgres.NewMetrics(reg),
+		collector: collector.NewMetrics(reg),
+		api:       newAPIRequests(reg),
+	}
+	if cfg.MemoryReturn > 0 {
+		m.returner = memory.NewReturner(cfg.MemoryReturn, reg)
+	}
+	return m
+}
