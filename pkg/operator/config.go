@@ -22,8 +22,8 @@ type Config struct {
 	Namespace string
 	// WatchNamespaces makes the operator namespace-scoped: one set of
 	// informers and controllers per namespace listed, no cluster-wide
-	// list or watch but of classes, which it only reads. Wins over
-	// Namespace.
+	// list or watch but of classes, which it only reads. The command
+	// line refuses it beside Namespace.
 	WatchNamespaces []string
 	// ClusterWorkers and DatabaseWorkers are the workers per controller.
 	ClusterWorkers  int
