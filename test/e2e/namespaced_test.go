@@ -79,24 +79,6 @@ func (in *namespacedInstall) start(t *testing.T) {
 	waitLeaseHolder(t, in.lease, in.sa)
 }
 
-// impersonatingKubeconfig writes a kubeconfig that acts as user, so only
-// the RBAC bound to that user applies.
-func impersonatingKubeconfig(t *testing.T, user string) string {
-	t.Helper()
-	cfg, err := clientcmd.LoadFromFile(env.KubeconfigPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range cfg.AuthInfos {
-		a.Impersonate = user
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // Two namespace-scoped installs watch disjoint namespaces, each with only
 // the RBAC of overlays/namespaced (Roles in its namespaces, a ClusterRole
 // that reads classes) and a Lease of its own: both lead at once, each

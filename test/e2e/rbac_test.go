@@ -29,22 +29,29 @@ func applyManifests(t *testing.T, dir string) {
 	}
 }
 
-// serviceAccountKubeconfig writes a kubeconfig that acts as the operator's
-// ServiceAccount (by impersonation), so only the shipped RBAC applies.
-func serviceAccountKubeconfig(t *testing.T) string {
+// impersonatingKubeconfig writes a kubeconfig that acts as user, so only
+// the RBAC bound to that user applies.
+func impersonatingKubeconfig(t *testing.T, user string) string {
 	t.Helper()
 	cfg, err := clientcmd.LoadFromFile(env.KubeconfigPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range cfg.AuthInfos {
-		a.Impersonate = "system:serviceaccount:setpoint-system:setpoint"
+		a.Impersonate = user
 	}
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// serviceAccountKubeconfig writes a kubeconfig that acts as the operator's
+// ServiceAccount (by impersonation), so only the shipped RBAC applies.
+func serviceAccountKubeconfig(t *testing.T) string {
+	t.Helper()
+	return impersonatingKubeconfig(t, "system:serviceaccount:setpoint-system:setpoint")
 }
 
 // permissionsCheckedByAdmission are rules no request of the operator
