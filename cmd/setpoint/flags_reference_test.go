@@ -3,18 +3,14 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	logsapi "k8s.io/component-base/logs/api/v1"
-)
 
-// docsOutEnv, when set, names a folder to write the generated flag
-// reference into instead of comparing with docs/reference (make docs and
-// hack/verify-docs.sh set it).
-const docsOutEnv = "SETPOINT_DOCS_OUT"
+	"github.com/setpoint-dev/setpoint/test/docsref"
+)
 
 // docs/reference/flags.md is the operator's real flag set, rendered: a
 // flag added, removed or reworded without `make docs` fails here.
@@ -23,19 +19,7 @@ func TestFlagsReference(t *testing.T) {
 	var o options
 	fs, _ := newFlags(&o, logsapi.NewLoggingConfiguration())
 	got := renderFlags(fs)
-	if dir := os.Getenv(docsOutEnv); dir != "" {
-		if err := os.WriteFile(filepath.Join(dir, "flags.md"), []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(filepath.Join("..", "..", "docs", "reference", "flags.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != got {
-		t.Errorf("docs/reference/flags.md is not the flag set: run make docs")
-	}
+	docsref.Check(t, filepath.Join("..", "..", "docs", "reference", "flags.md"), got)
 }
 
 func renderFlags(fs *flag.FlagSet) string {

@@ -2,7 +2,6 @@ package operator
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,12 +11,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-)
 
-// docsOutEnv, when set, names a folder to write the generated metrics
-// reference into instead of comparing with docs/reference (make docs and
-// hack/verify-docs.sh set it).
-const docsOutEnv = "SETPOINT_DOCS_OUT"
+	"github.com/setpoint-dev/setpoint/test/docsref"
+)
 
 // docs/reference/metrics.md is every metric the operator registers, from
 // the registration itself: a metric added, removed or reworded without
@@ -26,19 +22,7 @@ func TestMetricsReference(t *testing.T) {
 	rec := &recorder{reg: prometheus.NewRegistry()}
 	newOperatorMetrics(rec, Config{MemoryReturn: time.Second})
 	got := renderMetrics(t, rec.collectors)
-	if dir := os.Getenv(docsOutEnv); dir != "" {
-		if err := os.WriteFile(filepath.Join(dir, "metrics.md"), []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(filepath.Join("..", "..", "docs", "reference", "metrics.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != got {
-		t.Errorf("docs/reference/metrics.md is not the registered metrics: run make docs")
-	}
+	docsref.Check(t, filepath.Join("..", "..", "docs", "reference", "metrics.md"), got)
 }
 
 // recorder is a Registerer that keeps what is registered.
