@@ -47,7 +47,7 @@ func Render(c *chartv2.Chart, name, namespace string, values map[string]any) ([]
 	}
 	var out []Object
 	for _, crd := range c.CRDObjects() {
-		objs, err := decode(crd.File.Data)
+		objs, err := Decode(crd.File.Data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", crd.Name, err)
 		}
@@ -62,7 +62,7 @@ func Render(c *chartv2.Chart, name, namespace string, values map[string]any) ([]
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		objs, err := decode([]byte(files[n]))
+		objs, err := Decode([]byte(files[n]))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n, err)
 		}
@@ -71,9 +71,10 @@ func Render(c *chartv2.Chart, name, namespace string, values map[string]any) ([]
 	return out, nil
 }
 
-// decode splits multi-document YAML into objects, skipping empty ones (a
-// template switched off renders nothing).
-func decode(data []byte) ([]Object, error) {
+// Decode splits multi-document YAML (a template's output, install.yaml)
+// into objects, skipping empty ones (a template switched off renders
+// nothing).
+func Decode(data []byte) ([]Object, error) {
 	d := kyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	var out []Object
 	for {
@@ -89,10 +90,6 @@ func decode(data []byte) ([]Object, error) {
 		}
 	}
 }
-
-// Decode splits a multi-document manifest (such as install.yaml) into
-// objects.
-func Decode(data []byte) ([]Object, error) { return decode(data) }
 
 // KeyOf names an object by kind, namespace and name.
 func KeyOf(o Object) string {

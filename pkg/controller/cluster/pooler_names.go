@@ -12,7 +12,7 @@ func poolerDNSNames(p *pass) []string {
 	}
 	var names []string
 	for _, suffix := range []string{poolerRWSuffix, poolerROSuffix} {
-		svc, ns := p.cluster.Name+suffix, p.cluster.Namespace
+		svc, ns := p.name(suffix), p.cluster.Namespace
 		names = append(names, svc, svc+"."+ns, svc+"."+ns+".svc", svc+"."+ns+".svc.cluster.local")
 	}
 	return names
