@@ -8,7 +8,9 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
@@ -43,38 +45,34 @@ func TestNamespaceDeletionOnRealCNPG(t *testing.T) {
 	t.Logf("namespace with a Ready cluster and database deleted in %s", time.Since(start).Round(time.Second))
 }
 
-// holding names the objects of ns that still carry finalizers.
+// holding names what is left in ns: each object of setpoint's and CNPG's
+// kinds with its finalizers, and the Pods.
 func holding(ctx context.Context, ns string) string {
+	opts := metav1.ListOptions{}
 	var out []string
-	if l, err := pg.PostgresV1alpha1().PostgresDatabases(ns).List(ctx, metav1.ListOptions{}); err == nil {
-		for _, o := range l.Items {
-			out = append(out, fmt.Sprintf("PostgresDatabase/%s %v", o.Name, o.Finalizers))
+	add := func(kind string, list runtime.Object, err error) {
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: %v", kind, err))
+			return
+		}
+		objs, _ := meta.ExtractList(list)
+		for _, o := range objs {
+			if m, err := meta.Accessor(o); err == nil {
+				out = append(out, fmt.Sprintf("%s/%s %v", kind, m.GetName(), m.GetFinalizers()))
+			}
 		}
 	}
-	if l, err := pg.PostgresV1alpha1().PostgresClusters(ns).List(ctx, metav1.ListOptions{}); err == nil {
-		for _, o := range l.Items {
-			out = append(out, fmt.Sprintf("PostgresCluster/%s %v", o.Name, o.Finalizers))
-		}
-	}
-	if l, err := pg.CNPGV1().DatabaseRoles(ns).List(ctx, metav1.ListOptions{}); err == nil {
-		for _, o := range l.Items {
-			out = append(out, fmt.Sprintf("DatabaseRole/%s %v", o.Name, o.Finalizers))
-		}
-	}
-	if l, err := pg.CNPGV1().Databases(ns).List(ctx, metav1.ListOptions{}); err == nil {
-		for _, o := range l.Items {
-			out = append(out, fmt.Sprintf("Database/%s %v", o.Name, o.Finalizers))
-		}
-	}
-	if l, err := pg.CNPGV1().Clusters(ns).List(ctx, metav1.ListOptions{}); err == nil {
-		for _, o := range l.Items {
-			out = append(out, fmt.Sprintf("Cluster/%s %v", o.Name, o.Finalizers))
-		}
-	}
-	if l, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}); err == nil {
-		for _, o := range l.Items {
-			out = append(out, fmt.Sprintf("Pod/%s %s", o.Name, o.Status.Phase))
-		}
-	}
+	dbs, err := pg.PostgresV1alpha1().PostgresDatabases(ns).List(ctx, opts)
+	add("PostgresDatabase", dbs, err)
+	clusters, err := pg.PostgresV1alpha1().PostgresClusters(ns).List(ctx, opts)
+	add("PostgresCluster", clusters, err)
+	roles, err := pg.CNPGV1().DatabaseRoles(ns).List(ctx, opts)
+	add("DatabaseRole", roles, err)
+	databases, err := pg.CNPGV1().Databases(ns).List(ctx, opts)
+	add("Database", databases, err)
+	cnpg, err := pg.CNPGV1().Clusters(ns).List(ctx, opts)
+	add("Cluster", cnpg, err)
+	pods, err := kube.CoreV1().Pods(ns).List(ctx, opts)
+	add("Pod", pods, err)
 	return strings.Join(out, "; ")
 }
