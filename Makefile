@@ -31,7 +31,7 @@ manifests:
 docs:
 	hack/update-docs.sh
 
-## verify: fail when generated code, CRDs or references are stale, a go.mod is untidy, controller-runtime or k8s.io/kubernetes creeps in, or lint fails
+## verify: fail when generated code, CRDs or references are stale, a doc link, the layout page or a getting-started command is unchecked (test/doccheck), a go.mod is untidy, controller-runtime or k8s.io/kubernetes creeps in, or lint fails
 verify: lint
 	hack/verify-codegen.sh
 	hack/verify-docs.sh
@@ -112,7 +112,7 @@ test: controlplane postgres node release-test
 
 ## unit: only the tests that need no control plane (-short: test/cnpgsim runs its pure tests, skips the rest)
 unit:
-	$(GO) test -count=1 -short ./pkg/... ./test/cnpgsim ./test/promsample
+	$(GO) test -count=1 -short ./pkg/... ./test/cnpgsim ./test/promsample ./test/doccheck
 
 ## demo: the local sandbox (control plane, CNPG stand-in, real Postgres) with the operator and the samples
 # Built, not `go run`: go run exits 1 after an interrupt even when the

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the generated references into a temporary folder and fails
-# when any differs from what docs/reference holds as committed.
+# when any differs from what docs/reference holds as committed; then runs
+# the documentation checks (test/doccheck: links and anchors, the layout
+# page, the getting-started page's sh blocks).
 set -o errexit -o nounset -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,5 +19,10 @@ for page in "$TMP"/*; do
 done
 if [ "$status" != 0 ]; then
   echo "generated references in docs/reference are out of date: run 'make docs'" >&2
+fi
+
+if ! (cd "$ROOT" && go test -count=1 ./test/doccheck); then
+  echo "documentation checks failed (test/doccheck; see docs/development/testing.md)" >&2
+  status=1
 fi
 exit "$status"

@@ -59,8 +59,8 @@ func applyDefaultMemoryLimit(root string) int64 {
 // live, instead of Go's default 100 (doubled). The operator's heap is
 // mostly its informer caches, so Go's default kept about as much garbage
 // and freed memory as the caches themselves; 50 trades some GC CPU during
-// bursts of work for a resident size closer to the live heap (see the
-// README's benchmark section for both figures).
+// bursts of work for a resident size closer to the live heap (both
+// figures: docs/benchmarks/history.md).
 const defaultGCPercent = 50
 
 // applyDefaultGCPercent sets defaultGCPercent unless GOGC is set. It

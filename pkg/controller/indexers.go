@@ -42,7 +42,8 @@ func (i *Informers) AddIndexers() error {
 	}
 	// A pass looks up the few objects these name instead of listing the
 	// namespace: a list per pass makes convergence quadratic in the
-	// number of PostgresDatabases (the bench's cost curve showed it).
+	// number of PostgresDatabases (the bench's cost curve showed it:
+	// docs/benchmarks/history.md).
 	if err := pg.PostgresDatabases().Informer().AddIndexers(cache.Indexers{ByChildStem: indexByChildStem}); err != nil {
 		return fmt.Errorf("add %s indexer: %w", ByChildStem, err)
 	}

@@ -18,11 +18,11 @@ const (
 
 // defaultThresholds: an idle operator allocates little per period (Lease
 // renewals, metric scrapes, the collector's samples); a burst allocates
-// tens to hundreds of MiB. 16 MiB since the last return is more than the
-// collector lets the heap grow between two of its own cycles at 1,000
-// databases (GC percent 50 of an 18 MiB live heap: 9 MiB), so returns
-// never outnumber natural cycles; a return of 2 MiB or more is worth its
-// one collection.
+// far more. The busy threshold, 16 MiB since the last return, is more
+// than the collector lets the heap grow between two of its own cycles at
+// the bench's size (docs/benchmarks/README.md, "Reading the memory
+// figures"), so returns never outnumber natural cycles; a return of 2 MiB
+// or more is worth its one collection.
 var defaultThresholds = thresholds{quiet: 4 << 20, busy: 16 << 20, minKept: 2 << 20}
 
 // Returner returns freed heap pages to the OS after bursts of work.

@@ -38,9 +38,9 @@ func Run(ctx context.Context, cfg Config) error {
 	restCfg := rest.AddUserAgent(rest.CopyConfig(cfg.Rest), FieldManager)
 	restCfg.Wrap(m.api.wrap)
 	// No gzip from the API server: each watch would otherwise hold a gzip
-	// reader (about 45 KiB with its window) for its lifetime, a dozen
-	// watches about 0.5 MiB, and both sides pay the CPU. Lists and watch
-	// events of the few objects we cache cross the cluster network
+	// reader with its window for its lifetime (measured in
+	// docs/benchmarks/history.md), and both sides pay the CPU. Lists and
+	// watch events of the few objects we cache cross the cluster network
 	// uncompressed instead.
 	restCfg.DisableCompression = true
 	cfg.Rest = restCfg

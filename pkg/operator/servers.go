@@ -109,10 +109,10 @@ func serveMetrics(ctx context.Context, cfg Config, kube kubernetes.Interface, re
 
 // metricsHandler serves the registry uncompressed. A scrape is small (the
 // controllers' and client's series, and ten gauges per PostgresCluster
-// from the collector: on the order of 100 KiB at 100 clusters) and crosses
-// the cluster network once every scrape interval, while the gzip writer
-// the handler keeps between scrapes costs about 1.5 MiB of the process's
-// resident memory.
+// from the collector) and crosses the cluster network once every scrape
+// interval, while the gzip writer the handler keeps between scrapes holds
+// resident memory for the life of the process (measured in
+// docs/benchmarks/history.md).
 func metricsHandler(reg *prometheus.Registry) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, DisableCompression: true}))

@@ -1,12 +1,31 @@
-// Package cluster is the PostgresCluster controller: each pass reads one
-// observation snapshot, merges the class into the cluster's spec, runs the
-// ordered component pipeline of ADR-0002 (secret, objectStore, provisioner,
-// monitor, pooler, backup, configMap, podMonitor), each Reconcile (actuate)
-// then Observe (converge), and writes status once at the end. The
-// database's roles are not the cluster's concern: each PostgresDatabase
-// writes CNPG DatabaseRoles for its own; the provisioner only empties the
-// spec.managed.roles an earlier setpoint wrote (roles_release.go). The
-// cluster's one role is setpoint's own, setpoint_monitor, which its SQL
-// logs in as unless superuser access is on (superuser_access.go,
-// component_monitor.go, postgres_conn.go).
+// Package cluster is the PostgresCluster controller. A key without a
+// namespace is a PostgresClusterClass: its pass keeps or drops the
+// class-in-use finalizer (syncClass). A PostgresCluster's pass (sync.go)
+// runs, in this order:
+//
+//  1. skip while the cache has not seen our own last write of the object
+//     (controller.CacheLag);
+//  2. on deletion, carry out clusterDeletionPolicy (finalize);
+//  3. add the finalizer, and read one observation snapshot (observe);
+//  4. merge the class into the cluster's spec (resolveAgainst): an
+//     invalid result is Failed and not retried until the cluster or its
+//     class changes;
+//  5. plan storage auto-grow from the collector's last sample, and ensure
+//     the class's class-in-use finalizer;
+//  6. run the ordered component pipeline of ADR-0002 (pipeline():
+//     secret, objectStore, provisioner, monitor, pooler, backup,
+//     configMap, podMonitor), each Reconcile (actuate) then Observe
+//     (converge), stopping at the first component not Ready and marking
+//     the conditions after it Blocked;
+//  7. settle the storage decision, conclude phase and Ready, record the
+//     health conditions and the sample, and write status once; then the
+//     storage Events.
+//
+// The database's roles are not the cluster's concern: each
+// PostgresDatabase writes CNPG DatabaseRoles for its own; the provisioner
+// only empties the spec.managed.roles an earlier setpoint wrote
+// (roles_release.go). The cluster's one role is setpoint's own,
+// setpoint_monitor, which its SQL logs in as unless superuser access is on
+// (superuser_access.go, component_monitor.go, postgres_conn.go). The
+// pipeline is described for users in docs/concepts/pipelines.md.
 package cluster

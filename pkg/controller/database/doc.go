@@ -1,10 +1,24 @@
-// Package database is the PostgresDatabase controller. Each pass reads one
-// observation snapshot and walks the linear condition pipeline of ADR-0002:
-// SecretsReady → ClusterReady → ConfigMapsReady → RolesReady →
-// DatabasesReady → PrivilegesReady. Conditions accumulate; the pass stops at
-// the first step that is not ready, with that step's requeue hint, and
-// writes status once at the end. Each role is a CNPG DatabaseRole of its
-// own, named after the cluster and the role, so the API server decides
-// which PostgresDatabase has a role. A finalizer runs each database's
-// deletionPolicy.
+// Package database is the PostgresDatabase controller. A pass (sync.go)
+// runs, in this order:
+//
+//  1. skip while the cache has not seen our own last write of the object
+//     (controller.CacheLag), and read one observation snapshot (observe);
+//  2. on deletion, carry out each database's deletionPolicy (finalize);
+//  3. refuse child names another PostgresDatabase's would share
+//     (InvalidName, Failed until the spec changes);
+//  4. add the finalizer, creating missing generated Secrets beside it;
+//  5. walk the linear condition pipeline of ADR-0002 (pipeline):
+//     SecretsReady → ClusterReady → ConfigMapsReady → RolesReady →
+//     DatabasesReady → PrivilegesReady. Conditions accumulate; the pass
+//     stops at the first step that is not ready, with that step's requeue
+//     hint, and marks the conditions after it Blocked;
+//  6. carry out the deletionPolicy of databases that left the spec
+//     (cleanupRemoved);
+//  7. conclude phase and Ready, and write status once, unless the pass only
+//     moved forward between expected waits, which is written late
+//     (status_defer.go).
+//
+// Each role is a CNPG DatabaseRole of its own, named after the cluster and
+// the role, so the API server decides which PostgresDatabase has a role.
+// The pipeline is described for users in docs/concepts/pipelines.md.
 package database

@@ -18,10 +18,11 @@ import (
 // and each ended by an event we watch: writing every one costs a status
 // write per wait per database on the operator's rate-limited client,
 // which is what delays convergence at scale, for a state nobody reads
-// before Ready replaces it. 30 s: two hops of a busy queue (~16 s each at
-// 1,000 databases, measured) plus CloudNativePG's work fit within it on a
-// loaded machine where 20 s (the former bound of the DatabaseApplying wait
-// alone) did not; and it is the safety-net recheck of those very waits
+// before Ready replaces it. 30 s: two hops of a busy queue plus
+// CloudNativePG's work fit within it on a loaded machine where 20 s (the
+// former bound of the DatabaseApplying wait alone) did not (the figures
+// are in docs/benchmarks/history.md); and it is the safety-net recheck of
+// those very waits
 // (provisionRecheck, clusterNotReadyRecheck), so a status is no staler
 // than polling would leave it. Past the bound the wait is written as
 // usual.

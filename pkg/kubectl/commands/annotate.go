@@ -16,6 +16,6 @@ func annotationPatch(annotations map[string]*string) ([]byte, error) {
 	return b, nil
 }
 
-// requestID is the default id of a request: the time, as the README's
-// examples use it. A new value is a new request.
+// requestID is the default id of a request: the time, as the examples of
+// docs/guides use it. A new value is a new request.
 func requestID(now time.Time) string { return now.UTC().Format("20060102150405") }

@@ -57,8 +57,8 @@ func newRestore(o *Options) *cobra.Command {
 	return cmd
 }
 
-// RestoreManifest is the PostgresCluster the README's "Restore into a new
-// cluster" shows: src's class and settings, spec.restore naming src's
+// RestoreManifest is the PostgresCluster "Restore into a new cluster"
+// (docs/guides/backup-and-restore.md) shows: src's class and settings, spec.restore naming src's
 // serverName (the folder its backups are in), and the target time. The
 // operator decides everything else, and the API server judges it.
 func RestoreManifest(src *pgv1.PostgresCluster, name, to, objectStore string) (*pgv1.PostgresCluster, error) {

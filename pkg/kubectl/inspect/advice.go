@@ -67,7 +67,7 @@ var advice = map[string]string{
 	"WaitingForCA":             "wait: CloudNativePG creates the cluster's CA Secret",
 	"RestoreFailed":            "the restore cannot succeed as asked (the message quotes CNPG): delete this cluster and create it again with a restore that can (another targetTime or objectStoreName), or create the missing ObjectStore",
 	"RestoreTargetInFuture":    "restore.targetTime is later than the cluster's creation: delete it and create it again with a past targetTime (restore is immutable)",
-	"ProvisionerLost":          "the CNPG Cluster was deleted with its data: annotate the PostgresCluster postgres.setpoint.dev/recreate=latest-backup or =empty (see the README, \"A lost CNPG Cluster\")",
+	"ProvisionerLost":          "the CNPG Cluster was deleted with its data: annotate the PostgresCluster postgres.setpoint.dev/recreate=latest-backup or =empty (see docs/operations/failure-modes.md, \"A lost CNPG Cluster\")",
 	"ClusterSpecInvalid":       "the merged class and cluster settings are invalid (see the message): fix the cluster or its class",
 
 	// PasswordRotation.

@@ -8,7 +8,8 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
-// Names of a cluster's children, as the README's pipeline table gives them.
+// Names of a cluster's children, as the cluster pipeline of
+// docs/concepts/pipelines.md gives them.
 const (
 	superuserSuffix   = "-superuser"
 	objectStoreSuffix = "-backup"

@@ -75,7 +75,8 @@ func (r Reader) cnpgDatabaseCauses(ctx context.Context, db *pgv1.PostgresDatabas
 }
 
 // RoleObjectName is the CNPG DatabaseRole setpoint names after a role:
-// "<cluster>.<role>", '_' written '-' (see the README's RolesReady).
+// "<cluster>.<role>", '_' written '-' (see RolesReady in
+// docs/concepts/pipelines.md).
 func RoleObjectName(cluster, role string) string {
 	return cluster + "." + strings.ReplaceAll(role, "_", "-")
 }
@@ -117,8 +118,8 @@ type Role struct {
 	Secret string
 }
 
-// RolesOf are the roles of database d of PostgresDatabase pgdb, as the
-// README describes them: <db>_admin and <db>_rw, <db>_ro with
+// RolesOf are the roles of database d of PostgresDatabase pgdb, as
+// docs/concepts/roles-and-credentials.md describes them: <db>_admin and <db>_rw, <db>_ro with
 // readOnlyRole, each with passwordConfig's Secret or the generated one.
 func RolesOf(pgdb string, d pgv1.DatabaseSpec) []Role {
 	n := controller.NamesOf(pgdb, d.Name)

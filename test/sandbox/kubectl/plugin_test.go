@@ -198,7 +198,8 @@ func (w *world) testPsql(t *testing.T) {
 	}
 }
 
-// rotate writes the annotations the README documents; the operator then
+// rotate writes the annotations docs/guides/rotation-and-external-secrets.md
+// documents; the operator then
 // rotates exactly the roles asked for.
 func (w *world) testRotate(t *testing.T) {
 	res := w.run(t, nil, "rotate", "shop-app", "--roles", "rw", "--id", "plugin-r1")
