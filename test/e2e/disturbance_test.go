@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,7 @@ func TestChildrenComeBack(t *testing.T) {
 	t.Run("DatabaseRole", func(t *testing.T) { databaseRoleComesBack(t, ns, db.UID) })
 	t.Run("generated Secret", func(t *testing.T) { generatedSecretComesBack(t, ns, db.UID) })
 	t.Run("superuser Secret", func(t *testing.T) { superuserSecretComesBack(t, ns, pc.UID) })
+	t.Run("monitor DatabaseRole and Secret", func(t *testing.T) { monitorComesBack(t, ns, pc.UID) })
 
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
@@ -299,4 +301,47 @@ func superuserSecretComesBack(t *testing.T, ns string, owner types.UID) {
 	if msg := meta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionSecretReady).Message; !strings.Contains(msg, "shop-superuser (at ") {
 		t.Errorf("SecretReady message %q does not say the Secret was re-created", msg)
 	}
+}
+
+// monitorComesBack: the monitor role's DatabaseRole and Secret, which
+// setpoint's own checks log in with. The DatabaseRole comes back as
+// setpoint writes it; a deleted Secret comes back with a new password
+// that CNPG sets on the role. No user holds that password, so there is
+// nobody to warn: setpoint's own logins simply use the new one.
+func monitorComesBack(t *testing.T, ns string, owner types.UID) {
+	roles := pg.CNPGV1().DatabaseRoles(ns)
+	object := controller.MonitorRoleObject("shop")
+	comesBack(t, "DatabaseRole "+object, owner,
+		func(ctx context.Context) (*cnpgv1.DatabaseRole, error) {
+			return roles.Get(ctx, object, metav1.GetOptions{})
+		},
+		func(ctx context.Context, o metav1.DeleteOptions) error { return roles.Delete(ctx, object, o) },
+		func(r *cnpgv1.DatabaseRole) bool {
+			s := r.Spec
+			return s.Name == controller.MonitorRole && s.Cluster.Name == "shop" && s.Login &&
+				slices.Equal(s.InRoles, []string{"pg_monitor"}) && s.PasswordSecret != nil &&
+				s.PasswordSecret.Name == controller.MonitorSecretName("shop") &&
+				s.DatabaseRoleReclaimPolicy == cnpgv1.DatabaseRoleReclaimDelete
+		})
+
+	secrets := kube.CoreV1().Secrets(ns)
+	name := controller.MonitorSecretName("shop")
+	old := string(getSecret(t, ns, name).Data["password"])
+	s := comesBack(t, "Secret "+name, owner,
+		func(ctx context.Context) (*corev1.Secret, error) { return secrets.Get(ctx, name, metav1.GetOptions{}) },
+		func(ctx context.Context, o metav1.DeleteOptions) error { return secrets.Delete(ctx, name, o) },
+		func(s *corev1.Secret) bool {
+			return s.Type == corev1.SecretTypeBasicAuth && string(s.Data["username"]) == controller.MonitorRole &&
+				len(s.Data["password"]) > 0
+		})
+	fresh := string(s.Data["password"])
+	if fresh == old {
+		t.Fatal("the re-created monitor Secret has the deleted one's password")
+	}
+	eventually(t, repairTimeout, controller.MonitorRole+" logs in with the new password and not the old one", func(context.Context) (bool, error) {
+		_, errNew := login(t, ns, "shop", "postgres", controller.MonitorRole, fresh)
+		_, errOld := login(t, ns, "shop", "postgres", controller.MonitorRole, old)
+		return errNew == nil && errOld != nil, nil
+	})
+	waitCondition(t, ns, "shop", pgv1.ConditionMonitorReady, metav1.ConditionTrue, repairTimeout)
 }
