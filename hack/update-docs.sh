@@ -16,7 +16,5 @@ cd "$ROOT"
 SETPOINT_DOCS_OUT="$OUT" "$GO" test -count=1 -run '^TestFlagsReference$' ./cmd/setpoint >/dev/null
 # The metrics, from their registration (a test of pkg/operator, likewise).
 SETPOINT_DOCS_OUT="$OUT" "$GO" test -count=1 -run '^TestMetricsReference$' ./pkg/operator >/dev/null
-# The API reference, from the types and their comments, by crd-ref-docs
-# (pinned in the tools module).
-(cd hack/tools && "$GO" run github.com/elastic/crd-ref-docs --source-path="$ROOT/pkg/apis/postgres/v1alpha1" \
-  --config="$ROOT/hack/crd-ref-docs.yaml" --renderer=markdown --output-path="$OUT/api.md" >/dev/null 2>&1)
+# The API reference, from the types and their comments.
+"$ROOT/hack/update-apiref.sh" "$ROOT/pkg/apis/postgres/v1alpha1" "$OUT/api.md"
