@@ -37,6 +37,13 @@ func ApplyFiles(ctx context.Context, cfg *rest.Config, fieldManager string, file
 // without a namespace goes to "default") and returns what the API server
 // stored.
 func ApplyObjects(ctx context.Context, cfg *rest.Config, fieldManager string, objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	return ApplyObjectsWith(ctx, cfg, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}, objs)
+}
+
+// ApplyObjectsWith is ApplyObjects with the caller's options, for example
+// DryRun to have the API server judge objects without storing them (it
+// then returns what it would have stored).
+func ApplyObjectsWith(ctx context.Context, cfg *rest.Config, opts metav1.ApplyOptions, objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client: %w", err)
@@ -64,7 +71,7 @@ func ApplyObjects(ctx context.Context, cfg *rest.Config, fieldManager string, ob
 			}
 			ri = dyn.Resource(m.Resource).Namespace(obj.GetNamespace())
 		}
-		out, err := ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+		out, err := ri.Apply(ctx, obj.GetName(), obj, opts)
 		if err != nil {
 			return nil, fmt.Errorf("apply %s %s: %w", gvk.Kind, obj.GetName(), err)
 		}
