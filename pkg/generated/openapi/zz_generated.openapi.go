@@ -3062,7 +3062,7 @@ func schema_pkg_apis_postgres_v1alpha1_BackupSpec(ref common.ReferenceCallback) 
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "BackupSpec configures scheduled backups.",
+				Description: "BackupSpec configures backups: with an object store, continuous WAL archiving, on-demand backups and restores from it; with a schedule, also scheduled backups.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"objectStore": {
@@ -3097,7 +3097,7 @@ func schema_pkg_apis_postgres_v1alpha1_BackupStatus(ref common.ReferenceCallback
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "BackupStatus reports scheduled backups.",
+				Description: "BackupStatus reports WAL archiving and backups: the archive's folder, the scheduled backups and the recovery window.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"objectStore": {
@@ -3308,7 +3308,7 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 					},
 					"backup": {
 						SchemaProps: spec.SchemaProps{
-							Description: "backup configures scheduled backups.",
+							Description: "backup configures WAL archiving, scheduled and on-demand backups.",
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec"),
 						},
 					},
@@ -3729,7 +3729,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresCluster(ref common.ReferenceCallb
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "PostgresCluster is a Postgres cluster run by CloudNativePG: setpoint creates the CNPG Cluster, its superuser Secret, poolers, backups, managed roles and a connection-info ConfigMap from it.\n\n\nThe name becomes the CNPG Cluster's name and the stem of every child's name, some of them Services (DNS-1035 labels, at most 63 characters): CNPG's <name>-rw, -ro, -r, setpoint's poolers <name>-pooler-rw and -pooler-ro (the longest suffix, 10 characters, so 53 would fit), pods <name>-N. CNPG's own webhook refuses cluster names longer than 50 characters, so 50 is the bound. Names ending in -pooler, -pooler-rw, -pooler-ro or -primary collide by construction with another cluster's children: cluster X's pooler Service X-pooler-rw is cluster X-pooler's read-write Service, X's Pooler X-pooler-rw shares its name (and so its ServiceAccount, Role and Deployment) with the objects CNPG creates for a cluster named X-pooler-rw, and CNPG's primary PodDisruptionBudget of X is named X-primary, like the PodDisruptionBudget of a cluster X-primary.",
+				Description: "PostgresCluster is a Postgres cluster run by CloudNativePG: setpoint creates the CNPG Cluster, its poolers, WAL archiving and backups, the setpoint_monitor role, a connection-info ConfigMap and, only with superuserAccess, a superuser Secret from it. The roles of its databases belong to their PostgresDatabases (one CNPG DatabaseRole each).\n\n\nThe name becomes the CNPG Cluster's name and the stem of every child's name, some of them Services (DNS-1035 labels, at most 63 characters): CNPG's <name>-rw, -ro, -r, setpoint's poolers <name>-pooler-rw and -pooler-ro (the longest suffix, 10 characters, so 53 would fit), pods <name>-N. CNPG's own webhook refuses cluster names longer than 50 characters, so 50 is the bound. Names ending in -pooler, -pooler-rw, -pooler-ro or -primary collide by construction with another cluster's children: cluster X's pooler Service X-pooler-rw is cluster X-pooler's read-write Service, X's Pooler X-pooler-rw shares its name (and so its ServiceAccount, Role and Deployment) with the objects CNPG creates for a cluster named X-pooler-rw, and CNPG's primary PodDisruptionBudget of X is named X-primary, like the PodDisruptionBudget of a cluster X-primary.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"kind": {
@@ -3948,7 +3948,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 					},
 					"backup": {
 						SchemaProps: spec.SchemaProps{
-							Description: "backup configures scheduled backups.",
+							Description: "backup configures WAL archiving, scheduled and on-demand backups.",
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec"),
 						},
 					},
@@ -4111,7 +4111,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 					},
 					"backup": {
 						SchemaProps: spec.SchemaProps{
-							Description: "backup configures scheduled backups.",
+							Description: "backup configures WAL archiving, scheduled and on-demand backups.",
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec"),
 						},
 					},
@@ -4233,7 +4233,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 					},
 					"backupStatus": {
 						SchemaProps: spec.SchemaProps{
-							Description: "backupStatus reports scheduled backups.",
+							Description: "backupStatus reports WAL archiving and backups: the archive's folder, the scheduled backups and the recovery window.",
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus"),
 						},
 					},
@@ -4279,7 +4279,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresDatabase(ref common.ReferenceCall
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "PostgresDatabase gives an application databases on a PostgresCluster: per database an owner role (<db>_admin) and a read-write role (<db>_rw), their credentials in Secrets, connection info in a ConfigMap, and the privileges that let the rw role use what the admin role creates.\n\n\nThe name labels every child (label values hold at most 63 characters) and starts the children's names, <name>-<database with '_' as '-'>.",
+				Description: "PostgresDatabase gives an application databases on a PostgresCluster: per database an owner role (<db>_admin), a read-write role (<db>_rw) and, with readOnlyRole, a read-only role (<db>_ro), each a CNPG DatabaseRole; their credentials in Secrets, connection info in a ConfigMap, and the privileges that let the other roles use what the admin role creates.\n\n\nThe name labels every child (label values hold at most 63 characters) and starts the children's names, <name>-<database with '_' as '-'>.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"kind": {

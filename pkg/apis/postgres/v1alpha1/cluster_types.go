@@ -6,8 +6,10 @@ import (
 )
 
 // PostgresCluster is a Postgres cluster run by CloudNativePG: setpoint
-// creates the CNPG Cluster, its superuser Secret, poolers, backups, managed
-// roles and a connection-info ConfigMap from it.
+// creates the CNPG Cluster, its poolers, WAL archiving and backups, the
+// setpoint_monitor role, a connection-info ConfigMap and, only with
+// superuserAccess, a superuser Secret from it. The roles of its databases
+// belong to their PostgresDatabases (one CNPG DatabaseRole each).
 //
 // +genclient
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -169,7 +171,8 @@ type PostgresClusterStatus struct {
 	// +optional
 	ConnectionPoolerStatus *ConnectionPoolerStatus `json:"connectionPoolerStatus,omitempty"`
 
-	// backupStatus reports scheduled backups.
+	// backupStatus reports WAL archiving and backups: the archive's folder,
+	// the scheduled backups and the recovery window.
 	// +optional
 	BackupStatus *BackupStatus `json:"backupStatus,omitempty"`
 
@@ -223,7 +226,8 @@ type ConnectionPoolerStatus struct {
 	ReadOnly string `json:"readOnly,omitempty"`
 }
 
-// BackupStatus reports scheduled backups.
+// BackupStatus reports WAL archiving and backups: the archive's folder,
+// the scheduled backups and the recovery window.
 type BackupStatus struct {
 	// objectStore names the barman-cloud ObjectStore in use.
 	// +optional

@@ -3,9 +3,10 @@ package v1alpha1
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // PostgresDatabase gives an application databases on a PostgresCluster:
-// per database an owner role (<db>_admin) and a read-write role (<db>_rw),
+// per database an owner role (<db>_admin), a read-write role (<db>_rw) and,
+// with readOnlyRole, a read-only role (<db>_ro), each a CNPG DatabaseRole;
 // their credentials in Secrets, connection info in a ConfigMap, and the
-// privileges that let the rw role use what the admin role creates.
+// privileges that let the other roles use what the admin role creates.
 //
 // +genclient
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

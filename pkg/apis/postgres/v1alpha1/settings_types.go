@@ -126,7 +126,9 @@ type ObjectStoreSpec struct {
 	RetentionPolicy string `json:"retentionPolicy,omitempty"`
 }
 
-// BackupSpec configures scheduled backups.
+// BackupSpec configures backups: with an object store, continuous WAL
+// archiving, on-demand backups and restores from it; with a schedule, also
+// scheduled backups.
 type BackupSpec struct {
 	// objectStore sends backups and WAL to object storage.
 	// +optional
@@ -224,7 +226,7 @@ type ClusterSettings struct {
 	// +optional
 	ConnectionPooler *ConnectionPoolerSpec `json:"connectionPooler,omitempty"`
 
-	// backup configures scheduled backups.
+	// backup configures WAL archiving, scheduled and on-demand backups.
 	// +optional
 	Backup *BackupSpec `json:"backup,omitempty"`
 

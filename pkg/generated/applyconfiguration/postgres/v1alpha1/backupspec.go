@@ -21,7 +21,9 @@ package v1alpha1
 // BackupSpecApplyConfiguration represents a declarative configuration of the BackupSpec type for use
 // with apply.
 //
-// BackupSpec configures scheduled backups.
+// BackupSpec configures backups: with an object store, continuous WAL
+// archiving, on-demand backups and restores from it; with a schedule, also
+// scheduled backups.
 type BackupSpecApplyConfiguration struct {
 	// objectStore sends backups and WAL to object storage.
 	ObjectStore *ObjectStoreSpecApplyConfiguration `json:"objectStore,omitempty"`

@@ -25,7 +25,8 @@ import (
 // BackupStatusApplyConfiguration represents a declarative configuration of the BackupStatus type for use
 // with apply.
 //
-// BackupStatus reports scheduled backups.
+// BackupStatus reports WAL archiving and backups: the archive's folder,
+// the scheduled backups and the recovery window.
 type BackupStatusApplyConfiguration struct {
 	// objectStore names the barman-cloud ObjectStore in use.
 	ObjectStore *string `json:"objectStore,omitempty"`

@@ -56,7 +56,7 @@ type ClusterSettingsApplyConfiguration struct {
 	PgHBA []string `json:"pgHBA,omitempty"`
 	// connectionPooler configures PgBouncer in front of the cluster.
 	ConnectionPooler *ConnectionPoolerSpecApplyConfiguration `json:"connectionPooler,omitempty"`
-	// backup configures scheduled backups.
+	// backup configures WAL archiving, scheduled and on-demand backups.
 	Backup *BackupSpecApplyConfiguration `json:"backup,omitempty"`
 	// monitoring configures metrics collection.
 	Monitoring *MonitoringSpecApplyConfiguration `json:"monitoring,omitempty"`

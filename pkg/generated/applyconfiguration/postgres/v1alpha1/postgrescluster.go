@@ -31,8 +31,10 @@ import (
 // with apply.
 //
 // PostgresCluster is a Postgres cluster run by CloudNativePG: setpoint
-// creates the CNPG Cluster, its superuser Secret, poolers, backups, managed
-// roles and a connection-info ConfigMap from it.
+// creates the CNPG Cluster, its poolers, WAL archiving and backups, the
+// setpoint_monitor role, a connection-info ConfigMap and, only with
+// superuserAccess, a superuser Secret from it. The roles of its databases
+// belong to their PostgresDatabases (one CNPG DatabaseRole each).
 //
 // The name becomes the CNPG Cluster's name and the stem of every child's
 // name, some of them Services (DNS-1035 labels, at most 63 characters):

@@ -47,7 +47,8 @@ type PostgresClusterStatusApplyConfiguration struct {
 	CurrentPrimary *string `json:"currentPrimary,omitempty"`
 	// connectionPoolerStatus reports the PgBouncer poolers.
 	ConnectionPoolerStatus *ConnectionPoolerStatusApplyConfiguration `json:"connectionPoolerStatus,omitempty"`
-	// backupStatus reports scheduled backups.
+	// backupStatus reports WAL archiving and backups: the archive's folder,
+	// the scheduled backups and the recovery window.
 	BackupStatus *BackupStatusApplyConfiguration `json:"backupStatus,omitempty"`
 	// restoredFrom says where the data of a cluster created by
 	// spec.restore came from.

@@ -31,9 +31,10 @@ import (
 // with apply.
 //
 // PostgresDatabase gives an application databases on a PostgresCluster:
-// per database an owner role (<db>_admin) and a read-write role (<db>_rw),
+// per database an owner role (<db>_admin), a read-write role (<db>_rw) and,
+// with readOnlyRole, a read-only role (<db>_ro), each a CNPG DatabaseRole;
 // their credentials in Secrets, connection info in a ConfigMap, and the
-// privileges that let the rw role use what the admin role creates.
+// privileges that let the other roles use what the admin role creates.
 //
 // The name labels every child (label values hold at most 63 characters)
 // and starts the children's names, <name>-<database with '_' as '-'>.
