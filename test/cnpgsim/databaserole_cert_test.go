@@ -81,9 +81,10 @@ func TestDatabaseRoleClientCertificate(t *testing.T) {
 		c.Spec.PostgresConfiguration = &cnpgv1.PostgresConfiguration{PgHBA: []string{"hostssl all dante all cert"}}
 	})
 	newDatabaseRole(t, ns, "role-dante", "crt", "dante", reclaim("delete"), func(r *cnpgv1.DatabaseRole) {
+		r.Spec.Login = true
 		r.Spec.ClientCertificate = &cnpgv1.ClientCertificateConfiguration{} // enabled defaults to true
 	})
-	newDatabaseRole(t, ns, "role-other", "crt", "other", reclaim("delete"))
+	newDatabaseRole(t, ns, "role-other", "crt", "other", reclaim("delete"), func(r *cnpgv1.DatabaseRole) { r.Spec.Login = true })
 	waitHealthy(t, ns, "crt")
 
 	r := waitDatabaseRole(t, ns, "role-dante", func(r *cnpgv1.DatabaseRole) error {
