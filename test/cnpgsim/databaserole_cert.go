@@ -216,4 +216,3 @@ func (a *authority) issueClient(role string) (certPEM, keyPEM []byte, leaf *x509
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), leaf, nil
 }
-
