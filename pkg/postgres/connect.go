@@ -86,6 +86,10 @@ func (c *Connector) Connect(ctx context.Context, t Target) (*pgx.Conn, error) {
 			return nil, fmt.Errorf("client certificate of %s does not parse: %w", t.User, err)
 		}
 		cfg.TLSConfig.Certificates = []tls.Certificate{pair}
+		// connConfig's "disable" makes pgx withhold any certificate;
+		// "require" also fails the login should the server not ask for
+		// it (then pg_hba is not what setpoint wrote).
+		cfg.SSLCertMode = "require"
 	}
 	dialer := &net.Dialer{}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
