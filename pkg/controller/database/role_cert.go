@@ -33,3 +33,9 @@ func certHealth(cur *cnpgv1.DatabaseRole, role string) health {
 	}
 	return ready("", "")
 }
+
+// certWait: h is a wait for a certificate, which CNPG issues only for a
+// role its instance manager applied: Postgres has the role.
+func certWait(h health) bool {
+	return h.Reason == pgv1.ReasonRoleCertificatePending || h.Reason == pgv1.ReasonRoleCertificateNotIssued
+}

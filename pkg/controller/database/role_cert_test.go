@@ -62,6 +62,17 @@ func TestCertificateDatabaseRolesWaitForTheirCertificates(t *testing.T) {
 	if c := cond(t, f.db("shop"), pgv1.ConditionRolesReady); c.Reason != pgv1.ReasonRoleCertificatePending || !strings.Contains(c.Message, "pg.orders-admin-client-cert") {
 		t.Fatalf("RolesReady = %+v, want the wait for CNPG's certificate", c)
 	}
+	// Applied: Postgres has the roles while the certificates are pending
+	// (a removal must drop them).
+	roles := f.db("shop").Status.Databases[0].Roles
+	if len(roles) != 3 {
+		t.Fatalf("status roles = %+v, want the three of orders", roles)
+	}
+	for _, r := range roles {
+		if r.Ensure == pgv1.RoleEnsurePresent && !r.Exists {
+			t.Errorf("role %s recorded absent while only its certificate is pending", r.Name)
+		}
+	}
 
 	// CNPG cannot issue one: its message is the user's clue.
 	r := f.role("pg.orders-rw")

@@ -28,7 +28,7 @@ func rolesStep(ctx context.Context, p *pass) health {
 			if h.Phase != pgv1.PhaseReady && h.Phase != pgv1.PhaseFailed {
 				pending++
 			}
-			markExists(e, c.role, h.Phase == pgv1.PhaseReady)
+			markExists(e, c.role, h.Phase == pgv1.PhaseReady || certWait(h))
 			dbh = append(dbh, h)
 		}
 		h := worst(dbh)
