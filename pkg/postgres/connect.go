@@ -26,6 +26,10 @@ type Target struct {
 	Password  string
 	// CACert is ca.crt of the cluster's <cluster>-ca Secret.
 	CACert []byte
+	// ClientCert and ClientKey, when set, are the PEM certificate and key
+	// presented to the server (a role that logs in by certificate; then
+	// Password is empty). Kept in memory only, like the password.
+	ClientCert, ClientKey []byte
 	// StatementTimeout, when set, is the session's statement_timeout, sent
 	// in the startup packet: the server itself stops a statement that runs
 	// longer, even if the client's cancel request never arrives.
@@ -74,6 +78,19 @@ func (c *Connector) Connect(ctx context.Context, t Target) (*pgx.Conn, error) {
 		return nil, err
 	}
 	cfg.TLSConfig = &tls.Config{ServerName: host, RootCAs: pool, MinVersion: tls.VersionTLS12}
+	if len(t.ClientCert) > 0 {
+		pair, err := tls.X509KeyPair(t.ClientCert, t.ClientKey)
+		if err != nil {
+			// crypto/tls names what is wrong (no PEM data, a mismatched
+			// key), never the key's bytes.
+			return nil, fmt.Errorf("client certificate of %s does not parse: %w", t.User, err)
+		}
+		cfg.TLSConfig.Certificates = []tls.Certificate{pair}
+		// connConfig's "disable" makes pgx withhold any certificate;
+		// "require" also fails the login should the server not ask for
+		// it (then pg_hba is not what setpoint wrote).
+		cfg.SSLCertMode = "require"
+	}
 	dialer := &net.Dialer{}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		to, err := c.hosts.Resolve(addr)

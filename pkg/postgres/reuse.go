@@ -42,11 +42,11 @@ func (c *Connector) reuse() *idleSet[*pgx.Conn] {
 }
 
 // reuseKey names everything a connection was opened with; the password
-// and CA enter only as a digest, so a rotated password or CA never gets a
-// connection opened with the old ones.
+// CA and client certificate enter only as a digest, so a rotated password,
+// CA or certificate never gets a connection opened with the old ones.
 func reuseKey(t Target) string {
 	h := sha256.New()
-	for _, s := range []string{t.Namespace, t.Cluster, t.Database, t.User, t.Password, string(t.CACert), t.StatementTimeout.String()} {
+	for _, s := range []string{t.Namespace, t.Cluster, t.Database, t.User, t.Password, string(t.CACert), string(t.ClientCert), string(t.ClientKey), t.StatementTimeout.String()} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}

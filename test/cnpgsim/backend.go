@@ -96,7 +96,7 @@ func (b *backend) ensureCert(sans []string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if _, err := b.srv.writeCert(certPEM, keyPEM); err != nil {
+	if _, err := b.srv.writeCert(b.ca.certPEM, certPEM, keyPEM); err != nil {
 		return false, err
 	}
 	b.sans = joined

@@ -60,9 +60,9 @@ import (
 // every 30 s, the stand-in after databaseRoleRetry; a Cluster whose server
 // is not serving gets nothing done (CNPG's instance manager, if its pod
 // runs, would report the connection error); replica clusters
-// ("waiting for the cluster to become primary"), client certificates
-// (status.clientCertificate, the `<name>-client-cert` Secret) and the
-// cnpg.io/passwordPassthrough annotation are not simulated.
+// ("waiting for the cluster to become primary") and the
+// cnpg.io/passwordPassthrough annotation are not simulated. Client
+// certificates are (databaserole_cert.go).
 
 // databaseRoleFinalizer is CNPG's utils.RoleFinalizerName: it holds a
 // DatabaseRole until its reclaim policy has been carried out.
@@ -105,6 +105,10 @@ func (s *Simulator) syncDatabaseRole(ctx context.Context, key cache.ObjectName) 
 		return 0, fmt.Errorf("get databaserole: %w", err)
 	}
 	role, err = s.syncPasswordCondition(ctx, role)
+	if err != nil || role == nil {
+		return 0, err
+	}
+	role, err = s.syncClientCertificate(ctx, role)
 	if err != nil || role == nil {
 		return 0, err
 	}

@@ -79,8 +79,12 @@
 // comment and the Secret's password, status applied, message,
 // observedGeneration, secretResourceVersion and the PasswordSecretChange
 // condition, managed.roles winning over it, a second object for one role
-// refused, reclaim delete or retain, release on the Cluster's deletion;
-// databaserole.go says what comes from which CNPG source file. A Pooler gets a Service of its name and status
+// refused, reclaim delete or retain, release on the Cluster's deletion,
+// and client certificates (Secret `<object>-client-cert` signed by the
+// Cluster's CA, status.clientCertificate; servers trust that CA for
+// client certificates and apply the Cluster's pg_hba lines, where a `cert`
+// rule lets such a role in); databaserole.go says what comes from which
+// CNPG source file. A Pooler gets a Service of its name and status
 // {instances: spec.instances, phase: active}; a ScheduledBackup gets
 // lastCheckTime and nextScheduleTime from its six-field schedule (an invalid
 // one is reported in status.error).

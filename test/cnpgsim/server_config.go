@@ -16,6 +16,8 @@ const baseSettings = `# Written by cnpgsim; ALTER SYSTEM settings override these
 ssl = on
 ssl_cert_file = 'server.crt'
 ssl_key_file = 'server.key'
+# The Cluster's CA verifies client certificates, as CNPG's client CA does.
+ssl_ca_file = 'ca.crt'
 ssl_min_protocol_version = 'TLSv1.3'
 password_encryption = 'scram-sha-256'
 # Passwords reach the server only as SCRAM verifiers, and no statement is
@@ -102,10 +104,15 @@ func (s *server) writeHBA(h hbaConfig) (changed bool, err error) {
 	return identChanged || hbaChanged, err
 }
 
-// writeCert installs the server certificate, reporting whether it changed.
-func (s *server) writeCert(certPEM, keyPEM []byte) (changed bool, err error) {
+// writeCert installs the server certificate and the CA that verifies
+// client certificates, reporting whether they changed.
+func (s *server) writeCert(caPEM, certPEM, keyPEM []byte) (changed bool, err error) {
+	caChanged, err := s.writeIfChanged("ca.crt", caPEM)
+	if err != nil {
+		return false, err
+	}
 	if changed, err = s.writeIfChanged("server.crt", certPEM); err != nil || !changed {
-		return changed, err
+		return caChanged || changed, err
 	}
 	return true, s.owner.writeFile(filepath.Join(s.dataDir(), "server.key"), keyPEM)
 }

@@ -256,6 +256,10 @@ func (s *Simulator) enqueueOwner(obj any) {
 		if p, err := s.poolers.Poolers(key.Namespace).Get(key.Name); err == nil && p.UID == ref.UID {
 			s.poolerLoop.add(key)
 		}
+	case "DatabaseRole": // its client certificate's Secret (Owns in CNPG)
+		if r, err := s.databaseRoles.DatabaseRoles(key.Namespace).Get(key.Name); err == nil && r.UID == ref.UID {
+			s.roleLoop.add(key)
+		}
 	}
 }
 

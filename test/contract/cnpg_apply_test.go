@@ -22,6 +22,7 @@ var (
 	poolerGVR      = schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "poolers"}
 	scheduledGVR   = schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "scheduledbackups"}
 	databaseGVR    = schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "databases"}
+	roleGVR        = schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "databaseroles"}
 	objectStoreGVR = schema.GroupVersionResource{Group: "barmancloud.cnpg.io", Version: "v1", Resource: "objectstores"}
 	podMonitorGVR  = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "podmonitors"}
 )
@@ -104,6 +105,13 @@ func TestCNPGObjectsApplyStrictly(t *testing.T) {
 			WithEnsure("present").WithDatabaseReclaimPolicy("delete").
 			WithExtensions(cnpgac.ExtensionSpec().WithName("pg_trgm").WithEnsure("present").WithSchema("public"),
 				cnpgac.ExtensionSpec().WithName("hstore").WithEnsure("absent").WithVersion("1.8")))},
+		// A role of a database with authentication: certificate.
+		{"shop.orders-rw", roleGVR, cnpgac.DatabaseRole("shop.orders-rw", ns).WithSpec(cnpgac.DatabaseRoleSpec().
+			WithCluster(cnpgac.LocalObjectReference().WithName("shop")).WithName("orders_rw").WithLogin(true).
+			WithComment("managed by setpoint").WithDatabaseRoleReclaimPolicy("delete").
+			WithPasswordSecret(cnpgac.LocalObjectReference().WithName("shop-app-orders-rw")).
+			WithInRoles("setpoint_cert_auth").
+			WithClientCertificate(cnpgac.ClientCertificateConfiguration().WithEnabled(true)))},
 		{"shop-backup", objectStoreGVR, barmanac.ObjectStore("shop-backup", ns).WithSpec(barmanac.ObjectStoreSpec().
 			WithRetentionPolicy("30d").
 			WithConfiguration(barmanac.BarmanObjectStoreConfiguration().

@@ -73,6 +73,9 @@ func TestDatabaseCreateRules(t *testing.T) {
 			d.Spec.Databases = []pgv1.DatabaseSpec{{Name: "orders", PasswordConfig: &pgv1.DatabasePasswordConfig{
 				ROSecretRef: &pgv1.LocalObjectReference{Name: "vault-ro"}}}}
 		}, `spec.databases[0]: Invalid value: passwordConfig.roSecretRef is the Secret of the read-only role: it needs readOnlyRole: true`},
+		{"unknown authentication", func(d *pgv1.PostgresDatabase) {
+			d.Spec.Databases = []pgv1.DatabaseSpec{{Name: "orders", Authentication: "md5"}}
+		}, `spec.databases[0].authentication: Unsupported value: "md5": supported values: "password", "certificate"`},
 		{"missing cluster name", func(d *pgv1.PostgresDatabase) { d.Spec.ClusterRef.Name = "" },
 			"spec.clusterRef.name: Invalid value: \"\": spec.clusterRef.name in body should be at least 1 chars long"},
 	}
@@ -102,4 +105,26 @@ func TestDatabaseDefaultsAndImmutableClusterRef(t *testing.T) {
 	got.Spec.ClusterRef.Name = "other"
 	_, err = pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), got, metav1.UpdateOptions{})
 	expectRefused(t, err, "spec.clusterRef: Invalid value: clusterRef is immutable")
+}
+
+// authentication defaults to password and is set when a database entry is
+// added: changing it is refused, a new entry may choose either.
+func TestDatabaseAuthenticationDefaultAndImmutable(t *testing.T) {
+	ns := newNamespace(t)
+	got, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), validDatabase(ns), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create valid database: %v", err)
+	}
+	if a := got.Spec.Databases[0].Authentication; a != pgv1.AuthenticationPassword {
+		t.Errorf("authentication defaulted to %q, want password", a)
+	}
+	got.Spec.Databases[0].Authentication = pgv1.AuthenticationCertificate
+	_, err = pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), got.DeepCopy(), metav1.UpdateOptions{})
+	expectRefused(t, err, "authentication is immutable: add a database with the other method instead")
+
+	got.Spec.Databases[0].Authentication = pgv1.AuthenticationPassword
+	got.Spec.Databases = append(got.Spec.Databases, pgv1.DatabaseSpec{Name: "ledger", Authentication: pgv1.AuthenticationCertificate})
+	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), got, metav1.UpdateOptions{}); err != nil {
+		t.Errorf("a new entry with authentication: certificate refused: %v", err)
+	}
 }

@@ -58,7 +58,7 @@ func checkNoDuplicates(t *testing.T, ns string, dbs int) {
 		t.Errorf("%d CNPG Databases, want %d (%v)", len(list.Items), dbs, err)
 	}
 	roles, err := pg.CNPGV1().DatabaseRoles(ns).List(t.Context(), metav1.ListOptions{})
-	if want := 1 + 2*dbs; err != nil || len(roles.Items) != want { // the monitor's, then admin and rw per database
+	if want := 2 + 2*dbs; err != nil || len(roles.Items) != want { // the monitor's, the certificate group's, then admin and rw per database
 		t.Errorf("%d DatabaseRoles, want %d (%v)", len(roles.Items), want, err)
 	}
 }

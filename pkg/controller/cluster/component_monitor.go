@@ -44,6 +44,7 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	if cur != nil && (cur.DeletionTimestamp != nil || monitorRoleCurrent(cur, p)) {
 		p.monitorRole = cur
+		p.certGroupErr = ensureCertGroup(ctx, p)
 		return nil // Observe reports where CNPG stands
 	}
 	if cur == nil {
@@ -59,6 +60,7 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 		klog.FromContext(ctx).V(2).Info("Created monitor DatabaseRole", "databaseRole", klog.KObj(applied))
 	}
 	p.monitorRole = applied
+	p.certGroupErr = ensureCertGroup(ctx, p)
 	return nil
 }
 
@@ -103,6 +105,12 @@ func (monitorComponent) Observe(_ context.Context, p *pass, err error) health {
 		return h
 	}
 	p.resources().MonitorSecretRef = &pgv1.LocalObjectReference{Name: p.monitorSecret.Name}
+	if h, ok := refusalHealth(p.certGroupErr); ok {
+		return h
+	}
+	if p.certGroupErr != nil {
+		return waiting(pgv1.PhasePending, pgv1.ReasonMonitorError, p.certGroupErr.Error(), 0)
+	}
 	return ready(pgv1.ReasonMonitorRoleApplied, fmt.Sprintf("role %s applied by CloudNativePG (DatabaseRole %q, Secret %q)",
 		controller.MonitorRole, object, p.monitorSecret.Name))
 }

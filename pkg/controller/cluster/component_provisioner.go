@@ -182,16 +182,11 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 		// the Secret, and setpoint deletes it (superuser_retire.go).
 		spec.WithSuperuserSecret(cnpgac.LocalObjectReference().WithName(p.contracts.Secret.Name))
 	}
-	if len(w.Settings.PostgreSQLConfig) > 0 || len(w.Settings.PgHBA) > 0 {
-		pc := cnpgac.PostgresConfiguration()
-		if len(w.Settings.PostgreSQLConfig) > 0 {
-			pc.WithParameters(w.Settings.PostgreSQLConfig)
-		}
-		if len(w.Settings.PgHBA) > 0 {
-			pc.WithPgHBA(w.Settings.PgHBA...)
-		}
-		spec.WithPostgresConfiguration(pc)
+	pc := cnpgac.PostgresConfiguration().WithPgHBA(hbaLines(w)...)
+	if len(w.Settings.PostgreSQLConfig) > 0 {
+		pc.WithParameters(w.Settings.PostgreSQLConfig)
 	}
+	spec.WithPostgresConfiguration(pc)
 	if r := w.Settings.Resources; r != nil {
 		rr := corev1ac.ResourceRequirements()
 		if len(r.Requests) > 0 {
@@ -246,7 +241,7 @@ func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
 			return false
 		}
 	}
-	if !slices.Equal(hba, w.Settings.PgHBA) && !(len(hba) == 0 && len(w.Settings.PgHBA) == 0) {
+	if !slices.Equal(hba, hbaLines(w)) {
 		return false
 	}
 	if r := w.Settings.Resources; r != nil {

@@ -49,24 +49,32 @@ func claimMonitorRole(ctx context.Context, p *pass) error {
 	if p.contracts.Secret == nil {
 		return nil
 	}
-	return checkMonitorRoleAbsent(ctx, p)
+	if err := checkRoleAbsent(ctx, p, role, pgv1.ReasonMonitorRoleExists); err != nil {
+		var r *refusal
+		if errors.As(err, &r) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", errRoleUnverified, err)
+	}
+	return nil
 }
 
-// checkMonitorRoleAbsent refuses a monitor role Postgres already has
-// without setpoint's marker for a PostgresCluster. One with the marker is
-// setpoint's monitor of this server: this cluster's (its DatabaseRole
-// went, the role stayed), or the source cluster's, come with the data of
-// a restore — that cluster's setpoint serves another server, so the role
-// is nobody's but ours here. CNPG then sets it to our spec (password,
-// memberships, comment).
-func checkMonitorRoleAbsent(ctx context.Context, p *pass) error {
+// checkRoleAbsent refuses (reason) a cluster role of setpoint's — the
+// monitor, the certificate group — that Postgres already has without
+// setpoint's marker for a PostgresCluster. One with the marker is
+// setpoint's role of this server: this cluster's (its DatabaseRole went,
+// the role stayed), or the source cluster's, come with the data of a
+// restore — that cluster's setpoint serves another server, so the role is
+// nobody's but ours here. CNPG then sets it to our spec (password,
+// memberships, comment). A lookup that fails is returned as is.
+func checkRoleAbsent(ctx context.Context, p *pass, role, reason string) error {
 	lookup := p.deps.roleComment
 	if lookup == nil {
 		lookup = roleComment
 	}
-	comment, exists, err := lookup(ctx, p, controller.MonitorRole)
+	comment, exists, err := lookup(ctx, p, role)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errRoleUnverified, err)
+		return err
 	}
 	if !exists {
 		return nil
@@ -78,9 +86,9 @@ func checkMonitorRoleAbsent(ctx context.Context, p *pass) error {
 	if comment != nil {
 		got = fmt.Sprintf("%q", *comment)
 	}
-	return &refusal{pgv1.ReasonMonitorRoleExists, fmt.Sprintf(
+	return &refusal{reason, fmt.Sprintf(
 		"Postgres already has a role %s that setpoint did not create (comment %s, not %q); CloudNativePG would take it over, so setpoint leaves it untouched: drop or rename it",
-		controller.MonitorRole, got, controller.ClusterMarker(p.cluster.Namespace, p.cluster.Name))}
+		role, got, controller.ClusterMarker(p.cluster.Namespace, p.cluster.Name))}
 }
 
 // roleComment reads role's comment over the pass's connection; exists is

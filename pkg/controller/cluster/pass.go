@@ -50,6 +50,10 @@ type pass struct {
 	// DatabaseRole as this pass left them (component_monitor.go).
 	monitorSecret *corev1.Secret
 	monitorRole   *cnpgv1.DatabaseRole
+	// certGroupErr is why the certificate group's DatabaseRole could not
+	// be kept (certgroup.go); the monitor component reports it after the
+	// monitor itself, which it does not hold back.
+	certGroupErr error
 	// retiring is our superuser Secret while access is off and the CNPG
 	// Cluster still has it (superuser_retire.go).
 	retiring *corev1.Secret

@@ -41,7 +41,11 @@ type observation struct {
 	monitorSecret *corev1.Secret
 	monitorRole   *cnpgv1.DatabaseRole
 	monitorRivals []*cnpgv1.DatabaseRole
-	ca            []byte
+	// certGroup and certGroupRivals: the same for the certificate group
+	// (certgroup.go).
+	certGroup       *cnpgv1.DatabaseRole
+	certGroupRivals []*cnpgv1.DatabaseRole
+	ca              []byte
 	// sample is the collector's last sample of the primary, nil when
 	// there is none: read here, never queried during the pass.
 	sample *collector.Sample
@@ -108,6 +112,9 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 		return nil, err
 	}
 	if err := c.observeMonitor(pc, o); err != nil {
+		return nil, err
+	}
+	if err := c.observeCertGroup(pc, o); err != nil {
 		return nil, err
 	}
 	if o.cnpg != nil {

@@ -2,6 +2,7 @@ package database
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,6 +41,10 @@ type roleWant struct {
 	role    string
 	secret  string
 	reclaim string
+	// cert: the database logs in by certificate: CNPG issues the role a
+	// client certificate and the role joins controller.CertAuthGroup,
+	// which the cluster's pg_hba lets in by certificate only.
+	cert bool
 }
 
 // roleApply is the server-side apply of w: only our fields, our labels
@@ -54,6 +59,10 @@ func roleApply(db *pgv1.PostgresDatabase, w roleWant) *cnpgac.DatabaseRoleApplyC
 		WithDatabaseRoleReclaimPolicy(w.reclaim)
 	if w.secret != "" {
 		spec.WithPasswordSecret(cnpgac.LocalObjectReference().WithName(w.secret))
+	}
+	if w.cert {
+		spec.WithInRoles(controller.CertAuthGroup).
+			WithClientCertificate(cnpgac.ClientCertificateConfiguration().WithEnabled(true))
 	}
 	return cnpgac.DatabaseRole(w.object, db.Namespace).
 		WithLabels(controller.ManagedLabels(controller.DatabaseLabel, db.Name)).
@@ -78,6 +87,10 @@ func roleObject(db *pgv1.PostgresDatabase, w roleWant) *cnpgv1.DatabaseRole {
 	if w.secret != "" {
 		r.Spec.PasswordSecret = &cnpgv1.LocalObjectReference{Name: w.secret}
 	}
+	if w.cert {
+		r.Spec.InRoles = []string{controller.CertAuthGroup}
+		r.Spec.ClientCertificate = &cnpgv1.ClientCertificateConfiguration{Enabled: ptr.To(true)}
+	}
 	return r
 }
 
@@ -89,7 +102,15 @@ func roleCurrent(cur *cnpgv1.DatabaseRole, db *pgv1.PostgresDatabase, w roleWant
 		s.Cluster.Name == w.cluster && s.Name == w.role && s.Login &&
 		s.Comment == controller.PostgresMarker(db.Namespace, db.Name) &&
 		(s.PasswordSecret == nil && w.secret == "" || s.PasswordSecret != nil && s.PasswordSecret.Name == w.secret) &&
-		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == w.reclaim
+		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == w.reclaim &&
+		(!w.cert || certRequested(cur) && slices.Contains(s.InRoles, controller.CertAuthGroup))
+}
+
+// certRequested: the DatabaseRole asks CNPG for a client certificate
+// (enabled defaults to true when the block is there, as in CNPG).
+func certRequested(cur *cnpgv1.DatabaseRole) bool {
+	c := cur.Spec.ClientCertificate
+	return c != nil && ptr.Deref(c.Enabled, true)
 }
 
 // roleApplied: CNPG's instance manager applied the object's current
@@ -102,7 +123,7 @@ func roleApplied(cur *cnpgv1.DatabaseRole) bool {
 // wantOf is what cur, one of ours, asks for with reclaim policy reclaim:
 // a removal changes nothing else.
 func wantOf(cur *cnpgv1.DatabaseRole, reclaim string) roleWant {
-	w := roleWant{object: cur.Name, cluster: cur.Spec.Cluster.Name, role: cur.Spec.Name, reclaim: reclaim}
+	w := roleWant{object: cur.Name, cluster: cur.Spec.Cluster.Name, role: cur.Spec.Name, reclaim: reclaim, cert: certRequested(cur)}
 	if cur.Spec.PasswordSecret != nil {
 		w.secret = cur.Spec.PasswordSecret.Name
 	}

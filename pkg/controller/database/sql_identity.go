@@ -21,8 +21,11 @@ import (
 // setpoint's cluster being upgraded).
 
 // asAdmin is the target of database d as its <db>_admin, with the password
-// of the Secret the secrets step validated.
+// of the Secret the secrets step validated, or by certificate.
 func (p *pass) asAdmin(ctx context.Context, d pgv1.DatabaseSpec, n names) (postgres.Target, error) {
+	if certAuth(d) {
+		return p.asAdminByCert(ctx, n)
+	}
 	name := n.AdminSecret
 	s := p.obs.secrets[name]
 	if ext := externalAdmin(d); ext != "" {
@@ -71,6 +74,12 @@ func (p *pass) clusterSecretTarget(ctx context.Context, name string) (postgres.T
 // target logs in to database with the basic-auth Secret s, TLS verified
 // against the cluster's CA.
 func (p *pass) target(ctx context.Context, database string, s *corev1.Secret) (postgres.Target, error) {
+	return p.targetAs(ctx, database, string(s.Data[corev1.BasicAuthUsernameKey]), string(s.Data[corev1.BasicAuthPasswordKey]))
+}
+
+// targetAs logs in to database as user (password empty for a login by
+// certificate), TLS verified against the cluster's CA.
+func (p *pass) targetAs(ctx context.Context, database, user, password string) (postgres.Target, error) {
 	pc := p.obs.cluster
 	ca, err := p.c.cas.Get(ctx, pc.Namespace, pc.Name+caSuffix)
 	if err != nil {
@@ -81,6 +90,6 @@ func (p *pass) target(ctx context.Context, database string, s *corev1.Secret) (p
 	}
 	return postgres.Target{
 		Namespace: pc.Namespace, Cluster: pc.Name, Database: database,
-		User: string(s.Data[corev1.BasicAuthUsernameKey]), Password: string(s.Data[corev1.BasicAuthPasswordKey]), CACert: ca,
+		User: user, Password: password, CACert: ca,
 	}, nil
 }

@@ -35,6 +35,9 @@ func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health 
 	n := namesOf(p.db.Name, d.Name)
 	e := p.entry(d.Name)
 	data := connectionData(p.db.Namespace, p.obs.cluster, n, e)
+	if certAuth(d) {
+		certData(data, p.obs.cluster.Name, n, e)
+	}
 	policy := string(policyOf(d))
 	cur := p.obs.configMaps[n.ConfigMap]
 	if cur == nil {

@@ -28,7 +28,7 @@ func rolesStep(ctx context.Context, p *pass) health {
 			if h.Phase != pgv1.PhaseReady && h.Phase != pgv1.PhaseFailed {
 				pending++
 			}
-			markExists(e, c.role, h.Phase == pgv1.PhaseReady)
+			markExists(e, c.role, h.Phase == pgv1.PhaseReady || certWait(h))
 			dbh = append(dbh, h)
 		}
 		h := worst(dbh)
@@ -78,7 +78,7 @@ func markExists(e *pgv1.DatabaseStatus, role string, exists bool) {
 // stands with it.
 func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret string) health {
 	cluster := p.obs.cluster.Name
-	w := roleWant{object: roleObjectName(cluster, role), cluster: cluster, role: role, secret: secret, reclaim: roleReclaim(policyOf(d))}
+	w := roleWant{object: roleObjectName(cluster, role), cluster: cluster, role: role, secret: secret, reclaim: roleReclaim(policyOf(d)), cert: certAuth(d)}
 	cur := p.obs.roles[w.object]
 	if cur != nil && !controller.IsControlledBy(cur, p.db.UID) {
 		// Never adopted: a DatabaseRole we did not create may carry
@@ -110,6 +110,9 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 		// not (a conflict CNPG found) is fixed elsewhere. Its message is
 		// the user's clue.
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRoleNotApplied, fmt.Sprintf("CloudNativePG could not apply role %s (DatabaseRole %q): %s", role, w.object, st.Message), provisionRecheck)
+	}
+	if w.cert {
+		return certHealth(cur, role)
 	}
 	return ready("", "")
 }

@@ -3512,6 +3512,13 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseSpec(ref common.ReferenceCallback
 							Format:      "",
 						},
 					},
+					"authentication": {
+						SchemaProps: spec.SchemaProps{
+							Description: "authentication is how the database's roles log in: password (the Secrets' passwords) or certificate (a TLS client certificate per role, issued by CloudNativePG and signed by the cluster's client CA, in Secret <cluster>.<role with '-' for '_'>-client-cert; over TLS the roles' passwords are then refused). It is set when the database is added: every client would have to switch at the same moment, so to change it add a database with the other method.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 				},
 				Required: []string{"name"},
 			},

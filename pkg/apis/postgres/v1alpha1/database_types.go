@@ -110,7 +110,33 @@ type DatabaseSpec struct {
 	// readOnlyRole: true.
 	// +optional
 	ReadOnlyRole bool `json:"readOnlyRole,omitempty"`
+
+	// authentication is how the database's roles log in: password (the
+	// Secrets' passwords) or certificate (a TLS client certificate per
+	// role, issued by CloudNativePG and signed by the cluster's client CA,
+	// in Secret <cluster>.<role with '-' for '_'>-client-cert; over TLS
+	// the roles' passwords are then refused). It is set when the database
+	// is added: every client would have to switch at the same moment,
+	// so to change it add a database with the other method.
+	// +optional
+	// +kubebuilder:default=password
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="authentication is immutable: add a database with the other method instead"
+	Authentication Authentication `json:"authentication,omitempty"`
 }
+
+// Authentication is how a database's roles log in.
+// +kubebuilder:validation:Enum=password;certificate
+type Authentication string
+
+const (
+	// AuthenticationPassword: the roles log in with the passwords of
+	// their Secrets.
+	AuthenticationPassword Authentication = "password"
+	// AuthenticationCertificate: the roles log in with TLS client
+	// certificates CloudNativePG issues; no password is accepted over
+	// TLS.
+	AuthenticationCertificate Authentication = "certificate"
+)
 
 // DatabasePasswordConfig points at externally managed credentials. Each
 // Secret must be of type kubernetes.io/basic-auth with username equal to the

@@ -184,6 +184,15 @@ const (
 	// ReasonMonitorRoleExists means Postgres already has a role of that
 	// name that setpoint did not create. What to do: drop or rename it.
 	ReasonMonitorRoleExists = "MonitorRoleExists"
+	// ReasonCertAuthGroupConflict means the group role setpoint_cert_auth,
+	// whose members log in by client certificate only, is managed by
+	// someone else: in the CNPG Cluster's spec.managed.roles or by a
+	// DatabaseRole setpoint did not create. What to do: remove it there.
+	ReasonCertAuthGroupConflict = "CertAuthGroupConflict"
+	// ReasonCertAuthGroupExists means Postgres already has a role
+	// setpoint_cert_auth that setpoint did not create. What to do: drop or
+	// rename it.
+	ReasonCertAuthGroupExists = "CertAuthGroupExists"
 	// ReasonMonitorError means writing the monitor role's objects failed;
 	// it is retried with backoff. What to do: if it persists, read the
 	// message.

@@ -136,6 +136,15 @@ const (
 	// (its message is quoted); it retries. What to do: fix what it
 	// names.
 	ReasonRoleNotApplied = "RoleNotApplied"
+	// ReasonRoleCertificatePending means CloudNativePG has not issued the
+	// TLS client certificate of a role of a database with
+	// authentication: certificate yet. What to do: wait.
+	ReasonRoleCertificatePending = "RoleCertificatePending"
+	// ReasonRoleCertificateNotIssued means CloudNativePG reports why it
+	// cannot issue a role's client certificate (quoted), e.g. a cluster
+	// whose client CA has no private key, or a same-named Secret that is
+	// not its own. What to do: fix what it names.
+	ReasonRoleCertificateNotIssued = "RoleCertificateNotIssued"
 	// ReasonRoleConflict means a role is managed by someone else: in the
 	// CNPG Cluster's spec.managed.roles, or by a DatabaseRole setpoint
 	// did not create for this object. What to do: remove it there, or

@@ -47,6 +47,14 @@ type DatabaseSpecApplyConfiguration struct {
 	// its generated Secret), Retain keeps role and Secret for a later
 	// readOnlyRole: true.
 	ReadOnlyRole *bool `json:"readOnlyRole,omitempty"`
+	// authentication is how the database's roles log in: password (the
+	// Secrets' passwords) or certificate (a TLS client certificate per
+	// role, issued by CloudNativePG and signed by the cluster's client CA,
+	// in Secret <cluster>.<role with '-' for '_'>-client-cert; over TLS
+	// the roles' passwords are then refused). It is set when the database
+	// is added: every client would have to switch at the same moment,
+	// so to change it add a database with the other method.
+	Authentication *postgresv1alpha1.Authentication `json:"authentication,omitempty"`
 }
 
 // DatabaseSpecApplyConfiguration constructs a declarative configuration of the DatabaseSpec type for use with
@@ -94,5 +102,13 @@ func (b *DatabaseSpecApplyConfiguration) WithPasswordConfig(value *DatabasePassw
 // If called multiple times, the ReadOnlyRole field is set to the value of the last call.
 func (b *DatabaseSpecApplyConfiguration) WithReadOnlyRole(value bool) *DatabaseSpecApplyConfiguration {
 	b.ReadOnlyRole = &value
+	return b
+}
+
+// WithAuthentication sets the Authentication field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Authentication field is set to the value of the last call.
+func (b *DatabaseSpecApplyConfiguration) WithAuthentication(value postgresv1alpha1.Authentication) *DatabaseSpecApplyConfiguration {
+	b.Authentication = &value
 	return b
 }

@@ -1,0 +1,124 @@
+package cluster
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+
+	"k8s.io/klog/v2"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+)
+
+// The cluster's certificate group (controller.CertAuthGroup): a NOLOGIN
+// role, no password, no privilege, that the cluster's fixed pg_hba lines
+// (hbaLines) let in by client certificate only. The roles of a database
+// with authentication: certificate join it through their DatabaseRoles.
+// Every cluster has it, whether a database uses it or not: the pg_hba
+// lines and the group are the same for every cluster, so the Cluster does
+// not grow with its databases and nothing here waits for them. Reclaim
+// retain: a retained certificate database keeps logging in after its
+// PostgresCluster goes, and a later one adopts the group by its marker.
+
+// certGroupApply is the server-side apply of the group's DatabaseRole,
+// only our fields.
+func certGroupApply(p *pass) *cnpgac.DatabaseRoleApplyConfiguration {
+	name := p.cluster.Name
+	spec := cnpgac.DatabaseRoleSpec().
+		WithCluster(cnpgac.LocalObjectReference().WithName(name)).
+		WithName(controller.CertAuthGroup).WithLogin(false).
+		WithComment(controller.ClusterMarker(p.cluster.Namespace, name)).
+		WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimRetain)
+	return cnpgac.DatabaseRole(controller.CertAuthGroupObject(name), p.cluster.Namespace).
+		WithLabels(controller.ManagedLabels(controller.ClusterLabel, name)).
+		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+		WithSpec(spec)
+}
+
+// certGroupCurrent compares the fields we own, with CNPG's defaults.
+func certGroupCurrent(cur *cnpgv1.DatabaseRole, p *pass) bool {
+	s, name := cur.Spec, p.cluster.Name
+	return controller.IsControlledBy(cur, p.cluster.UID) && controller.HasLabels(cur.Labels, controller.ManagedLabels(controller.ClusterLabel, name)) &&
+		s.Cluster.Name == name && s.Name == controller.CertAuthGroup && !s.Login &&
+		s.Comment == controller.ClusterMarker(p.cluster.Namespace, name) &&
+		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == cnpgv1.DatabaseRoleReclaimRetain
+}
+
+// ensureCertGroup keeps the group's DatabaseRole. Whether CNPG applied it
+// is not waited for here: a certificate database's roles cannot be
+// applied before it is, and their DatabaseRoles say so.
+func ensureCertGroup(ctx context.Context, p *pass) error {
+	cur, object := p.obs.certGroup, controller.CertAuthGroupObject(p.cluster.Name)
+	if cur != nil && !controller.IsControlledBy(cur, p.cluster.UID) {
+		// Never adopted: a DatabaseRole we did not create.
+		return &refusal{pgv1.ReasonCertAuthGroupConflict, fmt.Sprintf(
+			"DatabaseRole %q was not created by setpoint for this PostgresCluster; setpoint leaves it untouched: delete it", object)}
+	}
+	if cur != nil && (cur.DeletionTimestamp != nil || certGroupCurrent(cur, p)) {
+		return nil
+	}
+	if cur == nil {
+		if err := claimCertGroup(ctx, p); err != nil {
+			return err
+		}
+	}
+	applied, err := p.deps.pg.CNPGV1().DatabaseRoles(p.cluster.Namespace).Apply(ctx, certGroupApply(p), applyOpts)
+	if err != nil {
+		return fmt.Errorf("apply DatabaseRole %s: %w", object, err)
+	}
+	if cur == nil {
+		klog.FromContext(ctx).V(2).Info("Created certificate group DatabaseRole", "databaseRole", klog.KObj(applied))
+	}
+	return nil
+}
+
+// claimCertGroup proves, before the first write, that the group is nobody
+// else's, as claimMonitorRole does for the monitor.
+func claimCertGroup(ctx context.Context, p *pass) error {
+	role, object := controller.CertAuthGroup, controller.CertAuthGroupObject(p.cluster.Name)
+	if cl := p.contracts.CNPGCluster; cl.Spec.Managed != nil {
+		for _, r := range cl.Spec.Managed.Roles {
+			if r.Name == role {
+				return &refusal{pgv1.ReasonCertAuthGroupConflict, fmt.Sprintf(
+					"role %s is listed in CNPG Cluster %q's spec.managed.roles, which CloudNativePG gives precedence over DatabaseRole %q; setpoint leaves it untouched: remove it there",
+					role, cl.Name, object)}
+			}
+		}
+	}
+	if len(p.obs.certGroupRivals) > 0 {
+		return &refusal{pgv1.ReasonCertAuthGroupConflict, fmt.Sprintf(
+			"role %s is managed by DatabaseRole %q, which setpoint did not create for this PostgresCluster; setpoint leaves it untouched: delete it",
+			role, p.obs.certGroupRivals[0].Name)}
+	}
+	if p.contracts.Secret == nil {
+		return nil // no superuser: CNPG takes an existing role over, as for the monitor
+	}
+	if err := checkRoleAbsent(ctx, p, role, pgv1.ReasonCertAuthGroupExists); err != nil {
+		return fmt.Errorf("check role %s: %w", role, err)
+	}
+	return nil
+}
+
+// observeCertGroup reads the group's DatabaseRole and any other
+// DatabaseRole of that role on this cluster.
+func (c *Controller) observeCertGroup(pc *pgv1.PostgresCluster, o *observation) error {
+	ns, name := pc.Namespace, pc.Name
+	object := controller.CertAuthGroupObject(name)
+	var err error
+	if o.certGroup, err = controller.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
+		return err
+	}
+	objs, err := c.roleIndex.ByIndex(controller.ByRoleOnCluster, controller.RoleOnClusterKey(ns, name, controller.CertAuthGroup))
+	if err != nil {
+		return fmt.Errorf("look up DatabaseRoles of role %s: %w", controller.CertAuthGroup, err)
+	}
+	for _, obj := range objs {
+		if r, ok := obj.(*cnpgv1.DatabaseRole); ok && r.Name != object {
+			o.certGroupRivals = append(o.certGroupRivals, r)
+		}
+	}
+	return nil
+}

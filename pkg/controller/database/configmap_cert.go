@@ -1,0 +1,27 @@
+package database
+
+import (
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+)
+
+// certData turns the connection data d of a database that logs in by
+// certificate into what its application needs: per role the Secret CNPG
+// issued its certificate into (<DatabaseRole>-client-cert, keys tls.crt
+// and tls.key, signed by the cluster's client CA, renewed by CNPG before
+// it expires). setpoint names CNPG's Secret rather than copying it: a copy
+// would be a second place the key lives, and would lag CNPG's renewals.
+// The password Secrets are not named: pg_hba refuses those passwords. Nor
+// are the poolers: PgBouncer logs in to Postgres with the role's password,
+// which these roles cannot use.
+func certData(d map[string]string, cluster string, n names, e *pgv1.DatabaseStatus) {
+	for _, k := range []string{"admin-secret", "rw-secret", "ro-secret", "pooler-host", "pooler-ro-host"} {
+		delete(d, k)
+	}
+	d["authentication"] = string(pgv1.AuthenticationCertificate)
+	d["admin-cert-secret"] = controller.ClientCertSecretName(roleObjectName(cluster, n.AdminRole))
+	d["rw-cert-secret"] = controller.ClientCertSecretName(roleObjectName(cluster, n.RWRole))
+	if e.ROSecretRef != nil { // set only while readOnlyRole is
+		d["ro-cert-secret"] = controller.ClientCertSecretName(roleObjectName(cluster, n.RORole))
+	}
+}
