@@ -39,8 +39,12 @@ func TestFlappingCNPGPhaseIsCoalesced(t *testing.T) {
 	flipped, _ := theirs.count()
 	writes, seen := ours.count()
 	t.Logf("%d CNPG status changes in %v, %d PostgresCluster status writes: %v", flipped, window, writes, seen)
-	// The flap happened: most flips reached the CNPG Cluster's status.
-	if min := int(window/flip) / 2; flipped < min {
+	// The flap happened: on average at least a change a second reached the
+	// CNPG Cluster's status — faster than people read, and twelve times the
+	// writes allowed below, so mirroring the flips would fail. (Not "most of
+	// the 300 flips": on a loaded 2-core machine the stand-in's status
+	// writes lag the forced phases, and 146 of 300 arrived in one CI run.)
+	if min := int(window / time.Second); flipped < min {
 		t.Fatalf("the CNPG Cluster's status changed %d times in %v, want at least %d: the flap did not happen", flipped, window, min)
 	}
 	// Per phaseMaxHold (30 s) at most one write of what CNPG shows then
