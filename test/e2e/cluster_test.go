@@ -324,10 +324,14 @@ func settle(t *testing.T, op *operatorProc) {
 // write and no pass for longer than the cluster controller holds back a
 // CNPG status that has just changed (phaseSettle, 2 s). That recheck is a
 // pass without a write that settle alone cannot see coming; a window that
-// claims "nothing ran" must start after it.
+// claims "nothing ran" must start after it. So must a component's 5 s
+// recheck (provisionRecheck): queued while the cluster was still provisioning, it fires
+// once even when an event has already brought the cluster to Ready (the
+// delaying queue keeps it), and a 3 s quiet let TestCollector's window
+// open 0.4 s before it ran.
 func settleIdle(t *testing.T, op *operatorProc) {
 	t.Helper()
-	const quietFor = 3 * time.Second
+	const quietFor = 6 * time.Second
 	count := func() float64 {
 		n := writes(t, op)
 		for _, v := range passesBy(t, op) {

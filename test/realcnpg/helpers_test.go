@@ -38,9 +38,14 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx 
 	var last string
 	err := wait.PollUntilContextTimeout(t.Context(), time.Second, timeout, true, func(ctx context.Context) (bool, error) {
 		ok, seen, err := cond(ctx)
-		last = seen
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			// The poll's own deadline cut this call short: what the
+			// calls before it saw says more than the cancellation.
+		case err != nil:
 			last = err.Error()
+		default:
+			last = seen
 		}
 		return ok, nil
 	})
