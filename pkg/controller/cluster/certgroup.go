@@ -78,25 +78,12 @@ func ensureCertGroup(ctx context.Context, p *pass) error {
 // claimCertGroup proves, before the first write, that the group is nobody
 // else's, as claimMonitorRole does for the monitor.
 func claimCertGroup(ctx context.Context, p *pass) error {
-	role, object := controller.CertAuthGroup, controller.CertAuthGroupObject(p.cluster.Name)
-	if cl := p.contracts.CNPGCluster; cl.Spec.Managed != nil {
-		for _, r := range cl.Spec.Managed.Roles {
-			if r.Name == role {
-				return &refusal{pgv1.ReasonCertAuthGroupConflict, fmt.Sprintf(
-					"role %s is listed in CNPG Cluster %q's spec.managed.roles, which CloudNativePG gives precedence over DatabaseRole %q; setpoint leaves it untouched: remove it there",
-					role, cl.Name, object)}
-			}
-		}
-	}
-	if len(p.obs.certGroupRivals) > 0 {
-		return &refusal{pgv1.ReasonCertAuthGroupConflict, fmt.Sprintf(
-			"role %s is managed by DatabaseRole %q, which setpoint did not create for this PostgresCluster; setpoint leaves it untouched: delete it",
-			role, p.obs.certGroupRivals[0].Name)}
-	}
-	if p.contracts.Secret == nil {
-		return nil // no superuser: CNPG takes an existing role over, as for the monitor
-	}
-	if err := checkRoleAbsent(ctx, p, role, pgv1.ReasonCertAuthGroupExists); err != nil {
+	role := controller.CertAuthGroup
+	err := claimClusterRole(ctx, p, clusterRoleClaim{
+		role: role, object: controller.CertAuthGroupObject(p.cluster.Name), rivals: p.obs.certGroupRivals,
+		conflict: pgv1.ReasonCertAuthGroupConflict, exists: pgv1.ReasonCertAuthGroupExists,
+	})
+	if err != nil {
 		return fmt.Errorf("check role %s: %w", role, err)
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
@@ -31,32 +33,48 @@ var errRoleUnverified = errors.New("cannot check in Postgres whether role " + co
 // Without the superuser a role that existed is taken over by CNPG, as a
 // role in neither place would be by any DatabaseRole.
 func claimMonitorRole(ctx context.Context, p *pass) error {
-	role, object := controller.MonitorRole, controller.MonitorRoleObject(p.cluster.Name)
+	err := claimClusterRole(ctx, p, clusterRoleClaim{
+		role: controller.MonitorRole, object: controller.MonitorRoleObject(p.cluster.Name), rivals: p.obs.monitorRivals,
+		conflict: pgv1.ReasonMonitorRoleConflict, exists: pgv1.ReasonMonitorRoleExists,
+	})
+	var r *refusal
+	if err == nil || errors.As(err, &r) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", errRoleUnverified, err)
+}
+
+// clusterRoleClaim is a role the PostgresCluster keeps as a DatabaseRole of
+// its own (the monitor, the certificate group), and the reasons a refusal
+// of it carries.
+type clusterRoleClaim struct {
+	role, object     string
+	rivals           []*cnpgv1.DatabaseRole
+	conflict, exists string
+}
+
+// claimClusterRole proves that c.role is nobody else's (see
+// claimMonitorRole): a refusal when it is, the unwrapped error of the
+// Postgres check when that could not be made.
+func claimClusterRole(ctx context.Context, p *pass, c clusterRoleClaim) error {
 	if cl := p.contracts.CNPGCluster; cl.Spec.Managed != nil {
 		for _, r := range cl.Spec.Managed.Roles {
-			if r.Name == role {
-				return &refusal{pgv1.ReasonMonitorRoleConflict, fmt.Sprintf(
+			if r.Name == c.role {
+				return &refusal{c.conflict, fmt.Sprintf(
 					"role %s is listed in CNPG Cluster %q's spec.managed.roles, which CloudNativePG gives precedence over DatabaseRole %q; setpoint leaves it untouched: remove it there",
-					role, cl.Name, object)}
+					c.role, cl.Name, c.object)}
 			}
 		}
 	}
-	if len(p.obs.monitorRivals) > 0 {
-		return &refusal{pgv1.ReasonMonitorRoleConflict, fmt.Sprintf(
+	if len(c.rivals) > 0 {
+		return &refusal{c.conflict, fmt.Sprintf(
 			"role %s is managed by DatabaseRole %q, which setpoint did not create for this PostgresCluster; setpoint leaves it untouched: delete it",
-			role, p.obs.monitorRivals[0].Name)}
+			c.role, c.rivals[0].Name)}
 	}
 	if p.contracts.Secret == nil {
-		return nil
+		return nil // no superuser to ask: CNPG takes an existing role over
 	}
-	if err := checkRoleAbsent(ctx, p, role, pgv1.ReasonMonitorRoleExists); err != nil {
-		var r *refusal
-		if errors.As(err, &r) {
-			return err
-		}
-		return fmt.Errorf("%w: %w", errRoleUnverified, err)
-	}
-	return nil
+	return checkRoleAbsent(ctx, p, c.role, c.exists)
 }
 
 // checkRoleAbsent refuses (reason) a cluster role of setpoint's — the
