@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
 // Marks a Retain deletion leaves on what it keeps. They name the object the
@@ -182,9 +183,9 @@ const (
 // Health is where the stage that was refused stands: Failed with reason,
 // rechecked slowly, or — for a child of a deleted namesake — a short wait
 // for the garbage collector.
-func (e *ConflictError) Health(reason string) Health {
+func (e *ConflictError) Health(reason string) pipeline.Health {
 	if e.Previous {
-		return Waiting(pgv1.PhasePending, pgv1.ReasonWaitingForGarbageCollection, e.Error(), GCRecheck)
+		return pipeline.Waiting(pgv1.PhasePending, pgv1.ReasonWaitingForGarbageCollection, e.Error(), GCRecheck)
 	}
-	return Failed(reason, e.Error(), ConflictRecheck)
+	return pipeline.Failed(reason, e.Error(), ConflictRecheck)
 }

@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"time"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
@@ -13,16 +11,4 @@ func IgnoreNotFound[T any](obj *T, err error) (*T, error) {
 		return nil, nil
 	}
 	return obj, err
-}
-
-// Soonest is the smaller positive duration; zero means "no recheck", so
-// it loses to any positive one.
-func Soonest(a, b time.Duration) time.Duration {
-	switch {
-	case a <= 0:
-		return b
-	case b <= 0:
-		return a
-	}
-	return min(a, b)
 }

@@ -18,6 +18,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 )
 
@@ -122,8 +123,8 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 	case phase != pgv1.PhaseReady:
 		return waiting(phase, cnpgWaitReasons[phase], msg, eventRecheck)
 	}
-	if controller.ConditionTrue(p.status.Conditions, pgv1.ConditionReady, p.cluster.Generation) &&
-		controller.ConditionTrue(p.status.Conditions, pgv1.ConditionProvisionerReady, p.cluster.Generation) &&
+	if pipeline.ConditionTrue(p.status.Conditions, pgv1.ConditionReady, p.cluster.Generation) &&
+		pipeline.ConditionTrue(p.status.Conditions, pgv1.ConditionProvisionerReady, p.cluster.Generation) &&
 		!checkSkipped(p) {
 		return ready(pgv1.ReasonClusterHealthy, heldHealthyMessage(p, msg))
 	}

@@ -2,45 +2,26 @@ package cluster
 
 import (
 	"context"
+	"errors"
 
-	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
-// stub is a scripted component for runner tests.
-type stub struct {
-	name     string
-	requires []contractKey
-	provides []contractKey
-	h        health
-	ran      *[]string
+// failing is a component whose Reconcile fails and whose Observe judges
+// that failure: the adapter keeps the error unless Observe gave its own.
+type failing struct {
+	secretComponent
+	err error
+	h   health
 }
 
-func (s stub) Name() string            { return s.name }
-func (s stub) Condition() string       { return s.name + "Ready" }
-func (s stub) Requires() []contractKey { return s.requires }
-func (s stub) Provides() []contractKey { return s.provides }
-func (s stub) Reconcile(context.Context, *pass) error {
-	*s.ran = append(*s.ran, s.name)
-	return nil
-}
-func (s stub) Observe(_ context.Context, p *pass, _ error) health {
-	for _, k := range s.provides {
-		switch k {
-		case contractSecret:
-			p.contracts.Secret = &corev1.Secret{}
-		case contractCNPGCluster:
-			p.contracts.CNPGCluster = &cnpgv1.Cluster{}
-		}
-	}
-	return s.h
-}
+func (f failing) Reconcile(context.Context, *pass) error       { return f.err }
+func (f failing) Observe(context.Context, *pass, error) health { return f.h }
 
 func testPass() *pass {
 	return &pass{
@@ -49,127 +30,34 @@ func testPass() *pass {
 	}
 }
 
-func TestValidateOrderRejectsWiringBugs(t *testing.T) {
-	var ran []string
-	bad := []component{
-		stub{name: "provisioner", requires: []contractKey{contractSecret}, ran: &ran},
-		stub{name: "secret", provides: []contractKey{contractSecret}, ran: &ran},
-	}
-	_, err := runComponents(t.Context(), bad, testPass())
-	if err == nil || !strings.Contains(err.Error(), "component provisioner requires Secret, which no earlier component provides") {
-		t.Fatalf("err = %v", err)
-	}
-	if len(ran) != 0 {
-		t.Fatalf("components ran despite the wiring error: %v", ran)
-	}
-	if err := validateOrder(pipeline()); err != nil {
+func TestTheRealPipelineIsOrdered(t *testing.T) {
+	if err := pipeline.ValidateOrder(stages()); err != nil {
 		t.Fatalf("the real pipeline is mis-ordered: %v", err)
 	}
 }
 
-func TestRunnerStopsAtFirstIntermediateHealth(t *testing.T) {
-	var ran []string
-	cs := []component{
-		stub{name: "a", provides: []contractKey{contractSecret}, h: ready("A", ""), ran: &ran},
-		stub{name: "b", h: waiting(pgv1.PhaseProvisioning, "Creating", "b is creating", provisionRecheck), ran: &ran},
-		stub{name: "c", h: ready("C", ""), ran: &ran},
+func TestAReconcileErrorIsTheStagesTransientError(t *testing.T) {
+	boom := errors.New("boom")
+	h := stage{failing{err: boom, h: waiting(pgv1.PhasePending, pgv1.ReasonSecretCreateFailed, "boom", 0)}}.Run(t.Context(), testPass())
+	if !errors.Is(h.Err, boom) {
+		t.Errorf("Err = %v, want Reconcile's error", h.Err)
 	}
-	p := testPass()
-	out, err := runComponents(t.Context(), cs, p)
-	if err != nil {
-		t.Fatal(err)
+	out, err := pipeline.Run(t.Context(), []pipeline.Stage[*pass]{stage{failing{err: boom, h: failed(pgv1.ReasonSecretInvalid, "bad")}}}, testPass())
+	if err != nil || out.Err != nil || out.Health.Phase != pgv1.PhaseFailed {
+		t.Errorf("outcome %+v, err %v; a Failed component is not retried", out, err)
 	}
-	if strings.Join(ran, ",") != "a,b" {
-		t.Errorf("ran %v, want a,b", ran)
-	}
-	if out.blocker != "b" || out.health.RequeueAfter != provisionRecheck {
-		t.Errorf("outcome %+v, want blocker b with its requeue hint", out)
-	}
-	if !conditionIs(p, "aReady", metav1.ConditionTrue) || !conditionIs(p, "bReady", metav1.ConditionFalse) {
-		t.Errorf("conditions %+v", p.status.Conditions)
-	}
-}
-
-func TestRunnerSkipsDependantsOfMissingContracts(t *testing.T) {
-	var ran []string
-	cs := []component{
-		stub{name: "secret", provides: []contractKey{contractSecret}, h: failed("SecretInvalid", "bad"), ran: &ran},
-		stub{name: "user", requires: []contractKey{contractCNPGCluster}, h: ready("U", ""), ran: &ran},
-	}
-	// "user" requires a contract nobody provides: a wiring error, and
-	// nothing runs.
-	if _, err := runComponents(t.Context(), cs, testPass()); err == nil || len(ran) != 0 {
-		t.Fatalf("err %v, ran %v; want a wiring error before anything runs", err, ran)
-	}
-
-	// A Failed provider stops the pass: its dependants are neither
-	// reconciled nor observed, and their conditions say why.
-	ran = nil
-	cs = []component{
-		stub{name: "provisioner", provides: []contractKey{contractCNPGCluster}, h: failed("CNPGFailed", "boom"), ran: &ran},
-		stub{name: "pooler", requires: []contractKey{contractCNPGCluster}, h: ready("P", ""), ran: &ran},
-		stub{name: "configMap", h: ready("C", ""), ran: &ran},
-	}
-	p := testPass()
-	out, err := runComponents(t.Context(), cs, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Join(ran, ",") != "provisioner" || out.blocker != "provisioner" {
-		t.Errorf("ran %v, blocker %q; want only the provisioner, blocking", ran, out.blocker)
-	}
-	expectCondition(t, p, "provisionerReady", metav1.ConditionFalse, "CNPGFailed", "boom")
-	expectCondition(t, p, "poolerReady", metav1.ConditionFalse, "Blocked", "waiting for provisionerReady")
-	expectCondition(t, p, "configMapReady", metav1.ConditionFalse, "Blocked", "waiting for provisionerReady")
-
-	// A Ready provider that did not publish its contract this pass: the
-	// dependant is not run, waits for the contract, and blocks the rest.
-	ran = nil
-	cs = []component{
-		unpublished{stub{name: "provisioner", provides: []contractKey{contractCNPGCluster}, h: ready("R", ""), ran: &ran}},
-		stub{name: "pooler", requires: []contractKey{contractCNPGCluster}, h: ready("P", ""), ran: &ran},
-		stub{name: "configMap", h: ready("C", ""), ran: &ran},
-	}
-	p = testPass()
-	if out, err = runComponents(t.Context(), cs, p); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Join(ran, ",") != "provisioner" || out.blocker != "pooler" {
-		t.Errorf("ran %v, blocker %q; want the pooler skipped and blocking", ran, out.blocker)
-	}
-	expectCondition(t, p, "poolerReady", metav1.ConditionFalse, "WaitingForCNPGCluster", "waiting for CNPGCluster")
-	expectCondition(t, p, "configMapReady", metav1.ConditionFalse, "Blocked", "waiting for poolerReady")
-}
-
-// unpublished is a stub that reports its health without publishing the
-// contracts it declares.
-type unpublished struct{ stub }
-
-func (u unpublished) Observe(context.Context, *pass, error) health { return u.h }
-
-func expectCondition(t *testing.T, p *pass, typ string, status metav1.ConditionStatus, reason, message string) {
-	t.Helper()
-	for _, c := range p.status.Conditions {
-		if c.Type == typ {
-			if c.Status != status || c.Reason != reason || c.Message != message {
-				t.Errorf("%s = %s %s %q, want %s %s %q", typ, c.Status, c.Reason, c.Message, status, reason, message)
-			}
-			return
-		}
-	}
-	t.Errorf("no %s condition in %+v", typ, p.status.Conditions)
 }
 
 func TestOnlyTopLevelDeclaresReady(t *testing.T) {
 	p := testPass()
-	p.conclude(outcome{})
+	p.Status().Conclude(pipeline.Outcome{}, ready(pgv1.ReasonAllComponentsReady, "every component is ready"))
 	if p.status.Phase != pgv1.PhaseReady || !conditionIs(p, pgv1.ConditionReady, metav1.ConditionTrue) {
 		t.Fatalf("all components ready: status %+v", p.status)
 	}
 	if p.status.ObservedGeneration != 3 {
 		t.Errorf("observedGeneration = %d", p.status.ObservedGeneration)
 	}
-	p.conclude(outcome{blocker: "pooler", health: waiting(pgv1.PhaseProvisioning, "PoolerProvisioning", "waiting", 0)})
+	p.Status().Conclude(pipeline.Outcome{Blocker: "pooler", Health: waiting(pgv1.PhaseProvisioning, "PoolerProvisioning", "waiting", 0)}, ready(pgv1.ReasonAllComponentsReady, ""))
 	if p.status.Phase != pgv1.PhaseProvisioning || !conditionIs(p, pgv1.ConditionReady, metav1.ConditionFalse) {
 		t.Fatalf("blocked pipeline: status %+v", p.status)
 	}
@@ -214,4 +102,17 @@ func TestCNPGScheduleHasSixFields(t *testing.T) {
 	if got := cnpgSchedule("  30  3 * *   0 "); got != "0 30 3 * * 0" {
 		t.Errorf("cnpgSchedule = %q", got)
 	}
+}
+
+func expectCondition(t *testing.T, p *pass, typ string, status metav1.ConditionStatus, reason, message string) {
+	t.Helper()
+	for _, c := range p.status.Conditions {
+		if c.Type == typ {
+			if c.Status != status || c.Reason != reason || c.Message != message {
+				t.Errorf("%s = %s %s %q, want %s %s %q", typ, c.Status, c.Reason, c.Message, status, reason, message)
+			}
+			return
+		}
+	}
+	t.Errorf("no %s condition in %+v", typ, p.status.Conditions)
 }

@@ -12,6 +12,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
 	monitoringlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/monitoring/v1"
@@ -44,7 +45,7 @@ type Controller struct {
 	synced     []cache.InformerSynced
 	cas        *controller.CACache
 	samples    collector.Reader
-	components []component
+	components []pipeline.Stage[*pass]
 
 	// The resourceVersions this controller's own writes of a
 	// PostgresCluster replaced, until its cache shows them (in memory only).
@@ -78,7 +79,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		queue:            workqueue.New(workqueue.Options{Name: "postgrescluster", Metrics: cfg.Metrics}),
 		cas:              cfg.CAs,
 		samples:          cfg.Samples,
-		components:       pipeline(),
+		components:       stages(),
 	}
 	if c.cas == nil {
 		c.cas = controller.NewCACache(cfg.Kube)
@@ -154,12 +155,4 @@ func deletingClass(obj any) []workqueue.Key {
 		return nil
 	}
 	return []workqueue.Key{classKey(class.Name)}
-}
-
-// pipeline is the ordered component list of ADR-0002.
-func pipeline() []component {
-	return []component{
-		secretComponent{}, objectStoreComponent{}, settledProvisioner{}, monitorComponent{}, poolerComponent{},
-		backupComponent{}, configMapComponent{}, podMonitorComponent{},
-	}
 }

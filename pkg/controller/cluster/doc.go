@@ -12,11 +12,11 @@
 //     class changes;
 //  5. plan storage auto-grow from the collector's last sample, and ensure
 //     the class's class-in-use finalizer;
-//  6. run the ordered component pipeline of ADR-0002 (pipeline():
-//     secret, objectStore, provisioner, monitor, pooler, backup,
-//     configMap, podMonitor), each Reconcile (actuate) then Observe
-//     (converge), stopping at the first component not Ready and marking
-//     the conditions after it Blocked;
+//  6. run the ordered component pipeline of ADR-0002 on the shared runner
+//     (pipeline.Run over components(): secret, objectStore, provisioner,
+//     monitor, pooler, backup, configMap, podMonitor), each Reconcile
+//     (actuate) then Observe (converge), stopping at the first component
+//     not Ready and marking the conditions after it Blocked;
 //  7. settle the storage decision, conclude phase and Ready, record the
 //     health conditions and the sample, and write status once; then the
 //     storage Events.

@@ -14,6 +14,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -30,7 +31,7 @@ func (c *Controller) finalize(ctx context.Context, pc *pgv1.PostgresCluster) (wo
 	if pc.Status.Phase != pgv1.PhaseDeleting {
 		st := pc.Status.DeepCopy()
 		st.Phase = pgv1.PhaseDeleting
-		controller.SetCondition(&st.Conditions, pc.Generation, pgv1.ConditionReady, false, pgv1.ReasonDeleting,
+		pipeline.SetCondition(&st.Conditions, pc.Generation, pgv1.ConditionReady, false, pgv1.ReasonDeleting,
 			fmt.Sprintf("deleting with clusterDeletionPolicy %s", pc.Spec.ClusterDeletionPolicy))
 		var err error
 		if pc, err = c.writeStatus(ctx, pc, st); err != nil {

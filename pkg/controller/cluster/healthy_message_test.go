@@ -13,7 +13,7 @@ import (
 func TestHealthyMessageKeepsTheVersion(t *testing.T) {
 	p := parametersPass(t, nil, nil)
 	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
-	p.record(pgv1.ConditionProvisionerReady, h)
+	p.Status().Record(pgv1.ConditionProvisionerReady, h)
 	if got := heldHealthyMessage(p, "healthy"); got != "healthy; Postgres 15.8" {
 		t.Errorf("held message %q, want the checked one with the version", got)
 	}

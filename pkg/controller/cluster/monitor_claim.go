@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -137,5 +138,5 @@ func refusalHealth(err error) (health, bool) {
 		return health{}, false
 	}
 	// The fix (a role dropped, an entry removed) may send no event we see.
-	return controller.Failed(r.reason, r.message, controller.ConflictRecheck), true
+	return pipeline.Failed(r.reason, r.message, controller.ConflictRecheck), true
 }

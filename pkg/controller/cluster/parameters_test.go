@@ -53,7 +53,7 @@ func TestParameterPendingIsBounded(t *testing.T) {
 	if h.Reason != pgv1.ReasonParametersPending || h.RequeueAfter != configureRecheck {
 		t.Fatalf("first health = %+v, want ParametersPending polled every %s", h, configureRecheck)
 	}
-	p.record(pgv1.ConditionProvisionerReady, h)
+	p.Status().Record(pgv1.ConditionProvisionerReady, h)
 	c := apimeta.FindStatusCondition(p.status.Conditions, pgv1.ConditionProvisionerReady)
 	if !c.LastTransitionTime.Time.Equal(start) {
 		t.Fatalf("lastTransitionTime = %s, want the first pending observation %s", c.LastTransitionTime, start)
@@ -81,7 +81,7 @@ func TestParameterPendingIsBounded(t *testing.T) {
 			t.Errorf("message %q lacks %q", h.Message, s)
 		}
 	}
-	next.record(pgv1.ConditionProvisionerReady, h)
+	next.Status().Record(pgv1.ConditionProvisionerReady, h)
 	if c := apimeta.FindStatusCondition(next.status.Conditions, pgv1.ConditionProvisionerReady); !c.LastTransitionTime.Time.Equal(start) {
 		t.Fatalf("lastTransitionTime moved to %s", c.LastTransitionTime)
 	}
@@ -131,7 +131,7 @@ func TestParametersCheckedAsTheMonitor(t *testing.T) {
 	if h.Phase != pgv1.PhaseReady || h.Message != "healthy; Postgres 15.8; pg_hba.conf not checked: superuser access is off" {
 		t.Fatalf("health = %+v", h)
 	}
-	p.record(pgv1.ConditionProvisionerReady, h)
+	p.Status().Record(pgv1.ConditionProvisionerReady, h)
 	if got := heldHealthyMessage(p, "healthy"); got != h.Message {
 		t.Errorf("held message %q, want %q", got, h.Message)
 	}
@@ -143,7 +143,7 @@ func TestParametersCheckedAsTheMonitor(t *testing.T) {
 		h.Message != "healthy; Postgres not checked yet: superuser access is off and role setpoint_monitor is not applied yet" {
 		t.Fatalf("health without a login = %+v", h)
 	}
-	p.record(pgv1.ConditionProvisionerReady, h)
+	p.Status().Record(pgv1.ConditionProvisionerReady, h)
 	if !checkSkipped(p) {
 		t.Error("a skipped check is held healthy")
 	}

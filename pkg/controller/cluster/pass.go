@@ -10,6 +10,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -59,9 +60,14 @@ type pass struct {
 	retiring *corev1.Secret
 }
 
-func (p *pass) record(condition string, h health) {
-	controller.RecordCondition(&p.status.Conditions, p.cluster.Generation, condition, h)
+// Status is the status this pass builds, for the runner.
+func (p *pass) Status() pipeline.Status {
+	return pipeline.Status{Phase: &p.status.Phase, ObservedGeneration: &p.status.ObservedGeneration,
+		Conditions: &p.status.Conditions, Generation: p.cluster.Generation}
 }
+
+// Has reports whether an earlier component published contract k.
+func (p *pass) Has(k contractKey) bool { return p.contracts.has(k) }
 
 // postgresFacts reads the Postgres facts at most once per pass, and only
 // when a component asks: a converged cluster's resync runs no SQL.

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
 // settledProvisioner is the provisioner as the pipeline runs it: its
@@ -25,7 +25,7 @@ func (s settledProvisioner) Observe(ctx context.Context, p *pass, err error) hea
 		p.cnpg = view.applyTo(p.cnpg)
 	}
 	h := s.provisionerComponent.Observe(ctx, p, err)
-	h.RequeueAfter = controller.Soonest(h.RequeueAfter, recheck)
+	h.RequeueAfter = pipeline.Soonest(h.RequeueAfter, recheck)
 	if h.Phase == pgv1.PhaseFailed && h.Reason == pgv1.ReasonCNPGFailed {
 		if r := p.cluster.Spec.Restore; r != nil && !view.initialized {
 			h.Reason = pgv1.ReasonRestoreFailed

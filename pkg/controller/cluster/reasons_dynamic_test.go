@@ -11,10 +11,10 @@ import (
 // pkg/controller cannot see.
 
 func TestEveryRequiredContractHasAWaitingReason(t *testing.T) {
-	for _, c := range pipeline() {
+	for _, c := range components() {
 		for _, r := range c.Requires() {
-			if waitingReasons[r] == "" {
-				t.Errorf("component %s requires contract %s, which has no reason in waitingReasons", c.Name(), r)
+			if r.WaitingReason == "" {
+				t.Errorf("component %s requires contract %s, which has no waiting reason", c.Name(), r.Name)
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
 // now is the clock of rotation records; tests replace it.
@@ -64,5 +65,5 @@ func recordSuperuserRotation(p *pass, s *corev1.Secret, external string) {
 		status, reason = true, pgv1.ReasonRotated
 		msg = fmt.Sprintf("request %q: superuser password rotated", request)
 	}
-	controller.SetCondition(&p.status.Conditions, p.cluster.Generation, pgv1.ConditionPasswordRotation, status, reason, msg)
+	pipeline.SetCondition(&p.status.Conditions, p.cluster.Generation, pgv1.ConditionPasswordRotation, status, reason, msg)
 }

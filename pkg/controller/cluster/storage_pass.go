@@ -12,7 +12,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/collector"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
 // sizeInEffect is the volume size before this pass's judgement: the
@@ -66,7 +66,7 @@ func (p *pass) planStorage(sample *collector.Sample) growDecision {
 		meta.RemoveStatusCondition(&p.status.Conditions, pgv1.ConditionStorageAtLimit)
 	case d.atLimit != nil:
 		c := d.atLimit
-		controller.SetCondition(&p.status.Conditions, p.cluster.Generation, pgv1.ConditionStorageAtLimit, c.status, c.reason, c.message)
+		pipeline.SetCondition(&p.status.Conditions, p.cluster.Generation, pgv1.ConditionStorageAtLimit, c.status, c.reason, c.message)
 	}
 	return d
 }

@@ -10,7 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
 
@@ -119,7 +119,7 @@ func TestStorageEventsOnEdges(t *testing.T) {
 		t.Fatalf("events = %q", got)
 	}
 	at := decideGrow(q("96Mi"), q("64Mi"), policy("20%", "96Mi"), &pgv1.StorageStatus{Size: ptr.To(q("96Mi"))}, used(90), false, t0)
-	controller.SetCondition(&st.Conditions, 1, pgv1.ConditionStorageAtLimit, true, at.atLimit.reason, at.atLimit.message)
+	pipeline.SetCondition(&st.Conditions, 1, pgv1.ConditionStorageAtLimit, true, at.atLimit.reason, at.atLimit.message)
 	c.storageEvents(t.Context(), pc, st, at)
 	if got := drain(rec); len(got) != 1 || !strings.HasPrefix(got[0], "Warning StorageAtLimit 90.0 MiB of 96Mi in use (93%); usage is over the 80% threshold") {
 		t.Fatalf("events at the limit = %q", got)

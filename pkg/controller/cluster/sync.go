@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -13,6 +12,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/throttle"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
@@ -73,12 +73,12 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, err
 	}
 
-	out, err := runComponents(ctx, c.components, p)
+	out, err := pipeline.Run(ctx, c.components, p)
 	if err != nil {
 		return workqueue.Result{}, err // a wiring bug: loud, with backoff
 	}
 	grow = p.settleStorage(grow)
-	p.conclude(out)
+	p.Status().Conclude(out, ready(pgv1.ReasonAllComponentsReady, "every component is ready"))
 	dropRolesCondition(p.status)
 	p.recordHealth()
 	recordSample(&pc.Status, p.status, obs.sample)
@@ -90,52 +90,44 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, err
 	}
 	c.storageEvents(ctx, pc, p.status, grow)
-	if out.err != nil {
+	if out.Err != nil {
 		// Status says what failed; the queue retries with backoff.
-		return workqueue.Result{}, out.err
+		return workqueue.Result{}, out.Err
 	}
-	requeue := controller.Soonest(out.requeueAfter, grow.recheck)
+	requeue := pipeline.Soonest(out.RequeueAfter, grow.recheck)
 	return workqueue.Result{RequeueAfter: requeue, Failed: p.status.Phase == pgv1.PhaseFailed}, nil
 }
 
-// conclude sets phase and Ready from the pipeline's outcome. Only here is
-// a cluster declared Ready: when every component is.
-func (p *pass) conclude(out outcome) {
-	if out.blocker == "" {
-		p.setPhase(pgv1.PhaseReady, pgv1.ReasonAllComponentsReady, "every component is ready")
-		return
-	}
-	h := out.health
-	p.setPhase(h.Phase, h.Reason, fmt.Sprintf("%s: %s", out.blocker, h.Message))
-}
-
 func (p *pass) setPhase(phase pgv1.Phase, reason, message string) {
-	p.status.Phase = phase
-	p.status.ObservedGeneration = p.cluster.Generation
-	controller.SetCondition(&p.status.Conditions, p.cluster.Generation, pgv1.ConditionReady, phase == pgv1.PhaseReady, reason, message)
+	p.Status().SetPhase(phase, reason, message)
 }
 
-// writeStatus writes status once, and not at all when nothing changed; an
-// Event marks the transitions people care about (controller.PhaseEvent). It returns the object as stored, so
-// a later write in the same pass carries the current resourceVersion.
+// writeStatus is the pass's one status write (pipeline.StatusWriter).
 func (c *Controller) writeStatus(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) (*pgv1.PostgresCluster, error) {
-	if apiequality.Semantic.DeepEqual(&pc.Status, st) {
-		return pc, nil
+	return c.statusWriter().Write(ctx, pc, st)
+}
+
+func (c *Controller) statusWriter() pipeline.StatusWriter[*pgv1.PostgresCluster, pgv1.PostgresClusterStatus] {
+	return pipeline.StatusWriter[*pgv1.PostgresCluster, pgv1.PostgresClusterStatus]{
+		Stored: func(pc *pgv1.PostgresCluster) *pgv1.PostgresClusterStatus { return &pc.Status },
+		With: func(pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) *pgv1.PostgresCluster {
+			out := pc.DeepCopy()
+			out.Status = *st
+			return out
+		},
+		Update: func(ctx context.Context, pc *pgv1.PostgresCluster) (*pgv1.PostgresCluster, error) {
+			return c.deps.pg.PostgresV1alpha1().PostgresClusters(pc.Namespace).UpdateStatus(ctx, pc, metav1.UpdateOptions{FieldManager: fieldManager})
+		},
+		Lag: &c.lag,
+		Announce: func(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {
+			c.phaseEvent(ctx, pc, st)
+			c.healthEvents(pc, st)
+		},
 	}
-	updated := pc.DeepCopy()
-	updated.Status = *st
-	out, err := c.deps.pg.PostgresV1alpha1().PostgresClusters(pc.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager})
-	if err != nil {
-		return nil, fmt.Errorf("update status: %w", err)
-	}
-	c.lag.Wrote(types.NamespacedName{Namespace: pc.Namespace, Name: pc.Name}, pc.ResourceVersion, out.ResourceVersion)
-	c.phaseEvent(ctx, pc, st)
-	c.healthEvents(pc, st)
-	return out, nil
 }
 
 func (c *Controller) phaseEvent(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {
-	typ, reason, msg, emit := controller.StatusEvent(pc.Status.Phase, st.Phase, pc.Status.Conditions, st.Conditions)
+	typ, reason, msg, emit := pipeline.StatusEvent(pc.Status.Phase, st.Phase, pc.Status.Conditions, st.Conditions)
 	if !emit {
 		return
 	}

@@ -7,7 +7,8 @@
 //  3. refuse child names another PostgresDatabase's would share
 //     (InvalidName, Failed until the spec changes);
 //  4. add the finalizer, creating missing generated Secrets beside it;
-//  5. walk the linear condition pipeline of ADR-0002 (pipeline):
+//  5. walk the linear condition pipeline of ADR-0002 on the shared runner
+//     (pipeline.Run over stages):
 //     SecretsReady → ClusterReady → ConfigMapsReady → RolesReady →
 //     DatabasesReady → PrivilegesReady. Conditions accumulate; the pass
 //     stops at the first step that is not ready, with that step's requeue

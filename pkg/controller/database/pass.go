@@ -1,10 +1,9 @@
 package database
 
 import (
-	"context"
-
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
 // pass is one reconcile pass of one PostgresDatabase: the object as read,
@@ -56,58 +55,34 @@ func (p *pass) problem(name, msg string) {
 }
 
 // health is where a step stands.
-type health = controller.Health
+type health = pipeline.Health
 
 var (
-	ready    = controller.Ready
-	waiting  = controller.Waiting
-	failed   = controller.Failed
-	apiError = controller.APIError
+	ready    = pipeline.Ready
+	waiting  = pipeline.Waiting
+	failed   = pipeline.Failed
+	apiError = pipeline.APIError
 )
 
-// step is one stage of the linear pipeline and the condition it owns.
-type step struct {
-	condition string
-	run       func(ctx context.Context, p *pass) health
-}
-
-// pipeline is the order of ADR-0002's database pipeline, but for the
+// stages is the order of ADR-0002's database pipeline, but for the
 // Secrets, which come first: they depend on nothing of the cluster, so a
 // database created with its cluster has them while the cluster comes up.
-var pipeline = []step{
-	{pgv1.ConditionSecretsReady, secretsStep},
-	{pgv1.ConditionClusterReady, clusterStep},
-	{pgv1.ConditionConfigMapsReady, configMapsStep},
-	{pgv1.ConditionRolesReady, rolesStep},
-	{pgv1.ConditionDatabasesReady, databasesStep},
-	{pgv1.ConditionPrivilegesReady, privilegesStep},
+// Each step is named after the condition it owns.
+var stages = []pipeline.Stage[*pass]{
+	pipeline.Func[*pass]{Cond: pgv1.ConditionSecretsReady, Do: secretsStep},
+	pipeline.Func[*pass]{Cond: pgv1.ConditionClusterReady, Do: clusterStep},
+	pipeline.Func[*pass]{Cond: pgv1.ConditionConfigMapsReady, Do: configMapsStep},
+	pipeline.Func[*pass]{Cond: pgv1.ConditionRolesReady, Do: rolesStep},
+	pipeline.Func[*pass]{Cond: pgv1.ConditionDatabasesReady, Do: databasesStep},
+	pipeline.Func[*pass]{Cond: pgv1.ConditionPrivilegesReady, Do: privilegesStep},
 }
 
-// outcome is the result of running the pipeline.
-type outcome struct {
-	blocker string // the condition of the first step not ready, if any
-	health  health
+// Status is the status this pass builds, for the runner.
+func (p *pass) Status() pipeline.Status {
+	return pipeline.Status{Phase: &p.status.Phase, ObservedGeneration: &p.status.ObservedGeneration,
+		Conditions: &p.status.Conditions, Generation: p.db.Generation}
 }
 
-// runPipeline walks the steps in order, recording each one's condition,
-// and stops at the first that is not ready. The conditions after it are
-// set False ("Blocked"): they describe the current generation, and a
-// stale True would claim more than this pass verified.
-func (p *pass) runPipeline(ctx context.Context) outcome {
-	for i, s := range pipeline {
-		h := s.run(ctx, p)
-		p.record(s.condition, h)
-		if h.Phase == pgv1.PhaseReady {
-			continue
-		}
-		for _, later := range pipeline[i+1:] {
-			controller.SetCondition(&p.status.Conditions, p.db.Generation, later.condition, false, pgv1.ReasonBlocked, "waiting for "+s.condition)
-		}
-		return outcome{blocker: s.condition, health: h}
-	}
-	return outcome{}
-}
-
-func (p *pass) record(condition string, h health) {
-	controller.RecordCondition(&p.status.Conditions, p.db.Generation, condition, h)
-}
+// Has is false: no database step publishes a contract for a later one;
+// each reads the snapshot.
+func (p *pass) Has(pipeline.Contract) bool { return false }

@@ -9,6 +9,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
 // now is the clock of rotation records; tests replace it.
@@ -71,7 +72,7 @@ func (p *pass) recordRotation() {
 		status, reason = true, pgv1.ReasonRotated
 		msg = fmt.Sprintf("request %q: %d password(s) rotated", request, done)
 	}
-	controller.SetCondition(&p.status.Conditions, p.db.Generation, pgv1.ConditionPasswordRotation, status, reason, msg)
+	pipeline.SetCondition(&p.status.Conditions, p.db.Generation, pgv1.ConditionPasswordRotation, status, reason, msg)
 }
 
 // unknownRotationRoles are the items of the roles annotation that name

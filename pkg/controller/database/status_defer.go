@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
 // progressReportDelay bounds how long the stored status may lag behind a
@@ -47,7 +48,7 @@ var progressWaits = map[string]int{
 // from the first pass that deferred (staleSince), not renewed by later
 // ones; anything else a user would read differently (Ready, a failure, a
 // new generation, a rotation, a removal, an API error) is written at once.
-func (p *pass) deferredWrite(out outcome, removal health) (time.Duration, bool) {
+func (p *pass) deferredWrite(out pipeline.Outcome, removal health) (time.Duration, bool) {
 	if !p.progressOnly(out, removal) {
 		return 0, false
 	}
@@ -61,9 +62,9 @@ func (p *pass) deferredWrite(out outcome, removal health) (time.Duration, bool) 
 // differs in nothing but that progress, or never written at all: a new
 // database's first write then waits for Ready or for news, within the
 // same bound.
-func (p *pass) progressOnly(out outcome, removal health) bool {
+func (p *pass) progressOnly(out pipeline.Outcome, removal health) bool {
 	stored, next := &p.db.Status, p.status
-	if out.health.Err != nil || removal.Phase != pgv1.PhaseReady || len(p.obs.removed) > 0 {
+	if out.Err != nil || removal.Phase != pgv1.PhaseReady || len(p.obs.removed) > 0 {
 		return false
 	}
 	if next.ObservedGeneration != p.db.Generation || !isWait(next.Phase) {

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
 // clusterStep: the referenced PostgresCluster exists and is Ready. Waiting
@@ -47,5 +47,5 @@ func clusterStep(_ context.Context, p *pass) health {
 
 // readyAtGeneration: the object was Ready for its current spec.
 func readyAtGeneration(db *pgv1.PostgresDatabase) bool {
-	return db.Status.Phase == pgv1.PhaseReady && controller.ConditionTrue(db.Status.Conditions, pgv1.ConditionReady, db.Generation)
+	return db.Status.Phase == pgv1.PhaseReady && pipeline.ConditionTrue(db.Status.Conditions, pgv1.ConditionReady, db.Generation)
 }

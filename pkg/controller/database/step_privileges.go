@@ -9,6 +9,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
 // privilegesStep grants, per database, what CNPG cannot, as the
@@ -22,7 +23,7 @@ import (
 // a grant by hand) is therefore not corrected until the spec changes or an
 // earlier step stops being ready, which resets the condition.
 func privilegesStep(ctx context.Context, p *pass) health {
-	if controller.ConditionTrue(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady, p.db.Generation) {
+	if pipeline.ConditionTrue(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady, p.db.Generation) {
 		c := meta.FindStatusCondition(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady)
 		return ready(c.Reason, c.Message)
 	}

@@ -10,6 +10,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -56,25 +57,28 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	}
 	p.db = db
 	c.lag.Wrote(name, before, db.ResourceVersion)
-	out := p.runPipeline(ctx)
+	out, err := pipeline.Run(ctx, stages, p)
+	if err != nil {
+		return workqueue.Result{}, err // a wiring bug: loud, with backoff
+	}
 	removal := p.cleanupRemoved(ctx)
 	p.conclude(out, removal)
 	if wait, ok := p.deferredWrite(out, removal); ok {
 		// The event that ends this wait brings the next step or Ready; the
 		// requeue writes the wait if the bound runs out first.
-		return workqueue.Result{RequeueAfter: controller.Soonest(wait, out.health.RequeueAfter)}, nil
+		return workqueue.Result{RequeueAfter: pipeline.Soonest(wait, out.RequeueAfter)}, nil
 	}
 	if err := c.writeStatus(ctx, db, p.status); err != nil {
 		return workqueue.Result{}, err
 	}
-	if out.health.Err != nil {
-		return workqueue.Result{}, out.health.Err
+	if out.Err != nil {
+		return workqueue.Result{}, out.Err
 	}
 	if removal.Err != nil {
 		return workqueue.Result{}, removal.Err
 	}
 	return workqueue.Result{
-		RequeueAfter: controller.Soonest(out.health.RequeueAfter, removal.RequeueAfter),
+		RequeueAfter: pipeline.Soonest(out.RequeueAfter, removal.RequeueAfter),
 		Failed:       p.status.Phase == pgv1.PhaseFailed,
 	}, nil
 }
@@ -96,7 +100,7 @@ func (p *pass) cleanupRemoved(ctx context.Context) health {
 
 // conclude sets phase, Ready and the per-database entries from the
 // pipeline's outcome and the removal of databases that left the spec.
-func (p *pass) conclude(out outcome, removal health) {
+func (p *pass) conclude(out pipeline.Outcome, removal health) {
 	for name := range p.entries {
 		if !slices.Contains(specNames(p.db), name) && !slices.Contains(p.obs.removed, name) {
 			delete(p.entries, name) // a stale entry: nothing left to clean
@@ -105,21 +109,17 @@ func (p *pass) conclude(out outcome, removal health) {
 	for _, name := range specNames(p.db) {
 		e := p.entries[name]
 		msg, own := p.problems[name]
-		if !own && out.blocker != "" {
-			msg = "waiting for " + out.blocker
+		if !own && out.Blocker != "" {
+			msg = "waiting for " + out.Blocker
 		}
 		e.Ready, e.Message = msg == "", msg
 	}
 	p.status.Databases = p.orderedEntries()
-	switch {
-	case out.blocker != "":
-		h := out.health
-		p.setPhase(h.Phase, h.Reason, fmt.Sprintf("%s: %s", out.blocker, h.Message))
-	case removal.Phase != pgv1.PhaseReady:
-		p.setPhase(pgv1.PhaseProvisioning, removal.Reason, removal.Message)
-	default:
-		p.setPhase(pgv1.PhaseReady, pgv1.ReasonAllReady, fmt.Sprintf("%d database(s) ready", len(p.db.Spec.Databases)))
+	done := ready(pgv1.ReasonAllReady, fmt.Sprintf("%d database(s) ready", len(p.db.Spec.Databases)))
+	if !removal.IsReady() {
+		done = waiting(pgv1.PhaseProvisioning, removal.Reason, removal.Message, 0)
 	}
+	p.Status().Conclude(out, done)
 }
 
 // orderedEntries lists the entries in spec order, then the databases

@@ -1,16 +1,14 @@
-package controller
+package pipeline
 
 import (
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
-// Health is where one stage of a pipeline stands after a pass — a
-// component of the cluster pipeline or a step of the database pipeline
-// (ADR-0002). Both pipelines speak it, so a reason means the same in both.
+// Health is where one stage stands after a pass — a component of the
+// cluster pipeline or a step of the database pipeline. Both pipelines
+// speak it, so a reason means the same in both.
 type Health struct {
 	// Phase is Ready, Pending, Provisioning, Configuring, Deleting or Failed.
 	Phase   pgv1.Phase
@@ -20,7 +18,8 @@ type Health struct {
 	// recheck of a Failed state whose fix may send no event.
 	RequeueAfter time.Duration
 	// Err, when set, is returned once status is written so the key is
-	// retried with backoff: a transient API error.
+	// retried with backoff: a transient API error. A Failed stage's Err
+	// is ignored: its fix is a change by someone, not a retry.
 	Err error
 }
 
@@ -44,11 +43,24 @@ func APIError(reason string, err error) Health {
 	return Health{Phase: pgv1.PhasePending, Reason: reason, Message: err.Error(), Err: err}
 }
 
-// RecordCondition sets a stage's condition from its health at generation.
-func RecordCondition(conds *[]metav1.Condition, generation int64, condition string, h Health) {
-	reason := h.Reason
-	if reason == "" {
-		reason = string(h.Phase)
+// IsReady reports whether the stage is done.
+func (h Health) IsReady() bool { return h.Phase == pgv1.PhaseReady }
+
+// retryable is the error the pass returns for this stage, if any.
+func (h Health) retryable() error {
+	if h.Phase == pgv1.PhaseFailed {
+		return nil
 	}
-	SetCondition(conds, generation, condition, h.Phase == pgv1.PhaseReady, reason, h.Message)
+	return h.Err
+}
+
+// Soonest is the earlier of two requeue intervals, where 0 means none.
+func Soonest(a, b time.Duration) time.Duration {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
 }

@@ -1,0 +1,17 @@
+// Package pipeline runs the stages of a reconcile pass (ADR-0002), the
+// same way for both controllers.
+//
+// A stage owns one status condition. The runner calls the stages in
+// order, records each one's condition from the Health it returns, stops at
+// the first stage that is not Ready and marks the conditions after it
+// Blocked: a stale True would claim more than the pass verified. Health is
+// the one error protocol of every stage — ready, waiting (with a recheck),
+// failed (someone must change something) or a transient error (retried
+// with backoff once status is written). The pass then concludes its phase
+// from the Outcome and writes status once, and not at all when nothing
+// changed (WriteStatus).
+//
+// Stages that build on what an earlier stage publishes declare it
+// (Contracted); the runner checks the order on every pass, so a wiring
+// mistake fails loudly rather than running a stage on missing input.
+package pipeline
