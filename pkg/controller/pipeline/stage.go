@@ -33,6 +33,6 @@ type Func[P any] struct {
 	Do   func(ctx context.Context, p P) Health
 }
 
-func (f Func[P]) Name() string                          { return f.Cond }
-func (f Func[P]) Condition() string                     { return f.Cond }
+func (f Func[P]) Name() string                        { return f.Cond }
+func (f Func[P]) Condition() string                   { return f.Cond }
 func (f Func[P]) Run(ctx context.Context, p P) Health { return f.Do(ctx, p) }
