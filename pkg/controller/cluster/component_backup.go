@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -121,4 +123,28 @@ func (backupComponent) Observe(_ context.Context, p *pass, err error) health {
 		}
 	}
 	return ready(pgv1.ReasonBackupsScheduled, fmt.Sprintf("schedule %q (CNPG: %q)", p.want.Schedule, cnpgSchedule(p.want.Schedule)))
+}
+
+// Delete removes the ScheduledBackups with the cluster's data.
+func (backupComponent) Delete(ctx context.Context, t *teardown) error {
+	if t.retain() {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(t.obs.backups)) {
+		if err := deleteChild(ctx, t, "ScheduledBackup", t.obs.backups[name], t.deps.pg.CNPGV1().ScheduledBackups(t.pc.Namespace).Delete); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Release keeps the ScheduledBackups that keep backing the retained CNPG
+// Cluster up.
+func (backupComponent) Release(ctx context.Context, t *teardown) error {
+	for _, name := range slices.Sorted(maps.Keys(t.obs.backups)) {
+		if err := releaseChild(ctx, t, "ScheduledBackup", t.obs.backups[name], t.deps.pg.CNPGV1().ScheduledBackups(t.pc.Namespace).Patch); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -121,3 +121,16 @@ func objectStoreMatches(cur *barmanv1.ObjectStore, want *pgv1.ObjectStoreSpec, r
 		creds != nil && creds.AccessKeyID != nil && creds.AccessKeyID.Name == want.CredentialsSecretName &&
 		creds.SecretAccessKey != nil && creds.SecretAccessKey.Name == want.CredentialsSecretName
 }
+
+// Delete removes the ObjectStore with the cluster's data.
+func (objectStoreComponent) Delete(ctx context.Context, t *teardown) error {
+	if t.retain() {
+		return nil
+	}
+	return deleteChild(ctx, t, "ObjectStore", t.obs.objectStore, t.deps.pg.BarmanCloudV1().ObjectStores(t.pc.Namespace).Delete)
+}
+
+// Release keeps the ObjectStore the retained CNPG Cluster archives to.
+func (objectStoreComponent) Release(ctx context.Context, t *teardown) error {
+	return releaseChild(ctx, t, "ObjectStore", t.obs.objectStore, t.deps.pg.BarmanCloudV1().ObjectStores(t.pc.Namespace).Patch)
+}

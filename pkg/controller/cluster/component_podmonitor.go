@@ -110,3 +110,9 @@ func podMonitorMatches(cur *monitoringv1.PodMonitor, p *pass) bool {
 		len(s.PodMetricsEndpoints) == 1 && s.PodMetricsEndpoints[0].Port != nil &&
 		*s.PodMetricsEndpoints[0].Port == cnpgMetricsPort
 }
+
+// Release keeps the PodMonitor that keeps the retained CNPG Cluster's
+// metrics scraped.
+func (podMonitorComponent) Release(ctx context.Context, t *teardown) error {
+	return releaseChild(ctx, t, "PodMonitor", t.obs.podMonitor, t.deps.pg.MonitoringV1().PodMonitors(t.pc.Namespace).Patch)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -110,4 +111,15 @@ func poolerMatches(cur *cnpgv1.Pooler, p *pass, typ cnpgv1.PoolerType) bool {
 
 func mapsEqualNil(a, b map[string]string) bool {
 	return (len(a) == 0 && len(b) == 0) || maps.Equal(a, b)
+}
+
+// Delete removes the Poolers whatever the policy: they hold no data, and
+// a later PostgresCluster makes its own.
+func (poolerComponent) Delete(ctx context.Context, t *teardown) error {
+	for _, name := range slices.Sorted(maps.Keys(t.obs.poolers)) {
+		if err := deleteChild(ctx, t, "Pooler", t.obs.poolers[name], t.deps.pg.CNPGV1().Poolers(t.pc.Namespace).Delete); err != nil {
+			return err
+		}
+	}
+	return nil
 }

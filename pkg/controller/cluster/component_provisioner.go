@@ -279,3 +279,16 @@ func hashOf(v any) (string, error) {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8]), nil
 }
+
+// Delete removes the CNPG Cluster, and its data with it.
+func (provisionerComponent) Delete(ctx context.Context, t *teardown) error {
+	if t.retain() {
+		return nil
+	}
+	return deleteChild(ctx, t, "CNPG Cluster", t.obs.cnpg, t.deps.pg.CNPGV1().Clusters(t.pc.Namespace).Delete)
+}
+
+// Release keeps the CNPG Cluster, running, for a later PostgresCluster.
+func (provisionerComponent) Release(ctx context.Context, t *teardown) error {
+	return releaseChild(ctx, t, "CNPG Cluster", t.obs.cnpg, t.deps.pg.CNPGV1().Clusters(t.pc.Namespace).Patch)
+}

@@ -129,3 +129,9 @@ func superuserLabels(cluster string) map[string]string {
 	l[controller.ReloadLabel] = "true"
 	return l
 }
+
+// Release keeps the superuser Secret for a later cluster of the name: the
+// retained CNPG Cluster still uses it.
+func (secretComponent) Release(ctx context.Context, t *teardown) error {
+	return releaseChild(ctx, t, "Secret", t.obs.secret, t.deps.kube.CoreV1().Secrets(t.pc.Namespace).Patch)
+}

@@ -55,8 +55,7 @@ type observation struct {
 // the pass (and are retried with backoff).
 func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*observation, error) {
 	ns, name := pc.Namespace, pc.Name
-	o := &observation{poolers: map[string]*cnpgv1.Pooler{}, pgBouncers: map[string]*appsv1.Deployment{},
-		backups: map[string]*cnpgv1.ScheduledBackup{}}
+	o := newObservation()
 	if c.samples != nil {
 		if s, ok := c.samples.Sample(types.NamespacedName{Namespace: ns, Name: name}); ok {
 			o.sample = &s
@@ -66,46 +65,18 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 	if o.class, err = controller.IgnoreNotFound(c.classes.Get(pc.Spec.Class)); err != nil {
 		return nil, err
 	}
-	if o.secret, err = controller.IgnoreNotFound(c.secrets.Secrets(ns).Get(name + superuserSuffix)); err != nil {
-		return nil, err
-	}
 	if ref := pc.Spec.PasswordConfig; ref != nil && ref.SuperuserExternalSecretRef != nil {
 		// External Secrets are not ours, so not cached: read directly.
 		if o.external, err = controller.IgnoreNotFound(c.deps.kube.CoreV1().Secrets(ns).Get(ctx, ref.SuperuserExternalSecretRef.Name, metav1.GetOptions{})); err != nil {
 			return nil, fmt.Errorf("read external superuser secret: %w", err)
 		}
 	}
-	if o.cnpg, err = controller.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(name)); err != nil {
-		return nil, err
-	}
-	if o.objectStore, err = controller.IgnoreNotFound(c.objectStores.ObjectStores(ns).Get(name + objectStoreSuffix)); err != nil {
+	if err := c.observeChildren(pc, o); err != nil {
 		return nil, err
 	}
 	if hasObjectStore(pc, o.class) {
 		if o.archives, err = c.otherArchiveUses(pc); err != nil {
 			return nil, err
-		}
-	}
-	if o.podMonitor, err = controller.IgnoreNotFound(c.podMonitors.PodMonitors(ns).Get(name + podMonitorSuffix)); err != nil {
-		return nil, err
-	}
-	for _, s := range []string{poolerRWSuffix, poolerROSuffix} {
-		if p, err := controller.IgnoreNotFound(c.poolers.Poolers(ns).Get(name + s)); err != nil {
-			return nil, err
-		} else if p != nil {
-			o.poolers[name+s] = p
-		}
-		if d, err := controller.IgnoreNotFound(c.poolerDeploys.Deployments(ns).Get(name + s)); err != nil {
-			return nil, err
-		} else if d != nil {
-			o.pgBouncers[name+s] = d
-		}
-	}
-	for _, s := range []string{backupSuffix, snapshotSuffix} {
-		if b, err := controller.IgnoreNotFound(c.scheduledBackups.ScheduledBackups(ns).Get(name + s)); err != nil {
-			return nil, err
-		} else if b != nil {
-			o.backups[name+s] = b
 		}
 	}
 	if o.configMap, err = controller.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(name + configMapSuffix)); err != nil {
@@ -145,6 +116,50 @@ func (c *Controller) observeMonitor(pc *pgv1.PostgresCluster, o *observation) er
 	for _, obj := range objs {
 		if r, ok := obj.(*cnpgv1.DatabaseRole); ok && r.Name != object {
 			o.monitorRivals = append(o.monitorRivals, r)
+		}
+	}
+	return nil
+}
+
+func newObservation() *observation {
+	return &observation{poolers: map[string]*cnpgv1.Pooler{}, pgBouncers: map[string]*appsv1.Deployment{},
+		backups: map[string]*cnpgv1.ScheduledBackup{}}
+}
+
+// observeChildren reads, from the caches, the children that outlive a
+// pass: those a deletion policy deletes or releases (teardown.go).
+func (c *Controller) observeChildren(pc *pgv1.PostgresCluster, o *observation) error {
+	ns, name := pc.Namespace, pc.Name
+	var err error
+	if o.secret, err = controller.IgnoreNotFound(c.secrets.Secrets(ns).Get(name + superuserSuffix)); err != nil {
+		return err
+	}
+	if o.cnpg, err = controller.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(name)); err != nil {
+		return err
+	}
+	if o.objectStore, err = controller.IgnoreNotFound(c.objectStores.ObjectStores(ns).Get(name + objectStoreSuffix)); err != nil {
+		return err
+	}
+	if o.podMonitor, err = controller.IgnoreNotFound(c.podMonitors.PodMonitors(ns).Get(name + podMonitorSuffix)); err != nil {
+		return err
+	}
+	for _, s := range []string{poolerRWSuffix, poolerROSuffix} {
+		if p, err := controller.IgnoreNotFound(c.poolers.Poolers(ns).Get(name + s)); err != nil {
+			return err
+		} else if p != nil {
+			o.poolers[name+s] = p
+		}
+		if d, err := controller.IgnoreNotFound(c.poolerDeploys.Deployments(ns).Get(name + s)); err != nil {
+			return err
+		} else if d != nil {
+			o.pgBouncers[name+s] = d
+		}
+	}
+	for _, s := range []string{backupSuffix, snapshotSuffix} {
+		if b, err := controller.IgnoreNotFound(c.scheduledBackups.ScheduledBackups(ns).Get(name + s)); err != nil {
+			return err
+		} else if b != nil {
+			o.backups[name+s] = b
 		}
 	}
 	return nil

@@ -1,0 +1,122 @@
+package cluster
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	k8stesting "k8s.io/client-go/testing"
+
+	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	pgfake "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
+)
+
+// children are a cluster's children as the caches hold them: all owned by
+// pc but the read-only Pooler, which a namesake's leftover holds.
+func children(pc *pgv1.PostgresCluster, withPooler bool) (*observation, []runtime.Object) {
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Namespace: pc.Namespace, Name: name, UID: types.UID("uid-" + name),
+			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(pc, gvk)}}
+	}
+	o := newObservation()
+	o.secret = &corev1.Secret{ObjectMeta: meta("shop-superuser")}
+	o.cnpg = &cnpgv1.Cluster{ObjectMeta: meta("shop")}
+	o.objectStore = &barmanv1.ObjectStore{ObjectMeta: meta("shop-backup")}
+	o.podMonitor = &monitoringv1.PodMonitor{ObjectMeta: meta("shop-metrics")}
+	o.backups["shop-backup"] = &cnpgv1.ScheduledBackup{ObjectMeta: meta("shop-backup")}
+	if withPooler {
+		o.poolers["shop-pooler-rw"] = &cnpgv1.Pooler{ObjectMeta: meta("shop-pooler-rw")}
+	}
+	foreign := &cnpgv1.Pooler{ObjectMeta: metav1.ObjectMeta{Namespace: pc.Namespace, Name: "shop-pooler-ro", UID: "uid-other",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "PostgresCluster", Name: "shop", UID: "uid-earlier", Controller: new(true)}}}}
+	o.poolers["shop-pooler-ro"] = foreign
+	objs := []runtime.Object{o.cnpg, o.objectStore, o.podMonitor, o.backups["shop-backup"], foreign}
+	for _, p := range o.poolers {
+		if p != foreign {
+			objs = append(objs, p)
+		}
+	}
+	return o, objs
+}
+
+func clusterWithPolicy(policy pgv1.DeletionPolicy) *pgv1.PostgresCluster {
+	return &pgv1.PostgresCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "shop", UID: "uid-shop"},
+		Spec: pgv1.PostgresClusterSpec{ClusterDeletionPolicy: policy}}
+}
+
+// teardownWrites lists the writes of a teardown, as "verb resource name".
+func teardownWrites(actions []k8stesting.Action) []string {
+	var out []string
+	for _, a := range actions {
+		switch a := a.(type) {
+		case k8stesting.DeleteAction:
+			out = append(out, fmt.Sprintf("delete %s %s", a.GetResource().Resource, a.GetName()))
+		case k8stesting.PatchAction:
+			out = append(out, fmt.Sprintf("patch %s %s", a.GetResource().Resource, a.GetName()))
+		}
+	}
+	return out
+}
+
+func TestDeletePolicyDeletesOwnedChildrenLastBuiltFirst(t *testing.T) {
+	pc := clusterWithPolicy(pgv1.DeletionPolicyDelete)
+	o, objs := children(pc, true)
+	pg, kube := pgfake.NewSimpleClientset(objs...), kubefake(o.secret)
+	td := &teardown{pc: pc, obs: o, deps: &deps{pg: pg, kube: kube}}
+	if err := td.run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"delete scheduledbackups shop-backup", "delete poolers shop-pooler-rw", "delete clusters shop", "delete objectstores shop-backup"}
+	if got := teardownWrites(pg.Actions()); !slices.Equal(got, want) {
+		t.Errorf("writes %v, want %v (the foreign pooler untouched, nothing released)", got, want)
+	}
+	if td.remaining != 4 || len(td.kept) != 0 || len(teardownWrites(kube.Actions())) != 0 {
+		t.Errorf("remaining %d, kept %v, Secret writes %v; want 4 still cached, nothing kept", td.remaining, td.kept, teardownWrites(kube.Actions()))
+	}
+}
+
+func TestRetainDeletesThePoolersThenReleasesWhatItKeeps(t *testing.T) {
+	pc := clusterWithPolicy(pgv1.DeletionPolicyRetain)
+	o, objs := children(pc, true)
+	pg, kube := pgfake.NewSimpleClientset(objs...), kubefake(o.secret)
+	td := &teardown{pc: pc, obs: o, deps: &deps{pg: pg, kube: kube}}
+	if err := td.run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := teardownWrites(pg.Actions()); !slices.Equal(got, []string{"delete poolers shop-pooler-rw"}) || td.remaining != 1 || len(td.kept) != 0 {
+		t.Fatalf("first pass: writes %v, remaining %d, kept %v; want only the pooler deleted, nothing released while it is cached", got, td.remaining, td.kept)
+	}
+
+	o, objs = children(pc, false)
+	pg, kube = pgfake.NewSimpleClientset(objs...), kubefake(o.secret)
+	td = &teardown{pc: pc, obs: o, deps: &deps{pg: pg, kube: kube}}
+	if err := td.run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	wantKept := "Secret shop-superuser, ObjectStore shop-backup, CNPG Cluster shop, ScheduledBackup shop-backup, PodMonitor shop-metrics"
+	if got := strings.Join(td.kept, ", "); got != wantKept {
+		t.Errorf("kept %q, want %q", got, wantKept)
+	}
+	cl, err := pg.CNPGV1().Clusters("ns").Get(t.Context(), "shop", metav1.GetOptions{})
+	if err != nil || controller.IsControlledBy(cl, pc.UID) {
+		t.Errorf("released CNPG Cluster: %v, owners %v; want our reference gone", err, cl.OwnerReferences)
+	}
+	s, err := kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-superuser", metav1.GetOptions{})
+	if err != nil || controller.IsControlledBy(s, pc.UID) {
+		t.Errorf("released Secret: %v, owners %v; want our reference gone", err, s.OwnerReferences)
+	}
+	for _, w := range teardownWrites(pg.Actions()) {
+		if strings.Contains(w, "shop-pooler-ro") {
+			t.Errorf("wrote %s, a Pooler this cluster does not control", w)
+		}
+	}
+}
