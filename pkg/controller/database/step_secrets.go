@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -118,37 +119,24 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 
 // claimSecret accepts a generated Secret that is ours, adopts one a
 // Retain deletion left for a PostgresDatabase of this name on this
-// cluster, and refuses anything else.
+// cluster, and refuses anything else (controller.Claim, the same proof the
+// cluster's children pass).
 func (p *pass) claimSecret(ctx context.Context, s *corev1.Secret, role string) health {
-	switch p.owner().Judge(s) {
-	case controller.NotOurs:
-		return p.owner().Conflict("Secret", s).Health(pgv1.ReasonSecretConflict)
-	case controller.RetainedForUs:
-		adopted, err := p.adoptSecret(ctx, s)
-		if err != nil {
-			return apiError(pgv1.ReasonSecretAdoptFailed, err)
-		}
-		s = adopted
+	client := p.c.kube.CoreV1().Secrets(s.Namespace)
+	cur, adopted, err := controller.Claim(ctx, p.owner(), controller.OwnerRef(p.db, gvk), "Secret", s, client, s.Name, fieldManager)
+	var conflict *controller.ConflictError
+	switch {
+	case errors.As(err, &conflict):
+		return conflict.Health(pgv1.ReasonSecretConflict)
+	case err != nil:
+		return apiError(pgv1.ReasonSecretAdoptFailed, err)
+	case adopted:
+		p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventSecretAdopted, "Adopted retained Secret %s", cur.Name)
 	}
-	if msg := invalidCredential(s, role); msg != "" {
-		return failed(pgv1.ReasonSecretInvalid, fmt.Sprintf("Secret %q: %s", s.Name, msg), failedRecheck)
+	if msg := invalidCredential(cur, role); msg != "" {
+		return failed(pgv1.ReasonSecretInvalid, fmt.Sprintf("Secret %q: %s", cur.Name, msg), failedRecheck)
 	}
 	return ready("", "")
-}
-
-// adoptSecret adds our controller reference and drops the retained marks,
-// guarded by resourceVersion since the patch replaces the reference list.
-func (p *pass) adoptSecret(ctx context.Context, s *corev1.Secret) (*corev1.Secret, error) {
-	patch, err := p.owner().AdoptPatch(s, controller.OwnerRef(p.db, gvk))
-	if err != nil {
-		return nil, err
-	}
-	out, err := p.c.kube.CoreV1().Secrets(s.Namespace).Patch(ctx, s.Name, mergePatch, patch, metav1.PatchOptions{FieldManager: fieldManager})
-	if err != nil {
-		return nil, fmt.Errorf("adopt secret %s: %w", s.Name, err)
-	}
-	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventSecretAdopted, "Adopted retained Secret %s", s.Name)
-	return out, nil
 }
 
 // validateExternal checks a user's Secret the way CNPG will use it.
