@@ -482,3 +482,47 @@ func deletePrecondition(actions []k8stesting.Action) types.UID {
 	}
 	return ""
 }
+
+// A PostgresDatabase of the same name on the same cluster adopts the
+// Secrets a Retain deletion kept, through the claim the cluster's children
+// pass too: our controller reference replaces the retained marks, and an
+// Event says so.
+func TestRetainedSecretsAreAdoptedByTheNextObjectOfTheName(t *testing.T) {
+	spec := pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain}
+	f := readyFixture(t, newDatabase("shop", spec))
+	f.startDeletion("shop")
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).Delete(t.Context(), "shop", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	next := newDatabase("shop", spec)
+	next.UID = "uid-shop-again"
+	if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), next, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.events()
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"shop-orders-admin", "shop-orders-rw"} {
+		s := f.secret(name)
+		if !controller.IsControlledBy(s, next.UID) || s.Labels[controller.RetainedLabel] != "" {
+			t.Errorf("Secret %s: owners %v, labels %v; want adopted by the new object, retained mark gone", name, s.OwnerReferences, s.Labels)
+		}
+	}
+	if ev := f.events(); countPrefix(ev, "Normal SecretAdopted Adopted retained Secret") != 2 {
+		t.Errorf("events %v, want one SecretAdopted per Secret", ev)
+	}
+}
+
+func countPrefix(ss []string, prefix string) int {
+	n := 0
+	for _, s := range ss {
+		if strings.HasPrefix(s, prefix) {
+			n++
+		}
+	}
+	return n
+}
