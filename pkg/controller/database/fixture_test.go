@@ -23,6 +23,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
@@ -112,12 +113,16 @@ type fixture struct {
 	c    *Controller
 	sql  *fakeSQL
 	rec  *record.FakeRecorder
+	// api versions writes as the API server does, refuses stale updates,
+	// injects faults and logs the requests of both clientsets in order.
+	api *controllertest.API
 }
 
 func newFixture(t *testing.T, kubeObjs, pgObjs []runtime.Object) *fixture {
 	t.Helper()
 	f := &fixture{t: t, kube: kubefake.NewClientset(kubeObjs...), pg: fake.NewClientset(pgObjs...),
 		sql: &fakeSQL{}, rec: record.NewFakeRecorder(100)}
+	f.api = controllertest.NewAPI(f.kube, f.pg)
 	f.inf = controller.NewInformers(f.kube, f.pg, "", 0)
 	if err := f.inf.AddIndexers(); err != nil {
 		t.Fatal(err)
@@ -176,6 +181,7 @@ func (f *fixture) sync(name string) (workqueue.Result, error) {
 	f.refresh()
 	f.kube.ClearActions()
 	f.pg.ClearActions()
+	f.api.Clear()
 	return f.c.sync(f.t.Context(), workqueue.Key{Namespace: ns, Name: name})
 }
 
