@@ -23,7 +23,8 @@ func provisionerPass(t *testing.T, cs *fake.Clientset, s pgv1.ClusterSettings) *
 		t.Fatal(err)
 	}
 	p := testPass()
-	p.cluster, p.want, p.deps = pc, want, &deps{pg: cs}
+	// The pass runs at t0 on a clock of its own.
+	p.cluster, p.want, p.deps = pc, want, &deps{pg: cs, clock: testClock()}
 	p.obs = &observation{}
 	// Superuser access on, as an earlier setpoint always had it.
 	p.want.Superuser = true
@@ -108,7 +109,7 @@ func TestSecretIsNeverRegenerated(t *testing.T) {
 		Data: map[string][]byte{"username": []byte("postgres"), "password": []byte("kept")},
 	}
 	kube := kubefake(existing)
-	p.deps = &deps{kube: kube, recorder: discard{}}
+	p.deps = &deps{kube: kube, recorder: discard{}, clock: testClock()}
 	p.want = &desired{Superuser: true}
 	p.obs = &observation{} // a stale cache: the Secret exists but we did not see it
 	c := secretComponent{}
@@ -129,7 +130,7 @@ func TestForeignSuperuserSecretIsRefused(t *testing.T) {
 		Data:       map[string][]byte{"username": []byte("postgres"), "password": []byte("theirs")},
 	}
 	kube := kubefake(foreign)
-	p.deps = &deps{kube: kube, recorder: discard{}}
+	p.deps = &deps{kube: kube, recorder: discard{}, clock: testClock()}
 	p.want = &desired{Superuser: true}
 	p.obs = &observation{}
 	c := secretComponent{}
@@ -211,12 +212,12 @@ func TestSpecAppliedHoldsBeforeTrustingCNPG(t *testing.T) {
 	p := provisionerPass(t, fake.NewClientset(), pgv1.ClusterSettings{})
 	p.cnpg = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
 		Status: cnpgv1.ClusterStatus{Phase: "Cluster in healthy state", Instances: 1, ReadyInstances: 1}}
-	applied := time.Now().Add(-2 * time.Second)
+	applied := t0.Add(-2 * time.Second) // the pass runs at t0
 	p.status.Conditions = []metav1.Condition{{Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionFalse,
 		Reason: "SpecApplied", ObservedGeneration: p.cluster.Generation, LastTransitionTime: metav1.NewTime(applied)}}
 	h := provisionerComponent{}.Observe(t.Context(), p, nil)
-	if h.Reason != "SpecApplied" || h.Phase != pgv1.PhaseConfiguring || h.RequeueAfter <= 0 || h.RequeueAfter > configureRecheck-time.Second {
-		t.Fatalf("2 s after the apply: %+v, want SpecApplied held for about 3 s more", h)
+	if h.Reason != "SpecApplied" || h.Phase != pgv1.PhaseConfiguring || h.RequeueAfter != configureRecheck-2*time.Second {
+		t.Fatalf("2 s after the apply: %+v, want SpecApplied held for the 3 s left", h)
 	}
 	if left := specAppliedHold(p, applied.Add(configureRecheck)); left > 0 {
 		t.Errorf("hold at the end of configureRecheck: %v left", left)

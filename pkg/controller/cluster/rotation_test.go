@@ -23,7 +23,7 @@ func superuserPass(t *testing.T, request string) (*pass, *corev1.Secret) {
 		Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte("postgres"), "password": []byte("old")},
 	}
-	p.deps = &deps{kube: kubefake(s), recorder: discard{}}
+	p.deps = &deps{kube: kubefake(s), recorder: discard{}, clock: testClock()}
 	p.want = &desired{Superuser: true}
 	p.obs = &observation{secret: s}
 	return p, s

@@ -75,7 +75,7 @@ func TestSuperuserAccessMergesAndResolves(t *testing.T) {
 		if c.running {
 			running = runningWith(pc, ptr.To(true))
 		}
-		d, err := resolveAgainst(pc, c.class, running)
+		d, err := resolveAgainst(pc, c.class, running, t0)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -99,13 +99,13 @@ func TestExternalSecretWithAccessOffIsRefused(t *testing.T) {
 		t.Fatalf("err = %v, want SuperuserAccessOff", err)
 	}
 	pc.Spec.SuperuserAccess = ptr.To(true)
-	d, err := resolveAgainst(pc, off, nil)
+	d, err := resolveAgainst(pc, off, nil, t0)
 	if err != nil || !d.Superuser || d.ExternalSuperSec != "vault-su" {
 		t.Fatalf("cluster true over class false: %+v, %v", d, err)
 	}
 	// Unset everywhere: naming the Secret asks for access.
 	pc.Spec.SuperuserAccess = nil
-	if d, err := resolveAgainst(pc, class(), nil); err != nil || !d.Superuser {
+	if d, err := resolveAgainst(pc, class(), nil, t0); err != nil || !d.Superuser {
 		t.Fatalf("external Secret, access unset: superuser %v, %v", d.Superuser, err)
 	}
 }

@@ -24,7 +24,7 @@ func offPass(t *testing.T, secret *corev1.Secret, cnpg *cnpgv1.Cluster) (*pass, 
 	if secret != nil {
 		kube = kubefake(secret)
 	}
-	p.deps = &deps{kube: kube, recorder: discard{}}
+	p.deps = &deps{kube: kube, recorder: discard{}, clock: testClock()}
 	p.want = &desired{}
 	p.obs = &observation{secret: secret, cnpg: cnpg}
 	p.status.Resources = &pgv1.ClusterResources{SuperUserSecretRef: &pgv1.LocalObjectReference{Name: "shop-superuser"},
