@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -428,7 +427,7 @@ func TestRemovedDatabaseIsCleanedUp(t *testing.T) {
 func TestDatabaseDropWaitEscalates(t *testing.T) {
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
 	cd := f.cnpgDB("shop-orders")
-	long := metav1.NewTime(time.Now().Add(-3 * blockedAfter))
+	long := metav1.NewTime(f.clock.Now().Add(-3 * blockedAfter))
 	cd.DeletionTimestamp = &long // CNPG's finalizer holds it: the drop is not done
 	if _, err := f.pg.CNPGV1().Databases(ns).Update(t.Context(), cd, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)

@@ -3,16 +3,12 @@ package database
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
-
-// now is the clock of rotation records; tests replace it.
-var now = time.Now
 
 // rotationReport is what one pass found and did about a rotation request.
 type rotationReport struct {
