@@ -33,6 +33,7 @@ func provisionerPass(t *testing.T, cs *fake.Clientset, s pgv1.ClusterSettings) *
 }
 
 func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
+	t.Parallel()
 	cs := fake.NewClientset()
 	c := provisionerComponent{}
 	p := provisionerPass(t, cs, pgv1.ClusterSettings{})
@@ -102,6 +103,7 @@ func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
 }
 
 func TestSecretIsNeverRegenerated(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	existing := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser", Namespace: "ns", Labels: superuserLabels("shop"),
@@ -124,6 +126,7 @@ func TestSecretIsNeverRegenerated(t *testing.T) {
 // A Secret of that name that setpoint did not create is refused, not
 // taken over, even though the label-selected cache cannot see it.
 func TestForeignSuperuserSecretIsRefused(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	foreign := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser", Namespace: "ns"},
@@ -148,6 +151,7 @@ func TestForeignSuperuserSecretIsRefused(t *testing.T) {
 // A CNPG Cluster of that name that setpoint did not create is refused:
 // no owner reference, no apply.
 func TestForeignCNPGClusterIsRefused(t *testing.T) {
+	t.Parallel()
 	legacy := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}, Spec: cnpgv1.ClusterSpec{Instances: 1}}
 	cs := fake.NewClientset(legacy)
 	p := provisionerPass(t, cs, pgv1.ClusterSettings{})
@@ -168,6 +172,7 @@ func TestForeignCNPGClusterIsRefused(t *testing.T) {
 // A CNPG Cluster a Retain deletion kept for a cluster of this name is
 // adopted; one kept for another name is not.
 func TestRetainedCNPGClusterIsAdoptedOnlyByItsCluster(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		retainedFor string
 		want        string
@@ -194,6 +199,7 @@ func TestRetainedCNPGClusterIsAdoptedOnlyByItsCluster(t *testing.T) {
 }
 
 func TestSnapshotClassReachesTheCluster(t *testing.T) {
+	t.Parallel()
 	cs := fake.NewClientset()
 	p := provisionerPass(t, cs, pgv1.ClusterSettings{Backup: &pgv1.BackupSpec{Schedule: "0 2 * * *", VolumeSnapshotClass: "csi-snap"}})
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
@@ -209,6 +215,7 @@ func TestSnapshotClassReachesTheCluster(t *testing.T) {
 // that change's own echo) does not trust CNPG's still-healthy status: it
 // stays Configuring for the rest of configureRecheck; then it goes on.
 func TestSpecAppliedHoldsBeforeTrustingCNPG(t *testing.T) {
+	t.Parallel()
 	p := provisionerPass(t, fake.NewClientset(), pgv1.ClusterSettings{})
 	p.cnpg = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
 		Status: cnpgv1.ClusterStatus{Phase: "Cluster in healthy state", Instances: 1, ReadyInstances: 1}}

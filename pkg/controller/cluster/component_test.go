@@ -50,6 +50,7 @@ func testPass() *pass {
 }
 
 func TestValidateOrderRejectsWiringBugs(t *testing.T) {
+	t.Parallel()
 	var ran []string
 	bad := []component{
 		stub{name: "provisioner", requires: []contractKey{contractSecret}, ran: &ran},
@@ -68,6 +69,7 @@ func TestValidateOrderRejectsWiringBugs(t *testing.T) {
 }
 
 func TestRunnerStopsAtFirstIntermediateHealth(t *testing.T) {
+	t.Parallel()
 	var ran []string
 	cs := []component{
 		stub{name: "a", provides: []contractKey{contractSecret}, h: ready("A", ""), ran: &ran},
@@ -91,6 +93,7 @@ func TestRunnerStopsAtFirstIntermediateHealth(t *testing.T) {
 }
 
 func TestRunnerSkipsDependantsOfMissingContracts(t *testing.T) {
+	t.Parallel()
 	var ran []string
 	cs := []component{
 		stub{name: "secret", provides: []contractKey{contractSecret}, h: failed("SecretInvalid", "bad"), ran: &ran},
@@ -161,6 +164,7 @@ func expectCondition(t *testing.T, p *pass, typ string, status metav1.ConditionS
 }
 
 func TestOnlyTopLevelDeclaresReady(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	p.conclude(outcome{})
 	if p.status.Phase != pgv1.PhaseReady || !conditionIs(p, pgv1.ConditionReady, metav1.ConditionTrue) {
@@ -185,6 +189,7 @@ func conditionIs(p *pass, typ string, want metav1.ConditionStatus) bool {
 }
 
 func TestPhaseMapping(t *testing.T) {
+	t.Parallel()
 	cases := map[string]pgv1.Phase{
 		"Cluster in healthy state": pgv1.PhaseReady,
 		"Setting up primary":       pgv1.PhaseProvisioning,
@@ -208,6 +213,7 @@ func TestPhaseMapping(t *testing.T) {
 }
 
 func TestCNPGScheduleHasSixFields(t *testing.T) {
+	t.Parallel()
 	if got := cnpgSchedule("0 2 * * *"); got != "0 0 2 * * *" {
 		t.Errorf("cnpgSchedule = %q", got)
 	}

@@ -21,6 +21,7 @@ func runningCluster(pc *pgv1.PostgresCluster, image, size string) *cnpgv1.Cluste
 }
 
 func TestClassEditThatGoesBackwardsIsRefused(t *testing.T) {
+	t.Parallel()
 	pc := cluster(pgv1.ClusterSettings{})
 	pc.UID = "uid-1"
 	cases := []struct {
@@ -53,6 +54,7 @@ func TestClassEditThatGoesBackwardsIsRefused(t *testing.T) {
 }
 
 func TestDowngradeCheckIgnoresClustersNotOurs(t *testing.T) {
+	t.Parallel()
 	pc := cluster(pgv1.ClusterSettings{})
 	pc.UID = "uid-1"
 	foreign := runningCluster(pc, "ghcr.io/cloudnative-pg/postgresql:17", "10Gi")

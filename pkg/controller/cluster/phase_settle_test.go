@@ -35,6 +35,7 @@ func expectShown(t *testing.T, s *phaseSettler, cl *cnpgv1.Cluster, phase string
 // A change is reported once it has held still for phaseSettle, with a
 // recheck at that moment; until then the previous status is.
 func TestSettlerReportsAChangeOnceSettled(t *testing.T) {
+	t.Parallel()
 	s, clock := testSettler()
 	expectShown(t, s, cnpgIn(""), "", 0) // first sight: as it is
 	expectShown(t, s, cnpgIn("Setting up primary"), "", phaseSettle)
@@ -67,6 +68,7 @@ const phaseUnrecoverable = "Cluster is unrecoverable and needs manual interventi
 // its episode: a later change waits its own phaseSettle, however long
 // after the blip it comes.
 func TestSettlerAbsorbsABlip(t *testing.T) {
+	t.Parallel()
 	s, clock := testSettler()
 	const plugin = "Cluster cannot proceed to reconciliation due to an error while interacting with plugins"
 	expectShown(t, s, cnpgIn(plugin), plugin, 0)
@@ -85,6 +87,7 @@ func TestSettlerAbsorbsABlip(t *testing.T) {
 // A status that never holds still is reported at most once per
 // phaseMaxHold, and the last one within phaseSettle of the end.
 func TestSettlerBoundsAFlap(t *testing.T) {
+	t.Parallel()
 	s, clock := testSettler()
 	expectShown(t, s, cnpgIn("Cluster in healthy state"), "Cluster in healthy state", 0)
 	phases := []string{phaseUnrecoverable, "Failing over"}
@@ -118,6 +121,7 @@ func TestSettlerBoundsAFlap(t *testing.T) {
 // A new CNPG Cluster under the name starts afresh; a nil settler (unit
 // tests of other components) reports as it is; forget drops the record.
 func TestSettlerStartsAfresh(t *testing.T) {
+	t.Parallel()
 	s, _ := testSettler()
 	expectShown(t, s, cnpgIn("Cluster in healthy state"), "Cluster in healthy state", 0)
 	other := cnpgIn("Setting up primary")
@@ -133,6 +137,7 @@ func TestSettlerStartsAfresh(t *testing.T) {
 // Becoming healthy is reported at once, but only once per phaseMaxHold:
 // a cluster flapping in and out of healthy is coalesced like any flap.
 func TestSettlerReportsHealthyAtOnceOncePerMaxHold(t *testing.T) {
+	t.Parallel()
 	s, clock := testSettler()
 	expectShown(t, s, cnpgIn("Setting up primary"), "Setting up primary", 0)
 	clock.Step(time.Second)

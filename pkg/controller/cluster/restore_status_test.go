@@ -33,6 +33,7 @@ func recoveringCNPG(p *pass, phase, reason string, initialized bool) *cnpgv1.Clu
 // bootstrap done (Initialized True) on the CNPG Cluster we control; a
 // restore that is asked for, still running or failed restored nothing.
 func TestRestoredFromOnlyAfterTheRecovery(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	p.obs = &observation{}
 	target := metav1.Unix(1_800_000_000, 0)
@@ -86,6 +87,7 @@ func settledPass(t *testing.T, restore *pgv1.RestoreSpec) (*pass, *clocktesting.
 // own phase and reason; a cluster that did restore and fails later is
 // CNPGFailed like any other.
 func TestRestoreFailureIsRestoreFailed(t *testing.T) {
+	t.Parallel()
 	p, _ := settledPass(t, &pgv1.RestoreSpec{Source: "ghost"})
 	const jobReason = "Instance creation failed for the following jobs: shop-1-full-recovery. Check the job logs to investigate the cause of the failure."
 	p.cnpg = recoveringCNPG(p, phaseUnrecoverable, jobReason, false)
@@ -113,6 +115,7 @@ func TestRestoreFailureIsRestoreFailed(t *testing.T) {
 // per phaseMaxHold while the flap lasts, and the pass asks to look again
 // when the held status would settle.
 func TestSettledProvisionerCoalescesAFlap(t *testing.T) {
+	t.Parallel()
 	p, clock := settledPass(t, &pgv1.RestoreSpec{Source: "ghost"})
 	const jobReason = "Instance creation failed for the following jobs: shop-1-full-recovery."
 	observe := func(phase, reason string) health {

@@ -26,6 +26,7 @@ func restoringCluster(created time.Time, target *time.Time) *pgv1.PostgresCluste
 // "now"; the answer does not change once the clock passes the target, and
 // a cluster whose CNPG Cluster exists is not judged.
 func TestRestoreTargetInTheFutureIsRefused(t *testing.T) {
+	t.Parallel()
 	created := t0
 	future := t0.Add(time.Hour)
 	pc := restoringCluster(created, &future)
@@ -52,6 +53,7 @@ func TestRestoreTargetInTheFutureIsRefused(t *testing.T) {
 }
 
 func TestRestoreTargetInThePastIsAccepted(t *testing.T) {
+	t.Parallel()
 	past := t0.Add(-time.Hour)
 	for name, pc := range map[string]*pgv1.PostgresCluster{
 		"before creation":   restoringCluster(t0, &past),

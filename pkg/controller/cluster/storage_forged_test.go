@@ -44,6 +44,7 @@ func mt(t time.Time) *metav1.Time { return &metav1.Time{Time: t} }
 // applies to the CNPG Cluster (autoGrowSettings: 64Mi, limit 96Mi, 80 %,
 // cooldown 10m).
 func TestForgedStorageStatusDoesNotChangeBehaviour(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		forged pgv1.StorageStatus
@@ -81,6 +82,7 @@ func TestForgedStorageStatusDoesNotChangeBehaviour(t *testing.T) {
 // nor moves it, and a status wiped clean loses nothing: the window and
 // the grown size come from the mark, and status reports them again.
 func TestForgedStatusDoesNotMoveTheWindow(t *testing.T) {
+	t.Parallel()
 	for name, forged := range map[string]*pgv1.StorageStatus{
 		"lastGrowTime long past":      {Size: ptr.To(q("77Mi")), LastGrowTime: mt(t0.Add(-time.Hour))},
 		"status.storage removed":      nil,
@@ -114,6 +116,7 @@ func TestForgedStatusDoesNotMoveTheWindow(t *testing.T) {
 
 // A converged cluster with a mark is not applied again on every pass.
 func TestStorageMarkConverges(t *testing.T) {
+	t.Parallel()
 	clk := clocktesting.NewFakePassiveClock(t0)
 	cs := fake.NewClientset()
 	p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
@@ -132,6 +135,7 @@ func TestStorageMarkConverges(t *testing.T) {
 // time in the future opens no window, a size beyond what runs is not
 // kept, and one that does not parse is ignored.
 func TestForgedMarkIsNotTrusted(t *testing.T) {
+	t.Parallel()
 	clk := clocktesting.NewFakePassiveClock(t0)
 	cs := fake.NewClientset()
 	p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
@@ -159,6 +163,7 @@ func TestForgedMarkIsNotTrusted(t *testing.T) {
 // A grow decided in a pass whose pipeline stopped before the provisioner
 // is not reported nor announced: the next pass decides again.
 func TestUnappliedGrowIsNotReported(t *testing.T) {
+	t.Parallel()
 	clk := clocktesting.NewFakePassiveClock(t0)
 	cs := fake.NewClientset()
 	p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))

@@ -25,6 +25,7 @@ func autoGrowSettings() pgv1.ClusterSettings {
 // A grow reaches the CNPG Cluster, never the PostgresCluster's spec, and
 // status records it.
 func TestGrowIsAppliedToCNPGNotToTheSpec(t *testing.T) {
+	t.Parallel()
 	cs := fake.NewClientset()
 	p := provisionerPass(t, cs, autoGrowSettings())
 	d := p.planStorage(used(56)) // 87.5 % of 64Mi
@@ -53,6 +54,7 @@ func TestGrowIsAppliedToCNPGNotToTheSpec(t *testing.T) {
 // says nothing) neither grows again in the window nor forgets the grown
 // size: both come from the mark on the CNPG Cluster. At the limit it stops.
 func TestGrowSurvivesRestartAndStopsAtLimit(t *testing.T) {
+	t.Parallel()
 	clk := clocktesting.NewFakePassiveClock(t0)
 	cs := fake.NewClientset()
 	p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
@@ -88,6 +90,7 @@ func TestGrowSurvivesRestartAndStopsAtLimit(t *testing.T) {
 }
 
 func TestAutoGrowOffRemovesTheCondition(t *testing.T) {
+	t.Parallel()
 	p := provisionerPass(t, fake.NewClientset(), autoGrowSettings())
 	p.planStorage(used(10))
 	if meta.FindStatusCondition(p.status.Conditions, pgv1.ConditionStorageAtLimit) == nil {
@@ -103,6 +106,7 @@ func TestAutoGrowOffRemovesTheCondition(t *testing.T) {
 // StorageGrown on each grow; StorageAtLimit only when the condition turns
 // True, not at every pass that finds it True.
 func TestStorageEventsOnEdges(t *testing.T) {
+	t.Parallel()
 	rec := record.NewFakeRecorder(10)
 	c := &Controller{deps: &deps{recorder: rec}}
 	pc := cluster(autoGrowSettings())

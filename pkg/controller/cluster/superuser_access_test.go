@@ -23,6 +23,7 @@ func runningWith(pc *pgv1.PostgresCluster, access *bool) *cnpgv1.Cluster {
 }
 
 func TestSuperuserAccessDecision(t *testing.T) {
+	t.Parallel()
 	pc := cluster(pgv1.ClusterSettings{})
 	retained := runningWith(pc, ptr.To(true))
 	retained.OwnerReferences = nil
@@ -56,6 +57,7 @@ func TestSuperuserAccessDecision(t *testing.T) {
 // superuserAccess is a setting like the others: preset by the class,
 // overridden by the cluster, decided against the running CNPG Cluster.
 func TestSuperuserAccessMergesAndResolves(t *testing.T) {
+	t.Parallel()
 	on := class()
 	on.Spec.SuperuserAccess = ptr.To(true)
 	for _, c := range []struct {
@@ -89,6 +91,7 @@ func TestSuperuserAccessMergesAndResolves(t *testing.T) {
 // contradiction: refused by the CRD in one object, Failed here when false
 // comes from the class; true on the cluster settles it.
 func TestExternalSecretWithAccessOffIsRefused(t *testing.T) {
+	t.Parallel()
 	off := class()
 	off.Spec.SuperuserAccess = ptr.To(false)
 	pc := cluster(pgv1.ClusterSettings{})

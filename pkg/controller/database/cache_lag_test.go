@@ -33,6 +33,7 @@ func bumpVersions(f *fixture) {
 // writes nothing (its write could only conflict) and comes back soon; once
 // the cache shows the write, passes run as usual.
 func TestPassSkippedWhileCacheBehindOwnWrite(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	db.Finalizers = []string{Finalizer}
 	db.ResourceVersion = "7"

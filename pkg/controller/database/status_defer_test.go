@@ -71,6 +71,7 @@ func hasClaim(db *pgv1.PostgresDatabase) bool {
 // Within the bound, a pass woken by the new CNPG Database itself writes
 // nothing and asks to come back when the bound ends.
 func TestApplyingWaitDeferredWithinBound(t *testing.T) {
+	t.Parallel()
 	f := deferredToApplied(t)
 	f.clock.Step(4 * time.Second)
 	wait := mustSync(t, f, "shop")
@@ -85,6 +86,7 @@ func TestApplyingWaitDeferredWithinBound(t *testing.T) {
 // Past the bound the wait is said: DatabaseApplying is written, and the
 // next deferral would start a bound of its own.
 func TestApplyingWaitWrittenPastBound(t *testing.T) {
+	t.Parallel()
 	f := deferredToApplied(t)
 	f.clock.Step(progressReportDelay)
 	if wait := mustSync(t, f, "shop"); wait != provisionRecheck {
@@ -100,6 +102,7 @@ func TestApplyingWaitWrittenPastBound(t *testing.T) {
 
 // CloudNativePG reporting it could not apply is written at once.
 func TestNotAppliedWrittenAtOnce(t *testing.T) {
+	t.Parallel()
 	f := deferredToApplied(t)
 	f.clock.Step(time.Second)
 	f.markApplied("shop-orders", false, "role missing")
@@ -123,6 +126,7 @@ func notReadyCluster() *pgv1.PostgresCluster {
 // roles and CloudNativePG are progress. The bound runs from the first
 // deferral, not from each pass.
 func TestProgressToReadyWritesOnce(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{notReadyCluster(), db})
 	if wait := mustSync(t, f, "shop"); wait != progressReportDelay || statusWritten(f) {
@@ -165,6 +169,7 @@ func TestProgressToReadyWritesOnce(t *testing.T) {
 // Repeated passes (every event of a busy cluster wakes one) never move
 // the bound: the wait is written once it has run out from the first.
 func TestDeferralNotRenewedByPasses(t *testing.T) {
+	t.Parallel()
 	f := deferredToApplied(t)
 	for i := range 5 {
 		f.clock.Step(5 * time.Second)
@@ -182,6 +187,7 @@ func TestDeferralNotRenewedByPasses(t *testing.T) {
 
 // A move back (the cluster is no longer Ready) is news, not progress.
 func TestRegressionWrittenAtOnce(t *testing.T) {
+	t.Parallel()
 	f := deferredToApplied(t)
 	f.clock.Step(time.Second)
 	f.setCluster(func(pc *pgv1.PostgresCluster) { *pc = *notReadyCluster() })
@@ -194,6 +200,7 @@ func TestRegressionWrittenAtOnce(t *testing.T) {
 // A failure is written at once, with its Event: here the CNPG Database
 // turns out not to be ours.
 func TestFailureNeverDeferred(t *testing.T) {
+	t.Parallel()
 	f := deferredToApplied(t)
 	f.events()
 	f.clock.Step(time.Second)
@@ -213,6 +220,7 @@ func TestFailureNeverDeferred(t *testing.T) {
 
 // A new generation is written at once, whatever the wait.
 func TestNewGenerationNeverDeferred(t *testing.T) {
+	t.Parallel()
 	f := deferredToApplied(t)
 	f.clock.Step(time.Second)
 	db := f.db("shop")
@@ -229,6 +237,7 @@ func TestNewGenerationNeverDeferred(t *testing.T) {
 // The claim is never deferred: a status that does not name the Secrets
 // yet is written, whatever the wait.
 func TestClaimNeverDeferred(t *testing.T) {
+	t.Parallel()
 	stored := &pgv1.PostgresDatabaseStatus{Phase: pgv1.PhasePending, Databases: []pgv1.DatabaseStatus{{Name: "orders"}}}
 	next := stored.DeepCopy()
 	next.Databases[0].AdminSecretRef = &pgv1.LocalObjectReference{Name: "shop-orders-admin"}
@@ -252,6 +261,7 @@ func TestClaimNeverDeferred(t *testing.T) {
 
 // The mark is per object and UID, set once, and gone when cleared.
 func TestStaleSinceMark(t *testing.T) {
+	t.Parallel()
 	var s staleSince
 	key := types.NamespacedName{Namespace: ns, Name: "shop"}
 	t0 := time.Unix(1000, 0)
@@ -274,6 +284,7 @@ func TestStaleSinceMark(t *testing.T) {
 // status like any other: nothing reads the claim from the status any more,
 // the DatabaseRole names the Secret CloudNativePG sets the password from.
 func TestFirstStatusWithUserSecretDeferred(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders",
 		PasswordConfig: &pgv1.DatabasePasswordConfig{AdminSecretRef: &pgv1.LocalObjectReference{Name: "mine"}}})
 	mine := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: ns}, Type: corev1.SecretTypeBasicAuth,
