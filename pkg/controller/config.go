@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
 
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
@@ -31,4 +32,16 @@ type Config struct {
 	// class; it never writes classes (no class-in-use finalizer), which
 	// other installs watching other namespaces share.
 	ClassesReadOnly bool
+	// Clock tells the time of rotation records, status deferrals and
+	// held-back CNPG status; nil is the real clock. Tests pass a fake
+	// one, each to its own controller, so they can run in parallel.
+	Clock clock.PassiveClock
+}
+
+// ClockOrReal is the clock a controller runs on: Clock, or the real one.
+func (cfg Config) ClockOrReal() clock.PassiveClock {
+	if cfg.Clock == nil {
+		return clock.RealClock{}
+	}
+	return cfg.Clock
 }

@@ -10,6 +10,7 @@ import (
 )
 
 func TestIsAdmissionDenial(t *testing.T) {
+	t.Parallel()
 	gr := schema.GroupResource{Group: "postgresql.cnpg.io", Resource: "clusters"}
 	denied := apierrors.NewForbidden(gr, "shop", errors.New(`admission webhook "vcluster.cnpg.io" denied the request: no`))
 	rbac := apierrors.NewForbidden(gr, "shop", errors.New(`User "setpoint" cannot patch resource "clusters"`))

@@ -24,6 +24,7 @@ func sharedPass(other ...archiveUse) *pass {
 // one already archiving keeps it, else the older store, else the name;
 // other endpoints and disjoint folders never conflict.
 func TestArchiveConflict(t *testing.T) {
+	t.Parallel()
 	old := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	other := func(folder string, archiving bool, since metav1.Time) archiveUse {
 		return archiveUse{cluster: "a/shop", store: "a/shop-backup", folder: folder, archiving: archiving, since: since}
@@ -55,6 +56,7 @@ func TestArchiveConflict(t *testing.T) {
 // Both sides agree: when our cluster archives and the other does not,
 // ours keeps the folder, and the other (seen from its side) is refused.
 func TestArchiveConflictIsDecidedOnceForBoth(t *testing.T) {
+	t.Parallel()
 	a := archiveUse{cluster: "a/shop", folder: "s3://b/pg/shop", archiving: true, since: metav1.Now()}
 	b := archiveUse{cluster: "b/shop", folder: "s3://b/pg/shop", archiving: false, since: metav1.NewTime(time.Unix(0, 0))}
 	if !holdsFirst(&a, &b) || holdsFirst(&b, &a) {
@@ -71,6 +73,7 @@ func TestArchiveConflictIsDecidedOnceForBoth(t *testing.T) {
 // component is Failed ArchiveConflict (rechecked), and the message names
 // the other cluster and its folder.
 func TestObjectStoreRefusesSharedFolder(t *testing.T) {
+	t.Parallel()
 	p := sharedPass(archiveUse{cluster: "a/shop", store: "a/shop-backup", folder: "s3://b/pg/shop", archiving: true, since: metav1.Now()})
 	p.deps = &deps{} // no clients: any write would panic
 	err := (objectStoreComponent{}).Reconcile(t.Context(), p)

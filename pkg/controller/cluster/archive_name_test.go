@@ -36,6 +36,7 @@ func retainedArchiving(serverName string) *cnpgv1.Cluster {
 // setpoint owns or kept) the name is kept; neither a foreign CNPG
 // Cluster's choice nor a status is ever taken.
 func TestArchiveServerName(t *testing.T) {
+	t.Parallel()
 	ours := controller.OwnerRef(&metav1.ObjectMeta{Name: "shop", UID: "uid-shop"}, gvk)
 	theirs := metav1.OwnerReference{APIVersion: "v1", Kind: "Other", Name: "x", UID: "uid-x", Controller: func() *bool { b := true; return &b }()}
 	for _, tc := range []struct {
@@ -71,6 +72,7 @@ func TestArchiveServerName(t *testing.T) {
 // The name is one a later restore.source accepts (the CRD's pattern, at
 // most 63 characters) for the longest cluster name.
 func TestRestoredServerNameFitsRestoreSource(t *testing.T) {
+	t.Parallel()
 	if got := restoredServerName("shop", "5f0c7a92-1d3e-4b8a-9c6f-0e2d4a1b3c5d"); got != "shop-5f0c7a92" {
 		t.Fatalf("got %q", got)
 	}

@@ -36,6 +36,7 @@ func archivingThrough(store string) *cnpgv1.Cluster {
 // store the class moved elsewhere, a store nothing archives through
 // and a foreign CNPG Cluster keep nothing.
 func TestArchiveRoot(t *testing.T) {
+	t.Parallel()
 	foreign := archivingThrough("shop-backup")
 	foreign.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Other", Name: "x", UID: "uid-x", Controller: func() *bool { b := true; return &b }()}}
 	for _, tc := range []struct {
@@ -74,6 +75,7 @@ func TestArchiveRoot(t *testing.T) {
 // The ObjectStore setpoint writes carries the namespaced root, and the
 // status shows the whole folder.
 func TestObjectStoreCarriesNamespacedFolder(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	p.want = &desired{ObjectStore: &pgv1.ObjectStoreSpec{DestinationPath: "s3://b/pg", CredentialsSecretName: "creds"}}
 	p.obs, p.deps = &observation{}, &deps{}

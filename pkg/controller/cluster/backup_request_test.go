@@ -28,6 +28,7 @@ func requestPass(id string, objectStore bool) (*pass, *pgfake.Clientset) {
 // One request id makes one Backup, once: a repeated pass and a deleted
 // Backup do not bring another; a new id does.
 func TestBackupRequestCreatesOneBackupPerID(t *testing.T) {
+	t.Parallel()
 	p, cs := requestPass("r1", true)
 	if err := reconcileBackupRequest(t.Context(), p); err != nil {
 		t.Fatal(err)
@@ -71,6 +72,7 @@ func TestBackupRequestCreatesOneBackupPerID(t *testing.T) {
 // Without an object store there is nowhere to back up to: the request is
 // answered in status and nothing is written.
 func TestBackupRequestWithoutObjectStore(t *testing.T) {
+	t.Parallel()
 	p, cs := requestPass("r1", false)
 	if err := reconcileBackupRequest(t.Context(), p); err != nil {
 		t.Fatal(err)
@@ -85,6 +87,7 @@ func TestBackupRequestWithoutObjectStore(t *testing.T) {
 
 // A Backup of that name setpoint did not create is never touched.
 func TestBackupRequestLeavesForeignBackup(t *testing.T) {
+	t.Parallel()
 	name := backupRequestName("shop", "r1")
 	foreign := &cnpgv1.Backup{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}}
 	p, cs := requestPass("r1", true)
@@ -109,6 +112,7 @@ func TestBackupRequestLeavesForeignBackup(t *testing.T) {
 // entry through the barman-cloud plugin, and status.restoredFrom once the
 // CNPG Cluster recovered (restore_status_test.go).
 func TestRestoreSpec(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	p.obs = &observation{}
 	target := metav1.Unix(1_800_000_000, 0)

@@ -35,6 +35,7 @@ func scheduledBackup(schedule, statusErr string) *cnpgv1.ScheduledBackup {
 const guardError = "the resource failed admission validation on: spec.schedule (see the operator logs for details)"
 
 func TestScheduledBackupErrorFailsBackupReady(t *testing.T) {
+	t.Parallel()
 	p := backupPass("30 1 31 2 *", scheduledBackup("0 30 1 31 2 *", guardError))
 	h := backupComponent{}.Observe(t.Context(), p, nil)
 	if h.Phase != pgv1.PhaseFailed || h.Reason != "ScheduledBackupInvalid" || !strings.Contains(h.Message, guardError) ||
@@ -44,6 +45,7 @@ func TestScheduledBackupErrorFailsBackupReady(t *testing.T) {
 }
 
 func TestScheduledBackupErrorAboutAnOldScheduleIsIgnored(t *testing.T) {
+	t.Parallel()
 	// Our apply this pass changed the schedule; the error is CNPG's view
 	// of the previous one.
 	p := backupPass("0 2 * * *", scheduledBackup("0 30 1 31 2 *", guardError))
@@ -53,6 +55,7 @@ func TestScheduledBackupErrorAboutAnOldScheduleIsIgnored(t *testing.T) {
 }
 
 func TestScheduledBackupRefusedByWebhookFails(t *testing.T) {
+	t.Parallel()
 	invalid := apierrors.NewInvalid(schema.GroupKind{Group: "postgresql.cnpg.io", Kind: "ScheduledBackup"}, "shop-snapshot",
 		field.ErrorList{field.Invalid(field.NewPath("spec", "schedule"), "0 99 99 * * *", "end of range (99) above maximum (59): 99")})
 	p := backupPass("99 99 * * *", nil)

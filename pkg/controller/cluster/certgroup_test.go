@@ -49,6 +49,7 @@ func currentMonitorRole(p *pass) *cnpgv1.DatabaseRole {
 // fields — no login, no password, our marker, reclaim retain — and the
 // two fixed pg_hba lines come before the class's and the cluster's.
 func TestCertGroupCreatedWithOurFieldsOnly(t *testing.T) {
+	t.Parallel()
 	p, _, cs := monitorPass(t, nil)
 	p.obs.certGroup = nil
 	h := runMonitor(p)
@@ -83,6 +84,7 @@ func TestCertGroupCreatedWithOurFieldsOnly(t *testing.T) {
 // Postgres has without our marker — is never written: Failed, naming it,
 // while the monitor stays published.
 func TestCertGroupConflictsRefused(t *testing.T) {
+	t.Parallel()
 	theirs := "made by hand"
 	for _, c := range []struct {
 		name    string

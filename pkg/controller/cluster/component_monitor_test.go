@@ -59,6 +59,7 @@ func appliedBy(role *cnpgv1.DatabaseRole, secret *corev1.Secret) *cnpgv1.Databas
 // password the component is Ready, publishes the Secret, and writes
 // nothing more.
 func TestMonitorRoleCreatedThenPublished(t *testing.T) {
+	t.Parallel()
 	p, kube, cs := monitorPass(t, nil)
 	h := runMonitor(p)
 	if h.Phase != pgv1.PhaseProvisioning || h.Reason != "MonitorRolePending" {
@@ -112,6 +113,7 @@ func TestMonitorRoleCreatedThenPublished(t *testing.T) {
 // While CNPG has not caught up — a new Secret version, a failed apply —
 // the component waits, says why, and a Secret once published stays.
 func TestMonitorRoleWaitsForCNPG(t *testing.T) {
+	t.Parallel()
 	sec := newMonitorSecret(testPass())
 	sec.ResourceVersion = "42"
 	role := appliedBy(&cnpgv1.DatabaseRole{}, sec)
@@ -160,6 +162,7 @@ func TestMonitorRoleWaitsForCNPG(t *testing.T) {
 // not ours, another DatabaseRole of the role, and an entry in managed.roles
 // are each refused, and nothing is applied.
 func TestMonitorRoleRefusedWhenSomeoneElseHasIt(t *testing.T) {
+	t.Parallel()
 	foreign := &cnpgv1.DatabaseRole{ObjectMeta: metav1.ObjectMeta{Name: "shop.setpoint-monitor", Namespace: "ns"},
 		Spec: cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: "shop"}, Name: "setpoint_monitor"}}
 	rival := foreign.DeepCopy()
@@ -215,6 +218,7 @@ func TestMonitorRoleRefusedWhenSomeoneElseHasIt(t *testing.T) {
 // take it over); absent, with our marker, or with another cluster's (the
 // source of a restore) it is applied; a failed lookup is a wait.
 func TestMonitorRoleExistingInPostgres(t *testing.T) {
+	t.Parallel()
 	theirs, ours := "made by hand", "managed by setpoint for PostgresCluster ns/shop"
 	other := "managed by setpoint for PostgresCluster ns/other"
 	for _, c := range []struct {

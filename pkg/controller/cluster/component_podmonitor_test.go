@@ -33,6 +33,7 @@ func reconcileObserve(t *testing.T, p *pass) health {
 // pods, scraped on their metrics port — owned by the cluster; a second
 // pass that finds it as applied writes nothing.
 func TestPodMonitorAppliedOnceWithCNPGsSelector(t *testing.T) {
+	t.Parallel()
 	cs := pgfake.NewClientset()
 	p := podMonitorPass(cs, true, nil)
 	h := reconcileObserve(t, p)
@@ -77,6 +78,7 @@ func TestPodMonitorAppliedOnceWithCNPGsSelector(t *testing.T) {
 // A PodMonitor of that name that setpoint did not create is never
 // written: the condition says PodMonitorConflict.
 func TestPodMonitorConflictLeavesForeignUntouched(t *testing.T) {
+	t.Parallel()
 	foreign := &monitoringv1.PodMonitor{ObjectMeta: metav1.ObjectMeta{Name: "shop-metrics", Namespace: "ns"},
 		Spec: monitoringv1.PodMonitorSpec{PodMetricsEndpoints: []monitoringv1.PodMetricsEndpoint{{Port: ptr.To("web")}}}}
 	cs := pgfake.NewClientset(foreign)
@@ -102,6 +104,7 @@ func TestPodMonitorConflictLeavesForeignUntouched(t *testing.T) {
 
 // Monitoring turned off removes our PodMonitor.
 func TestPodMonitorDeletedWhenMonitoringOff(t *testing.T) {
+	t.Parallel()
 	cs := pgfake.NewClientset()
 	p := podMonitorPass(cs, true, nil)
 	reconcileObserve(t, p)
@@ -121,6 +124,7 @@ func TestPodMonitorDeletedWhenMonitoringOff(t *testing.T) {
 // Without the Prometheus Operator's CRD nothing is written and the
 // cluster says why; without monitoring the missing CRD does not matter.
 func TestPodMonitorCRDMissing(t *testing.T) {
+	t.Parallel()
 	cs := pgfake.NewClientset()
 	p := podMonitorPass(cs, true, nil)
 	p.deps.podMonitorsMissing = true
@@ -142,6 +146,7 @@ func TestPodMonitorCRDMissing(t *testing.T) {
 // setpoint no longer asks CNPG for its deprecated PodMonitor, and a CNPG
 // Cluster where an earlier setpoint did is re-applied without it.
 func TestProvisionerDropsDeprecatedEnablePodMonitor(t *testing.T) {
+	t.Parallel()
 	cs := pgfake.NewClientset()
 	c := provisionerComponent{}
 	s := pgv1.ClusterSettings{Monitoring: &pgv1.MonitoringSpec{Enabled: ptr.To(true)}}

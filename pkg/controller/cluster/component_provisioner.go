@@ -110,7 +110,7 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 		// a spec change, so look again shortly instead of trusting it.
 		return waiting(pgv1.PhaseConfiguring, pgv1.ReasonSpecApplied, specAppliedMessage, configureRecheck)
 	}
-	if left := specAppliedHold(p, time.Now()); left > 0 {
+	if left := specAppliedHold(p, p.deps.clock.Now()); left > 0 {
 		return waiting(pgv1.PhaseConfiguring, pgv1.ReasonSpecApplied, specAppliedMessage, left)
 	}
 	phase, known := mapPhase(cl.Status.Phase)

@@ -23,7 +23,8 @@ func provisionerPass(t *testing.T, cs *fake.Clientset, s pgv1.ClusterSettings) *
 		t.Fatal(err)
 	}
 	p := testPass()
-	p.cluster, p.want, p.deps = pc, want, &deps{pg: cs}
+	// The pass runs at t0 on a clock of its own.
+	p.cluster, p.want, p.deps = pc, want, &deps{pg: cs, clock: testClock()}
 	p.obs = &observation{}
 	// Superuser access on, as an earlier setpoint always had it.
 	p.want.Superuser = true
@@ -32,6 +33,7 @@ func provisionerPass(t *testing.T, cs *fake.Clientset, s pgv1.ClusterSettings) *
 }
 
 func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
+	t.Parallel()
 	cs := fake.NewClientset()
 	c := provisionerComponent{}
 	p := provisionerPass(t, cs, pgv1.ClusterSettings{})
@@ -101,6 +103,7 @@ func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
 }
 
 func TestSecretIsNeverRegenerated(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	existing := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser", Namespace: "ns", Labels: superuserLabels("shop"),
@@ -108,7 +111,7 @@ func TestSecretIsNeverRegenerated(t *testing.T) {
 		Data: map[string][]byte{"username": []byte("postgres"), "password": []byte("kept")},
 	}
 	kube := kubefake(existing)
-	p.deps = &deps{kube: kube, recorder: discard{}}
+	p.deps = &deps{kube: kube, recorder: discard{}, clock: testClock()}
 	p.want = &desired{Superuser: true}
 	p.obs = &observation{} // a stale cache: the Secret exists but we did not see it
 	c := secretComponent{}
@@ -123,13 +126,14 @@ func TestSecretIsNeverRegenerated(t *testing.T) {
 // A Secret of that name that setpoint did not create is refused, not
 // taken over, even though the label-selected cache cannot see it.
 func TestForeignSuperuserSecretIsRefused(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	foreign := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser", Namespace: "ns"},
 		Data:       map[string][]byte{"username": []byte("postgres"), "password": []byte("theirs")},
 	}
 	kube := kubefake(foreign)
-	p.deps = &deps{kube: kube, recorder: discard{}}
+	p.deps = &deps{kube: kube, recorder: discard{}, clock: testClock()}
 	p.want = &desired{Superuser: true}
 	p.obs = &observation{}
 	c := secretComponent{}
@@ -147,6 +151,7 @@ func TestForeignSuperuserSecretIsRefused(t *testing.T) {
 // A CNPG Cluster of that name that setpoint did not create is refused:
 // no owner reference, no apply.
 func TestForeignCNPGClusterIsRefused(t *testing.T) {
+	t.Parallel()
 	legacy := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}, Spec: cnpgv1.ClusterSpec{Instances: 1}}
 	cs := fake.NewClientset(legacy)
 	p := provisionerPass(t, cs, pgv1.ClusterSettings{})
@@ -167,6 +172,7 @@ func TestForeignCNPGClusterIsRefused(t *testing.T) {
 // A CNPG Cluster a Retain deletion kept for a cluster of this name is
 // adopted; one kept for another name is not.
 func TestRetainedCNPGClusterIsAdoptedOnlyByItsCluster(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		retainedFor string
 		want        string
@@ -193,6 +199,7 @@ func TestRetainedCNPGClusterIsAdoptedOnlyByItsCluster(t *testing.T) {
 }
 
 func TestSnapshotClassReachesTheCluster(t *testing.T) {
+	t.Parallel()
 	cs := fake.NewClientset()
 	p := provisionerPass(t, cs, pgv1.ClusterSettings{Backup: &pgv1.BackupSpec{Schedule: "0 2 * * *", VolumeSnapshotClass: "csi-snap"}})
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
@@ -208,15 +215,16 @@ func TestSnapshotClassReachesTheCluster(t *testing.T) {
 // that change's own echo) does not trust CNPG's still-healthy status: it
 // stays Configuring for the rest of configureRecheck; then it goes on.
 func TestSpecAppliedHoldsBeforeTrustingCNPG(t *testing.T) {
+	t.Parallel()
 	p := provisionerPass(t, fake.NewClientset(), pgv1.ClusterSettings{})
 	p.cnpg = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
 		Status: cnpgv1.ClusterStatus{Phase: "Cluster in healthy state", Instances: 1, ReadyInstances: 1}}
-	applied := time.Now().Add(-2 * time.Second)
+	applied := t0.Add(-2 * time.Second) // the pass runs at t0
 	p.status.Conditions = []metav1.Condition{{Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionFalse,
 		Reason: "SpecApplied", ObservedGeneration: p.cluster.Generation, LastTransitionTime: metav1.NewTime(applied)}}
 	h := provisionerComponent{}.Observe(t.Context(), p, nil)
-	if h.Reason != "SpecApplied" || h.Phase != pgv1.PhaseConfiguring || h.RequeueAfter <= 0 || h.RequeueAfter > configureRecheck-time.Second {
-		t.Fatalf("2 s after the apply: %+v, want SpecApplied held for about 3 s more", h)
+	if h.Reason != "SpecApplied" || h.Phase != pgv1.PhaseConfiguring || h.RequeueAfter != configureRecheck-2*time.Second {
+		t.Fatalf("2 s after the apply: %+v, want SpecApplied held for the 3 s left", h)
 	}
 	if left := specAppliedHold(p, applied.Add(configureRecheck)); left > 0 {
 		t.Errorf("hold at the end of configureRecheck: %v left", left)

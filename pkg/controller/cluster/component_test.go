@@ -31,12 +31,14 @@ func testPass() *pass {
 }
 
 func TestTheRealPipelineIsOrdered(t *testing.T) {
+	t.Parallel()
 	if err := pipeline.ValidateOrder(stages()); err != nil {
 		t.Fatalf("the real pipeline is mis-ordered: %v", err)
 	}
 }
 
 func TestAReconcileErrorIsTheStagesTransientError(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("boom")
 	h := stage{failing{err: boom, h: waiting(pgv1.PhasePending, pgv1.ReasonSecretCreateFailed, "boom", 0)}}.Run(t.Context(), testPass())
 	if !errors.Is(h.Err, boom) {
@@ -49,6 +51,7 @@ func TestAReconcileErrorIsTheStagesTransientError(t *testing.T) {
 }
 
 func TestOnlyTopLevelDeclaresReady(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	p.Status().Conclude(pipeline.Outcome{}, ready(pgv1.ReasonAllComponentsReady, "every component is ready"))
 	if p.status.Phase != pgv1.PhaseReady || !conditionIs(p, pgv1.ConditionReady, metav1.ConditionTrue) {
@@ -73,6 +76,7 @@ func conditionIs(p *pass, typ string, want metav1.ConditionStatus) bool {
 }
 
 func TestPhaseMapping(t *testing.T) {
+	t.Parallel()
 	cases := map[string]pgv1.Phase{
 		"Cluster in healthy state": pgv1.PhaseReady,
 		"Setting up primary":       pgv1.PhaseProvisioning,
@@ -96,6 +100,7 @@ func TestPhaseMapping(t *testing.T) {
 }
 
 func TestCNPGScheduleHasSixFields(t *testing.T) {
+	t.Parallel()
 	if got := cnpgSchedule("0 2 * * *"); got != "0 0 2 * * *" {
 		t.Errorf("cnpgSchedule = %q", got)
 	}

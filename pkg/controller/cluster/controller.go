@@ -59,8 +59,9 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 	core := inf.Kube.Core().V1()
 	objectStoreInformer, objectStoreLister := inf.ObjectStores()
 	podMonitorInformer, podMonitorLister := inf.PodMonitors()
+	clk := cfg.ClockOrReal()
 	c := &Controller{
-		deps: &deps{settle: newPhaseSettler(), kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
+		deps: &deps{clock: clk, settle: newPhaseSettler(clk), kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
 			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout, classesReadOnly: cfg.ClassesReadOnly,
 			objectStoresMissing: inf.ObjectStoresMissing, podMonitorsMissing: inf.PodMonitorsMissing},
 		clusters:         pg.PostgresClusters().Lister(),

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
@@ -21,6 +22,10 @@ type deps struct {
 	recorder  record.EventRecorder
 	connector *postgres.Connector
 	pgTimeout time.Duration
+	// clock is the time of rotation records, storage grows, the checks
+	// that wait out CNPG's stale status and the settler's: the seam of
+	// unit tests, never nil.
+	clock clock.PassiveClock
 	// objectStoresMissing: the barman-cloud plugin's CRD is not installed.
 	objectStoresMissing bool
 	// podMonitorsMissing: the Prometheus Operator's CRD is not installed.

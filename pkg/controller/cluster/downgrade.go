@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -11,15 +12,15 @@ import (
 
 // resolveAgainst resolves the cluster and refuses a result that would take
 // the CNPG Cluster it runs on backwards. running is the CNPG Cluster as
-// observed, nil before it exists.
-func resolveAgainst(pc *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass, running *cnpgv1.Cluster) (*desired, error) {
+// observed, nil before it exists; now is the pass's time.
+func resolveAgainst(pc *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass, running *cnpgv1.Cluster, now time.Time) (*desired, error) {
 	d, err := resolve(pc, class)
 	if err != nil {
 		return d, err
 	}
 	d.StorageSize = sizeInEffect(pc, d, running)
 	d.Superuser = superuserAccess(d.Settings.SuperuserAccess, d.ExternalSuperSec != "", pc, running)
-	if err := refuseFutureTarget(pc, running); err != nil {
+	if err := refuseFutureTarget(pc, running, now); err != nil {
 		return d, err // before anything is written (restore_target.go)
 	}
 	return d, refuseDowngrade(pc, d, running)

@@ -21,6 +21,7 @@ func runningCluster(pc *pgv1.PostgresCluster, image, size string) *cnpgv1.Cluste
 }
 
 func TestClassEditThatGoesBackwardsIsRefused(t *testing.T) {
+	t.Parallel()
 	pc := cluster(pgv1.ClusterSettings{})
 	pc.UID = "uid-1"
 	cases := []struct {
@@ -40,7 +41,7 @@ func TestClassEditThatGoesBackwardsIsRefused(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := resolveAgainst(pc, class(), tc.running)
+			_, err := resolveAgainst(pc, class(), tc.running, t0)
 			var se *specError
 			switch {
 			case tc.reason == "" && err != nil:
@@ -53,18 +54,19 @@ func TestClassEditThatGoesBackwardsIsRefused(t *testing.T) {
 }
 
 func TestDowngradeCheckIgnoresClustersNotOurs(t *testing.T) {
+	t.Parallel()
 	pc := cluster(pgv1.ClusterSettings{})
 	pc.UID = "uid-1"
 	foreign := runningCluster(pc, "ghcr.io/cloudnative-pg/postgresql:17", "10Gi")
 	foreign.OwnerReferences[0].UID = "someone-else"
-	if _, err := resolveAgainst(pc, class(), foreign); err != nil {
+	if _, err := resolveAgainst(pc, class(), foreign, t0); err != nil {
 		t.Fatalf("compared against a CNPG Cluster setpoint does not run: %v", err)
 	}
 	retained := runningCluster(pc, "ghcr.io/cloudnative-pg/postgresql:17", "10Gi")
 	retained.OwnerReferences = nil
 	retained.Labels = controller.ManagedLabels(controller.ClusterLabel, pc.Name)
 	var se *specError
-	if _, err := resolveAgainst(pc, class(), retained); !errors.As(err, &se) || se.reason != "DowngradeRefused" {
+	if _, err := resolveAgainst(pc, class(), retained, t0); !errors.As(err, &se) || se.reason != "DowngradeRefused" {
 		t.Fatalf("retained cluster: err = %v, want DowngradeRefused", err)
 	}
 }

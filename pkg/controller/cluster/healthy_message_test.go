@@ -11,6 +11,7 @@ import (
 // its last check read: the passes after Ready read no facts, and must not
 // rewrite status only to drop the version.
 func TestHealthyMessageKeepsTheVersion(t *testing.T) {
+	t.Parallel()
 	p := parametersPass(t, nil, nil)
 	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
 	p.Status().Record(pgv1.ConditionProvisionerReady, h)

@@ -43,7 +43,7 @@ type parameterWait struct {
 // would load is valid and that the parameters we manage are in effect:
 // CNPG's healthy phase can predate a reload.
 func checkParameters(ctx context.Context, p *pass, msg string) health {
-	return checkParametersAt(ctx, p, msg, time.Now())
+	return checkParametersAt(ctx, p, msg, p.deps.clock.Now())
 }
 
 func checkParametersAt(ctx context.Context, p *pass, msg string, now time.Time) health {

@@ -23,6 +23,7 @@ func parametersPass(t *testing.T, config map[string]string, settings map[string]
 }
 
 func TestParametersNormalisedByPostgresAreInEffect(t *testing.T) {
+	t.Parallel()
 	p := parametersPass(t, map[string]string{"timezone": "utc", "DateStyle": "ISO", "work_mem": "16MB", "shared_buffers": "256MB"},
 		map[string]postgres.Setting{
 			// Postgres's own spellings and normalised values, as ReadSettings reports them.
@@ -38,6 +39,7 @@ func TestParametersNormalisedByPostgresAreInEffect(t *testing.T) {
 }
 
 func TestParameterPendingIsBounded(t *testing.T) {
+	t.Parallel()
 	settings := map[string]postgres.Setting{
 		"wal_buffers": {Name: "wal_buffers", Setting: "512", Unit: "8kB", Context: "postmaster"},
 	}
@@ -94,6 +96,7 @@ func TestParameterPendingIsBounded(t *testing.T) {
 }
 
 func TestParameterRefusedByPostgresSaysWhy(t *testing.T) {
+	t.Parallel()
 	p := parametersPass(t, map[string]string{"work_mem": "lots"}, map[string]postgres.Setting{
 		"work_mem": {Name: "work_mem", Setting: "4096", Unit: "kB", Context: "user", Invalid: `invalid value for parameter "work_mem": "lots"`},
 	})
@@ -104,6 +107,7 @@ func TestParameterRefusedByPostgresSaysWhy(t *testing.T) {
 }
 
 func TestUnknownParameterFails(t *testing.T) {
+	t.Parallel()
 	p := parametersPass(t, map[string]string{"no_such_thing": "1"}, map[string]postgres.Setting{})
 	if h := checkParametersAt(t.Context(), p, "healthy", time.Now()); h.Phase != pgv1.PhaseFailed || h.Reason != "UnknownParameter" {
 		t.Fatalf("health = %+v", h)
@@ -111,6 +115,7 @@ func TestUnknownParameterFails(t *testing.T) {
 }
 
 func TestInvalidPgHBAFailsNamingTheLine(t *testing.T) {
+	t.Parallel()
 	p := parametersPass(t, nil, nil)
 	p.facts.hbaErrors = []postgres.HBAError{{Line: 4, Error: `invalid authentication method "scram-sha-257"`}}
 	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
@@ -124,6 +129,7 @@ func TestInvalidPgHBAFailsNamingTheLine(t *testing.T) {
 // the pipeline) CNPG's word is taken for now, under a reason the
 // held-healthy shortcut does not hold on.
 func TestParametersCheckedAsTheMonitor(t *testing.T) {
+	t.Parallel()
 	p := parametersPass(t, map[string]string{"work_mem": "16MB"},
 		map[string]postgres.Setting{"work_mem": {Name: "work_mem", Setting: "16384", Unit: "kB", Context: "user", Normalized: ptr.To("16384")}})
 	p.facts.hbaChecked = false

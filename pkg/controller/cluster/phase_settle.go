@@ -8,6 +8,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 )
@@ -64,7 +65,7 @@ func (v cnpgView) applyTo(cl *cnpgv1.Cluster) *cnpgv1.Cluster {
 // operator reports the first status it sees.
 type phaseSettler struct {
 	mu    sync.Mutex
-	now   func() time.Time
+	clock clock.PassiveClock
 	byKey map[types.NamespacedName]*settling
 }
 
@@ -83,8 +84,8 @@ type settling struct {
 // cnpgHealthy is CNPG's healthy phase.
 const cnpgHealthy = "Cluster in healthy state"
 
-func newPhaseSettler() *phaseSettler {
-	return &phaseSettler{now: time.Now, byKey: map[types.NamespacedName]*settling{}}
+func newPhaseSettler(clk clock.PassiveClock) *phaseSettler {
+	return &phaseSettler{clock: clk, byKey: map[types.NamespacedName]*settling{}}
 }
 
 // view returns the status to report for cl, and when to look again for
@@ -96,7 +97,7 @@ func (s *phaseSettler) view(ctx context.Context, key types.NamespacedName, cl *c
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
+	now := s.clock.Now()
 	st := s.byKey[key]
 	if st == nil || st.uid != cl.UID {
 		s.byKey[key] = &settling{uid: cl.UID, shown: obs, seen: obs, seenAt: now}

@@ -6,21 +6,15 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 )
 
-// fakeClock is the settler's clock in tests.
-type fakeClock struct{ t time.Time }
-
-func (c *fakeClock) now() time.Time          { return c.t }
-func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
-
-func testSettler() (*phaseSettler, *fakeClock) {
-	clock := &fakeClock{t: time.Unix(1_800_000_000, 0)}
-	s := newPhaseSettler()
-	s.now = clock.now
-	return s, clock
+// testSettler is a settler on a clock of its own, which the test moves.
+func testSettler() (*phaseSettler, *clocktesting.FakeClock) {
+	clock := clocktesting.NewFakeClock(time.Unix(1_800_000_000, 0))
+	return newPhaseSettler(clock), clock
 }
 
 var settleKey = types.NamespacedName{Namespace: "ns", Name: "shop"}
@@ -41,22 +35,23 @@ func expectShown(t *testing.T, s *phaseSettler, cl *cnpgv1.Cluster, phase string
 // A change is reported once it has held still for phaseSettle, with a
 // recheck at that moment; until then the previous status is.
 func TestSettlerReportsAChangeOnceSettled(t *testing.T) {
+	t.Parallel()
 	s, clock := testSettler()
 	expectShown(t, s, cnpgIn(""), "", 0) // first sight: as it is
 	expectShown(t, s, cnpgIn("Setting up primary"), "", phaseSettle)
-	clock.advance(time.Second)
+	clock.Step(time.Second)
 	expectShown(t, s, cnpgIn("Setting up primary"), "", phaseSettle-time.Second)
-	clock.advance(time.Second)
+	clock.Step(time.Second)
 	expectShown(t, s, cnpgIn("Setting up primary"), "Setting up primary", 0)
 	// Becoming healthy is reported at once.
-	clock.advance(time.Second)
+	clock.Step(time.Second)
 	expectShown(t, s, cnpgIn("Cluster in healthy state"), "Cluster in healthy state", 0)
 
 	// Steps faster than phaseSettle become one report of the last.
 	expectShown(t, s, cnpgIn("Failing over"), "Cluster in healthy state", phaseSettle)
-	clock.advance(10 * time.Millisecond)
+	clock.Step(10 * time.Millisecond)
 	expectShown(t, s, cnpgIn(phaseUnrecoverable), "Cluster in healthy state", phaseSettle)
-	clock.advance(phaseSettle)
+	clock.Step(phaseSettle)
 	expectShown(t, s, cnpgIn(phaseUnrecoverable), phaseUnrecoverable, 0)
 
 	// Any field a pass reports counts, not only the phase.
@@ -73,32 +68,34 @@ const phaseUnrecoverable = "Cluster is unrecoverable and needs manual interventi
 // its episode: a later change waits its own phaseSettle, however long
 // after the blip it comes.
 func TestSettlerAbsorbsABlip(t *testing.T) {
+	t.Parallel()
 	s, clock := testSettler()
 	const plugin = "Cluster cannot proceed to reconciliation due to an error while interacting with plugins"
 	expectShown(t, s, cnpgIn(plugin), plugin, 0)
 	for range 4 { // CNPG retrying a plugin call every 15 s
-		clock.advance(15 * time.Second)
+		clock.Step(15 * time.Second)
 		expectShown(t, s, cnpgIn("Setting up primary"), plugin, phaseSettle)
-		clock.advance(5 * time.Millisecond)
+		clock.Step(5 * time.Millisecond)
 		expectShown(t, s, cnpgIn(plugin), plugin, 0)
 	}
-	clock.advance(phaseMaxHold)
+	clock.Step(phaseMaxHold)
 	expectShown(t, s, cnpgIn("Setting up primary"), plugin, phaseSettle)
-	clock.advance(phaseSettle)
+	clock.Step(phaseSettle)
 	expectShown(t, s, cnpgIn("Setting up primary"), "Setting up primary", 0)
 }
 
 // A status that never holds still is reported at most once per
 // phaseMaxHold, and the last one within phaseSettle of the end.
 func TestSettlerBoundsAFlap(t *testing.T) {
+	t.Parallel()
 	s, clock := testSettler()
 	expectShown(t, s, cnpgIn("Cluster in healthy state"), "Cluster in healthy state", 0)
 	phases := []string{phaseUnrecoverable, "Failing over"}
 	shown, reports := "Cluster in healthy state", 0
 	const flap = 100 * time.Millisecond
-	began := clock.t
-	for i := 0; clock.t.Sub(began) < 3*time.Minute; i++ {
-		clock.advance(flap)
+	began := clock.Now()
+	for i := 0; clock.Since(began) < 3*time.Minute; i++ {
+		clock.Step(flap)
 		v, after := s.view(t.Context(), settleKey, cnpgIn(phases[i%2]))
 		if after > phaseMaxHold {
 			t.Fatalf("recheck %v beyond the max hold", after)
@@ -113,17 +110,18 @@ func TestSettlerBoundsAFlap(t *testing.T) {
 		t.Fatalf("%d reports over 3 minutes of a flap every %v, want about %d (one per %v)", reports, flap, want, phaseMaxHold)
 	}
 	// It stops on "Failing over": reported phaseSettle later at the latest.
-	clock.advance(flap)
+	clock.Step(flap)
 	if _, after := s.view(t.Context(), settleKey, cnpgIn("Failing over")); after > phaseSettle {
 		t.Fatalf("recheck %v after the flap stopped, want at most %v", after, phaseSettle)
 	}
-	clock.advance(phaseSettle)
+	clock.Step(phaseSettle)
 	expectShown(t, s, cnpgIn("Failing over"), "Failing over", 0)
 }
 
 // A new CNPG Cluster under the name starts afresh; a nil settler (unit
 // tests of other components) reports as it is; forget drops the record.
 func TestSettlerStartsAfresh(t *testing.T) {
+	t.Parallel()
 	s, _ := testSettler()
 	expectShown(t, s, cnpgIn("Cluster in healthy state"), "Cluster in healthy state", 0)
 	other := cnpgIn("Setting up primary")
@@ -139,22 +137,23 @@ func TestSettlerStartsAfresh(t *testing.T) {
 // Becoming healthy is reported at once, but only once per phaseMaxHold:
 // a cluster flapping in and out of healthy is coalesced like any flap.
 func TestSettlerReportsHealthyAtOnceOncePerMaxHold(t *testing.T) {
+	t.Parallel()
 	s, clock := testSettler()
 	expectShown(t, s, cnpgIn("Setting up primary"), "Setting up primary", 0)
-	clock.advance(time.Second)
+	clock.Step(time.Second)
 	expectShown(t, s, cnpgIn(cnpgHealthy), cnpgHealthy, 0)
-	clock.advance(time.Second)
+	clock.Step(time.Second)
 	expectShown(t, s, cnpgIn("Failing over"), cnpgHealthy, phaseSettle)
-	clock.advance(phaseSettle)
+	clock.Step(phaseSettle)
 	expectShown(t, s, cnpgIn("Failing over"), "Failing over", 0)
-	clock.advance(time.Second)
+	clock.Step(time.Second)
 	expectShown(t, s, cnpgIn(cnpgHealthy), "Failing over", phaseSettle) // 4 s after the last: held
-	clock.advance(phaseSettle)
+	clock.Step(phaseSettle)
 	expectShown(t, s, cnpgIn(cnpgHealthy), cnpgHealthy, 0)
-	clock.advance(phaseMaxHold)
+	clock.Step(phaseMaxHold)
 	expectShown(t, s, cnpgIn("Failing over"), cnpgHealthy, phaseSettle)
-	clock.advance(phaseSettle)
+	clock.Step(phaseSettle)
 	expectShown(t, s, cnpgIn("Failing over"), "Failing over", 0)
-	clock.advance(time.Second)
+	clock.Step(time.Second)
 	expectShown(t, s, cnpgIn(cnpgHealthy), cnpgHealthy, 0) // a max hold later: at once again
 }

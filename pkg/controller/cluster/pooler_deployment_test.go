@@ -35,6 +35,7 @@ func pgBouncerDeployment(pooler *cnpgv1.Pooler, available int32) *appsv1.Deploym
 // ready only when PgBouncer's Deployment has them available, at its
 // current generation, and is the Pooler's own.
 func TestPoolerWaitsForPgBouncerToBeAvailable(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	p.want = &desired{PoolerEnabled: true, PoolerInstances: 1}
 	rw, ro := poolerOf("shop-pooler-rw", 1), poolerOf("shop-pooler-ro", 1)
@@ -69,6 +70,7 @@ func TestPoolerWaitsForPgBouncerToBeAvailable(t *testing.T) {
 }
 
 func TestPoolerDeploymentRouting(t *testing.T) {
+	t.Parallel()
 	d := pgBouncerDeployment(poolerOf("shop-pooler-rw", 1), 0)
 	if keys := clusterOfPoolerDeployment(d); len(keys) != 1 || keys[0].Namespace != "ns" || keys[0].Name != "shop" {
 		t.Fatalf("keys = %v", keys)

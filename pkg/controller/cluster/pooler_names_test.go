@@ -13,6 +13,7 @@ import (
 // verify-full); without one it asks for none, and an applied Cluster
 // matches either way.
 func TestServerCertificateNamesThePooler(t *testing.T) {
+	t.Parallel()
 	cs := fake.NewClientset()
 	p := provisionerPass(t, cs, pgv1.ClusterSettings{})
 	p.want.PoolerEnabled = true

@@ -14,6 +14,7 @@ import (
 // The facts and the role check of one pass share one connection attempt:
 // the second caller gets the first one's answer, not a second attempt.
 func TestPostgresConnTriedOncePerPass(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	p.obs = &observation{}
 	if _, _, err := p.postgresConn(t.Context()); !errors.Is(err, errNoLogin) {
@@ -32,6 +33,7 @@ func TestPostgresConnTriedOncePerPass(t *testing.T) {
 // check needs it), as the monitor while it is off and CNPG has applied
 // the monitor role with its Secret's password, and not at all otherwise.
 func TestLoginFollowsSuperuserAccess(t *testing.T) {
+	t.Parallel()
 	sec := newMonitorSecret(testPass())
 	sec.ResourceVersion = "9"
 	role := monitorRoleApplyAsObject(t, testPass())

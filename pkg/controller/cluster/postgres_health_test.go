@@ -32,6 +32,7 @@ func sampleAt(frac float64, mutate ...func(*collector.Sample)) *collector.Sample
 }
 
 func TestHealthyClusterCarriesNoHealthConditions(t *testing.T) {
+	t.Parallel()
 	p := healthPass(pgv1.PostgresClusterStatus{}, sampleAt(0.3))
 	p.recordHealth()
 	if len(p.status.Conditions) != 0 {
@@ -40,6 +41,7 @@ func TestHealthyClusterCarriesNoHealthConditions(t *testing.T) {
 }
 
 func TestHealthConditionsFollowTheSample(t *testing.T) {
+	t.Parallel()
 	p := healthPass(pgv1.PostgresClusterStatus{}, &collector.Sample{At: time.Now(), Err: "connection refused"})
 	p.recordHealth()
 	if c := meta.FindStatusCondition(p.status.Conditions, pgv1.ConditionPostgresUnreachable); c == nil || c.Status != metav1.ConditionTrue {
@@ -67,6 +69,7 @@ func TestHealthConditionsFollowTheSample(t *testing.T) {
 }
 
 func TestNoSampleKeepsStatus(t *testing.T) {
+	t.Parallel()
 	st := pgv1.PostgresClusterStatus{Conditions: []metav1.Condition{{Type: pgv1.ConditionNotAcceptingWrites, Status: metav1.ConditionTrue}}}
 	p := healthPass(st, nil)
 	p.recordHealth()
@@ -77,6 +80,7 @@ func TestNoSampleKeepsStatus(t *testing.T) {
 }
 
 func TestRecordSampleOnlyOnChange(t *testing.T) {
+	t.Parallel()
 	first := sampleAt(0.42)
 	st := pgv1.PostgresClusterStatus{Phase: pgv1.PhaseReady}
 	recordSample(&st, &st, first)

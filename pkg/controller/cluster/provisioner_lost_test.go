@@ -60,6 +60,7 @@ func writes(cs *fake.Clientset, resource string) []k8stesting.Action {
 }
 
 func TestLostClusterIsNotCreatedAgain(t *testing.T) {
+	t.Parallel()
 	p, cs, _ := lostPass(t, "")
 	c := provisionerComponent{}
 	err := c.Reconcile(t.Context(), p)
@@ -81,6 +82,7 @@ func TestLostClusterIsNotCreatedAgain(t *testing.T) {
 }
 
 func TestCacheLagIsNotALoss(t *testing.T) {
+	t.Parallel()
 	// Our own create (or anyone's) not in the cache yet: the API server has it.
 	live := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", UID: "new-uid",
 		OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(cluster(backupSettings), gvk)}}}
@@ -96,6 +98,7 @@ func TestCacheLagIsNotALoss(t *testing.T) {
 }
 
 func TestNeverReadyClusterIsCreated(t *testing.T) {
+	t.Parallel()
 	p, cs, _ := lostPass(t, "")
 	p.obs.configMap = nil
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
@@ -107,6 +110,7 @@ func TestNeverReadyClusterIsCreated(t *testing.T) {
 }
 
 func TestStatusMakesOnlyMoreCareful(t *testing.T) {
+	t.Parallel()
 	// The ConfigMap is gone too, but status says it was published.
 	p, cs, _ := lostPass(t, pgv1.RecreateLatestBackup)
 	p.obs.configMap = nil
@@ -123,6 +127,7 @@ func TestStatusMakesOnlyMoreCareful(t *testing.T) {
 }
 
 func TestRecreateEmpty(t *testing.T) {
+	t.Parallel()
 	p, cs, rec := lostPass(t, pgv1.RecreateEmpty)
 	p.cluster.Spec.Restore = &pgv1.RestoreSpec{Source: "elsewhere"} // the lost cluster's beginning
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
@@ -163,6 +168,7 @@ func TestRecreateEmpty(t *testing.T) {
 }
 
 func TestRecreateLatestBackup(t *testing.T) {
+	t.Parallel()
 	p, cs, _ := lostPass(t, pgv1.RecreateLatestBackup)
 	c := provisionerComponent{}
 	h := c.Observe(t.Context(), p, c.Reconcile(t.Context(), p))
@@ -199,6 +205,7 @@ func TestRecreateLatestBackup(t *testing.T) {
 }
 
 func TestRecreateRefusesAnotherRoot(t *testing.T) {
+	t.Parallel()
 	p, _, _ := lostPass(t, pgv1.RecreateLatestBackup)
 	now := metav1.Now()
 	p.obs.objectStore.Status.ServerRecoveryWindow = map[string]barmanv1.RecoveryWindow{"shop": {LastSuccessfulBackupTime: &now}}
@@ -210,6 +217,7 @@ func TestRecreateRefusesAnotherRoot(t *testing.T) {
 }
 
 func TestRequestWithNothingLostIsRemoved(t *testing.T) {
+	t.Parallel()
 	existing := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", UID: lostUID,
 		OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(cluster(backupSettings), gvk)}}}
 	p, cs, rec := lostPass(t, pgv1.RecreateEmpty, existing)
@@ -230,6 +238,7 @@ func TestRequestWithNothingLostIsRemoved(t *testing.T) {
 }
 
 func TestDeletingClusterIsReportedNotWritten(t *testing.T) {
+	t.Parallel()
 	now := metav1.Now()
 	going := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", UID: lostUID, DeletionTimestamp: &now,
 		Finalizers:      []string{"x"},

@@ -11,6 +11,7 @@ import (
 // pkg/controller cannot see.
 
 func TestEveryRequiredContractHasAWaitingReason(t *testing.T) {
+	t.Parallel()
 	for _, c := range components() {
 		for _, r := range c.Requires() {
 			if r.WaitingReason == "" {
@@ -21,6 +22,7 @@ func TestEveryRequiredContractHasAWaitingReason(t *testing.T) {
 }
 
 func TestEveryWaitingCNPGPhaseHasAReason(t *testing.T) {
+	t.Parallel()
 	for cnpg, phase := range cnpgPhases {
 		if phase == pgv1.PhaseReady || phase == pgv1.PhaseFailed {
 			continue

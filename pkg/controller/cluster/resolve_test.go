@@ -33,6 +33,7 @@ func cluster(s pgv1.ClusterSettings) *pgv1.PostgresCluster {
 }
 
 func TestClusterOverridesClassFieldByField(t *testing.T) {
+	t.Parallel()
 	d, err := resolve(cluster(pgv1.ClusterSettings{
 		Instances:        ptr.To[int32](2),
 		PostgreSQLConfig: map[string]string{"work_mem": "16MB"},
@@ -63,6 +64,7 @@ func TestClusterOverridesClassFieldByField(t *testing.T) {
 }
 
 func TestClusterParameterReplacesClassParameterInAnyCase(t *testing.T) {
+	t.Parallel()
 	d, err := resolve(cluster(pgv1.ClusterSettings{PostgreSQLConfig: map[string]string{"WORK_MEM": "16MB"}}), class())
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +75,7 @@ func TestClusterParameterReplacesClassParameterInAnyCase(t *testing.T) {
 }
 
 func TestResolveRejectsInvalidCombinations(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		s      pgv1.ClusterSettings

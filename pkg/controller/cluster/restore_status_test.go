@@ -6,6 +6,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -32,6 +33,7 @@ func recoveringCNPG(p *pass, phase, reason string, initialized bool) *cnpgv1.Clu
 // bootstrap done (Initialized True) on the CNPG Cluster we control; a
 // restore that is asked for, still running or failed restored nothing.
 func TestRestoredFromOnlyAfterTheRecovery(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	p.obs = &observation{}
 	target := metav1.Unix(1_800_000_000, 0)
@@ -72,12 +74,12 @@ func TestRestoredFromOnlyAfterTheRecovery(t *testing.T) {
 	}
 }
 
-func settledPass(t *testing.T, restore *pgv1.RestoreSpec) (*pass, *fakeClock) {
+func settledPass(t *testing.T, restore *pgv1.RestoreSpec) (*pass, *clocktesting.FakeClock) {
 	t.Helper()
 	p := provisionerPass(t, fake.NewClientset(), pgv1.ClusterSettings{})
 	p.cluster.Spec.Restore = restore
 	s, clock := testSettler()
-	p.deps.settle = s
+	p.deps.clock, p.deps.settle = clock, s
 	return p, clock
 }
 
@@ -85,6 +87,7 @@ func settledPass(t *testing.T, restore *pgv1.RestoreSpec) (*pass, *fakeClock) {
 // own phase and reason; a cluster that did restore and fails later is
 // CNPGFailed like any other.
 func TestRestoreFailureIsRestoreFailed(t *testing.T) {
+	t.Parallel()
 	p, _ := settledPass(t, &pgv1.RestoreSpec{Source: "ghost"})
 	const jobReason = "Instance creation failed for the following jobs: shop-1-full-recovery. Check the job logs to investigate the cause of the failure."
 	p.cnpg = recoveringCNPG(p, phaseUnrecoverable, jobReason, false)
@@ -112,6 +115,7 @@ func TestRestoreFailureIsRestoreFailed(t *testing.T) {
 // per phaseMaxHold while the flap lasts, and the pass asks to look again
 // when the held status would settle.
 func TestSettledProvisionerCoalescesAFlap(t *testing.T) {
+	t.Parallel()
 	p, clock := settledPass(t, &pgv1.RestoreSpec{Source: "ghost"})
 	const jobReason = "Instance creation failed for the following jobs: shop-1-full-recovery."
 	observe := func(phase, reason string) health {
@@ -125,7 +129,7 @@ func TestSettledProvisionerCoalescesAFlap(t *testing.T) {
 	}
 	last, changes := first, 0
 	for i := range 600 { // a minute of the old stand-in's flap
-		clock.advance(100 * time.Millisecond)
+		clock.Step(100 * time.Millisecond)
 		h := observe([]string{"Failing over", phaseUnrecoverable}[i%2], []string{"", jobReason}[i%2])
 		if h.Reason != last.Reason || h.Message != last.Message || h.Phase != last.Phase {
 			changes++
@@ -139,9 +143,9 @@ func TestSettledProvisionerCoalescesAFlap(t *testing.T) {
 	if max := int(time.Minute/phaseMaxHold) * 2; changes > max {
 		t.Fatalf("%d reported changes in a minute of flapping, want at most %d", changes, max)
 	}
-	clock.advance(100 * time.Millisecond)
+	clock.Step(100 * time.Millisecond)
 	observe(phaseUnrecoverable, jobReason)
-	clock.advance(phaseSettle)
+	clock.Step(phaseSettle)
 	if h := observe(phaseUnrecoverable, jobReason); h.Reason != pgv1.ReasonRestoreFailed || h.Phase != pgv1.PhaseFailed {
 		t.Fatalf("after the flap settled: %+v", h)
 	}

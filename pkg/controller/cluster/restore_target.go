@@ -22,15 +22,16 @@ import (
 // create it again), and the message, written once, never changes.
 //
 // Only a cluster whose CNPG Cluster does not exist yet is judged (running
-// nil), so a cluster already restored never fails later.
-func refuseFutureTarget(pc *pgv1.PostgresCluster, running *cnpgv1.Cluster) error {
+// nil), so a cluster already restored never fails later. now stands in
+// for a creation time the API server did not set (objects of tests).
+func refuseFutureTarget(pc *pgv1.PostgresCluster, running *cnpgv1.Cluster, now time.Time) error {
 	r := pc.Spec.Restore
 	if running != nil || r == nil || r.TargetTime == nil {
 		return nil
 	}
 	asked := pc.CreationTimestamp.Time
 	if asked.IsZero() {
-		asked = now() // an object the API server did not store (tests)
+		asked = now
 	}
 	target := r.TargetTime.Time
 	if !target.After(asked) {

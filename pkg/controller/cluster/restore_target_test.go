@@ -26,11 +26,11 @@ func restoringCluster(created time.Time, target *time.Time) *pgv1.PostgresCluste
 // "now"; the answer does not change once the clock passes the target, and
 // a cluster whose CNPG Cluster exists is not judged.
 func TestRestoreTargetInTheFutureIsRefused(t *testing.T) {
+	t.Parallel()
 	created := t0
 	future := t0.Add(time.Hour)
-	withClock(t, t0.Add(time.Minute))
 	pc := restoringCluster(created, &future)
-	_, err := resolveAgainst(pc, class(), nil)
+	_, err := resolveAgainst(pc, class(), nil, t0.Add(time.Minute))
 	var se *specError
 	if !errors.As(err, &se) || se.reason != "RestoreTargetInFuture" {
 		t.Fatalf("err = %v, want RestoreTargetInFuture", err)
@@ -41,19 +41,19 @@ func TestRestoreTargetInTheFutureIsRefused(t *testing.T) {
 		}
 	}
 
-	withClock(t, t0.Add(2*time.Hour)) // the target has passed
-	_, later := resolveAgainst(pc, class(), nil)
+	// The target has passed.
+	_, later := resolveAgainst(pc, class(), nil, t0.Add(2*time.Hour))
 	if !errors.As(later, &se) || se.reason != "RestoreTargetInFuture" || later.Error() != err.Error() {
 		t.Fatalf("after the target passed: %v, want the same refusal %v", later, err)
 	}
 
-	if _, err := resolveAgainst(pc, class(), runningCluster(pc, "ghcr.io/cloudnative-pg/postgresql:16", "10Gi")); err != nil {
+	if _, err := resolveAgainst(pc, class(), runningCluster(pc, "ghcr.io/cloudnative-pg/postgresql:16", "10Gi"), t0); err != nil {
 		t.Errorf("a cluster whose CNPG Cluster exists was judged: %v", err)
 	}
 }
 
 func TestRestoreTargetInThePastIsAccepted(t *testing.T) {
-	withClock(t, t0)
+	t.Parallel()
 	past := t0.Add(-time.Hour)
 	for name, pc := range map[string]*pgv1.PostgresCluster{
 		"before creation":   restoringCluster(t0, &past),
@@ -61,7 +61,7 @@ func TestRestoreTargetInThePastIsAccepted(t *testing.T) {
 		"no target":         restoringCluster(t0, nil),
 		"no restore at all": cluster(pgv1.ClusterSettings{}),
 	} {
-		if _, err := resolveAgainst(pc, class(), nil); err != nil {
+		if _, err := resolveAgainst(pc, class(), nil, t0); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

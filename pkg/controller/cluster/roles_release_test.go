@@ -87,6 +87,7 @@ func rolesOf(t *testing.T, cs *fake.Clientset) []string {
 // A cluster of the previous setpoint: its roles leave managed.roles in
 // one apply of rolesFieldManager, announced; the next pass writes nothing.
 func TestReleaseManagedRolesOnceThenNothing(t *testing.T) {
+	t.Parallel()
 	cs := fake.NewClientset(&cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", UID: "uid-cnpg"}})
 	old := applyRoles(t, cs, rolesFieldManager, true, "orders_admin", "orders_rw")
 	cs.ClearActions()
@@ -130,6 +131,7 @@ func TestReleaseManagedRolesOnceThenNothing(t *testing.T) {
 // marker nothing is even read; with it (a list someone took over) it is
 // read and left as it is.
 func TestReleaseManagedRolesLeavesOthersLists(t *testing.T) {
+	t.Parallel()
 	for _, marked := range []bool{false, true} {
 		t.Run(fmt.Sprintf("marked=%v", marked), func(t *testing.T) {
 			cs := fake.NewClientset(&cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", UID: "uid-cnpg"}})
@@ -155,6 +157,7 @@ func TestReleaseManagedRolesLeavesOthersLists(t *testing.T) {
 
 // The decision reads the list's owner from managedFields.
 func TestOwnsManagedRoles(t *testing.T) {
+	t.Parallel()
 	roles := &cnpgv1.ManagedConfiguration{Roles: []cnpgv1.RoleConfiguration{{Name: "orders_admin"}}}
 	entry := func(manager, fields string) metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationApply,
@@ -183,6 +186,7 @@ func TestOwnsManagedRoles(t *testing.T) {
 // The provisioner releases the roles of a CNPG Cluster it otherwise leaves
 // as it is: an upgrade changes nothing else.
 func TestProvisionerReleasesManagedRoles(t *testing.T) {
+	t.Parallel()
 	cs := fake.NewClientset()
 	p := provisionerPass(t, cs, pgv1.ClusterSettings{})
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
@@ -207,6 +211,7 @@ func TestProvisionerReleasesManagedRoles(t *testing.T) {
 
 // The condition of the removed managedRoles component leaves the status.
 func TestDropRolesCondition(t *testing.T) {
+	t.Parallel()
 	st := &pgv1.PostgresClusterStatus{Conditions: []metav1.Condition{
 		{Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionTrue}, {Type: pgv1.ConditionManagedRolesReady, Status: metav1.ConditionTrue}}}
 	dropRolesCondition(st)

@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -15,9 +14,6 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
-// now is the clock of rotation records; tests replace it.
-var now = time.Now
-
 // rotateSuperuser answers the cluster's rotation request on the generated
 // superuser Secret s, which is ours: a new password and the request id in
 // one write (see controller.RotatePassword), done at most once per
@@ -27,7 +23,7 @@ func rotateSuperuser(ctx context.Context, p *pass, client typedcorev1.SecretInte
 	if request == "" {
 		return s, nil
 	}
-	out, rotated, err := controller.EnsureRotated(ctx, client, s, request, fieldManager, now())
+	out, rotated, err := controller.EnsureRotated(ctx, client, s, request, fieldManager, p.deps.clock.Now())
 	if err != nil {
 		return s, err
 	}

@@ -23,7 +23,7 @@ func superuserPass(t *testing.T, request string) (*pass, *corev1.Secret) {
 		Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte("postgres"), "password": []byte("old")},
 	}
-	p.deps = &deps{kube: kubefake(s), recorder: discard{}}
+	p.deps = &deps{kube: kubefake(s), recorder: discard{}, clock: testClock()}
 	p.want = &desired{Superuser: true}
 	p.obs = &observation{secret: s}
 	return p, s
@@ -33,6 +33,7 @@ func superuserPass(t *testing.T, request string) (*pass, *corev1.Secret) {
 // request id in the same write; the status and condition follow the
 // Secret.
 func TestSuperuserRotationOnRequest(t *testing.T) {
+	t.Parallel()
 	p, _ := superuserPass(t, "r1")
 	c := secretComponent{}
 	if err := c.Reconcile(t.Context(), p); err != nil {
@@ -66,6 +67,7 @@ func TestSuperuserRotationOnRequest(t *testing.T) {
 // Without a request nothing is written and status carries nothing new;
 // an external superuser Secret is never written and the request says so.
 func TestSuperuserRotationNoRequestAndExternal(t *testing.T) {
+	t.Parallel()
 	p, _ := superuserPass(t, "")
 	c := secretComponent{}
 	if err := c.Reconcile(t.Context(), p); err != nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
@@ -15,17 +16,19 @@ import (
 
 // growPass runs what a sync pass runs for storage, in its order: resolve
 // against the running CNPG Cluster (nil before it exists) with the
-// PostgresCluster's status as stored, judge the sample, apply, settle.
-func growPass(t *testing.T, cs *fake.Clientset, st pgv1.PostgresClusterStatus, running *cnpgv1.Cluster, s *collector.Sample) (*pass, growDecision) {
+// PostgresCluster's status as stored, judge the sample, apply, settle;
+// at clk's time, which the test moves between passes.
+func growPass(t *testing.T, cs *fake.Clientset, clk *clocktesting.FakePassiveClock, st pgv1.PostgresClusterStatus, running *cnpgv1.Cluster, s *collector.Sample) (*pass, growDecision) {
 	t.Helper()
 	pc := cluster(autoGrowSettings())
 	pc.Status = st
-	want, err := resolveAgainst(pc, class(), running)
+	want, err := resolveAgainst(pc, class(), running, clk.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := provisionerPass(t, cs, autoGrowSettings())
 	p.cluster, p.want, p.status = pc, want, st.DeepCopy()
+	p.deps.clock = clk
 	p.obs.cnpg = running
 	d := p.planStorage(s)
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
@@ -41,6 +44,7 @@ func mt(t time.Time) *metav1.Time { return &metav1.Time{Time: t} }
 // applies to the CNPG Cluster (autoGrowSettings: 64Mi, limit 96Mi, 80 %,
 // cooldown 10m).
 func TestForgedStorageStatusDoesNotChangeBehaviour(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		forged pgv1.StorageStatus
@@ -58,12 +62,12 @@ func TestForgedStorageStatusDoesNotChangeBehaviour(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			withClock(t, t0)
+			clk := clocktesting.NewFakePassiveClock(t0)
 			cs := fake.NewClientset()
-			first, _ := growPass(t, cs, pgv1.PostgresClusterStatus{}, nil, used(10))
+			first, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
 			st := first.status.DeepCopy()
 			st.Storage = tc.forged.DeepCopy()
-			p, _ := growPass(t, cs, *st, first.cnpg, tc.sample)
+			p, _ := growPass(t, cs, clk, *st, first.cnpg, tc.sample)
 			if got := p.cnpg.Spec.Storage.Size; got != tc.want {
 				t.Fatalf("CNPG storage.size = %s, want %s", got, tc.want)
 			}
@@ -78,23 +82,24 @@ func TestForgedStorageStatusDoesNotChangeBehaviour(t *testing.T) {
 // nor moves it, and a status wiped clean loses nothing: the window and
 // the grown size come from the mark, and status reports them again.
 func TestForgedStatusDoesNotMoveTheWindow(t *testing.T) {
+	t.Parallel()
 	for name, forged := range map[string]*pgv1.StorageStatus{
 		"lastGrowTime long past":      {Size: ptr.To(q("77Mi")), LastGrowTime: mt(t0.Add(-time.Hour))},
 		"status.storage removed":      nil,
 		"growInFlight false, no time": {Size: ptr.To(q("77Mi"))},
 	} {
 		t.Run(name, func(t *testing.T) {
-			withClock(t, t0)
+			clk := clocktesting.NewFakePassiveClock(t0)
 			cs := fake.NewClientset()
-			p, _ := growPass(t, cs, pgv1.PostgresClusterStatus{}, nil, used(10))
-			p, _ = growPass(t, cs, *p.status, p.cnpg, used(56))
+			p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
+			p, _ = growPass(t, cs, clk, *p.status, p.cnpg, used(56))
 			if p.cnpg.Spec.Storage.Size != "77Mi" {
 				t.Fatalf("first grow: %s", p.cnpg.Spec.Storage.Size)
 			}
-			withClock(t, t0.Add(5*time.Minute))
+			clk.SetTime(t0.Add(5 * time.Minute))
 			st := p.status.DeepCopy()
 			st.Storage = forged.DeepCopy()
-			p, d := growPass(t, cs, *st, p.cnpg, used(75))
+			p, d := growPass(t, cs, clk, *st, p.cnpg, used(75))
 			if d.grew || p.cnpg.Spec.Storage.Size != "77Mi" {
 				t.Fatalf("grew inside the window: %v, CNPG %s", d.grew, p.cnpg.Spec.Storage.Size)
 			}
@@ -111,16 +116,17 @@ func TestForgedStatusDoesNotMoveTheWindow(t *testing.T) {
 
 // A converged cluster with a mark is not applied again on every pass.
 func TestStorageMarkConverges(t *testing.T) {
-	withClock(t, t0)
+	t.Parallel()
+	clk := clocktesting.NewFakePassiveClock(t0)
 	cs := fake.NewClientset()
-	p, _ := growPass(t, cs, pgv1.PostgresClusterStatus{}, nil, used(10))
-	p, _ = growPass(t, cs, *p.status, p.cnpg, used(56))
+	p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
+	p, _ = growPass(t, cs, clk, *p.status, p.cnpg, used(56))
 	if p.cnpg.Annotations[storageMarkAnnotation] != `{"size":"77Mi","from":"64Mi","at":"2026-11-30T12:00:00Z"}` {
 		t.Fatalf("mark = %q", p.cnpg.Annotations[storageMarkAnnotation])
 	}
-	withClock(t, t0.Add(time.Minute))
+	clk.SetTime(t0.Add(time.Minute))
 	n := len(cs.Actions())
-	if _, d := growPass(t, cs, *p.status, p.cnpg, used(60)); d.grew || len(cs.Actions()) != n {
+	if _, d := growPass(t, cs, clk, *p.status, p.cnpg, used(60)); d.grew || len(cs.Actions()) != n {
 		t.Fatalf("a converged pass wrote: grew %v, %v", d.grew, cs.Actions()[n:])
 	}
 }
@@ -129,9 +135,10 @@ func TestStorageMarkConverges(t *testing.T) {
 // time in the future opens no window, a size beyond what runs is not
 // kept, and one that does not parse is ignored.
 func TestForgedMarkIsNotTrusted(t *testing.T) {
-	withClock(t, t0)
+	t.Parallel()
+	clk := clocktesting.NewFakePassiveClock(t0)
 	cs := fake.NewClientset()
-	p, _ := growPass(t, cs, pgv1.PostgresClusterStatus{}, nil, used(10))
+	p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
 	for name, mark := range map[string]string{
 		"time in the future": `{"size":"64Mi","from":"64Mi","at":"2026-12-30T12:00:00Z"}`,
 		"size beyond":        `{"size":"96Mi","from":"64Mi","at":"2026-11-30T12:00:00Z"}`,
@@ -156,12 +163,13 @@ func TestForgedMarkIsNotTrusted(t *testing.T) {
 // A grow decided in a pass whose pipeline stopped before the provisioner
 // is not reported nor announced: the next pass decides again.
 func TestUnappliedGrowIsNotReported(t *testing.T) {
-	withClock(t, t0)
+	t.Parallel()
+	clk := clocktesting.NewFakePassiveClock(t0)
 	cs := fake.NewClientset()
-	p, _ := growPass(t, cs, pgv1.PostgresClusterStatus{}, nil, used(10))
+	p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
 	running := p.cnpg
 	pc := cluster(autoGrowSettings())
-	want, err := resolveAgainst(pc, class(), running)
+	want, err := resolveAgainst(pc, class(), running, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

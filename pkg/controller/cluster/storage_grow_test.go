@@ -29,6 +29,7 @@ func used(mib int64) *collector.Sample {
 }
 
 func TestDecideGrowOffRecordsNothing(t *testing.T) {
+	t.Parallel()
 	d := decideGrow(q("64Mi"), q("64Mi"), nil, nil, used(60), false, t0)
 	if d.grew || d.record != nil || d.size.String() != "64Mi" || d.atLimit != nil {
 		t.Errorf("auto-grow off: %+v", d)
@@ -36,6 +37,7 @@ func TestDecideGrowOffRecordsNothing(t *testing.T) {
 }
 
 func TestDecideGrowUnderThreshold(t *testing.T) {
+	t.Parallel()
 	d := decideGrow(q("64Mi"), q("64Mi"), policy("20%", "128Mi"), nil, used(51), false, t0) // 79.7 %
 	if d.grew || d.size.String() != "64Mi" {
 		t.Fatalf("grew under the threshold: %+v", d)
@@ -49,6 +51,7 @@ func TestDecideGrowUnderThreshold(t *testing.T) {
 }
 
 func TestDecideGrowOverThresholdGrowsOnePercentStep(t *testing.T) {
+	t.Parallel()
 	d := decideGrow(q("64Mi"), q("64Mi"), policy("20%", "128Mi"), nil, used(52), false, t0) // 81 %
 	if !d.grew || d.from.String() != "64Mi" || d.size.String() != "77Mi" {                  // 76.8Mi rounded up
 		t.Fatalf("grow = %v %s → %s", d.grew, d.from.String(), d.size.String())
@@ -66,6 +69,7 @@ func TestDecideGrowOverThresholdGrowsOnePercentStep(t *testing.T) {
 }
 
 func TestDecideGrowQuantityIncrement(t *testing.T) {
+	t.Parallel()
 	d := decideGrow(q("1Gi"), q("1Gi"), policy("10Gi", "100Gi"), nil, used(1000), false, t0)
 	if !d.grew || d.size.String() != "11Gi" {
 		t.Fatalf("grow to %s, want 11Gi", d.size.String())
@@ -75,6 +79,7 @@ func TestDecideGrowQuantityIncrement(t *testing.T) {
 // The window is read from the mark alone, so an operator restarted inside
 // it (a fresh process, the same CNPG Cluster) does not grow again.
 func TestDecideGrowOncePerWindow(t *testing.T) {
+	t.Parallel()
 	p := policy("20%", "128Mi")
 	first := decideGrow(q("64Mi"), q("64Mi"), p, nil, used(52), false, t0)
 	rec := first.record
@@ -92,6 +97,7 @@ func TestDecideGrowOncePerWindow(t *testing.T) {
 }
 
 func TestDecideGrowWindowEndClearsInFlight(t *testing.T) {
+	t.Parallel()
 	rec := &pgv1.StorageStatus{Size: ptr.To(q("77Mi")), LastGrowFrom: ptr.To(q("64Mi")), LastGrowTime: &metav1.Time{Time: t0}, GrowInFlight: true}
 	d := decideGrow(q("77Mi"), q("64Mi"), policy("20%", "128Mi"), rec, used(40), false, t0.Add(11*time.Minute))
 	if d.grew || d.record.GrowInFlight || d.recheck != 0 {
@@ -103,6 +109,7 @@ func TestDecideGrowWindowEndClearsInFlight(t *testing.T) {
 }
 
 func TestDecideGrowCappedAtLimitThenAtLimit(t *testing.T) {
+	t.Parallel()
 	p := policy("50%", "80Mi")
 	d := decideGrow(q("64Mi"), q("64Mi"), p, nil, used(60), false, t0)
 	if !d.grew || d.size.String() != "80Mi" {
@@ -122,6 +129,7 @@ func TestDecideGrowCappedAtLimitThenAtLimit(t *testing.T) {
 }
 
 func TestDecideGrowNoSampleNoGrow(t *testing.T) {
+	t.Parallel()
 	p := policy("20%", "128Mi")
 	for _, s := range []*collector.Sample{nil, {At: t0, Err: "connection refused"}} {
 		d := decideGrow(q("64Mi"), q("64Mi"), p, nil, s, false, t0)
@@ -137,6 +145,7 @@ func TestDecideGrowNoSampleNoGrow(t *testing.T) {
 }
 
 func TestDecideGrowOffAfterGrowKeepsSize(t *testing.T) {
+	t.Parallel()
 	rec := &pgv1.StorageStatus{Size: ptr.To(q("77Mi")), LastGrowTime: &metav1.Time{Time: t0}, GrowInFlight: true}
 	d := decideGrow(q("77Mi"), q("64Mi"), nil, rec, used(75), false, t0)
 	if d.grew || d.size.String() != "77Mi" || d.record.Size.String() != "77Mi" || d.record.GrowInFlight {
@@ -145,6 +154,7 @@ func TestDecideGrowOffAfterGrowKeepsSize(t *testing.T) {
 }
 
 func TestDecideGrowUnrecordedGrowStartsWindow(t *testing.T) {
+	t.Parallel()
 	// The CNPG Cluster runs at 77Mi, its mark says 64Mi: a grow by an
 	// earlier setpoint that wrote no mark, or a mark someone edited.
 	prev := &pgv1.StorageStatus{Size: ptr.To(q("64Mi"))}
@@ -158,6 +168,7 @@ func TestDecideGrowUnrecordedGrowStartsWindow(t *testing.T) {
 // The size in effect comes from the spec and from our CNPG Cluster (the
 // size it runs and setpoint's mark on it), never from status.
 func TestSizeInEffect(t *testing.T) {
+	t.Parallel()
 	pc := &pgv1.PostgresCluster{ObjectMeta: metav1.ObjectMeta{Name: "c", UID: "u1"}}
 	pc.Status.Storage = &pgv1.StorageStatus{Size: ptr.To(q("120Mi"))} // within the limit: status buys nothing
 	d := &desired{SpecStorageSize: q("64Mi"), AutoGrow: policy("20%", "128Mi")}
@@ -205,6 +216,7 @@ func TestSizeInEffect(t *testing.T) {
 }
 
 func TestDecideGrowWaitsForAResizeInFlight(t *testing.T) {
+	t.Parallel()
 	rec := &pgv1.StorageStatus{Size: ptr.To(q("77Mi")), LastGrowFrom: ptr.To(q("64Mi")), LastGrowTime: &metav1.Time{Time: t0}}
 	p := policy("20%", "128Mi")
 	d := decideGrow(q("77Mi"), q("64Mi"), p, rec, used(75), true, t0.Add(time.Hour))

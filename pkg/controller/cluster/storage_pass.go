@@ -55,7 +55,7 @@ func runningSize(pc *pgv1.PostgresCluster, running *cnpgv1.Cluster) (resource.Qu
 // that did not reach the CNPG Cluster). Events wait for the status write
 // (storageEvents).
 func (p *pass) planStorage(sample *collector.Sample) growDecision {
-	t := now()
+	t := p.deps.clock.Now()
 	resizing := p.obs.cnpg != nil && len(p.obs.cnpg.Status.ResizingPVC) > 0
 	prev := observedGrow(p.cluster, p.obs.cnpg, t)
 	d := decideGrow(p.want.StorageSize, p.want.SpecStorageSize, p.want.AutoGrow, prev, sample, resizing, t)

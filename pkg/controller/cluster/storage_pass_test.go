@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/record"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -21,16 +22,10 @@ func autoGrowSettings() pgv1.ClusterSettings {
 	}}
 }
 
-func withClock(t *testing.T, at time.Time) {
-	prev := now
-	now = func() time.Time { return at }
-	t.Cleanup(func() { now = prev })
-}
-
 // A grow reaches the CNPG Cluster, never the PostgresCluster's spec, and
 // status records it.
 func TestGrowIsAppliedToCNPGNotToTheSpec(t *testing.T) {
-	withClock(t, t0)
+	t.Parallel()
 	cs := fake.NewClientset()
 	p := provisionerPass(t, cs, autoGrowSettings())
 	d := p.planStorage(used(56)) // 87.5 % of 64Mi
@@ -59,16 +54,17 @@ func TestGrowIsAppliedToCNPGNotToTheSpec(t *testing.T) {
 // says nothing) neither grows again in the window nor forgets the grown
 // size: both come from the mark on the CNPG Cluster. At the limit it stops.
 func TestGrowSurvivesRestartAndStopsAtLimit(t *testing.T) {
-	withClock(t, t0)
+	t.Parallel()
+	clk := clocktesting.NewFakePassiveClock(t0)
 	cs := fake.NewClientset()
-	p, _ := growPass(t, cs, pgv1.PostgresClusterStatus{}, nil, used(10))
-	p, d := growPass(t, cs, pgv1.PostgresClusterStatus{}, p.cnpg, used(56))
+	p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
+	p, d := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.cnpg, used(56))
 	if !d.grew || p.cnpg.Spec.Storage.Size != "77Mi" {
 		t.Fatalf("first grow: %v, CNPG %s", d.grew, p.cnpg.Spec.Storage.Size)
 	}
 
-	withClock(t, t0.Add(5*time.Minute))
-	p, d = growPass(t, cs, pgv1.PostgresClusterStatus{}, p.cnpg, used(70))
+	clk.SetTime(t0.Add(5 * time.Minute))
+	p, d = growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.cnpg, used(70))
 	if d.grew || d.recheck != 5*time.Minute || p.want.StorageSize.String() != "77Mi" {
 		t.Fatalf("inside the window: grew %v, recheck %s, size %s", d.grew, d.recheck, p.want.StorageSize.String())
 	}
@@ -76,16 +72,16 @@ func TestGrowSurvivesRestartAndStopsAtLimit(t *testing.T) {
 		t.Errorf("reported inside the window: %+v", st)
 	}
 
-	withClock(t, t0.Add(11*time.Minute))
-	if p, d = growPass(t, cs, pgv1.PostgresClusterStatus{}, p.cnpg, used(70)); !d.grew || p.cnpg.Spec.Storage.Size != "93Mi" {
+	clk.SetTime(t0.Add(11 * time.Minute))
+	if p, d = growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.cnpg, used(70)); !d.grew || p.cnpg.Spec.Storage.Size != "93Mi" {
 		t.Fatalf("after the window: grew %v to %s", d.grew, p.cnpg.Spec.Storage.Size)
 	}
-	withClock(t, t0.Add(30*time.Minute))
-	if p, d = growPass(t, cs, pgv1.PostgresClusterStatus{}, p.cnpg, used(90)); !d.grew || p.cnpg.Spec.Storage.Size != "96Mi" {
+	clk.SetTime(t0.Add(30 * time.Minute))
+	if p, d = growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.cnpg, used(90)); !d.grew || p.cnpg.Spec.Storage.Size != "96Mi" {
 		t.Fatalf("capped: grew %v to %s", d.grew, p.cnpg.Spec.Storage.Size)
 	}
-	withClock(t, t0.Add(50*time.Minute))
-	if p, d = growPass(t, cs, pgv1.PostgresClusterStatus{}, p.cnpg, used(95)); d.grew || p.cnpg.Spec.Storage.Size != "96Mi" {
+	clk.SetTime(t0.Add(50 * time.Minute))
+	if p, d = growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.cnpg, used(95)); d.grew || p.cnpg.Spec.Storage.Size != "96Mi" {
 		t.Fatal("grew past the limit")
 	}
 	if c := meta.FindStatusCondition(p.status.Conditions, pgv1.ConditionStorageAtLimit); c == nil || c.Status != "True" || c.Reason != "AtLimit" {
@@ -94,6 +90,7 @@ func TestGrowSurvivesRestartAndStopsAtLimit(t *testing.T) {
 }
 
 func TestAutoGrowOffRemovesTheCondition(t *testing.T) {
+	t.Parallel()
 	p := provisionerPass(t, fake.NewClientset(), autoGrowSettings())
 	p.planStorage(used(10))
 	if meta.FindStatusCondition(p.status.Conditions, pgv1.ConditionStorageAtLimit) == nil {
@@ -109,6 +106,7 @@ func TestAutoGrowOffRemovesTheCondition(t *testing.T) {
 // StorageGrown on each grow; StorageAtLimit only when the condition turns
 // True, not at every pass that finds it True.
 func TestStorageEventsOnEdges(t *testing.T) {
+	t.Parallel()
 	rec := record.NewFakeRecorder(10)
 	c := &Controller{deps: &deps{recorder: rec}}
 	pc := cluster(autoGrowSettings())

@@ -12,6 +12,7 @@ import (
 )
 
 func TestAutoGrowMergesFieldByFieldWithDefaults(t *testing.T) {
+	t.Parallel()
 	cl := class()
 	cl.Spec.Storage.AutoGrow = &pgv1.AutoGrowSpec{Enabled: ptr.To(true), Limit: ptr.To(q("40Gi")), Cooldown: &metav1.Duration{Duration: time.Minute}}
 	d, err := resolve(cluster(pgv1.ClusterSettings{Storage: &pgv1.StorageSpec{AutoGrow: &pgv1.AutoGrowSpec{Threshold: ptr.To[int32](90)}}}), cl)
@@ -36,6 +37,7 @@ func TestAutoGrowMergesFieldByFieldWithDefaults(t *testing.T) {
 }
 
 func TestAutoGrowMergedValidation(t *testing.T) {
+	t.Parallel()
 	for name, ag := range map[string]*pgv1.AutoGrowSpec{
 		"AutoGrowLimitMissing": {Enabled: ptr.To(true)},
 		"AutoGrowInvalid":      {Enabled: ptr.To(true), Limit: ptr.To(q("20Gi")), Increment: ptr.To("0%")},
@@ -51,6 +53,7 @@ func TestAutoGrowMergedValidation(t *testing.T) {
 }
 
 func TestIncrementBytes(t *testing.T) {
+	t.Parallel()
 	for inc, want := range map[string]int64{"20%": 20 * mi, "150%": 150 * mi, "16Mi": 16 * mi, "1Gi": 1 << 30} {
 		p := &autoGrowPolicy{increment: inc}
 		got, err := p.incrementBytes(100 * mi)

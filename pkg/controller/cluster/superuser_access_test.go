@@ -23,6 +23,7 @@ func runningWith(pc *pgv1.PostgresCluster, access *bool) *cnpgv1.Cluster {
 }
 
 func TestSuperuserAccessDecision(t *testing.T) {
+	t.Parallel()
 	pc := cluster(pgv1.ClusterSettings{})
 	retained := runningWith(pc, ptr.To(true))
 	retained.OwnerReferences = nil
@@ -56,6 +57,7 @@ func TestSuperuserAccessDecision(t *testing.T) {
 // superuserAccess is a setting like the others: preset by the class,
 // overridden by the cluster, decided against the running CNPG Cluster.
 func TestSuperuserAccessMergesAndResolves(t *testing.T) {
+	t.Parallel()
 	on := class()
 	on.Spec.SuperuserAccess = ptr.To(true)
 	for _, c := range []struct {
@@ -75,7 +77,7 @@ func TestSuperuserAccessMergesAndResolves(t *testing.T) {
 		if c.running {
 			running = runningWith(pc, ptr.To(true))
 		}
-		d, err := resolveAgainst(pc, c.class, running)
+		d, err := resolveAgainst(pc, c.class, running, t0)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -89,6 +91,7 @@ func TestSuperuserAccessMergesAndResolves(t *testing.T) {
 // contradiction: refused by the CRD in one object, Failed here when false
 // comes from the class; true on the cluster settles it.
 func TestExternalSecretWithAccessOffIsRefused(t *testing.T) {
+	t.Parallel()
 	off := class()
 	off.Spec.SuperuserAccess = ptr.To(false)
 	pc := cluster(pgv1.ClusterSettings{})
@@ -99,13 +102,13 @@ func TestExternalSecretWithAccessOffIsRefused(t *testing.T) {
 		t.Fatalf("err = %v, want SuperuserAccessOff", err)
 	}
 	pc.Spec.SuperuserAccess = ptr.To(true)
-	d, err := resolveAgainst(pc, off, nil)
+	d, err := resolveAgainst(pc, off, nil, t0)
 	if err != nil || !d.Superuser || d.ExternalSuperSec != "vault-su" {
 		t.Fatalf("cluster true over class false: %+v, %v", d, err)
 	}
 	// Unset everywhere: naming the Secret asks for access.
 	pc.Spec.SuperuserAccess = nil
-	if d, err := resolveAgainst(pc, class(), nil); err != nil || !d.Superuser {
+	if d, err := resolveAgainst(pc, class(), nil, t0); err != nil || !d.Superuser {
 		t.Fatalf("external Secret, access unset: superuser %v, %v", d.Superuser, err)
 	}
 }

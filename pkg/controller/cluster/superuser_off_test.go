@@ -24,7 +24,7 @@ func offPass(t *testing.T, secret *corev1.Secret, cnpg *cnpgv1.Cluster) (*pass, 
 	if secret != nil {
 		kube = kubefake(secret)
 	}
-	p.deps = &deps{kube: kube, recorder: discard{}}
+	p.deps = &deps{kube: kube, recorder: discard{}, clock: testClock()}
 	p.want = &desired{}
 	p.obs = &observation{secret: secret, cnpg: cnpg}
 	p.status.Resources = &pgv1.ClusterResources{SuperUserSecretRef: &pgv1.LocalObjectReference{Name: "shop-superuser"},
@@ -51,6 +51,7 @@ func writesOf(cs *kubefakecs.Clientset) []k8stesting.Action {
 // With access off no superuser Secret is created, the Secret contract is
 // the decision itself, and status names no superuser Secret.
 func TestSecretComponentCreatesNothingWithAccessOff(t *testing.T) {
+	t.Parallel()
 	p, kube := offPass(t, nil, nil)
 	c := secretComponent{}
 	err := c.Reconcile(t.Context(), p)
@@ -73,6 +74,7 @@ func TestSecretComponentCreatesNothingWithAccessOff(t *testing.T) {
 // (CNPG may read it), then deleted with a UID precondition; a Secret that
 // is not ours is never touched.
 func TestSuperuserSecretRetiredOnceTheClusterIsOff(t *testing.T) {
+	t.Parallel()
 	p, kube := offPass(t, nil, nil)
 	ours := ourSuperuserSecret(p)
 	for _, c := range []struct {
@@ -126,6 +128,7 @@ func TestSuperuserSecretRetiredOnceTheClusterIsOff(t *testing.T) {
 
 // A rotation request with access off has nothing to rotate: it says so.
 func TestRotationRequestWithAccessOff(t *testing.T) {
+	t.Parallel()
 	p, _ := offPass(t, nil, nil)
 	p.cluster.Annotations = map[string]string{pgv1.RotatePasswordsAnnotation: "r1"}
 	c := secretComponent{}
@@ -140,6 +143,7 @@ func TestRotationRequestWithAccessOff(t *testing.T) {
 // The provisioner turns access off on a CNPG Cluster an earlier setpoint
 // turned on, and no longer names a superuser Secret.
 func TestProvisionerTurnsSuperuserAccessOff(t *testing.T) {
+	t.Parallel()
 	cs := fake.NewClientset()
 	p := provisionerPass(t, cs, pgv1.ClusterSettings{})
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
@@ -179,6 +183,7 @@ func TestProvisionerTurnsSuperuserAccessOff(t *testing.T) {
 // Without a superuser the connection ConfigMap names none, and status
 // keeps the monitor's Secret next to the ConfigMap.
 func TestConnectionInfoWithoutSuperuser(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	p.want = &desired{}
 	p.obs = &observation{ca: []byte("ca")}

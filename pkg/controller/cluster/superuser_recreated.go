@@ -14,9 +14,10 @@ import (
 
 // superuserAnnotations are a new superuser Secret's annotations.
 func superuserAnnotations(p *pass) map[string]string {
-	a := controller.NewSecretRotation(p.cluster, now())
+	at := p.deps.clock.Now()
+	a := controller.NewSecretRotation(p.cluster, at)
 	if p.obs.cnpg != nil {
-		a = controller.MarkRecreated(a, now())
+		a = controller.MarkRecreated(a, at)
 	}
 	return a
 }

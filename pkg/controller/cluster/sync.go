@@ -57,7 +57,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	p := &pass{cluster: pc, obs: obs, deps: c.deps, status: pc.Status.DeepCopy()}
 	defer p.closeConn(ctx)
 
-	want, err := resolveAgainst(pc, obs.class, obs.cnpg)
+	want, err := resolveAgainst(pc, obs.class, obs.cnpg, c.deps.clock.Now())
 	var invalid *specError
 	if errors.As(err, &invalid) {
 		p.setPhase(pgv1.PhaseFailed, invalid.reason, invalid.message)

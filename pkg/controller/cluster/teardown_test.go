@@ -68,6 +68,7 @@ func teardownWrites(actions []k8stesting.Action) []string {
 }
 
 func TestDeletePolicyDeletesOwnedChildrenLastBuiltFirst(t *testing.T) {
+	t.Parallel()
 	pc := clusterWithPolicy(pgv1.DeletionPolicyDelete)
 	o, objs := children(pc, true)
 	pg, kube := pgfake.NewSimpleClientset(objs...), kubefake(o.secret)
@@ -85,6 +86,7 @@ func TestDeletePolicyDeletesOwnedChildrenLastBuiltFirst(t *testing.T) {
 }
 
 func TestRetainDeletesThePoolersThenReleasesWhatItKeeps(t *testing.T) {
+	t.Parallel()
 	pc := clusterWithPolicy(pgv1.DeletionPolicyRetain)
 	o, objs := children(pc, true)
 	pg, kube := pgfake.NewSimpleClientset(objs...), kubefake(o.secret)

@@ -20,6 +20,7 @@ func adopting(name, from string) *pgv1.PostgresDatabase {
 // A database marked for the object adoptFrom names gets this object's
 // CNPG Database, and the grants re-mark it as this object's.
 func TestAdoptFromTakesTheNamedObjectsDatabase(t *testing.T) {
+	t.Parallel()
 	db := adopting("copy-app", "app")
 	pc := readyCluster()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
@@ -46,6 +47,7 @@ func TestAdoptFromTakesTheNamedObjectsDatabase(t *testing.T) {
 // without a marker, and one whose source object still uses the cluster
 // are refused, and no CNPG Database is written.
 func TestAdoptFromRefusesEverythingElse(t *testing.T) {
+	t.Parallel()
 	src := newDatabase("app", pgv1.DatabaseSpec{Name: "billing"})
 	for _, tc := range []struct {
 		name    string
@@ -84,6 +86,7 @@ func TestAdoptFromRefusesEverythingElse(t *testing.T) {
 // The source on another cluster (the one a restored cluster was copied
 // from) does not hold the adoption back.
 func TestAdoptFromSourceOnAnotherCluster(t *testing.T) {
+	t.Parallel()
 	src := newDatabase("app", pgv1.DatabaseSpec{Name: "orders"})
 	src.Spec.ClusterRef.Name = "shop"
 	db := adopting("copy-app", "app")

@@ -16,6 +16,7 @@ import (
 // the cache shows the write, passes run as usual. (The fixture's API
 // server gives every write a new resourceVersion, as a real one does.)
 func TestPassSkippedWhileCacheBehindOwnWrite(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	db.Finalizers = []string{Finalizer}
 	db.ResourceVersion = "7"

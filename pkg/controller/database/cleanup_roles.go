@@ -141,7 +141,7 @@ func (p *pass) dropWait(msg string) health {
 // cluster's own trouble when it has some — a cluster that is not Ready is
 // the usual reason CNPG does not act — rather than only saying "blocked".
 func (p *pass) cleanupWait(pendingReason, blockedReason string, blocked bool, msg string) health {
-	if dt := p.db.DeletionTimestamp; dt != nil && time.Since(dt.Time) > blockedAfter {
+	if dt := p.db.DeletionTimestamp; dt != nil && p.c.clock.Since(dt.Time) > blockedAfter {
 		blocked = true
 	}
 	if pc := p.obs.cluster; pc != nil && pc.Status.Phase != pgv1.PhaseReady {

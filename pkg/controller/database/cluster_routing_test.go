@@ -31,6 +31,7 @@ func routingFixture(t *testing.T) (*fixture, *pgv1.PostgresDatabase, *pgv1.Postg
 // What a database reads of its cluster (clusterView) wakes every
 // database on it: here the cluster leaving Ready.
 func TestClusterChangeWakesEveryDatabase(t *testing.T) {
+	t.Parallel()
 	f, _, _ := routingFixture(t)
 	old := readyCluster()
 	old.ResourceVersion = "1"
@@ -46,6 +47,7 @@ func TestClusterChangeWakesEveryDatabase(t *testing.T) {
 // waiting for the cluster. A database being deleted is woken: its
 // messages quote the cluster's phase.
 func TestClusterPhasesShortOfReadyWakeNoDatabase(t *testing.T) {
+	t.Parallel()
 	f, a, _ := routingFixture(t)
 	old := notReadyCluster()
 	old.ResourceVersion = "1"
@@ -70,6 +72,7 @@ func TestClusterPhasesShortOfReadyWakeNoDatabase(t *testing.T) {
 
 // The same resourceVersion (a resync) wakes nothing.
 func TestClusterResyncWakesNothing(t *testing.T) {
+	t.Parallel()
 	f, _, _ := routingFixture(t)
 	pc := readyCluster()
 	pc.ResourceVersion = "1"
@@ -100,6 +103,7 @@ func cnpgCluster(rv string, roles ...cnpgv1.RoleConfiguration) *cnpgv1.Cluster {
 // on the cluster: a role listed there is refused or waits (claimRole).
 // Databases of other clusters sleep on.
 func TestManagedRolesChangeWakesTheClusterDatabases(t *testing.T) {
+	t.Parallel()
 	ours := cnpgv1.RoleConfiguration{Name: "orders_admin", Comment: controller.PostgresMarker(ns, "a")}
 	byHand := cnpgv1.RoleConfiguration{Name: "billing_rw", Comment: "by hand"}
 	for name, tc := range map[string]struct{ old, new *cnpgv1.Cluster }{
@@ -126,6 +130,7 @@ func TestManagedRolesChangeWakesTheClusterDatabases(t *testing.T) {
 // every instance change — reaches the databases through their
 // PostgresCluster, if at all: it wakes none of them.
 func TestCNPGClusterChangeOutsideManagedRolesWakesNoDatabase(t *testing.T) {
+	t.Parallel()
 	f, _, _ := routingFixture(t)
 	roles := cnpgv1.RoleConfiguration{Name: "app", Comment: "by hand"}
 	old := cnpgCluster("1", roles)

@@ -14,6 +14,7 @@ import (
 // would both name their children a-b-c-*: the later one is refused,
 // naming the earlier, and the earlier is not disturbed.
 func TestChildNameCollisionIsTerminalForTheLaterObject(t *testing.T) {
+	t.Parallel()
 	first := newDatabase("a", pgv1.DatabaseSpec{Name: "b_c"})
 	second := newDatabase("a-b", pgv1.DatabaseSpec{Name: "c"})
 	second.UID = "uid-second"
@@ -39,6 +40,7 @@ func TestChildNameCollisionIsTerminalForTheLaterObject(t *testing.T) {
 }
 
 func TestDistinctStemsDoNotCollide(t *testing.T) {
+	t.Parallel()
 	a := newDatabase("a", pgv1.DatabaseSpec{Name: "b_c"})
 	other := newDatabase("a-b", pgv1.DatabaseSpec{Name: "d"})
 	if err := nameCollision(other, []*pgv1.PostgresDatabase{a, other}); err != nil {

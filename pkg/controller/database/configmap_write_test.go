@@ -15,6 +15,7 @@ import (
 // The first ConfigMap of a database costs one request: the create proves
 // it absent; no lookup before it.
 func TestNewConfigMapIsOneCreate(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	pc := readyCluster()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
@@ -42,6 +43,7 @@ func TestNewConfigMapIsOneCreate(t *testing.T) {
 // A key we no longer publish (ro-user once readOnlyRole is off) is
 // removed by the patch; the others are set.
 func TestDataPatchRemovesWhatWeNoLongerPublish(t *testing.T) {
+	t.Parallel()
 	got := dataPatch(map[string]string{"host": "a", "ro-user": "x_ro"}, map[string]string{"host": "b", "port": "5432"})
 	want := map[string]any{"host": "b", "port": "5432", "ro-user": nil}
 	if !maps.Equal(got, want) {

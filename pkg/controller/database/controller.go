@@ -9,6 +9,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -28,6 +29,9 @@ type Controller struct {
 	pg       versioned.Interface
 	recorder record.EventRecorder
 	sql      sqlRunner
+	// clock is the time of rotation records, status deferrals and the
+	// escalation of a stuck cleanup: the seam of unit tests, never nil.
+	clock clock.PassiveClock
 
 	databases     pglisters.PostgresDatabaseLister
 	databaseIndex cache.Indexer
@@ -71,6 +75,7 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		kube:              cfg.Kube,
 		pg:                cfg.PG,
 		recorder:          cfg.Recorder,
+		clock:             cfg.ClockOrReal(),
 		sql:               pgxRunner{connector: cfg.Connector, timeout: timeout},
 		databases:         pg.PostgresDatabases().Lister(),
 		databaseIndex:     pg.PostgresDatabases().Informer().GetIndexer(),

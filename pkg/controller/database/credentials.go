@@ -104,7 +104,7 @@ func (p *pass) afterValidation(ctx context.Context, d pgv1.DatabaseSpec, c roleC
 		return ready("", "")
 	}
 	p.rotation.selected++
-	s, rotated, err := controller.EnsureRotated(ctx, p.c.kube.CoreV1().Secrets(p.db.Namespace), p.obs.secrets[c.generated], request, fieldManager, now())
+	s, rotated, err := controller.EnsureRotated(ctx, p.c.kube.CoreV1().Secrets(p.db.Namespace), p.obs.secrets[c.generated], request, fieldManager, p.c.clock.Now())
 	if err != nil {
 		return apiError(pgv1.ReasonPasswordRotationFailed, err)
 	}

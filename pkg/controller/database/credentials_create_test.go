@@ -26,6 +26,7 @@ func count(ws []string, w string) int {
 // create that fails is tried again by the credential it belongs to, in
 // the same pass, and only a failure that persists is reported.
 func TestNewSecretsCreatedOnceEachAndFailuresRetried(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
 	if _, err := f.sync("shop"); err != nil {
@@ -69,6 +70,7 @@ func TestNewSecretsCreatedOnceEachAndFailuresRetried(t *testing.T) {
 // place and nothing else: its DatabaseRoles, which need the finalizer's
 // cleanup, are written only once the finalizer is stored.
 func TestSecretsCreatedAlongsideTheFinalizer(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
 	f.pg.PrependReactor("patch", "postgresdatabases", func(k8stesting.Action) (bool, runtime.Object, error) {

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -42,6 +41,7 @@ func (f *fixture) startDeletion(name string) {
 func (f *fixture) gone(err error) bool { return apierrors.IsNotFound(err) }
 
 func TestDeleteRetainReleasesForAdoption(t *testing.T) {
+	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain}))
 	admin := f.role("pg.orders-admin")
 	f.startDeletion("shop")
@@ -96,6 +96,7 @@ func TestDeleteRetainReleasesForAdoption(t *testing.T) {
 // changed with the deletion) sets reclaim retain first, then deletes
 // them: CNPG's finalizer reads the policy of the object it holds.
 func TestDeleteRetainSetsReclaimRetainFirst(t *testing.T) {
+	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
 	f.setSpec("shop", func(d *pgv1.DatabaseSpec) { d.DeletionPolicy = pgv1.DeletionPolicyRetain })
 	f.startDeletion("shop")
@@ -133,6 +134,7 @@ func TestDeleteRetainSetsReclaimRetainFirst(t *testing.T) {
 }
 
 func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := readyFixture(t, db)
 	f.startDeletion("shop")
@@ -243,6 +245,7 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 // CloudNativePG applied that generation: CNPG drops only what its object
 // says at the time.
 func TestDeleteSetsReclaimDeleteAndWaitsUntilApplied(t *testing.T) {
+	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain}))
 	f.setSpec("shop", func(d *pgv1.DatabaseSpec) { d.DeletionPolicy = pgv1.DeletionPolicyDelete })
 	f.startDeletion("shop")
@@ -290,6 +293,7 @@ func TestDeleteSetsReclaimDeleteAndWaitsUntilApplied(t *testing.T) {
 // A role Postgres has without our marker once our DatabaseRole is gone
 // (someone made it again by hand) is not ours to drop: the deletion ends.
 func TestDeleteLeavesARoleThatIsNotOurs(t *testing.T) {
+	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
 	f.startDeletion("shop")
 	for range 2 { // the CNPG Database, then the DatabaseRoles
@@ -314,6 +318,7 @@ func TestDeleteLeavesARoleThatIsNotOurs(t *testing.T) {
 }
 
 func TestDeleteBlockedByCNPGIsReported(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := readyFixture(t, db)
 	f.startDeletion("shop")
@@ -333,6 +338,7 @@ func TestDeleteBlockedByCNPGIsReported(t *testing.T) {
 }
 
 func TestDeleteWithClusterGoneDoesNotBlock(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := readyFixture(t, db)
 	if err := f.pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "pg", metav1.DeleteOptions{}); err != nil {
@@ -377,6 +383,7 @@ func TestDeleteWithClusterGoneDoesNotBlock(t *testing.T) {
 // A database removed from the spec follows its policy while the object
 // lives on: here Delete, remembered by its ConfigMap.
 func TestRemovedDatabaseIsCleanedUp(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}, pgv1.DatabaseSpec{Name: "legacy"})
 	f := readyFixture(t, db)
 	cur := f.db("shop")
@@ -426,9 +433,10 @@ func TestRemovedDatabaseIsCleanedUp(t *testing.T) {
 // A database drop that CNPG does not finish escalates like role cleanup,
 // and names the cluster's own trouble.
 func TestDatabaseDropWaitEscalates(t *testing.T) {
+	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
 	cd := f.cnpgDB("shop-orders")
-	long := metav1.NewTime(time.Now().Add(-3 * blockedAfter))
+	long := metav1.NewTime(f.clock.Now().Add(-3 * blockedAfter))
 	cd.DeletionTimestamp = &long // CNPG's finalizer holds it: the drop is not done
 	if _, err := f.pg.CNPGV1().Databases(ns).Update(t.Context(), cd, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
@@ -488,6 +496,7 @@ func deletePrecondition(actions []k8stesting.Action) types.UID {
 // pass too: our controller reference replaces the retained marks, and an
 // Event says so.
 func TestRetainedSecretsAreAdoptedByTheNextObjectOfTheName(t *testing.T) {
+	t.Parallel()
 	spec := pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain}
 	f := readyFixture(t, newDatabase("shop", spec))
 	f.startDeletion("shop")

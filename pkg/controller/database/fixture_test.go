@@ -18,6 +18,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
@@ -116,18 +117,20 @@ type fixture struct {
 	// api versions writes as the API server does, refuses stale updates,
 	// injects faults and logs the requests of both clientsets in order.
 	api *controllertest.API
+	// clock is the controller's own, stopped unless the test moves it.
+	clock *clocktesting.FakeClock
 }
 
 func newFixture(t *testing.T, kubeObjs, pgObjs []runtime.Object) *fixture {
 	t.Helper()
 	f := &fixture{t: t, kube: kubefake.NewClientset(kubeObjs...), pg: fake.NewClientset(pgObjs...),
-		sql: &fakeSQL{}, rec: record.NewFakeRecorder(100)}
+		sql: &fakeSQL{}, rec: record.NewFakeRecorder(100), clock: clocktesting.NewFakeClock(time.Now())}
 	f.api = controllertest.NewAPI(f.kube, f.pg)
 	f.inf = controller.NewInformers(f.kube, f.pg, "", 0)
 	if err := f.inf.AddIndexers(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(Config{Kube: f.kube, PG: f.pg, Recorder: f.rec}, f.inf)
+	c, err := New(Config{Kube: f.kube, PG: f.pg, Recorder: f.rec, Clock: f.clock}, f.inf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 // A pass that writes the database as Failed tells the queue so: it is
 // counted and logged as failed, not as a success or a wait.
 func TestFailedPassReportsFailed(t *testing.T) {
+	t.Parallel()
 	ext := pgv1.DatabaseSpec{Name: "orders", PasswordConfig: &pgv1.DatabasePasswordConfig{
 		AdminSecretRef: &pgv1.LocalObjectReference{Name: "vault-admin"}}}
 	f := newFixture(t, nil, []runtime.Object{readyCluster(), newDatabase("shop", ext)})

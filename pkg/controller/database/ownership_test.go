@@ -16,6 +16,7 @@ import (
 // A ConfigMap our label-selected cache cannot see is found by the create
 // (AlreadyExists), read, and, not being ours, left as it is.
 func TestForeignConfigMapIsRefused(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	pc := readyCluster()
 	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-orders-config", Namespace: ns},
@@ -38,6 +39,7 @@ func TestForeignConfigMapIsRefused(t *testing.T) {
 // object gets no CNPG Database (which would change its owner and, with
 // Delete, drop it).
 func TestExistingPostgresDatabaseIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ comment, want string }{
 		{"", "was not created by setpoint"},
 		{controller.PostgresMarker(ns, "other"), "created by setpoint for PostgresDatabase " + ns + "/other"},
@@ -63,6 +65,7 @@ func TestExistingPostgresDatabaseIsRefused(t *testing.T) {
 // A database setpoint created for this very object (its marker) is taken
 // back: that is what a Retain deletion leaves.
 func TestMarkedPostgresDatabaseIsAdopted(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	pc := readyCluster()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
@@ -79,6 +82,7 @@ func TestMarkedPostgresDatabaseIsAdopted(t *testing.T) {
 // Retained Secrets go back only to an object of the same name on the same
 // cluster.
 func TestRetainedSecretOfAnotherClusterIsRefused(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	kept := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-orders-admin", Namespace: ns,

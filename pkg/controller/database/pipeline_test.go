@@ -28,6 +28,7 @@ func cond(t *testing.T, db *pgv1.PostgresDatabase, typ string) *metav1.Condition
 }
 
 func TestClusterNotFoundIsPendingWithRequeue(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil, []runtime.Object{newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
 	res, err := f.sync("shop")
 	if err != nil {
@@ -67,6 +68,7 @@ func TestClusterNotFoundIsPendingWithRequeue(t *testing.T) {
 }
 
 func TestClusterNotReady(t *testing.T) {
+	t.Parallel()
 	pc := readyCluster()
 	pc.Status.Conditions[0].Status = metav1.ConditionFalse
 	pc.Status.Phase = pgv1.PhaseProvisioning
@@ -91,6 +93,7 @@ func TestClusterNotReady(t *testing.T) {
 
 // The whole pipeline, pass by pass, from creation to Ready, then idle.
 func TestPipelineToReadyThenIdle(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "order_items", Extensions: []string{"pgcrypto"}})
 	pc := readyCluster()
 	pc.Status.ConnectionPoolerStatus = &pgv1.ConnectionPoolerStatus{Enabled: true}
@@ -213,6 +216,7 @@ func equalSpec(a, b cnpgv1.DatabaseSpec) bool {
 }
 
 func TestExistingSecretIsAdoptedNotRegenerated(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	retained := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-orders-admin", Namespace: ns, ResourceVersion: "7",
@@ -237,6 +241,7 @@ func TestExistingSecretIsAdoptedNotRegenerated(t *testing.T) {
 // A Secret our cache has not seen yet: Create fails with AlreadyExists and
 // the existing one is used as it is.
 func TestCreateAlreadyExistsUsesExisting(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, nil, []runtime.Object{readyCluster(), db})
 	ours := &corev1.Secret{
@@ -261,6 +266,7 @@ func TestCreateAlreadyExistsUsesExisting(t *testing.T) {
 }
 
 func TestExternalSecretValidation(t *testing.T) {
+	t.Parallel()
 	ext := pgv1.DatabaseSpec{Name: "orders", PasswordConfig: &pgv1.DatabasePasswordConfig{
 		AdminSecretRef: &pgv1.LocalObjectReference{Name: "vault-admin"}}}
 	for name, tc := range map[string]struct {
@@ -307,6 +313,7 @@ func TestExternalSecretValidation(t *testing.T) {
 }
 
 func TestRoleConflictIsFailedNamingTheOwner(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("second", pgv1.DatabaseSpec{Name: "orders"})
 	first := &metav1.OwnerReference{APIVersion: pgv1.SchemeGroupVersion.String(), Kind: "PostgresDatabase",
 		Name: "first", UID: "uid-first", Controller: ptr.To(true)}
@@ -335,6 +342,7 @@ func TestRoleConflictIsFailedNamingTheOwner(t *testing.T) {
 }
 
 func TestDatabaseNotAppliedIsProvisioningWithMessage(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
 	toDatabases(t, f, "shop")
@@ -357,6 +365,7 @@ func TestDatabaseNotAppliedIsProvisioningWithMessage(t *testing.T) {
 }
 
 func TestRemovedExtensionIsAbsentThenPruned(t *testing.T) {
+	t.Parallel()
 	cur := &cnpgv1.Database{Spec: cnpgv1.DatabaseSpec{Extensions: []cnpgv1.ExtensionSpec{
 		{Name: "pgcrypto", Ensure: cnpgv1.EnsurePresent}, {Name: "hstore"}}}}
 	n := namesOf("shop", "orders")
@@ -377,6 +386,7 @@ func TestRemovedExtensionIsAbsentThenPruned(t *testing.T) {
 }
 
 func TestGrantPlanQuotesIdentifiers(t *testing.T) {
+	t.Parallel()
 	plan := grantPlan(namesOf("x", `we"ird; DROP TABLE t`), "managed by setpoint for PostgresDatabase ns/it's", false)
 	want := []string{
 		`GRANT CONNECT ON DATABASE "we""ird; DROP TABLE t" TO "we""ird; DROP TABLE t_rw"`,
@@ -393,6 +403,7 @@ func TestGrantPlanQuotesIdentifiers(t *testing.T) {
 }
 
 func TestGrantFailureIsAWaitNotAHotLoop(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
 	toDatabases(t, f, "shop")
@@ -415,6 +426,7 @@ type errString string
 func (e errString) Error() string { return string(e) }
 
 func TestInvalidNameIsTerminal(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 64)
 	f := newFixture(t, nil, []runtime.Object{readyCluster(), newDatabase(long, pgv1.DatabaseSpec{Name: "orders"})})
 	_, err := f.sync(long)
@@ -431,6 +443,7 @@ func TestInvalidNameIsTerminal(t *testing.T) {
 // finalizer) first, then those still waiting for their first pass, ahead
 // of other databases' first passes.
 func TestClusterEventsRouteToItsDatabases(t *testing.T) {
+	t.Parallel()
 	other := newDatabase("other", pgv1.DatabaseSpec{Name: "x"})
 	other.Spec.ClusterRef.Name = "elsewhere"
 	started := newDatabase("started", pgv1.DatabaseSpec{Name: "y"})

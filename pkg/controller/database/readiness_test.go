@@ -13,6 +13,7 @@ import (
 // A Ready database stays Ready, with no write and no SQL, while its
 // cluster passes through a transient phase.
 func TestReadyHoldsThroughTransientClusterPhases(t *testing.T) {
+	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
 	sqlBefore := len(f.sql.execs)
 	for _, phase := range []pgv1.Phase{pgv1.PhaseConfiguring, pgv1.PhaseProvisioning, pgv1.PhasePending} {
@@ -55,6 +56,7 @@ func TestReadyHoldsThroughTransientClusterPhases(t *testing.T) {
 
 // A database that never was Ready waits for its cluster as before.
 func TestNotYetReadyDatabaseWaitsForCluster(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	pc := readyCluster()
 	pc.Status.Phase = pgv1.PhaseConfiguring

@@ -39,6 +39,7 @@ func roleNamesOf(db *pgv1.PostgresDatabase) []string {
 // readOnlyRole adds <db>_ro: its Secret, its intent, its ConfigMap keys
 // and its grants.
 func TestReadOnlyRoleIsCreatedAndGranted(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})})
 	converge(t, f, "shop")
 	ro := f.secret("shop-orders-ro")
@@ -80,6 +81,7 @@ func TestReadOnlyRoleIsCreatedAndGranted(t *testing.T) {
 // absent; once Postgres no longer has the role, its Secret deleted and the
 // role forgotten — then passes are idle.
 func TestReadOnlyRoleRemovedWithDelete(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})})
 	converge(t, f, "shop")
 	ro := f.role("pg.orders-ro")
@@ -152,6 +154,7 @@ func TestReadOnlyRoleRemovedWithDelete(t *testing.T) {
 // the role, ours by its marker, gets a DatabaseRole again — once CNPG let
 // the previous one go.
 func TestReadOnlyRoleRemovedWithRetain(t *testing.T) {
+	t.Parallel()
 	spec := pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true, DeletionPolicy: pgv1.DeletionPolicyRetain}
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", spec)})
 	converge(t, f, "shop")
@@ -216,6 +219,7 @@ func TestReadOnlyRoleRemovedWithRetain(t *testing.T) {
 // where it waits (the cluster) instead of failing. The role stays listed:
 // the removal goes on once the cluster is back.
 func TestReadOnlyRemovalWaitsForTheCluster(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})})
 	converge(t, f, "shop")
 	if err := f.pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "pg", metav1.DeleteOptions{}); err != nil {

@@ -44,6 +44,7 @@ func (f *fixture) issueCert(obj string) {
 // names CNPG's Secrets instead of the password Secrets, and the grants log
 // in as <db>_admin with its certificate, no password.
 func TestCertificateDatabaseRolesWaitForTheirCertificates(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true, Authentication: pgv1.AuthenticationCertificate})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
 	if _, err := f.sync("shop"); err != nil {
@@ -128,6 +129,7 @@ func TestCertificateDatabaseRolesWaitForTheirCertificates(t *testing.T) {
 // DatabaseRole: a same-named Secret controlled by anything else is not
 // used, and the grants wait.
 func TestCertificateGrantsUseOnlyCNPGsSecretOfOurRole(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", Authentication: pgv1.AuthenticationCertificate})
 	planted := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pg.orders-admin-client-cert", Namespace: ns},
 		Type: corev1.SecretTypeTLS, Data: map[string][]byte{"tls.crt": []byte("THEIRS"), "tls.key": []byte("THEIRS")}}

@@ -67,6 +67,7 @@ func shopFixture(t *testing.T, pgObjs ...runtime.Object) *fixture {
 // policy) nor written; one a previous object of this name controlled goes
 // with that object.
 func TestForeignDatabaseRoleOfOurNameIsRefused(t *testing.T) {
+	t.Parallel()
 	f := shopFixture(t, foreignRole("pg.orders-admin", "orders_admin", nil))
 	refused(t, f, "RoleConflict", `DatabaseRole "pg.orders-admin" exists and was not created by setpoint for this object (not managed by setpoint)`)
 	if r := f.role("pg.orders-admin"); len(r.OwnerReferences) != 0 || r.Spec.PasswordSecret.Name != "theirs" || r.Spec.Comment != "" {
@@ -91,6 +92,7 @@ func TestForeignDatabaseRoleOfOurNameIsRefused(t *testing.T) {
 // (CNPG would let the two fight) is a conflict; one on another cluster is
 // not.
 func TestAnotherDatabaseRoleOfTheRoleIsRefused(t *testing.T) {
+	t.Parallel()
 	f := shopFixture(t, foreignRole("manual-orders-admin", "orders_admin", nil))
 	refused(t, f, "RoleConflict", `role orders_admin is managed by DatabaseRole "manual-orders-admin"`)
 	if f.hasRole("pg.orders-admin") {
@@ -112,6 +114,7 @@ func TestAnotherDatabaseRoleOfTheRoleIsRefused(t *testing.T) {
 // a role listed there for anyone else is left alone. The CNPG Cluster that
 // counts is the one the PostgresCluster controls.
 func TestManagedRolesEntryOfSomeoneElseIsRefused(t *testing.T) {
+	t.Parallel()
 	for name, comment := range map[string]string{
 		"by hand":            "the shop's admin",
 		"for another object": controller.PostgresMarker(ns, "other"),
@@ -146,6 +149,7 @@ func TestManagedRolesEntryOfSomeoneElseIsRefused(t *testing.T) {
 // marker) is ours: the pass waits, writing nothing for it, until the
 // cluster controller has moved it out, then applies its DatabaseRole.
 func TestOwnManagedRolesEntryWaitsForTheMove(t *testing.T) {
+	t.Parallel()
 	f := shopFixture(t)
 	marker := controller.PostgresMarker(ns, "shop")
 	f.setManagedRoles(cnpgv1.RoleConfiguration{Name: "orders_admin", Comment: marker})
@@ -174,6 +178,7 @@ func TestOwnManagedRolesEntryWaitsForTheMove(t *testing.T) {
 // A role Postgres has without this object's marker is not taken over:
 // CNPG would set its password, and drop it with a Delete policy.
 func TestRoleInPostgresWithoutOurMarkerIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ comment, want string }{
 		{"", "role orders_admin exists in Postgres and was not created by setpoint"},
 		{"the shop's admin", "role orders_admin exists in Postgres and was not created by setpoint"},
@@ -191,6 +196,7 @@ func TestRoleInPostgresWithoutOurMarkerIsRefused(t *testing.T) {
 // When Postgres cannot be asked, nothing is written: the claim is a wait
 // (the server restarting, failing over), not a failure.
 func TestUnverifiableRoleIsAWait(t *testing.T) {
+	t.Parallel()
 	f := shopFixture(t)
 	f.sql.err = errString("connection refused")
 	res, err := f.sync("shop")
@@ -222,6 +228,7 @@ func TestUnverifiableRoleIsAWait(t *testing.T) {
 // DatabaseRole: the one that has it keeps it and stays Ready, untouched;
 // the other is refused, naming it.
 func TestSecondObjectAskingForTheRoleIsRefused(t *testing.T) {
+	t.Parallel()
 	first := newDatabase("first", pgv1.DatabaseSpec{Name: "orders"})
 	second := newDatabase("second", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), first, second})
@@ -259,6 +266,7 @@ func TestSecondObjectAskingForTheRoleIsRefused(t *testing.T) {
 // marker; a later PostgresDatabase of the same name on the same cluster
 // takes them back — its DatabaseRoles, the retained Secrets and passwords.
 func TestRetainedRolesAreTakenBackByTheNextObjectOfTheName(t *testing.T) {
+	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain}))
 	before := f.passwords("shop-orders-admin", "shop-orders-rw")
 	f.startDeletion("shop")
@@ -293,6 +301,7 @@ func TestRetainedRolesAreTakenBackByTheNextObjectOfTheName(t *testing.T) {
 // names, once that object no longer uses the cluster: the DatabaseRoles
 // give them this object's marker and Secrets. Anything else stays refused.
 func TestAdoptFromTakesTheSourcesRoles(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), adopting("copy-app", "app")})
 	for _, r := range []string{"orders_admin", "orders_rw"} {
 		f.sql.setRole(r, controller.PostgresMarker(ns, "app"))
@@ -343,6 +352,7 @@ func TestAdoptFromTakesTheSourcesRoles(t *testing.T) {
 // the API server refuses, and the object it has is judged — never taken
 // over by a forced apply.
 func TestRoleCreateLostToAnUnseenObjectIsAConflict(t *testing.T) {
+	t.Parallel()
 	f := shopFixture(t)
 	first := &metav1.OwnerReference{APIVersion: pgv1.SchemeGroupVersion.String(), Kind: "PostgresDatabase",
 		Name: "first", UID: "uid-first", Controller: ptr.To(true)}

@@ -3,7 +3,6 @@ package database
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
@@ -11,9 +10,6 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
-
-// now is the clock of rotation records; tests replace it.
-var now = time.Now
 
 // rotationReport is what one pass found and did about a rotation request.
 type rotationReport struct {

@@ -53,6 +53,7 @@ func roleStatus(t *testing.T, db *pgv1.PostgresDatabase, role string) pgv1.RoleS
 // Secret that carries the request id; a second pass does nothing; a new
 // request naming one role rotates only that one.
 func TestRotationRequestIsDoneExactlyOnce(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
 	converge(t, f, "shop")
 	secrets := []string{"shop-orders-admin", "shop-orders-rw"}
@@ -141,6 +142,7 @@ func TestRotationRequestIsDoneExactlyOnce(t *testing.T) {
 // request id (the operator died after writing it, before status) is not
 // rotated again, and status catches up.
 func TestRotationDoneInSecretIsNotRepeated(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
 	converge(t, f, "shop")
 	for _, name := range []string{"shop-orders-admin", "shop-orders-rw"} {
@@ -168,6 +170,7 @@ func TestRotationDoneInSecretIsNotRepeated(t *testing.T) {
 
 // External Secrets are never written: a request naming them is reported.
 func TestRotationNeverWritesExternalSecrets(t *testing.T) {
+	t.Parallel()
 	ext := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-rw", Namespace: ns}, Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte("orders_rw"), "password": []byte("mine")}}
 	spec := pgv1.DatabaseSpec{Name: "orders", PasswordConfig: &pgv1.DatabasePasswordConfig{RWSecretRef: &pgv1.LocalObjectReference{Name: "vault-rw"}}}
@@ -197,6 +200,7 @@ func TestRotationNeverWritesExternalSecrets(t *testing.T) {
 // With passwordConfig.reloadOnChange the user's Secret gets cnpg.io/reload
 // and nothing else; without it, nothing at all.
 func TestReloadOnChangeLabelsOnlyWithConsent(t *testing.T) {
+	t.Parallel()
 	for _, consent := range []bool{false, true} {
 		ext := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-rw", Namespace: ns, Labels: map[string]string{"team": "a"}},
 			Type: corev1.SecretTypeBasicAuth, Data: map[string][]byte{"username": []byte("orders_rw"), "password": []byte("mine")}}
@@ -236,6 +240,7 @@ func mapsEqual(a, b map[string]string) bool {
 
 // A Secret created while a request is pending already answers it.
 func TestSecretCreatedDuringRequestIsNotRotatedAgain(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	db.Annotations = map[string]string{pgv1.RotatePasswordsAnnotation: "r1"}
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
@@ -255,6 +260,7 @@ func TestSecretCreatedDuringRequestIsNotRotatedAgain(t *testing.T) {
 // A roles annotation with a typo is said in status; the valid items are
 // carried out.
 func TestRotationRolesTypoIsReported(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
 	converge(t, f, "shop")
 	before := f.passwords("shop-orders-admin", "shop-orders-rw")

@@ -15,6 +15,7 @@ import (
 // a new password, marked, with a Warning Event and a note in SecretsReady;
 // a first Secret is not marked.
 func TestDeletedSecretComesBackMarked(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
 	converge(t, f, "shop")
@@ -60,6 +61,7 @@ func TestDeletedSecretComesBackMarked(t *testing.T) {
 // enough that the Secret gave the role its password, whatever the status
 // says (here: nothing).
 func TestAppliedDatabaseRoleMarksTheDeletedSecret(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
 	converge(t, f, "shop")
@@ -73,6 +75,7 @@ func TestAppliedDatabaseRoleMarksTheDeletedSecret(t *testing.T) {
 // Secret deleted before that, with nothing in status, comes back as a
 // first one.
 func TestUnappliedDatabaseRoleIssuedNothing(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
 	if _, err := f.sync("shop"); err != nil {
@@ -91,6 +94,7 @@ func TestUnappliedDatabaseRoleIssuedNothing(t *testing.T) {
 // Secret the last pass listed as the role's password is still a deleted
 // one: it comes back marked.
 func TestSecretDeletedWhileItsRoleIsReconciledIsMarked(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
 	if _, err := f.sync("shop"); err != nil {

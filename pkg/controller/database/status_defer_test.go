@@ -13,20 +13,6 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
-// fakeClock replaces now for the test; advance moves it on.
-type fakeClock struct{ at time.Time }
-
-func useClock(t *testing.T) *fakeClock {
-	t.Helper()
-	c := &fakeClock{at: time.Now()}
-	old := now
-	now = func() time.Time { return c.at }
-	t.Cleanup(func() { now = old })
-	return c
-}
-
-func (c *fakeClock) advance(d time.Duration) { c.at = c.at.Add(d) }
-
 func statusWritten(f *fixture) bool {
 	return slices.Contains(f.allWrites(), "update postgresdatabases/status")
 }
@@ -50,19 +36,19 @@ func readyReasonOf(f *fixture, name string) string {
 // and returns the fixture. Its first pass defers too (a status never
 // written waits for Ready or news), so the roles wait is written when that
 // first bound runs out.
-func deferredToApplied(t *testing.T, clock *fakeClock) *fixture {
+func deferredToApplied(t *testing.T) *fixture {
 	t.Helper()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
 	if wait := mustSync(t, f, "shop"); statusWritten(f) || wait != progressReportDelay {
 		t.Fatalf("first pass: requeue %v writes %v, want no status write for the bound %v", wait, f.allWrites(), progressReportDelay)
 	}
-	clock.advance(progressReportDelay)
+	f.clock.Step(progressReportDelay)
 	mustSync(t, f, "shop")
 	if !hasClaim(f.db("shop")) || readyReasonOf(f, "shop") != "RolesPending" {
 		t.Fatalf("write at the bound: %s %+v, want the roles wait with the claim", readyReasonOf(f, "shop"), f.db("shop").Status.Databases)
 	}
-	clock.advance(time.Second)
+	f.clock.Step(time.Second)
 	f.applyRoles()
 	if wait := mustSync(t, f, "shop"); wait != progressReportDelay {
 		t.Errorf("first deferral requeues after %v, want the whole bound %v", wait, progressReportDelay)
@@ -85,9 +71,9 @@ func hasClaim(db *pgv1.PostgresDatabase) bool {
 // Within the bound, a pass woken by the new CNPG Database itself writes
 // nothing and asks to come back when the bound ends.
 func TestApplyingWaitDeferredWithinBound(t *testing.T) {
-	clock := useClock(t)
-	f := deferredToApplied(t, clock)
-	clock.advance(4 * time.Second)
+	t.Parallel()
+	f := deferredToApplied(t)
+	f.clock.Step(4 * time.Second)
 	wait := mustSync(t, f, "shop")
 	if statusWritten(f) {
 		t.Errorf("status written within the bound: %v", f.allWrites())
@@ -100,9 +86,9 @@ func TestApplyingWaitDeferredWithinBound(t *testing.T) {
 // Past the bound the wait is said: DatabaseApplying is written, and the
 // next deferral would start a bound of its own.
 func TestApplyingWaitWrittenPastBound(t *testing.T) {
-	clock := useClock(t)
-	f := deferredToApplied(t, clock)
-	clock.advance(progressReportDelay)
+	t.Parallel()
+	f := deferredToApplied(t)
+	f.clock.Step(progressReportDelay)
 	if wait := mustSync(t, f, "shop"); wait != provisionRecheck {
 		t.Errorf("requeue %v after the write, want the wait's own recheck %v", wait, provisionRecheck)
 	}
@@ -116,9 +102,9 @@ func TestApplyingWaitWrittenPastBound(t *testing.T) {
 
 // CloudNativePG reporting it could not apply is written at once.
 func TestNotAppliedWrittenAtOnce(t *testing.T) {
-	clock := useClock(t)
-	f := deferredToApplied(t, clock)
-	clock.advance(time.Second)
+	t.Parallel()
+	f := deferredToApplied(t)
+	f.clock.Step(time.Second)
 	f.markApplied("shop-orders", false, "role missing")
 	mustSync(t, f, "shop")
 	if r := cond(t, f.db("shop"), pgv1.ConditionDatabasesReady).Reason; r != "DatabaseNotApplied" {
@@ -140,7 +126,7 @@ func notReadyCluster() *pgv1.PostgresCluster {
 // roles and CloudNativePG are progress. The bound runs from the first
 // deferral, not from each pass.
 func TestProgressToReadyWritesOnce(t *testing.T) {
-	clock := useClock(t)
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := newFixture(t, clusterSecrets(), []runtime.Object{notReadyCluster(), db})
 	if wait := mustSync(t, f, "shop"); wait != progressReportDelay || statusWritten(f) {
@@ -150,7 +136,7 @@ func TestProgressToReadyWritesOnce(t *testing.T) {
 		t.Fatal("the first pass did not create the Secrets")
 	}
 
-	clock.advance(2 * time.Second) // the cluster is Ready: on to the roles wait
+	f.clock.Step(2 * time.Second) // the cluster is Ready: on to the roles wait
 	f.setCluster(func(pc *pgv1.PostgresCluster) { *pc = *readyCluster() })
 	if wait := mustSync(t, f, "shop"); wait != progressReportDelay-2*time.Second || statusWritten(f) {
 		t.Errorf("roles wait: requeue %v writes %v, want none for the bound's rest", wait, f.allWrites())
@@ -160,7 +146,7 @@ func TestProgressToReadyWritesOnce(t *testing.T) {
 		t.Fatal("the roles wait deferred the DatabaseRoles as well")
 	}
 
-	clock.advance(10 * time.Second) // roles applied: on to CloudNativePG
+	f.clock.Step(10 * time.Second) // roles applied: on to CloudNativePG
 	f.applyRoles()
 	if wait := mustSync(t, f, "shop"); wait != progressReportDelay-12*time.Second || statusWritten(f) {
 		t.Errorf("applying wait: requeue %v writes %v, want none for the bound's rest", wait, f.allWrites())
@@ -169,7 +155,7 @@ func TestProgressToReadyWritesOnce(t *testing.T) {
 		t.Errorf("stored status %+v, want none yet", f.db("shop").Status)
 	}
 
-	clock.advance(time.Second)
+	f.clock.Step(time.Second)
 	f.markApplied("shop-orders", true, "")
 	mustSync(t, f, "shop")
 	if got := f.db("shop"); got.Status.Phase != pgv1.PhaseReady {
@@ -183,16 +169,16 @@ func TestProgressToReadyWritesOnce(t *testing.T) {
 // Repeated passes (every event of a busy cluster wakes one) never move
 // the bound: the wait is written once it has run out from the first.
 func TestDeferralNotRenewedByPasses(t *testing.T) {
-	clock := useClock(t)
-	f := deferredToApplied(t, clock)
+	t.Parallel()
+	f := deferredToApplied(t)
 	for i := range 5 {
-		clock.advance(5 * time.Second)
+		f.clock.Step(5 * time.Second)
 		wait := mustSync(t, f, "shop")
 		if want := progressReportDelay - time.Duration(i+1)*5*time.Second; wait != want || statusWritten(f) {
 			t.Fatalf("pass %d: requeue %v writes %v, want none and %v", i, wait, f.allWrites(), want)
 		}
 	}
-	clock.advance(5 * time.Second)
+	f.clock.Step(5 * time.Second)
 	mustSync(t, f, "shop")
 	if !statusWritten(f) || readyReasonOf(f, "shop") != "DatabaseApplying" {
 		t.Errorf("at the bound: writes %v, stored %s; want DatabaseApplying written", f.allWrites(), readyReasonOf(f, "shop"))
@@ -201,9 +187,9 @@ func TestDeferralNotRenewedByPasses(t *testing.T) {
 
 // A move back (the cluster is no longer Ready) is news, not progress.
 func TestRegressionWrittenAtOnce(t *testing.T) {
-	clock := useClock(t)
-	f := deferredToApplied(t, clock)
-	clock.advance(time.Second)
+	t.Parallel()
+	f := deferredToApplied(t)
+	f.clock.Step(time.Second)
 	f.setCluster(func(pc *pgv1.PostgresCluster) { *pc = *notReadyCluster() })
 	mustSync(t, f, "shop")
 	if r := readyReasonOf(f, "shop"); r != "ClusterNotReady" {
@@ -214,10 +200,10 @@ func TestRegressionWrittenAtOnce(t *testing.T) {
 // A failure is written at once, with its Event: here the CNPG Database
 // turns out not to be ours.
 func TestFailureNeverDeferred(t *testing.T) {
-	clock := useClock(t)
-	f := deferredToApplied(t, clock)
+	t.Parallel()
+	f := deferredToApplied(t)
 	f.events()
-	clock.advance(time.Second)
+	f.clock.Step(time.Second)
 	d := f.cnpgDB("shop-orders")
 	d.OwnerReferences = nil
 	if _, err := f.pg.CNPGV1().Databases(ns).Update(t.Context(), d, metav1.UpdateOptions{}); err != nil {
@@ -234,9 +220,9 @@ func TestFailureNeverDeferred(t *testing.T) {
 
 // A new generation is written at once, whatever the wait.
 func TestNewGenerationNeverDeferred(t *testing.T) {
-	clock := useClock(t)
-	f := deferredToApplied(t, clock)
-	clock.advance(time.Second)
+	t.Parallel()
+	f := deferredToApplied(t)
+	f.clock.Step(time.Second)
 	db := f.db("shop")
 	db.Generation = 2
 	if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), db, metav1.UpdateOptions{}); err != nil {
@@ -251,6 +237,7 @@ func TestNewGenerationNeverDeferred(t *testing.T) {
 // The claim is never deferred: a status that does not name the Secrets
 // yet is written, whatever the wait.
 func TestClaimNeverDeferred(t *testing.T) {
+	t.Parallel()
 	stored := &pgv1.PostgresDatabaseStatus{Phase: pgv1.PhasePending, Databases: []pgv1.DatabaseStatus{{Name: "orders"}}}
 	next := stored.DeepCopy()
 	next.Databases[0].AdminSecretRef = &pgv1.LocalObjectReference{Name: "shop-orders-admin"}
@@ -274,6 +261,7 @@ func TestClaimNeverDeferred(t *testing.T) {
 
 // The mark is per object and UID, set once, and gone when cleared.
 func TestStaleSinceMark(t *testing.T) {
+	t.Parallel()
 	var s staleSince
 	key := types.NamespacedName{Namespace: ns, Name: "shop"}
 	t0 := time.Unix(1000, 0)
@@ -296,7 +284,7 @@ func TestStaleSinceMark(t *testing.T) {
 // status like any other: nothing reads the claim from the status any more,
 // the DatabaseRole names the Secret CloudNativePG sets the password from.
 func TestFirstStatusWithUserSecretDeferred(t *testing.T) {
-	useClock(t)
+	t.Parallel()
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders",
 		PasswordConfig: &pgv1.DatabasePasswordConfig{AdminSecretRef: &pgv1.LocalObjectReference{Name: "mine"}}})
 	mine := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: ns}, Type: corev1.SecretTypeBasicAuth,

@@ -32,6 +32,7 @@ func vaultRW() *corev1.Secret {
 // of the deletionPolicy; our labels and our controller reference. Nothing
 // else: inherit, the connection limit and the rest keep CNPG's defaults.
 func TestDatabaseRolesCarryExactlyOurFields(t *testing.T) {
+	t.Parallel()
 	db := newDatabase("shop",
 		pgv1.DatabaseSpec{Name: "order_items", ReadOnlyRole: true,
 			PasswordConfig: &pgv1.DatabasePasswordConfig{RWSecretRef: &pgv1.LocalObjectReference{Name: "vault-rw"}}},
@@ -124,6 +125,7 @@ func appliedSpecFields(t *testing.T, mfs []metav1.ManagedFieldsEntry) []string {
 // label — is no reason to apply: a converged pass writes nothing and asks
 // Postgres nothing.
 func TestConvergedRolesCostNoWrite(t *testing.T) {
+	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
 	for _, obj := range []string{"pg.orders-admin", "pg.orders-rw"} {
 		r := f.role(obj)
@@ -157,6 +159,7 @@ func TestConvergedRolesCostNoWrite(t *testing.T) {
 // database is Ready again only once CloudNativePG applied the object's
 // new generation.
 func TestDriftedRoleIsAppliedBackAndWaitedFor(t *testing.T) {
+	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
 	r := f.role("pg.orders-rw")
 	r.Spec.PasswordSecret = &cnpgv1.LocalObjectReference{Name: "someone-elses"}
@@ -191,6 +194,7 @@ func TestDriftedRoleIsAppliedBackAndWaitedFor(t *testing.T) {
 // Ready means CloudNativePG applied each DatabaseRole as it is now: a
 // report of an older generation, or none, is a wait.
 func TestReadyOnlyWhenAppliedAtTheCurrentGeneration(t *testing.T) {
+	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
 	// deletionPolicy Retain: the reclaim policy changes, a new generation.
 	f.setSpec("shop", func(d *pgv1.DatabaseSpec) { d.DeletionPolicy = pgv1.DeletionPolicyRetain })
@@ -234,6 +238,7 @@ func TestReadyOnlyWhenAppliedAtTheCurrentGeneration(t *testing.T) {
 // RolesReady and the database's entry; the pass goes on by itself when CNPG
 // succeeds.
 func TestRoleNotAppliedShowsCNPGMessage(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
@@ -273,6 +278,7 @@ func TestRoleNotAppliedShowsCNPGMessage(t *testing.T) {
 // names: never the object itself, a status message or an Event — whatever
 // the pass went through (a role CNPG refused, a rotation, a deletion).
 func TestPasswordsNeverLeaveTheirSecrets(t *testing.T) {
+	t.Parallel()
 	spec := pgv1.DatabaseSpec{Name: "order_items", ReadOnlyRole: true,
 		PasswordConfig: &pgv1.DatabasePasswordConfig{RWSecretRef: &pgv1.LocalObjectReference{Name: "vault-rw"}}}
 	f := newFixture(t, append(clusterSecrets(), vaultRW()), []runtime.Object{readyCluster(), newDatabase("shop", spec)})

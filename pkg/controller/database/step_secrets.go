@@ -82,10 +82,11 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 	labels := controller.ManagedLabels(controller.DatabaseLabel, p.db.Name)
 	labels[controller.ReloadLabel] = "true"
 	// A password generated now answers a pending rotation request.
-	annotations := controller.NewSecretRotation(p.db, now())
+	at := p.c.clock.Now()
+	annotations := controller.NewSecretRotation(p.db, at)
 	recreating := wasIssued(p, role, name)
 	if recreating {
-		annotations = controller.MarkRecreated(annotations, now())
+		annotations = controller.MarkRecreated(annotations, at)
 	}
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{

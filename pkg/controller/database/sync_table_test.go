@@ -38,6 +38,7 @@ type passCase struct {
 var errBoom = ct.ServerError("etcd is unavailable")
 
 func TestSyncPasses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []passCase{{
 		name: "a new database: finalizer and Secrets together, then ConfigMap and DatabaseRoles; the first wait is not written yet",
 		writes: []ct.Write{

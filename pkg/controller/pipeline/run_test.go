@@ -63,6 +63,7 @@ func stages(ss ...stub) []Stage[*fakePass] {
 }
 
 func TestRunRejectsWiringBugsBeforeRunningAnything(t *testing.T) {
+	t.Parallel()
 	p := newFakePass()
 	_, err := Run(t.Context(), stages(
 		stub{name: "user", requires: []Contract{contractA}},
@@ -77,6 +78,7 @@ func TestRunRejectsWiringBugsBeforeRunningAnything(t *testing.T) {
 }
 
 func TestRunStopsAtFirstStageNotReadyAndBlocksTheRest(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		blocker Health
@@ -108,6 +110,7 @@ func TestRunStopsAtFirstStageNotReadyAndBlocksTheRest(t *testing.T) {
 }
 
 func TestRunWaitsForAContractNotPublishedThisPass(t *testing.T) {
+	t.Parallel()
 	p := newFakePass()
 	out, err := Run(t.Context(), stages(
 		stub{name: "maker", provides: []Contract{contractA}, unpublished: true, h: Ready("M", "")},
@@ -125,6 +128,7 @@ func TestRunWaitsForAContractNotPublishedThisPass(t *testing.T) {
 }
 
 func TestRunReportsTheFirstTransientErrorButNotAFailedOne(t *testing.T) {
+	t.Parallel()
 	boom, later := errors.New("boom"), errors.New("later")
 	p := newFakePass()
 	out, err := Run(t.Context(), stages(
@@ -145,6 +149,7 @@ func TestRunReportsTheFirstTransientErrorButNotAFailedOne(t *testing.T) {
 }
 
 func TestConcludeDeclaresReadyOnlyWhenNothingBlocks(t *testing.T) {
+	t.Parallel()
 	p := newFakePass()
 	st := p.Status()
 	st.Conclude(Outcome{}, Ready("AllReady", "everything"))
@@ -160,6 +165,7 @@ func TestConcludeDeclaresReadyOnlyWhenNothingBlocks(t *testing.T) {
 }
 
 func TestRecordUsesThePhaseWhenAStageGivesNoReason(t *testing.T) {
+	t.Parallel()
 	p := newFakePass()
 	p.Status().Record("xReady", Waiting(pgv1.PhasePending, "", "", 0))
 	expectCondition(t, p, "xReady", metav1.ConditionFalse, string(pgv1.PhasePending), "")

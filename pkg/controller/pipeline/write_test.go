@@ -42,6 +42,7 @@ func writer(updateErr error) (StatusWriter[*pgv1.PostgresDatabase, pgv1.Postgres
 }
 
 func TestStatusWriterWritesOnlyAChangedStatus(t *testing.T) {
+	t.Parallel()
 	db := &pgv1.PostgresDatabase{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "shop", ResourceVersion: "7"},
 		Status: pgv1.PostgresDatabaseStatus{Phase: pgv1.PhasePending}}
 	w, updates, announced, lag := writer(nil)
@@ -61,6 +62,7 @@ func TestStatusWriterWritesOnlyAChangedStatus(t *testing.T) {
 }
 
 func TestStatusWriterWrapsTheUpdateError(t *testing.T) {
+	t.Parallel()
 	conflict := errors.New("the object has been modified")
 	w, _, announced, lag := writer(conflict)
 	db := &pgv1.PostgresDatabase{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "shop", ResourceVersion: "7"}}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestReactorVersionsWritesAndRefusesStaleUpdates(t *testing.T) {
+	t.Parallel()
 	cs := fake.NewClientset()
 	NewAPI(cs)
 	cms := cs.CoreV1().ConfigMaps("ns")
@@ -40,6 +41,7 @@ func TestReactorVersionsWritesAndRefusesStaleUpdates(t *testing.T) {
 }
 
 func TestReactorFailsWhatTheTableNames(t *testing.T) {
+	t.Parallel()
 	cs := fake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
 	api := NewAPI(cs)
 	boom := ServerError("etcd is sad")
