@@ -25,6 +25,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -109,7 +110,7 @@ func tlsOnlyServer(t *testing.T, cert tls.Certificate) string {
 func TestCAForgottenOnlyWhenRejected(t *testing.T) {
 	pc := readyCluster("shop", nil)
 	pc.UID = "uid-shop"
-	host := postgres.Host(pc.Namespace, pc.Name)
+	host := naming.Host(pc.Namespace, naming.RWService(pc.Name))
 	rightCA, cert := newCA(t, host)
 	wrongCA, _ := newCA(t, host)
 	up := tlsOnlyServer(t, cert)

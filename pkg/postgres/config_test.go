@@ -44,14 +44,14 @@ func clearPGEnv(t *testing.T) {
 // a cluster: the configuration is the same with it as without it.
 func TestConnConfigIgnoresTheEnvironment(t *testing.T) {
 	clearPGEnv(t)
-	clean, err := connConfig(Host("default", "shop"), target)
+	clean, err := connConfig("shop-rw.default.svc", target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k, v := range pgEnv(t) {
 		t.Setenv(k, v)
 	}
-	hostile, err := connConfig(Host("default", "shop"), target)
+	hostile, err := connConfig("shop-rw.default.svc", target)
 	if err != nil {
 		t.Fatalf("the environment broke the configuration: %v", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // Port is the port of CNPG's services.
@@ -34,11 +36,6 @@ type Target struct {
 	// in the startup packet: the server itself stops a statement that runs
 	// longer, even if the client's cancel request never arrives.
 	StatementTimeout time.Duration
-}
-
-// Host is the read-write service host of a cluster.
-func Host(namespace, cluster string) string {
-	return fmt.Sprintf("%s-rw.%s.svc", cluster, namespace)
 }
 
 // Connector opens connections to cluster primaries.
@@ -72,7 +69,7 @@ func (c *Connector) Connect(ctx context.Context, t Target) (*pgx.Conn, error) {
 	if !pool.AppendCertsFromPEM(t.CACert) {
 		return nil, fmt.Errorf("cluster CA certificate of %s/%s does not parse", t.Namespace, t.Cluster)
 	}
-	host := Host(t.Namespace, t.Cluster)
+	host := naming.Host(t.Namespace, naming.RWService(t.Cluster))
 	cfg, err := connConfig(host, t)
 	if err != nil {
 		return nil, err

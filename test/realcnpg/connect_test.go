@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // connect opens a session to the cluster's -rw Service as the user of the
@@ -89,7 +89,7 @@ func sessionConfig(ctx context.Context, ns, cluster, service, database string) (
 	if err != nil {
 		return nil, fmt.Errorf("Service %s: %w", service, err)
 	}
-	host := postgres.Host(ns, cluster)
+	host := naming.Host(ns, naming.RWService(cluster))
 	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=5432 dbname=%s sslmode=verify-full", host, database))
 	if err != nil {
 		return nil, err

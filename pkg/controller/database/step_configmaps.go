@@ -10,6 +10,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -79,7 +80,7 @@ func configMapCurrent(cm *corev1.ConfigMap, db *pgv1.PostgresDatabase, data map[
 func connectionData(namespace string, pc *pgv1.PostgresCluster, n names, e *pgv1.DatabaseStatus) map[string]string {
 	svc := func(suffix string) string { return fmt.Sprintf("%s%s.%s.svc", pc.Name, suffix, namespace) }
 	d := map[string]string{
-		"host":          postgres.Host(namespace, pc.Name),
+		"host":          naming.Host(namespace, naming.RWService(pc.Name)),
 		"ro-host":       svc("-ro"),
 		"port":          strconv.Itoa(postgres.Port),
 		"database":      n.DB,

@@ -1,0 +1,50 @@
+package naming
+
+import "strings"
+
+// DatabaseNames are the deterministic names of one database's objects and
+// roles. Both controllers derive them from a PostgresDatabase's spec: the
+// database controller to create the objects, the cluster controller to
+// know which roles a PostgresDatabase may ask for; the kubectl plugin to
+// find them again.
+//
+// Kubernetes object names cannot contain '_', which database names may, so
+// the database part of an object name has every '_' replaced by '-':
+// PostgresDatabase "shop", database "order_items" → Secret
+// "shop-order-items-admin". Database names cannot contain '-' (the CRD's
+// pattern), so the mapping is injective within one PostgresDatabase.
+type DatabaseNames struct {
+	DB          string // the Postgres database name
+	AdminRole   string
+	RWRole      string
+	RORole      string // the read-only role (readOnlyRole)
+	CNPG        string // the CNPG Database
+	AdminSecret string
+	RWSecret    string
+	ROSecret    string
+	ConfigMap   string
+}
+
+// Database are the names of database db of PostgresDatabase pgdb.
+func Database(pgdb, db string) DatabaseNames {
+	base := pgdb + "-" + strings.ReplaceAll(db, "_", "-")
+	return DatabaseNames{
+		DB:          db,
+		AdminRole:   db + "_admin",
+		RWRole:      db + "_rw",
+		RORole:      db + "_ro",
+		CNPG:        base,
+		AdminSecret: base + "-admin",
+		RWSecret:    base + "-rw",
+		ROSecret:    base + "-ro",
+		ConfigMap:   base + "-config",
+	}
+}
+
+// Roles are every role setpoint may create for the database, in a fixed
+// order: what deletion cleans up, whether or not the spec still asks for
+// the read-only role.
+func (n DatabaseNames) Roles() []string { return []string{n.AdminRole, n.RWRole, n.RORole} }
+
+// Secrets are the generated Secrets of Roles, in the same order.
+func (n DatabaseNames) Secrets() []string { return []string{n.AdminSecret, n.RWSecret, n.ROSecret} }
