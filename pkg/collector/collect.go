@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -149,7 +150,7 @@ func (c *Collector) roundTrip(ctx context.Context, pc *pgv1.PostgresCluster) (Sa
 			// The CA may have rotated: read it again for the next
 			// sample. Only then: a primary that is down would otherwise
 			// cost an API read per sample for a CA that is still right.
-			c.deps.CAs.Forget(pc.Namespace, pc.Name+caSuffix)
+			c.deps.CAs.Forget(pc.Namespace, naming.CASecret(pc.Name))
 		}
 		return Sample{SizeBytes: size}, redact(err, t.Password)
 	}
@@ -189,9 +190,6 @@ func (c *Collector) sizeOf(pc *pgv1.PostgresCluster) int64 {
 	return q.Value()
 }
 
-// caSuffix names the Secret CNPG publishes the cluster's CA in.
-const caSuffix = "-ca"
-
 // errNoCredentials: no Secret to log in with, or no CA, is there (yet).
 var errNoCredentials = errors.New("neither the setpoint_monitor Secret nor a superuser Secret is published, or the CA is not available")
 
@@ -208,7 +206,7 @@ func (c *Collector) target(ctx context.Context, pc *pgv1.PostgresCluster) (postg
 	if err != nil {
 		return postgres.Target{}, err
 	}
-	ca, err := c.deps.CAs.Get(ctx, pc.Namespace, pc.Name+caSuffix)
+	ca, err := c.deps.CAs.Get(ctx, pc.Namespace, naming.CASecret(pc.Name))
 	if err != nil {
 		return postgres.Target{}, err
 	}

@@ -21,5 +21,6 @@ func PoolerRW(cluster string) string { return cluster + "-pooler-rw" }
 func PoolerRO(cluster string) string { return cluster + "-pooler-ro" }
 
 // Poolers are both Poolers, read-write first: what a pass creates,
-// deletes, or looks at together.
+// deletes, or looks at together. CNPG names each Pooler's PgBouncer
+// Deployment after it too.
 func Poolers(cluster string) []string { return []string{PoolerRW(cluster), PoolerRO(cluster)} }

@@ -9,6 +9,7 @@ import (
 
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // archiveUse is one PostgresCluster's folder of an object store, as read
@@ -31,7 +32,7 @@ func (c *Controller) otherArchiveUses(pc *pgv1.PostgresCluster) ([]archiveUse, e
 	if err != nil {
 		return nil, fmt.Errorf("list object stores: %w", err)
 	}
-	own := pc.Name + objectStoreSuffix
+	own := naming.ObjectStore(pc.Name)
 	var out []archiveUse
 	for _, s := range stores {
 		if s.Namespace == pc.Namespace && s.Name == own {
@@ -49,7 +50,7 @@ func (c *Controller) otherArchiveUses(pc *pgv1.PostgresCluster) ([]archiveUse, e
 // would use first. A store neither archives through nor a PostgresCluster
 // controls (a retained store with no cluster) holds no folder in use.
 func (c *Controller) archiveUseOf(s *barmanv1.ObjectStore) (archiveUse, bool) {
-	name := strings.TrimSuffix(s.Name, objectStoreSuffix)
+	name := naming.ObjectStoreCluster(s.Name)
 	u := archiveUse{cluster: s.Namespace + "/" + name, store: s.Namespace + "/" + s.Name,
 		endpoint: trimSlash(s.Spec.Configuration.EndpointURL), since: s.CreationTimestamp}
 	server := ""

@@ -5,6 +5,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // archiveRoot is the destinationPath of the cluster's ObjectStore: the
@@ -68,7 +69,7 @@ func archivesThrough(p *pass) bool {
 		return false
 	}
 	pl := barmanPluginOf(cur)
-	return pl != nil && pl.Parameters["barmanObjectName"] == p.name(objectStoreSuffix)
+	return pl != nil && pl.Parameters["barmanObjectName"] == naming.ObjectStore(p.cluster.Name)
 }
 
 // archivePath is the folder the cluster archives in.

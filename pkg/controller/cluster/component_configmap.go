@@ -10,6 +10,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -27,13 +28,12 @@ func (configMapComponent) Provides() []contractKey { return nil }
 // ConnectionData is the connection-info ConfigMap's content.
 func connectionData(p *pass) map[string]string {
 	ns, name := p.cluster.Namespace, p.cluster.Name
-	svc := func(suffix string) string { return fmt.Sprintf("%s%s.%s.svc", name, suffix, ns) }
 	d := map[string]string{
-		"rw-host":       svc("-rw"),
-		"ro-host":       svc("-ro"),
-		"r-host":        svc("-r"),
+		"rw-host":       naming.Host(ns, naming.RWService(name)),
+		"ro-host":       naming.Host(ns, naming.ROService(name)),
+		"r-host":        naming.Host(ns, naming.RService(name)),
 		"port":          strconv.Itoa(postgres.Port),
-		"ca-secret":     name + caSuffix,
+		"ca-secret":     naming.CASecret(name),
 		"ca-secret-key": "ca.crt",
 		"sslmode":       "verify-full",
 	}
@@ -43,8 +43,8 @@ func connectionData(p *pass) map[string]string {
 		d["superuser-name"], d["superuser-secret"] = "postgres", s.Name
 	}
 	if p.want.PoolerEnabled {
-		d["pooler-rw-host"] = svc(poolerRWSuffix)
-		d["pooler-ro-host"] = svc(poolerROSuffix)
+		d["pooler-rw-host"] = naming.Host(ns, naming.PoolerRW(name))
+		d["pooler-ro-host"] = naming.Host(ns, naming.PoolerRO(name))
 	}
 	return d
 }
@@ -86,7 +86,7 @@ func (configMapComponent) Observe(_ context.Context, p *pass, err error) health 
 		return waiting(pgv1.PhasePending, pgv1.ReasonConfigMapApplyFailed, err.Error(), 0)
 	}
 	if len(p.obs.ca) == 0 {
-		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonWaitingForCA, fmt.Sprintf("waiting for CNPG's CA Secret %q", p.name(caSuffix)), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonWaitingForCA, fmt.Sprintf("waiting for CNPG's CA Secret %q", naming.CASecret(p.cluster.Name)), provisionRecheck)
 	}
 	r := p.resources()
 	r.ConfigMapRef = &pgv1.LocalObjectReference{Name: p.name(configMapSuffix)}

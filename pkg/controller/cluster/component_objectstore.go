@@ -11,6 +11,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	barmanac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/barmancloud/v1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // errObjectStoreCRDMissing: backups to object storage are asked for but
@@ -45,7 +46,7 @@ func (objectStoreComponent) Reconcile(ctx context.Context, p *pass) error {
 		return nil // nothing to write to; Observe says so
 	}
 	client := p.deps.pg.BarmanCloudV1().ObjectStores(p.cluster.Namespace)
-	cur, err := claimCached(ctx, p, "ObjectStore", cur, client, p.name(objectStoreSuffix))
+	cur, err := claimCached(ctx, p, "ObjectStore", cur, client, naming.ObjectStore(p.cluster.Name))
 	if err != nil {
 		return err
 	}
@@ -81,10 +82,10 @@ func (objectStoreComponent) Observe(_ context.Context, p *pass, err error) healt
 	if p.status.BackupStatus == nil {
 		p.status.BackupStatus = &pgv1.BackupStatus{}
 	}
-	p.status.BackupStatus.ObjectStore = p.name(objectStoreSuffix)
+	p.status.BackupStatus.ObjectStore = naming.ObjectStore(p.cluster.Name)
 	p.status.BackupStatus.ServerName = archiveServerName(p)
 	p.status.BackupStatus.ArchivePath = archivePath(p)
-	return ready(pgv1.ReasonObjectStoreApplied, fmt.Sprintf("ObjectStore %q", p.name(objectStoreSuffix)))
+	return ready(pgv1.ReasonObjectStoreApplied, fmt.Sprintf("ObjectStore %q", naming.ObjectStore(p.cluster.Name)))
 }
 
 func desiredObjectStore(p *pass) *barmanac.ObjectStoreApplyConfiguration {
@@ -104,7 +105,7 @@ func desiredObjectStore(p *pass) *barmanac.ObjectStoreApplyConfiguration {
 	if os.RetentionPolicy != "" {
 		spec.WithRetentionPolicy(os.RetentionPolicy)
 	}
-	return barmanac.ObjectStore(p.name(objectStoreSuffix), p.cluster.Namespace).
+	return barmanac.ObjectStore(naming.ObjectStore(p.cluster.Name), p.cluster.Namespace).
 		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
 		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
 		WithSpec(spec)

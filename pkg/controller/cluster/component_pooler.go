@@ -12,6 +12,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // poolerComponent keeps PgBouncer Poolers <cluster>-pooler-rw and -ro
@@ -23,12 +24,14 @@ func (poolerComponent) Condition() string       { return pgv1.ConditionPoolerRea
 func (poolerComponent) Requires() []contractKey { return []contractKey{contractCNPGCluster} }
 func (poolerComponent) Provides() []contractKey { return nil }
 
-var poolerTypes = map[string]cnpgv1.PoolerType{poolerRWSuffix: cnpgv1.PoolerTypeRW, poolerROSuffix: cnpgv1.PoolerTypeRO}
+// poolerTypes are the cluster's Poolers by name, with their types.
+func poolerTypes(cluster string) map[string]cnpgv1.PoolerType {
+	return map[string]cnpgv1.PoolerType{naming.PoolerRW(cluster): cnpgv1.PoolerTypeRW, naming.PoolerRO(cluster): cnpgv1.PoolerTypeRO}
+}
 
 func (poolerComponent) Reconcile(ctx context.Context, p *pass) error {
 	client := p.deps.pg.CNPGV1().Poolers(p.cluster.Namespace)
-	for suffix, typ := range poolerTypes {
-		name := p.name(suffix)
+	for name, typ := range poolerTypes(p.cluster.Name) {
 		cur := p.obs.poolers[name]
 		if !p.want.PoolerEnabled {
 			if cur != nil && controller.IsControlledBy(cur, p.cluster.UID) {
@@ -74,7 +77,7 @@ func (poolerComponent) Observe(_ context.Context, p *pass, err error) health {
 		return ready(pgv1.ReasonNotConfigured, "connection pooling disabled")
 	}
 	st := &pgv1.ConnectionPoolerStatus{Enabled: true}
-	rw, ro := p.obs.poolers[p.name(poolerRWSuffix)], p.obs.poolers[p.name(poolerROSuffix)]
+	rw, ro := p.obs.poolers[naming.PoolerRW(p.cluster.Name)], p.obs.poolers[naming.PoolerRO(p.cluster.Name)]
 	if rw != nil {
 		st.ReadWrite = rw.Status.Phase
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // provisionerComponent owns the CNPG Cluster: it applies only our fields
@@ -200,7 +201,7 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 	}
 	if w.ObjectStore != nil {
 		spec.WithPlugins(cnpgac.PluginConfiguration().WithName(barmanPlugin).WithIsWALArchiver(true).
-			WithParameters(map[string]string{"barmanObjectName": p.name(objectStoreSuffix), "serverName": archiveServerName(p)}))
+			WithParameters(map[string]string{"barmanObjectName": naming.ObjectStore(p.cluster.Name), "serverName": archiveServerName(p)}))
 	}
 	if w.SnapshotClass != "" {
 		// Volume-snapshot ScheduledBackups take the class from the Cluster.

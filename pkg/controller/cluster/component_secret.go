@@ -13,6 +13,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // secretComponent provides the superuser Secret while superuser access is
@@ -34,7 +35,7 @@ func (secretComponent) Reconcile(ctx context.Context, p *pass) error {
 		return nil // the user's Secret: only read, never written
 	}
 	client := p.deps.kube.CoreV1().Secrets(p.cluster.Namespace)
-	name := p.name(superuserSuffix)
+	name := naming.SuperuserSecret(p.cluster.Name)
 	if p.obs.secret == nil {
 		// Create first: AlreadyExists then tells us something exists that
 		// our label-selected cache cannot see.
@@ -62,7 +63,7 @@ func (secretComponent) Reconcile(ctx context.Context, p *pass) error {
 func newSuperuserSecret(p *pass) *corev1.Secret {
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: p.name(superuserSuffix), Namespace: p.cluster.Namespace,
+			Name: naming.SuperuserSecret(p.cluster.Name), Namespace: p.cluster.Namespace,
 			Labels: superuserLabels(p.cluster.Name),
 			// A password generated now answers a pending rotation request.
 			Annotations:     superuserAnnotations(p),

@@ -12,6 +12,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -53,7 +54,7 @@ func (c *Controller) finalize(ctx context.Context, pc *pgv1.PostgresCluster) (wo
 	if err := controller.RemoveFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusters(ns), pc, Finalizer); err != nil {
 		return workqueue.Result{}, err
 	}
-	c.cas.Forget(ns, name+caSuffix)
+	c.cas.Forget(ns, naming.CASecret(name))
 	logger.V(2).Info("Finalized", "policy", pc.Spec.ClusterDeletionPolicy)
 	return workqueue.Result{}, nil
 }

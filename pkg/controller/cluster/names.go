@@ -2,17 +2,13 @@ package cluster
 
 import "github.com/setpoint-dev/setpoint/pkg/controller"
 
-// Child name suffixes.
+// Suffixes of the children only this controller finds by name (p.name);
+// the names other packages read too are pkg/naming's.
 const (
-	superuserSuffix   = "-superuser"
-	objectStoreSuffix = "-backup"
-	poolerRWSuffix    = "-pooler-rw"
-	poolerROSuffix    = "-pooler-ro"
-	backupSuffix      = "-backup"
-	snapshotSuffix    = "-snapshot"
-	configMapSuffix   = "-connection"
-	caSuffix          = "-ca"
-	podMonitorSuffix  = "-metrics"
+	backupSuffix     = "-backup"
+	snapshotSuffix   = "-snapshot"
+	configMapSuffix  = "-connection"
+	podMonitorSuffix = "-metrics"
 )
 
 // Finalizer keeps a PostgresCluster until its deletion policy has run.

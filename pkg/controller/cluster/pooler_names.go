@@ -1,5 +1,7 @@
 package cluster
 
+import "github.com/setpoint-dev/setpoint/pkg/naming"
+
 // poolerDNSNames are the names of the pooler's Services that CNPG's
 // server certificate must carry: PgBouncer serves the cluster's server
 // certificate, which names only <cluster>-rw, -r and -ro, so a client of
@@ -11,9 +13,10 @@ func poolerDNSNames(p *pass) []string {
 		return nil
 	}
 	var names []string
-	for _, suffix := range []string{poolerRWSuffix, poolerROSuffix} {
-		svc, ns := p.name(suffix), p.cluster.Namespace
-		names = append(names, svc, svc+"."+ns, svc+"."+ns+".svc", svc+"."+ns+".svc.cluster.local")
+	ns := p.cluster.Namespace
+	for _, svc := range naming.Poolers(p.cluster.Name) {
+		host := naming.Host(ns, svc)
+		names = append(names, svc, svc+"."+ns, host, host+".cluster.local")
 	}
 	return names
 }

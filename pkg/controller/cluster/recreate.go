@@ -17,6 +17,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // Annotations on a CNPG Cluster setpoint created again after a loss. Later
@@ -81,7 +82,7 @@ func planRecreate(p *pass, l *loss, request string) (*recreation, string) {
 // recovered from, or returns "". Whether a backup exists is what the
 // barman-cloud plugin reports in the ObjectStore setpoint owns.
 func latestBackupRefusal(p *pass, l *loss) string {
-	store := p.name(objectStoreSuffix)
+	store := naming.ObjectStore(p.cluster.Name)
 	os := p.obs.objectStore
 	switch {
 	case l.serverName == "":
@@ -112,7 +113,7 @@ func withRecreate(p *pass, spec *cnpgac.ClusterSpecApplyConfiguration) {
 	spec.Bootstrap, spec.ExternalClusters = nil, nil
 	p.status.RestoredFrom = nil
 	if r.mode == pgv1.RecreateLatestBackup {
-		store := p.name(objectStoreSuffix)
+		store := naming.ObjectStore(p.cluster.Name)
 		spec.WithBootstrap(cnpgac.BootstrapConfiguration().WithRecovery(cnpgac.BootstrapRecovery().WithSource(restoreSourceName)))
 		spec.WithExternalClusters(cnpgac.ExternalCluster().WithName(restoreSourceName).WithPluginConfiguration(
 			cnpgac.PluginConfiguration().WithName(barmanPlugin).

@@ -5,6 +5,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // restoreSourceName is the externalClusters entry a restore reads from.
@@ -43,5 +44,5 @@ func restoreObjectStore(p *pass, r *pgv1.RestoreSpec) string {
 	if r.ObjectStoreName != "" {
 		return r.ObjectStoreName
 	}
-	return p.name(objectStoreSuffix)
+	return naming.ObjectStore(p.cluster.Name)
 }

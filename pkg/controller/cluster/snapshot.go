@@ -15,6 +15,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // observation is what one pass knows of the world, gathered once at its
@@ -89,7 +90,7 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 		return nil, err
 	}
 	if o.cnpg != nil {
-		if o.ca, err = c.cas.Get(ctx, ns, name+caSuffix); err != nil {
+		if o.ca, err = c.cas.Get(ctx, ns, naming.CASecret(name)); err != nil {
 			return nil, err
 		}
 	}
@@ -131,28 +132,28 @@ func newObservation() *observation {
 func (c *Controller) observeChildren(pc *pgv1.PostgresCluster, o *observation) error {
 	ns, name := pc.Namespace, pc.Name
 	var err error
-	if o.secret, err = controller.IgnoreNotFound(c.secrets.Secrets(ns).Get(name + superuserSuffix)); err != nil {
+	if o.secret, err = controller.IgnoreNotFound(c.secrets.Secrets(ns).Get(naming.SuperuserSecret(name))); err != nil {
 		return err
 	}
 	if o.cnpg, err = controller.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(name)); err != nil {
 		return err
 	}
-	if o.objectStore, err = controller.IgnoreNotFound(c.objectStores.ObjectStores(ns).Get(name + objectStoreSuffix)); err != nil {
+	if o.objectStore, err = controller.IgnoreNotFound(c.objectStores.ObjectStores(ns).Get(naming.ObjectStore(name))); err != nil {
 		return err
 	}
 	if o.podMonitor, err = controller.IgnoreNotFound(c.podMonitors.PodMonitors(ns).Get(name + podMonitorSuffix)); err != nil {
 		return err
 	}
-	for _, s := range []string{poolerRWSuffix, poolerROSuffix} {
-		if p, err := controller.IgnoreNotFound(c.poolers.Poolers(ns).Get(name + s)); err != nil {
+	for _, pn := range naming.Poolers(name) {
+		if p, err := controller.IgnoreNotFound(c.poolers.Poolers(ns).Get(pn)); err != nil {
 			return err
 		} else if p != nil {
-			o.poolers[name+s] = p
+			o.poolers[pn] = p
 		}
-		if d, err := controller.IgnoreNotFound(c.poolerDeploys.Deployments(ns).Get(name + s)); err != nil {
+		if d, err := controller.IgnoreNotFound(c.poolerDeploys.Deployments(ns).Get(pn)); err != nil {
 			return err
 		} else if d != nil {
-			o.pgBouncers[name+s] = d
+			o.pgBouncers[pn] = d
 		}
 	}
 	for _, s := range []string{backupSuffix, snapshotSuffix} {

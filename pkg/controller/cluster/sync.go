@@ -13,6 +13,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/throttle"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
@@ -28,7 +29,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	pc, err := c.clusters.PostgresClusters(key.Namespace).Get(key.Name)
 	name := types.NamespacedName{Namespace: key.Namespace, Name: key.Name}
 	if apierrors.IsNotFound(err) {
-		c.cas.Forget(key.Namespace, key.Name+caSuffix)
+		c.cas.Forget(key.Namespace, naming.CASecret(key.Name))
 		c.lag.Forget(name)
 		c.deps.settle.forget(name)
 		return workqueue.Result{}, nil // children go with their owner references
@@ -84,7 +85,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	recordSample(&pc.Status, p.status, obs.sample)
 	if p.facts != nil && p.facts.err != nil {
 		// The CA may have rotated: read it again next pass.
-		c.cas.Forget(pc.Namespace, pc.Name+caSuffix)
+		c.cas.Forget(pc.Namespace, naming.CASecret(pc.Name))
 	}
 	if _, err := c.writeStatus(ctx, pc, p.status); err != nil {
 		return workqueue.Result{}, err

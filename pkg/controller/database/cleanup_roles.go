@@ -12,6 +12,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // blockedAfter is how long a deletion may wait for CNPG before the wait
@@ -109,7 +110,7 @@ func (p *pass) droppedInPostgres(ctx context.Context, role string, look bool) (h
 		comments, err = p.c.sql.roleComments(ctx, t, []string{role})
 	}
 	if err != nil {
-		p.c.cas.Forget(p.db.Namespace, p.obs.cluster.Name+caSuffix)
+		p.c.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
 		return p.roleWait(true, fmt.Sprintf("cannot verify that role %s is dropped: %v", role, err)), false
 	}
 	if comment, ok := comments[role]; !ok || comment != controller.PostgresMarker(p.db.Namespace, p.db.Name) {

@@ -25,11 +25,6 @@ const (
 	policyAnnotation = "postgres.setpoint.dev/deletion-policy"
 )
 
-// Name suffixes of a database's children.
-const (
-	caSuffix = "-ca"
-)
-
 // names are the deterministic names of one database's objects.
 type names = controller.DatabaseNames
 

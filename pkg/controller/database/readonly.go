@@ -9,6 +9,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // removeReadOnly carries out the removal of readOnlyRole from database d,
@@ -77,7 +78,7 @@ func (p *pass) revokeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names)
 		return err
 	}
 	if err := p.c.sql.execTx(ctx, t, revokeReadOnlyPlan(n)); err != nil {
-		p.c.cas.Forget(p.db.Namespace, p.obs.cluster.Name+caSuffix)
+		p.c.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
 		return err
 	}
 	return nil

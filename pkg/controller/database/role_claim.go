@@ -7,6 +7,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // claimRole proves, before the first write of a role's DatabaseRole, that
@@ -37,7 +38,7 @@ func (p *pass) claimRole(ctx context.Context, w roleWant) health {
 	}
 	comments, err := p.c.sql.roleComments(ctx, t, []string{w.role})
 	if err != nil {
-		p.c.cas.Forget(p.db.Namespace, w.cluster+caSuffix) // in case the CA rotated
+		p.c.cas.Forget(p.db.Namespace, naming.CASecret(w.cluster)) // in case the CA rotated
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRoleUnverified,
 			fmt.Sprintf("cannot check in Postgres whether role %s already exists: %v", w.role, err), sqlRecheck)
 	}

@@ -9,6 +9,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -46,7 +47,7 @@ func (p *pass) monitor(ctx context.Context) (postgres.Target, error) {
 	if res != nil && res.MonitorSecretRef == nil && res.SuperUserSecretRef != nil {
 		return p.clusterSecretTarget(ctx, res.SuperUserSecretRef.Name)
 	}
-	ca, err := p.c.cas.Get(ctx, pc.Namespace, pc.Name+caSuffix)
+	ca, err := p.c.cas.Get(ctx, pc.Namespace, naming.CASecret(pc.Name))
 	if err != nil {
 		return postgres.Target{}, err
 	}
@@ -81,12 +82,12 @@ func (p *pass) target(ctx context.Context, database string, s *corev1.Secret) (p
 // certificate), TLS verified against the cluster's CA.
 func (p *pass) targetAs(ctx context.Context, database, user, password string) (postgres.Target, error) {
 	pc := p.obs.cluster
-	ca, err := p.c.cas.Get(ctx, pc.Namespace, pc.Name+caSuffix)
+	ca, err := p.c.cas.Get(ctx, pc.Namespace, naming.CASecret(pc.Name))
 	if err != nil {
 		return postgres.Target{}, err
 	}
 	if len(ca) == 0 {
-		return postgres.Target{}, fmt.Errorf("CA Secret %q not available yet", pc.Name+caSuffix)
+		return postgres.Target{}, fmt.Errorf("CA Secret %q not available yet", naming.CASecret(pc.Name))
 	}
 	return postgres.Target{
 		Namespace: pc.Namespace, Cluster: pc.Name, Database: database,

@@ -78,15 +78,14 @@ func configMapCurrent(cm *corev1.ConfigMap, db *pgv1.PostgresDatabase, data map[
 
 // connectionData is the content of a database's connection ConfigMap.
 func connectionData(namespace string, pc *pgv1.PostgresCluster, n names, e *pgv1.DatabaseStatus) map[string]string {
-	svc := func(suffix string) string { return fmt.Sprintf("%s%s.%s.svc", pc.Name, suffix, namespace) }
 	d := map[string]string{
 		"host":          naming.Host(namespace, naming.RWService(pc.Name)),
-		"ro-host":       svc("-ro"),
+		"ro-host":       naming.Host(namespace, naming.ROService(pc.Name)),
 		"port":          strconv.Itoa(postgres.Port),
 		"database":      n.DB,
 		"admin-user":    n.AdminRole,
 		"rw-user":       n.RWRole,
-		"ca-secret":     pc.Name + caSuffix,
+		"ca-secret":     naming.CASecret(pc.Name),
 		"ca-secret-key": "ca.crt",
 		"sslmode":       "verify-full",
 	}
@@ -101,8 +100,8 @@ func connectionData(namespace string, pc *pgv1.PostgresCluster, n names, e *pgv1
 		d["ro-secret"] = e.ROSecretRef.Name
 	}
 	if ps := pc.Status.ConnectionPoolerStatus; ps != nil && ps.Enabled {
-		d["pooler-host"] = svc("-pooler-rw")
-		d["pooler-ro-host"] = svc("-pooler-ro")
+		d["pooler-host"] = naming.Host(namespace, naming.PoolerRW(pc.Name))
+		d["pooler-ro-host"] = naming.Host(namespace, naming.PoolerRO(pc.Name))
 	}
 	return d
 }

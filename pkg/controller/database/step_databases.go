@@ -13,6 +13,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // databasesStep keeps one CNPG Database per database, server-side applied
@@ -167,7 +168,7 @@ func (p *pass) checkNewDatabase(ctx context.Context, n names) health {
 	}
 	exists, comment, err := p.c.sql.databaseComment(ctx, t, n.DB)
 	if err != nil {
-		p.c.cas.Forget(p.db.Namespace, p.obs.cluster.Name+caSuffix) // in case the CA rotated
+		p.c.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseUnverified,
 			fmt.Sprintf("cannot check in Postgres whether database %s already exists: %v", n.DB, err), sqlRecheck)
 	}

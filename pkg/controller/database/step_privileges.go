@@ -10,6 +10,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // privilegesStep grants, per database, what CNPG cannot, as the
@@ -35,7 +36,7 @@ func privilegesStep(ctx context.Context, p *pass) health {
 			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonAdminUnavailable, err.Error(), sqlRecheck)
 		}
 		if err := p.c.sql.execTx(ctx, t, grantPlan(n, controller.PostgresMarker(p.db.Namespace, p.db.Name), d.ReadOnlyRole)); err != nil {
-			p.c.cas.Forget(p.db.Namespace, p.obs.cluster.Name+caSuffix) // in case the CA rotated
+			p.c.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
 			msg := fmt.Sprintf("grant privileges on database %s: %v", n.DB, err)
 			p.problem(d.Name, msg)
 			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck)

@@ -11,6 +11,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -36,7 +37,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, fmt.Errorf("observe: %w", err)
 	}
 	if obs.cluster == nil {
-		c.cas.Forget(db.Namespace, db.Spec.ClusterRef.Name+caSuffix) // a new cluster brings a new CA
+		c.cas.Forget(db.Namespace, naming.CASecret(db.Spec.ClusterRef.Name)) // a new cluster brings a new CA
 	}
 	if db.DeletionTimestamp != nil {
 		return c.finalize(ctx, db, obs)

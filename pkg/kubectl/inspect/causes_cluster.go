@@ -6,19 +6,11 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
-// Names of a cluster's children, as the cluster pipeline of
-// docs/concepts/pipelines.md gives them.
-const (
-	superuserSuffix   = "-superuser"
-	objectStoreSuffix = "-backup"
-	poolerRWSuffix    = "-pooler-rw"
-	poolerROSuffix    = "-pooler-ro"
-	caSuffix          = "-ca"
-	// MonitorRole is the cluster's monitoring role (MonitorReady).
-	MonitorRole = "setpoint_monitor"
-)
+// MonitorRole is the cluster's monitoring role (MonitorReady).
+const MonitorRole = "setpoint_monitor"
 
 // clusterCauses looks at the children behind a cluster's unmet condition.
 func (r Reader) clusterCauses(ctx context.Context, c *pgv1.PostgresCluster, condition string) ([]Cause, error) {
@@ -26,7 +18,7 @@ func (r Reader) clusterCauses(ctx context.Context, c *pgv1.PostgresCluster, cond
 	case pgv1.ConditionSecretReady:
 		return children(ctx, "Secret", []string{superuserSecret(c)}, r.Kube.CoreV1().Secrets(r.Namespace).Get, exists)
 	case pgv1.ConditionObjectStoreReady:
-		return r.objectStoreCause(ctx, c.Name+objectStoreSuffix)
+		return r.objectStoreCause(ctx, naming.ObjectStore(c.Name))
 	case pgv1.ConditionProvisionerReady:
 		return r.cnpgClusterCause(ctx, c.Name)
 	case pgv1.ConditionMonitorReady:
@@ -37,7 +29,7 @@ func (r Reader) clusterCauses(ctx context.Context, c *pgv1.PostgresCluster, cond
 		return r.scheduledBackupCauses(ctx, c)
 	case pgv1.ConditionConfigMapReady:
 		// The ConfigMap waits for CNPG's CA Secret (WaitingForCA).
-		return children(ctx, "Secret", []string{c.Name + caSuffix}, r.Kube.CoreV1().Secrets(r.Namespace).Get, exists)
+		return children(ctx, "Secret", []string{naming.CASecret(c.Name)}, r.Kube.CoreV1().Secrets(r.Namespace).Get, exists)
 	case pgv1.ConditionPodMonitorReady:
 		return nil, nil
 	}
@@ -48,7 +40,7 @@ func superuserSecret(c *pgv1.PostgresCluster) string {
 	if pc := c.Spec.PasswordConfig; pc != nil && pc.SuperuserExternalSecretRef != nil {
 		return pc.SuperuserExternalSecretRef.Name
 	}
-	return c.Name + superuserSuffix
+	return naming.SuperuserSecret(c.Name)
 }
 
 func (r Reader) objectStoreCause(ctx context.Context, name string) ([]Cause, error) {
@@ -70,7 +62,7 @@ func (r Reader) cnpgClusterCause(ctx context.Context, name string) ([]Cause, err
 }
 
 func (r Reader) poolerCauses(ctx context.Context, cluster string) ([]Cause, error) {
-	names := []string{cluster + poolerRWSuffix, cluster + poolerROSuffix}
+	names := naming.Poolers(cluster)
 	return children(ctx, "Pooler", names, r.PG.CNPGV1().Poolers(r.Namespace).Get, func(p *cnpgv1.Pooler) string {
 		want := int32(1)
 		if p.Spec.Instances != nil {

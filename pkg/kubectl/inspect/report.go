@@ -9,6 +9,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // ClusterReport is what `kubectl setpoint status` shows, and its -o
@@ -160,8 +161,8 @@ func pooler(c *pgv1.PostgresCluster, poolers []cnpgv1.Pooler) PoolerReport {
 		return o
 	}
 	return PoolerReport{Enabled: true,
-		ReadWrite: object(c.Name+poolerRWSuffix, ps.ReadWrite),
-		ReadOnly:  object(c.Name+poolerROSuffix, ps.ReadOnly)}
+		ReadWrite: object(naming.PoolerRW(c.Name), ps.ReadWrite),
+		ReadOnly:  object(naming.PoolerRO(c.Name), ps.ReadOnly)}
 }
 
 func backup(b *pgv1.BackupStatus) BackupReport {

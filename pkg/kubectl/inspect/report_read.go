@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // ClusterReport reads the PostgresCluster, its CNPG Cluster and poolers
@@ -25,7 +27,7 @@ func (r Reader) ClusterReport(ctx context.Context, name string) (ClusterReport, 
 			return ClusterReport{}, err
 		}
 	}
-	for _, p := range []string{name + poolerRWSuffix, name + poolerROSuffix} {
+	for _, p := range naming.Poolers(name) {
 		pl, err := r.PG.CNPGV1().Poolers(r.Namespace).Get(ctx, p, getOpts)
 		if ok, err := found(err, "Pooler "+p); err != nil {
 			return ClusterReport{}, err
