@@ -1,5 +1,7 @@
 package controller
 
+import "github.com/setpoint-dev/setpoint/pkg/naming"
+
 // Certificate authentication (a PostgresDatabase's databases[].authentication:
 // certificate). CloudNativePG issues a client certificate per DatabaseRole
 // that asks for one, but it does not touch pg_hba.conf: its generated
@@ -17,9 +19,9 @@ package controller
 const CertAuthGroup = "setpoint_cert_auth"
 
 // CertAuthGroupObject is the name of the DatabaseRole of cluster's
-// CertAuthGroup, in the database controller's scheme like
-// MonitorRoleObject; no database's role ends in -auth.
-func CertAuthGroupObject(cluster string) string { return cluster + ".setpoint-cert-auth" }
+// CertAuthGroup, named as a database's roles are (naming.RoleObject) like
+// MonitorRoleObject; no database's role ends in _auth.
+func CertAuthGroupObject(cluster string) string { return naming.RoleObject(cluster, CertAuthGroup) }
 
 // CertAuthHBA are the pg_hba.conf lines setpoint puts before the class's
 // and the cluster's own: a member of CertAuthGroup logs in over TLS with a
@@ -31,7 +33,3 @@ var CertAuthHBA = []string{
 	"hostssl all +" + CertAuthGroup + " all cert",
 	"hostnossl all +" + CertAuthGroup + " all reject",
 }
-
-// ClientCertSecretName is the Secret CloudNativePG writes the client
-// certificate of DatabaseRole object into (tls.crt, tls.key).
-func ClientCertSecretName(object string) string { return object + "-client-cert" }

@@ -8,6 +8,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -18,7 +19,7 @@ const (
 	// ByClass indexes PostgresClusters by spec.class.
 	ByClass = "byClass"
 	// ByChildStem indexes PostgresDatabases by namespace/the stem of each
-	// database's children's names (NamesOf(...).CNPG): two objects on one
+	// database's children's names (naming.Database(...).CNPG): two objects on one
 	// stem would share children.
 	ByChildStem = "byChildStem"
 	// ByDatabaseLabel indexes CNPG Databases by namespace/the
@@ -76,7 +77,7 @@ func indexByChildStem(obj any) ([]string, error) {
 	}
 	out := make([]string, 0, len(db.Spec.Databases))
 	for _, d := range db.Spec.Databases {
-		out = append(out, db.Namespace+"/"+NamesOf(db.Name, d.Name).CNPG)
+		out = append(out, db.Namespace+"/"+naming.Database(db.Name, d.Name).CNPG)
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -20,14 +21,10 @@ import (
 const MonitorRole = "setpoint_monitor"
 
 // MonitorRoleObject is the name of the DatabaseRole of cluster's
-// MonitorRole: the database controller's scheme (cluster, '.', the role
-// with '-' for '_'), which no database's role can produce, since those
-// all end in _admin, _rw or _ro.
-func MonitorRoleObject(cluster string) string { return cluster + ".setpoint-monitor" }
-
-// MonitorSecretName is the name of the generated Secret of cluster's
-// MonitorRole.
-func MonitorSecretName(cluster string) string { return cluster + "-monitor" }
+// MonitorRole: named as a database's roles are (naming.RoleObject), which
+// no database's role can collide with, since those all end in _admin, _rw
+// or _ro. Its Secret is naming.MonitorSecret.
+func MonitorRoleObject(cluster string) string { return naming.RoleObject(cluster, MonitorRole) }
 
 // MonitorTarget is how to reach pc's primary, database database, as
 // MonitorRole: with the Secret status.resources.monitorSecretRef names,

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // MonitorTarget logs in with the Secret status publishes, and only when
@@ -25,7 +26,7 @@ func TestMonitorTarget(t *testing.T) {
 	}
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	for _, s := range []*corev1.Secret{
-		owned(MonitorSecretName("shop"), MonitorRole, "uid-shop"),
+		owned(naming.MonitorSecret("shop"), MonitorRole, "uid-shop"),
 		owned("stolen", MonitorRole, "uid-other"),
 		owned("shop-superuser", "postgres", "uid-shop"),
 	} {

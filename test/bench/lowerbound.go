@@ -26,6 +26,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/operator"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/test/cnpgsim"
@@ -255,7 +256,7 @@ func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster, conn
 		return err
 	}
 	owner := *metav1.NewControllerRef(c, clusterGVK)
-	mon := basicAuth(ns, controller.MonitorSecretName(c.Name), controller.MonitorRole, owner)
+	mon := basicAuth(ns, naming.MonitorSecret(c.Name), controller.MonitorRole, owner)
 	if _, err := lb.kube.CoreV1().Secrets(ns).Create(ctx, mon, metav1.CreateOptions{FieldManager: lbManager}); err != nil {
 		return err
 	}

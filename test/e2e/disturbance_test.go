@@ -20,6 +20,7 @@ import (
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // Disturbance rejection: every child setpoint owns, deleted or edited by
@@ -320,12 +321,12 @@ func monitorComesBack(t *testing.T, ns string, owner types.UID) {
 			s := r.Spec
 			return s.Name == controller.MonitorRole && s.Cluster.Name == "shop" && s.Login &&
 				slices.Equal(s.InRoles, []string{"pg_monitor"}) && s.PasswordSecret != nil &&
-				s.PasswordSecret.Name == controller.MonitorSecretName("shop") &&
+				s.PasswordSecret.Name == naming.MonitorSecret("shop") &&
 				s.DatabaseRoleReclaimPolicy == cnpgv1.DatabaseRoleReclaimDelete
 		})
 
 	secrets := kube.CoreV1().Secrets(ns)
-	name := controller.MonitorSecretName("shop")
+	name := naming.MonitorSecret("shop")
 	old := string(getSecret(t, ns, name).Data["password"])
 	s := comesBack(t, "Secret "+name, owner,
 		func(ctx context.Context) (*corev1.Secret, error) { return secrets.Get(ctx, name, metav1.GetOptions{}) },

@@ -15,6 +15,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // certGroupAsApplied is the group's DatabaseRole as the API server keeps
@@ -40,7 +41,7 @@ func currentMonitorRole(p *pass) *cnpgv1.DatabaseRole {
 			Labels:          controller.ManagedLabels(controller.ClusterLabel, name),
 			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)}},
 		Spec: cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: name}, Name: controller.MonitorRole, Login: true,
-			InRoles: []string{monitorGroup}, PasswordSecret: &cnpgv1.LocalObjectReference{Name: controller.MonitorSecretName(name)},
+			InRoles: []string{monitorGroup}, PasswordSecret: &cnpgv1.LocalObjectReference{Name: naming.MonitorSecret(name)},
 			Comment: controller.ClusterMarker(p.cluster.Namespace, name), DatabaseRoleReclaimPolicy: cnpgv1.DatabaseRoleReclaimDelete},
 	}
 }

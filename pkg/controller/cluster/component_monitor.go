@@ -13,6 +13,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // monitorComponent keeps the cluster's monitor role (controller.MonitorRole),
@@ -69,7 +70,7 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 // label-selected cache cannot see, which claim then judges.
 func ensureMonitorSecret(ctx context.Context, p *pass) (*corev1.Secret, error) {
 	client := p.deps.kube.CoreV1().Secrets(p.cluster.Namespace)
-	name := controller.MonitorSecretName(p.cluster.Name)
+	name := naming.MonitorSecret(p.cluster.Name)
 	if p.obs.monitorSecret == nil {
 		created, err := client.Create(ctx, newMonitorSecret(p), metav1.CreateOptions{FieldManager: fieldManager})
 		if err == nil {

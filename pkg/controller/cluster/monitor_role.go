@@ -12,6 +12,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // The cluster's monitor role (controller.MonitorRole) as Kubernetes
@@ -29,7 +30,7 @@ const monitorGroup = "pg_monitor"
 func newMonitorSecret(p *pass) *corev1.Secret {
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: controller.MonitorSecretName(p.cluster.Name), Namespace: p.cluster.Namespace,
+			Name: naming.MonitorSecret(p.cluster.Name), Namespace: p.cluster.Namespace,
 			Labels:          superuserLabels(p.cluster.Name),
 			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)},
 		},
@@ -48,7 +49,7 @@ func monitorRoleApply(p *pass) *cnpgac.DatabaseRoleApplyConfiguration {
 		WithCluster(cnpgac.LocalObjectReference().WithName(name)).
 		WithName(controller.MonitorRole).WithLogin(true).
 		WithInRoles(monitorGroup).
-		WithPasswordSecret(cnpgac.LocalObjectReference().WithName(controller.MonitorSecretName(name))).
+		WithPasswordSecret(cnpgac.LocalObjectReference().WithName(naming.MonitorSecret(name))).
 		WithComment(controller.ClusterMarker(p.cluster.Namespace, name)).
 		WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimDelete)
 	return cnpgac.DatabaseRole(controller.MonitorRoleObject(name), p.cluster.Namespace).
@@ -64,7 +65,7 @@ func monitorRoleCurrent(cur *cnpgv1.DatabaseRole, p *pass) bool {
 	return controller.IsControlledBy(cur, p.cluster.UID) && controller.HasLabels(cur.Labels, controller.ManagedLabels(controller.ClusterLabel, name)) &&
 		s.Cluster.Name == name && s.Name == controller.MonitorRole && s.Login &&
 		slices.Equal(s.InRoles, []string{monitorGroup}) &&
-		s.PasswordSecret != nil && s.PasswordSecret.Name == controller.MonitorSecretName(name) &&
+		s.PasswordSecret != nil && s.PasswordSecret.Name == naming.MonitorSecret(name) &&
 		s.Comment == controller.ClusterMarker(p.cluster.Namespace, name) &&
 		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == cnpgv1.DatabaseRoleReclaimDelete
 }

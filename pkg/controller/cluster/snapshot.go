@@ -103,7 +103,7 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 func (c *Controller) observeMonitor(pc *pgv1.PostgresCluster, o *observation) error {
 	ns, name := pc.Namespace, pc.Name
 	var err error
-	if o.monitorSecret, err = controller.IgnoreNotFound(c.secrets.Secrets(ns).Get(controller.MonitorSecretName(name))); err != nil {
+	if o.monitorSecret, err = controller.IgnoreNotFound(c.secrets.Secrets(ns).Get(naming.MonitorSecret(name))); err != nil {
 		return err
 	}
 	object := controller.MonitorRoleObject(name)

@@ -60,7 +60,7 @@ func listed(st []pgv1.DatabaseStatus, name, role string) bool {
 // longer has the role with our marker (look says whether to ask). done is
 // true once nothing is left to do.
 func (p *pass) removeRole(ctx context.Context, role string, policy pgv1.DeletionPolicy, look bool) (h health, done bool) {
-	obj := roleObjectName(p.db.Spec.ClusterRef.Name, role)
+	obj := naming.RoleObject(p.db.Spec.ClusterRef.Name, role)
 	cur := p.obs.roles[obj]
 	if cur != nil && !controller.IsControlledBy(cur, p.db.UID) {
 		return ready("", ""), true // someone else's: not ours to remove
@@ -116,7 +116,7 @@ func (p *pass) droppedInPostgres(ctx context.Context, role string, look bool) (h
 	if comment, ok := comments[role]; !ok || comment != controller.PostgresMarker(p.db.Namespace, p.db.Name) {
 		return ready("", ""), true
 	}
-	w := roleWant{object: roleObjectName(p.obs.cluster.Name, role), cluster: p.obs.cluster.Name, role: role, reclaim: roleReclaim(pgv1.DeletionPolicyDelete)}
+	w := roleWant{object: naming.RoleObject(p.obs.cluster.Name, role), cluster: p.obs.cluster.Name, role: role, reclaim: roleReclaim(pgv1.DeletionPolicyDelete)}
 	if h := p.claimRole(ctx, w); h.Phase != pgv1.PhaseReady {
 		return p.roleWait(true, fmt.Sprintf("role %s is still in Postgres: %s", role, h.Message)), false
 	}

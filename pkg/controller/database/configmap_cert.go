@@ -2,7 +2,7 @@ package database
 
 import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // certData turns the connection data d of a database that logs in by
@@ -19,9 +19,9 @@ func certData(d map[string]string, cluster string, n names, e *pgv1.DatabaseStat
 		delete(d, k)
 	}
 	d["authentication"] = string(pgv1.AuthenticationCertificate)
-	d["admin-cert-secret"] = controller.ClientCertSecretName(roleObjectName(cluster, n.AdminRole))
-	d["rw-cert-secret"] = controller.ClientCertSecretName(roleObjectName(cluster, n.RWRole))
+	d["admin-cert-secret"] = naming.ClientCertSecret(naming.RoleObject(cluster, n.AdminRole))
+	d["rw-cert-secret"] = naming.ClientCertSecret(naming.RoleObject(cluster, n.RWRole))
 	if e.ROSecretRef != nil { // set only while readOnlyRole is
-		d["ro-cert-secret"] = controller.ClientCertSecretName(roleObjectName(cluster, n.RORole))
+		d["ro-cert-secret"] = naming.ClientCertSecret(naming.RoleObject(cluster, n.RORole))
 	}
 }

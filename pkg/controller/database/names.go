@@ -8,6 +8,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // Finalizer keeps a PostgresDatabase until each database's deletionPolicy
@@ -26,9 +27,9 @@ const (
 )
 
 // names are the deterministic names of one database's objects.
-type names = controller.DatabaseNames
+type names = naming.DatabaseNames
 
-func namesOf(pgdb, db string) names { return controller.NamesOf(pgdb, db) }
+func namesOf(pgdb, db string) names { return naming.Database(pgdb, db) }
 
 // maxRoleName is Postgres's identifier limit (NAMEDATALEN - 1).
 const maxRoleName = 63

@@ -66,7 +66,7 @@ func (p *pass) removeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names,
 // roleLive: our DatabaseRole of role exists and is not being deleted —
 // the role may still hold privileges.
 func (p *pass) roleLive(role string) bool {
-	cur := p.obs.roles[roleObjectName(p.db.Spec.ClusterRef.Name, role)]
+	cur := p.obs.roles[naming.RoleObject(p.db.Spec.ClusterRef.Name, role)]
 	return cur != nil && controller.IsControlledBy(cur, p.db.UID) && cur.DeletionTimestamp == nil
 }
 

@@ -5,7 +5,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // certAuth: database d's roles log in by client certificate.
@@ -21,7 +21,7 @@ func certAuth(d pgv1.DatabaseSpec) bool {
 // the Secret holds a certificate, a message when it cannot issue one
 // (a client CA without its key, a same-named Secret not its own).
 func certHealth(cur *cnpgv1.DatabaseRole, role string) health {
-	secret := controller.ClientCertSecretName(cur.Name)
+	secret := naming.ClientCertSecret(cur.Name)
 	st := cur.Status.ClientCertificate
 	switch {
 	case st != nil && st.Message != "":

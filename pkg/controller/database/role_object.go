@@ -3,7 +3,6 @@ package database
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -13,17 +12,6 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 )
-
-// roleObjectName is the name of the CNPG DatabaseRole that manages role on
-// cluster: "<cluster>.<role>", the role's '_' written '-'. A Postgres role
-// is unique per server, so the name is keyed by cluster and role, not by
-// PostgresDatabase: two PostgresDatabases asking for one role ask for one
-// object, and the API server, not a cache, decides who has it. Cluster
-// names have no dots (a DNS-1035 label) and role names no '-' or '.', so
-// the mapping is injective.
-func roleObjectName(cluster, role string) string {
-	return cluster + "." + strings.ReplaceAll(role, "_", "-")
-}
 
 // roleReclaim is the DatabaseRole reclaim policy of a deletionPolicy: what
 // CNPG does with the role in Postgres when the object goes.

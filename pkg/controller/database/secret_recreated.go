@@ -7,6 +7,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // A generated Secret found missing is created with a new password: the
@@ -23,7 +24,7 @@ import (
 // while), when the first alone would miss a deletion. This decides only whether to say so: the Secret is created
 // either way.
 func wasIssued(p *pass, role, secret string) bool {
-	cur := p.obs.roles[roleObjectName(p.db.Spec.ClusterRef.Name, role)]
+	cur := p.obs.roles[naming.RoleObject(p.db.Spec.ClusterRef.Name, role)]
 	if cur != nil && controller.IsControlledBy(cur, p.db.UID) && roleApplied(cur) &&
 		cur.Spec.PasswordSecret != nil && cur.Spec.PasswordSecret.Name == secret {
 		return true

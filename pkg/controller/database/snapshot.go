@@ -11,6 +11,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // observation is what one pass knows of the world, gathered once at its
@@ -78,7 +79,7 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 			return nil, err
 		}
 		for _, role := range n.Roles() {
-			obj := roleObjectName(db.Spec.ClusterRef.Name, role)
+			obj := naming.RoleObject(db.Spec.ClusterRef.Name, role)
 			if o.roles[obj], err = controller.IgnoreNotFound(c.roleObjects.DatabaseRoles(ns).Get(obj)); err != nil {
 				return nil, err
 			}

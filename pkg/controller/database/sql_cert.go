@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -18,12 +19,12 @@ import (
 // cache: it is read from the API server when the grants run (not on
 // converged passes). Its key stays in memory, in the Target.
 func (p *pass) asAdminByCert(ctx context.Context, n names) (postgres.Target, error) {
-	object := roleObjectName(p.obs.cluster.Name, n.AdminRole)
+	object := naming.RoleObject(p.obs.cluster.Name, n.AdminRole)
 	role := p.obs.roles[object]
 	if role == nil || !controller.IsControlledBy(role, p.db.UID) {
 		return postgres.Target{}, fmt.Errorf("DatabaseRole %q of role %s is not this PostgresDatabase's", object, n.AdminRole)
 	}
-	name := controller.ClientCertSecretName(object)
+	name := naming.ClientCertSecret(object)
 	s, err := controller.IgnoreNotFound(p.c.kube.CoreV1().Secrets(p.db.Namespace).Get(ctx, name, metav1.GetOptions{}))
 	if err != nil {
 		return postgres.Target{}, fmt.Errorf("read Secret %s: %w", name, err)

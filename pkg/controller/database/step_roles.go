@@ -9,10 +9,11 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // rolesStep keeps one CNPG DatabaseRole per role of every database — the
-// object named after the cluster and the role (roleObjectName), controlled
+// object named after the cluster and the role (naming.RoleObject), controlled
 // by this PostgresDatabase, server-side applied with only our fields — and
 // waits until CNPG reports each applied at its generation. Before the
 // first write of a role, claimRole proves that nothing else has it, and
@@ -78,7 +79,7 @@ func markExists(e *pgv1.DatabaseStatus, role string, exists bool) {
 // stands with it.
 func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret string) health {
 	cluster := p.obs.cluster.Name
-	w := roleWant{object: roleObjectName(cluster, role), cluster: cluster, role: role, secret: secret, reclaim: roleReclaim(policyOf(d)), cert: certAuth(d)}
+	w := roleWant{object: naming.RoleObject(cluster, role), cluster: cluster, role: role, secret: secret, reclaim: roleReclaim(policyOf(d)), cert: certAuth(d)}
 	cur := p.obs.roles[w.object]
 	if cur != nil && !controller.IsControlledBy(cur, p.db.UID) {
 		// Never adopted: a DatabaseRole we did not create may carry

@@ -3,11 +3,10 @@ package inspect
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // databaseCauses looks at the children behind a database's unmet
@@ -55,7 +54,7 @@ func (r Reader) clusterCause(ctx context.Context, name string) ([]Cause, *Explan
 func (r Reader) roleCauses(ctx context.Context, cluster string, roles []string) ([]Cause, error) {
 	var names []string
 	for _, role := range roles {
-		names = append(names, RoleObjectName(cluster, role))
+		names = append(names, naming.RoleObject(cluster, role))
 	}
 	return children(ctx, "DatabaseRole", names, r.PG.CNPGV1().DatabaseRoles(r.Namespace).Get,
 		func(o *cnpgv1.DatabaseRole) string {
@@ -66,19 +65,12 @@ func (r Reader) roleCauses(ctx context.Context, cluster string, roles []string) 
 func (r Reader) cnpgDatabaseCauses(ctx context.Context, db *pgv1.PostgresDatabase) ([]Cause, error) {
 	var names []string
 	for _, d := range db.Spec.Databases {
-		names = append(names, controller.NamesOf(db.Name, d.Name).CNPG)
+		names = append(names, naming.Database(db.Name, d.Name).CNPG)
 	}
 	return children(ctx, "Database.postgresql.cnpg.io", names, r.PG.CNPGV1().Databases(r.Namespace).Get,
 		func(o *cnpgv1.Database) string {
 			return applied(o.Status.Applied, o.Status.ObservedGeneration, o.Generation, o.Status.Message)
 		})
-}
-
-// RoleObjectName is the CNPG DatabaseRole setpoint names after a role:
-// "<cluster>.<role>", '_' written '-' (see RolesReady in
-// docs/concepts/pipelines.md).
-func RoleObjectName(cluster, role string) string {
-	return cluster + "." + strings.ReplaceAll(role, "_", "-")
 }
 
 // secretsOf are the Secrets each role's password is read from: the
@@ -96,7 +88,7 @@ func secretsOf(db *pgv1.PostgresDatabase) []string {
 func configMapsOf(db *pgv1.PostgresDatabase) []string {
 	var out []string
 	for _, d := range db.Spec.Databases {
-		out = append(out, controller.NamesOf(db.Name, d.Name).ConfigMap)
+		out = append(out, naming.Database(db.Name, d.Name).ConfigMap)
 	}
 	return out
 }
@@ -122,7 +114,7 @@ type Role struct {
 // docs/concepts/roles-and-credentials.md describes them: <db>_admin and <db>_rw, <db>_ro with
 // readOnlyRole, each with passwordConfig's Secret or the generated one.
 func RolesOf(pgdb string, d pgv1.DatabaseSpec) []Role {
-	n := controller.NamesOf(pgdb, d.Name)
+	n := naming.Database(pgdb, d.Name)
 	pc := d.PasswordConfig
 	if pc == nil {
 		pc = &pgv1.DatabasePasswordConfig{}

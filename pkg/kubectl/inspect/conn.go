@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // Connection is what a client needs to reach one database as one role,
@@ -62,7 +62,7 @@ func (r Reader) Connection(ctx context.Context, name string, o ConnectionOptions
 	if err != nil {
 		return nil, err
 	}
-	cmName := controller.NamesOf(db.Name, spec.Name).ConfigMap
+	cmName := naming.Database(db.Name, spec.Name).ConfigMap
 	cm, err := r.Kube.CoreV1().ConfigMaps(r.Namespace).Get(ctx, cmName, getOpts)
 	if err != nil {
 		return nil, fmt.Errorf("connection ConfigMap %s (published once the database's ConfigMapsReady is True): %w", cmName, err)
