@@ -8,6 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // CACache remembers the CA certificates CNPG publishes in <cluster>-ca.
@@ -40,7 +42,7 @@ func (c *CACache) Get(ctx context.Context, namespace, name string) ([]byte, erro
 	if err != nil {
 		return nil, fmt.Errorf("read CA secret %s: %w", key, err)
 	}
-	ca = s.Data["ca.crt"]
+	ca = s.Data[naming.CACertKey]
 	if len(ca) > 0 {
 		c.mu.Lock()
 		c.ca[key] = ca

@@ -290,7 +290,7 @@ func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster, conn
 	svc := func(s string) string { return fmt.Sprintf("%s%s.%s.svc", c.Name, s, ns) }
 	cm := corev1ac.ConfigMap(c.Name+"-connection", ns).WithLabels(labels).
 		WithOwnerReferences(ownerApply(c, clusterGVK)).
-		WithData(map[string]string{"rw-host": svc("-rw"), "ro-host": svc("-ro"), "r-host": svc("-r"), "port": "5432",
+		WithData(map[string]string{"host": svc("-rw"), "rw-host": svc("-rw"), "ro-host": svc("-ro"), "r-host": svc("-r"), "port": "5432",
 			"ca-secret": c.Name + "-ca", "ca-secret-key": "ca.crt", "sslmode": "verify-full"})
 	if _, err := lb.kube.CoreV1().ConfigMaps(ns).Apply(ctx, cm, lbApply); err != nil {
 		return err

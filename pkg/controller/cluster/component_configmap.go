@@ -25,26 +25,31 @@ func (configMapComponent) Requires() []contractKey {
 }
 func (configMapComponent) Provides() []contractKey { return nil }
 
-// ConnectionData is the connection-info ConfigMap's content.
+// connectionData is the connection-info ConfigMap's content. The
+// read-write host is there twice: as rw-host, its first name here, and as
+// host, its name in every database's ConfigMap, so that a client reads
+// either ConfigMap the same way.
 func connectionData(p *pass) map[string]string {
 	ns, name := p.cluster.Namespace, p.cluster.Name
+	rw := naming.Host(ns, naming.RWService(name))
 	d := map[string]string{
-		"rw-host":       naming.Host(ns, naming.RWService(name)),
-		"ro-host":       naming.Host(ns, naming.ROService(name)),
-		"r-host":        naming.Host(ns, naming.RService(name)),
-		"port":          strconv.Itoa(postgres.Port),
-		"ca-secret":     naming.CASecret(name),
-		"ca-secret-key": "ca.crt",
-		"sslmode":       "verify-full",
+		naming.KeyHost:        rw,
+		naming.KeyRWHost:      rw,
+		naming.KeyROHost:      naming.Host(ns, naming.ROService(name)),
+		naming.KeyRHost:       naming.Host(ns, naming.RService(name)),
+		naming.KeyPort:        strconv.Itoa(postgres.Port),
+		naming.KeyCASecret:    naming.CASecret(name),
+		naming.KeyCASecretKey: naming.CACertKey,
+		naming.KeySSLMode:     naming.SSLMode,
 	}
 	if s := p.contracts.Secret; s != nil {
 		// Only while superuser access is on: otherwise nobody can log in
 		// as postgres over the network, and there is no Secret to name.
-		d["superuser-name"], d["superuser-secret"] = "postgres", s.Name
+		d[naming.KeySuperuserName], d[naming.KeySuperuserSecret] = "postgres", s.Name
 	}
 	if p.want.PoolerEnabled {
-		d["pooler-rw-host"] = naming.Host(ns, naming.PoolerRW(name))
-		d["pooler-ro-host"] = naming.Host(ns, naming.PoolerRO(name))
+		d[naming.KeyPoolerRWHost] = naming.Host(ns, naming.PoolerRW(name))
+		d[naming.KeyPoolerROHost] = naming.Host(ns, naming.PoolerRO(name))
 	}
 	return d
 }

@@ -15,13 +15,13 @@ import (
 // are the poolers: PgBouncer logs in to Postgres with the role's password,
 // which these roles cannot use.
 func certData(d map[string]string, cluster string, n names, e *pgv1.DatabaseStatus) {
-	for _, k := range []string{"admin-secret", "rw-secret", "ro-secret", "pooler-host", "pooler-ro-host"} {
+	for _, k := range []string{naming.KeyAdminSecret, naming.KeyRWSecret, naming.KeyROSecret, naming.KeyPoolerHost, naming.KeyPoolerROHost} {
 		delete(d, k)
 	}
-	d["authentication"] = string(pgv1.AuthenticationCertificate)
-	d["admin-cert-secret"] = naming.ClientCertSecret(naming.RoleObject(cluster, n.AdminRole))
-	d["rw-cert-secret"] = naming.ClientCertSecret(naming.RoleObject(cluster, n.RWRole))
+	d[naming.KeyAuthentication] = string(pgv1.AuthenticationCertificate)
+	d[naming.KeyAdminCertSecret] = naming.ClientCertSecret(naming.RoleObject(cluster, n.AdminRole))
+	d[naming.KeyRWCertSecret] = naming.ClientCertSecret(naming.RoleObject(cluster, n.RWRole))
 	if e.ROSecretRef != nil { // set only while readOnlyRole is
-		d["ro-cert-secret"] = naming.ClientCertSecret(naming.RoleObject(cluster, n.RORole))
+		d[naming.KeyROCertSecret] = naming.ClientCertSecret(naming.RoleObject(cluster, n.RORole))
 	}
 }

@@ -79,29 +79,29 @@ func configMapCurrent(cm *corev1.ConfigMap, db *pgv1.PostgresDatabase, data map[
 // connectionData is the content of a database's connection ConfigMap.
 func connectionData(namespace string, pc *pgv1.PostgresCluster, n names, e *pgv1.DatabaseStatus) map[string]string {
 	d := map[string]string{
-		"host":          naming.Host(namespace, naming.RWService(pc.Name)),
-		"ro-host":       naming.Host(namespace, naming.ROService(pc.Name)),
-		"port":          strconv.Itoa(postgres.Port),
-		"database":      n.DB,
-		"admin-user":    n.AdminRole,
-		"rw-user":       n.RWRole,
-		"ca-secret":     naming.CASecret(pc.Name),
-		"ca-secret-key": "ca.crt",
-		"sslmode":       "verify-full",
+		naming.KeyHost:        naming.Host(namespace, naming.RWService(pc.Name)),
+		naming.KeyROHost:      naming.Host(namespace, naming.ROService(pc.Name)),
+		naming.KeyPort:        strconv.Itoa(postgres.Port),
+		naming.KeyDatabase:    n.DB,
+		naming.KeyAdminUser:   n.AdminRole,
+		naming.KeyRWUser:      n.RWRole,
+		naming.KeyCASecret:    naming.CASecret(pc.Name),
+		naming.KeyCASecretKey: naming.CACertKey,
+		naming.KeySSLMode:     naming.SSLMode,
 	}
 	if e.AdminSecretRef != nil {
-		d["admin-secret"] = e.AdminSecretRef.Name
+		d[naming.KeyAdminSecret] = e.AdminSecretRef.Name
 	}
 	if e.RWSecretRef != nil {
-		d["rw-secret"] = e.RWSecretRef.Name
+		d[naming.KeyRWSecret] = e.RWSecretRef.Name
 	}
 	if e.ROSecretRef != nil { // set only while readOnlyRole is
-		d["ro-user"] = n.RORole
-		d["ro-secret"] = e.ROSecretRef.Name
+		d[naming.KeyROUser] = n.RORole
+		d[naming.KeyROSecret] = e.ROSecretRef.Name
 	}
 	if ps := pc.Status.ConnectionPoolerStatus; ps != nil && ps.Enabled {
-		d["pooler-host"] = naming.Host(namespace, naming.PoolerRW(pc.Name))
-		d["pooler-ro-host"] = naming.Host(namespace, naming.PoolerRO(pc.Name))
+		d[naming.KeyPoolerHost] = naming.Host(namespace, naming.PoolerRW(pc.Name))
+		d[naming.KeyPoolerROHost] = naming.Host(namespace, naming.PoolerRO(pc.Name))
 	}
 	return d
 }

@@ -32,9 +32,9 @@ type Connection struct {
 
 // Roles and the ConfigMap keys of their user and Secret.
 var roleKeys = map[string][2]string{
-	"admin": {"admin-user", "admin-secret"},
-	"rw":    {"rw-user", "rw-secret"},
-	"ro":    {"ro-user", "ro-secret"},
+	"admin": {naming.KeyAdminUser, naming.KeyAdminSecret},
+	"rw":    {naming.KeyRWUser, naming.KeyRWSecret},
+	"ro":    {naming.KeyROUser, naming.KeyROSecret},
 }
 
 // ConnectionOptions choose the role and the service.
@@ -80,13 +80,14 @@ func (r Reader) Connection(ctx context.Context, name string, o ConnectionOptions
 }
 
 func fromConfigMap(d map[string]string, keys [2]string, o ConnectionOptions) (*Connection, error) {
-	c := &Connection{Host: d["host"], Port: d["port"], Database: d["database"], User: d[keys[0]], Secret: d[keys[1]],
-		CASecret: d["ca-secret"], CASecretKey: d["ca-secret-key"], SSLMode: d["sslmode"]}
+	c := &Connection{Host: d[naming.KeyHost], Port: d[naming.KeyPort], Database: d[naming.KeyDatabase],
+		User: d[keys[0]], Secret: d[keys[1]],
+		CASecret: d[naming.KeyCASecret], CASecretKey: d[naming.KeyCASecretKey], SSLMode: d[naming.KeySSLMode]}
 	if o.Pooler {
-		if d["pooler-host"] == "" {
-			return nil, fmt.Errorf("no pooler-host: the cluster has no connection pooler")
+		if d[naming.KeyPoolerHost] == "" {
+			return nil, fmt.Errorf("no %s: the cluster has no connection pooler", naming.KeyPoolerHost)
 		}
-		c.Host = d["pooler-host"]
+		c.Host = d[naming.KeyPoolerHost]
 	}
 	if c.User == "" || c.Secret == "" {
 		return nil, fmt.Errorf("no %s / %s: the database has no %s role (readOnlyRole: true adds ro)", keys[0], keys[1], o.Role)
