@@ -1,0 +1,34 @@
+package naming
+
+import (
+	"slices"
+	"testing"
+)
+
+// Names are spelled out here, not derived: objects with these names exist
+// in clusters, and a renamed child would be a new object beside the old.
+func TestNamesArePinned(t *testing.T) {
+	db := Database("shop", "order_items")
+	for _, c := range [][2]string{
+		{Host("ns", RWService("pg")), "pg-rw.ns.svc"},
+		{ROService("pg"), "pg-ro"},
+		{RService("pg"), "pg-r"},
+		{CASecret("pg"), "pg-ca"},
+		{SuperuserSecret("pg"), "pg-superuser"},
+		{ObjectStore("pg"), "pg-backup"},
+		{ObjectStoreCluster("pg-backup"), "pg"},
+		{MonitorSecret("pg"), "pg-monitor"},
+		{RoleObject("pg", "order_items_rw"), "pg.order-items-rw"},
+		{ClientCertSecret("pg.order-items-admin"), "pg.order-items-admin-client-cert"},
+		{db.CNPG, "shop-order-items"},
+		{db.ConfigMap, "shop-order-items-config"},
+		{db.AdminRole + " " + db.AdminSecret, "order_items_admin shop-order-items-admin"},
+	} {
+		if c[0] != c[1] {
+			t.Errorf("got %q, want %q", c[0], c[1])
+		}
+	}
+	if got := Poolers("pg"); !slices.Equal(got, []string{"pg-pooler-rw", "pg-pooler-ro"}) {
+		t.Errorf("Poolers = %v", got)
+	}
+}
