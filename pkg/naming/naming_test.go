@@ -8,6 +8,7 @@ import (
 // Names are spelled out here, not derived: objects with these names exist
 // in clusters, and a renamed child would be a new object beside the old.
 func TestNamesArePinned(t *testing.T) {
+	t.Parallel()
 	db := Database("shop", "order_items")
 	for _, c := range [][2]string{
 		{Host("ns", RWService("pg")), "pg-rw.ns.svc"},

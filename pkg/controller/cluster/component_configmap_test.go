@@ -12,6 +12,7 @@ import (
 // values are spelled out here, not derived, so that a change to either is
 // seen. host is rw-host under the name every database's ConfigMap uses.
 func TestConnectionDataKeys(t *testing.T) {
+	t.Parallel()
 	p := testPass()
 	p.want = &desired{PoolerEnabled: true}
 	p.contracts.Secret = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser"}}
