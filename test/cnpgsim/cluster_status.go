@@ -37,7 +37,7 @@ func (r *clusterRun) writeStatus(ctx context.Context, phase string, ready bool, 
 		st.ReadyInstances = c.Spec.Instances
 	}
 	st.TargetPrimary = c.Name + "-1"
-	if r.inst.backend.srv.initialized() {
+	if r.instanceRan() {
 		st.CurrentPrimary = c.Name + "-1"
 	}
 	st.WriteService = c.Name + "-rw"
@@ -56,7 +56,7 @@ func (r *clusterRun) writeStatus(ctx context.Context, phase string, ready bool, 
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, reasonClusterReady, messageReady
 	}
 	meta.SetStatusCondition(&st.Conditions, cond)
-	setInitialized(st, ready)
+	setInitialized(st, r.instanceCreated())
 	if equality.Semantic.DeepEqual(*st, c.Status) {
 		return nil
 	}
@@ -71,13 +71,31 @@ func (r *clusterRun) writeStatus(ctx context.Context, phase string, ready bool, 
 	return nil
 }
 
-// setInitialized keeps CNPG 1.30's Initialized condition: False
-// (BootstrapPending) from the first status until an instance runs, then
-// True (BootstrapCompleted) for good. A Cluster bootstrapped by recovery
-// gets its instance only when the full-recovery Job succeeded, so here:
-// once the server has first counted as ready.
-func setInitialized(st *cnpgv1.ClusterStatus, ready bool) {
-	if ready {
+// instanceRan reports whether the instance manager has run the primary,
+// which names itself currentPrimary when it starts: after initdb, or after
+// a recovery that replayed to its target and promoted — never after a
+// failed one (CNPG's full-recovery Job runs the restore and the replay;
+// the instance Pod only follows its success).
+func (r *clusterRun) instanceRan() bool {
+	return r.inst.backend.srv.initialized() && !r.inst.recovering && r.inst.recoveryFailure == ""
+}
+
+// instanceCreated reports whether CNPG has created the first instance's
+// PVC, with its initdb or full-recovery Job: at once, but for a recovery
+// whose plugin hook fails before the Job exists.
+func (r *clusterRun) instanceCreated() bool {
+	return recoveryTarget(r.cluster) == nil || r.inst.recoveryJob || r.inst.backend.shared || r.inst.backend.srv.initialized()
+}
+
+// setInitialized keeps CNPG 1.30's Initialized condition as its code has
+// it, not as its documentation says: False (BootstrapPending) in the first
+// status, then True (BootstrapCompleted) for good as soon as status.instances
+// is above 0 — and CNPG counts instances by their PVCs, so a failed
+// full-recovery Job's PVC makes it True too (real CNPG showed it:
+// realcnpg's TestFailedRestoreOnRealCNPG). A pass cannot tell a finished
+// bootstrap by it; currentPrimary tells (instanceRan).
+func setInitialized(st *cnpgv1.ClusterStatus, created bool) {
+	if created {
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
 			Type: conditionInitialized, Status: metav1.ConditionTrue,
 			Reason: "BootstrapCompleted", Message: "Cluster has been bootstrapped",

@@ -27,9 +27,12 @@
 //     readyInstances, currentPrimary and targetPrimary (`<name>-1`),
 //     writeService, readService, condition Ready (True, reason
 //     ClusterIsReady, only in the healthy phase; else False,
-//     ClusterIsNotReady) and condition Initialized (False, BootstrapPending,
-//     until the server first counts as ready, then True,
-//     BootstrapCompleted, for good); it writes status only when it changes;
+//     ClusterIsNotReady) and condition Initialized (True, BootstrapCompleted,
+//     for good once the first instance's PVC exists — at once, or with the
+//     full-recovery Job — else False, BootstrapPending: CNPG 1.30 counts
+//     instances by PVC); currentPrimary only once an instance ran (after
+//     initdb, or after a recovery that promoted); it writes status only
+//     when it changes;
 //   - applies spec.postgresql.parameters by rewriting a configuration file
 //     and reloading, restarting when a changed parameter needs it
 //     (pg_settings.context = 'postmaster'); values the server refuses are
@@ -144,7 +147,7 @@
 //     recovery_target_action promote. It stays "Setting up primary" until
 //     Postgres has replayed to the target and promoted, then proceeds like
 //     any Cluster (superuser password, roles, its own archiving: a restored
-//     Cluster archives to its own serverName; Initialized turns True only
+//     Cluster archives to its own serverName; currentPrimary is set only
 //     then).
 //   - A failed recovery is reported as CNPG 1.30 reports a failed
 //     full-recovery Job (recovery_status.go has the source references).
@@ -153,8 +156,9 @@
 //     recovery target was reached"), the phase is "Cluster is unrecoverable
 //     and needs manual intervention" with phaseReason "Instance creation
 //     failed for the following jobs: <name>-1-full-recovery. Check the job
-//     logs to investigate the cause of the failure.", Ready and
-//     Initialized False; the Cluster is not retried. Why it failed ("Error
+//     logs to investigate the cause of the failure.", Ready False, no
+//     currentPrimary, and Initialized True (the Job's PVC counts as an
+//     instance); the Cluster is not retried. Why it failed ("Error
 //     while restoring a backup: no target backup found …", Postgres's FATAL
 //     message) is, as with CNPG, only in the Job's log: RecoveryLog returns
 //     it. When the source's ObjectStore does not exist, the barman-cloud

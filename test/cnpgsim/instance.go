@@ -27,6 +27,9 @@ type instance struct {
 	// it is reported and not retried.
 	recovering      bool
 	recoveryFailure string
+	// recoveryJob is set once CNPG would have created the full-recovery
+	// Job, and with it the first instance's PVC (instanceCreated).
+	recoveryJob bool
 	// jobLog is recoveryFailure for RecoveryLog, which must not wait for
 	// a sync (one may replay WAL for minutes).
 	jobLog atomic.Pointer[string]

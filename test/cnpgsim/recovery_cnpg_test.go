@@ -27,6 +27,7 @@ func TestRecoveryStatusIsCNPGs(t *testing.T) {
 	}
 	types, controller := read("api/v1/cluster_types.go"), read("internal/controller/cluster_controller.go")
 	status, jobs := read("internal/controller/cluster_status.go"), read("pkg/specs/jobs.go")
+	pvcs := read("pkg/reconciler/persistentvolumeclaim/status.go")
 	for _, c := range []struct{ file, source, want string }{
 		{"api/v1/cluster_types.go", types, `PhaseUnrecoverable = "` + PhaseUnrecoverable + `"`},
 		{"api/v1/cluster_types.go", types, `PhaseFailurePlugin = "` + PhaseFailurePlugin + `"`},
@@ -36,6 +37,10 @@ func TestRecoveryStatusIsCNPGs(t *testing.T) {
 		{"api/v1/cluster_types.go", types, `BootstrapPending ConditionReason = "BootstrapPending"`},
 		{"internal/controller/cluster_status.go", status, `Message: "Cluster has been bootstrapped"`},
 		{"internal/controller/cluster_status.go", status, `Message: "Cluster has not been bootstrapped yet"`},
+		// Initialized turns True with status.instances, which counts the
+		// instances' PVCs, a failed full-recovery Job's included.
+		{"internal/controller/cluster_status.go", status, `if cluster.Status.Instances > 0 {`},
+		{"pkg/reconciler/persistentvolumeclaim/status.go", pvcs, `cluster.Status.Instances = len(sortedInstances)`},
 		// The failed Job's reason, registered with PhaseUnrecoverable.
 		{"internal/controller/cluster_controller.go", controller, `"Instance creation failed for the following jobs: %s. "+`},
 		{"internal/controller/cluster_controller.go", controller, `"Check the job logs to investigate the cause of the failure."`},

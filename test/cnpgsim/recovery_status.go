@@ -69,6 +69,7 @@ func (r *clusterRun) bootstrapRecovery(ctx context.Context) (done bool, requeue 
 		return true, pluginRetry, r.writeStatus(ctx, PhaseFailurePlugin, false,
 			"Encountered an error while interacting with plugins: "+hook.Error())
 	}
+	r.inst.recoveryJob = true
 	if err != nil {
 		return true, 0, r.recoveryError(ctx, err)
 	}

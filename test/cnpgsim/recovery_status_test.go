@@ -18,22 +18,27 @@ const (
 
 // recoveryJobFailed checks a Cluster against what CNPG 1.30 reports when
 // its full-recovery Job failed: unrecoverable, the Job named, not Ready,
-// not Initialized.
+// no instance ran — yet Initialized, by the Job's PVC.
 func recoveryJobFailed(c *cnpgv1.Cluster) error {
 	want := "Instance creation failed for the following jobs: " + c.Name + "-1-full-recovery. " +
 		"Check the job logs to investigate the cause of the failure."
 	if c.Status.Phase != phaseUnrecoverable || c.Status.PhaseReason != want {
 		return fmt.Errorf("phase %q (%s), want %q (%s)", c.Status.Phase, c.Status.PhaseReason, phaseUnrecoverable, want)
 	}
-	return notBootstrapped(c)
+	return notBootstrapped(c, metav1.ConditionTrue)
 }
 
-func notBootstrapped(c *cnpgv1.Cluster) error {
+// notBootstrapped checks a Cluster no instance of which ran: not Ready, no
+// currentPrimary, and Initialized as given (True once a PVC exists).
+func notBootstrapped(c *cnpgv1.Cluster, initialized metav1.ConditionStatus) error {
 	if meta.IsStatusConditionTrue(c.Status.Conditions, "Ready") {
 		return fmt.Errorf("Ready True in phase %q", c.Status.Phase)
 	}
-	if cond := meta.FindStatusCondition(c.Status.Conditions, "Initialized"); cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != "BootstrapPending" {
-		return fmt.Errorf("Initialized = %+v, want False (BootstrapPending)", cond)
+	if c.Status.CurrentPrimary != "" {
+		return fmt.Errorf("currentPrimary %q, but no instance ran", c.Status.CurrentPrimary)
+	}
+	if cond := meta.FindStatusCondition(c.Status.Conditions, "Initialized"); cond == nil || cond.Status != initialized {
+		return fmt.Errorf("Initialized = %+v, want %s", cond, initialized)
 	}
 	return nil
 }
@@ -89,7 +94,7 @@ func TestRecoveryFromAMissingObjectStore(t *testing.T) {
 	if c.Status.PhaseReason != want {
 		t.Fatalf("phaseReason = %q, want %q", c.Status.PhaseReason, want)
 	}
-	if err := notBootstrapped(c); err != nil {
+	if err := notBootstrapped(c, metav1.ConditionFalse); err != nil {
 		t.Fatal(err)
 	}
 	expectStatusStill(t, ns, "orphan")

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -38,17 +37,21 @@ type cnpgView struct {
 	phase, reason             string
 	instances, readyInstances int
 	currentPrimary            string
-	// initialized is CNPG's Initialized condition (True once an instance
-	// ran: a recovery bootstrap that finished).
-	initialized bool
 }
+
+// bootstrapped reports whether an instance of the Cluster has run as its
+// primary: CNPG's instance manager names itself currentPrimary when it
+// starts, which after bootstrap.recovery is only once the full-recovery
+// Job succeeded. (CNPG's Initialized condition cannot tell: CNPG 1.30
+// sets it True as soon as an instance's PVC exists, the failed recovery
+// Job's included — see realcnpg's TestFailedRestoreOnRealCNPG.)
+func (v cnpgView) bootstrapped() bool { return v.currentPrimary != "" }
 
 func viewOf(cl *cnpgv1.Cluster) cnpgView {
 	st := &cl.Status
 	return cnpgView{
 		phase: st.Phase, reason: st.PhaseReason,
 		instances: st.Instances, readyInstances: st.ReadyInstances, currentPrimary: st.CurrentPrimary,
-		initialized: apimeta.IsStatusConditionTrue(st.Conditions, cnpgv1.ClusterConditionInitialized),
 	}
 }
 

@@ -27,7 +27,7 @@ func (s settledProvisioner) Observe(ctx context.Context, p *pass, err error) hea
 	h := s.provisionerComponent.Observe(ctx, p, err)
 	h.RequeueAfter = pipeline.Soonest(h.RequeueAfter, recheck)
 	if h.Phase == pgv1.PhaseFailed && h.Reason == pgv1.ReasonCNPGFailed {
-		if r := p.cluster.Spec.Restore; r != nil && !view.initialized {
+		if r := p.cluster.Spec.Restore; r != nil && !view.bootstrapped() {
 			h.Reason = pgv1.ReasonRestoreFailed
 			h.Message = fmt.Sprintf("restore of %q from ObjectStore %q failed: %s", r.Source, restoreObjectStore(p, r), h.Message)
 		}

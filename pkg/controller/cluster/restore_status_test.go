@@ -15,22 +15,23 @@ import (
 )
 
 // recoveringCNPG is the CNPG Cluster of a restore, controlled by p's
-// cluster, in phase, Initialized as given.
-func recoveringCNPG(p *pass, phase, reason string, initialized bool) *cnpgv1.Cluster {
+// cluster, in phase, bootstrapped (an instance ran: currentPrimary set) as
+// given. Initialized is True either way, as real CNPG 1.30 has it once the
+// instance's PVC exists, the failed recovery Job's included.
+func recoveringCNPG(p *pass, phase, reason string, bootstrapped bool) *cnpgv1.Cluster {
 	cl := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: p.cluster.Name, Namespace: p.cluster.Namespace, UID: "cnpg-uid",
 		OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)}},
 		Spec:   cnpgv1.ClusterSpec{Bootstrap: &cnpgv1.BootstrapConfiguration{Recovery: &cnpgv1.BootstrapRecovery{Source: restoreSourceName}}},
 		Status: cnpgv1.ClusterStatus{Phase: phase, PhaseReason: reason, Instances: 1}}
-	status := metav1.ConditionFalse
-	if initialized {
-		status = metav1.ConditionTrue
+	if bootstrapped {
+		cl.Status.CurrentPrimary = cl.Name + "-1"
 	}
-	cl.Status.Conditions = []metav1.Condition{{Type: cnpgv1.ClusterConditionInitialized, Status: status, Reason: "BootstrapPending"}}
+	cl.Status.Conditions = []metav1.Condition{{Type: "Initialized", Status: metav1.ConditionTrue, Reason: "BootstrapCompleted"}}
 	return cl
 }
 
-// status.restoredFrom appears only once CNPG reports the recovery
-// bootstrap done (Initialized True) on the CNPG Cluster we control; a
+// status.restoredFrom appears only once an instance of the CNPG Cluster we
+// control ran (currentPrimary), after the recovery bootstrap; a
 // restore that is asked for, still running or failed restored nothing.
 func TestRestoredFromOnlyAfterTheRecovery(t *testing.T) {
 	t.Parallel()
@@ -54,8 +55,8 @@ func TestRestoredFromOnlyAfterTheRecovery(t *testing.T) {
 	if got == nil || got.Source != "old" || got.ObjectStore != "shop-backup" || !got.TargetTime.Equal(&target) {
 		t.Fatalf("recovered: restoredFrom = %+v", got)
 	}
-	// Initialized stays True for good: a restored cluster failing later
-	// still restored.
+	// currentPrimary stays set: a restored cluster failing later still
+	// restored.
 	p.obs.cnpg = recoveringCNPG(p, phaseUnrecoverable, "", true)
 	if restoredFrom(p, r, "shop-backup") == nil {
 		t.Fatal("restoredFrom lost when the restored cluster failed later")

@@ -116,11 +116,6 @@ type MonitoringConfiguration struct {
 	EnablePodMonitor *bool `json:"enablePodMonitor,omitempty"`
 }
 
-// ClusterConditionInitialized is the condition CNPG keeps on a Cluster:
-// True once an instance ran (after bootstrap.recovery, once the recovery
-// Job succeeded), and never cleared.
-const ClusterConditionInitialized = "Initialized"
-
 // ClusterStatus is the subset of CNPG's cluster status setpoint reads.
 type ClusterStatus struct {
 	Phase              string             `json:"phase,omitempty"`
