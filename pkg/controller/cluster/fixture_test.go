@@ -1,0 +1,129 @@
+package cluster
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubefakecs "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+// fixture runs whole passes of the cluster controller against fake
+// clientsets behind one API server stand-in (controllertest.API), its
+// informer caches seeded from them before each pass, on a clock of its own.
+type fixture struct {
+	t     *testing.T
+	kube  *kubefakecs.Clientset
+	pg    *fake.Clientset
+	api   *ct.API
+	inf   *controller.Informers
+	c     *Controller
+	rec   *record.FakeRecorder
+	clock *clocktesting.FakeClock
+}
+
+func newFixture(t *testing.T, kubeObjs, pgObjs []runtime.Object) *fixture {
+	t.Helper()
+	f := &fixture{t: t, kube: kubefakecs.NewClientset(kubeObjs...), pg: fake.NewClientset(pgObjs...),
+		rec: record.NewFakeRecorder(100), clock: clocktesting.NewFakeClock(t0)}
+	f.api = ct.NewAPI(f.kube, f.pg)
+	f.inf = controller.NewInformers(f.kube, f.pg, "", 0)
+	if err := f.inf.AddIndexers(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(controller.Config{Kube: f.kube, PG: f.pg, Recorder: f.rec, Clock: f.clock}, f.inf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.c = c
+	return f
+}
+
+// refresh seeds the informer caches from the fake API, as the informers
+// would after watching.
+func (f *fixture) refresh() {
+	f.t.Helper()
+	ctx := f.t.Context()
+	replace := func(inf cache.SharedIndexInformer, objs []any, err error) {
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		if err := inf.GetIndexer().Replace(objs, ""); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	all := metav1.ListOptions{}
+	ours := metav1.ListOptions{LabelSelector: controller.ManagedSelector().String()}
+	pg, cnpg, core := f.inf.Setpoint.Postgres().V1alpha1(), f.inf.Setpoint.CNPG().V1(), f.inf.Kube.Core().V1()
+	pcs, err := f.pg.PostgresV1alpha1().PostgresClusters("").List(ctx, all)
+	replace(pg.PostgresClusters().Informer(), items(pcs.Items), err)
+	classes, err := f.pg.PostgresV1alpha1().PostgresClusterClasses().List(ctx, all)
+	replace(pg.PostgresClusterClasses().Informer(), items(classes.Items), err)
+	ccs, err := f.pg.CNPGV1().Clusters("").List(ctx, all)
+	replace(cnpg.Clusters().Informer(), items(ccs.Items), err)
+	poolers, err := f.pg.CNPGV1().Poolers("").List(ctx, all)
+	replace(cnpg.Poolers().Informer(), items(poolers.Items), err)
+	sbs, err := f.pg.CNPGV1().ScheduledBackups("").List(ctx, all)
+	replace(cnpg.ScheduledBackups().Informer(), items(sbs.Items), err)
+	drs, err := f.pg.CNPGV1().DatabaseRoles("").List(ctx, all)
+	replace(cnpg.DatabaseRoles().Informer(), items(drs.Items), err)
+	oss, err := f.pg.BarmanCloudV1().ObjectStores("").List(ctx, all)
+	replace(f.inf.Setpoint.BarmanCloud().V1().ObjectStores().Informer(), items(oss.Items), err)
+	pms, err := f.pg.MonitoringV1().PodMonitors("").List(ctx, all)
+	replace(f.inf.Setpoint.Monitoring().V1().PodMonitors().Informer(), items(pms.Items), err)
+	ss, err := f.kube.CoreV1().Secrets("").List(ctx, ours)
+	replace(core.Secrets().Informer(), items(ss.Items), err)
+	cms, err := f.kube.CoreV1().ConfigMaps("").List(ctx, ours)
+	replace(core.ConfigMaps().Informer(), items(cms.Items), err)
+	deps, err := f.kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: controller.PoolerDeploymentSelector})
+	replace(f.inf.Poolers.Apps().V1().Deployments().Informer(), items(deps.Items), err)
+}
+
+func items[T any](in []T) []any {
+	out := make([]any, len(in))
+	for i := range in {
+		out[i] = &in[i]
+	}
+	return out
+}
+
+// sync runs one pass of cluster name after refreshing the caches and
+// clearing the API's log.
+func (f *fixture) sync(name string) (workqueue.Result, error) {
+	f.t.Helper()
+	f.refresh()
+	f.api.Clear()
+	return f.c.sync(f.t.Context(), workqueue.Key{Namespace: "ns", Name: name})
+}
+
+// cluster reads a PostgresCluster as stored.
+func (f *fixture) cluster(name string) *pgv1.PostgresCluster {
+	f.t.Helper()
+	pc, err := f.pg.PostgresV1alpha1().PostgresClusters("ns").Get(f.t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return pc
+}
+
+// events drains the Events recorded so far.
+func (f *fixture) events() []string {
+	var out []string
+	for {
+		select {
+		case e := <-f.rec.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}

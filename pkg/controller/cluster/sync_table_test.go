@@ -1,0 +1,191 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stesting "k8s.io/client-go/testing"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
+)
+
+// passCase is one whole pass of Controller.sync: the world before it (the
+// class "standard" and the PostgresCluster "shop" of resolve_test.go,
+// brought along by prepare), the API faults of the pass, and what it must
+// do: its ordered writes, its Events, the status stored after it and the
+// error it returns.
+type passCase struct {
+	name    string
+	prepare func(t *testing.T, f *fixture)
+	faults  []ct.Fault
+	writes  []ct.Write
+	events  []string // prefixes, in order
+	phase   pgv1.Phase
+	reason  string // of Ready
+	err     func(error) bool
+}
+
+var errBoom = ct.ServerError("etcd is unavailable")
+
+func TestSyncPasses(t *testing.T) {
+	t.Parallel()
+	first := []ct.Write{
+		{Verb: "patch", Resource: "postgresclusters", Name: "shop", Check: ct.Contains(Finalizer)},
+		{Verb: "patch", Resource: "postgresclusterclasses", Name: "standard", Check: ct.Contains(ClassFinalizer)},
+		{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Contains(`"instances":3`, `"uid":"uid-shop"`, `"max_connections":"200"`)},
+	}
+	for _, tc := range []passCase{{
+		name: "a new cluster: finalizers, the CNPG Cluster applied, status Pending until CNPG reports",
+		writes: append(first, ct.Write{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
+			Check: clusterStatus(pgv1.PhasePending, pgv1.ConditionProvisionerReady, pgv1.ReasonCNPGPending)}),
+		phase: pgv1.PhasePending, reason: pgv1.ReasonCNPGPending,
+	}, {
+		name:    "nothing changed since: no write, no Event",
+		prepare: firstPass,
+		phase:   pgv1.PhasePending, reason: pgv1.ReasonCNPGPending,
+	}, {
+		name: "CNPG sets up the primary: held back while it may flap, then Provisioning",
+		prepare: func(t *testing.T, f *fixture) {
+			firstPass(t, f)
+			f.setCNPGPhase("Setting up primary")
+			if res, err := f.sync("shop"); err != nil || res.RequeueAfter != phaseSettle {
+				t.Fatalf("the pass that first sees the phase: %+v, %v; want it held back %s", res, err, phaseSettle)
+			}
+			f.clock.Step(phaseSettle)
+		},
+		writes: []ct.Write{{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
+			Check: clusterStatus(pgv1.PhaseProvisioning, pgv1.ConditionProvisionerReady, pgv1.ReasonCNPGProvisioning)}},
+		phase: pgv1.PhaseProvisioning, reason: pgv1.ReasonCNPGProvisioning,
+	}, {
+		name: "the status write conflicts: the stored status stays, the pass is retried",
+		faults: []ct.Fault{{Verb: "update", Resource: "postgresclusters", Subresource: "status", Times: 1,
+			Err: apierrors.NewConflict(schema.GroupResource{Group: pgv1.GroupName, Resource: "postgresclusters"}, "shop", errors.New("the object has been modified"))}},
+		writes: append(first, ct.Write{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop"}),
+		err:    apierrors.IsConflict,
+	}, {
+		name: "the API server fails the CNPG Cluster's apply: ProvisionerReady says so, status is written, the pass is retried",
+		prepare: func(t *testing.T, f *fixture) {
+			firstPass(t, f)
+			f.updateCluster(func(pc *pgv1.PostgresCluster) { pc.Spec.Instances = new(int32(2)) })
+		},
+		faults: []ct.Fault{{Verb: "patch", Resource: "clusters", Name: "shop", Err: errBoom}},
+		writes: []ct.Write{
+			{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Contains(`"instances":2`)},
+			{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
+				Check: clusterStatus(pgv1.PhasePending, pgv1.ConditionProvisionerReady, pgv1.ReasonApplyFailed)},
+		},
+		phase: pgv1.PhasePending, reason: pgv1.ReasonApplyFailed,
+		err: func(err error) bool { return errors.Is(err, errBoom) && apierrors.IsInternalError(err) },
+	}, {
+		name: "deletion with policy Delete: Deleting is written first, then the CNPG Cluster goes; the finalizer waits for it",
+		prepare: func(t *testing.T, f *fixture) {
+			firstPass(t, f)
+			f.updateCluster(func(pc *pgv1.PostgresCluster) {
+				now := metav1.NewTime(t0)
+				pc.DeletionTimestamp, pc.Spec.ClusterDeletionPolicy = &now, pgv1.DeletionPolicyDelete
+			})
+		},
+		writes: []ct.Write{
+			{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
+				Check: clusterStatus(pgv1.PhaseDeleting, pgv1.ConditionReady, pgv1.ReasonDeleting)},
+			{Verb: "delete", Resource: "clusters", Name: "shop"},
+		},
+		phase: pgv1.PhaseDeleting, reason: pgv1.ReasonDeleting,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t)
+		})
+	}
+}
+
+func (tc passCase) run(t *testing.T) {
+	f := newFixture(t, nil, []runtime.Object{class(), cluster(pgv1.ClusterSettings{})})
+	if tc.prepare != nil {
+		tc.prepare(t, f)
+	}
+	f.events()
+	f.api.Fail(tc.faults...)
+	_, err := f.sync("shop")
+	switch {
+	case tc.err == nil && err != nil:
+		t.Fatalf("sync: %v", err)
+	case tc.err != nil && (err == nil || !tc.err(err)):
+		t.Fatalf("sync: %v, not the error expected", err)
+	}
+	ct.Expect(t, f.api.Actions(), tc.writes)
+	events := f.events()
+	if len(events) != len(tc.events) {
+		t.Fatalf("events %q, want %q", events, tc.events)
+	}
+	for i, e := range tc.events {
+		if !strings.HasPrefix(events[i], e) {
+			t.Errorf("event %d = %q, want %q…", i, events[i], e)
+		}
+	}
+	st := f.cluster("shop").Status
+	reason := ""
+	if c := meta.FindStatusCondition(st.Conditions, pgv1.ConditionReady); c != nil {
+		reason = c.Reason
+	}
+	if st.Phase != tc.phase || reason != tc.reason {
+		t.Errorf("stored status: phase %q, Ready reason %q; want %q, %q", st.Phase, reason, tc.phase, tc.reason)
+	}
+}
+
+func firstPass(t *testing.T, f *fixture) {
+	t.Helper()
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setCNPGPhase plays CNPG reporting phase on the CNPG Cluster.
+func (f *fixture) setCNPGPhase(phase string) {
+	f.t.Helper()
+	cl, err := f.pg.CNPGV1().Clusters("ns").Get(f.t.Context(), "shop", metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	cl.Status = cnpgv1.ClusterStatus{Phase: phase, Instances: 3}
+	if _, err := f.pg.CNPGV1().Clusters("ns").UpdateStatus(f.t.Context(), cl, metav1.UpdateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// updateCluster changes the stored PostgresCluster as a user (or the API
+// server, for a deletion) would; a spec change is a new generation.
+func (f *fixture) updateCluster(change func(*pgv1.PostgresCluster)) {
+	f.t.Helper()
+	pc := f.cluster("shop")
+	change(pc)
+	pc.Generation++
+	if _, err := f.pg.PostgresV1alpha1().PostgresClusters("ns").Update(f.t.Context(), pc, metav1.UpdateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// clusterStatus checks a status update: phase, and condition False with
+// reason.
+func clusterStatus(phase pgv1.Phase, condition, reason string) func(k8stesting.Action) string {
+	return func(a k8stesting.Action) string {
+		pc, ok := ct.Object(a).(*pgv1.PostgresCluster)
+		if !ok {
+			return "not a PostgresCluster"
+		}
+		c := meta.FindStatusCondition(pc.Status.Conditions, condition)
+		if pc.Status.Phase != phase || c == nil || c.Status != metav1.ConditionFalse || c.Reason != reason {
+			return fmt.Sprintf("phase %s, %s %+v; want %s, False %s", pc.Status.Phase, condition, c, phase, reason)
+		}
+		return ""
+	}
+}
