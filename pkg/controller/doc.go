@@ -1,7 +1,8 @@
-// Package controller holds what setpoint's controllers share: the informer
-// factories and their caches, the labels that mark our objects, event
-// routing from children to owners, and the ownership protocol. The
-// controllers live in the cluster and database subpackages; the runner
-// both run their pipelines on, and the status vocabulary it writes, in
-// pipeline.
+// Package controller holds the domain rules both controllers share: their
+// configuration, CNPG's CA certificates, the setpoint_monitor role and the
+// certificate group every cluster has, and the rotation and recreation
+// records of the password Secrets. The controllers live in cluster and
+// database; what they run on in pipeline (the stage runner and status
+// vocabulary), caches (the client-go kit) and ownership (the proof before
+// every write).
 package controller

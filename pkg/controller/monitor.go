@@ -6,6 +6,8 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
@@ -39,13 +41,13 @@ func MonitorTarget(pc *pgv1.PostgresCluster, secrets corelisters.SecretLister, c
 		return postgres.Target{}, fmt.Errorf("PostgresCluster %q has not published the Secret of role %s yet", pc.Name, MonitorRole)
 	}
 	name := r.MonitorSecretRef.Name
-	s, err := IgnoreNotFound(secrets.Secrets(pc.Namespace).Get(name))
+	s, err := caches.IgnoreNotFound(secrets.Secrets(pc.Namespace).Get(name))
 	switch {
 	case err != nil:
 		return postgres.Target{}, fmt.Errorf("read Secret %s of role %s: %w", name, MonitorRole, err)
 	case s == nil:
 		return postgres.Target{}, fmt.Errorf("Secret %q of role %s not found", name, MonitorRole)
-	case !IsControlledBy(s, pc.UID) || string(s.Data["username"]) != MonitorRole:
+	case !ownership.IsControlledBy(s, pc.UID) || string(s.Data["username"]) != MonitorRole:
 		return postgres.Target{}, fmt.Errorf("Secret %q is not the Secret setpoint generated for role %s of PostgresCluster %q", name, MonitorRole, pc.Name)
 	case len(ca) == 0:
 		return postgres.Target{}, fmt.Errorf("CA Secret of PostgresCluster %q not available yet", pc.Name)

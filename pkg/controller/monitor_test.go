@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -56,14 +57,14 @@ func TestMonitorTarget(t *testing.T) {
 			t.Errorf("status naming %s: target %s", name, got.User)
 		}
 	}
-	if MonitorRoleObject("shop") != "shop.setpoint-monitor" || ClusterMarker("ns", "shop") != "managed by setpoint for PostgresCluster ns/shop" {
+	if MonitorRoleObject("shop") != "shop.setpoint-monitor" || ownership.ClusterMarker("ns", "shop") != "managed by setpoint for PostgresCluster ns/shop" {
 		t.Error("names changed")
 	}
-	if _, ok := MarkerOwner(ClusterMarker("ns", "shop")); ok {
+	if _, ok := ownership.MarkerOwner(ownership.ClusterMarker("ns", "shop")); ok {
 		t.Error("a cluster's marker reads as a PostgresDatabase's")
 	}
-	if !IsClusterMarker(ClusterMarker("ns", "shop")) || IsClusterMarker(PostgresMarker("ns", "shop")) ||
-		IsClusterMarker(ClusterMarker("", "")) || IsClusterMarker("made by hand") {
+	if !ownership.IsClusterMarker(ownership.ClusterMarker("ns", "shop")) || ownership.IsClusterMarker(ownership.PostgresMarker("ns", "shop")) ||
+		ownership.IsClusterMarker(ownership.ClusterMarker("", "")) || ownership.IsClusterMarker("made by hand") {
 		t.Error("IsClusterMarker misreads a comment")
 	}
 }

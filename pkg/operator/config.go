@@ -6,12 +6,12 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/setpoint-dev/setpoint/pkg/collector"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 )
 
 // FieldManager is setpoint's server-side apply field manager and user agent.
-const FieldManager = controller.FieldManager
+const FieldManager = ownership.FieldManager
 
 // Config is everything Run needs.
 type Config struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
 	"github.com/setpoint-dev/setpoint/pkg/controller/database"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
@@ -19,7 +20,7 @@ import (
 // informers list and watch either one namespace or all of them, and
 // RBAC granted per namespace allows only the former.
 type scope struct {
-	inf       *controller.Informers
+	inf       *caches.Informers
 	col       *collector.Collector
 	clusters  *cluster.Controller
 	databases *database.Controller
@@ -45,7 +46,7 @@ func (c *controllers) namespaces() []string {
 // runs until Start and run.
 func (c *controllers) newScope(ns string, installed apis, shared scopeShared) (*scope, error) {
 	cfg := c.cfg
-	inf := controller.NewInformers(c.kube, c.pg, ns, cfg.Resync)
+	inf := caches.NewInformers(c.kube, c.pg, ns, cfg.Resync)
 	inf.ObjectStoresMissing = !installed.objectStores
 	inf.PodMonitorsMissing = !installed.podMonitors
 	if err := inf.AddIndexers(); err != nil {

@@ -14,7 +14,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
 )
 
@@ -249,7 +249,7 @@ func lightSelector(op string, n int) string {
 	for i := range n {
 		names[i] = lightName(i)
 	}
-	return fmt.Sprintf("%s %s (%s)", controller.ClusterLabel, op, strings.Join(names, ","))
+	return fmt.Sprintf("%s %s (%s)", ownership.ClusterLabel, op, strings.Join(names, ","))
 }
 
 func lightName(i int) string { return fmt.Sprintf("%s%02d", lightPrefix, i) }

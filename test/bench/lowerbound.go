@@ -24,6 +24,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -273,7 +274,7 @@ func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster, conn
 		WithSpec(cnpgac.DatabaseRoleSpec().WithCluster(cnpgac.LocalObjectReference().WithName(c.Name)).
 			WithName(controller.MonitorRole).WithLogin(true).WithInRoles("pg_monitor").
 			WithPasswordSecret(cnpgac.LocalObjectReference().WithName(mon.Name)).
-			WithComment(controller.ClusterMarker(ns, c.Name)).
+			WithComment(ownership.ClusterMarker(ns, c.Name)).
 			WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimDelete))
 	if _, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, rac, lbApply); err != nil {
 		return err
@@ -284,7 +285,7 @@ func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster, conn
 	role := pgx.Identifier{lb.cfg.w.prefix + c.Name + "_monitor"}.Sanitize()
 	if err := lb.exec(ctx, conn,
 		"CREATE ROLE "+role+roleAttrs+" IN ROLE pg_monitor PASSWORD "+quoteLiteral(string(mon.Data["password"])),
-		"COMMENT ON ROLE "+role+" IS "+quoteLiteral(controller.ClusterMarker(ns, c.Name))); err != nil {
+		"COMMENT ON ROLE "+role+" IS "+quoteLiteral(ownership.ClusterMarker(ns, c.Name))); err != nil {
 		return err
 	}
 	svc := func(s string) string { return fmt.Sprintf("%s%s.%s.svc", c.Name, s, ns) }
@@ -359,7 +360,7 @@ func (lb *lowerBound) database(ctx context.Context, d *pgv1.PostgresDatabase, co
 		rac := cnpgac.DatabaseRole(cluster+"."+strings.ReplaceAll(r.role, "_", "-"), ns).WithLabels(labels).
 			WithOwnerReferences(ownerApply(d, databaseGVK)).
 			WithSpec(cnpgac.DatabaseRoleSpec().WithCluster(cnpgac.LocalObjectReference().WithName(cluster)).
-				WithName(r.role).WithLogin(true).WithComment(controller.PostgresMarker(ns, d.Name)).
+				WithName(r.role).WithLogin(true).WithComment(ownership.PostgresMarker(ns, d.Name)).
 				WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimDelete).
 				WithPasswordSecret(cnpgac.LocalObjectReference().WithName(r.secret)))
 		if _, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, rac, lbApply); err != nil {
@@ -372,7 +373,7 @@ func (lb *lowerBound) database(ctx context.Context, d *pgv1.PostgresDatabase, co
 	if _, err := lb.pg.CNPGV1().Databases(ns).Apply(ctx, dac, lbApply); err != nil {
 		return err
 	}
-	if err := lb.sql(ctx, db, controller.PostgresMarker(ns, d.Name), string(admin.Data["password"]), string(rw.Data["password"]), conn); err != nil {
+	if err := lb.sql(ctx, db, ownership.PostgresMarker(ns, d.Name), string(admin.Data["password"]), string(rw.Data["password"]), conn); err != nil {
 		return err
 	}
 	d = d.DeepCopy()

@@ -11,7 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
 
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // Object size (issue 28): the largest object setpoint writes must stay
@@ -104,7 +104,7 @@ func measureObjectSizes(ctx context.Context, rc rest.Interface, ns string) ([]ki
 	for _, k := range sizedKinds {
 		req := rc.Get().AbsPath(fmt.Sprintf(k.path, url.PathEscape(ns))).SetHeader("Accept", "application/json")
 		if k.ours {
-			req = req.Param("labelSelector", controller.ManagedByLabel+"="+controller.ManagedByValue)
+			req = req.Param("labelSelector", ownership.ManagedByLabel+"="+ownership.ManagedByValue)
 		}
 		raw, err := req.DoRaw(ctx)
 		if apierrors.IsNotFound(err) {

@@ -7,10 +7,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
-// The real API server refuses a delete made with controller.DeleteOf when
+// The real API server refuses a delete made with ownership.DeleteOf when
 // the object under that name is no longer the one judged ours — here
 // deleted and re-created by someone else after a cache saw ours — and
 // keeps the newcomer; the object judged is still deleted when it is the
@@ -32,7 +32,7 @@ func TestDeleteOfRemovesOnlyTheObjectJudged(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	err = cms.Delete(t.Context(), cm.Name, controller.DeleteOf(judged))
+	err = cms.Delete(t.Context(), cm.Name, ownership.DeleteOf(judged))
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("delete of a replaced object: err = %v, want 409 Conflict", err)
 	}
@@ -41,7 +41,7 @@ func TestDeleteOfRemovesOnlyTheObjectJudged(t *testing.T) {
 		t.Fatalf("the newcomer is gone or changed: %v %v", kept, err)
 	}
 
-	if err := cms.Delete(t.Context(), cm.Name, controller.DeleteOf(kept)); err != nil {
+	if err := cms.Delete(t.Context(), cm.Name, ownership.DeleteOf(kept)); err != nil {
 		t.Fatalf("delete of the object judged: %v", err)
 	}
 	if _, err := cms.Get(t.Context(), cm.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // databaseOn creates PostgresDatabase name on cluster with one database
@@ -88,7 +88,7 @@ func adoptRestored(t *testing.T, ns, source, cluster string, wantT1 int) {
 	}
 
 	su := dial(t, ns, cluster, "postgres", cluster+"-superuser", cluster+"-ca")
-	want := controller.PostgresMarker(ns, "copy-app")
+	want := ownership.PostgresMarker(ns, "copy-app")
 	for _, q := range []string{
 		"SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = 'orders'",
 		"SELECT shobj_description(oid, 'pg_authid') FROM pg_roles WHERE rolname = 'orders_admin'",

@@ -20,6 +20,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // Credentials people can live with (issue 17): rotation on request, the
@@ -204,7 +205,7 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 		waitDatabase(t, ns, fmt.Sprintf("app%d", i), pgv1.PhaseReady, 120*time.Second)
 	}
 	secretsOf := func() map[string]*corev1.Secret {
-		list, err := kube.CoreV1().Secrets(ns).List(t.Context(), metav1.ListOptions{LabelSelector: controller.DatabaseLabel})
+		list, err := kube.CoreV1().Secrets(ns).List(t.Context(), metav1.ListOptions{LabelSelector: ownership.DatabaseLabel})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,7 +345,7 @@ func TestReadOnlyRole(t *testing.T) {
 		t.Errorf("Secret app-orders-ro after Delete: %v", err)
 	}
 	kept := getSecret(t, ns, "app-catalog-ro")
-	if string(kept.Data["password"]) != string(catalogRO.Data["password"]) || len(kept.OwnerReferences) != 0 || kept.Labels[controller.RetainedLabel] != "true" {
+	if string(kept.Data["password"]) != string(catalogRO.Data["password"]) || len(kept.OwnerReferences) != 0 || kept.Labels[ownership.RetainedLabel] != "true" {
 		t.Errorf("Secret app-catalog-ro not kept as it was: %+v", kept.ObjectMeta)
 	}
 	mustLogin(t, ns, "shop", "catalog", "catalog_ro", string(kept.Data["password"]))
@@ -373,7 +374,7 @@ func TestReadOnlyRole(t *testing.T) {
 		t.Errorf("the new ro role reads %s rows of the existing table, want 2", got)
 	}
 	back := getSecret(t, ns, "app-catalog-ro")
-	if string(back.Data["password"]) != string(catalogRO.Data["password"]) || back.Labels[controller.RetainedLabel] == "true" || len(back.OwnerReferences) != 1 {
+	if string(back.Data["password"]) != string(catalogRO.Data["password"]) || back.Labels[ownership.RetainedLabel] == "true" || len(back.OwnerReferences) != 1 {
 		t.Errorf("catalog's retained ro Secret not taken back as it was: %+v", back.ObjectMeta)
 	}
 	mustLogin(t, ns, "shop", "catalog", "catalog_ro", string(back.Data["password"]))
@@ -397,7 +398,7 @@ func TestExternalSecretChangeReachesPostgres(t *testing.T) {
 		RWSecretRef: &pgv1.LocalObjectReference{Name: "vault-rw"}, ReloadOnChange: true}})
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	got := getSecret(t, ns, "vault-rw")
-	if !maps.Equal(got.Labels, map[string]string{"team": "orders", controller.ReloadLabel: "true"}) ||
+	if !maps.Equal(got.Labels, map[string]string{"team": "orders", ownership.ReloadLabel: "true"}) ||
 		string(got.Data["password"]) != "first-password-1" || len(got.OwnerReferences) != 0 || len(got.Annotations) != 0 {
 		t.Fatalf("external Secret = %+v", got.ObjectMeta)
 	}

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // repairTimeout bounds how long a repair may take. The operators of these
@@ -41,7 +41,7 @@ func comesBack[T metav1.Object](t *testing.T, what string, owner types.UID,
 			return false, err
 		}
 		got = cur
-		return cur.GetUID() != uid && cur.GetDeletionTimestamp() == nil && controller.IsControlledBy(cur, owner) && ok(cur), nil
+		return cur.GetUID() != uid && cur.GetDeletionTimestamp() == nil && ownership.IsControlledBy(cur, owner) && ok(cur), nil
 	})
 	return got
 }

@@ -20,6 +20,7 @@ import (
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -52,10 +53,10 @@ func TestChildrenComeBack(t *testing.T) {
 	t.Run("ObjectStore", func(t *testing.T) { objectStoreComesBack(t, ns, pc.UID) })
 	t.Run("PodMonitor", func(t *testing.T) { podMonitorComesBack(t, ns, pc.UID) })
 	t.Run("connection ConfigMap", func(t *testing.T) {
-		configMapComesBack(t, ns, "shop-connection", pc.UID, controller.ClusterLabel, "shop")
+		configMapComesBack(t, ns, "shop-connection", pc.UID, ownership.ClusterLabel, "shop")
 	})
 	t.Run("database ConfigMap", func(t *testing.T) {
-		configMapComesBack(t, ns, "app-orders-config", db.UID, controller.DatabaseLabel, "app")
+		configMapComesBack(t, ns, "app-orders-config", db.UID, ownership.DatabaseLabel, "app")
 	})
 	t.Run("CNPG Database", func(t *testing.T) { cnpgDatabaseComesBack(t, ns, db.UID) })
 	t.Run("CNPG Cluster field", func(t *testing.T) {
@@ -173,14 +174,14 @@ func configMapComesBack(t *testing.T, ns, name string, owner types.UID, label, v
 	}
 	data := first.Data
 	ok := func(cm *corev1.ConfigMap) bool {
-		return maps.Equal(cm.Data, data) && cm.Labels[label] == value && cm.Labels[controller.ManagedByLabel] == controller.ManagedByValue
+		return maps.Equal(cm.Data, data) && cm.Labels[label] == value && cm.Labels[ownership.ManagedByLabel] == ownership.ManagedByValue
 	}
 	comesBack(t, "ConfigMap "+name, owner, get,
 		func(ctx context.Context, o metav1.DeleteOptions) error { return client.Delete(ctx, name, o) }, ok)
 	editedBack(t, "ConfigMap "+name+" data", get, func(ctx context.Context) (*corev1.ConfigMap, error) {
 		return client.Patch(ctx, name, types.MergePatchType, []byte(`{"data":{"rw-host":"evil.example.com"}}`), editor)
 	}, ok)
-	for _, l := range []string{label, controller.ManagedByLabel} {
+	for _, l := range []string{label, ownership.ManagedByLabel} {
 		editedBack(t, "ConfigMap "+name+" label "+l, get, func(ctx context.Context) (*corev1.ConfigMap, error) {
 			return client.Patch(ctx, name, types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:null}}}`, l), editor)
 		}, ok)
@@ -252,7 +253,7 @@ func generatedSecretComesBack(t *testing.T, ns string, owner types.UID) {
 		func(ctx context.Context, o metav1.DeleteOptions) error { return client.Delete(ctx, "app-orders-rw", o) },
 		func(s *corev1.Secret) bool {
 			return s.Type == corev1.SecretTypeBasicAuth && string(s.Data["username"]) == "orders_rw" &&
-				len(s.Data["password"]) > 0 && s.Labels[controller.ReloadLabel] == "true"
+				len(s.Data["password"]) > 0 && s.Labels[ownership.ReloadLabel] == "true"
 		})
 	fresh := string(s.Data["password"])
 	if fresh == old {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/test/envtest"
 )
 
@@ -178,7 +178,7 @@ func TestExamplesBecomeReady(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Retain deleted the CNPG Cluster: %v", err)
 		}
-		if len(cl.OwnerReferences) != 0 || cl.Labels[controller.RetainedLabel] != "true" {
+		if len(cl.OwnerReferences) != 0 || cl.Labels[ownership.RetainedLabel] != "true" {
 			t.Errorf("kept CNPG Cluster: owners %v, labels %v; want released and marked retained", cl.OwnerReferences, cl.Labels)
 		}
 		if _, err := pg.CNPGV1().Databases(ns).Get(t.Context(), "ledger-app-accounts", metav1.GetOptions{}); err != nil {

@@ -13,7 +13,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 )
@@ -80,7 +80,7 @@ func TestMonitoringPodMonitor(t *testing.T) {
 	if eps := pm.Spec.PodMetricsEndpoints; len(eps) != 1 || eps[0].Port == nil || *eps[0].Port != "metrics" {
 		t.Errorf("podMetricsEndpoints = %+v, want one on port metrics", eps)
 	}
-	if !controller.IsControlledBy(pm, pc.UID) {
+	if !ownership.IsControlledBy(pm, pc.UID) {
 		t.Errorf("PodMonitor not controlled by the PostgresCluster: %+v", pm.OwnerReferences)
 	}
 
@@ -94,14 +94,14 @@ func TestMonitoringPodMonitor(t *testing.T) {
 
 	t.Run("CNPG's webhooks warn about nothing setpoint writes", func(t *testing.T) {
 		client, warned := warningClient(t)
-		ours, err := cnpgac.ExtractCluster(cl, controller.FieldManager)
+		ours, err := cnpgac.ExtractCluster(cl, ownership.FieldManager)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The operator's own fields, written again as the operator writes
 		// them: CNPG's validating webhook judges every update.
 		if _, err := client.CNPGV1().Clusters(ns).Apply(t.Context(), ours,
-			metav1.ApplyOptions{FieldManager: controller.FieldManager, Force: true}); err != nil {
+			metav1.ApplyOptions{FieldManager: ownership.FieldManager, Force: true}); err != nil {
 			t.Fatal(err)
 		}
 		if w := warned.take(); len(w) != 0 {
@@ -109,7 +109,7 @@ func TestMonitoringPodMonitor(t *testing.T) {
 		}
 		// Control: the deprecated field draws CNPG's warning through the
 		// same client (a dry run: nothing changes).
-		old, _ := cnpgac.ExtractCluster(cl, controller.FieldManager)
+		old, _ := cnpgac.ExtractCluster(cl, ownership.FieldManager)
 		old.Spec.WithMonitoring(cnpgac.MonitoringConfiguration().WithEnablePodMonitor(true))
 		if _, err := client.CNPGV1().Clusters(ns).Apply(t.Context(), old,
 			metav1.ApplyOptions{FieldManager: "e2e-control", Force: true, DryRun: []string{metav1.DryRunAll}}); err != nil {
@@ -124,13 +124,13 @@ func TestMonitoringPodMonitor(t *testing.T) {
 	})
 
 	t.Run("enablePodMonitor left by an earlier setpoint is removed", func(t *testing.T) {
-		old, err := cnpgac.ExtractCluster(cl, controller.FieldManager)
+		old, err := cnpgac.ExtractCluster(cl, ownership.FieldManager)
 		if err != nil {
 			t.Fatal(err)
 		}
 		old.Spec.WithMonitoring(cnpgac.MonitoringConfiguration().WithEnablePodMonitor(true))
 		if _, err := pg.CNPGV1().Clusters(ns).Apply(t.Context(), old,
-			metav1.ApplyOptions{FieldManager: controller.FieldManager, Force: true}); err != nil {
+			metav1.ApplyOptions{FieldManager: ownership.FieldManager, Force: true}); err != nil {
 			t.Fatal(err)
 		}
 		eventually(t, 60*time.Second, "enablePodMonitor removed", func(ctx context.Context) (bool, error) {
@@ -149,13 +149,13 @@ func TestMonitoringPodMonitor(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Retain deleted the PodMonitor: %v", err)
 		}
-		if len(pm.OwnerReferences) != 0 || pm.Labels[controller.RetainedLabel] != "true" {
+		if len(pm.OwnerReferences) != 0 || pm.Labels[ownership.RetainedLabel] != "true" {
 			t.Errorf("kept PodMonitor: owners %v, labels %v; want released and marked retained", pm.OwnerReferences, pm.Labels)
 		}
 		again := newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 		waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
 		pm, err = pg.MonitoringV1().PodMonitors(ns).Get(t.Context(), "kept-metrics", metav1.GetOptions{})
-		if err != nil || !controller.IsControlledBy(pm, again.UID) {
+		if err != nil || !ownership.IsControlledBy(pm, again.UID) {
 			t.Fatalf("the new cluster did not adopt the PodMonitor: %v %+v", err, pm)
 		}
 	})

@@ -15,6 +15,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // rotation asks for new passwords of every generated role of PostgresDatabase
@@ -146,7 +147,7 @@ func externalSecret(t *testing.T, ns string) {
 		RWSecretRef: &pgv1.LocalObjectReference{Name: "vault-billing-rw"}, ReloadOnChange: true}})
 	waitDatabase(t, ns, "billing", pgv1.PhaseReady, 2*time.Minute)
 	got := secret(t, ns, "vault-billing-rw")
-	if len(got.Labels) != 2 || got.Labels["team"] != "billing" || got.Labels[controller.ReloadLabel] != "true" ||
+	if len(got.Labels) != 2 || got.Labels["team"] != "billing" || got.Labels[ownership.ReloadLabel] != "true" ||
 		len(got.OwnerReferences) != 0 || len(got.Annotations) != 0 {
 		t.Errorf("the user's Secret after setpoint: labels %v, owners %v, annotations %v; want only the reload label added",
 			got.Labels, got.OwnerReferences, got.Annotations)

@@ -10,12 +10,12 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
-// ownership makes a role and a database by hand, as the superuser: a
+// handMadeUntouched makes a role and a database by hand, as the superuser: a
 // PostgresDatabase that would need either is refused with the documented
 // reason, no CNPG Database is made for them, and neither is touched, not
 // by the refusal and not by deleting the PostgresDatabases (policy
 // Delete), which drops only the roles setpoint made.
-func ownership(t *testing.T, ns string) {
+func handMadeUntouched(t *testing.T, ns string) {
 	su := connect(t, ns, "shop", "postgres", "shop-superuser")
 	for _, sql := range []string{"CREATE ROLE crm_rw LOGIN PASSWORD 'theirs'", "CREATE DATABASE legacy"} {
 		if _, err := su.Exec(t.Context(), sql); err != nil {

@@ -31,7 +31,7 @@ func TestRolesOwnershipAndDeletionOnRealCNPG(t *testing.T) {
 		{"rotation", rotation},
 		{"read-only role removed", readOnlyOff},
 		{"external Secret", externalSecret},
-		{"ownership", ownership},
+		{"ownership", handMadeUntouched},
 		{"cluster deletion policies", func(t *testing.T, ns string) { clusterDeletion(t, ns, class) }},
 		{"foreign CNPG Cluster", func(t *testing.T, ns string) { foreignCluster(t, ns, class) }},
 	} {

@@ -2,7 +2,7 @@ package cluster
 
 import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // archiveServerName is the folder of the object store this cluster
@@ -47,7 +47,7 @@ func restoredServerName(name, uid string) string {
 // observed CNPG Cluster's spec, when setpoint may take it as its own.
 func cnpgServerName(p *pass) string {
 	cur := p.observedCNPG()
-	if cur == nil || p.owner().Judge(cur) == controller.NotOurs {
+	if cur == nil || p.owner().Judge(cur) == ownership.NotOurs {
 		return ""
 	}
 	return pluginServerName(cur)

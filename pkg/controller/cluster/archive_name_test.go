@@ -9,7 +9,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 func cnpgArchiving(serverName string, owner metav1.OwnerReference) *cnpgv1.Cluster {
@@ -25,8 +25,8 @@ func cnpgArchiving(serverName string, owner metav1.OwnerReference) *cnpgv1.Clust
 func retainedArchiving(serverName string) *cnpgv1.Cluster {
 	c := cnpgArchiving(serverName, metav1.OwnerReference{})
 	c.OwnerReferences = nil
-	labels, annotations := controller.Owner{Kind: gvk.Kind, Name: "shop", Cluster: "shop"}.RetainedMarks()
-	labels[controller.ManagedByLabel] = controller.ManagedByValue
+	labels, annotations := ownership.Owner{Kind: gvk.Kind, Name: "shop", Cluster: "shop"}.RetainedMarks()
+	labels[ownership.ManagedByLabel] = ownership.ManagedByValue
 	c.Labels, c.Annotations = labels, annotations
 	return c
 }
@@ -37,7 +37,7 @@ func retainedArchiving(serverName string) *cnpgv1.Cluster {
 // Cluster's choice nor a status is ever taken.
 func TestArchiveServerName(t *testing.T) {
 	t.Parallel()
-	ours := controller.OwnerRef(&metav1.ObjectMeta{Name: "shop", UID: "uid-shop"}, gvk)
+	ours := ownership.OwnerRef(&metav1.ObjectMeta{Name: "shop", UID: "uid-shop"}, gvk)
 	theirs := metav1.OwnerReference{APIVersion: "v1", Kind: "Other", Name: "x", UID: "uid-x", Controller: func() *bool { b := true; return &b }()}
 	for _, tc := range []struct {
 		name    string

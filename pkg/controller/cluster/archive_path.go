@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -38,7 +38,7 @@ func archiveRoot(p *pass) string {
 // or the class moved the store elsewhere (that move is the class's edit).
 func keptArchiveRoot(p *pass, base string) string {
 	cur := p.obs.objectStore
-	if cur == nil || p.owner().Judge(cur) == controller.NotOurs {
+	if cur == nil || p.owner().Judge(cur) == ownership.NotOurs {
 		return ""
 	}
 	path := cur.Spec.Configuration.DestinationPath
@@ -58,14 +58,14 @@ func keptArchiveRoot(p *pass, base string) string {
 // beside it.
 func archivedThrough(p *pass, root string) bool {
 	cm := p.obs.configMap
-	return cm != nil && controller.IsControlledBy(cm, p.cluster.UID) && cm.Annotations[archiveRootAnnotation] == root
+	return cm != nil && ownership.IsControlledBy(cm, p.cluster.UID) && cm.Annotations[archiveRootAnnotation] == root
 }
 
 // archivesThrough reports whether the observed CNPG Cluster, when setpoint
 // may take it as its own, archives through this cluster's ObjectStore.
 func archivesThrough(p *pass) bool {
 	cur := p.observedCNPG()
-	if cur == nil || p.owner().Judge(cur) == controller.NotOurs {
+	if cur == nil || p.owner().Judge(cur) == ownership.NotOurs {
 		return false
 	}
 	pl := barmanPluginOf(cur)

@@ -10,14 +10,14 @@ import (
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // ourStore is the ObjectStore shop-backup controlled by PostgresCluster
 // shop, at path.
 func ourStore(path string) *barmanv1.ObjectStore {
 	s := &barmanv1.ObjectStore{ObjectMeta: metav1.ObjectMeta{Name: "shop-backup", Namespace: "ns",
-		OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(&metav1.ObjectMeta{Name: "shop", UID: "uid-shop"}, gvk)}}}
+		OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(&metav1.ObjectMeta{Name: "shop", UID: "uid-shop"}, gvk)}}}
 	s.Spec.Configuration.DestinationPath = path
 	return s
 }
@@ -25,7 +25,7 @@ func ourStore(path string) *barmanv1.ObjectStore {
 // archivingThrough is a CNPG Cluster shop of PostgresCluster shop that
 // archives through the ObjectStore store.
 func archivingThrough(store string) *cnpgv1.Cluster {
-	c := cnpgArchiving("shop", controller.OwnerRef(&metav1.ObjectMeta{Name: "shop", UID: "uid-shop"}, gvk))
+	c := cnpgArchiving("shop", ownership.OwnerRef(&metav1.ObjectMeta{Name: "shop", UID: "uid-shop"}, gvk))
 	c.Spec.Plugins[0].Parameters["barmanObjectName"] = store
 	return c
 }
@@ -97,6 +97,6 @@ func TestObjectStoreCarriesNamespacedFolder(t *testing.T) {
 // its CNPG Cluster archived under root.
 func connectionRecording(root string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-connection", Namespace: "ns",
-		OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(&metav1.ObjectMeta{Name: "shop", UID: "uid-shop"}, gvk)},
+		OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(&metav1.ObjectMeta{Name: "shop", UID: "uid-shop"}, gvk)},
 		Annotations:     map[string]string{archiveRootAnnotation: root}}}
 }

@@ -9,7 +9,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 )
 
@@ -38,7 +38,7 @@ func reconcileBackupRequest(ctx context.Context, p *pass) error {
 	name := backupRequestName(p.cluster.Name, id)
 	client := p.deps.pg.CNPGV1().Backups(p.cluster.Namespace)
 	cur, err := claim(ctx, p, "Backup", (*cnpgv1.Backup)(nil), client, name)
-	var conflict *controller.ConflictError
+	var conflict *ownership.ConflictError
 	if errors.As(err, &conflict) && !conflict.Previous {
 		// Not ours: never touched. The request is answered; a new id
 		// gets a new name.
@@ -48,10 +48,10 @@ func reconcileBackupRequest(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
-	if cur == nil || !controller.IsControlledBy(cur, p.cluster.UID) {
+	if cur == nil || !ownership.IsControlledBy(cur, p.cluster.UID) {
 		ac := cnpgac.Backup(name, p.cluster.Namespace).
-			WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
-			WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+			WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)).
+			WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
 			WithSpec(cnpgac.BackupSpec().
 				WithCluster(cnpgac.LocalObjectReference().WithName(p.cluster.Name)).
 				WithMethod(cnpgv1.BackupMethodPlugin).
@@ -88,7 +88,7 @@ func observeRecoveryWindow(p *pass) {
 	}
 	st.FirstRecoverabilityPoint, st.LastSuccessfulBackupTime = nil, nil
 	store := p.obs.objectStore
-	if store == nil || !controller.IsControlledBy(store, p.cluster.UID) {
+	if store == nil || !ownership.IsControlledBy(store, p.cluster.UID) {
 		return
 	}
 	if w, ok := store.Status.ServerRecoveryWindow[archiveServerName(p)]; ok {

@@ -8,7 +8,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	pgfake "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
@@ -38,7 +38,7 @@ func TestBackupRequestCreatesOneBackupPerID(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Backup not created: %v", err)
 	}
-	if !controller.IsControlledBy(b, p.cluster.UID) || b.Spec.Method != cnpgv1.BackupMethodPlugin ||
+	if !ownership.IsControlledBy(b, p.cluster.UID) || b.Spec.Method != cnpgv1.BackupMethodPlugin ||
 		b.Spec.PluginConfiguration == nil || b.Spec.PluginConfiguration.Name != barmanPlugin || b.Spec.Cluster.Name != "shop" {
 		t.Fatalf("Backup = %+v", b)
 	}

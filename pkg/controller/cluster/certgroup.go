@@ -10,6 +10,8 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 )
 
@@ -30,20 +32,20 @@ func certGroupApply(p *pass) *cnpgac.DatabaseRoleApplyConfiguration {
 	spec := cnpgac.DatabaseRoleSpec().
 		WithCluster(cnpgac.LocalObjectReference().WithName(name)).
 		WithName(controller.CertAuthGroup).WithLogin(false).
-		WithComment(controller.ClusterMarker(p.cluster.Namespace, name)).
+		WithComment(ownership.ClusterMarker(p.cluster.Namespace, name)).
 		WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimRetain)
 	return cnpgac.DatabaseRole(controller.CertAuthGroupObject(name), p.cluster.Namespace).
-		WithLabels(controller.ManagedLabels(controller.ClusterLabel, name)).
-		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+		WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, name)).
+		WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
 		WithSpec(spec)
 }
 
 // certGroupCurrent compares the fields we own, with CNPG's defaults.
 func certGroupCurrent(cur *cnpgv1.DatabaseRole, p *pass) bool {
 	s, name := cur.Spec, p.cluster.Name
-	return controller.IsControlledBy(cur, p.cluster.UID) && controller.HasLabels(cur.Labels, controller.ManagedLabels(controller.ClusterLabel, name)) &&
+	return ownership.IsControlledBy(cur, p.cluster.UID) && ownership.HasLabels(cur.Labels, ownership.ManagedLabels(ownership.ClusterLabel, name)) &&
 		s.Cluster.Name == name && s.Name == controller.CertAuthGroup && !s.Login &&
-		s.Comment == controller.ClusterMarker(p.cluster.Namespace, name) &&
+		s.Comment == ownership.ClusterMarker(p.cluster.Namespace, name) &&
 		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == cnpgv1.DatabaseRoleReclaimRetain
 }
 
@@ -52,7 +54,7 @@ func certGroupCurrent(cur *cnpgv1.DatabaseRole, p *pass) bool {
 // applied before it is, and their DatabaseRoles say so.
 func ensureCertGroup(ctx context.Context, p *pass) error {
 	cur, object := p.obs.certGroup, controller.CertAuthGroupObject(p.cluster.Name)
-	if cur != nil && !controller.IsControlledBy(cur, p.cluster.UID) {
+	if cur != nil && !ownership.IsControlledBy(cur, p.cluster.UID) {
 		// Never adopted: a DatabaseRole we did not create.
 		return &refusal{pgv1.ReasonCertAuthGroupConflict, fmt.Sprintf(
 			"DatabaseRole %q was not created by setpoint for this PostgresCluster; setpoint leaves it untouched: delete it", object)}
@@ -95,10 +97,10 @@ func (c *Controller) observeCertGroup(pc *pgv1.PostgresCluster, o *observation) 
 	ns, name := pc.Namespace, pc.Name
 	object := controller.CertAuthGroupObject(name)
 	var err error
-	if o.certGroup, err = controller.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
+	if o.certGroup, err = caches.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
 		return err
 	}
-	objs, err := c.roleIndex.ByIndex(controller.ByRoleOnCluster, controller.RoleOnClusterKey(ns, name, controller.CertAuthGroup))
+	objs, err := c.roleIndex.ByIndex(caches.ByRoleOnCluster, caches.RoleOnClusterKey(ns, name, controller.CertAuthGroup))
 	if err != nil {
 		return fmt.Errorf("look up DatabaseRoles of role %s: %w", controller.CertAuthGroup, err)
 	}

@@ -15,6 +15,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -24,10 +25,10 @@ func certGroupAsApplied(p *pass) *cnpgv1.DatabaseRole {
 	name := p.cluster.Name
 	return &cnpgv1.DatabaseRole{
 		ObjectMeta: metav1.ObjectMeta{Name: controller.CertAuthGroupObject(name), Namespace: p.cluster.Namespace, Generation: 1,
-			Labels:          controller.ManagedLabels(controller.ClusterLabel, name),
-			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)}},
+			Labels:          ownership.ManagedLabels(ownership.ClusterLabel, name),
+			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)}},
 		Spec: cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: name}, Name: controller.CertAuthGroup,
-			Comment: controller.ClusterMarker(p.cluster.Namespace, name), DatabaseRoleReclaimPolicy: cnpgv1.DatabaseRoleReclaimRetain},
+			Comment: ownership.ClusterMarker(p.cluster.Namespace, name), DatabaseRoleReclaimPolicy: cnpgv1.DatabaseRoleReclaimRetain},
 		Status: cnpgv1.DatabaseRoleStatus{ObservedGeneration: 1, Applied: ptr.To(true)},
 	}
 }
@@ -38,11 +39,11 @@ func currentMonitorRole(p *pass) *cnpgv1.DatabaseRole {
 	name := p.cluster.Name
 	return &cnpgv1.DatabaseRole{
 		ObjectMeta: metav1.ObjectMeta{Name: controller.MonitorRoleObject(name), Namespace: p.cluster.Namespace,
-			Labels:          controller.ManagedLabels(controller.ClusterLabel, name),
-			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)}},
+			Labels:          ownership.ManagedLabels(ownership.ClusterLabel, name),
+			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)}},
 		Spec: cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: name}, Name: controller.MonitorRole, Login: true,
 			InRoles: []string{monitorGroup}, PasswordSecret: &cnpgv1.LocalObjectReference{Name: naming.MonitorSecret(name)},
-			Comment: controller.ClusterMarker(p.cluster.Namespace, name), DatabaseRoleReclaimPolicy: cnpgv1.DatabaseRoleReclaimDelete},
+			Comment: ownership.ClusterMarker(p.cluster.Namespace, name), DatabaseRoleReclaimPolicy: cnpgv1.DatabaseRoleReclaimDelete},
 	}
 }
 
@@ -66,7 +67,7 @@ func TestCertGroupCreatedWithOurFieldsOnly(t *testing.T) {
 		s.Comment != "managed by setpoint for PostgresCluster ns/shop" || s.DatabaseRoleReclaimPolicy != "retain" || s.ClientCertificate != nil {
 		t.Errorf("DatabaseRole spec = %+v", s)
 	}
-	if !controller.IsControlledBy(role, p.cluster.UID) || role.Labels[controller.ClusterLabel] != "shop" {
+	if !ownership.IsControlledBy(role, p.cluster.UID) || role.Labels[ownership.ClusterLabel] != "shop" {
 		t.Errorf("DatabaseRole meta = %+v", role.ObjectMeta)
 	}
 	if !certGroupCurrent(role, p) {
@@ -119,7 +120,7 @@ func TestCertGroupConflictsRefused(t *testing.T) {
 		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shop-monitor", Namespace: "ns", ResourceVersion: "41"},
 			Data: map[string][]byte{"username": []byte("setpoint_monitor"), "password": []byte("pw")}}
 		p, _, cs := monitorPass(t, []runtime.Object{sec})
-		sec.OwnerReferences = []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)}
+		sec.OwnerReferences = []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)}
 		p.obs.monitorSecret = sec
 		p.obs.monitorRole = appliedBy(currentMonitorRole(p), sec)
 		c.prepare(p)

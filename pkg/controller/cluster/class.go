@@ -11,7 +11,8 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -34,7 +35,7 @@ func (c *Controller) ensureClassFinalizer(ctx context.Context, class *pgv1.Postg
 	if class == nil || class.DeletionTimestamp != nil || c.deps.classesReadOnly {
 		return nil
 	}
-	_, err := controller.AddFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusterClasses(), class, ClassFinalizer)
+	_, err := ownership.AddFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusterClasses(), class, ClassFinalizer)
 	return ignoreGone(err)
 }
 
@@ -59,13 +60,13 @@ func (c *Controller) syncClass(ctx context.Context, name string) (workqueue.Resu
 	if class.DeletionTimestamp == nil || !slices.Contains(class.Finalizers, ClassFinalizer) || c.deps.classesReadOnly {
 		return workqueue.Result{}, nil
 	}
-	users := controller.ClustersOfClass(c.clusterIndex, name)
+	users := caches.ClustersOfClass(c.clusterIndex, name)
 	if len(users) > 0 {
 		c.deps.recorder.Eventf(class, corev1.EventTypeWarning, pgv1.EventClassInUse,
 			"deletion waits until no PostgresCluster uses this class; %d do: %s", len(users), describeKeys(users, 5))
 		return workqueue.Result{}, nil // each cluster's finalization wakes us
 	}
-	if err := controller.RemoveFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusterClasses(), class, ClassFinalizer); err != nil {
+	if err := ownership.RemoveFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusterClasses(), class, ClassFinalizer); err != nil {
 		return workqueue.Result{}, err
 	}
 	klog.FromContext(ctx).V(2).Info("Released PostgresClusterClass", "class", name)

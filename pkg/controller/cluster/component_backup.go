@@ -11,7 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 )
 
@@ -54,8 +54,8 @@ func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
 	client := p.deps.pg.CNPGV1().ScheduledBackups(p.cluster.Namespace)
 	want := wantedBackups(p)
 	for name, cur := range p.obs.backups {
-		if _, ok := want[name]; !ok && controller.IsControlledBy(cur, p.cluster.UID) {
-			if err := client.Delete(ctx, name, controller.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
+		if _, ok := want[name]; !ok && ownership.IsControlledBy(cur, p.cluster.UID) {
+			if err := client.Delete(ctx, name, ownership.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete scheduled backup %s: %w", name, err)
 			}
 		}
@@ -66,7 +66,7 @@ func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
 		if err != nil {
 			return err
 		}
-		if cur != nil && controller.IsControlledBy(cur, p.cluster.UID) &&
+		if cur != nil && ownership.IsControlledBy(cur, p.cluster.UID) &&
 			cur.Spec.Schedule == schedule && cur.Spec.Method == method && cur.Spec.Cluster.Name == p.cluster.Name {
 			continue
 		}
@@ -77,8 +77,8 @@ func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
 			spec.WithPluginConfiguration(cnpgac.BackupPluginConfiguration().WithName(barmanPlugin))
 		}
 		ac := cnpgac.ScheduledBackup(name, p.cluster.Namespace).
-			WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
-			WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+			WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)).
+			WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
 			WithSpec(spec)
 		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
 			return fmt.Errorf("apply scheduled backup %s: %w", name, err)

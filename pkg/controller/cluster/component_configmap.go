@@ -9,7 +9,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
@@ -67,15 +67,15 @@ func (configMapComponent) Reconcile(ctx context.Context, p *pass) error {
 		return err
 	}
 	marks := connectionMarks(p)
-	labels := controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)
-	if cur != nil && maps.Equal(cur.Data, data) && marksMatch(cur, marks) && controller.HasLabels(cur.Labels, labels) &&
-		controller.IsControlledBy(cur, p.cluster.UID) {
+	labels := ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)
+	if cur != nil && maps.Equal(cur.Data, data) && marksMatch(cur, marks) && ownership.HasLabels(cur.Labels, labels) &&
+		ownership.IsControlledBy(cur, p.cluster.UID) {
 		return nil
 	}
 	ac := corev1ac.ConfigMap(p.name(configMapSuffix), p.cluster.Namespace).
 		WithLabels(labels).
 		WithAnnotations(marks).
-		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+		WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
 		WithData(data)
 	if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
 		return fmt.Errorf("apply connection ConfigMap: %w", err)

@@ -13,6 +13,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -38,7 +39,7 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	p.monitorSecret = secret
 	cur := p.obs.monitorRole
-	if cur != nil && !controller.IsControlledBy(cur, p.cluster.UID) {
+	if cur != nil && !ownership.IsControlledBy(cur, p.cluster.UID) {
 		// Never adopted: a DatabaseRole we did not create may name anyone's
 		// Secret and reclaim policy.
 		return p.owner().Conflict("DatabaseRole", cur)
@@ -119,7 +120,7 @@ func (monitorComponent) Observe(_ context.Context, p *pass, err error) health {
 // monitorConflictReason names what stands in the way: the Secret or the
 // DatabaseRole.
 func monitorConflictReason(err error) string {
-	var c *controller.ConflictError
+	var c *ownership.ConflictError
 	if errors.As(err, &c) && c.Kind == "Secret" {
 		return pgv1.ReasonMonitorSecretConflict
 	}

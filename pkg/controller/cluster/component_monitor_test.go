@@ -16,7 +16,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
 
@@ -73,7 +73,7 @@ func TestMonitorRoleCreatedThenPublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sec.Type != corev1.SecretTypeBasicAuth || string(sec.Data["username"]) != "setpoint_monitor" || len(sec.Data["password"]) < 16 ||
-		sec.Labels[controller.ReloadLabel] != "true" || sec.Labels[controller.ClusterLabel] != "shop" || !controller.IsControlledBy(sec, p.cluster.UID) {
+		sec.Labels[ownership.ReloadLabel] != "true" || sec.Labels[ownership.ClusterLabel] != "shop" || !ownership.IsControlledBy(sec, p.cluster.UID) {
 		t.Errorf("monitor Secret = %+v", sec.ObjectMeta)
 	}
 	role, err := cs.CNPGV1().DatabaseRoles("ns").Get(t.Context(), "shop.setpoint-monitor", metav1.GetOptions{})
@@ -86,7 +86,7 @@ func TestMonitorRoleCreatedThenPublished(t *testing.T) {
 		s.DatabaseRoleReclaimPolicy != "delete" || s.Superuser || s.CreateDB || s.CreateRole {
 		t.Errorf("DatabaseRole spec = %+v", s)
 	}
-	if !controller.IsControlledBy(role, p.cluster.UID) || role.Labels[controller.ClusterLabel] != "shop" {
+	if !ownership.IsControlledBy(role, p.cluster.UID) || role.Labels[ownership.ClusterLabel] != "shop" {
 		t.Errorf("DatabaseRole meta = %+v", role.ObjectMeta)
 	}
 
@@ -119,7 +119,7 @@ func TestMonitorRoleWaitsForCNPG(t *testing.T) {
 	role := appliedBy(&cnpgv1.DatabaseRole{}, sec)
 	p0 := testPass()
 	role.ObjectMeta = metav1.ObjectMeta{Name: "shop.setpoint-monitor", Namespace: "ns", Generation: 2,
-		Labels: controller.ManagedLabels(controller.ClusterLabel, "shop"), OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p0.cluster, gvk)}}
+		Labels: ownership.ManagedLabels(ownership.ClusterLabel, "shop"), OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p0.cluster, gvk)}}
 	p0.want, p0.obs = &desired{}, &observation{}
 	role.Spec = cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: "shop"}, Name: "setpoint_monitor", Login: true,
 		InRoles: []string{"pg_monitor"}, PasswordSecret: &cnpgv1.LocalObjectReference{Name: "shop-monitor"},

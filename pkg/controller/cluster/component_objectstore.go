@@ -9,7 +9,7 @@ import (
 
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	barmanac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/barmancloud/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -30,10 +30,10 @@ func (objectStoreComponent) Provides() []contractKey { return nil }
 func (objectStoreComponent) Reconcile(ctx context.Context, p *pass) error {
 	cur := p.obs.objectStore
 	if p.want.ObjectStore == nil {
-		if cur == nil || !controller.IsControlledBy(cur, p.cluster.UID) {
+		if cur == nil || !ownership.IsControlledBy(cur, p.cluster.UID) {
 			return nil
 		}
-		err := p.deps.pg.BarmanCloudV1().ObjectStores(cur.Namespace).Delete(ctx, cur.Name, controller.DeleteOf(cur))
+		err := p.deps.pg.BarmanCloudV1().ObjectStores(cur.Namespace).Delete(ctx, cur.Name, ownership.DeleteOf(cur))
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete object store: %w", err)
 		}
@@ -50,7 +50,7 @@ func (objectStoreComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
-	if cur != nil && objectStoreMatches(cur, p.want.ObjectStore, archiveRoot(p)) && controller.IsControlledBy(cur, p.cluster.UID) {
+	if cur != nil && objectStoreMatches(cur, p.want.ObjectStore, archiveRoot(p)) && ownership.IsControlledBy(cur, p.cluster.UID) {
 		return nil
 	}
 	if _, err := client.Apply(ctx, desiredObjectStore(p), applyOpts); err != nil {
@@ -106,8 +106,8 @@ func desiredObjectStore(p *pass) *barmanac.ObjectStoreApplyConfiguration {
 		spec.WithRetentionPolicy(os.RetentionPolicy)
 	}
 	return barmanac.ObjectStore(naming.ObjectStore(p.cluster.Name), p.cluster.Namespace).
-		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
-		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+		WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)).
+		WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
 		WithSpec(spec)
 }
 

@@ -10,7 +10,7 @@ import (
 
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	monitoringac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/monitoring/v1"
 )
 
@@ -42,10 +42,10 @@ func (podMonitorComponent) Provides() []contractKey { return nil }
 func (podMonitorComponent) Reconcile(ctx context.Context, p *pass) error {
 	cur := p.obs.podMonitor
 	if !p.want.MonitoringOn {
-		if cur == nil || !controller.IsControlledBy(cur, p.cluster.UID) {
+		if cur == nil || !ownership.IsControlledBy(cur, p.cluster.UID) {
 			return nil
 		}
-		err := p.deps.pg.MonitoringV1().PodMonitors(cur.Namespace).Delete(ctx, cur.Name, controller.DeleteOf(cur))
+		err := p.deps.pg.MonitoringV1().PodMonitors(cur.Namespace).Delete(ctx, cur.Name, ownership.DeleteOf(cur))
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete pod monitor: %w", err)
 		}
@@ -90,8 +90,8 @@ func (podMonitorComponent) Observe(_ context.Context, p *pass, err error) health
 // instance pods, scraped on their metrics port.
 func desiredPodMonitor(p *pass) *monitoringac.PodMonitorApplyConfiguration {
 	return monitoringac.PodMonitor(p.name(podMonitorSuffix), p.cluster.Namespace).
-		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
-		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+		WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)).
+		WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
 		WithSpec(monitoringac.PodMonitorSpec().
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(instanceSelector(p.cluster.Name))).
 			WithPodMetricsEndpoints(monitoringac.PodMetricsEndpoint().WithPort(cnpgMetricsPort)))
@@ -105,7 +105,7 @@ func instanceSelector(cluster string) map[string]string {
 func podMonitorMatches(cur *monitoringv1.PodMonitor, p *pass) bool {
 	s := cur.Spec
 	want := instanceSelector(p.cluster.Name)
-	return controller.IsControlledBy(cur, p.cluster.UID) &&
+	return ownership.IsControlledBy(cur, p.cluster.UID) &&
 		len(s.Selector.MatchExpressions) == 0 && mapsEqualNil(s.Selector.MatchLabels, want) &&
 		len(s.PodMetricsEndpoints) == 1 && s.PodMetricsEndpoints[0].Port != nil &&
 		*s.PodMetricsEndpoints[0].Port == cnpgMetricsPort

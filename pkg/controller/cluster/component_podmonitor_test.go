@@ -10,7 +10,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	pgfake "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
 
@@ -51,7 +51,7 @@ func TestPodMonitorAppliedOnceWithCNPGsSelector(t *testing.T) {
 	if eps := pm.Spec.PodMetricsEndpoints; len(eps) != 1 || eps[0].Port == nil || *eps[0].Port != "metrics" {
 		t.Errorf("endpoints = %+v, want one on port metrics", eps)
 	}
-	if !controller.IsControlledBy(pm, p.cluster.UID) || pm.Labels[controller.ClusterLabel] != "shop" {
+	if !ownership.IsControlledBy(pm, p.cluster.UID) || pm.Labels[ownership.ClusterLabel] != "shop" {
 		t.Errorf("not owned and labelled as ours: refs %+v, labels %v", pm.OwnerReferences, pm.Labels)
 	}
 

@@ -10,7 +10,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -34,8 +34,8 @@ func (poolerComponent) Reconcile(ctx context.Context, p *pass) error {
 	for name, typ := range poolerTypes(p.cluster.Name) {
 		cur := p.obs.poolers[name]
 		if !p.want.PoolerEnabled {
-			if cur != nil && controller.IsControlledBy(cur, p.cluster.UID) {
-				if err := client.Delete(ctx, name, controller.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
+			if cur != nil && ownership.IsControlledBy(cur, p.cluster.UID) {
+				if err := client.Delete(ctx, name, ownership.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
 					return fmt.Errorf("delete pooler %s: %w", name, err)
 				}
 			}
@@ -53,8 +53,8 @@ func (poolerComponent) Reconcile(ctx context.Context, p *pass) error {
 			bouncer.WithParameters(params)
 		}
 		ac := cnpgac.Pooler(name, p.cluster.Namespace).
-			WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
-			WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+			WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)).
+			WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
 			WithSpec(cnpgac.PoolerSpec().
 				WithCluster(cnpgac.LocalObjectReference().WithName(p.cluster.Name)).
 				WithType(typ).WithInstances(p.want.PoolerInstances).WithPgBouncer(bouncer))
@@ -105,7 +105,7 @@ func poolerParams(p *pass) map[string]string {
 
 func poolerMatches(cur *cnpgv1.Pooler, p *pass, typ cnpgv1.PoolerType) bool {
 	s := cur.Spec
-	return controller.IsControlledBy(cur, p.cluster.UID) &&
+	return ownership.IsControlledBy(cur, p.cluster.UID) &&
 		s.Cluster.Name == p.cluster.Name && s.Type == typ &&
 		s.Instances != nil && *s.Instances == p.want.PoolerInstances &&
 		s.PgBouncer != nil && s.PgBouncer.PoolMode == string(p.want.PoolMode) &&

@@ -17,7 +17,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -65,9 +65,9 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 		maps.Copy(annotations, p.recreate.annotations())
 	}
 	ac := cnpgac.Cluster(p.cluster.Name, p.cluster.Namespace).
-		WithLabels(controller.ManagedLabels(controller.ClusterLabel, p.cluster.Name)).
+		WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)).
 		WithAnnotations(withStorageMark(annotations, p.want.StorageMark)).
-		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+		WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
 		WithSpec(spec)
 	applied, err := client.Apply(ctx, ac, applyOpts)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
 
@@ -107,7 +107,7 @@ func TestSecretIsNeverRegenerated(t *testing.T) {
 	p := testPass()
 	existing := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser", Namespace: "ns", Labels: superuserLabels("shop"),
-			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)}},
+			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)}},
 		Data: map[string][]byte{"username": []byte("postgres"), "password": []byte("kept")},
 	}
 	kube := kubefake(existing)
@@ -178,8 +178,8 @@ func TestRetainedCNPGClusterIsAdoptedOnlyByItsCluster(t *testing.T) {
 		want        string
 	}{{"PostgresCluster/shop", ""}, {"PostgresCluster/other", "ClusterConflict"}} {
 		kept := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns",
-			Labels:      map[string]string{controller.ManagedByLabel: controller.ManagedByValue, controller.RetainedLabel: "true"},
-			Annotations: map[string]string{controller.RetainedForAnnotation: tc.retainedFor, controller.RetainedClusterAnnotation: "shop"}}}
+			Labels:      map[string]string{ownership.ManagedByLabel: ownership.ManagedByValue, ownership.RetainedLabel: "true"},
+			Annotations: map[string]string{ownership.RetainedForAnnotation: tc.retainedFor, ownership.RetainedClusterAnnotation: "shop"}}}
 		cs := fake.NewClientset(kept)
 		p := provisionerPass(t, cs, pgv1.ClusterSettings{})
 		p.obs.cnpg = kept
@@ -192,7 +192,7 @@ func TestRetainedCNPGClusterIsAdoptedOnlyByItsCluster(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || p.cnpg == nil || !controller.IsControlledBy(p.cnpg, p.cluster.UID) || p.cnpg.Labels[controller.RetainedLabel] != "" {
+		if err != nil || p.cnpg == nil || !ownership.IsControlledBy(p.cnpg, p.cluster.UID) || p.cnpg.Labels[ownership.RetainedLabel] != "" {
 			t.Errorf("retained for %s: not adopted: err %v, %+v", tc.retainedFor, err, p.cnpg)
 		}
 	}

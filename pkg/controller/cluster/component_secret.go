@@ -13,6 +13,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -67,7 +68,7 @@ func newSuperuserSecret(p *pass) *corev1.Secret {
 			Labels: superuserLabels(p.cluster.Name),
 			// A password generated now answers a pending rotation request.
 			Annotations:     superuserAnnotations(p),
-			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)},
+			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)},
 		},
 		Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte("postgres"), "password": []byte(rand.Text())},
@@ -116,9 +117,9 @@ func failedWait(reason, message string) health {
 }
 
 // conflictHealth is the health of a component whose write err refused
-// (see controller.ConflictError.Health), and false for any other error.
+// (see ownership.ConflictError.Health), and false for any other error.
 func conflictHealth(reason string, err error) (health, bool) {
-	var conflict *controller.ConflictError
+	var conflict *ownership.ConflictError
 	if !errors.As(err, &conflict) {
 		return health{}, false
 	}
@@ -126,8 +127,8 @@ func conflictHealth(reason string, err error) (health, bool) {
 }
 
 func superuserLabels(cluster string) map[string]string {
-	l := controller.ManagedLabels(controller.ClusterLabel, cluster)
-	l[controller.ReloadLabel] = "true"
+	l := ownership.ManagedLabels(ownership.ClusterLabel, cluster)
+	l[ownership.ReloadLabel] = "true"
 	return l
 }
 

@@ -4,7 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // The connection ConfigMap is written only once the CNPG Cluster is Ready
@@ -33,7 +33,7 @@ func connectionMarks(p *pass) map[string]string {
 		return m
 	}
 	m[archiveServerAnnotation] = server
-	if os := p.obs.objectStore; os != nil && controller.IsControlledBy(os, p.cluster.UID) {
+	if os := p.obs.objectStore; os != nil && ownership.IsControlledBy(os, p.cluster.UID) {
 		m[archiveRootAnnotation] = os.Spec.Configuration.DestinationPath
 	}
 	return m

@@ -12,6 +12,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
@@ -49,11 +50,11 @@ type Controller struct {
 
 	// The resourceVersions this controller's own writes of a
 	// PostgresCluster replaced, until its cache shows them (in memory only).
-	lag controller.CacheLag
+	lag caches.CacheLag
 }
 
 // New wires the controller to the informers; call before they start.
-func New(cfg Config, inf *controller.Informers) (*Controller, error) {
+func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 	pg := inf.Setpoint.Postgres().V1alpha1()
 	cnpg := inf.Setpoint.CNPG().V1()
 	core := inf.Kube.Core().V1()
@@ -93,15 +94,15 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		}
 		return pc.UID, true
 	}
-	owned := controller.OwnerHandler("PostgresCluster", uid, enqueue)
-	regs := []controller.Registration{
-		controller.On(pg.PostgresClusters().Informer(), controller.PrimaryHandler(enqueue, Finalizer)),
-		controller.On(pg.PostgresClusters().Informer(), c.lag.Handler(enqueue)),
-		controller.On(pg.PostgresClusterClasses().Informer(), controller.MappedHandler(c.clustersOfClass, nil, enqueue)),
+	owned := caches.OwnerHandler("PostgresCluster", uid, enqueue)
+	regs := []caches.Registration{
+		caches.On(pg.PostgresClusters().Informer(), caches.PrimaryHandler(enqueue, Finalizer)),
+		caches.On(pg.PostgresClusters().Informer(), c.lag.Handler(enqueue)),
+		caches.On(pg.PostgresClusterClasses().Informer(), caches.MappedHandler(c.clustersOfClass, nil, enqueue)),
 		// A class being deleted, and every cluster that goes away, let
 		// syncClass decide whether the class may go too.
-		controller.On(pg.PostgresClusterClasses().Informer(), controller.MappedHandler(deletingClass, nil, enqueue)),
-		controller.On(pg.PostgresClusters().Informer(), cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+		caches.On(pg.PostgresClusterClasses().Informer(), caches.MappedHandler(deletingClass, nil, enqueue)),
+		caches.On(pg.PostgresClusters().Informer(), cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
@@ -109,25 +110,25 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 				enqueue(classKey(pc.Spec.Class))
 			}
 		}}),
-		controller.On(cnpg.Clusters().Informer(), owned),
-		controller.On(cnpg.Poolers().Informer(), owned),
-		controller.On(inf.Poolers.Apps().V1().Deployments().Informer(), controller.MappedHandler(clusterOfPoolerDeployment, availabilityChanged, enqueue)),
-		controller.On(cnpg.ScheduledBackups().Informer(), owned),
+		caches.On(cnpg.Clusters().Informer(), owned),
+		caches.On(cnpg.Poolers().Informer(), owned),
+		caches.On(inf.Poolers.Apps().V1().Deployments().Informer(), caches.MappedHandler(clusterOfPoolerDeployment, availabilityChanged, enqueue)),
+		caches.On(cnpg.ScheduledBackups().Informer(), owned),
 		// The monitor's DatabaseRole (those of PostgresDatabases go to
 		// the database controller: the handler follows the controller
 		// reference's kind).
-		controller.On(cnpg.DatabaseRoles().Informer(), owned),
-		controller.On(core.Secrets().Informer(), owned),
-		controller.On(core.ConfigMaps().Informer(), owned),
+		caches.On(cnpg.DatabaseRoles().Informer(), owned),
+		caches.On(core.Secrets().Informer(), owned),
+		caches.On(core.ConfigMaps().Informer(), owned),
 	}
 	if objectStoreInformer != nil {
-		regs = append(regs, controller.On(objectStoreInformer, owned))
+		regs = append(regs, caches.On(objectStoreInformer, owned))
 	}
 	if podMonitorInformer != nil {
-		regs = append(regs, controller.On(podMonitorInformer, owned))
+		regs = append(regs, caches.On(podMonitorInformer, owned))
 	}
 	var err error
-	if c.synced, err = controller.Register(regs); err != nil {
+	if c.synced, err = caches.Register(regs); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -147,7 +148,7 @@ func (c *Controller) clustersOfClass(obj any) []workqueue.Key {
 	if !ok {
 		return nil
 	}
-	return controller.ClustersOfClass(c.clusterIndex, class.Name)
+	return caches.ClustersOfClass(c.clusterIndex, class.Name)
 }
 
 func deletingClass(obj any) []workqueue.Key {

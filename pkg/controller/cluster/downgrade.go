@@ -7,7 +7,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // resolveAgainst resolves the cluster and refuses a result that would take
@@ -56,11 +56,11 @@ func refuseDowngrade(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Clust
 // same name. Another tool's Cluster is not compared: setpoint will not
 // write it at all.
 func runsFor(pc *pgv1.PostgresCluster, cl *cnpgv1.Cluster) bool {
-	if controller.IsControlledBy(cl, pc.UID) {
+	if ownership.IsControlledBy(cl, pc.UID) {
 		return true
 	}
 	l := cl.GetLabels()
-	return len(cl.GetOwnerReferences()) == 0 && l[controller.ManagedByLabel] == controller.ManagedByValue && l[controller.ClusterLabel] == pc.Name
+	return len(cl.GetOwnerReferences()) == 0 && l[ownership.ManagedByLabel] == ownership.ManagedByValue && l[ownership.ClusterLabel] == pc.Name
 }
 
 // imageMajor reads the Postgres major version from an image tag

@@ -9,7 +9,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 func runningCluster(pc *pgv1.PostgresCluster, image, size string) *cnpgv1.Cluster {
@@ -64,7 +64,7 @@ func TestDowngradeCheckIgnoresClustersNotOurs(t *testing.T) {
 	}
 	retained := runningCluster(pc, "ghcr.io/cloudnative-pg/postgresql:17", "10Gi")
 	retained.OwnerReferences = nil
-	retained.Labels = controller.ManagedLabels(controller.ClusterLabel, pc.Name)
+	retained.Labels = ownership.ManagedLabels(ownership.ClusterLabel, pc.Name)
 	var se *specError
 	if _, err := resolveAgainst(pc, class(), retained, t0); !errors.As(err, &se) || se.reason != "DowngradeRefused" {
 		t.Fatalf("retained cluster: err = %v, want DowngradeRefused", err)

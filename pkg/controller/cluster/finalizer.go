@@ -10,7 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
@@ -51,7 +51,7 @@ func (c *Controller) finalize(ctx context.Context, pc *pgv1.PostgresCluster) (wo
 	} else {
 		c.deps.recorder.Eventf(pc, corev1.EventTypeNormal, pgv1.EventDeleted, "deleted CNPG Cluster %s and its children", name)
 	}
-	if err := controller.RemoveFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusters(ns), pc, Finalizer); err != nil {
+	if err := ownership.RemoveFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusters(ns), pc, Finalizer); err != nil {
 		return workqueue.Result{}, err
 	}
 	c.cas.Forget(ns, naming.CASecret(name))

@@ -12,7 +12,9 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
@@ -25,7 +27,7 @@ type fixture struct {
 	kube  *kubefakecs.Clientset
 	pg    *fake.Clientset
 	api   *ct.API
-	inf   *controller.Informers
+	inf   *caches.Informers
 	c     *Controller
 	rec   *record.FakeRecorder
 	clock *clocktesting.FakeClock
@@ -36,7 +38,7 @@ func newFixture(t *testing.T, kubeObjs, pgObjs []runtime.Object) *fixture {
 	f := &fixture{t: t, kube: kubefakecs.NewClientset(kubeObjs...), pg: fake.NewClientset(pgObjs...),
 		rec: record.NewFakeRecorder(100), clock: clocktesting.NewFakeClock(t0)}
 	f.api = ct.NewAPI(f.kube, f.pg)
-	f.inf = controller.NewInformers(f.kube, f.pg, "", 0)
+	f.inf = caches.NewInformers(f.kube, f.pg, "", 0)
 	if err := f.inf.AddIndexers(); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,7 @@ func (f *fixture) refresh() {
 		}
 	}
 	all := metav1.ListOptions{}
-	ours := metav1.ListOptions{LabelSelector: controller.ManagedSelector().String()}
+	ours := metav1.ListOptions{LabelSelector: ownership.ManagedSelector().String()}
 	pg, cnpg, core := f.inf.Setpoint.Postgres().V1alpha1(), f.inf.Setpoint.CNPG().V1(), f.inf.Kube.Core().V1()
 	pcs, err := f.pg.PostgresV1alpha1().PostgresClusters("").List(ctx, all)
 	replace(pg.PostgresClusters().Informer(), items(pcs.Items), err)
@@ -84,7 +86,7 @@ func (f *fixture) refresh() {
 	replace(core.Secrets().Informer(), items(ss.Items), err)
 	cms, err := f.kube.CoreV1().ConfigMaps("").List(ctx, ours)
 	replace(core.ConfigMaps().Informer(), items(cms.Items), err)
-	deps, err := f.kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: controller.PoolerDeploymentSelector})
+	deps, err := f.kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: caches.PoolerDeploymentSelector})
 	replace(f.inf.Poolers.Apps().V1().Deployments().Informer(), items(deps.Items), err)
 }
 

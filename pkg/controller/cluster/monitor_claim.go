@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -98,7 +99,7 @@ func checkRoleAbsent(ctx context.Context, p *pass, role, reason string) error {
 	if !exists {
 		return nil
 	}
-	if comment != nil && controller.IsClusterMarker(*comment) {
+	if comment != nil && ownership.IsClusterMarker(*comment) {
 		return nil
 	}
 	got := "none"
@@ -107,7 +108,7 @@ func checkRoleAbsent(ctx context.Context, p *pass, role, reason string) error {
 	}
 	return &refusal{reason, fmt.Sprintf(
 		"Postgres already has a role %s that setpoint did not create (comment %s, not %q); CloudNativePG would take it over, so setpoint leaves it untouched: drop or rename it",
-		role, got, controller.ClusterMarker(p.cluster.Namespace, p.cluster.Name))}
+		role, got, ownership.ClusterMarker(p.cluster.Namespace, p.cluster.Name))}
 }
 
 // roleComment reads role's comment over the pass's connection; exists is
@@ -138,5 +139,5 @@ func refusalHealth(err error) (health, bool) {
 		return health{}, false
 	}
 	// The fix (a role dropped, an entry removed) may send no event we see.
-	return pipeline.Failed(r.reason, r.message, controller.ConflictRecheck), true
+	return pipeline.Failed(r.reason, r.message, ownership.ConflictRecheck), true
 }

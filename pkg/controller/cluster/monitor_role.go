@@ -11,6 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -32,7 +33,7 @@ func newMonitorSecret(p *pass) *corev1.Secret {
 		ObjectMeta: metav1.ObjectMeta{
 			Name: naming.MonitorSecret(p.cluster.Name), Namespace: p.cluster.Namespace,
 			Labels:          superuserLabels(p.cluster.Name),
-			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)},
+			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)},
 		},
 		Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte(controller.MonitorRole), "password": []byte(rand.Text())},
@@ -50,11 +51,11 @@ func monitorRoleApply(p *pass) *cnpgac.DatabaseRoleApplyConfiguration {
 		WithName(controller.MonitorRole).WithLogin(true).
 		WithInRoles(monitorGroup).
 		WithPasswordSecret(cnpgac.LocalObjectReference().WithName(naming.MonitorSecret(name))).
-		WithComment(controller.ClusterMarker(p.cluster.Namespace, name)).
+		WithComment(ownership.ClusterMarker(p.cluster.Namespace, name)).
 		WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimDelete)
 	return cnpgac.DatabaseRole(controller.MonitorRoleObject(name), p.cluster.Namespace).
-		WithLabels(controller.ManagedLabels(controller.ClusterLabel, name)).
-		WithOwnerReferences(controller.OwnerRefApply(p.cluster, gvk)).
+		WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, name)).
+		WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
 		WithSpec(spec)
 }
 
@@ -62,11 +63,11 @@ func monitorRoleApply(p *pass) *cnpgac.DatabaseRoleApplyConfiguration {
 // that what the API server or CNPG fill in causes no apply.
 func monitorRoleCurrent(cur *cnpgv1.DatabaseRole, p *pass) bool {
 	s, name := cur.Spec, p.cluster.Name
-	return controller.IsControlledBy(cur, p.cluster.UID) && controller.HasLabels(cur.Labels, controller.ManagedLabels(controller.ClusterLabel, name)) &&
+	return ownership.IsControlledBy(cur, p.cluster.UID) && ownership.HasLabels(cur.Labels, ownership.ManagedLabels(ownership.ClusterLabel, name)) &&
 		s.Cluster.Name == name && s.Name == controller.MonitorRole && s.Login &&
 		slices.Equal(s.InRoles, []string{monitorGroup}) &&
 		s.PasswordSecret != nil && s.PasswordSecret.Name == naming.MonitorSecret(name) &&
-		s.Comment == controller.ClusterMarker(p.cluster.Namespace, name) &&
+		s.Comment == ownership.ClusterMarker(p.cluster.Namespace, name) &&
 		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == cnpgv1.DatabaseRoleReclaimDelete
 }
 
@@ -85,7 +86,7 @@ func monitorRoleReady(role *cnpgv1.DatabaseRole, secret *corev1.Secret) bool {
 // monitor component (the provisioner's checks) read it from the snapshot.
 func usableMonitor(p *pass) *corev1.Secret {
 	s, r := p.obs.monitorSecret, p.obs.monitorRole
-	if s == nil || r == nil || !controller.IsControlledBy(s, p.cluster.UID) || !controller.IsControlledBy(r, p.cluster.UID) ||
+	if s == nil || r == nil || !ownership.IsControlledBy(s, p.cluster.UID) || !ownership.IsControlledBy(r, p.cluster.UID) ||
 		r.DeletionTimestamp != nil || !monitorRoleCurrent(r, p) || !monitorRoleReady(r, s) {
 		return nil
 	}

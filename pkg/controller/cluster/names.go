@@ -1,6 +1,6 @@
 package cluster
 
-import "github.com/setpoint-dev/setpoint/pkg/controller"
+import "github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 
 // Suffixes of the children only this controller finds by name (p.name);
 // the names other packages read too are pkg/naming's.
@@ -19,6 +19,6 @@ const Finalizer = "postgres.setpoint.dev/cluster"
 // from the provisioner's fields); it now only empties that list
 // (roles_release.go).
 const (
-	fieldManager      = controller.FieldManager
+	fieldManager      = ownership.FieldManager
 	rolesFieldManager = "setpoint-roles"
 )

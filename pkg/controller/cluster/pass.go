@@ -9,7 +9,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
@@ -89,21 +89,21 @@ func (p *pass) resources() *pgv1.ClusterResources {
 }
 
 // owner is the cluster as the owner of its children.
-func (p *pass) owner() controller.Owner {
+func (p *pass) owner() ownership.Owner {
 	return ownerOf(p.cluster)
 }
 
-func ownerOf(pc *pgv1.PostgresCluster) controller.Owner {
-	return controller.Owner{Kind: gvk.Kind, Name: pc.Name, UID: pc.UID, Cluster: pc.Name}
+func ownerOf(pc *pgv1.PostgresCluster) ownership.Owner {
+	return ownership.Owner{Kind: gvk.Kind, Name: pc.Name, UID: pc.UID, Cluster: pc.Name}
 }
 
 // claim proves, right before a write, that the child may be written: see
-// controller.Claim. An adoption is announced with an Event.
+// ownership.Claim. An adoption is announced with an Event.
 func claim[T any, PT interface {
 	*T
 	metav1.Object
-}](ctx context.Context, p *pass, kind string, cached PT, client controller.GetPatcher[PT], name string) (PT, error) {
-	cur, adopted, err := controller.Claim(ctx, p.owner(), controller.OwnerRef(p.cluster, gvk), kind, cached, client, name, fieldManager)
+}](ctx context.Context, p *pass, kind string, cached PT, client ownership.GetPatcher[PT], name string) (PT, error) {
+	cur, adopted, err := ownership.Claim(ctx, p.owner(), ownership.OwnerRef(p.cluster, gvk), kind, cached, client, name, fieldManager)
 	if adopted {
 		p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, pgv1.EventAdopted, "Adopted retained %s %s", kind, name)
 	}
@@ -117,7 +117,7 @@ func claim[T any, PT interface {
 func claimCached[T any, PT interface {
 	*T
 	metav1.Object
-}](ctx context.Context, p *pass, kind string, cached PT, client controller.GetPatcher[PT], name string) (PT, error) {
+}](ctx context.Context, p *pass, kind string, cached PT, client ownership.GetPatcher[PT], name string) (PT, error) {
 	if cached == nil {
 		return nil, nil
 	}

@@ -6,7 +6,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -44,7 +44,7 @@ func availabilityChanged(oldObj, newObj any) bool {
 // and if not what it waits for.
 func pgBouncerAvailable(pooler *cnpgv1.Pooler, d *appsv1.Deployment, want int32) (bool, string) {
 	switch {
-	case d == nil || !controller.IsControlledBy(d, pooler.UID):
+	case d == nil || !ownership.IsControlledBy(d, pooler.UID):
 		return false, fmt.Sprintf("waiting for CloudNativePG to create PgBouncer's Deployment %s", pooler.Name)
 	case d.Status.ObservedGeneration < d.Generation || d.Status.UpdatedReplicas < want:
 		return false, fmt.Sprintf("PgBouncer of %s rolling out (%d of %d updated)", pooler.Name, d.Status.UpdatedReplicas, want)

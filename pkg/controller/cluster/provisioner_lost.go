@@ -10,7 +10,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // A CNPG Cluster deleted out of band after it had been Ready took its
@@ -81,7 +81,7 @@ func checkLoss(ctx context.Context, p *pass, cur *cnpgv1.Cluster) (*cnpgv1.Clust
 // status saying the ConfigMap was published (taken only to be careful:
 // the UID it names is used for nothing but naming a new folder).
 func lossRecord(p *pass) (loss, bool) {
-	if cm := p.obs.configMap; cm != nil && controller.IsControlledBy(cm, p.cluster.UID) {
+	if cm := p.obs.configMap; cm != nil && ownership.IsControlledBy(cm, p.cluster.UID) {
 		a := cm.Annotations
 		return loss{uid: a[provisionerUIDAnnotation], serverName: a[archiveServerAnnotation],
 			root: a[archiveRootAnnotation], recorded: true}, true

@@ -12,7 +12,7 @@ import (
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
 
@@ -41,10 +41,10 @@ func lostPass(t *testing.T, request string, objs ...*cnpgv1.Cluster) (*pass, *fa
 	rec := record.NewFakeRecorder(10)
 	p.deps.recorder = rec
 	p.obs.configMap = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-connection", Namespace: "ns",
-		OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(pc, gvk)},
+		OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(pc, gvk)},
 		Annotations:     map[string]string{provisionerUIDAnnotation: lostUID, archiveServerAnnotation: "shop", archiveRootAnnotation: "s3://b/pg/ns"}}}
 	p.obs.objectStore = &barmanv1.ObjectStore{ObjectMeta: metav1.ObjectMeta{Name: "shop-backup", Namespace: "ns",
-		OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(pc, gvk)}},
+		OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(pc, gvk)}},
 		Spec: barmanv1.ObjectStoreSpec{Configuration: barmanv1.BarmanObjectStoreConfiguration{DestinationPath: "s3://b/pg/ns"}}}
 	return p, cs, rec
 }
@@ -85,7 +85,7 @@ func TestCacheLagIsNotALoss(t *testing.T) {
 	t.Parallel()
 	// Our own create (or anyone's) not in the cache yet: the API server has it.
 	live := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", UID: "new-uid",
-		OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(cluster(backupSettings), gvk)}}}
+		OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(cluster(backupSettings), gvk)}}}
 	p, _, _ := lostPass(t, "", live)
 	c := provisionerComponent{}
 	err := c.Reconcile(t.Context(), p)
@@ -219,7 +219,7 @@ func TestRecreateRefusesAnotherRoot(t *testing.T) {
 func TestRequestWithNothingLostIsRemoved(t *testing.T) {
 	t.Parallel()
 	existing := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", UID: lostUID,
-		OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(cluster(backupSettings), gvk)}}}
+		OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(cluster(backupSettings), gvk)}}}
 	p, cs, rec := lostPass(t, pgv1.RecreateEmpty, existing)
 	p.obs.cnpg = existing
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
@@ -242,7 +242,7 @@ func TestDeletingClusterIsReportedNotWritten(t *testing.T) {
 	now := metav1.Now()
 	going := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", UID: lostUID, DeletionTimestamp: &now,
 		Finalizers:      []string{"x"},
-		OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(cluster(backupSettings), gvk)}}}
+		OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(cluster(backupSettings), gvk)}}}
 	p, cs, _ := lostPass(t, pgv1.RecreateEmpty, going)
 	p.obs.cnpg = going
 	c := provisionerComponent{}

@@ -15,7 +15,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -89,7 +89,7 @@ func latestBackupRefusal(p *pass, l *loss) string {
 		return fmt.Sprintf("there is no record that the lost cluster archived anywhere (the ConfigMap %q records none)", p.name(configMapSuffix))
 	case p.want.ObjectStore == nil:
 		return "the cluster has no object store configured to recover from"
-	case os == nil || !controller.IsControlledBy(os, p.cluster.UID):
+	case os == nil || !ownership.IsControlledBy(os, p.cluster.UID):
 		return fmt.Sprintf("the ObjectStore %q is not there", store)
 	case l.root != "" && os.Spec.Configuration.DestinationPath != l.root:
 		return fmt.Sprintf("the ObjectStore %q points at %q now; the lost cluster archived under %q", store, os.Spec.Configuration.DestinationPath, l.root)

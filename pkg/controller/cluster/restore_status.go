@@ -2,7 +2,7 @@ package cluster
 
 import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // restoredFrom is status.restoredFrom for restore r from ObjectStore
@@ -14,7 +14,7 @@ import (
 // asked.
 func restoredFrom(p *pass, r *pgv1.RestoreSpec, store string) *pgv1.RestoreStatus {
 	cl := p.observedCNPG()
-	if cl == nil || !controller.IsControlledBy(cl, p.cluster.UID) ||
+	if cl == nil || !ownership.IsControlledBy(cl, p.cluster.UID) ||
 		cl.Spec.Bootstrap == nil || cl.Spec.Bootstrap.Recovery == nil ||
 		!viewOf(cl).bootstrapped() {
 		return nil

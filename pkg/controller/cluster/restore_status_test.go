@@ -10,7 +10,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
 
@@ -20,7 +20,7 @@ import (
 // instance's PVC exists, the failed recovery Job's included.
 func recoveringCNPG(p *pass, phase, reason string, bootstrapped bool) *cnpgv1.Cluster {
 	cl := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: p.cluster.Name, Namespace: p.cluster.Namespace, UID: "cnpg-uid",
-		OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)}},
+		OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)}},
 		Spec:   cnpgv1.ClusterSpec{Bootstrap: &cnpgv1.BootstrapConfiguration{Recovery: &cnpgv1.BootstrapRecovery{Source: restoreSourceName}}},
 		Status: cnpgv1.ClusterStatus{Phase: phase, PhaseReason: reason, Instances: 1}}
 	if bootstrapped {

@@ -15,7 +15,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // releaseManagedRoles is the upgrade step of roles moving to DatabaseRoles
@@ -84,13 +84,13 @@ func releaseRolesBody(name, namespace string) []byte {
 }
 
 // listsMarkedRoles: cl's spec.managed.roles has a role with setpoint's
-// marker comment (controller.PostgresMarker).
+// marker comment (ownership.PostgresMarker).
 func listsMarkedRoles(cl *cnpgv1.Cluster) bool {
 	if cl == nil || cl.Spec.Managed == nil {
 		return false
 	}
 	return slices.ContainsFunc(cl.Spec.Managed.Roles, func(r cnpgv1.RoleConfiguration) bool {
-		_, ok := controller.MarkerOwner(r.Comment)
+		_, ok := ownership.MarkerOwner(r.Comment)
 		return ok
 	})
 }

@@ -14,7 +14,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
 
@@ -26,7 +26,7 @@ func applyRoles(t *testing.T, cs *fake.Clientset, manager string, marked bool, n
 	for _, n := range names {
 		r := map[string]any{"name": n, "ensure": "present", "login": true}
 		if marked {
-			r["comment"] = controller.PostgresMarker("ns", "app")
+			r["comment"] = ownership.PostgresMarker("ns", "app")
 		}
 		roles = append(roles, r)
 	}

@@ -9,6 +9,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 func superuserPass(t *testing.T, request string) (*pass, *corev1.Secret) {
@@ -19,7 +20,7 @@ func superuserPass(t *testing.T, request string) (*pass, *corev1.Secret) {
 	}
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser", Namespace: "ns", Labels: superuserLabels("shop"), ResourceVersion: "7",
-			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)}},
+			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)}},
 		Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte("postgres"), "password": []byte("old")},
 	}
@@ -42,7 +43,7 @@ func TestSuperuserRotationOnRequest(t *testing.T) {
 	h := c.Observe(t.Context(), p, nil)
 	got, _ := p.deps.kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-superuser", metav1.GetOptions{})
 	if h.Phase != pgv1.PhaseReady || string(got.Data["password"]) == "old" || string(got.Data["username"]) != "postgres" ||
-		got.Annotations[controller.RotatedForAnnotation] != "r1" || got.Labels[controller.ReloadLabel] != "true" {
+		got.Annotations[controller.RotatedForAnnotation] != "r1" || got.Labels[ownership.ReloadLabel] != "true" {
 		t.Fatalf("health %+v, Secret %+v", h, got.ObjectMeta)
 	}
 	if r := p.status.SuperuserPasswordRotation; r == nil || r.Request != "r1" {

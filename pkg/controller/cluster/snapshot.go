@@ -15,6 +15,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -63,12 +64,12 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 		}
 	}
 	var err error
-	if o.class, err = controller.IgnoreNotFound(c.classes.Get(pc.Spec.Class)); err != nil {
+	if o.class, err = caches.IgnoreNotFound(c.classes.Get(pc.Spec.Class)); err != nil {
 		return nil, err
 	}
 	if ref := pc.Spec.PasswordConfig; ref != nil && ref.SuperuserExternalSecretRef != nil {
 		// External Secrets are not ours, so not cached: read directly.
-		if o.external, err = controller.IgnoreNotFound(c.deps.kube.CoreV1().Secrets(ns).Get(ctx, ref.SuperuserExternalSecretRef.Name, metav1.GetOptions{})); err != nil {
+		if o.external, err = caches.IgnoreNotFound(c.deps.kube.CoreV1().Secrets(ns).Get(ctx, ref.SuperuserExternalSecretRef.Name, metav1.GetOptions{})); err != nil {
 			return nil, fmt.Errorf("read external superuser secret: %w", err)
 		}
 	}
@@ -80,7 +81,7 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 			return nil, err
 		}
 	}
-	if o.configMap, err = controller.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(name + configMapSuffix)); err != nil {
+	if o.configMap, err = caches.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(name + configMapSuffix)); err != nil {
 		return nil, err
 	}
 	if err := c.observeMonitor(pc, o); err != nil {
@@ -103,14 +104,14 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 func (c *Controller) observeMonitor(pc *pgv1.PostgresCluster, o *observation) error {
 	ns, name := pc.Namespace, pc.Name
 	var err error
-	if o.monitorSecret, err = controller.IgnoreNotFound(c.secrets.Secrets(ns).Get(naming.MonitorSecret(name))); err != nil {
+	if o.monitorSecret, err = caches.IgnoreNotFound(c.secrets.Secrets(ns).Get(naming.MonitorSecret(name))); err != nil {
 		return err
 	}
 	object := controller.MonitorRoleObject(name)
-	if o.monitorRole, err = controller.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
+	if o.monitorRole, err = caches.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
 		return err
 	}
-	objs, err := c.roleIndex.ByIndex(controller.ByRoleOnCluster, controller.RoleOnClusterKey(ns, name, controller.MonitorRole))
+	objs, err := c.roleIndex.ByIndex(caches.ByRoleOnCluster, caches.RoleOnClusterKey(ns, name, controller.MonitorRole))
 	if err != nil {
 		return fmt.Errorf("look up DatabaseRoles of role %s: %w", controller.MonitorRole, err)
 	}
@@ -132,32 +133,32 @@ func newObservation() *observation {
 func (c *Controller) observeChildren(pc *pgv1.PostgresCluster, o *observation) error {
 	ns, name := pc.Namespace, pc.Name
 	var err error
-	if o.secret, err = controller.IgnoreNotFound(c.secrets.Secrets(ns).Get(naming.SuperuserSecret(name))); err != nil {
+	if o.secret, err = caches.IgnoreNotFound(c.secrets.Secrets(ns).Get(naming.SuperuserSecret(name))); err != nil {
 		return err
 	}
-	if o.cnpg, err = controller.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(name)); err != nil {
+	if o.cnpg, err = caches.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(name)); err != nil {
 		return err
 	}
-	if o.objectStore, err = controller.IgnoreNotFound(c.objectStores.ObjectStores(ns).Get(naming.ObjectStore(name))); err != nil {
+	if o.objectStore, err = caches.IgnoreNotFound(c.objectStores.ObjectStores(ns).Get(naming.ObjectStore(name))); err != nil {
 		return err
 	}
-	if o.podMonitor, err = controller.IgnoreNotFound(c.podMonitors.PodMonitors(ns).Get(name + podMonitorSuffix)); err != nil {
+	if o.podMonitor, err = caches.IgnoreNotFound(c.podMonitors.PodMonitors(ns).Get(name + podMonitorSuffix)); err != nil {
 		return err
 	}
 	for _, pn := range naming.Poolers(name) {
-		if p, err := controller.IgnoreNotFound(c.poolers.Poolers(ns).Get(pn)); err != nil {
+		if p, err := caches.IgnoreNotFound(c.poolers.Poolers(ns).Get(pn)); err != nil {
 			return err
 		} else if p != nil {
 			o.poolers[pn] = p
 		}
-		if d, err := controller.IgnoreNotFound(c.poolerDeploys.Deployments(ns).Get(pn)); err != nil {
+		if d, err := caches.IgnoreNotFound(c.poolerDeploys.Deployments(ns).Get(pn)); err != nil {
 			return err
 		} else if d != nil {
 			o.pgBouncers[pn] = d
 		}
 	}
 	for _, s := range []string{backupSuffix, snapshotSuffix} {
-		if b, err := controller.IgnoreNotFound(c.scheduledBackups.ScheduledBackups(ns).Get(name + s)); err != nil {
+		if b, err := caches.IgnoreNotFound(c.scheduledBackups.ScheduledBackups(ns).Get(name + s)); err != nil {
 			return err
 		} else if b != nil {
 			o.backups[name+s] = b

@@ -9,7 +9,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // runningWith is a CNPG Cluster controlled by pc with the given
@@ -17,7 +17,7 @@ import (
 func runningWith(pc *pgv1.PostgresCluster, access *bool) *cnpgv1.Cluster {
 	return &cnpgv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: pc.Name, Namespace: pc.Namespace,
-			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(pc, gvk)}},
+			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(pc, gvk)}},
 		Spec: cnpgv1.ClusterSpec{EnableSuperuserAccess: access},
 	}
 }
@@ -27,7 +27,7 @@ func TestSuperuserAccessDecision(t *testing.T) {
 	pc := cluster(pgv1.ClusterSettings{})
 	retained := runningWith(pc, ptr.To(true))
 	retained.OwnerReferences = nil
-	retained.Labels = controller.ManagedLabels(controller.ClusterLabel, pc.Name)
+	retained.Labels = ownership.ManagedLabels(ownership.ClusterLabel, pc.Name)
 	foreign := runningWith(pc, ptr.To(true))
 	foreign.OwnerReferences[0].UID = "someone-else"
 	for _, c := range []struct {

@@ -11,7 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
 
@@ -34,7 +34,7 @@ func offPass(t *testing.T, secret *corev1.Secret, cnpg *cnpgv1.Cluster) (*pass, 
 
 func ourSuperuserSecret(p *pass) *corev1.Secret {
 	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser", Namespace: "ns", UID: "uid-secret",
-		Labels: superuserLabels("shop"), OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.cluster, gvk)}},
+		Labels: superuserLabels("shop"), OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)}},
 		Data: map[string][]byte{"username": []byte("postgres"), "password": []byte("pw")}}
 }
 

@@ -11,7 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // With superuser access off there is no superuser Secret: CNPG sets the
@@ -27,14 +27,14 @@ import (
 // needs it any more, and records in the pass one that is kept for now.
 func retireSuperuser(ctx context.Context, p *pass) error {
 	s := p.obs.secret
-	if s == nil || !controller.IsControlledBy(s, p.cluster.UID) || s.DeletionTimestamp != nil {
+	if s == nil || !ownership.IsControlledBy(s, p.cluster.UID) || s.DeletionTimestamp != nil {
 		return nil
 	}
 	if hasSuperuserAccess(p.observedCNPG()) {
 		p.retiring = s // kept until the CNPG Cluster is off
 		return nil
 	}
-	err := p.deps.kube.CoreV1().Secrets(s.Namespace).Delete(ctx, s.Name, controller.DeleteOf(s))
+	err := p.deps.kube.CoreV1().Secrets(s.Namespace).Delete(ctx, s.Name, ownership.DeleteOf(s))
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete superuser secret: %w", err)
 	}

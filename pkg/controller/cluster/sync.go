@@ -11,7 +11,8 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/throttle"
@@ -40,14 +41,14 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if c.lag.Behind(name, pc.ResourceVersion) {
 		// The cache has not seen our last write of this cluster yet: a pass
 		// now would redo work on what that write replaced, and its status
-		// write could only conflict (controller.CacheLag).
-		return workqueue.Result{RequeueAfter: controller.CacheLagRecheck}, nil
+		// write could only conflict (caches.CacheLag).
+		return workqueue.Result{RequeueAfter: caches.CacheLagRecheck}, nil
 	}
 	if pc.DeletionTimestamp != nil {
 		return c.finalize(ctx, pc)
 	}
 	before := pc.ResourceVersion
-	if pc, err = controller.AddFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusters(pc.Namespace), pc, Finalizer); err != nil {
+	if pc, err = ownership.AddFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusters(pc.Namespace), pc, Finalizer); err != nil {
 		return workqueue.Result{}, err
 	}
 	c.lag.Wrote(name, before, pc.ResourceVersion)

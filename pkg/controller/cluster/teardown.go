@@ -9,14 +9,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // A component decides what becomes of its children when the
 // PostgresCluster goes (finalize): a deleter deletes those the deletion
 // policy removes before the finalizer goes, a releaser hands those Retain
 // keeps to a later PostgresCluster of the same name
-// (controller.Owner.ReleasePatch). Children no component names go with
+// (ownership.Owner.ReleasePatch). Children no component names go with
 // the garbage collector, by their owner reference.
 type deleter interface {
 	Delete(ctx context.Context, t *teardown) error
@@ -47,14 +47,14 @@ func deleteChild[T any, PT interface {
 	*T
 	metav1.Object
 }](ctx context.Context, t *teardown, kind string, obj PT, del func(context.Context, string, metav1.DeleteOptions) error) error {
-	if obj == nil || !controller.IsControlledBy(obj, t.pc.UID) {
+	if obj == nil || !ownership.IsControlledBy(obj, t.pc.UID) {
 		return nil
 	}
 	t.remaining++
 	if obj.GetDeletionTimestamp() != nil {
 		return nil
 	}
-	if err := del(ctx, obj.GetName(), controller.DeleteOf(obj)); err != nil && !apierrors.IsNotFound(err) {
+	if err := del(ctx, obj.GetName(), ownership.DeleteOf(obj)); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete %s %s: %w", kind, obj.GetName(), err)
 	}
 	return nil
@@ -69,7 +69,7 @@ func releaseChild[T any, PT interface {
 	*T
 	metav1.Object
 }](ctx context.Context, t *teardown, kind string, obj PT, patch patcher[PT]) error {
-	if obj == nil || !controller.IsControlledBy(obj, t.pc.UID) {
+	if obj == nil || !ownership.IsControlledBy(obj, t.pc.UID) {
 		return nil
 	}
 	body, err := ownerOf(t.pc).ReleasePatch(obj, nil)

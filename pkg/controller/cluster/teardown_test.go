@@ -16,7 +16,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	pgfake "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
 
@@ -25,7 +25,7 @@ import (
 func children(pc *pgv1.PostgresCluster, withPooler bool) (*observation, []runtime.Object) {
 	meta := func(name string) metav1.ObjectMeta {
 		return metav1.ObjectMeta{Namespace: pc.Namespace, Name: name, UID: types.UID("uid-" + name),
-			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(pc, gvk)}}
+			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(pc, gvk)}}
 	}
 	o := newObservation()
 	o.secret = &corev1.Secret{ObjectMeta: meta("shop-superuser")}
@@ -109,11 +109,11 @@ func TestRetainDeletesThePoolersThenReleasesWhatItKeeps(t *testing.T) {
 		t.Errorf("kept %q, want %q", got, wantKept)
 	}
 	cl, err := pg.CNPGV1().Clusters("ns").Get(t.Context(), "shop", metav1.GetOptions{})
-	if err != nil || controller.IsControlledBy(cl, pc.UID) {
+	if err != nil || ownership.IsControlledBy(cl, pc.UID) {
 		t.Errorf("released CNPG Cluster: %v, owners %v; want our reference gone", err, cl.OwnerReferences)
 	}
 	s, err := kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-superuser", metav1.GetOptions{})
-	if err != nil || controller.IsControlledBy(s, pc.UID) {
+	if err != nil || ownership.IsControlledBy(s, pc.UID) {
 		t.Errorf("released Secret: %v, owners %v; want our reference gone", err, s.OwnerReferences)
 	}
 	for _, w := range teardownWrites(pg.Actions()) {

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 func adopting(name, from string) *pgv1.PostgresDatabase {
@@ -24,20 +24,20 @@ func TestAdoptFromTakesTheNamedObjectsDatabase(t *testing.T) {
 	db := adopting("copy-app", "app")
 	pc := readyCluster()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
-	f.sql.databases = map[string]string{"orders": controller.PostgresMarker(ns, "app")}
+	f.sql.databases = map[string]string{"orders": ownership.PostgresMarker(ns, "app")}
 	toDatabases(t, f, "copy-app")
 	if _, err := f.sync("copy-app"); err != nil {
 		t.Fatal(err)
 	}
 	d := f.cnpgDB("copy-app-orders")
-	if !controller.IsControlledBy(d, db.UID) || d.Spec.Name != "orders" || d.Spec.Owner != "orders_admin" {
+	if !ownership.IsControlledBy(d, db.UID) || d.Spec.Name != "orders" || d.Spec.Owner != "orders_admin" {
 		t.Fatalf("CNPG Database = %+v %+v", d.ObjectMeta, d.Spec)
 	}
 	f.markApplied("copy-app-orders", true, "")
 	if _, err := f.sync("copy-app"); err != nil {
 		t.Fatal(err)
 	}
-	want := "COMMENT ON DATABASE \"orders\" IS '" + controller.PostgresMarker(ns, "copy-app") + "'"
+	want := "COMMENT ON DATABASE \"orders\" IS '" + ownership.PostgresMarker(ns, "copy-app") + "'"
 	if !slices.ContainsFunc(f.sql.execs, func(c sqlCall) bool { return slices.Contains(c.stmts, want) }) {
 		t.Fatalf("the database is not re-marked (%s): %+v", want, f.sql.execs)
 	}
@@ -55,12 +55,12 @@ func TestAdoptFromRefusesEverythingElse(t *testing.T) {
 		others  []runtime.Object
 		want    string
 	}{
-		{"another object's marker", controller.PostgresMarker(ns, "other"), nil,
+		{"another object's marker", ownership.PostgresMarker(ns, "other"), nil,
 			"spec.adoptFrom takes over only what setpoint marked for PostgresDatabase " + ns + "/app"},
 		{"no marker", "", nil, "was not created by setpoint"},
 		{"a hand-written comment", "orders of the shop", nil, "was not created by setpoint"},
-		{"the marker in another namespace", controller.PostgresMarker("elsewhere", "app"), nil, "PostgresDatabase elsewhere/app"},
-		{"the source still on this cluster", controller.PostgresMarker(ns, "app"), []runtime.Object{src},
+		{"the marker in another namespace", ownership.PostgresMarker("elsewhere", "app"), nil, "PostgresDatabase elsewhere/app"},
+		{"the source still on this cluster", ownership.PostgresMarker(ns, "app"), []runtime.Object{src},
 			`while PostgresDatabase "app" uses this cluster`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,12 +92,12 @@ func TestAdoptFromSourceOnAnotherCluster(t *testing.T) {
 	db := adopting("copy-app", "app")
 	pc := readyCluster()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db, src})
-	f.sql.databases = map[string]string{"orders": controller.PostgresMarker(ns, "app")}
+	f.sql.databases = map[string]string{"orders": ownership.PostgresMarker(ns, "app")}
 	toDatabases(t, f, "copy-app")
 	if _, err := f.sync("copy-app"); err != nil {
 		t.Fatal(err)
 	}
-	if d := f.cnpgDB("copy-app-orders"); !controller.IsControlledBy(d, db.UID) {
+	if d := f.cnpgDB("copy-app-orders"); !ownership.IsControlledBy(d, db.UID) {
 		t.Fatalf("CNPG Database not applied: %+v", d.ObjectMeta)
 	}
 }

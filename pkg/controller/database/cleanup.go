@@ -11,7 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // cleanup runs one database's deletion policy — for a database removed
@@ -42,12 +42,12 @@ func (p *pass) cleanup(ctx context.Context, name string, policy pgv1.DeletionPol
 // progress). Unknown means Retain: keeping data is the safe mistake.
 func (p *pass) removedPolicy(name string) pgv1.DeletionPolicy {
 	n := namesOf(p.db.Name, name)
-	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
+	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && ownership.IsControlledBy(cm, p.db.UID) {
 		if v := pgv1.DeletionPolicy(cm.Annotations[policyAnnotation]); v == pgv1.DeletionPolicyDelete || v == pgv1.DeletionPolicyRetain {
 			return v
 		}
 	}
-	if d := p.obs.cnpg[n.CNPG]; d != nil && controller.IsControlledBy(d, p.db.UID) {
+	if d := p.obs.cnpg[n.CNPG]; d != nil && ownership.IsControlledBy(d, p.db.UID) {
 		if d.Spec.DatabaseReclaimPolicy == cnpgv1.DatabaseReclaimDelete {
 			return pgv1.DeletionPolicyDelete
 		}
@@ -78,7 +78,7 @@ func (p *pass) retain(ctx context.Context, name string) health {
 			waits = append(waits, h)
 		}
 	}
-	if d := p.obs.cnpg[n.CNPG]; d != nil && controller.IsControlledBy(d, p.db.UID) {
+	if d := p.obs.cnpg[n.CNPG]; d != nil && ownership.IsControlledBy(d, p.db.UID) {
 		released = true
 		// Re-apply the fields we own without our owner reference, which
 		// server-side apply then removes. The reclaim policy becomes
@@ -91,14 +91,14 @@ func (p *pass) retain(ctx context.Context, name string) health {
 			return apiError(pgv1.ReasonReleaseFailed, fmt.Errorf("release CNPG Database %s: %w", n.CNPG, err))
 		}
 	}
-	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
+	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && ownership.IsControlledBy(cm, p.db.UID) {
 		released = true
 		if err := p.releaseConfigMap(ctx, cm); err != nil {
 			return apiError(pgv1.ReasonReleaseFailed, fmt.Errorf("release ConfigMap %s: %w", n.ConfigMap, err))
 		}
 	}
 	for _, sn := range n.Secrets() {
-		if s := p.obs.secrets[sn]; s != nil && controller.IsControlledBy(s, p.db.UID) {
+		if s := p.obs.secrets[sn]; s != nil && ownership.IsControlledBy(s, p.db.UID) {
 			released = true
 			if err := p.releaseSecret(ctx, s); err != nil {
 				return apiError(pgv1.ReasonReleaseFailed, err)
@@ -133,9 +133,9 @@ func (p *pass) releaseSecret(ctx context.Context, s *corev1.Secret) error {
 func (p *pass) drop(ctx context.Context, name string) health {
 	n := namesOf(p.db.Name, name)
 	ns := p.db.Namespace
-	if d := p.obs.cnpg[n.CNPG]; d != nil && controller.IsControlledBy(d, p.db.UID) {
+	if d := p.obs.cnpg[n.CNPG]; d != nil && ownership.IsControlledBy(d, p.db.UID) {
 		if d.DeletionTimestamp == nil {
-			if err := p.c.pg.CNPGV1().Databases(ns).Delete(ctx, n.CNPG, controller.DeleteOf(d)); err != nil && !apierrors.IsNotFound(err) {
+			if err := p.c.pg.CNPGV1().Databases(ns).Delete(ctx, n.CNPG, ownership.DeleteOf(d)); err != nil && !apierrors.IsNotFound(err) {
 				return apiError(pgv1.ReasonDatabaseDeleteFailed, fmt.Errorf("delete CNPG Database %s: %w", n.CNPG, err))
 			}
 			p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventDatabaseDeleting, "Deleted CNPG Database %s; CloudNativePG drops database %s", n.CNPG, name)
@@ -157,14 +157,14 @@ func (p *pass) drop(ctx context.Context, name string) health {
 func (p *pass) deleteCredentials(ctx context.Context, n names) error {
 	ns := p.db.Namespace
 	for _, sn := range n.Secrets() {
-		if s := p.obs.secrets[sn]; s != nil && controller.IsControlledBy(s, p.db.UID) {
-			if err := p.c.kube.CoreV1().Secrets(ns).Delete(ctx, sn, controller.DeleteOf(s)); err != nil && !apierrors.IsNotFound(err) {
+		if s := p.obs.secrets[sn]; s != nil && ownership.IsControlledBy(s, p.db.UID) {
+			if err := p.c.kube.CoreV1().Secrets(ns).Delete(ctx, sn, ownership.DeleteOf(s)); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete Secret %s: %w", sn, err)
 			}
 		}
 	}
-	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && controller.IsControlledBy(cm, p.db.UID) {
-		if err := p.c.kube.CoreV1().ConfigMaps(ns).Delete(ctx, n.ConfigMap, controller.DeleteOf(cm)); err != nil && !apierrors.IsNotFound(err) {
+	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && ownership.IsControlledBy(cm, p.db.UID) {
+		if err := p.c.kube.CoreV1().ConfigMaps(ns).Delete(ctx, n.ConfigMap, ownership.DeleteOf(cm)); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete ConfigMap %s: %w", n.ConfigMap, err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -62,7 +62,7 @@ func listed(st []pgv1.DatabaseStatus, name, role string) bool {
 func (p *pass) removeRole(ctx context.Context, role string, policy pgv1.DeletionPolicy, look bool) (h health, done bool) {
 	obj := naming.RoleObject(p.db.Spec.ClusterRef.Name, role)
 	cur := p.obs.roles[obj]
-	if cur != nil && !controller.IsControlledBy(cur, p.db.UID) {
+	if cur != nil && !ownership.IsControlledBy(cur, p.db.UID) {
 		return ready("", ""), true // someone else's: not ours to remove
 	}
 	reclaim := roleReclaim(policy)
@@ -86,7 +86,7 @@ func (p *pass) removeRole(ctx context.Context, role string, policy pgv1.Deletion
 	case policy == pgv1.DeletionPolicyDelete && !roleApplied(cur):
 		return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to apply DatabaseRole %q before it drops role %s", obj, role)), false
 	}
-	if err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Delete(ctx, obj, controller.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
+	if err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Delete(ctx, obj, ownership.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
 		return apiError(pgv1.ReasonRoleDeleteFailed, fmt.Errorf("delete DatabaseRole %s: %w", obj, err)), false
 	}
 	if policy == pgv1.DeletionPolicyRetain {
@@ -113,7 +113,7 @@ func (p *pass) droppedInPostgres(ctx context.Context, role string, look bool) (h
 		p.c.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
 		return p.roleWait(true, fmt.Sprintf("cannot verify that role %s is dropped: %v", role, err)), false
 	}
-	if comment, ok := comments[role]; !ok || comment != controller.PostgresMarker(p.db.Namespace, p.db.Name) {
+	if comment, ok := comments[role]; !ok || comment != ownership.PostgresMarker(p.db.Namespace, p.db.Name) {
 		return ready("", ""), true
 	}
 	w := roleWant{object: naming.RoleObject(p.obs.cluster.Name, role), cluster: p.obs.cluster.Name, role: role, reclaim: roleReclaim(pgv1.DeletionPolicyDelete)}

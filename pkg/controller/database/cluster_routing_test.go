@@ -9,7 +9,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // routed runs the cluster handler's update from old to new and returns the
@@ -104,7 +104,7 @@ func cnpgCluster(rv string, roles ...cnpgv1.RoleConfiguration) *cnpgv1.Cluster {
 // Databases of other clusters sleep on.
 func TestManagedRolesChangeWakesTheClusterDatabases(t *testing.T) {
 	t.Parallel()
-	ours := cnpgv1.RoleConfiguration{Name: "orders_admin", Comment: controller.PostgresMarker(ns, "a")}
+	ours := cnpgv1.RoleConfiguration{Name: "orders_admin", Comment: ownership.PostgresMarker(ns, "a")}
 	byHand := cnpgv1.RoleConfiguration{Name: "billing_rw", Comment: "by hand"}
 	for name, tc := range map[string]struct{ old, new *cnpgv1.Cluster }{
 		"an upgrade hands a role over to a DatabaseRole": {cnpgCluster("1", ours), cnpgCluster("2")},

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // The connection ConfigMap is written by create and merge patch, not by
@@ -33,9 +33,9 @@ func (p *pass) createConfigMap(ctx context.Context, name, policy string, data ma
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: p.db.Namespace,
-			Labels:          controller.ManagedLabels(controller.DatabaseLabel, p.db.Name),
+			Labels:          ownership.ManagedLabels(ownership.DatabaseLabel, p.db.Name),
 			Annotations:     map[string]string{policyAnnotation: policy},
-			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.db, gvk)},
+			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.db, gvk)},
 		},
 		Data: data,
 	}
@@ -59,13 +59,13 @@ func (p *pass) createConfigMap(ctx context.Context, name, policy string, data ma
 // kept), exactly our data, no retained marks.
 func (p *pass) patchConfigMap(ctx context.Context, cur *corev1.ConfigMap, policy string, data map[string]string) error {
 	refs := slices.DeleteFunc(slices.Clone(cur.OwnerReferences), func(r metav1.OwnerReference) bool { return r.UID == p.db.UID })
-	refs = append(refs, controller.OwnerRef(p.db, gvk))
-	labels := map[string]any{controller.RetainedLabel: nil}
-	for k, v := range controller.ManagedLabels(controller.DatabaseLabel, p.db.Name) {
+	refs = append(refs, ownership.OwnerRef(p.db, gvk))
+	labels := map[string]any{ownership.RetainedLabel: nil}
+	for k, v := range ownership.ManagedLabels(ownership.DatabaseLabel, p.db.Name) {
 		labels[k] = v
 	}
 	annotations := map[string]any{policyAnnotation: policy,
-		controller.RetainedForAnnotation: nil, controller.RetainedClusterAnnotation: nil}
+		ownership.RetainedForAnnotation: nil, ownership.RetainedClusterAnnotation: nil}
 	body := map[string]any{
 		"metadata": map[string]any{"resourceVersion": cur.ResourceVersion, "ownerReferences": refs,
 			"labels": labels, "annotations": annotations},

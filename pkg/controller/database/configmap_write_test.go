@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // The first ConfigMap of a database costs one request: the create proves
@@ -35,7 +35,7 @@ func TestNewConfigMapIsOneCreate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !controller.IsControlledBy(cm, db.UID) || cm.Data["database"] != "orders" || cm.Annotations[policyAnnotation] != "Delete" {
+	if !ownership.IsControlledBy(cm, db.UID) || cm.Data["database"] != "orders" || cm.Annotations[policyAnnotation] != "Delete" {
 		t.Fatalf("ConfigMap = %+v", cm)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
 	pglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/postgres/v1alpha1"
@@ -55,7 +56,7 @@ type Controller struct {
 	// writes replaced (lag). In memory only; a restart loses nothing but
 	// a deferral's head start.
 	stale staleSince
-	lag   controller.CacheLag
+	lag   caches.CacheLag
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresDatabase")
@@ -63,7 +64,7 @@ var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresDatabase")
 // New wires the controller to the informers; call before they start. The
 // ByClusterRef index it routes cluster events with is registered by
 // inf.AddIndexers.
-func New(cfg Config, inf *controller.Informers) (*Controller, error) {
+func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 	pg := inf.Setpoint.Postgres().V1alpha1()
 	cnpg := inf.Setpoint.CNPG().V1()
 	core := inf.Kube.Core().V1()
@@ -94,23 +95,23 @@ func New(cfg Config, inf *controller.Informers) (*Controller, error) {
 		c.cas = controller.NewCACache(cfg.Kube)
 	}
 	enqueue := c.queue.Add
-	owned := controller.OwnerHandler("PostgresDatabase", c.uidOf, enqueue)
+	owned := caches.OwnerHandler("PostgresDatabase", c.uidOf, enqueue)
 	// What the cluster and CNPG report moves a waiting database on: those
 	// passes go ahead of first passes still queued (workqueue.AddUrgent).
-	progressed := controller.OwnerHandler("PostgresDatabase", c.uidOf, c.queue.AddUrgent)
+	progressed := caches.OwnerHandler("PostgresDatabase", c.uidOf, c.queue.AddUrgent)
 	var err error
-	c.synced, err = controller.Register([]controller.Registration{
-		controller.On(pg.PostgresDatabases().Informer(), controller.PrimaryHandler(enqueue, Finalizer)),
-		controller.On(pg.PostgresDatabases().Informer(), c.lag.Handler(enqueue)),
+	c.synced, err = caches.Register([]caches.Registration{
+		caches.On(pg.PostgresDatabases().Informer(), caches.PrimaryHandler(enqueue, Finalizer)),
+		caches.On(pg.PostgresDatabases().Informer(), c.lag.Handler(enqueue)),
 		// The updates of a cluster a database pass reads (clusterView).
-		controller.On(pg.PostgresClusters().Informer(), c.clusterHandler()),
+		caches.On(pg.PostgresClusters().Informer(), c.clusterHandler()),
 		// A change of the CNPG Cluster's spec.managed.roles, which a new
 		// role waits on while an upgrade moves it out of there.
-		controller.On(cnpg.Clusters().Informer(), c.cnpgClusterHandler()),
-		controller.On(cnpg.Databases().Informer(), progressed),
-		controller.On(cnpg.DatabaseRoles().Informer(), progressed),
-		controller.On(core.Secrets().Informer(), owned),
-		controller.On(core.ConfigMaps().Informer(), owned),
+		caches.On(cnpg.Clusters().Informer(), c.cnpgClusterHandler()),
+		caches.On(cnpg.Databases().Informer(), progressed),
+		caches.On(cnpg.DatabaseRoles().Informer(), progressed),
+		caches.On(core.Secrets().Informer(), owned),
+		caches.On(core.ConfigMaps().Informer(), owned),
 	})
 	if err != nil {
 		return nil, err
@@ -129,7 +130,7 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 
 // roleObjectsOf are the cached DatabaseRoles that manage role on cluster.
 func (c *Controller) roleObjectsOf(namespace, cluster, role string) []*cnpgv1.DatabaseRole {
-	objs, err := c.roleObjectIndex.ByIndex(controller.ByRoleOnCluster, controller.RoleOnClusterKey(namespace, cluster, role))
+	objs, err := c.roleObjectIndex.ByIndex(caches.ByRoleOnCluster, caches.RoleOnClusterKey(namespace, cluster, role))
 	if err != nil {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // roleCredential is one role of a database and where its password lives.
@@ -124,10 +125,10 @@ func (p *pass) afterValidation(ctx context.Context, d pgv1.DatabaseSpec, c roleC
 // applies a password changed there at once. Nothing else is written.
 func (p *pass) labelForReload(ctx context.Context, name string) health {
 	s := p.obs.external[name]
-	if s.Labels[controller.ReloadLabel] == "true" {
+	if s.Labels[ownership.ReloadLabel] == "true" {
 		return ready("", "")
 	}
-	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:"true"}}}`, controller.ReloadLabel)
+	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:"true"}}}`, ownership.ReloadLabel)
 	out, err := p.c.kube.CoreV1().Secrets(p.db.Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
 	if err != nil {
 		return apiError(pgv1.ReasonReloadLabelFailed, fmt.Errorf("label external Secret %s for reload: %w", name, err))

@@ -14,7 +14,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // readyFixture drives a PostgresDatabase to Ready and returns the fixture.
@@ -66,22 +66,22 @@ func TestDeleteRetainReleasesForAdoption(t *testing.T) {
 	}
 	f.applyRoles() // CNPG lets them go
 	for _, role := range []string{"orders_admin", "orders_rw"} {
-		if c, ok := f.sql.role(role); !ok || c != controller.PostgresMarker(ns, "shop") {
+		if c, ok := f.sql.role(role); !ok || c != ownership.PostgresMarker(ns, "shop") {
 			t.Errorf("role %s in Postgres: %v %q, want kept with our marker", role, ok, c)
 		}
 	}
 	for _, name := range []string{"shop-orders-admin", "shop-orders-rw"} {
 		s := f.secret(name)
-		if len(s.OwnerReferences) != 0 || s.Labels[controller.RetainedLabel] != "true" || s.Labels[controller.DatabaseLabel] != "shop" {
+		if len(s.OwnerReferences) != 0 || s.Labels[ownership.RetainedLabel] != "true" || s.Labels[ownership.DatabaseLabel] != "shop" {
 			t.Errorf("secret %s not released: %+v", name, s.ObjectMeta)
 		}
 	}
 	cm, _ := f.kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "shop-orders-config", metav1.GetOptions{})
-	if len(cm.OwnerReferences) != 0 || cm.Labels[controller.RetainedLabel] != "true" || cm.Data["database"] != "orders" {
+	if len(cm.OwnerReferences) != 0 || cm.Labels[ownership.RetainedLabel] != "true" || cm.Data["database"] != "orders" {
 		t.Errorf("configmap not released: %+v", cm.ObjectMeta)
 	}
 	cd := f.cnpgDB("shop-orders")
-	if len(cd.OwnerReferences) != 0 || cd.Labels[controller.RetainedLabel] != "true" || cd.Spec.Name != "orders" || cd.Spec.DatabaseReclaimPolicy != "retain" {
+	if len(cd.OwnerReferences) != 0 || cd.Labels[ownership.RetainedLabel] != "true" || cd.Spec.Name != "orders" || cd.Spec.DatabaseReclaimPolicy != "retain" {
 		t.Errorf("CNPG Database not released: %+v %+v", cd.ObjectMeta, cd.Spec)
 	}
 	if slices.Contains(f.allWrites(), "delete databases") {
@@ -195,7 +195,7 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 	// 4: CNPG let the objects go, but Postgres still has orders_rw with our
 	// marker: it gets a DatabaseRole again, to be dropped with it.
 	f.applyRoles()
-	f.sql.setRole("orders_rw", controller.PostgresMarker(ns, "shop"))
+	f.sql.setRole("orders_rw", ownership.PostgresMarker(ns, "shop"))
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
@@ -208,8 +208,8 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 		t.Error("a DatabaseRole for the role that is gone")
 	}
 	again := f.role("pg.orders-rw")
-	if !controller.IsControlledBy(again, db.UID) || again.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimDelete ||
-		again.Spec.PasswordSecret != nil || again.Spec.Comment != controller.PostgresMarker(ns, "shop") {
+	if !ownership.IsControlledBy(again, db.UID) || again.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimDelete ||
+		again.Spec.PasswordSecret != nil || again.Spec.Comment != ownership.PostgresMarker(ns, "shop") {
 		t.Errorf("DatabaseRole again = %+v %+v, want ours with reclaim delete and no password", again.OwnerReferences, again.Spec)
 	}
 
@@ -372,10 +372,10 @@ func TestDeleteWithClusterGoneDoesNotBlock(t *testing.T) {
 	}
 	cd := f.cnpgDB("shop-orders")
 	if len(cd.OwnerReferences) != 0 || cd.Spec.DatabaseReclaimPolicy != "retain" ||
-		cd.Annotations[controller.RetainedForAnnotation] != "PostgresDatabase/shop" || cd.Annotations[controller.RetainedClusterAnnotation] != "pg" {
+		cd.Annotations[ownership.RetainedForAnnotation] != "PostgresDatabase/shop" || cd.Annotations[ownership.RetainedClusterAnnotation] != "pg" {
 		t.Errorf("CNPG Database not kept: %+v %+v", cd.ObjectMeta, cd.Spec)
 	}
-	if s := f.secret("shop-orders-rw"); len(s.OwnerReferences) != 0 || s.Labels[controller.RetainedLabel] != "true" {
+	if s := f.secret("shop-orders-rw"); len(s.OwnerReferences) != 0 || s.Labels[ownership.RetainedLabel] != "true" {
 		t.Errorf("Secret not kept: %+v", s.ObjectMeta)
 	}
 }
@@ -517,7 +517,7 @@ func TestRetainedSecretsAreAdoptedByTheNextObjectOfTheName(t *testing.T) {
 	}
 	for _, name := range []string{"shop-orders-admin", "shop-orders-rw"} {
 		s := f.secret(name)
-		if !controller.IsControlledBy(s, next.UID) || s.Labels[controller.RetainedLabel] != "" {
+		if !ownership.IsControlledBy(s, next.UID) || s.Labels[ownership.RetainedLabel] != "" {
 			t.Errorf("Secret %s: owners %v, labels %v; want adopted by the new object, retained mark gone", name, s.OwnerReferences, s.Labels)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -51,7 +51,7 @@ func (c *Controller) finalize(ctx context.Context, db *pgv1.PostgresDatabase, ob
 		c.recorder.Eventf(db, corev1.EventTypeWarning, pgv1.EventClusterGone,
 			"PostgresCluster %q not found: kept every database, role and credential whatever the deletionPolicy (a retained CNPG Cluster may still serve them); a PostgresDatabase of this name on a PostgresCluster of that name adopts them", db.Spec.ClusterRef.Name)
 	}
-	if err := controller.RemoveFinalizer(ctx, c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace), db, Finalizer); err != nil {
+	if err := ownership.RemoveFinalizer(ctx, c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace), db, Finalizer); err != nil {
 		return workqueue.Result{}, err
 	}
 	klog.FromContext(ctx).V(2).Info("Finalized", "database", klog.KObj(db))

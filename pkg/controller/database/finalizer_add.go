@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // addFinalizer puts our finalizer on a new db while alongside runs — the
@@ -23,5 +23,5 @@ func (c *Controller) addFinalizer(ctx context.Context, db *pgv1.PostgresDatabase
 	var wg sync.WaitGroup
 	wg.Go(func() { alongside(ctx) })
 	defer wg.Wait()
-	return controller.AddFinalizer(ctx, c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace), db, Finalizer)
+	return ownership.AddFinalizer(ctx, c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace), db, Finalizer)
 }

@@ -23,8 +23,9 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
@@ -110,7 +111,7 @@ type fixture struct {
 	t    *testing.T
 	kube *kubefake.Clientset
 	pg   *fake.Clientset
-	inf  *controller.Informers
+	inf  *caches.Informers
 	c    *Controller
 	sql  *fakeSQL
 	rec  *record.FakeRecorder
@@ -126,7 +127,7 @@ func newFixture(t *testing.T, kubeObjs, pgObjs []runtime.Object) *fixture {
 	f := &fixture{t: t, kube: kubefake.NewClientset(kubeObjs...), pg: fake.NewClientset(pgObjs...),
 		sql: &fakeSQL{}, rec: record.NewFakeRecorder(100), clock: clocktesting.NewFakeClock(time.Now())}
 	f.api = controllertest.NewAPI(f.kube, f.pg)
-	f.inf = controller.NewInformers(f.kube, f.pg, "", 0)
+	f.inf = caches.NewInformers(f.kube, f.pg, "", 0)
 	if err := f.inf.AddIndexers(); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func (f *fixture) refresh() {
 	replace(cnpg.Clusters().Informer(), items(ccs.Items))
 	drs, _ := f.pg.CNPGV1().DatabaseRoles("").List(ctx, metav1.ListOptions{})
 	replace(cnpg.DatabaseRoles().Informer(), items(drs.Items))
-	sel := metav1.ListOptions{LabelSelector: controller.ManagedSelector().String()}
+	sel := metav1.ListOptions{LabelSelector: ownership.ManagedSelector().String()}
 	ss, _ := f.kube.CoreV1().Secrets("").List(ctx, sel)
 	replace(core.Secrets().Informer(), items(ss.Items))
 	cms, _ := f.kube.CoreV1().ConfigMaps("").List(ctx, sel)
@@ -308,7 +309,7 @@ func readyCluster() *pgv1.PostgresCluster {
 func clusterSecrets() []runtime.Object {
 	return []runtime.Object{
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pg-superuser", Namespace: ns,
-			Labels: controller.ManagedLabels(controller.ClusterLabel, "pg")},
+			Labels: ownership.ManagedLabels(ownership.ClusterLabel, "pg")},
 			Type: corev1.SecretTypeBasicAuth, Data: map[string][]byte{"username": []byte("postgres"), "password": []byte("s3cret")}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pg-ca", Namespace: ns},
 			Data: map[string][]byte{"ca.crt": []byte("-----BEGIN CERTIFICATE-----")}},

@@ -7,16 +7,16 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // Finalizer keeps a PostgresDatabase until each database's deletionPolicy
-// has run (controller.DatabaseFinalizer).
-const Finalizer = controller.DatabaseFinalizer
+// has run (ownership.DatabaseFinalizer).
+const Finalizer = ownership.DatabaseFinalizer
 
 // fieldManager is the field manager of every write.
-const fieldManager = controller.FieldManager
+const fieldManager = ownership.FieldManager
 
 // Labels and annotations of our children beyond the shared ones.
 const (

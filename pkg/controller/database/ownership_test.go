@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // A ConfigMap our label-selected cache cannot see is found by the create
@@ -42,7 +42,7 @@ func TestExistingPostgresDatabaseIsRefused(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ comment, want string }{
 		{"", "was not created by setpoint"},
-		{controller.PostgresMarker(ns, "other"), "created by setpoint for PostgresDatabase " + ns + "/other"},
+		{ownership.PostgresMarker(ns, "other"), "created by setpoint for PostgresDatabase " + ns + "/other"},
 	} {
 		db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 		pc := readyCluster()
@@ -69,12 +69,12 @@ func TestMarkedPostgresDatabaseIsAdopted(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	pc := readyCluster()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{pc, db})
-	f.sql.databases = map[string]string{"orders": controller.PostgresMarker(ns, "shop")}
+	f.sql.databases = map[string]string{"orders": ownership.PostgresMarker(ns, "shop")}
 	toDatabases(t, f, "shop")
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	if d := f.cnpgDB("shop-orders"); !controller.IsControlledBy(d, db.UID) {
+	if d := f.cnpgDB("shop-orders"); !ownership.IsControlledBy(d, db.UID) {
 		t.Fatalf("CNPG Database not applied: %+v", d.ObjectMeta)
 	}
 }
@@ -86,8 +86,8 @@ func TestRetainedSecretOfAnotherClusterIsRefused(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	kept := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-orders-admin", Namespace: ns,
-			Labels:      map[string]string{controller.ManagedByLabel: controller.ManagedByValue, controller.DatabaseLabel: "shop", controller.RetainedLabel: "true"},
-			Annotations: map[string]string{controller.RetainedForAnnotation: "PostgresDatabase/shop", controller.RetainedClusterAnnotation: "elsewhere"}},
+			Labels:      map[string]string{ownership.ManagedByLabel: ownership.ManagedByValue, ownership.DatabaseLabel: "shop", ownership.RetainedLabel: "true"},
+			Annotations: map[string]string{ownership.RetainedForAnnotation: "PostgresDatabase/shop", ownership.RetainedClusterAnnotation: "elsewhere"}},
 		Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte("orders_admin"), "password": []byte("old")},
 	}
@@ -99,7 +99,7 @@ func TestRetainedSecretOfAnotherClusterIsRefused(t *testing.T) {
 	if c.Reason != "SecretConflict" || !strings.Contains(c.Message, `retained for PostgresDatabase/shop on cluster "elsewhere"`) {
 		t.Fatalf("SecretsReady = %+v", c)
 	}
-	if s := f.secret("shop-orders-admin"); len(s.OwnerReferences) != 0 || s.Labels[controller.RetainedLabel] != "true" {
+	if s := f.secret("shop-orders-admin"); len(s.OwnerReferences) != 0 || s.Labels[ownership.RetainedLabel] != "true" {
 		t.Fatalf("retained Secret taken: %+v", s.ObjectMeta)
 	}
 }

@@ -2,7 +2,7 @@ package database
 
 import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
@@ -37,12 +37,12 @@ func newPass(c *Controller, db *pgv1.PostgresDatabase, obs *observation) *pass {
 }
 
 // owner is this PostgresDatabase as the owner of its children.
-func (p *pass) owner() controller.Owner {
+func (p *pass) owner() ownership.Owner {
 	return ownerOf(p.db)
 }
 
-func ownerOf(db *pgv1.PostgresDatabase) controller.Owner {
-	return controller.Owner{Kind: gvk.Kind, Name: db.Name, UID: db.UID, Cluster: db.Spec.ClusterRef.Name}
+func ownerOf(db *pgv1.PostgresDatabase) ownership.Owner {
+	return ownership.Owner{Kind: gvk.Kind, Name: db.Name, UID: db.UID, Cluster: db.Spec.ClusterRef.Name}
 }
 
 func (p *pass) entry(name string) *pgv1.DatabaseStatus { return p.entries[name] }

@@ -14,7 +14,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -109,7 +109,7 @@ func TestPipelineToReadyThenIdle(t *testing.T) {
 	if admin.Type != corev1.SecretTypeBasicAuth || string(admin.Data["username"]) != "order_items_admin" || len(admin.Data["password"]) < 20 {
 		t.Errorf("admin secret = %s %q (password length %d)", admin.Type, admin.Data["username"], len(admin.Data["password"]))
 	}
-	if admin.Labels[controller.ReloadLabel] != "true" || admin.Labels[controller.DatabaseLabel] != "shop" || !controller.IsControlledBy(admin, db.UID) {
+	if admin.Labels[ownership.ReloadLabel] != "true" || admin.Labels[ownership.DatabaseLabel] != "shop" || !ownership.IsControlledBy(admin, db.UID) {
 		t.Errorf("admin secret metadata = %+v", admin.ObjectMeta)
 	}
 	if rw := f.secret("shop-order-items-rw"); string(rw.Data["username"]) != "order_items_rw" {
@@ -140,7 +140,7 @@ func TestPipelineToReadyThenIdle(t *testing.T) {
 		t.Errorf("role intent = %+v", roles)
 	}
 	for _, obj := range []string{"pg.order-items-admin", "pg.order-items-rw"} {
-		if r := f.role(obj); !controller.IsControlledBy(r, db.UID) || roleApplied(r) {
+		if r := f.role(obj); !ownership.IsControlledBy(r, db.UID) || roleApplied(r) {
 			t.Errorf("DatabaseRole %s = %+v %+v, want ours, not applied yet", obj, r.OwnerReferences, r.Status)
 		}
 	}
@@ -163,7 +163,7 @@ func TestPipelineToReadyThenIdle(t *testing.T) {
 	wantSpec := cnpgv1.DatabaseSpec{Cluster: cnpgv1.LocalObjectReference{Name: "pg"}, Name: "order_items", Owner: "order_items_admin",
 		Ensure: cnpgv1.EnsurePresent, DatabaseReclaimPolicy: "delete",
 		Extensions: []cnpgv1.ExtensionSpec{{Name: "pgcrypto", Ensure: cnpgv1.EnsurePresent}}}
-	if !equalSpec(cd.Spec, wantSpec) || !controller.IsControlledBy(cd, db.UID) {
+	if !equalSpec(cd.Spec, wantSpec) || !ownership.IsControlledBy(cd, db.UID) {
 		t.Errorf("CNPG Database = %+v %+v", cd.Spec, cd.OwnerReferences)
 	}
 
@@ -220,8 +220,8 @@ func TestExistingSecretIsAdoptedNotRegenerated(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	retained := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-orders-admin", Namespace: ns, ResourceVersion: "7",
-			Labels:      map[string]string{controller.ManagedByLabel: controller.ManagedByValue, controller.DatabaseLabel: "shop", controller.RetainedLabel: "true"},
-			Annotations: map[string]string{controller.RetainedForAnnotation: "PostgresDatabase/shop", controller.RetainedClusterAnnotation: "pg"}},
+			Labels:      map[string]string{ownership.ManagedByLabel: ownership.ManagedByValue, ownership.DatabaseLabel: "shop", ownership.RetainedLabel: "true"},
+			Annotations: map[string]string{ownership.RetainedForAnnotation: "PostgresDatabase/shop", ownership.RetainedClusterAnnotation: "pg"}},
 		Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte("orders_admin"), "password": []byte("old-password")},
 	}
@@ -233,7 +233,7 @@ func TestExistingSecretIsAdoptedNotRegenerated(t *testing.T) {
 	if string(s.Data["password"]) != "old-password" {
 		t.Error("retained password was regenerated")
 	}
-	if !controller.IsControlledBy(s, db.UID) || s.Labels[controller.RetainedLabel] != "" {
+	if !ownership.IsControlledBy(s, db.UID) || s.Labels[ownership.RetainedLabel] != "" {
 		t.Errorf("not adopted: refs %+v labels %v", s.OwnerReferences, s.Labels)
 	}
 }
@@ -246,8 +246,8 @@ func TestCreateAlreadyExistsUsesExisting(t *testing.T) {
 	f := newFixture(t, nil, []runtime.Object{readyCluster(), db})
 	ours := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-orders-rw", Namespace: ns,
-			Labels:          controller.ManagedLabels(controller.DatabaseLabel, "shop"),
-			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(db, gvk)}},
+			Labels:          ownership.ManagedLabels(ownership.DatabaseLabel, "shop"),
+			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(db, gvk)}},
 		Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte("orders_rw"), "password": []byte("kept")},
 	}

@@ -8,7 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -48,7 +48,7 @@ func (p *pass) removeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names,
 		return absent, h
 	}
 	secret := p.obs.secrets[n.ROSecret]
-	if secret == nil || !controller.IsControlledBy(secret, p.db.UID) {
+	if secret == nil || !ownership.IsControlledBy(secret, p.db.UID) {
 		return nil, ready("", "")
 	}
 	if policy == pgv1.DeletionPolicyRetain {
@@ -57,7 +57,7 @@ func (p *pass) removeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names,
 		}
 		return nil, ready("", "")
 	}
-	if err := p.c.kube.CoreV1().Secrets(p.db.Namespace).Delete(ctx, n.ROSecret, controller.DeleteOf(secret)); err != nil && !apierrors.IsNotFound(err) {
+	if err := p.c.kube.CoreV1().Secrets(p.db.Namespace).Delete(ctx, n.ROSecret, ownership.DeleteOf(secret)); err != nil && !apierrors.IsNotFound(err) {
 		return absent, apiError(pgv1.ReasonSecretDeleteFailed, fmt.Errorf("delete Secret %s: %w", n.ROSecret, err))
 	}
 	return nil, ready("", "")
@@ -67,7 +67,7 @@ func (p *pass) removeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names,
 // the role may still hold privileges.
 func (p *pass) roleLive(role string) bool {
 	cur := p.obs.roles[naming.RoleObject(p.db.Spec.ClusterRef.Name, role)]
-	return cur != nil && controller.IsControlledBy(cur, p.db.UID) && cur.DeletionTimestamp == nil
+	return cur != nil && ownership.IsControlledBy(cur, p.db.UID) && cur.DeletionTimestamp == nil
 }
 
 // revokeReadOnly revokes, as the database's owner, what the grant plan

@@ -10,7 +10,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 func (f *fixture) setSpec(name string, mutate func(*pgv1.DatabaseSpec)) {
@@ -43,7 +43,7 @@ func TestReadOnlyRoleIsCreatedAndGranted(t *testing.T) {
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})})
 	converge(t, f, "shop")
 	ro := f.secret("shop-orders-ro")
-	if string(ro.Data["username"]) != "orders_ro" || ro.Labels[controller.ReloadLabel] != "true" || !controller.IsControlledBy(ro, "uid-shop") {
+	if string(ro.Data["username"]) != "orders_ro" || ro.Labels[ownership.ReloadLabel] != "true" || !ownership.IsControlledBy(ro, "uid-shop") {
 		t.Errorf("ro Secret = %+v", ro.ObjectMeta)
 	}
 	db := f.db("shop")
@@ -179,7 +179,7 @@ func TestReadOnlyRoleRemovedWithRetain(t *testing.T) {
 		t.Errorf("roles = %v", got)
 	}
 	s := f.secret("shop-orders-ro")
-	if len(s.OwnerReferences) != 0 || s.Labels[controller.RetainedLabel] != "true" || string(s.Data["password"]) != password {
+	if len(s.OwnerReferences) != 0 || s.Labels[ownership.RetainedLabel] != "true" || string(s.Data["password"]) != password {
 		t.Errorf("ro Secret not released as it was: %+v", s.ObjectMeta)
 	}
 
@@ -189,7 +189,7 @@ func TestReadOnlyRoleRemovedWithRetain(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	if s := f.secret("shop-orders-ro"); !controller.IsControlledBy(s, "uid-shop") || string(s.Data["password"]) != password {
+	if s := f.secret("shop-orders-ro"); !ownership.IsControlledBy(s, "uid-shop") || string(s.Data["password"]) != password {
 		t.Errorf("ro Secret not adopted with its password: %+v", s.ObjectMeta)
 	}
 	got := f.db("shop")
@@ -201,14 +201,14 @@ func TestReadOnlyRoleRemovedWithRetain(t *testing.T) {
 		t.Error("the DatabaseRole being deleted was written")
 	}
 	f.applyRoles() // CNPG lets it go and keeps the role
-	if c, ok := f.sql.role("orders_ro"); !ok || c != controller.PostgresMarker(ns, "shop") {
+	if c, ok := f.sql.role("orders_ro"); !ok || c != ownership.PostgresMarker(ns, "shop") {
 		t.Fatalf("role orders_ro: %v %q, want kept with our marker", ok, c)
 	}
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
 	r := f.role("pg.orders-ro")
-	if !controller.IsControlledBy(r, "uid-shop") || r.Spec.PasswordSecret == nil || r.Spec.PasswordSecret.Name != "shop-orders-ro" ||
+	if !ownership.IsControlledBy(r, "uid-shop") || r.Spec.PasswordSecret == nil || r.Spec.PasswordSecret.Name != "shop-orders-ro" ||
 		r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimRetain {
 		t.Errorf("DatabaseRole again = %+v %+v", r.OwnerReferences, r.Spec)
 	}

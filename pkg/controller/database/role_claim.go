@@ -6,7 +6,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -23,7 +23,7 @@ import (
 //     the one spec.adoptFrom takes over).
 func (p *pass) claimRole(ctx context.Context, w roleWant) health {
 	if e, ok := managedEntry(p.obs.cnpgCluster, w.role); ok {
-		if e.Comment == controller.PostgresMarker(p.db.Namespace, p.db.Name) {
+		if e.Comment == ownership.PostgresMarker(p.db.Namespace, p.db.Name) {
 			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRolesMigrating,
 				fmt.Sprintf("waiting for PostgresCluster %q to move role %s from the CNPG Cluster's spec.managed.roles to a DatabaseRole (setpoint empties only a list it still owns: if someone applied that list since, remove the entry there)", w.cluster, w.role), provisionRecheck)
 		}

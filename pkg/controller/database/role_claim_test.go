@@ -13,7 +13,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // roleWrites are the writes of the last pass to DatabaseRoles, by name.
@@ -117,7 +117,7 @@ func TestManagedRolesEntryOfSomeoneElseIsRefused(t *testing.T) {
 	t.Parallel()
 	for name, comment := range map[string]string{
 		"by hand":            "the shop's admin",
-		"for another object": controller.PostgresMarker(ns, "other"),
+		"for another object": ownership.PostgresMarker(ns, "other"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := shopFixture(t)
@@ -151,7 +151,7 @@ func TestManagedRolesEntryOfSomeoneElseIsRefused(t *testing.T) {
 func TestOwnManagedRolesEntryWaitsForTheMove(t *testing.T) {
 	t.Parallel()
 	f := shopFixture(t)
-	marker := controller.PostgresMarker(ns, "shop")
+	marker := ownership.PostgresMarker(ns, "shop")
 	f.setManagedRoles(cnpgv1.RoleConfiguration{Name: "orders_admin", Comment: marker})
 	f.sql.setRole("orders_admin", marker) // what the earlier setpoint made
 	res, err := f.sync("shop")
@@ -170,7 +170,7 @@ func TestOwnManagedRolesEntryWaitsForTheMove(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	if r := f.role("pg.orders-admin"); !controller.IsControlledBy(r, "uid-shop") || r.Spec.PasswordSecret.Name != "shop-orders-admin" {
+	if r := f.role("pg.orders-admin"); !ownership.IsControlledBy(r, "uid-shop") || r.Spec.PasswordSecret.Name != "shop-orders-admin" {
 		t.Errorf("DatabaseRole after the move = %+v %+v", r.OwnerReferences, r.Spec)
 	}
 }
@@ -182,7 +182,7 @@ func TestRoleInPostgresWithoutOurMarkerIsRefused(t *testing.T) {
 	for _, tc := range []struct{ comment, want string }{
 		{"", "role orders_admin exists in Postgres and was not created by setpoint"},
 		{"the shop's admin", "role orders_admin exists in Postgres and was not created by setpoint"},
-		{controller.PostgresMarker(ns, "other"), "role orders_admin exists in Postgres and was created by setpoint for PostgresDatabase " + ns + "/other"},
+		{ownership.PostgresMarker(ns, "other"), "role orders_admin exists in Postgres and was created by setpoint for PostgresDatabase " + ns + "/other"},
 	} {
 		f := shopFixture(t)
 		f.sql.setRole("orders_admin", tc.comment)
@@ -247,7 +247,7 @@ func TestSecondObjectAskingForTheRoleIsRefused(t *testing.T) {
 	if w := roleWrites(f); len(w) != 0 {
 		t.Errorf("the second object wrote DatabaseRoles: %v", w)
 	}
-	if r := f.role("pg.orders-admin"); r.ResourceVersion != admin.ResourceVersion || !controller.IsControlledBy(r, first.UID) {
+	if r := f.role("pg.orders-admin"); r.ResourceVersion != admin.ResourceVersion || !ownership.IsControlledBy(r, first.UID) {
 		t.Errorf("the first object's DatabaseRole changed: %+v", r.ObjectMeta)
 	}
 
@@ -288,7 +288,7 @@ func TestRetainedRolesAreTakenBackByTheNextObjectOfTheName(t *testing.T) {
 	}
 	converge(t, f, "shop")
 	for _, obj := range []string{"pg.orders-admin", "pg.orders-rw"} {
-		if r := f.role(obj); !controller.IsControlledBy(r, again.UID) || r.Spec.Comment != controller.PostgresMarker(ns, "shop") {
+		if r := f.role(obj); !ownership.IsControlledBy(r, again.UID) || r.Spec.Comment != ownership.PostgresMarker(ns, "shop") {
 			t.Errorf("DatabaseRole %s = %+v %+v", obj, r.OwnerReferences, r.Spec)
 		}
 	}
@@ -304,17 +304,17 @@ func TestAdoptFromTakesTheSourcesRoles(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), adopting("copy-app", "app")})
 	for _, r := range []string{"orders_admin", "orders_rw"} {
-		f.sql.setRole(r, controller.PostgresMarker(ns, "app"))
+		f.sql.setRole(r, ownership.PostgresMarker(ns, "app"))
 	}
 	converge(t, f, "copy-app")
 	for _, obj := range []string{"pg.orders-admin", "pg.orders-rw"} {
 		r := f.role(obj)
-		if !controller.IsControlledBy(r, "uid-copy-app") || r.Spec.Comment != controller.PostgresMarker(ns, "copy-app") ||
+		if !ownership.IsControlledBy(r, "uid-copy-app") || r.Spec.Comment != ownership.PostgresMarker(ns, "copy-app") ||
 			!strings.HasPrefix(r.Spec.PasswordSecret.Name, "copy-app-orders-") {
 			t.Errorf("DatabaseRole %s = %+v %+v", obj, r.OwnerReferences, r.Spec)
 		}
 	}
-	if c, _ := f.sql.role("orders_admin"); c != controller.PostgresMarker(ns, "copy-app") {
+	if c, _ := f.sql.role("orders_admin"); c != ownership.PostgresMarker(ns, "copy-app") {
 		t.Errorf("role orders_admin is marked %q, want re-marked for copy-app", c)
 	}
 
@@ -324,9 +324,9 @@ func TestAdoptFromTakesTheSourcesRoles(t *testing.T) {
 		others  []runtime.Object
 		want    string
 	}{
-		"the source still on this cluster": {controller.PostgresMarker(ns, "app"), []runtime.Object{src},
+		"the source still on this cluster": {ownership.PostgresMarker(ns, "app"), []runtime.Object{src},
 			`spec.adoptFrom cannot take it over while PostgresDatabase "app" uses this cluster`},
-		"another object's marker": {controller.PostgresMarker(ns, "other"), nil,
+		"another object's marker": {ownership.PostgresMarker(ns, "other"), nil,
 			"spec.adoptFrom takes over only what setpoint marked for PostgresDatabase " + ns + "/app"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 )
 
@@ -43,7 +44,7 @@ func roleApply(db *pgv1.PostgresDatabase, w roleWant) *cnpgac.DatabaseRoleApplyC
 	spec := cnpgac.DatabaseRoleSpec().
 		WithCluster(cnpgac.LocalObjectReference().WithName(w.cluster)).
 		WithName(w.role).WithLogin(true).
-		WithComment(controller.PostgresMarker(db.Namespace, db.Name)).
+		WithComment(ownership.PostgresMarker(db.Namespace, db.Name)).
 		WithDatabaseRoleReclaimPolicy(w.reclaim)
 	if w.secret != "" {
 		spec.WithPasswordSecret(cnpgac.LocalObjectReference().WithName(w.secret))
@@ -53,8 +54,8 @@ func roleApply(db *pgv1.PostgresDatabase, w roleWant) *cnpgac.DatabaseRoleApplyC
 			WithClientCertificate(cnpgac.ClientCertificateConfiguration().WithEnabled(true))
 	}
 	return cnpgac.DatabaseRole(w.object, db.Namespace).
-		WithLabels(controller.ManagedLabels(controller.DatabaseLabel, db.Name)).
-		WithOwnerReferences(controller.OwnerRefApply(db, gvk)).
+		WithLabels(ownership.ManagedLabels(ownership.DatabaseLabel, db.Name)).
+		WithOwnerReferences(ownership.OwnerRefApply(db, gvk)).
 		WithSpec(spec)
 }
 
@@ -64,11 +65,11 @@ func roleApply(db *pgv1.PostgresDatabase, w roleWant) *cnpgac.DatabaseRoleApplyC
 func roleObject(db *pgv1.PostgresDatabase, w roleWant) *cnpgv1.DatabaseRole {
 	r := &cnpgv1.DatabaseRole{
 		ObjectMeta: metav1.ObjectMeta{Name: w.object, Namespace: db.Namespace,
-			Labels:          controller.ManagedLabels(controller.DatabaseLabel, db.Name),
-			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(db, gvk)}},
+			Labels:          ownership.ManagedLabels(ownership.DatabaseLabel, db.Name),
+			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(db, gvk)}},
 		Spec: cnpgv1.DatabaseRoleSpec{
 			Cluster: cnpgv1.LocalObjectReference{Name: w.cluster}, Name: w.role, Login: true,
-			Comment:                   controller.PostgresMarker(db.Namespace, db.Name),
+			Comment:                   ownership.PostgresMarker(db.Namespace, db.Name),
 			DatabaseRoleReclaimPolicy: w.reclaim,
 		},
 	}
@@ -86,9 +87,9 @@ func roleObject(db *pgv1.PostgresDatabase, w roleWant) *cnpgv1.DatabaseRole {
 // the API server or CNPG fill in must not cause an apply.
 func roleCurrent(cur *cnpgv1.DatabaseRole, db *pgv1.PostgresDatabase, w roleWant) bool {
 	s := cur.Spec
-	return controller.IsControlledBy(cur, db.UID) && cur.Labels[controller.DatabaseLabel] == db.Name &&
+	return ownership.IsControlledBy(cur, db.UID) && cur.Labels[ownership.DatabaseLabel] == db.Name &&
 		s.Cluster.Name == w.cluster && s.Name == w.role && s.Login &&
-		s.Comment == controller.PostgresMarker(db.Namespace, db.Name) &&
+		s.Comment == ownership.PostgresMarker(db.Namespace, db.Name) &&
 		(s.PasswordSecret == nil && w.secret == "" || s.PasswordSecret != nil && s.PasswordSecret.Name == w.secret) &&
 		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == w.reclaim &&
 		(!w.cert || certRequested(cur) && slices.Contains(s.InRoles, controller.CertAuthGroup))

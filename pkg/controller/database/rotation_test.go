@@ -11,6 +11,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // annotate sets annotations on the PostgresDatabase through the fake API.
@@ -73,7 +74,7 @@ func TestRotationRequestIsDoneExactlyOnce(t *testing.T) {
 			t.Errorf("%s: password not rotated", s)
 		}
 		if sec.Annotations[controller.RotatedForAnnotation] != "r1" || sec.Type != corev1.SecretTypeBasicAuth ||
-			!strings.HasPrefix(string(sec.Data["username"]), "orders_") || sec.Labels[controller.ReloadLabel] != "true" {
+			!strings.HasPrefix(string(sec.Data["username"]), "orders_") || sec.Labels[ownership.ReloadLabel] != "true" {
 			t.Errorf("%s after rotation: %+v", s, sec.ObjectMeta)
 		}
 	}
@@ -211,7 +212,7 @@ func TestReloadOnChangeLabelsOnlyWithConsent(t *testing.T) {
 		got := f.secret("vault-rw")
 		want := map[string]string{"team": "a"}
 		if consent {
-			want[controller.ReloadLabel] = "true"
+			want[ownership.ReloadLabel] = "true"
 		}
 		if !mapsEqual(got.Labels, want) || string(got.Data["password"]) != "mine" || got.Annotations != nil || len(got.OwnerReferences) != 0 {
 			t.Errorf("consent %v: external Secret = %+v", consent, got.ObjectMeta)

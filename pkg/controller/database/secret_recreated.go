@@ -7,6 +7,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -25,7 +26,7 @@ import (
 // either way.
 func wasIssued(p *pass, role, secret string) bool {
 	cur := p.obs.roles[naming.RoleObject(p.db.Spec.ClusterRef.Name, role)]
-	if cur != nil && controller.IsControlledBy(cur, p.db.UID) && roleApplied(cur) &&
+	if cur != nil && ownership.IsControlledBy(cur, p.db.UID) && roleApplied(cur) &&
 		cur.Spec.PasswordSecret != nil && cur.Spec.PasswordSecret.Name == secret {
 		return true
 	}

@@ -7,7 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
@@ -21,17 +22,17 @@ import (
 func (p *pass) asAdminByCert(ctx context.Context, n names) (postgres.Target, error) {
 	object := naming.RoleObject(p.obs.cluster.Name, n.AdminRole)
 	role := p.obs.roles[object]
-	if role == nil || !controller.IsControlledBy(role, p.db.UID) {
+	if role == nil || !ownership.IsControlledBy(role, p.db.UID) {
 		return postgres.Target{}, fmt.Errorf("DatabaseRole %q of role %s is not this PostgresDatabase's", object, n.AdminRole)
 	}
 	name := naming.ClientCertSecret(object)
-	s, err := controller.IgnoreNotFound(p.c.kube.CoreV1().Secrets(p.db.Namespace).Get(ctx, name, metav1.GetOptions{}))
+	s, err := caches.IgnoreNotFound(p.c.kube.CoreV1().Secrets(p.db.Namespace).Get(ctx, name, metav1.GetOptions{}))
 	if err != nil {
 		return postgres.Target{}, fmt.Errorf("read Secret %s: %w", name, err)
 	}
 	// Ownership before use: a key is presented only from the Secret CNPG
 	// issued for our DatabaseRole, never from a same-named one of anyone's.
-	if s == nil || !controller.IsControlledBy(s, role.UID) {
+	if s == nil || !ownership.IsControlledBy(s, role.UID) {
 		return postgres.Target{}, fmt.Errorf("client certificate Secret %q of role %s not issued by CloudNativePG yet", name, n.AdminRole)
 	}
 	t, err := p.targetAs(ctx, n.DB, n.AdminRole, "")

@@ -9,6 +9,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
@@ -58,10 +59,10 @@ func (p *pass) monitor(ctx context.Context) (postgres.Target, error) {
 // superuser Secret name: ours (cached), or a user's external one.
 func (p *pass) clusterSecretTarget(ctx context.Context, name string) (postgres.Target, error) {
 	ns := p.obs.cluster.Namespace
-	s, err := controller.IgnoreNotFound(p.c.secrets.Secrets(ns).Get(name))
+	s, err := caches.IgnoreNotFound(p.c.secrets.Secrets(ns).Get(name))
 	if err == nil && s == nil {
 		// An external superuser Secret is not labelled ours, so not cached.
-		s, err = controller.IgnoreNotFound(p.c.kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{}))
+		s, err = caches.IgnoreNotFound(p.c.kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{}))
 	}
 	if err != nil {
 		return postgres.Target{}, fmt.Errorf("read Secret %s: %w", name, err)

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
@@ -70,9 +70,9 @@ func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health 
 // configMapCurrent: ours, not marked retained, with the data and policy
 // we want — nothing to apply.
 func configMapCurrent(cm *corev1.ConfigMap, db *pgv1.PostgresDatabase, data map[string]string, policy string) bool {
-	_, retained := cm.Labels[controller.RetainedLabel]
-	return controller.IsControlledBy(cm, db.UID) && !retained &&
-		controller.HasLabels(cm.Labels, controller.ManagedLabels(controller.DatabaseLabel, db.Name)) &&
+	_, retained := cm.Labels[ownership.RetainedLabel]
+	return ownership.IsControlledBy(cm, db.UID) && !retained &&
+		ownership.HasLabels(cm.Labels, ownership.ManagedLabels(ownership.DatabaseLabel, db.Name)) &&
 		cm.Annotations[policyAnnotation] == policy && maps.Equal(cm.Data, data)
 }
 

@@ -11,7 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -61,7 +61,7 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	}
 	want := desiredDatabase(p.obs.cluster.Name, n, policyOf(d), d.Extensions, cur)
 	if cur == nil || !databaseCurrent(cur, p.db, want) {
-		ac := databaseApply(p.db, n.CNPG, want, false).WithOwnerReferences(controller.OwnerRefApply(p.db, gvk))
+		ac := databaseApply(p.db, n.CNPG, want, false).WithOwnerReferences(ownership.OwnerRefApply(p.db, gvk))
 		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
 			return apiError(pgv1.ReasonDatabaseApplyFailed, fmt.Errorf("apply CNPG Database %s: %w", n.CNPG, err))
 		}
@@ -118,7 +118,7 @@ func desiredDatabase(cluster string, n names, policy pgv1.DeletionPolicy, exts [
 var applyOpts = metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
 
 func databaseApply(db *pgv1.PostgresDatabase, name string, s cnpgv1.DatabaseSpec, retained bool) *cnpgac.DatabaseApplyConfiguration {
-	labels := controller.ManagedLabels(controller.DatabaseLabel, db.Name)
+	labels := ownership.ManagedLabels(ownership.DatabaseLabel, db.Name)
 	var annotations map[string]string
 	if retained {
 		var marks map[string]string
@@ -142,8 +142,8 @@ func databaseApply(db *pgv1.PostgresDatabase, name string, s cnpgv1.DatabaseSpec
 // databaseCurrent compares only the fields we own, with CNPG's defaults:
 // the API server and CNPG fill in others, which must not cause an apply.
 func databaseCurrent(cur *cnpgv1.Database, db *pgv1.PostgresDatabase, want cnpgv1.DatabaseSpec) bool {
-	_, retained := cur.Labels[controller.RetainedLabel]
-	if !controller.IsControlledBy(cur, db.UID) || retained || cur.Labels[controller.DatabaseLabel] != db.Name {
+	_, retained := cur.Labels[ownership.RetainedLabel]
+	if !ownership.IsControlledBy(cur, db.UID) || retained || cur.Labels[ownership.DatabaseLabel] != db.Name {
 		return false
 	}
 	s := cur.Spec

@@ -8,7 +8,7 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -35,7 +35,7 @@ func privilegesStep(ctx context.Context, p *pass) health {
 			p.problem(d.Name, err.Error())
 			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonAdminUnavailable, err.Error(), sqlRecheck)
 		}
-		if err := p.c.sql.execTx(ctx, t, grantPlan(n, controller.PostgresMarker(p.db.Namespace, p.db.Name), d.ReadOnlyRole)); err != nil {
+		if err := p.c.sql.execTx(ctx, t, grantPlan(n, ownership.PostgresMarker(p.db.Namespace, p.db.Name), d.ReadOnlyRole)); err != nil {
 			p.c.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
 			msg := fmt.Sprintf("grant privileges on database %s: %v", n.DB, err)
 			p.problem(d.Name, msg)

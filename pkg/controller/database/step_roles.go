@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -81,7 +81,7 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 	cluster := p.obs.cluster.Name
 	w := roleWant{object: naming.RoleObject(cluster, role), cluster: cluster, role: role, secret: secret, reclaim: roleReclaim(policyOf(d)), cert: certAuth(d)}
 	cur := p.obs.roles[w.object]
-	if cur != nil && !controller.IsControlledBy(cur, p.db.UID) {
+	if cur != nil && !ownership.IsControlledBy(cur, p.db.UID) {
 		// Never adopted: a DatabaseRole we did not create may carry
 		// anyone's password Secret and reclaim policy.
 		return p.owner().Conflict("DatabaseRole", cur).Health(pgv1.ReasonRoleConflict)
@@ -129,7 +129,7 @@ func (p *pass) createRole(ctx context.Context, w roleWant) health {
 		if gerr != nil {
 			return apiError(pgv1.ReasonRoleCreateFailed, fmt.Errorf("read existing DatabaseRole %s: %w", w.object, gerr))
 		}
-		if !controller.IsControlledBy(live, p.db.UID) {
+		if !ownership.IsControlledBy(live, p.db.UID) {
 			return p.owner().Conflict("DatabaseRole", live).Health(pgv1.ReasonRoleConflict)
 		}
 		return rolePending(w.role) // ours, and the cache is behind

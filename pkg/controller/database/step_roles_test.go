@@ -17,7 +17,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 func vaultRW() *corev1.Secret {
@@ -41,7 +41,7 @@ func TestDatabaseRolesCarryExactlyOurFields(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	marker := controller.PostgresMarker(ns, "shop")
+	marker := ownership.PostgresMarker(ns, "shop")
 	want := map[string]cnpgv1.DatabaseRoleSpec{}
 	add := func(obj, role, secret, reclaim string) {
 		want[obj] = cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: "pg"}, Name: role, Login: true,
@@ -71,7 +71,7 @@ func TestDatabaseRolesCarryExactlyOurFields(t *testing.T) {
 		if !apiequality.Semantic.DeepEqual(r.Spec, spec) {
 			t.Errorf("%s spec = %+v, want %+v", r.Name, r.Spec, spec)
 		}
-		if !maps.Equal(r.Labels, controller.ManagedLabels(controller.DatabaseLabel, "shop")) || len(r.Annotations) != 0 {
+		if !maps.Equal(r.Labels, ownership.ManagedLabels(ownership.DatabaseLabel, "shop")) || len(r.Annotations) != 0 {
 			t.Errorf("%s labels %v annotations %v", r.Name, r.Labels, r.Annotations)
 		}
 		if !apiequality.Semantic.DeepEqual(r.OwnerReferences, owner) {
@@ -79,7 +79,7 @@ func TestDatabaseRolesCarryExactlyOurFields(t *testing.T) {
 		}
 		wantSpec := []string{"f:cluster", "f:comment", "f:databaseRoleReclaimPolicy", "f:login", "f:name", "f:passwordSecret"}
 		if got := appliedSpecFields(t, r.ManagedFields); !slices.Equal(got, wantSpec) {
-			t.Errorf("%s: %s applies spec fields %v, want %v", r.Name, controller.FieldManager, got, wantSpec)
+			t.Errorf("%s: %s applies spec fields %v, want %v", r.Name, ownership.FieldManager, got, wantSpec)
 		}
 	}
 	for _, a := range f.pg.Actions() {
@@ -87,9 +87,9 @@ func TestDatabaseRolesCarryExactlyOurFields(t *testing.T) {
 		if !ok || p.GetResource().Resource != "databaseroles" {
 			continue
 		}
-		if p.GetPatchType() != types.ApplyPatchType || p.PatchOptions.FieldManager != controller.FieldManager || !ptr.Deref(p.PatchOptions.Force, false) {
+		if p.GetPatchType() != types.ApplyPatchType || p.PatchOptions.FieldManager != ownership.FieldManager || !ptr.Deref(p.PatchOptions.Force, false) {
 			t.Errorf("DatabaseRole %s written by %s as %q (force %v), want a forced apply by %s",
-				p.GetName(), p.GetPatchType(), p.PatchOptions.FieldManager, p.PatchOptions.Force, controller.FieldManager)
+				p.GetName(), p.GetPatchType(), p.PatchOptions.FieldManager, p.PatchOptions.Force, ownership.FieldManager)
 		}
 	}
 }
@@ -100,7 +100,7 @@ func appliedSpecFields(t *testing.T, mfs []metav1.ManagedFieldsEntry) []string {
 	t.Helper()
 	var out []string
 	for _, mf := range mfs {
-		if mf.Manager != controller.FieldManager || mf.FieldsV1 == nil {
+		if mf.Manager != ownership.FieldManager || mf.FieldsV1 == nil {
 			continue
 		}
 		var fields map[string]map[string]any

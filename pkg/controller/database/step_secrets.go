@@ -13,6 +13,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // secretsStep gives every database's roles a credential Secret —
@@ -79,8 +80,8 @@ func (p *pass) credential(ctx context.Context, role, generated, external string,
 // already (our cache was behind, or a Retain deletion kept it) the
 // existing one is returned: a password is never regenerated.
 func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Secret, error) {
-	labels := controller.ManagedLabels(controller.DatabaseLabel, p.db.Name)
-	labels[controller.ReloadLabel] = "true"
+	labels := ownership.ManagedLabels(ownership.DatabaseLabel, p.db.Name)
+	labels[ownership.ReloadLabel] = "true"
 	// A password generated now answers a pending rotation request.
 	at := p.c.clock.Now()
 	annotations := controller.NewSecretRotation(p.db, at)
@@ -92,7 +93,7 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: p.db.Namespace, Labels: labels,
 			Annotations:     annotations,
-			OwnerReferences: []metav1.OwnerReference{controller.OwnerRef(p.db, gvk)},
+			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.db, gvk)},
 		},
 		Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{
@@ -120,12 +121,12 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 
 // claimSecret accepts a generated Secret that is ours, adopts one a
 // Retain deletion left for a PostgresDatabase of this name on this
-// cluster, and refuses anything else (controller.Claim, the same proof the
+// cluster, and refuses anything else (ownership.Claim, the same proof the
 // cluster's children pass).
 func (p *pass) claimSecret(ctx context.Context, s *corev1.Secret, role string) health {
 	client := p.c.kube.CoreV1().Secrets(s.Namespace)
-	cur, adopted, err := controller.Claim(ctx, p.owner(), controller.OwnerRef(p.db, gvk), "Secret", s, client, s.Name, fieldManager)
-	var conflict *controller.ConflictError
+	cur, adopted, err := ownership.Claim(ctx, p.owner(), ownership.OwnerRef(p.db, gvk), "Secret", s, client, s.Name, fieldManager)
+	var conflict *ownership.ConflictError
 	switch {
 	case errors.As(err, &conflict):
 		return conflict.Health(pgv1.ReasonSecretConflict)

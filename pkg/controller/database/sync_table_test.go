@@ -15,8 +15,8 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
 	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // passCase is one whole pass of Controller.sync: the world before it (a
@@ -152,7 +152,7 @@ func basicAuthFor(role string) func(k8stesting.Action) string {
 			return "not a Secret"
 		case s.Type != corev1.SecretTypeBasicAuth || string(s.Data[corev1.BasicAuthUsernameKey]) != role || len(s.Data[corev1.BasicAuthPasswordKey]) == 0:
 			return fmt.Sprintf("type %s, username %q, password set %v; want basic-auth for %s", s.Type, s.Data[corev1.BasicAuthUsernameKey], len(s.Data[corev1.BasicAuthPasswordKey]) > 0, role)
-		case !controller.IsControlledBy(s, "uid-shop"):
+		case !ownership.IsControlledBy(s, "uid-shop"):
 			return fmt.Sprintf("owners %v, want shop", s.OwnerReferences)
 		}
 		return ""
@@ -163,7 +163,7 @@ func basicAuthFor(role string) func(k8stesting.Action) string {
 func connectionInfo(database, host string) func(k8stesting.Action) string {
 	return func(a k8stesting.Action) string {
 		cm, ok := ct.Object(a).(*corev1.ConfigMap)
-		if !ok || cm.Data["database"] != database || cm.Data["host"] != host || !controller.IsControlledBy(cm, "uid-shop") {
+		if !ok || cm.Data["database"] != database || cm.Data["host"] != host || !ownership.IsControlledBy(cm, "uid-shop") {
 			return fmt.Sprintf("%+v, want database %s on %s, controlled by shop", cm, database, host)
 		}
 		return ""

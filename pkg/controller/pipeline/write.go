@@ -18,7 +18,7 @@ type StatusWriter[T metav1.Object, S any] struct {
 	// Update writes the status subresource and returns the object stored.
 	Update func(ctx context.Context, obj T) (T, error)
 	// Lag learns of the resourceVersion the write replaced, so a pass on
-	// the stale cache is skipped (controller.CacheLag).
+	// the stale cache is skipped (caches.CacheLag).
 	Lag interface {
 		Wrote(key types.NamespacedName, before, after string)
 	}

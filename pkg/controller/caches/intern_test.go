@@ -1,4 +1,4 @@
-package controller
+package caches
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	v1alpha1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // childMeta is object metadata as setpoint's children carry it; every call
@@ -23,7 +24,7 @@ func childMeta(name, db string) metav1.ObjectMeta {
 		Name: name, Namespace: fresh("team-a"), UID: types.UID(fresh("0b8e3c52-5b0f-4c43-9d3f-" + name)),
 		ResourceVersion: "1234",
 		Labels: map[string]string{
-			fresh(ManagedByLabel): fresh(ManagedByValue), fresh(ClusterLabel): fresh("main"), fresh(DatabaseLabel): fresh(db),
+			fresh(ownership.ManagedByLabel): fresh(ownership.ManagedByValue), fresh(ownership.ClusterLabel): fresh("main"), fresh(ownership.DatabaseLabel): fresh(db),
 		},
 		Annotations: map[string]string{fresh("cnpg.io/reload"): fresh("true")},
 		OwnerReferences: []metav1.OwnerReference{{
@@ -81,7 +82,7 @@ func deepCopy(o any) any {
 func TestTrimForCacheKeepsEveryValueReadersUse(t *testing.T) {
 	for _, o := range cachedObjects("orders") {
 		want := deepCopy(o)
-		got, err := trimForCache(o)
+		got, err := (&interner{}).trimForCache(o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,19 +95,19 @@ func TestTrimForCacheKeepsEveryValueReadersUse(t *testing.T) {
 // Two objects decoded apart share one copy of what they repeat, and keep
 // their own names and UIDs.
 func TestTrimForCacheSharesRepeatedStrings(t *testing.T) {
-	cacheStrings = &interner{}
+	in := &interner{}
 	a := cachedObjects("orders")
 	b := cachedObjects("orders")
 	for i := range a {
-		if _, err := trimForCache(a[i]); err != nil {
+		if _, err := in.trimForCache(a[i]); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := trimForCache(b[i]); err != nil {
+		if _, err := in.trimForCache(b[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
 	sa, sb := a[0].(*corev1.Secret), b[0].(*corev1.Secret)
-	if !same(sa.Namespace, sb.Namespace) || !same(sa.Labels[DatabaseLabel], sb.Labels[DatabaseLabel]) ||
+	if !same(sa.Namespace, sb.Namespace) || !same(sa.Labels[ownership.DatabaseLabel], sb.Labels[ownership.DatabaseLabel]) ||
 		!same(sa.OwnerReferences[0].Kind, sb.OwnerReferences[0].Kind) || !same(sa.Finalizers[0], sb.Finalizers[0]) ||
 		!same(string(sa.Type), string(sb.Type)) || !same(sa.Annotations["cnpg.io/reload"], sb.Annotations["cnpg.io/reload"]) {
 		t.Error("Secret metadata not shared")
@@ -133,7 +134,7 @@ func TestTrimForCacheSharesRepeatedStrings(t *testing.T) {
 	pa.TypeMeta = metav1.TypeMeta{APIVersion: fresh("postgres.setpoint.dev/v1alpha1"), Kind: fresh("PostgresDatabase")}
 	pb.TypeMeta = metav1.TypeMeta{APIVersion: fresh("postgres.setpoint.dev/v1alpha1"), Kind: fresh("PostgresDatabase")}
 	for _, o := range []any{pa, pb} {
-		if _, err := trimForCache(o); err != nil {
+		if _, err := in.trimForCache(o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -172,7 +173,7 @@ func TestTrimForCacheClipsLists(t *testing.T) {
 	})
 	pd.Spec.Databases = append(make([]v1alpha1.DatabaseSpec, 0, 4), v1alpha1.DatabaseSpec{Name: "orders"})
 	want := pd.DeepCopy()
-	if _, err := trimForCache(pd); err != nil {
+	if _, err := (&interner{}).trimForCache(pd); err != nil {
 		t.Fatal(err)
 	}
 	if !equality.Semantic.DeepEqual(pd, want) {

@@ -1,4 +1,4 @@
-package controller
+package caches
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	pginformers "github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
 	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
@@ -42,18 +43,21 @@ type Informers struct {
 // NewInformers builds the factories. namespace "" watches all namespaces.
 // Cached objects are trimmed (trimForCache) of what we never read.
 func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace string, resync time.Duration) *Informers {
-	selector := ManagedSelector().String()
+	selector := ownership.ManagedSelector().String()
+	// One interner for all three factories: the strings they repeat are
+	// largely the same (namespaces, labels, owners).
+	in := &interner{}
 	return &Informers{
 		Setpoint: pginformers.NewSharedInformerFactoryWithOptions(pg, resync,
 			pginformers.WithNamespace(namespace),
-			pginformers.WithTransform(trimForCache)),
+			pginformers.WithTransform(in.trimForCache)),
 		Kube: kubeinformers.NewSharedInformerFactoryWithOptions(kube, resync,
 			kubeinformers.WithNamespace(namespace),
-			kubeinformers.WithTransform(trimForCache),
+			kubeinformers.WithTransform(in.trimForCache),
 			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector })),
 		Poolers: kubeinformers.NewSharedInformerFactoryWithOptions(kube, resync,
 			kubeinformers.WithNamespace(namespace),
-			kubeinformers.WithTransform(trimDeployment),
+			kubeinformers.WithTransform(in.trimDeployment),
 			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = PoolerDeploymentSelector })),
 	}
 }
@@ -64,11 +68,11 @@ const PoolerDeploymentSelector = "cnpg.io/podRole=pooler"
 
 // trimDeployment is trimForCache, and drops a Deployment's Pod template:
 // setpoint reads only its owner, generation and status.
-func trimDeployment(obj any) (any, error) {
+func (in *interner) trimDeployment(obj any) (any, error) {
 	if d, ok := obj.(*appsv1.Deployment); ok {
 		d.Spec.Template = corev1.PodTemplateSpec{}
 	}
-	return trimForCache(obj)
+	return in.trimForCache(obj)
 }
 
 // ObjectStores returns the ObjectStore informer and lister. Without the
@@ -127,9 +131,9 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 // trimForCache drops from a cached object what setpoint never reads —
 // managedFields and kubectl's last-applied copy — which together can
 // triple an object's size in memory, and makes the strings many objects
-// repeat share one copy (cacheStrings). (Fields of CNPG's kinds that
+// repeat share one copy (the interner of the informers). (Fields of CNPG's kinds that
 // setpoint does not declare are dropped already when the JSON is decoded.)
-func trimForCache(obj any) (any, error) {
+func (in *interner) trimForCache(obj any) (any, error) {
 	if acc, ok := obj.(metav1.ObjectMetaAccessor); ok {
 		m := acc.GetObjectMeta()
 		m.SetManagedFields(nil)
@@ -138,8 +142,8 @@ func trimForCache(obj any) (any, error) {
 			m.SetAnnotations(a)
 		}
 	}
-	cacheStrings.internObject(obj)
+	in.internObject(obj)
 	return obj, nil
 }
 
-var _ cache.TransformFunc = trimForCache
+var _ cache.TransformFunc = (&interner{}).trimForCache

@@ -1,4 +1,4 @@
-package controller
+package caches
 
 import (
 	"slices"
@@ -8,6 +8,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // Two PostgresDatabases whose databases' children would share names
@@ -29,7 +30,7 @@ func TestChildStemIndexFindsCollidingObjects(t *testing.T) {
 
 func TestDatabaseLabelIndex(t *testing.T) {
 	d := &cnpgv1.Database{ObjectMeta: metav1.ObjectMeta{Name: "shop-orders", Namespace: "ns",
-		Labels: ManagedLabels(DatabaseLabel, "shop")}}
+		Labels: ownership.ManagedLabels(ownership.DatabaseLabel, "shop")}}
 	if got, _ := indexByDatabaseLabel(d); !slices.Equal(got, []string{"ns/shop"}) {
 		t.Fatalf("index = %v", got)
 	}

@@ -1,4 +1,4 @@
-package controller
+package ownership
 
 import "k8s.io/apimachinery/pkg/labels"
 

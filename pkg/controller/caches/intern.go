@@ -1,4 +1,4 @@
-package controller
+package caches
 
 import (
 	"strings"
@@ -27,9 +27,8 @@ const (
 	maxInternedLen = 64
 )
 
-// cacheStrings is the interner of the informers' transform.
-var cacheStrings = &interner{}
-
+// interner is the shared copy of each string, one per set of informers
+// (NewInformers).
 type interner struct {
 	mu sync.Mutex
 	m  map[string]string

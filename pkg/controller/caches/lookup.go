@@ -1,4 +1,4 @@
-package controller
+package caches
 
 import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"

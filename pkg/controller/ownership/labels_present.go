@@ -1,4 +1,4 @@
-package controller
+package ownership
 
 // HasLabels reports whether every label of want is on the object's labels
 // as it is. A child whose labels someone removed is drift like any field

@@ -1,4 +1,4 @@
-package controller
+package caches
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
@@ -23,7 +24,7 @@ const (
 	// stem would share children.
 	ByChildStem = "byChildStem"
 	// ByDatabaseLabel indexes CNPG Databases by namespace/the
-	// PostgresDatabase their DatabaseLabel names.
+	// PostgresDatabase their ownership.DatabaseLabel names.
 	ByDatabaseLabel = "byDatabaseLabel"
 	// ByRoleOnCluster indexes CNPG DatabaseRoles by
 	// namespace/spec.cluster.name/spec.name (RoleOnClusterKey): the objects
@@ -87,7 +88,7 @@ func indexByDatabaseLabel(obj any) ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	owner, ok := m.GetLabels()[DatabaseLabel]
+	owner, ok := m.GetLabels()[ownership.DatabaseLabel]
 	if !ok {
 		return nil, nil
 	}

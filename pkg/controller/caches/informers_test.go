@@ -1,4 +1,4 @@
-package controller
+package caches
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ func TestTrimForCacheDropsWhatIsNeverRead(t *testing.T) {
 		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
 		Annotations:   map[string]string{lastApplied: `{"big":"copy"}`, "keep": "me"},
 	}}
-	out, err := trimForCache(cm)
+	out, err := (&interner{}).trimForCache(cm)
 	if err != nil {
 		t.Fatal(err)
 	}
