@@ -246,9 +246,10 @@ func ownerApply(obj metav1.Object, gvk schema.GroupVersionKind) *metav1ac.OwnerR
 
 var lbApply = metav1.ApplyOptions{FieldManager: lbManager, Force: true}
 
-// cluster: finalizer, monitor Secret, CNPG Cluster, monitor DatabaseRole
-// and CNPG's SQL for it on the worker's connection, connection ConfigMap,
-// one status write.
+// cluster: finalizer, monitor Secret, CNPG Cluster (with the certificate
+// group's two pg_hba lines), monitor DatabaseRole and the certificate
+// group's, and CNPG's SQL for both on the worker's connection, connection
+// ConfigMap, one status write.
 func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster, conn **pgx.Conn) error {
 	ns := c.Namespace
 	c, err := lb.pg.PostgresV1alpha1().PostgresClusters(ns).Patch(ctx, c.Name, types.MergePatchType,
@@ -265,6 +266,7 @@ func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster, conn
 	ac := cnpgac.Cluster(c.Name, ns).WithLabels(labels).WithOwnerReferences(ownerApply(c, clusterGVK)).
 		WithSpec(cnpgac.ClusterSpec().WithInstances(1).WithImageName("ghcr.io/cloudnative-pg/postgresql:15").
 			WithEnableSuperuserAccess(false).
+			WithPostgresConfiguration(cnpgac.PostgresConfiguration().WithPgHBA(controller.CertAuthHBA...)).
 			WithStorage(cnpgac.StorageConfiguration().WithSize("1Gi")))
 	if _, err := lb.pg.CNPGV1().Clusters(ns).Apply(ctx, ac, lbApply); err != nil {
 		return err
@@ -279,13 +281,27 @@ func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster, conn
 	if _, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, rac, lbApply); err != nil {
 		return err
 	}
-	// CNPG's SQL for it. setpoint_monitor is one role per server, and the
+	gac := cnpgac.DatabaseRole(controller.CertAuthGroupObject(c.Name), ns).WithLabels(labels).
+		WithOwnerReferences(ownerApply(c, clusterGVK)).
+		WithSpec(cnpgac.DatabaseRoleSpec().WithCluster(cnpgac.LocalObjectReference().WithName(c.Name)).
+			WithName(controller.CertAuthGroup).WithLogin(false).
+			WithComment(ownership.ClusterMarker(ns, c.Name)).
+			WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimRetain))
+	if _, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, gac, lbApply); err != nil {
+		return err
+	}
+	// CNPG's SQL for them. setpoint_monitor is one role per server, and the
 	// shared backend is one server for every cluster: the loop creates a
 	// role of the cluster's own name instead, at the same cost.
 	role := pgx.Identifier{lb.cfg.w.prefix + c.Name + "_monitor"}.Sanitize()
 	if err := lb.exec(ctx, conn,
 		"CREATE ROLE "+role+roleAttrs+" IN ROLE pg_monitor PASSWORD "+quoteLiteral(string(mon.Data["password"])),
 		"COMMENT ON ROLE "+role+" IS "+quoteLiteral(ownership.ClusterMarker(ns, c.Name))); err != nil {
+		return err
+	}
+	group := pgx.Identifier{lb.cfg.w.prefix + c.Name + "_cert_auth"}.Sanitize()
+	if err := lb.exec(ctx, conn, "CREATE ROLE "+group+" NOLOGIN",
+		"COMMENT ON ROLE "+group+" IS "+quoteLiteral(ownership.ClusterMarker(ns, c.Name))); err != nil {
 		return err
 	}
 	svc := func(s string) string { return fmt.Sprintf("%s%s.%s.svc", c.Name, s, ns) }
