@@ -67,35 +67,27 @@ func (f *fixture) refresh() {
 	ours := metav1.ListOptions{LabelSelector: ownership.ManagedSelector().String()}
 	pg, cnpg, core := f.inf.Setpoint.Postgres().V1alpha1(), f.inf.Setpoint.CNPG().V1(), f.inf.Kube.Core().V1()
 	pcs, err := f.pg.PostgresV1alpha1().PostgresClusters("").List(ctx, all)
-	replace(pg.PostgresClusters().Informer(), items(pcs.Items), err)
+	replace(pg.PostgresClusters().Informer(), ct.Items(pcs.Items), err)
 	classes, err := f.pg.PostgresV1alpha1().PostgresClusterClasses().List(ctx, all)
-	replace(pg.PostgresClusterClasses().Informer(), items(classes.Items), err)
+	replace(pg.PostgresClusterClasses().Informer(), ct.Items(classes.Items), err)
 	ccs, err := f.pg.CNPGV1().Clusters("").List(ctx, all)
-	replace(cnpg.Clusters().Informer(), items(ccs.Items), err)
+	replace(cnpg.Clusters().Informer(), ct.Items(ccs.Items), err)
 	poolers, err := f.pg.CNPGV1().Poolers("").List(ctx, all)
-	replace(cnpg.Poolers().Informer(), items(poolers.Items), err)
+	replace(cnpg.Poolers().Informer(), ct.Items(poolers.Items), err)
 	sbs, err := f.pg.CNPGV1().ScheduledBackups("").List(ctx, all)
-	replace(cnpg.ScheduledBackups().Informer(), items(sbs.Items), err)
+	replace(cnpg.ScheduledBackups().Informer(), ct.Items(sbs.Items), err)
 	drs, err := f.pg.CNPGV1().DatabaseRoles("").List(ctx, all)
-	replace(cnpg.DatabaseRoles().Informer(), items(drs.Items), err)
+	replace(cnpg.DatabaseRoles().Informer(), ct.Items(drs.Items), err)
 	oss, err := f.pg.BarmanCloudV1().ObjectStores("").List(ctx, all)
-	replace(f.inf.Setpoint.BarmanCloud().V1().ObjectStores().Informer(), items(oss.Items), err)
+	replace(f.inf.Setpoint.BarmanCloud().V1().ObjectStores().Informer(), ct.Items(oss.Items), err)
 	pms, err := f.pg.MonitoringV1().PodMonitors("").List(ctx, all)
-	replace(f.inf.Setpoint.Monitoring().V1().PodMonitors().Informer(), items(pms.Items), err)
+	replace(f.inf.Setpoint.Monitoring().V1().PodMonitors().Informer(), ct.Items(pms.Items), err)
 	ss, err := f.kube.CoreV1().Secrets("").List(ctx, ours)
-	replace(core.Secrets().Informer(), items(ss.Items), err)
+	replace(core.Secrets().Informer(), ct.Items(ss.Items), err)
 	cms, err := f.kube.CoreV1().ConfigMaps("").List(ctx, ours)
-	replace(core.ConfigMaps().Informer(), items(cms.Items), err)
+	replace(core.ConfigMaps().Informer(), ct.Items(cms.Items), err)
 	deps, err := f.kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: caches.PoolerDeploymentSelector})
-	replace(f.inf.Poolers.Apps().V1().Deployments().Informer(), items(deps.Items), err)
-}
-
-func items[T any](in []T) []any {
-	out := make([]any, len(in))
-	for i := range in {
-		out[i] = &in[i]
-	}
-	return out
+	replace(f.inf.Poolers.Apps().V1().Deployments().Informer(), ct.Items(deps.Items), err)
 }
 
 // sync runs one pass of cluster name after refreshing the caches and
@@ -118,14 +110,4 @@ func (f *fixture) cluster(name string) *pgv1.PostgresCluster {
 }
 
 // events drains the Events recorded so far.
-func (f *fixture) events() []string {
-	var out []string
-	for {
-		select {
-		case e := <-f.rec.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
-	}
-}
+func (f *fixture) events() []string { return ct.Events(f.rec) }

@@ -3,7 +3,6 @@ package cluster
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,23 +17,10 @@ import (
 	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 )
 
-// passCase is one whole pass of Controller.sync: the world before it (the
-// class "standard" and the PostgresCluster "shop" of resolve_test.go,
-// brought along by prepare), the API faults of the pass, and what it must
-// do: its ordered writes, its Events, the status stored after it and the
-// error it returns.
-type passCase struct {
-	name    string
-	prepare func(t *testing.T, f *fixture)
-	faults  []ct.Fault
-	writes  []ct.Write
-	events  []string // prefixes, in order
-	phase   pgv1.Phase
-	reason  string // of Ready
-	err     func(error) bool
-}
-
 var errBoom = ct.ServerError("etcd is unavailable")
+
+// passCase is one whole pass of Controller.sync on a fixture.
+type passCase = ct.Case[*fixture]
 
 func TestSyncPasses(t *testing.T) {
 	t.Parallel()
@@ -44,17 +30,17 @@ func TestSyncPasses(t *testing.T) {
 		{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Contains(`"instances":3`, `"uid":"uid-shop"`, `"max_connections":"200"`)},
 	}
 	for _, tc := range []passCase{{
-		name: "a new cluster: finalizers, the CNPG Cluster applied, status Pending until CNPG reports",
-		writes: append(first, ct.Write{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
+		Name: "a new cluster: finalizers, the CNPG Cluster applied, status Pending until CNPG reports",
+		Writes: append(first, ct.Write{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
 			Check: clusterStatus(pgv1.PhasePending, pgv1.ConditionProvisionerReady, pgv1.ReasonCNPGPending)}),
-		phase: pgv1.PhasePending, reason: pgv1.ReasonCNPGPending,
+		Phase: pgv1.PhasePending, Reason: pgv1.ReasonCNPGPending,
 	}, {
-		name:    "nothing changed since: no write, no Event",
-		prepare: firstPass,
-		phase:   pgv1.PhasePending, reason: pgv1.ReasonCNPGPending,
+		Name:    "nothing changed since: no write, no Event",
+		Prepare: firstPass,
+		Phase:   pgv1.PhasePending, Reason: pgv1.ReasonCNPGPending,
 	}, {
-		name: "CNPG sets up the primary: held back while it may flap, then Provisioning",
-		prepare: func(t *testing.T, f *fixture) {
+		Name: "CNPG sets up the primary: held back while it may flap, then Provisioning",
+		Prepare: func(t *testing.T, f *fixture) {
 			firstPass(t, f)
 			f.setCNPGPhase("Setting up primary")
 			if res, err := f.sync("shop"); err != nil || res.RequeueAfter != phaseSettle {
@@ -62,84 +48,62 @@ func TestSyncPasses(t *testing.T) {
 			}
 			f.clock.Step(phaseSettle)
 		},
-		writes: []ct.Write{{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
+		Writes: []ct.Write{{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
 			Check: clusterStatus(pgv1.PhaseProvisioning, pgv1.ConditionProvisionerReady, pgv1.ReasonCNPGProvisioning)}},
-		phase: pgv1.PhaseProvisioning, reason: pgv1.ReasonCNPGProvisioning,
+		Phase: pgv1.PhaseProvisioning, Reason: pgv1.ReasonCNPGProvisioning,
 	}, {
-		name: "the status write conflicts: the stored status stays, the pass is retried",
-		faults: []ct.Fault{{Verb: "update", Resource: "postgresclusters", Subresource: "status", Times: 1,
+		Name: "the status write conflicts: the stored status stays, the pass is retried",
+		Faults: []ct.Fault{{Verb: "update", Resource: "postgresclusters", Subresource: "status", Times: 1,
 			Err: apierrors.NewConflict(schema.GroupResource{Group: pgv1.GroupName, Resource: "postgresclusters"}, "shop", errors.New("the object has been modified"))}},
-		writes: append(first, ct.Write{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop"}),
-		err:    apierrors.IsConflict,
+		Writes: append(first, ct.Write{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop"}),
+		Err:    apierrors.IsConflict,
 	}, {
-		name: "the API server fails the CNPG Cluster's apply: ProvisionerReady says so, status is written, the pass is retried",
-		prepare: func(t *testing.T, f *fixture) {
+		Name: "the API server fails the CNPG Cluster's apply: ProvisionerReady says so, status is written, the pass is retried",
+		Prepare: func(t *testing.T, f *fixture) {
 			firstPass(t, f)
 			f.updateCluster(func(pc *pgv1.PostgresCluster) { pc.Spec.Instances = new(int32(2)) })
 		},
-		faults: []ct.Fault{{Verb: "patch", Resource: "clusters", Name: "shop", Err: errBoom}},
-		writes: []ct.Write{
+		Faults: []ct.Fault{{Verb: "patch", Resource: "clusters", Name: "shop", Err: errBoom}},
+		Writes: []ct.Write{
 			{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Contains(`"instances":2`)},
 			{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
 				Check: clusterStatus(pgv1.PhasePending, pgv1.ConditionProvisionerReady, pgv1.ReasonApplyFailed)},
 		},
-		phase: pgv1.PhasePending, reason: pgv1.ReasonApplyFailed,
-		err: func(err error) bool { return errors.Is(err, errBoom) && apierrors.IsInternalError(err) },
+		Phase: pgv1.PhasePending, Reason: pgv1.ReasonApplyFailed,
+		Err: func(err error) bool { return errors.Is(err, errBoom) && apierrors.IsInternalError(err) },
 	}, {
-		name: "deletion with policy Delete: Deleting is written first, then the CNPG Cluster goes; the finalizer waits for it",
-		prepare: func(t *testing.T, f *fixture) {
+		Name: "deletion with policy Delete: Deleting is written first, then the CNPG Cluster goes; the finalizer waits for it",
+		Prepare: func(t *testing.T, f *fixture) {
 			firstPass(t, f)
 			f.updateCluster(func(pc *pgv1.PostgresCluster) {
 				now := metav1.NewTime(t0)
 				pc.DeletionTimestamp, pc.Spec.ClusterDeletionPolicy = &now, pgv1.DeletionPolicyDelete
 			})
 		},
-		writes: []ct.Write{
+		Writes: []ct.Write{
 			{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
 				Check: clusterStatus(pgv1.PhaseDeleting, pgv1.ConditionReady, pgv1.ReasonDeleting)},
 			{Verb: "delete", Resource: "clusters", Name: "shop"},
 		},
-		phase: pgv1.PhaseDeleting, reason: pgv1.ReasonDeleting,
+		Phase: pgv1.PhaseDeleting, Reason: pgv1.ReasonDeleting,
 	}} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
-			tc.run(t)
+			runPass(t, tc)
 		})
 	}
 }
 
-func (tc passCase) run(t *testing.T) {
+func runPass(t *testing.T, tc passCase) {
 	f := newFixture(t, nil, []runtime.Object{class(), cluster(pgv1.ClusterSettings{})})
-	if tc.prepare != nil {
-		tc.prepare(t, f)
+	if tc.Prepare != nil {
+		tc.Prepare(t, f)
 	}
 	f.events()
-	f.api.Fail(tc.faults...)
+	f.api.Fail(tc.Faults...)
 	_, err := f.sync("shop")
-	switch {
-	case tc.err == nil && err != nil:
-		t.Fatalf("sync: %v", err)
-	case tc.err != nil && (err == nil || !tc.err(err)):
-		t.Fatalf("sync: %v, not the error expected", err)
-	}
-	ct.Expect(t, f.api.Actions(), tc.writes)
-	events := f.events()
-	if len(events) != len(tc.events) {
-		t.Fatalf("events %q, want %q", events, tc.events)
-	}
-	for i, e := range tc.events {
-		if !strings.HasPrefix(events[i], e) {
-			t.Errorf("event %d = %q, want %q…", i, events[i], e)
-		}
-	}
-	st := f.cluster("shop").Status
-	reason := ""
-	if c := meta.FindStatusCondition(st.Conditions, pgv1.ConditionReady); c != nil {
-		reason = c.Reason
-	}
-	if st.Phase != tc.phase || reason != tc.reason {
-		t.Errorf("stored status: phase %q, Ready reason %q; want %q, %q", st.Phase, reason, tc.phase, tc.reason)
-	}
+	pc := f.cluster("shop")
+	tc.Outcome().Check(t, err, f.api.Actions(), f.events(), pc.Status.Phase, pc.Status.Conditions)
 }
 
 func firstPass(t *testing.T, f *fixture) {

@@ -154,28 +154,20 @@ func (f *fixture) refresh() {
 	}
 	pg, cnpg, core := f.inf.Setpoint.Postgres().V1alpha1(), f.inf.Setpoint.CNPG().V1(), f.inf.Kube.Core().V1()
 	dbs, _ := f.pg.PostgresV1alpha1().PostgresDatabases("").List(ctx, metav1.ListOptions{})
-	replace(pg.PostgresDatabases().Informer(), items(dbs.Items))
+	replace(pg.PostgresDatabases().Informer(), controllertest.Items(dbs.Items))
 	pcs, _ := f.pg.PostgresV1alpha1().PostgresClusters("").List(ctx, metav1.ListOptions{})
-	replace(pg.PostgresClusters().Informer(), items(pcs.Items))
+	replace(pg.PostgresClusters().Informer(), controllertest.Items(pcs.Items))
 	cds, _ := f.pg.CNPGV1().Databases("").List(ctx, metav1.ListOptions{})
-	replace(cnpg.Databases().Informer(), items(cds.Items))
+	replace(cnpg.Databases().Informer(), controllertest.Items(cds.Items))
 	ccs, _ := f.pg.CNPGV1().Clusters("").List(ctx, metav1.ListOptions{})
-	replace(cnpg.Clusters().Informer(), items(ccs.Items))
+	replace(cnpg.Clusters().Informer(), controllertest.Items(ccs.Items))
 	drs, _ := f.pg.CNPGV1().DatabaseRoles("").List(ctx, metav1.ListOptions{})
-	replace(cnpg.DatabaseRoles().Informer(), items(drs.Items))
+	replace(cnpg.DatabaseRoles().Informer(), controllertest.Items(drs.Items))
 	sel := metav1.ListOptions{LabelSelector: ownership.ManagedSelector().String()}
 	ss, _ := f.kube.CoreV1().Secrets("").List(ctx, sel)
-	replace(core.Secrets().Informer(), items(ss.Items))
+	replace(core.Secrets().Informer(), controllertest.Items(ss.Items))
 	cms, _ := f.kube.CoreV1().ConfigMaps("").List(ctx, sel)
-	replace(core.ConfigMaps().Informer(), items(cms.Items))
-}
-
-func items[T any](in []T) []any {
-	out := make([]any, len(in))
-	for i := range in {
-		out[i] = &in[i]
-	}
-	return out
+	replace(core.ConfigMaps().Informer(), controllertest.Items(cms.Items))
 }
 
 // sync runs one pass after refreshing the caches and clearing recorded
@@ -273,17 +265,7 @@ func (f *fixture) allWrites() []string {
 	return append(writes(f.kube.Actions()), writes(f.pg.Actions())...)
 }
 
-func (f *fixture) events() []string {
-	var out []string
-	for {
-		select {
-		case e := <-f.rec.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
-	}
-}
+func (f *fixture) events() []string { return controllertest.Events(f.rec) }
 
 func newDatabase(name string, dbs ...pgv1.DatabaseSpec) *pgv1.PostgresDatabase {
 	return &pgv1.PostgresDatabase{

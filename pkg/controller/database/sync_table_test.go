@@ -3,12 +3,10 @@ package database
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
@@ -19,29 +17,16 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
-// passCase is one whole pass of Controller.sync: the world before it (a
-// PostgresDatabase "shop" of database "orders" on the Ready cluster "pg",
-// brought along by prepare), the API faults of the pass, and what it must
-// do: its ordered writes, its Events, the status stored after it and the
-// error it returns.
-type passCase struct {
-	name    string
-	prepare func(t *testing.T, f *fixture)
-	faults  []ct.Fault
-	writes  []ct.Write
-	events  []string // prefixes, in order
-	phase   pgv1.Phase
-	reason  string // of Ready
-	err     func(error) bool
-}
-
 var errBoom = ct.ServerError("etcd is unavailable")
+
+// passCase is one whole pass of Controller.sync on a fixture.
+type passCase = ct.Case[*fixture]
 
 func TestSyncPasses(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []passCase{{
-		name: "a new database: finalizer and Secrets together, then ConfigMap and DatabaseRoles; the first wait is not written yet",
-		writes: []ct.Write{
+		Name: "a new database: finalizer and Secrets together, then ConfigMap and DatabaseRoles; the first wait is not written yet",
+		Writes: []ct.Write{
 			{Verb: "patch", Resource: "postgresdatabases", Name: "shop", Group: 1, Check: ct.Contains(Finalizer)},
 			{Verb: "create", Resource: "secrets", Name: "shop-orders-admin", Group: 1, Check: basicAuthFor("orders_admin")},
 			{Verb: "create", Resource: "secrets", Name: "shop-orders-rw", Group: 1, Check: basicAuthFor("orders_rw")},
@@ -50,76 +35,54 @@ func TestSyncPasses(t *testing.T) {
 			{Verb: "create", Resource: "databaseroles", Name: "pg.orders-rw", Check: roleFor("orders_rw", "shop-orders-rw")},
 		},
 	}, {
-		name:    "roles applied: the CNPG Database is applied, and the wait still not written",
-		prepare: func(t *testing.T, f *fixture) { toDatabases(t, f, "shop") },
-		writes:  []ct.Write{{Verb: "patch", Resource: "databases", Name: "shop-orders", Check: ct.Contains(`"name":"orders"`, `"owner":"orders_admin"`)}},
+		Name:    "roles applied: the CNPG Database is applied, and the wait still not written",
+		Prepare: func(t *testing.T, f *fixture) { toDatabases(t, f, "shop") },
+		Writes:  []ct.Write{{Verb: "patch", Resource: "databases", Name: "shop-orders", Check: ct.Contains(`"name":"orders"`, `"owner":"orders_admin"`)}},
 	}, {
-		name:    "CNPG applied the database: Ready, written once, announced",
-		prepare: toApplied,
-		writes:  []ct.Write{{Verb: "update", Resource: "postgresdatabases", Subresource: "status", Name: "shop", Check: statusIs(pgv1.PhaseReady)}},
-		events:  []string{"Normal Ready phase (none) -> Ready"},
-		phase:   pgv1.PhaseReady, reason: pgv1.ReasonAllReady,
+		Name:    "CNPG applied the database: Ready, written once, announced",
+		Prepare: toApplied,
+		Writes:  []ct.Write{{Verb: "update", Resource: "postgresdatabases", Subresource: "status", Name: "shop", Check: statusIs(pgv1.PhaseReady)}},
+		Events:  []string{"Normal Ready phase (none) -> Ready"},
+		Phase:   pgv1.PhaseReady, Reason: pgv1.ReasonAllReady,
 	}, {
-		name:    "a Ready database is idle: no write, no Event",
-		prepare: func(t *testing.T, f *fixture) { converge(t, f, "shop"); f.events() },
-		phase:   pgv1.PhaseReady, reason: pgv1.ReasonAllReady,
+		Name:    "a Ready database is idle: no write, no Event",
+		Prepare: func(t *testing.T, f *fixture) { converge(t, f, "shop"); f.events() },
+		Phase:   pgv1.PhaseReady, Reason: pgv1.ReasonAllReady,
 	}, {
-		name:    "the status write conflicts: nothing else is written, the stored status stays, the pass is retried",
-		prepare: toApplied,
-		faults: []ct.Fault{{Verb: "update", Resource: "postgresdatabases", Subresource: "status", Times: 1,
+		Name:    "the status write conflicts: nothing else is written, the stored status stays, the pass is retried",
+		Prepare: toApplied,
+		Faults: []ct.Fault{{Verb: "update", Resource: "postgresdatabases", Subresource: "status", Times: 1,
 			Err: apierrors.NewConflict(schema.GroupResource{Group: pgv1.GroupName, Resource: "postgresdatabases"}, "shop", errors.New("the object has been modified"))}},
-		writes: []ct.Write{{Verb: "update", Resource: "postgresdatabases", Subresource: "status", Name: "shop"}},
-		err:    apierrors.IsConflict,
+		Writes: []ct.Write{{Verb: "update", Resource: "postgresdatabases", Subresource: "status", Name: "shop"}},
+		Err:    apierrors.IsConflict,
 	}, {
-		name:    "the API server fails the CNPG Database's apply: DatabasesReady says so, status is written, the pass is retried",
-		prepare: func(t *testing.T, f *fixture) { toDatabases(t, f, "shop") },
-		faults:  []ct.Fault{{Verb: "patch", Resource: "databases", Name: "shop-orders", Err: errBoom}},
-		writes: []ct.Write{
+		Name:    "the API server fails the CNPG Database's apply: DatabasesReady says so, status is written, the pass is retried",
+		Prepare: func(t *testing.T, f *fixture) { toDatabases(t, f, "shop") },
+		Faults:  []ct.Fault{{Verb: "patch", Resource: "databases", Name: "shop-orders", Err: errBoom}},
+		Writes: []ct.Write{
 			{Verb: "patch", Resource: "databases", Name: "shop-orders"},
 			{Verb: "update", Resource: "postgresdatabases", Subresource: "status", Name: "shop", Check: statusIs(pgv1.PhasePending)},
 		},
-		phase: pgv1.PhasePending, reason: pgv1.ReasonDatabaseApplyFailed,
-		err: func(err error) bool { return errors.Is(err, errBoom) && apierrors.IsInternalError(err) },
+		Phase: pgv1.PhasePending, Reason: pgv1.ReasonDatabaseApplyFailed,
+		Err: func(err error) bool { return errors.Is(err, errBoom) && apierrors.IsInternalError(err) },
 	}} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
-			tc.run(t)
+			runPass(t, tc)
 		})
 	}
 }
 
-func (tc passCase) run(t *testing.T) {
+func runPass(t *testing.T, tc passCase) {
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
-	if tc.prepare != nil {
-		tc.prepare(t, f)
+	if tc.Prepare != nil {
+		tc.Prepare(t, f)
 	}
 	f.events()
-	f.api.Fail(tc.faults...)
+	f.api.Fail(tc.Faults...)
 	_, err := f.sync("shop")
-	switch {
-	case tc.err == nil && err != nil:
-		t.Fatalf("sync: %v", err)
-	case tc.err != nil && (err == nil || !tc.err(err)):
-		t.Fatalf("sync: %v, not the error expected", err)
-	}
-	ct.Expect(t, f.api.Actions(), tc.writes)
-	events := f.events()
-	if len(events) != len(tc.events) {
-		t.Fatalf("events %q, want %q", events, tc.events)
-	}
-	for i, e := range tc.events {
-		if !strings.HasPrefix(events[i], e) {
-			t.Errorf("event %d = %q, want %q…", i, events[i], e)
-		}
-	}
-	st := f.db("shop").Status
-	reason := ""
-	if c := meta.FindStatusCondition(st.Conditions, pgv1.ConditionReady); c != nil {
-		reason = c.Reason
-	}
-	if st.Phase != tc.phase || reason != tc.reason {
-		t.Errorf("stored status: phase %q, Ready reason %q; want %q, %q", st.Phase, reason, tc.phase, tc.reason)
-	}
+	db := f.db("shop")
+	tc.Outcome().Check(t, err, f.api.Actions(), f.events(), db.Status.Phase, db.Status.Conditions)
 }
 
 // toApplied brings shop to the pass that finds its CNPG Database applied.
