@@ -174,7 +174,12 @@ func sidecarConfig() config {
 		Entrypoint: []string{"/manager"},
 		// PYTHONDONTWRITEBYTECODE: the image ships no compiled modules
 		// (dpkg's postinst would make them) and its files are root's.
-		Env:        []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1"},
+		// AWS_*_CHECKSUM_*: botocore 1.36 and later (trixie has 1.37) add
+		// CRC checksums to every request and check them in answers unless
+		// told to do so only where S3 requires it; S3-compatible stores
+		// (the node's gofakes3 among them) know only the older protocol.
+		Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1",
+			"AWS_REQUEST_CHECKSUM_CALCULATION=when_required", "AWS_RESPONSE_CHECKSUM_VALIDATION=when_required"},
 		WorkingDir: "/",
 	}
 }
