@@ -78,7 +78,8 @@ func TestBackupsOnRealCNPG(t *testing.T) {
 // to the target (CNPG's recovery Job with the plugin's restore sidecar,
 // then replay of the archived WAL) has exactly the t1 rows, read through
 // the role the PostgresDatabase created: roles and passwords come back
-// with the data, so the source's Secret works on the copy.
+// with the data, so the source's Secret works on the copy. Then a
+// PostgresDatabase of the copy adopts them (adoptRestored).
 func TestPointInTimeRecoveryOnRealCNPG(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
@@ -128,5 +129,38 @@ func TestPointInTimeRecoveryOnRealCNPG(t *testing.T) {
 	}
 	if t1 != 1000 || t2 != 0 {
 		t.Fatalf("restored to %s: %d t1 rows and %d t2 rows, want exactly the 1000 t1 rows", target.Format(time.RFC3339), t1, t2)
+	}
+	adoptRestored(t, ns, "copy")
+}
+
+// adoptRestored hands the restored database "orders" to a PostgresDatabase
+// of the copy, with spec.adoptFrom naming the source's: it becomes Ready
+// with new passwords that real CNPG applies to the restored roles, its rw
+// role reads the restored rows and writes, and the source's password no
+// longer works on the copy.
+func adoptRestored(t *testing.T, ns, cluster string) {
+	t.Helper()
+	old := string(secret(t, ns, "app-orders-rw").Data["password"])
+	d := &pgv1.PostgresDatabase{
+		ObjectMeta: metav1.ObjectMeta{Name: "copy-app", Namespace: ns},
+		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: cluster}, AdoptFrom: "app",
+			Databases: []pgv1.DatabaseSpec{{Name: "orders"}}},
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	waitDatabase(t, ns, "copy-app", pgv1.PhaseReady, 3*time.Minute)
+	t.Logf("adoption of the restored database: Ready %s after create", time.Since(start).Round(time.Second))
+	rw := connect(t, ns, cluster, "orders", "copy-app-orders-rw")
+	var n int
+	if err := rw.QueryRow(t.Context(), "SELECT count(*) FROM items WHERE label LIKE 't1-%'").Scan(&n); err != nil || n != 1000 {
+		t.Fatalf("the adopter's rw role reads %d t1 rows (%v), want 1000", n, err)
+	}
+	if _, err := rw.Exec(t.Context(), "INSERT INTO items (label) VALUES ('after adoption')"); err != nil {
+		t.Fatalf("the adopter's rw role writes: %v", err)
+	}
+	if _, err := login(t, ns, cluster, "orders", "orders_rw", old); !passwordRefused(err) {
+		t.Errorf("the source's orders_rw password on the adopted copy: %v, want refused", err)
 	}
 }
