@@ -3,6 +3,8 @@ package nodeimages
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -156,6 +158,11 @@ func sidecarTree(ctx context.Context, debs string, pkgs []debPackage, staging st
 			return nil, err
 		}
 	}
+	bundle, err := caBundle(filepath.Join(staging, caCertificatesDir))
+	if err != nil {
+		return nil, err
+	}
+	r.File(caBundlePath, 0o644, bundle)
 	for _, tool := range []string{"/usr/bin/python3", "/usr/bin/barman-cloud-backup", "/usr/bin/barman-cloud-wal-archive"} {
 		if !r.Has(tool) {
 			return nil, fmt.Errorf("the sidecar's packages have no %s", tool)
@@ -182,4 +189,46 @@ func sidecarConfig() config {
 			"AWS_REQUEST_CHECKSUM_CALCULATION=when_required", "AWS_RESPONSE_CHECKSUM_VALIDATION=when_required"},
 		WorkingDir: "/",
 	}
+}
+
+// Debian's ca-certificates ships the certificates; its maintainer script
+// (update-ca-certificates, which dpkg-deb -x does not run) writes the
+// bundle. Python's requests, which botocore imports, loads the bundle when
+// it is imported, so without it no barman tool starts, even for plain
+// HTTP.
+const (
+	caCertificatesDir = "/usr/share/ca-certificates"
+	caBundlePath      = "/etc/ssl/certs/ca-certificates.crt"
+)
+
+// caBundle concatenates every certificate under dir in name order, as
+// update-ca-certificates does with Debian's default configuration (all
+// of them enabled).
+func caBundle(dir string) ([]byte, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".crt") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("CA bundle: %w", err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("CA bundle: no certificate under %s", dir)
+	}
+	sort.Strings(files)
+	var out []byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("CA bundle: %w", err)
+		}
+		out = append(out, data...)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			out = append(out, '\n')
+		}
+	}
+	return out, nil
 }

@@ -52,6 +52,7 @@ func checkSidecar(t *testing.T, u unpacked) {
 		wantPresent(t, u, "/usr/bin/barman-cloud-"+tool)
 	}
 	wantPresent(t, u, "/usr/bin/python3")
+	wantPresent(t, u, caBundlePath) // requests loads it when botocore imports it
 	wantPresent(t, u, "/usr/lib64/ld-linux-x86-64.so.2")
 	wantLink(t, u, "/lib64", "usr/lib64")
 	wantPasswd(t, u, "postgres:x:26:26:")
