@@ -68,6 +68,14 @@ func TestFailedRestoreOnRealCNPG(t *testing.T) {
 		t.Errorf("real CNPG reports the failed recovery as phase %q, reason %q; the stand-in as %q, %q",
 			cl.Status.Phase, cl.Status.PhaseReason, cnpgsim.PhaseUnrecoverable, cnpgsim.RecoveryFailedReason("ghost"))
 	}
+	// No instance ran, so no currentPrimary: that is how setpoint tells a
+	// finished bootstrap. CNPG's Initialized condition cannot tell: it is
+	// True already, by the failed Job's PVC (the stand-in reports both the
+	// same way).
+	if cl.Status.CurrentPrimary != "" || !apimeta.IsStatusConditionTrue(cl.Status.Conditions, "Initialized") {
+		t.Errorf("real CNPG after the failed recovery: currentPrimary %q, conditions %+v; want none, and Initialized True",
+			cl.Status.CurrentPrimary, cl.Status.Conditions)
+	}
 	seen, _ := phases.seen()
 	t.Logf("real CNPG's phases from creation to the failed recovery: %q", seen)
 
