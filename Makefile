@@ -99,7 +99,7 @@ release-test:
 
 ## test-real: the real-CNPG tier (test/realcnpg): real CloudNativePG and setpoint's release on a real one-node Kubernetes (root)
 test-real: node node-images release-test
-	SETPOINT_REQUIRE_CONTROLPLANE=1 SETPOINT_BIN_DIR=$(BIN) $(GO) test -count=1 -timeout 30m -v ./test/realcnpg
+	SETPOINT_REQUIRE_CONTROLPLANE=1 SETPOINT_BIN_DIR=$(BIN) $(GO) test -count=1 -timeout 45m -v ./test/realcnpg
 
 ## postgres: install PostgreSQL's server binaries when missing
 postgres:

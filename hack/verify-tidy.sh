@@ -8,7 +8,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GO=${GO:-go}
 
 status=0
-for mod in . hack/tools test/controlplane test/controlplane/cnpg test/controlplane/coredns; do
+for mod in . hack/tools test/controlplane test/controlplane/cnpg test/controlplane/coredns test/controlplane/barmancloud; do
   if ! (cd "$ROOT/$mod" && "$GO" mod tidy -diff); then
     echo "$mod: go.mod/go.sum are not tidy: run 'go mod tidy' in $mod" >&2
     status=1

@@ -31,6 +31,11 @@ const pluginRetry = 15 * time.Second
 
 func recoveryJobName(cluster string) string { return cluster + "-1-full-recovery" }
 
+// RecoveryFailedReason is the phaseReason the stand-in gives a Cluster
+// whose recovery failed (with PhaseUnrecoverable): CNPG's for its failed
+// full-recovery Job. The real-CNPG tier holds it to CNPG's.
+func RecoveryFailedReason(cluster string) string { return jobFailedReason(cluster) }
+
 // jobFailedReason is CNPG's phaseReason for a failed instance-creation Job.
 func jobFailedReason(cluster string) string {
 	return fmt.Sprintf("Instance creation failed for the following jobs: %s. "+

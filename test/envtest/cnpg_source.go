@@ -26,3 +26,15 @@ func CNPGReleaseManifest() (string, error) {
 	}
 	return filepath.Join(dir, "releases", "cnpg-"+cnpgVersion+".yaml"), nil
 }
+
+// BarmanCloudReleaseManifest is the pinned barman-cloud plugin's release
+// manifest (manifest.yaml at its module's root: the ObjectStore CRD, RBAC,
+// the plugin's Service and Deployment, and cert-manager objects for its
+// TLS), from its module.
+func BarmanCloudReleaseManifest() (string, error) {
+	dirs, err := moduleDirs(barmanCloudModule)
+	if err != nil {
+		return "", fmt.Errorf("barman-cloud plugin source: %w", err)
+	}
+	return filepath.Join(dirs[0], "manifest.yaml"), nil
+}

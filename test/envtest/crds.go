@@ -23,8 +23,13 @@ import (
 // CNPG modules whose zips carry the real CRDs under config/crd/bases.
 var crdModules = []string{
 	cnpgModule,
-	"github.com/cloudnative-pg/plugin-barman-cloud@v0.14.0",
+	barmanCloudModule,
 }
+
+// barmanCloudModule is the barman-cloud plugin at the version whose CRDs
+// the tests install and whose release manifest the real-CNPG tier applies
+// (test/controlplane/barmancloud pins the same for its images).
+const barmanCloudModule = "github.com/cloudnative-pg/plugin-barman-cloud@v0.14.0"
 
 // cnpgModule is CloudNativePG at the version whose CRDs, release manifest
 // (webhook configurations) and manager (test/controlplane/cnpg) the tests

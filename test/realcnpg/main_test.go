@@ -59,10 +59,25 @@ func run(m *testing.M) int {
 		return 1
 	}
 	fmt.Fprintf(os.Stderr, "realcnpg: CNPG Available at %s\n", time.Since(start).Round(100*time.Millisecond))
+	// The plugin and the store start while setpoint does; the plugin's
+	// ObjectStore CRD is then served before setpoint first looks.
+	if err := ApplyBarmanCloud(ctx, n.Config, setup.Images); err != nil {
+		fmt.Fprintf(os.Stderr, "realcnpg: FAIL: %v\n", err)
+		return 1
+	}
+	if err := ApplyS3Store(ctx, n.Config, setup.Images); err != nil {
+		fmt.Fprintf(os.Stderr, "realcnpg: FAIL: %v\n", err)
+		return 1
+	}
 	if err := InstallSetpoint(ctx, n.Config, setup.ReleaseDir); err != nil {
 		fmt.Fprintf(os.Stderr, "realcnpg: FAIL: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(os.Stderr, "realcnpg: setpoint Available at %s\n", time.Since(start).Round(100*time.Millisecond))
+	if err := WaitBackupServices(ctx, kube); err != nil {
+		fmt.Fprintf(os.Stderr, "realcnpg: FAIL: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "realcnpg: barman-cloud plugin and S3 store Available at %s\n", time.Since(start).Round(100*time.Millisecond))
 	return m.Run()
 }

@@ -17,7 +17,7 @@ type Options struct {
 	BinDir    string // archives go to BinDir/images
 	CacheDir  string // downloads and apt state; BinDir/cache/nodeimages when empty
 	Registry  string // the references' repository prefix, e.g. localhost/setpoint
-	Mirror    string // Debian mirror for trixie's pgbouncer
+	Mirror    string // Debian mirror for trixie's pgbouncer and barman-cli-cloud
 	AptUpdate bool   // refresh trixie's package lists
 	Log       io.Writer
 }
@@ -41,8 +41,24 @@ func (o Options) recipes() []recipe {
 		pgbouncer{mirror: o.Mirror, update: o.AptUpdate},
 		goBinary{image: "coredns", moduleDir: "test/controlplane/coredns", pkg: "github.com/coredns/coredns",
 			pinned: "github.com/coredns/coredns", path: "/coredns", user: "nonroot", uid: 65532},
+		// The barman-cloud plugin: its manager runs as `operator` in the
+		// plugin's Deployment, and as `instance` (or `restore`) in the
+		// sidecar image below, which adds barman's cloud tools.
+		goBinary{image: "barman-cloud", moduleDir: barmanCloudModuleDir, pkg: barmanCloudPkg,
+			pinned: barmanCloudModule, path: "/manager", user: "nonroot", uid: 65532},
+		barmanSidecar{mirror: o.Mirror, moduleDir: barmanCloudModuleDir, pkg: barmanCloudPkg, pinned: barmanCloudModule},
+		// The S3-compatible store the sidecars archive into.
+		goBinary{image: "s3store", moduleDir: "hack/tools", pkg: "./nodeimages/s3store",
+			pinned: "github.com/johannesboyne/gofakes3", path: "/s3store", user: "nonroot", uid: 65532},
 	}
 }
+
+// The barman-cloud plugin's pinned module and its one program.
+const (
+	barmanCloudModuleDir = "test/controlplane/barmancloud"
+	barmanCloudModule    = "github.com/cloudnative-pg/plugin-barman-cloud"
+	barmanCloudPkg       = barmanCloudModule + "/cmd/manager"
+)
 
 // pauseTag is the tag test/node's containerd configuration names as its
 // sandbox image (localhost/setpoint/pause:1).

@@ -145,7 +145,8 @@ func pgbouncerTree(ctx context.Context, debs string, pkgs []debPackage, staging 
 }
 
 // onlyUsrAndEtc refuses a package set that ships files outside /usr and
-// /etc: they would be left out of the image without a word.
+// /etc: they would be left out of the image without a word (pgbouncer's
+// and the barman-cloud sidecar's images are unpacked Debian packages).
 func onlyUsrAndEtc(staging string) error {
 	top, err := os.ReadDir(staging)
 	if err != nil {
@@ -153,7 +154,7 @@ func onlyUsrAndEtc(staging string) error {
 	}
 	for _, d := range top {
 		if d.Name() != "usr" && d.Name() != "etc" {
-			return fmt.Errorf("a trixie package ships /%s: the pgbouncer image keeps only /usr and /etc", d.Name())
+			return fmt.Errorf("a package ships /%s: the image keeps only /usr and /etc", d.Name())
 		}
 	}
 	return nil

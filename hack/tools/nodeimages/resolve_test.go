@@ -50,6 +50,17 @@ func TestLibraryClosure(t *testing.T) {
 	}
 }
 
+// The sidecar keeps every dependency but the skipped ones, and what only
+// they need: perl comes in only through postgresql-common here.
+func TestDependencyClosure(t *testing.T) {
+	skipped := map[string]bool{"postgresql-common": true, "debconf": true}
+	got := dependencyClosure(parseDepends(dependsOutput), "pgbouncer", skipped)
+	want := []string{"init-system-helpers", "libaudit1", "libc6", "libgcc-s1", "libpam0g", "libssl3t64", "pgbouncer", "zlib1g"}
+	if !slices.Equal(got, want) {
+		t.Errorf("closure %v, want %v", got, want)
+	}
+}
+
 func TestDependencyVersions(t *testing.T) {
 	pkgs := map[string]dpkgPackage{}
 	for _, p := range []dpkgPackage{

@@ -9,11 +9,11 @@ import (
 	"strings"
 )
 
-// source is this package's own code and the pause program's: the
+// source is this package's own code and its programs' (pause, s3store): the
 // builder's version. Embedding it (rather than a hand-bumped number) means
 // any change to how an image is laid out rebuilds the images.
 //
-//go:embed *.go pause/*.go
+//go:embed *.go pause/*.go s3store/*.go
 var source embed.FS
 
 // builderVersion hashes the non-test Go files of source.

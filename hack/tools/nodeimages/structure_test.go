@@ -33,6 +33,33 @@ var structure = map[string]func(t *testing.T, u unpacked){
 	},
 	"postgresql": checkPostgres,
 	"pgbouncer":  checkPgbouncer,
+	"barman-cloud": func(t *testing.T, u unpacked) {
+		wantFile(t, u, "/manager", 0o755, 65532)
+		wantConfig(t, u, "65532:65532", nil, []string{"/manager"})
+	},
+	"barman-cloud-sidecar": checkSidecar,
+	"s3store": func(t *testing.T, u unpacked) {
+		wantFile(t, u, "/s3store", 0o755, 65532)
+		wantConfig(t, u, "65532:65532", nil, []string{"/s3store"})
+	},
+}
+
+// checkSidecar: the plugin's manager where its sidecar template runs it,
+// and barman's cloud tools with their Python on PATH, as postgres.
+func checkSidecar(t *testing.T, u unpacked) {
+	wantFile(t, u, "/manager", 0o755, 0)
+	for _, tool := range []string{"backup", "backup-list", "backup-show", "backup-delete", "wal-archive", "wal-restore", "check-wal-archive"} {
+		wantPresent(t, u, "/usr/bin/barman-cloud-"+tool)
+	}
+	wantPresent(t, u, "/usr/bin/python3")
+	wantPresent(t, u, caBundlePath) // requests loads it when botocore imports it
+	wantPresent(t, u, "/usr/lib64/ld-linux-x86-64.so.2")
+	wantLink(t, u, "/lib64", "usr/lib64")
+	wantPasswd(t, u, "postgres:x:26:26:")
+	wantConfig(t, u, "26:26", []string{"PATH=/usr/local/bin:/usr/bin:/bin"}, []string{"/manager"})
+	if tag := u.annotations[imagebuild.RefNameAnnotation]; tag != "0.14.0" {
+		t.Errorf("tag %q, want the plugin's version 0.14.0", tag)
+	}
 }
 
 func checkPostgres(t *testing.T, u unpacked) {
@@ -119,7 +146,7 @@ func TestBuiltArchives(t *testing.T) {
 			check(t, u)
 		})
 	}
-	if want := []string{"pause", "cnpg", "postgresql", "pgbouncer", "coredns"}; !slices.Equal(names, want) {
+	if want := []string{"pause", "cnpg", "postgresql", "pgbouncer", "coredns", "barman-cloud", "barman-cloud-sidecar", "s3store"}; !slices.Equal(names, want) {
 		t.Errorf("images.json lists %v, want %v", names, want)
 	}
 }

@@ -1,0 +1,166 @@
+package realcnpg
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// Backups through the real barman-cloud plugin into the node's S3 store:
+// an on-demand backup (setpoint's backup-request annotation) becomes a
+// plugin Backup that CNPG and the plugin's sidecar complete, the class's
+// schedule becomes a ScheduledBackup whose Backups complete too, and
+// setpoint reports the recovery window the plugin wrote in the ObjectStore.
+func TestBackupsOnRealCNPG(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	class := backupClass(t, ns, "* * * * *") // every minute
+	createCluster(t, ns, "shop", class)
+	start := time.Now()
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	t.Logf("PostgresCluster with backups Ready in %s", time.Since(start).Round(time.Second))
+
+	start = time.Now()
+	name := requestBackup(t, ns, "shop", "first")
+	b := waitBackupCompleted(t, ns, name, 5*time.Minute)
+	t.Logf("on-demand Backup %s completed %s after the request (CNPG: %s → %s, backupId %s)", name,
+		time.Since(start).Round(time.Second), b.Status.StartedAt, b.Status.StoppedAt, b.Status.BackupID)
+	if b.Spec.Method != "plugin" || b.Status.BackupID == "" {
+		t.Errorf("Backup %s: method %q, backupId %q; want a plugin backup with barman's id", name, b.Spec.Method, b.Status.BackupID)
+	}
+
+	sb, err := pg.CNPGV1().ScheduledBackups(ns).Get(t.Context(), "shop-backup", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("ScheduledBackup shop-backup: %v", err)
+	}
+	if sb.Spec.Method != "plugin" {
+		t.Errorf("ScheduledBackup method %q, want plugin", sb.Spec.Method)
+	}
+	start = time.Now()
+	eventually(t, 4*time.Minute, "a scheduled Backup completed", func(ctx context.Context) (bool, string, error) {
+		list, err := pg.CNPGV1().Backups(ns).List(ctx, metav1.ListOptions{LabelSelector: "cnpg.io/scheduled-backup=shop-backup"})
+		if err != nil {
+			return false, "", err
+		}
+		var seen []string
+		for _, b := range list.Items {
+			if b.Status.Phase == cnpgv1.BackupPhaseFailed {
+				t.Fatalf("scheduled Backup %s failed: %s", b.Name, b.Status.Error)
+			}
+			if b.Status.Phase == cnpgv1.BackupPhaseCompleted {
+				return true, "", nil
+			}
+			seen = append(seen, b.Name+" "+b.Status.Phase)
+		}
+		return false, fmt.Sprint(seen), nil
+	})
+	t.Logf("a scheduled Backup completed %s after the first one", time.Since(start).Round(time.Second))
+
+	eventually(t, time.Minute, "recovery window and schedule in status.backupStatus", func(ctx context.Context) (bool, string, error) {
+		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
+		if err != nil || c.Status.BackupStatus == nil {
+			return false, "no backupStatus", err
+		}
+		st := c.Status.BackupStatus
+		return st.FirstRecoverabilityPoint != nil && st.LastSuccessfulBackupTime != nil && st.LastScheduleTime != nil,
+			fmt.Sprintf("%+v", *st), nil
+	})
+}
+
+// TestPointInTimeRecovery's scenario on real CNPG: rows written at t1 and
+// t2 around a target time after a base backup; a PostgresCluster restored
+// to the target (CNPG's recovery Job with the plugin's restore sidecar,
+// then replay of the archived WAL) has exactly the t1 rows, read through
+// the role the PostgresDatabase created: roles and passwords come back
+// with the data, so the source's Secret works on the copy. Then a
+// PostgresDatabase of the copy adopts them (adoptRestored).
+func TestPointInTimeRecoveryOnRealCNPG(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	class := backupClass(t, ns, "")
+	createCluster(t, ns, "shop", class)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
+	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
+	if _, err := admin.Exec(t.Context(), "CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)"); err != nil {
+		t.Fatal(err)
+	}
+	waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "before-t1"), 5*time.Minute)
+
+	rw := connect(t, ns, "shop", "orders", "app-orders-rw")
+	if _, err := rw.Exec(t.Context(), "INSERT INTO items (label) SELECT 't1-' || g FROM generate_series(1, 1000) AS g"); err != nil {
+		t.Fatal(err)
+	}
+	// targetTime has whole seconds: the target is the next second
+	// boundary after the t1 commit, and t2 is committed after it.
+	target := time.Now().Truncate(time.Second).Add(time.Second)
+	time.Sleep(time.Until(target.Add(200 * time.Millisecond)))
+	if _, err := rw.Exec(t.Context(), "INSERT INTO items (label) SELECT 't2-' || g FROM generate_series(1, 1000) AS g"); err != nil {
+		t.Fatal(err)
+	}
+	switchWAL(t, ns, "shop") // the segment with t2's commit, where replay stops
+
+	start := time.Now()
+	c := &pgv1.PostgresCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "copy", Namespace: ns},
+		Spec: pgv1.PostgresClusterSpec{Class: class, ClusterDeletionPolicy: pgv1.DeletionPolicyDelete,
+			Restore: &pgv1.RestoreSpec{Source: "shop", TargetTime: &metav1.Time{Time: target}}},
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := waitCluster(t, ns, "copy", pgv1.PhaseReady, 8*time.Minute)
+	t.Logf("recovery on real CNPG: %s from create to Ready", time.Since(start).Round(time.Second))
+	if r := got.Status.RestoredFrom; r == nil || r.Source != "shop" || r.TargetTime == nil || !r.TargetTime.Equal(&metav1.Time{Time: target}) {
+		t.Errorf("status.restoredFrom = %+v, want source shop at %s", got.Status.RestoredFrom, target.Format(time.RFC3339))
+	}
+	restored := connect(t, ns, "copy", "orders", "app-orders-rw")
+	var t1, t2 int
+	if err := restored.QueryRow(t.Context(),
+		"SELECT count(*) FILTER (WHERE label LIKE 't1-%'), count(*) FILTER (WHERE label LIKE 't2-%') FROM items").Scan(&t1, &t2); err != nil {
+		t.Fatal(err)
+	}
+	if t1 != 1000 || t2 != 0 {
+		t.Fatalf("restored to %s: %d t1 rows and %d t2 rows, want exactly the 1000 t1 rows", target.Format(time.RFC3339), t1, t2)
+	}
+	adoptRestored(t, ns, "copy")
+}
+
+// adoptRestored hands the restored database "orders" to a PostgresDatabase
+// of the copy, with spec.adoptFrom naming the source's: it becomes Ready
+// with new passwords that real CNPG applies to the restored roles, its rw
+// role reads the restored rows and writes, and the source's password no
+// longer works on the copy.
+func adoptRestored(t *testing.T, ns, cluster string) {
+	t.Helper()
+	old := string(secret(t, ns, "app-orders-rw").Data["password"])
+	d := &pgv1.PostgresDatabase{
+		ObjectMeta: metav1.ObjectMeta{Name: "copy-app", Namespace: ns},
+		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: cluster}, AdoptFrom: "app",
+			Databases: []pgv1.DatabaseSpec{{Name: "orders"}}},
+	}
+	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	waitDatabase(t, ns, "copy-app", pgv1.PhaseReady, 3*time.Minute)
+	t.Logf("adoption of the restored database: Ready %s after create", time.Since(start).Round(time.Second))
+	rw := connect(t, ns, cluster, "orders", "copy-app-orders-rw")
+	var n int
+	if err := rw.QueryRow(t.Context(), "SELECT count(*) FROM items WHERE label LIKE 't1-%'").Scan(&n); err != nil || n != 1000 {
+		t.Fatalf("the adopter's rw role reads %d t1 rows (%v), want 1000", n, err)
+	}
+	if _, err := rw.Exec(t.Context(), "INSERT INTO items (label) VALUES ('after adoption')"); err != nil {
+		t.Fatalf("the adopter's rw role writes: %v", err)
+	}
+	if _, err := login(t, ns, cluster, "orders", "orders_rw", old); !passwordRefused(err) {
+		t.Errorf("the source's orders_rw password on the adopted copy: %v, want refused", err)
+	}
+}
