@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
@@ -113,30 +114,18 @@ func TestStorageEventsOnEdges(t *testing.T) {
 	d := decideGrow(q("64Mi"), q("64Mi"), policy("20%", "96Mi"), nil, used(56), false, t0)
 	st := pc.Status.DeepCopy()
 	c.storageEvents(t.Context(), pc, st, d)
-	if got := drain(rec); len(got) != 1 || !strings.HasPrefix(got[0], "Normal StorageGrown Grew the data volumes from 64Mi to 77Mi: 56.0 MiB of 64Mi in use (87%)") {
+	if got := ct.Events(rec); len(got) != 1 || !strings.HasPrefix(got[0], "Normal StorageGrown Grew the data volumes from 64Mi to 77Mi: 56.0 MiB of 64Mi in use (87%)") {
 		t.Fatalf("events = %q", got)
 	}
 	at := decideGrow(q("96Mi"), q("64Mi"), policy("20%", "96Mi"), &pgv1.StorageStatus{Size: ptr.To(q("96Mi"))}, used(90), false, t0)
 	pipeline.SetCondition(&st.Conditions, 1, pgv1.ConditionStorageAtLimit, true, at.atLimit.reason, at.atLimit.message)
 	c.storageEvents(t.Context(), pc, st, at)
-	if got := drain(rec); len(got) != 1 || !strings.HasPrefix(got[0], "Warning StorageAtLimit 90.0 MiB of 96Mi in use (93%); usage is over the 80% threshold") {
+	if got := ct.Events(rec); len(got) != 1 || !strings.HasPrefix(got[0], "Warning StorageAtLimit 90.0 MiB of 96Mi in use (93%); usage is over the 80% threshold") {
 		t.Fatalf("events at the limit = %q", got)
 	}
 	pc.Status = *st
 	c.storageEvents(t.Context(), pc, st.DeepCopy(), at)
-	if got := drain(rec); len(got) != 0 {
+	if got := ct.Events(rec); len(got) != 0 {
 		t.Fatalf("events while it stays at the limit = %q", got)
-	}
-}
-
-func drain(rec *record.FakeRecorder) []string {
-	var out []string
-	for {
-		select {
-		case e := <-rec.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
 	}
 }
