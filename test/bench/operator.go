@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/setpoint-dev/setpoint/test/freeport"
 )
 
 // buildOperator compiles cmd/setpoint into dir as the image does (static,
@@ -47,12 +48,7 @@ type operatorProc struct {
 }
 
 func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return freeport.Addr()
 }
 
 // startWatching runs an operator without leader election that watches

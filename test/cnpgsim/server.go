@@ -3,7 +3,6 @@ package cnpgsim
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/setpoint-dev/setpoint/test/freeport"
 	"k8s.io/klog/v2"
 )
 
@@ -37,7 +37,7 @@ type server struct {
 }
 
 func newServer(binDir, dir string, owner *osUser) (*server, error) {
-	port, err := freePort()
+	port, err := freeport.Take()
 	if err != nil {
 		return nil, err
 	}
@@ -224,13 +224,4 @@ func (s *server) connect(ctx context.Context, database string) (*pgx.Conn, error
 		return nil, fmt.Errorf("connect to %s database %q: %w", s.addr(), database, err)
 	}
 	return conn, nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

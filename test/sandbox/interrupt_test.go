@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/setpoint-dev/setpoint/test/envtest"
+	"github.com/setpoint-dev/setpoint/test/freeport"
 )
 
 // TestMakeDemoCtrlC runs `make demo` on a pseudo-terminal, as a user's
@@ -88,10 +88,9 @@ func TestMakeDemoCtrlC(t *testing.T) {
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeport.Addr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addr
 }
