@@ -26,7 +26,7 @@ func scheduledBackupInvalid(p *pass, reconcileErr error) (health, bool) {
 		if _, wanted := wantedBackups(p)[name]; !wanted {
 			continue
 		}
-		b := p.obs.backups[name]
+		b := backupPart.of(p.obs)[name]
 		// CNPG has no observedGeneration here: an error is about the
 		// schedule we want only when the object already carries it (a
 		// status read before this pass's apply is about the old one).

@@ -17,10 +17,12 @@ import (
 func backupPass(schedule string, observed *cnpgv1.ScheduledBackup) *pass {
 	p := testPass()
 	p.want = &desired{Schedule: schedule, SnapshotClass: "csi"}
-	p.obs = &observation{backups: map[string]*cnpgv1.ScheduledBackup{}}
+	p.obs = &observation{}
+	found := map[string]*cnpgv1.ScheduledBackup{}
 	if observed != nil {
-		p.obs.backups[observed.Name] = observed
+		found[observed.Name] = observed
 	}
+	backupPart.set(p.obs, found)
 	return p
 }
 

@@ -11,6 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 )
@@ -19,6 +20,31 @@ import (
 // barman-cloud plugin when an object store is configured, and
 // <cluster>-snapshot by volume snapshot when a snapshot class is.
 type backupComponent struct{}
+
+// backupPart is the component's part of the snapshot: the cluster's
+// ScheduledBackups by name.
+var backupPart = part[map[string]*cnpgv1.ScheduledBackup]{"backup"}
+
+// Watch caches the ScheduledBackups.
+func (backupComponent) Watch(w wiring) (reader, []caches.Registration) {
+	inf := w.inf.Setpoint.CNPG().V1().ScheduledBackups()
+	lister := inf.Lister()
+	read := func(pc *pgv1.PostgresCluster, o *observation) error {
+		found := map[string]*cnpgv1.ScheduledBackup{}
+		for _, name := range []string{pc.Name + backupSuffix, pc.Name + snapshotSuffix} {
+			b, err := caches.IgnoreNotFound(lister.ScheduledBackups(pc.Namespace).Get(name))
+			if err != nil {
+				return err
+			}
+			if b != nil {
+				found[name] = b
+			}
+		}
+		backupPart.set(o, found)
+		return nil
+	}
+	return read, []caches.Registration{caches.On(inf.Informer(), w.owned)}
+}
 
 func (backupComponent) Name() string            { return "backup" }
 func (backupComponent) Condition() string       { return pgv1.ConditionBackupReady }
@@ -53,7 +79,8 @@ func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	client := p.deps.pg.CNPGV1().ScheduledBackups(p.cluster.Namespace)
 	want := wantedBackups(p)
-	for name, cur := range p.obs.backups {
+	backups := backupPart.of(p.obs)
+	for name, cur := range backups {
 		if _, ok := want[name]; !ok && ownership.IsControlledBy(cur, p.cluster.UID) {
 			if err := client.Delete(ctx, name, ownership.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete scheduled backup %s: %w", name, err)
@@ -62,7 +89,7 @@ func (backupComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	schedule := cnpgSchedule(p.want.Schedule)
 	for name, method := range want {
-		cur, err := claimCached(ctx, p, "ScheduledBackup", p.obs.backups[name], client, name)
+		cur, err := claimCached(ctx, p, "ScheduledBackup", backups[name], client, name)
 		if err != nil {
 			return err
 		}
@@ -116,7 +143,7 @@ func (backupComponent) Observe(_ context.Context, p *pass, err error) health {
 			continue
 		}
 		st.ScheduledBackups = append(st.ScheduledBackups, name)
-		if b := p.obs.backups[name]; b != nil && b.Status.LastScheduleTime != nil {
+		if b := backupPart.of(p.obs)[name]; b != nil && b.Status.LastScheduleTime != nil {
 			if st.LastScheduleTime == nil || st.LastScheduleTime.Before(b.Status.LastScheduleTime) {
 				st.LastScheduleTime = b.Status.LastScheduleTime
 			}
@@ -130,8 +157,9 @@ func (backupComponent) Delete(ctx context.Context, t *teardown) error {
 	if t.retain() {
 		return nil
 	}
-	for _, name := range slices.Sorted(maps.Keys(t.obs.backups)) {
-		if err := deleteChild(ctx, t, "ScheduledBackup", t.obs.backups[name], t.deps.pg.CNPGV1().ScheduledBackups(t.pc.Namespace).Delete); err != nil {
+	backups := backupPart.of(t.obs)
+	for _, name := range slices.Sorted(maps.Keys(backups)) {
+		if err := deleteChild(ctx, t, "ScheduledBackup", backups[name], t.deps.pg.CNPGV1().ScheduledBackups(t.pc.Namespace).Delete); err != nil {
 			return err
 		}
 	}
@@ -141,8 +169,9 @@ func (backupComponent) Delete(ctx context.Context, t *teardown) error {
 // Release keeps the ScheduledBackups that keep backing the retained CNPG
 // Cluster up.
 func (backupComponent) Release(ctx context.Context, t *teardown) error {
-	for _, name := range slices.Sorted(maps.Keys(t.obs.backups)) {
-		if err := releaseChild(ctx, t, "ScheduledBackup", t.obs.backups[name], t.deps.pg.CNPGV1().ScheduledBackups(t.pc.Namespace).Patch); err != nil {
+	backups := backupPart.of(t.obs)
+	for _, name := range slices.Sorted(maps.Keys(backups)) {
+		if err := releaseChild(ctx, t, "ScheduledBackup", backups[name], t.deps.pg.CNPGV1().ScheduledBackups(t.pc.Namespace).Patch); err != nil {
 			return err
 		}
 	}

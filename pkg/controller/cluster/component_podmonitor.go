@@ -10,6 +10,7 @@ import (
 
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	monitoringac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/monitoring/v1"
 )
@@ -34,13 +35,42 @@ const (
 // monitoring is enabled, and removes it (if ours) when it is not.
 type podMonitorComponent struct{}
 
+// podMonitorSeen is the component's part of the snapshot.
+type podMonitorSeen struct {
+	cur *monitoringv1.PodMonitor
+	// crdMissing: the Prometheus Operator's CRD is not served, so there is
+	// no informer, and nothing to write to.
+	crdMissing bool
+}
+
+var podMonitorPart = part[podMonitorSeen]{"podMonitor"}
+
+// Watch caches the PodMonitors, when their CRD is served.
+func (podMonitorComponent) Watch(w wiring) (reader, []caches.Registration) {
+	inf, lister := w.inf.PodMonitors()
+	missing := w.inf.PodMonitorsMissing
+	read := func(pc *pgv1.PostgresCluster, o *observation) error {
+		cur, err := caches.IgnoreNotFound(lister.PodMonitors(pc.Namespace).Get(pc.Name + podMonitorSuffix))
+		if err != nil {
+			return err
+		}
+		podMonitorPart.set(o, podMonitorSeen{cur: cur, crdMissing: missing})
+		return nil
+	}
+	if inf == nil {
+		return read, nil
+	}
+	return read, []caches.Registration{caches.On(inf, w.owned)}
+}
+
 func (podMonitorComponent) Name() string            { return "podMonitor" }
 func (podMonitorComponent) Condition() string       { return pgv1.ConditionPodMonitorReady }
 func (podMonitorComponent) Requires() []contractKey { return []contractKey{contractCNPGCluster} }
 func (podMonitorComponent) Provides() []contractKey { return nil }
 
 func (podMonitorComponent) Reconcile(ctx context.Context, p *pass) error {
-	cur := p.obs.podMonitor
+	seen := podMonitorPart.of(p.obs)
+	cur := seen.cur
 	if !p.want.MonitoringOn {
 		if cur == nil || !ownership.IsControlledBy(cur, p.cluster.UID) {
 			return nil
@@ -51,7 +81,7 @@ func (podMonitorComponent) Reconcile(ctx context.Context, p *pass) error {
 		}
 		return nil
 	}
-	if p.deps.podMonitorsMissing {
+	if seen.crdMissing {
 		return nil // nothing to write to; Observe says so
 	}
 	client := p.deps.pg.MonitoringV1().PodMonitors(p.cluster.Namespace)
@@ -72,7 +102,7 @@ func (podMonitorComponent) Observe(_ context.Context, p *pass, err error) health
 	if h, ok := conflictHealth(pgv1.ReasonPodMonitorConflict, err); ok {
 		return h
 	}
-	if err == nil && p.want.MonitoringOn && p.deps.podMonitorsMissing {
+	if err == nil && p.want.MonitoringOn && podMonitorPart.of(p.obs).crdMissing {
 		// Not an error to retry: the operator restarts its controllers, and
 		// so revisits every cluster, when the CRD appears.
 		return waiting(pgv1.PhasePending, pgv1.ReasonMonitoringUnavailable, errPodMonitorCRDMissing.Error(), 0)
@@ -114,5 +144,5 @@ func podMonitorMatches(cur *monitoringv1.PodMonitor, p *pass) bool {
 // Release keeps the PodMonitor that keeps the retained CNPG Cluster's
 // metrics scraped.
 func (podMonitorComponent) Release(ctx context.Context, t *teardown) error {
-	return releaseChild(ctx, t, "PodMonitor", t.obs.podMonitor, t.deps.pg.MonitoringV1().PodMonitors(t.pc.Namespace).Patch)
+	return releaseChild(ctx, t, "PodMonitor", podMonitorPart.of(t.obs).cur, t.deps.pg.MonitoringV1().PodMonitors(t.pc.Namespace).Patch)
 }

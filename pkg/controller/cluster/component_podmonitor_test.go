@@ -17,7 +17,8 @@ import (
 func podMonitorPass(cs *pgfake.Clientset, on bool, existing *monitoringv1.PodMonitor) *pass {
 	p := testPass()
 	p.want = &desired{MonitoringOn: on}
-	p.obs = &observation{podMonitor: existing}
+	p.obs = &observation{}
+	podMonitorPart.set(p.obs, podMonitorSeen{cur: existing})
 	p.deps = &deps{pg: cs, recorder: discard{}}
 	return p
 }
@@ -127,7 +128,7 @@ func TestPodMonitorCRDMissing(t *testing.T) {
 	t.Parallel()
 	cs := pgfake.NewClientset()
 	p := podMonitorPass(cs, true, nil)
-	p.deps.podMonitorsMissing = true
+	podMonitorPart.set(p.obs, podMonitorSeen{crdMissing: true})
 	h := reconcileObserve(t, p)
 	if h.Phase != pgv1.PhasePending || h.Reason != "MonitoringUnavailable" ||
 		h.Message != "the Prometheus Operator is not installed (CRD podmonitors.monitoring.coreos.com missing)" || h.RequeueAfter != 0 {
@@ -137,7 +138,7 @@ func TestPodMonitorCRDMissing(t *testing.T) {
 		t.Fatalf("sent %d requests without the CRD", n)
 	}
 	p = podMonitorPass(cs, false, nil)
-	p.deps.podMonitorsMissing = true
+	podMonitorPart.set(p.obs, podMonitorSeen{crdMissing: true})
 	if h := reconcileObserve(t, p); h.Phase != pgv1.PhaseReady {
 		t.Fatalf("monitoring off without the CRD: %+v", h)
 	}

@@ -6,10 +6,12 @@ import (
 	"maps"
 	"slices"
 
+	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -18,6 +20,49 @@ import (
 // poolerComponent keeps PgBouncer Poolers <cluster>-pooler-rw and -ro
 // while pooling is enabled, and removes them when it is not.
 type poolerComponent struct{}
+
+// poolersSeen is the component's part of the snapshot.
+type poolersSeen struct {
+	poolers map[string]*cnpgv1.Pooler
+	// pgBouncers are the Deployments CNPG runs the poolers' PgBouncer
+	// in, by Pooler name.
+	pgBouncers map[string]*appsv1.Deployment
+}
+
+var poolerPart = part[poolersSeen]{"pooler"}
+
+// Watch caches the Poolers, and the Deployments CNPG runs their PgBouncer
+// in: a change of availability there is a change of PoolerReady.
+func (poolerComponent) Watch(w wiring) (reader, []caches.Registration) {
+	poolers := w.inf.Setpoint.CNPG().V1().Poolers()
+	deploys := w.inf.Poolers.Apps().V1().Deployments()
+	poolerLister, deployLister := poolers.Lister(), deploys.Lister()
+	read := func(pc *pgv1.PostgresCluster, o *observation) error {
+		seen := poolersSeen{poolers: map[string]*cnpgv1.Pooler{}, pgBouncers: map[string]*appsv1.Deployment{}}
+		for _, name := range naming.Poolers(pc.Name) {
+			p, err := caches.IgnoreNotFound(poolerLister.Poolers(pc.Namespace).Get(name))
+			if err != nil {
+				return err
+			}
+			if p != nil {
+				seen.poolers[name] = p
+			}
+			d, err := caches.IgnoreNotFound(deployLister.Deployments(pc.Namespace).Get(name))
+			if err != nil {
+				return err
+			}
+			if d != nil {
+				seen.pgBouncers[name] = d
+			}
+		}
+		poolerPart.set(o, seen)
+		return nil
+	}
+	return read, []caches.Registration{
+		caches.On(poolers.Informer(), w.owned),
+		caches.On(deploys.Informer(), caches.MappedHandler(clusterOfPoolerDeployment, availabilityChanged, w.enqueue)),
+	}
+}
 
 func (poolerComponent) Name() string            { return "pooler" }
 func (poolerComponent) Condition() string       { return pgv1.ConditionPoolerReady }
@@ -32,7 +77,7 @@ func poolerTypes(cluster string) map[string]cnpgv1.PoolerType {
 func (poolerComponent) Reconcile(ctx context.Context, p *pass) error {
 	client := p.deps.pg.CNPGV1().Poolers(p.cluster.Namespace)
 	for name, typ := range poolerTypes(p.cluster.Name) {
-		cur := p.obs.poolers[name]
+		cur := poolerPart.of(p.obs).poolers[name]
 		if !p.want.PoolerEnabled {
 			if cur != nil && ownership.IsControlledBy(cur, p.cluster.UID) {
 				if err := client.Delete(ctx, name, ownership.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
@@ -77,7 +122,8 @@ func (poolerComponent) Observe(_ context.Context, p *pass, err error) health {
 		return ready(pgv1.ReasonNotConfigured, "connection pooling disabled")
 	}
 	st := &pgv1.ConnectionPoolerStatus{Enabled: true}
-	rw, ro := p.obs.poolers[naming.PoolerRW(p.cluster.Name)], p.obs.poolers[naming.PoolerRO(p.cluster.Name)]
+	seen := poolerPart.of(p.obs)
+	rw, ro := seen.poolers[naming.PoolerRW(p.cluster.Name)], seen.poolers[naming.PoolerRO(p.cluster.Name)]
 	if rw != nil {
 		st.ReadWrite = rw.Status.Phase
 	}
@@ -89,7 +135,7 @@ func (poolerComponent) Observe(_ context.Context, p *pass, err error) health {
 		if pl == nil || pl.Status.Instances < p.want.PoolerInstances {
 			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonPoolerProvisioning, "waiting for PgBouncer instances", eventRecheck)
 		}
-		if ok, msg := pgBouncerAvailable(pl, p.obs.pgBouncers[pl.Name], p.want.PoolerInstances); !ok {
+		if ok, msg := pgBouncerAvailable(pl, seen.pgBouncers[pl.Name], p.want.PoolerInstances); !ok {
 			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonPoolerProvisioning, msg, eventRecheck)
 		}
 	}
@@ -119,8 +165,9 @@ func mapsEqualNil(a, b map[string]string) bool {
 // Delete removes the Poolers whatever the policy: they hold no data, and
 // a later PostgresCluster makes its own.
 func (poolerComponent) Delete(ctx context.Context, t *teardown) error {
-	for _, name := range slices.Sorted(maps.Keys(t.obs.poolers)) {
-		if err := deleteChild(ctx, t, "Pooler", t.obs.poolers[name], t.deps.pg.CNPGV1().Poolers(t.pc.Namespace).Delete); err != nil {
+	poolers := poolerPart.of(t.obs).poolers
+	for _, name := range slices.Sorted(maps.Keys(poolers)) {
+		if err := deleteChild(ctx, t, "Pooler", poolers[name], t.deps.pg.CNPGV1().Poolers(t.pc.Namespace).Delete); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/types"
-	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
-	monitoringlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/monitoring/v1"
 	pglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
@@ -28,19 +26,17 @@ type Config = controller.Config
 type Controller struct {
 	deps *deps
 
-	clusters         pglisters.PostgresClusterLister
-	clusterIndex     cache.Indexer
-	classes          pglisters.PostgresClusterClassLister
-	cnpgClusters     cnpglisters.ClusterLister
-	poolers          cnpglisters.PoolerLister
-	poolerDeploys    appslisters.DeploymentLister
-	scheduledBackups cnpglisters.ScheduledBackupLister
-	objectStores     barmanlisters.ObjectStoreLister
-	podMonitors      monitoringlisters.PodMonitorLister
-	databaseRoles    cnpglisters.DatabaseRoleLister
-	roleIndex        cache.Indexer
-	secrets          corelisters.SecretLister
-	configMaps       corelisters.ConfigMapLister
+	clusters      pglisters.PostgresClusterLister
+	clusterIndex  cache.Indexer
+	classes       pglisters.PostgresClusterClassLister
+	cnpgClusters  cnpglisters.ClusterLister
+	objectStores  barmanlisters.ObjectStoreLister
+	databaseRoles cnpglisters.DatabaseRoleLister
+	roleIndex     cache.Indexer
+	secrets       corelisters.SecretLister
+	configMaps    corelisters.ConfigMapLister
+	// readers read the children components cache themselves (watch.go).
+	readers []reader
 
 	queue      *workqueue.Queue
 	synced     []cache.InformerSynced
@@ -59,29 +55,24 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 	cnpg := inf.Setpoint.CNPG().V1()
 	core := inf.Kube.Core().V1()
 	objectStoreInformer, objectStoreLister := inf.ObjectStores()
-	podMonitorInformer, podMonitorLister := inf.PodMonitors()
 	clk := cfg.ClockOrReal()
 	c := &Controller{
 		deps: &deps{clock: clk, settle: newPhaseSettler(clk), kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
 			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout, classesReadOnly: cfg.ClassesReadOnly,
-			objectStoresMissing: inf.ObjectStoresMissing, podMonitorsMissing: inf.PodMonitorsMissing},
-		clusters:         pg.PostgresClusters().Lister(),
-		clusterIndex:     pg.PostgresClusters().Informer().GetIndexer(),
-		classes:          pg.PostgresClusterClasses().Lister(),
-		cnpgClusters:     cnpg.Clusters().Lister(),
-		poolers:          cnpg.Poolers().Lister(),
-		poolerDeploys:    inf.Poolers.Apps().V1().Deployments().Lister(),
-		scheduledBackups: cnpg.ScheduledBackups().Lister(),
-		objectStores:     objectStoreLister,
-		podMonitors:      podMonitorLister,
-		databaseRoles:    cnpg.DatabaseRoles().Lister(),
-		roleIndex:        cnpg.DatabaseRoles().Informer().GetIndexer(),
-		secrets:          core.Secrets().Lister(),
-		configMaps:       core.ConfigMaps().Lister(),
-		queue:            workqueue.New(workqueue.Options{Name: "postgrescluster", Metrics: cfg.Metrics}),
-		cas:              cfg.CAs,
-		samples:          cfg.Samples,
-		components:       stages(),
+			objectStoresMissing: inf.ObjectStoresMissing},
+		clusters:      pg.PostgresClusters().Lister(),
+		clusterIndex:  pg.PostgresClusters().Informer().GetIndexer(),
+		classes:       pg.PostgresClusterClasses().Lister(),
+		cnpgClusters:  cnpg.Clusters().Lister(),
+		objectStores:  objectStoreLister,
+		databaseRoles: cnpg.DatabaseRoles().Lister(),
+		roleIndex:     cnpg.DatabaseRoles().Informer().GetIndexer(),
+		secrets:       core.Secrets().Lister(),
+		configMaps:    core.ConfigMaps().Lister(),
+		queue:         workqueue.New(workqueue.Options{Name: "postgrescluster", Metrics: cfg.Metrics}),
+		cas:           cfg.CAs,
+		samples:       cfg.Samples,
+		components:    stages(),
 	}
 	if c.cas == nil {
 		c.cas = controller.NewCACache(cfg.Kube)
@@ -111,9 +102,6 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 			}
 		}}),
 		caches.On(cnpg.Clusters().Informer(), owned),
-		caches.On(cnpg.Poolers().Informer(), owned),
-		caches.On(inf.Poolers.Apps().V1().Deployments().Informer(), caches.MappedHandler(clusterOfPoolerDeployment, availabilityChanged, enqueue)),
-		caches.On(cnpg.ScheduledBackups().Informer(), owned),
 		// The monitor's DatabaseRole (those of PostgresDatabases go to
 		// the database controller: the handler follows the controller
 		// reference's kind).
@@ -124,9 +112,8 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 	if objectStoreInformer != nil {
 		regs = append(regs, caches.On(objectStoreInformer, owned))
 	}
-	if podMonitorInformer != nil {
-		regs = append(regs, caches.On(podMonitorInformer, owned))
-	}
+	readers, own := watchComponents(components(), wiring{inf: inf, owned: owned, enqueue: enqueue})
+	c.readers, regs = readers, append(regs, own...)
 	var err error
 	if c.synced, err = caches.Register(regs); err != nil {
 		return nil, err

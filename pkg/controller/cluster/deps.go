@@ -28,8 +28,6 @@ type deps struct {
 	clock clock.PassiveClock
 	// objectStoresMissing: the barman-cloud plugin's CRD is not installed.
 	objectStoresMissing bool
-	// podMonitorsMissing: the Prometheus Operator's CRD is not installed.
-	podMonitorsMissing bool
 	// classesReadOnly: never write a PostgresClusterClass (Config).
 	classesReadOnly bool
 	// settle holds back CNPG status that flaps (phase_settle.go); nil

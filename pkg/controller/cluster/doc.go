@@ -6,7 +6,11 @@
 //  1. skip while the cache has not seen our own last write of the object
 //     (caches.CacheLag);
 //  2. on deletion, carry out clusterDeletionPolicy (finalize);
-//  3. add the finalizer, and read one observation snapshot (observe);
+//  3. add the finalizer, and read one observation snapshot (observe):
+//     the children several components read are read by snapshot.go;
+//     a component that alone reads a kind (the Poolers, ScheduledBackups,
+//     PodMonitor) registers that kind's informer handler and reads its
+//     part of the snapshot itself (watch.go);
 //  4. merge the class into the cluster's spec (resolveAgainst): an
 //     invalid result is Failed and not retried until the cluster or its
 //     class changes;

@@ -63,7 +63,7 @@ func (c *Controller) finalize(ctx context.Context, pc *pgv1.PostgresCluster) (wo
 // component delete or release its own: deletions in reverse pipeline
 // order (what was built last goes first), then, under Retain, releases.
 func (c *Controller) tearDown(ctx context.Context, pc *pgv1.PostgresCluster) (*teardown, error) {
-	o := newObservation()
+	o := &observation{}
 	if err := c.observeChildren(pc, o); err != nil {
 		return nil, err
 	}

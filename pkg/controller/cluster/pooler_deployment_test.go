@@ -39,31 +39,33 @@ func TestPoolerWaitsForPgBouncerToBeAvailable(t *testing.T) {
 	p := testPass()
 	p.want = &desired{PoolerEnabled: true, PoolerInstances: 1}
 	rw, ro := poolerOf("shop-pooler-rw", 1), poolerOf("shop-pooler-ro", 1)
-	p.obs = &observation{poolers: map[string]*cnpgv1.Pooler{rw.Name: rw, ro.Name: ro}, pgBouncers: map[string]*appsv1.Deployment{}}
+	bouncers := map[string]*appsv1.Deployment{}
+	p.obs = &observation{}
+	poolerPart.set(p.obs, poolersSeen{poolers: map[string]*cnpgv1.Pooler{rw.Name: rw, ro.Name: ro}, pgBouncers: bouncers})
 	observe := func() health { return poolerComponent{}.Observe(t.Context(), p, nil) }
 
 	if h := observe(); h.Phase != pgv1.PhaseProvisioning || !strings.Contains(h.Message, "create PgBouncer's Deployment shop-pooler-rw") {
 		t.Fatalf("no Deployment yet: %+v", h)
 	}
-	p.obs.pgBouncers[rw.Name] = pgBouncerDeployment(rw, 0)
-	p.obs.pgBouncers[ro.Name] = pgBouncerDeployment(ro, 1)
+	bouncers[rw.Name] = pgBouncerDeployment(rw, 0)
+	bouncers[ro.Name] = pgBouncerDeployment(ro, 1)
 	if h := observe(); h.Phase != pgv1.PhaseProvisioning || !strings.Contains(h.Message, "PgBouncer of shop-pooler-rw starting (0 of 1 available)") {
 		t.Fatalf("Pods created, none available: %+v", h)
 	}
-	p.obs.pgBouncers[rw.Name] = pgBouncerDeployment(rw, 1)
+	bouncers[rw.Name] = pgBouncerDeployment(rw, 1)
 	if h := observe(); h.Phase != pgv1.PhaseReady {
 		t.Fatalf("both available: %+v", h)
 	}
 
 	stale := pgBouncerDeployment(rw, 1)
 	stale.Generation = 3 // a new spec the Deployment controller has not seen
-	p.obs.pgBouncers[rw.Name] = stale
+	bouncers[rw.Name] = stale
 	if h := observe(); h.Phase != pgv1.PhaseProvisioning || !strings.Contains(h.Message, "rolling out") {
 		t.Fatalf("new generation not rolled out: %+v", h)
 	}
 	foreign := pgBouncerDeployment(rw, 1)
 	foreign.OwnerReferences[0].UID = "someone-else"
-	p.obs.pgBouncers[rw.Name] = foreign
+	bouncers[rw.Name] = foreign
 	if h := observe(); h.Phase != pgv1.PhaseProvisioning {
 		t.Fatalf("a Deployment of another Pooler counted: %+v", h)
 	}

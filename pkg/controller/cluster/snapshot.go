@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
-	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -29,14 +27,8 @@ type observation struct {
 	objectStore *barmanv1.ObjectStore
 	// archives are the other clusters' archive folders (archiveConflict),
 	// gathered only for a cluster whose class or spec has an object store.
-	archives   []archiveUse
-	podMonitor *monitoringv1.PodMonitor
-	poolers    map[string]*cnpgv1.Pooler
-	// pgBouncers are the Deployments CNPG runs the poolers' PgBouncer
-	// in, by Pooler name.
-	pgBouncers map[string]*appsv1.Deployment
-	backups    map[string]*cnpgv1.ScheduledBackup
-	configMap  *corev1.ConfigMap
+	archives  []archiveUse
+	configMap *corev1.ConfigMap
 	// monitorSecret and monitorRole are the monitor role's Secret and
 	// DatabaseRole; monitorRivals the other DatabaseRoles that manage
 	// that role on this cluster.
@@ -51,13 +43,16 @@ type observation struct {
 	// sample is the collector's last sample of the primary, nil when
 	// there is none: read here, never queried during the pass.
 	sample *collector.Sample
+	// parts are the components' own children, each read by the
+	// component's reader (watch.go) and read back through its part.
+	parts map[string]any
 }
 
 // observe builds the snapshot. Only API errors other than not-found fail
 // the pass (and are retried with backoff).
 func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*observation, error) {
 	ns, name := pc.Namespace, pc.Name
-	o := newObservation()
+	o := &observation{}
 	if c.samples != nil {
 		if s, ok := c.samples.Sample(types.NamespacedName{Namespace: ns, Name: name}); ok {
 			o.sample = &s
@@ -123,13 +118,10 @@ func (c *Controller) observeMonitor(pc *pgv1.PostgresCluster, o *observation) er
 	return nil
 }
 
-func newObservation() *observation {
-	return &observation{poolers: map[string]*cnpgv1.Pooler{}, pgBouncers: map[string]*appsv1.Deployment{},
-		backups: map[string]*cnpgv1.ScheduledBackup{}}
-}
-
 // observeChildren reads, from the caches, the children that outlive a
-// pass: those a deletion policy deletes or releases (teardown.go).
+// pass: those a deletion policy deletes or releases (teardown.go). The
+// components' readers read their own; the rest, which several components
+// read, are read here.
 func (c *Controller) observeChildren(pc *pgv1.PostgresCluster, o *observation) error {
 	ns, name := pc.Namespace, pc.Name
 	var err error
@@ -142,26 +134,9 @@ func (c *Controller) observeChildren(pc *pgv1.PostgresCluster, o *observation) e
 	if o.objectStore, err = caches.IgnoreNotFound(c.objectStores.ObjectStores(ns).Get(naming.ObjectStore(name))); err != nil {
 		return err
 	}
-	if o.podMonitor, err = caches.IgnoreNotFound(c.podMonitors.PodMonitors(ns).Get(name + podMonitorSuffix)); err != nil {
-		return err
-	}
-	for _, pn := range naming.Poolers(name) {
-		if p, err := caches.IgnoreNotFound(c.poolers.Poolers(ns).Get(pn)); err != nil {
+	for _, read := range c.readers {
+		if err := read(pc, o); err != nil {
 			return err
-		} else if p != nil {
-			o.poolers[pn] = p
-		}
-		if d, err := caches.IgnoreNotFound(c.poolerDeploys.Deployments(ns).Get(pn)); err != nil {
-			return err
-		} else if d != nil {
-			o.pgBouncers[pn] = d
-		}
-	}
-	for _, s := range []string{backupSuffix, snapshotSuffix} {
-		if b, err := caches.IgnoreNotFound(c.scheduledBackups.ScheduledBackups(ns).Get(name + s)); err != nil {
-			return err
-		} else if b != nil {
-			o.backups[name+s] = b
 		}
 	}
 	return nil

@@ -13,8 +13,10 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 var errBoom = ct.ServerError("etcd is unavailable")
@@ -86,6 +88,48 @@ func TestSyncPasses(t *testing.T) {
 			{Verb: "delete", Resource: "clusters", Name: "shop"},
 		},
 		Phase: pgv1.PhaseDeleting, Reason: pgv1.ReasonDeleting,
+	}, {
+		// The Pooler, ScheduledBackup and PodMonitor are read by their
+		// components' own readers (watch.go), teardown included.
+		Name: "deletion with policy Delete: the components' own children go, last built first, before the CNPG Cluster",
+		Prepare: func(t *testing.T, f *fixture) {
+			firstPass(t, f)
+			f.addOwnedChildren(true)
+			f.updateCluster(func(pc *pgv1.PostgresCluster) {
+				now := metav1.NewTime(t0)
+				pc.DeletionTimestamp, pc.Spec.ClusterDeletionPolicy = &now, pgv1.DeletionPolicyDelete
+			})
+		},
+		Writes: []ct.Write{
+			{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
+				Check: clusterStatus(pgv1.PhaseDeleting, pgv1.ConditionReady, pgv1.ReasonDeleting)},
+			{Verb: "delete", Resource: "scheduledbackups", Name: "shop-backup"},
+			{Verb: "delete", Resource: "poolers", Name: "shop-pooler-rw"},
+			{Verb: "delete", Resource: "clusters", Name: "shop"},
+		},
+		Phase: pgv1.PhaseDeleting, Reason: pgv1.ReasonDeleting,
+	}, {
+		// (A Pooler holds no data: Retain deletes it too, and releases
+		// wait until it has gone.)
+		Name: "deletion with policy Retain: the components' own children are released to a later namesake",
+		Prepare: func(t *testing.T, f *fixture) {
+			firstPass(t, f)
+			f.addOwnedChildren(false)
+			f.updateCluster(func(pc *pgv1.PostgresCluster) {
+				now := metav1.NewTime(t0)
+				pc.DeletionTimestamp, pc.Spec.ClusterDeletionPolicy = &now, pgv1.DeletionPolicyRetain
+			})
+		},
+		Writes: []ct.Write{
+			{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
+				Check: clusterStatus(pgv1.PhaseDeleting, pgv1.ConditionReady, pgv1.ReasonDeleting)},
+			{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Contains(`"ownerReferences":[]`, `retained-for":"PostgresCluster/shop"`)},
+			{Verb: "patch", Resource: "scheduledbackups", Name: "shop-backup", Check: ct.Contains(`"ownerReferences":[]`, `retained-for":"PostgresCluster/shop"`)},
+			{Verb: "patch", Resource: "podmonitors", Name: "shop-metrics", Check: ct.Contains(`"ownerReferences":[]`, `retained-for":"PostgresCluster/shop"`)},
+			{Verb: "patch", Resource: "postgresclusters", Name: "shop"},
+		},
+		Events: []string{"Normal Retained kept CNPG Cluster shop, ScheduledBackup shop-backup, PodMonitor shop-metrics"},
+		Phase:  pgv1.PhaseDeleting, Reason: pgv1.ReasonDeleting,
 	}} {
 		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
@@ -110,6 +154,26 @@ func firstPass(t *testing.T, f *fixture) {
 	t.Helper()
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// addOwnedChildren stores a ScheduledBackup, a PodMonitor and, withPooler,
+// a Pooler of the cluster, as earlier passes would have left them.
+func (f *fixture) addOwnedChildren(withPooler bool) {
+	f.t.Helper()
+	ctx, pc := f.t.Context(), f.cluster("shop")
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Namespace: "ns", Name: name, OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(pc, gvk)}}
+	}
+	opts := metav1.CreateOptions{}
+	var err1 error
+	if withPooler {
+		_, err1 = f.pg.CNPGV1().Poolers("ns").Create(ctx, &cnpgv1.Pooler{ObjectMeta: meta("shop-pooler-rw")}, opts)
+	}
+	_, err2 := f.pg.CNPGV1().ScheduledBackups("ns").Create(ctx, &cnpgv1.ScheduledBackup{ObjectMeta: meta("shop-backup")}, opts)
+	_, err3 := f.pg.MonitoringV1().PodMonitors("ns").Create(ctx, &monitoringv1.PodMonitor{ObjectMeta: meta("shop-metrics")}, opts)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		f.t.Fatal(err)
 	}
 }
 

@@ -27,24 +27,24 @@ func children(pc *pgv1.PostgresCluster, withPooler bool) (*observation, []runtim
 		return metav1.ObjectMeta{Namespace: pc.Namespace, Name: name, UID: types.UID("uid-" + name),
 			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(pc, gvk)}}
 	}
-	o := newObservation()
+	o := &observation{}
 	o.secret = &corev1.Secret{ObjectMeta: meta("shop-superuser")}
 	o.cnpg = &cnpgv1.Cluster{ObjectMeta: meta("shop")}
 	o.objectStore = &barmanv1.ObjectStore{ObjectMeta: meta("shop-backup")}
-	o.podMonitor = &monitoringv1.PodMonitor{ObjectMeta: meta("shop-metrics")}
-	o.backups["shop-backup"] = &cnpgv1.ScheduledBackup{ObjectMeta: meta("shop-backup")}
-	if withPooler {
-		o.poolers["shop-pooler-rw"] = &cnpgv1.Pooler{ObjectMeta: meta("shop-pooler-rw")}
-	}
+	podMonitor := &monitoringv1.PodMonitor{ObjectMeta: meta("shop-metrics")}
+	podMonitorPart.set(o, podMonitorSeen{cur: podMonitor})
+	backup := &cnpgv1.ScheduledBackup{ObjectMeta: meta("shop-backup")}
+	backupPart.set(o, map[string]*cnpgv1.ScheduledBackup{backup.Name: backup})
 	foreign := &cnpgv1.Pooler{ObjectMeta: metav1.ObjectMeta{Namespace: pc.Namespace, Name: "shop-pooler-ro", UID: "uid-other",
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "PostgresCluster", Name: "shop", UID: "uid-earlier", Controller: new(true)}}}}
-	o.poolers["shop-pooler-ro"] = foreign
-	objs := []runtime.Object{o.cnpg, o.objectStore, o.podMonitor, o.backups["shop-backup"], foreign}
-	for _, p := range o.poolers {
-		if p != foreign {
-			objs = append(objs, p)
-		}
+	poolers := map[string]*cnpgv1.Pooler{foreign.Name: foreign}
+	objs := []runtime.Object{o.cnpg, o.objectStore, podMonitor, backup, foreign}
+	if withPooler {
+		rw := &cnpgv1.Pooler{ObjectMeta: meta("shop-pooler-rw")}
+		poolers[rw.Name] = rw
+		objs = append(objs, rw)
 	}
+	poolerPart.set(o, poolersSeen{poolers: poolers})
 	return o, objs
 }
 
