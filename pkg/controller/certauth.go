@@ -9,27 +9,17 @@ import "github.com/setpoint-dev/setpoint/pkg/naming"
 // would not log anybody in. setpoint cannot list the roles there — the
 // Cluster's pg_hba is one atomic list, and naming every database's roles in
 // it would grow the Cluster with the databases, which DatabaseRoles exist to
-// avoid. Instead every cluster has one group role, CertAuthGroup, and two
+// avoid. Instead every cluster has one group role, naming.CertAuthGroup, and two
 // fixed pg_hba lines for its members; a role of a certificate database is
 // made a member through its DatabaseRole's inRoles.
 
-// CertAuthGroup is the NOLOGIN role whose members log in by client
-// certificate only. Membership grants nothing: the role holds no
-// privilege.
-const CertAuthGroup = "setpoint_cert_auth"
-
-// CertAuthGroupObject is the name of the DatabaseRole of cluster's
-// CertAuthGroup, named as a database's roles are (naming.RoleObject) like
-// MonitorRoleObject; no database's role ends in _auth.
-func CertAuthGroupObject(cluster string) string { return naming.RoleObject(cluster, CertAuthGroup) }
-
 // CertAuthHBA are the pg_hba.conf lines setpoint puts before the class's
-// and the cluster's own: a member of CertAuthGroup logs in over TLS with a
+// and the cluster's own: a member of naming.CertAuthGroup logs in over TLS with a
 // certificate whose CN is its name (Postgres's cert method), and not at
 // all without TLS — so the role's password, if it has one, opens nothing.
 // A '+' group that does not exist (yet) matches nobody, so the lines are
 // harmless before the group is created.
 var CertAuthHBA = []string{
-	"hostssl all +" + CertAuthGroup + " all cert",
-	"hostnossl all +" + CertAuthGroup + " all reject",
+	"hostssl all +" + naming.CertAuthGroup + " all cert",
+	"hostnossl all +" + naming.CertAuthGroup + " all reject",
 }

@@ -61,7 +61,7 @@ func RotationDone(s *corev1.Secret, request string) bool {
 // EnsureRotated makes s answer request: nothing when it already does
 // (the cached copy says so, or the API server's does — a cache that lags
 // behind an earlier rotation must not cause a second one, nor a conflict
-// that would flap the status), else RotatePassword on the live Secret. It
+// that would flap the status), else rotatePassword on the live Secret. It
 // returns the Secret as it now stands and whether this call rotated it.
 func EnsureRotated(ctx context.Context, client typedcorev1.SecretInterface, cached *corev1.Secret, request, fieldManager string, now time.Time) (*corev1.Secret, bool, error) {
 	if RotationDone(cached, request) {
@@ -74,19 +74,19 @@ func EnsureRotated(ctx context.Context, client typedcorev1.SecretInterface, cach
 	if RotationDone(live, request) {
 		return live, false, nil
 	}
-	out, err := RotatePassword(ctx, client, live, request, fieldManager, now)
+	out, err := rotatePassword(ctx, client, live, request, fieldManager, now)
 	if err != nil {
 		return cached, false, err
 	}
 	return out, true, nil
 }
 
-// RotatePassword writes a new random password into s with the request's
+// rotatePassword writes a new random password into s with the request's
 // annotations, in one merge patch guarded by s's resourceVersion: when s
 // changed since it was read (a stale cache, perhaps right after an earlier
 // rotation) the write fails with a conflict instead of rotating twice.
 // Only the password key changes; username and every other key stay.
-func RotatePassword(ctx context.Context, client typedcorev1.SecretInterface, s *corev1.Secret, request, fieldManager string, now time.Time) (*corev1.Secret, error) {
+func rotatePassword(ctx context.Context, client typedcorev1.SecretInterface, s *corev1.Secret, request, fieldManager string, now time.Time) (*corev1.Secret, error) {
 	patch, err := json.Marshal(map[string]any{
 		"metadata": map[string]any{
 			"resourceVersion": s.ResourceVersion,

@@ -1,7 +1,8 @@
 // Package naming is the one place the names of setpoint's and CNPG's
 // objects around a cluster are spelled: the Services clients connect to and
 // their host names, the CA Secret, the children that more than one package
-// finds by name, a database's children and roles, and the keys of the
+// finds by name, a database's children and roles, setpoint's own roles on
+// every cluster (the monitor and the certificate group), and the keys of the
 // connection data setpoint publishes in ConfigMaps.
 //
 // The controllers that create these objects, the collector, and the kubectl

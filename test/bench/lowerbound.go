@@ -258,7 +258,7 @@ func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster, conn
 		return err
 	}
 	owner := *metav1.NewControllerRef(c, clusterGVK)
-	mon := basicAuth(ns, naming.MonitorSecret(c.Name), controller.MonitorRole, owner)
+	mon := basicAuth(ns, naming.MonitorSecret(c.Name), naming.MonitorRole, owner)
 	if _, err := lb.kube.CoreV1().Secrets(ns).Create(ctx, mon, metav1.CreateOptions{FieldManager: lbManager}); err != nil {
 		return err
 	}
@@ -271,20 +271,20 @@ func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster, conn
 	if _, err := lb.pg.CNPGV1().Clusters(ns).Apply(ctx, ac, lbApply); err != nil {
 		return err
 	}
-	rac := cnpgac.DatabaseRole(controller.MonitorRoleObject(c.Name), ns).WithLabels(labels).
+	rac := cnpgac.DatabaseRole(naming.MonitorRoleObject(c.Name), ns).WithLabels(labels).
 		WithOwnerReferences(ownerApply(c, clusterGVK)).
 		WithSpec(cnpgac.DatabaseRoleSpec().WithCluster(cnpgac.LocalObjectReference().WithName(c.Name)).
-			WithName(controller.MonitorRole).WithLogin(true).WithInRoles("pg_monitor").
+			WithName(naming.MonitorRole).WithLogin(true).WithInRoles("pg_monitor").
 			WithPasswordSecret(cnpgac.LocalObjectReference().WithName(mon.Name)).
 			WithComment(ownership.ClusterMarker(ns, c.Name)).
 			WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimDelete))
 	if _, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, rac, lbApply); err != nil {
 		return err
 	}
-	gac := cnpgac.DatabaseRole(controller.CertAuthGroupObject(c.Name), ns).WithLabels(labels).
+	gac := cnpgac.DatabaseRole(naming.CertAuthGroupObject(c.Name), ns).WithLabels(labels).
 		WithOwnerReferences(ownerApply(c, clusterGVK)).
 		WithSpec(cnpgac.DatabaseRoleSpec().WithCluster(cnpgac.LocalObjectReference().WithName(c.Name)).
-			WithName(controller.CertAuthGroup).WithLogin(false).
+			WithName(naming.CertAuthGroup).WithLogin(false).
 			WithComment(ownership.ClusterMarker(ns, c.Name)).
 			WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimRetain))
 	if _, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, gac, lbApply); err != nil {

@@ -312,7 +312,7 @@ func superuserSecretComesBack(t *testing.T, ns string, owner types.UID) {
 // nobody to warn: setpoint's own logins simply use the new one.
 func monitorComesBack(t *testing.T, ns string, owner types.UID) {
 	roles := pg.CNPGV1().DatabaseRoles(ns)
-	object := controller.MonitorRoleObject("shop")
+	object := naming.MonitorRoleObject("shop")
 	comesBack(t, "DatabaseRole "+object, owner,
 		func(ctx context.Context) (*cnpgv1.DatabaseRole, error) {
 			return roles.Get(ctx, object, metav1.GetOptions{})
@@ -320,7 +320,7 @@ func monitorComesBack(t *testing.T, ns string, owner types.UID) {
 		func(ctx context.Context, o metav1.DeleteOptions) error { return roles.Delete(ctx, object, o) },
 		func(r *cnpgv1.DatabaseRole) bool {
 			s := r.Spec
-			return s.Name == controller.MonitorRole && s.Cluster.Name == "shop" && s.Login &&
+			return s.Name == naming.MonitorRole && s.Cluster.Name == "shop" && s.Login &&
 				slices.Equal(s.InRoles, []string{"pg_monitor"}) && s.PasswordSecret != nil &&
 				s.PasswordSecret.Name == naming.MonitorSecret("shop") &&
 				s.DatabaseRoleReclaimPolicy == cnpgv1.DatabaseRoleReclaimDelete
@@ -333,16 +333,16 @@ func monitorComesBack(t *testing.T, ns string, owner types.UID) {
 		func(ctx context.Context) (*corev1.Secret, error) { return secrets.Get(ctx, name, metav1.GetOptions{}) },
 		func(ctx context.Context, o metav1.DeleteOptions) error { return secrets.Delete(ctx, name, o) },
 		func(s *corev1.Secret) bool {
-			return s.Type == corev1.SecretTypeBasicAuth && string(s.Data["username"]) == controller.MonitorRole &&
+			return s.Type == corev1.SecretTypeBasicAuth && string(s.Data["username"]) == naming.MonitorRole &&
 				len(s.Data["password"]) > 0
 		})
 	fresh := string(s.Data["password"])
 	if fresh == old {
 		t.Fatal("the re-created monitor Secret has the deleted one's password")
 	}
-	eventually(t, repairTimeout, controller.MonitorRole+" logs in with the new password and not the old one", func(context.Context) (bool, error) {
-		_, errNew := login(t, ns, "shop", "postgres", controller.MonitorRole, fresh)
-		_, errOld := login(t, ns, "shop", "postgres", controller.MonitorRole, old)
+	eventually(t, repairTimeout, naming.MonitorRole+" logs in with the new password and not the old one", func(context.Context) (bool, error) {
+		_, errNew := login(t, ns, "shop", "postgres", naming.MonitorRole, fresh)
+		_, errOld := login(t, ns, "shop", "postgres", naming.MonitorRole, old)
 		return errNew == nil && errOld != nil, nil
 	})
 	waitCondition(t, ns, "shop", pgv1.ConditionMonitorReady, metav1.ConditionTrue, repairTimeout)

@@ -9,13 +9,13 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
-// The cluster's certificate group (controller.CertAuthGroup): a NOLOGIN
+// The cluster's certificate group (naming.CertAuthGroup): a NOLOGIN
 // role, no password, no privilege, that the cluster's fixed pg_hba lines
 // (hbaLines) let in by client certificate only. The roles of a database
 // with authentication: certificate join it through their DatabaseRoles.
@@ -31,10 +31,10 @@ func certGroupApply(p *pass) *cnpgac.DatabaseRoleApplyConfiguration {
 	name := p.cluster.Name
 	spec := cnpgac.DatabaseRoleSpec().
 		WithCluster(cnpgac.LocalObjectReference().WithName(name)).
-		WithName(controller.CertAuthGroup).WithLogin(false).
+		WithName(naming.CertAuthGroup).WithLogin(false).
 		WithComment(ownership.ClusterMarker(p.cluster.Namespace, name)).
 		WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimRetain)
-	return cnpgac.DatabaseRole(controller.CertAuthGroupObject(name), p.cluster.Namespace).
+	return cnpgac.DatabaseRole(naming.CertAuthGroupObject(name), p.cluster.Namespace).
 		WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, name)).
 		WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
 		WithSpec(spec)
@@ -44,7 +44,7 @@ func certGroupApply(p *pass) *cnpgac.DatabaseRoleApplyConfiguration {
 func certGroupCurrent(cur *cnpgv1.DatabaseRole, p *pass) bool {
 	s, name := cur.Spec, p.cluster.Name
 	return ownership.IsControlledBy(cur, p.cluster.UID) && ownership.HasLabels(cur.Labels, ownership.ManagedLabels(ownership.ClusterLabel, name)) &&
-		s.Cluster.Name == name && s.Name == controller.CertAuthGroup && !s.Login &&
+		s.Cluster.Name == name && s.Name == naming.CertAuthGroup && !s.Login &&
 		s.Comment == ownership.ClusterMarker(p.cluster.Namespace, name) &&
 		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == cnpgv1.DatabaseRoleReclaimRetain
 }
@@ -53,7 +53,7 @@ func certGroupCurrent(cur *cnpgv1.DatabaseRole, p *pass) bool {
 // is not waited for here: a certificate database's roles cannot be
 // applied before it is, and their DatabaseRoles say so.
 func ensureCertGroup(ctx context.Context, p *pass) error {
-	cur, object := p.obs.certGroup, controller.CertAuthGroupObject(p.cluster.Name)
+	cur, object := p.obs.certGroup, naming.CertAuthGroupObject(p.cluster.Name)
 	if cur != nil && !ownership.IsControlledBy(cur, p.cluster.UID) {
 		// Never adopted: a DatabaseRole we did not create.
 		return &refusal{pgv1.ReasonCertAuthGroupConflict, fmt.Sprintf(
@@ -80,9 +80,9 @@ func ensureCertGroup(ctx context.Context, p *pass) error {
 // claimCertGroup proves, before the first write, that the group is nobody
 // else's, as claimMonitorRole does for the monitor.
 func claimCertGroup(ctx context.Context, p *pass) error {
-	role := controller.CertAuthGroup
+	role := naming.CertAuthGroup
 	err := claimClusterRole(ctx, p, clusterRoleClaim{
-		role: role, object: controller.CertAuthGroupObject(p.cluster.Name), rivals: p.obs.certGroupRivals,
+		role: role, object: naming.CertAuthGroupObject(p.cluster.Name), rivals: p.obs.certGroupRivals,
 		conflict: pgv1.ReasonCertAuthGroupConflict, exists: pgv1.ReasonCertAuthGroupExists,
 	})
 	if err != nil {
@@ -95,14 +95,14 @@ func claimCertGroup(ctx context.Context, p *pass) error {
 // DatabaseRole of that role on this cluster.
 func (c *Controller) observeCertGroup(pc *pgv1.PostgresCluster, o *observation) error {
 	ns, name := pc.Namespace, pc.Name
-	object := controller.CertAuthGroupObject(name)
+	object := naming.CertAuthGroupObject(name)
 	var err error
 	if o.certGroup, err = caches.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
 		return err
 	}
-	objs, err := c.roleIndex.ByIndex(caches.ByRoleOnCluster, caches.RoleOnClusterKey(ns, name, controller.CertAuthGroup))
+	objs, err := c.roleIndex.ByIndex(caches.ByRoleOnCluster, caches.RoleOnClusterKey(ns, name, naming.CertAuthGroup))
 	if err != nil {
-		return fmt.Errorf("look up DatabaseRoles of role %s: %w", controller.CertAuthGroup, err)
+		return fmt.Errorf("look up DatabaseRoles of role %s: %w", naming.CertAuthGroup, err)
 	}
 	for _, obj := range objs {
 		if r, ok := obj.(*cnpgv1.DatabaseRole); ok && r.Name != object {

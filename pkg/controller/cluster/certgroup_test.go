@@ -14,7 +14,6 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -24,10 +23,10 @@ import (
 func certGroupAsApplied(p *pass) *cnpgv1.DatabaseRole {
 	name := p.cluster.Name
 	return &cnpgv1.DatabaseRole{
-		ObjectMeta: metav1.ObjectMeta{Name: controller.CertAuthGroupObject(name), Namespace: p.cluster.Namespace, Generation: 1,
+		ObjectMeta: metav1.ObjectMeta{Name: naming.CertAuthGroupObject(name), Namespace: p.cluster.Namespace, Generation: 1,
 			Labels:          ownership.ManagedLabels(ownership.ClusterLabel, name),
 			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)}},
-		Spec: cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: name}, Name: controller.CertAuthGroup,
+		Spec: cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: name}, Name: naming.CertAuthGroup,
 			Comment: ownership.ClusterMarker(p.cluster.Namespace, name), DatabaseRoleReclaimPolicy: cnpgv1.DatabaseRoleReclaimRetain},
 		Status: cnpgv1.DatabaseRoleStatus{ObservedGeneration: 1, Applied: ptr.To(true)},
 	}
@@ -38,10 +37,10 @@ func certGroupAsApplied(p *pass) *cnpgv1.DatabaseRole {
 func currentMonitorRole(p *pass) *cnpgv1.DatabaseRole {
 	name := p.cluster.Name
 	return &cnpgv1.DatabaseRole{
-		ObjectMeta: metav1.ObjectMeta{Name: controller.MonitorRoleObject(name), Namespace: p.cluster.Namespace,
+		ObjectMeta: metav1.ObjectMeta{Name: naming.MonitorRoleObject(name), Namespace: p.cluster.Namespace,
 			Labels:          ownership.ManagedLabels(ownership.ClusterLabel, name),
 			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)}},
-		Spec: cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: name}, Name: controller.MonitorRole, Login: true,
+		Spec: cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: name}, Name: naming.MonitorRole, Login: true,
 			InRoles: []string{monitorGroup}, PasswordSecret: &cnpgv1.LocalObjectReference{Name: naming.MonitorSecret(name)},
 			Comment: ownership.ClusterMarker(p.cluster.Namespace, name), DatabaseRoleReclaimPolicy: cnpgv1.DatabaseRoleReclaimDelete},
 	}

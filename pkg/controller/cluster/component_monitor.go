@@ -12,12 +12,11 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
-// monitorComponent keeps the cluster's monitor role (controller.MonitorRole),
+// monitorComponent keeps the cluster's monitor role (naming.MonitorRole),
 // which setpoint's own checks and the collector log in as instead of the
 // superuser: a generated Secret <cluster>-monitor and a DatabaseRole
 // <cluster>.setpoint-monitor controlled by the PostgresCluster. It runs
@@ -56,7 +55,7 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	applied, err := p.deps.pg.CNPGV1().DatabaseRoles(p.cluster.Namespace).Apply(ctx, monitorRoleApply(p), applyOpts)
 	if err != nil {
-		return fmt.Errorf("apply DatabaseRole %s: %w", controller.MonitorRoleObject(p.cluster.Name), err)
+		return fmt.Errorf("apply DatabaseRole %s: %w", naming.MonitorRoleObject(p.cluster.Name), err)
 	}
 	if cur == nil {
 		klog.FromContext(ctx).V(2).Info("Created monitor DatabaseRole", "databaseRole", klog.KObj(applied))
@@ -100,7 +99,7 @@ func (monitorComponent) Observe(_ context.Context, p *pass, err error) health {
 	if err != nil {
 		return waiting(pgv1.PhasePending, pgv1.ReasonMonitorError, err.Error(), 0)
 	}
-	role, object := p.monitorRole, controller.MonitorRoleObject(p.cluster.Name)
+	role, object := p.monitorRole, naming.MonitorRoleObject(p.cluster.Name)
 	if h, ok := monitorWait(role, p.monitorSecret, object); ok {
 		// A role once published stays published while CNPG catches up
 		// (a new password, a new generation): it still logs in.
@@ -114,7 +113,7 @@ func (monitorComponent) Observe(_ context.Context, p *pass, err error) health {
 		return waiting(pgv1.PhasePending, pgv1.ReasonMonitorError, p.certGroupErr.Error(), 0)
 	}
 	return ready(pgv1.ReasonMonitorRoleApplied, fmt.Sprintf("role %s applied by CloudNativePG (DatabaseRole %q, Secret %q)",
-		controller.MonitorRole, object, p.monitorSecret.Name))
+		naming.MonitorRole, object, p.monitorSecret.Name))
 }
 
 // monitorConflictReason names what stands in the way: the Secret or the
@@ -134,15 +133,15 @@ func monitorWait(role *cnpgv1.DatabaseRole, secret *corev1.Secret, object string
 	switch {
 	case role.DeletionTimestamp != nil:
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRolePending,
-			fmt.Sprintf("waiting for the previous DatabaseRole %q of role %s to be deleted", object, controller.MonitorRole), provisionRecheck), true
+			fmt.Sprintf("waiting for the previous DatabaseRole %q of role %s to be deleted", object, naming.MonitorRole), provisionRecheck), true
 	case st.ObservedGeneration == role.Generation && st.Applied != nil && !*st.Applied:
 		// CNPG retries on its own (and its status change wakes us); its
 		// message is the user's clue.
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRoleNotApplied,
-			fmt.Sprintf("CloudNativePG could not apply role %s (DatabaseRole %q): %s", controller.MonitorRole, object, st.Message), eventRecheck), true
+			fmt.Sprintf("CloudNativePG could not apply role %s (DatabaseRole %q): %s", naming.MonitorRole, object, st.Message), eventRecheck), true
 	case !monitorRoleReady(role, secret):
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRolePending,
-			fmt.Sprintf("role %s not yet applied by CloudNativePG (DatabaseRole %q)", controller.MonitorRole, object), provisionRecheck), true
+			fmt.Sprintf("role %s not yet applied by CloudNativePG (DatabaseRole %q)", naming.MonitorRole, object), provisionRecheck), true
 	}
 	return health{}, false
 }

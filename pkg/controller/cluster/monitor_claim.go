@@ -10,9 +10,9 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
 // refusal is a write the monitor component will not make: Failed with
@@ -23,7 +23,7 @@ func (r *refusal) Error() string { return r.message }
 
 // errRoleUnverified: whether Postgres already has the monitor role could
 // not be checked this pass; the next one tries again.
-var errRoleUnverified = errors.New("cannot check in Postgres whether role " + controller.MonitorRole + " exists")
+var errRoleUnverified = errors.New("cannot check in Postgres whether role " + naming.MonitorRole + " exists")
 
 // claimMonitorRole proves, before the first write of the monitor's
 // DatabaseRole, that the role is nobody else's. CNPG would otherwise act
@@ -36,7 +36,7 @@ var errRoleUnverified = errors.New("cannot check in Postgres whether role " + co
 // role in neither place would be by any DatabaseRole.
 func claimMonitorRole(ctx context.Context, p *pass) error {
 	err := claimClusterRole(ctx, p, clusterRoleClaim{
-		role: controller.MonitorRole, object: controller.MonitorRoleObject(p.cluster.Name), rivals: p.obs.monitorRivals,
+		role: naming.MonitorRole, object: naming.MonitorRoleObject(p.cluster.Name), rivals: p.obs.monitorRivals,
 		conflict: pgv1.ReasonMonitorRoleConflict, exists: pgv1.ReasonMonitorRoleExists,
 	})
 	var r *refusal

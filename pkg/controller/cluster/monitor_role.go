@@ -10,13 +10,12 @@ import (
 	"k8s.io/utils/ptr"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
-// The cluster's monitor role (controller.MonitorRole) as Kubernetes
+// The cluster's monitor role (naming.MonitorRole) as Kubernetes
 // objects: a generated basic-auth Secret and the CNPG DatabaseRole that
 // makes CNPG create the role with that password, as a member of
 // pg_monitor.
@@ -36,7 +35,7 @@ func newMonitorSecret(p *pass) *corev1.Secret {
 			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)},
 		},
 		Type: corev1.SecretTypeBasicAuth,
-		Data: map[string][]byte{"username": []byte(controller.MonitorRole), "password": []byte(rand.Text())},
+		Data: map[string][]byte{"username": []byte(naming.MonitorRole), "password": []byte(rand.Text())},
 	}
 }
 
@@ -48,12 +47,12 @@ func monitorRoleApply(p *pass) *cnpgac.DatabaseRoleApplyConfiguration {
 	name := p.cluster.Name
 	spec := cnpgac.DatabaseRoleSpec().
 		WithCluster(cnpgac.LocalObjectReference().WithName(name)).
-		WithName(controller.MonitorRole).WithLogin(true).
+		WithName(naming.MonitorRole).WithLogin(true).
 		WithInRoles(monitorGroup).
 		WithPasswordSecret(cnpgac.LocalObjectReference().WithName(naming.MonitorSecret(name))).
 		WithComment(ownership.ClusterMarker(p.cluster.Namespace, name)).
 		WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimDelete)
-	return cnpgac.DatabaseRole(controller.MonitorRoleObject(name), p.cluster.Namespace).
+	return cnpgac.DatabaseRole(naming.MonitorRoleObject(name), p.cluster.Namespace).
 		WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, name)).
 		WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
 		WithSpec(spec)
@@ -64,7 +63,7 @@ func monitorRoleApply(p *pass) *cnpgac.DatabaseRoleApplyConfiguration {
 func monitorRoleCurrent(cur *cnpgv1.DatabaseRole, p *pass) bool {
 	s, name := cur.Spec, p.cluster.Name
 	return ownership.IsControlledBy(cur, p.cluster.UID) && ownership.HasLabels(cur.Labels, ownership.ManagedLabels(ownership.ClusterLabel, name)) &&
-		s.Cluster.Name == name && s.Name == controller.MonitorRole && s.Login &&
+		s.Cluster.Name == name && s.Name == naming.MonitorRole && s.Login &&
 		slices.Equal(s.InRoles, []string{monitorGroup}) &&
 		s.PasswordSecret != nil && s.PasswordSecret.Name == naming.MonitorSecret(name) &&
 		s.Comment == ownership.ClusterMarker(p.cluster.Namespace, name) &&

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -19,7 +19,7 @@ type login struct {
 }
 
 // errNoLogin: neither identity setpoint's checks may use is there.
-var errNoLogin = errors.New("superuser access is off and role " + controller.MonitorRole + " is not applied yet")
+var errNoLogin = errors.New("superuser access is off and role " + naming.MonitorRole + " is not applied yet")
 
 // loginOf picks the identity of the pass's SQL. While superuser access is
 // on, the superuser: the pg_hba.conf check needs it, and a pass that reads
@@ -32,7 +32,7 @@ func loginOf(p *pass) (login, error) {
 		return login{user: string(s.Data["username"]), password: string(s.Data["password"]), superuser: true}, nil
 	}
 	if s := usableMonitor(p); s != nil {
-		return login{user: controller.MonitorRole, password: string(s.Data["password"])}, nil
+		return login{user: naming.MonitorRole, password: string(s.Data["password"])}, nil
 	}
 	return login{}, errNoLogin
 }

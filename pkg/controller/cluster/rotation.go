@@ -16,7 +16,7 @@ import (
 
 // rotateSuperuser answers the cluster's rotation request on the generated
 // superuser Secret s, which is ours: a new password and the request id in
-// one write (see controller.RotatePassword), done at most once per
+// one write (see controller.EnsureRotated), done at most once per
 // request. CNPG applies it through the Secret's cnpg.io/reload label.
 func rotateSuperuser(ctx context.Context, p *pass, client typedcorev1.SecretInterface, s *corev1.Secret) (*corev1.Secret, error) {
 	request := controller.RotationRequest(p.cluster)

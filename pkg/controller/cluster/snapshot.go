@@ -12,7 +12,6 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/collector"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -102,13 +101,13 @@ func (c *Controller) observeMonitor(pc *pgv1.PostgresCluster, o *observation) er
 	if o.monitorSecret, err = caches.IgnoreNotFound(c.secrets.Secrets(ns).Get(naming.MonitorSecret(name))); err != nil {
 		return err
 	}
-	object := controller.MonitorRoleObject(name)
+	object := naming.MonitorRoleObject(name)
 	if o.monitorRole, err = caches.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
 		return err
 	}
-	objs, err := c.roleIndex.ByIndex(caches.ByRoleOnCluster, caches.RoleOnClusterKey(ns, name, controller.MonitorRole))
+	objs, err := c.roleIndex.ByIndex(caches.ByRoleOnCluster, caches.RoleOnClusterKey(ns, name, naming.MonitorRole))
 	if err != nil {
-		return fmt.Errorf("look up DatabaseRoles of role %s: %w", controller.MonitorRole, err)
+		return fmt.Errorf("look up DatabaseRoles of role %s: %w", naming.MonitorRole, err)
 	}
 	for _, obj := range objs {
 		if r, ok := obj.(*cnpgv1.DatabaseRole); ok && r.Name != object {

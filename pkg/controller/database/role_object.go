@@ -9,9 +9,9 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // roleReclaim is the DatabaseRole reclaim policy of a deletionPolicy: what
@@ -31,7 +31,7 @@ type roleWant struct {
 	secret  string
 	reclaim string
 	// cert: the database logs in by certificate: CNPG issues the role a
-	// client certificate and the role joins controller.CertAuthGroup,
+	// client certificate and the role joins naming.CertAuthGroup,
 	// which the cluster's pg_hba lets in by certificate only.
 	cert bool
 }
@@ -50,7 +50,7 @@ func roleApply(db *pgv1.PostgresDatabase, w roleWant) *cnpgac.DatabaseRoleApplyC
 		spec.WithPasswordSecret(cnpgac.LocalObjectReference().WithName(w.secret))
 	}
 	if w.cert {
-		spec.WithInRoles(controller.CertAuthGroup).
+		spec.WithInRoles(naming.CertAuthGroup).
 			WithClientCertificate(cnpgac.ClientCertificateConfiguration().WithEnabled(true))
 	}
 	return cnpgac.DatabaseRole(w.object, db.Namespace).
@@ -77,7 +77,7 @@ func roleObject(db *pgv1.PostgresDatabase, w roleWant) *cnpgv1.DatabaseRole {
 		r.Spec.PasswordSecret = &cnpgv1.LocalObjectReference{Name: w.secret}
 	}
 	if w.cert {
-		r.Spec.InRoles = []string{controller.CertAuthGroup}
+		r.Spec.InRoles = []string{naming.CertAuthGroup}
 		r.Spec.ClientCertificate = &cnpgv1.ClientCertificateConfiguration{Enabled: ptr.To(true)}
 	}
 	return r
@@ -92,7 +92,7 @@ func roleCurrent(cur *cnpgv1.DatabaseRole, db *pgv1.PostgresDatabase, w roleWant
 		s.Comment == ownership.PostgresMarker(db.Namespace, db.Name) &&
 		(s.PasswordSecret == nil && w.secret == "" || s.PasswordSecret != nil && s.PasswordSecret.Name == w.secret) &&
 		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == w.reclaim &&
-		(!w.cert || certRequested(cur) && slices.Contains(s.InRoles, controller.CertAuthGroup))
+		(!w.cert || certRequested(cur) && slices.Contains(s.InRoles, naming.CertAuthGroup))
 }
 
 // certRequested: the DatabaseRole asks CNPG for a client certificate

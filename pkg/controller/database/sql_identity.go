@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
@@ -52,7 +51,7 @@ func (p *pass) monitor(ctx context.Context) (postgres.Target, error) {
 	if err != nil {
 		return postgres.Target{}, err
 	}
-	return controller.MonitorTarget(pc, p.c.secrets, ca, "postgres")
+	return monitorTarget(pc, p.c.secrets, ca, "postgres")
 }
 
 // clusterSecretTarget logs in to database postgres with the cluster's

@@ -9,9 +9,6 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
-// MonitorRole is the cluster's monitoring role (MonitorReady).
-const MonitorRole = "setpoint_monitor"
-
 // clusterCauses looks at the children behind a cluster's unmet condition.
 func (r Reader) clusterCauses(ctx context.Context, c *pgv1.PostgresCluster, condition string) ([]Cause, error) {
 	switch condition {
@@ -22,7 +19,7 @@ func (r Reader) clusterCauses(ctx context.Context, c *pgv1.PostgresCluster, cond
 	case pgv1.ConditionProvisionerReady:
 		return r.cnpgClusterCause(ctx, c.Name)
 	case pgv1.ConditionMonitorReady:
-		return r.roleCauses(ctx, c.Name, []string{MonitorRole})
+		return r.roleCauses(ctx, c.Name, []string{naming.MonitorRole})
 	case pgv1.ConditionPoolerReady:
 		return r.poolerCauses(ctx, c.Name)
 	case pgv1.ConditionBackupReady:

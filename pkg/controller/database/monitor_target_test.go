@@ -1,4 +1,4 @@
-package controller
+package database
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
-// MonitorTarget logs in with the Secret status publishes, and only when
+// monitorTarget logs in with the Secret status publishes, and only when
 // that Secret is the one setpoint generated for this cluster's monitor.
 func TestMonitorTarget(t *testing.T) {
 	isController := true
@@ -27,8 +27,8 @@ func TestMonitorTarget(t *testing.T) {
 	}
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	for _, s := range []*corev1.Secret{
-		owned(naming.MonitorSecret("shop"), MonitorRole, "uid-shop"),
-		owned("stolen", MonitorRole, "uid-other"),
+		owned(naming.MonitorSecret("shop"), naming.MonitorRole, "uid-shop"),
+		owned("stolen", naming.MonitorRole, "uid-other"),
 		owned("shop-superuser", "postgres", "uid-shop"),
 	} {
 		_ = idx.Add(s)
@@ -36,28 +36,28 @@ func TestMonitorTarget(t *testing.T) {
 	secrets := corelisters.NewSecretLister(idx)
 	ca := []byte("ca")
 
-	if _, err := MonitorTarget(pc, secrets, ca, "orders"); err == nil || !strings.Contains(err.Error(), "has not published") {
+	if _, err := monitorTarget(pc, secrets, ca, "orders"); err == nil || !strings.Contains(err.Error(), "has not published") {
 		t.Errorf("nothing published: %v", err)
 	}
 	publish := func(name string) {
 		pc.Status.Resources = &pgv1.ClusterResources{MonitorSecretRef: &pgv1.LocalObjectReference{Name: name}}
 	}
 	publish("shop-monitor")
-	got, err := MonitorTarget(pc, secrets, ca, "orders")
+	got, err := monitorTarget(pc, secrets, ca, "orders")
 	if err != nil || got.User != "setpoint_monitor" || got.Password != "pw-shop-monitor" || got.Database != "orders" ||
 		got.Cluster != "shop" || got.Namespace != "ns" || string(got.CACert) != "ca" {
 		t.Errorf("target = %+v, %v", got, err)
 	}
-	if _, err := MonitorTarget(pc, secrets, nil, "orders"); err == nil {
+	if _, err := monitorTarget(pc, secrets, nil, "orders"); err == nil {
 		t.Error("a target without the CA")
 	}
 	for _, name := range []string{"stolen", "shop-superuser", "missing"} {
 		publish(name)
-		if got, err := MonitorTarget(pc, secrets, ca, "orders"); err == nil {
+		if got, err := monitorTarget(pc, secrets, ca, "orders"); err == nil {
 			t.Errorf("status naming %s: target %s", name, got.User)
 		}
 	}
-	if MonitorRoleObject("shop") != "shop.setpoint-monitor" || ownership.ClusterMarker("ns", "shop") != "managed by setpoint for PostgresCluster ns/shop" {
+	if naming.MonitorRoleObject("shop") != "shop.setpoint-monitor" || ownership.ClusterMarker("ns", "shop") != "managed by setpoint for PostgresCluster ns/shop" {
 		t.Error("names changed")
 	}
 	if _, ok := ownership.MarkerOwner(ownership.ClusterMarker("ns", "shop")); ok {
