@@ -111,3 +111,12 @@ func (f *fixture) cluster(name string) *pgv1.PostgresCluster {
 
 // events drains the Events recorded so far.
 func (f *fixture) events() []string { return ct.Events(f.rec) }
+
+// The fixture as controllertest.RunCase drives it.
+func (f *fixture) Drain()             { f.events() }
+func (f *fixture) FaultyAPI() *ct.API { return f.api }
+func (f *fixture) Pass(name string) ([]string, pgv1.Phase, []metav1.Condition, error) {
+	_, err := f.sync(name)
+	pc := f.cluster(name)
+	return f.events(), pc.Status.Phase, pc.Status.Conditions, err
+}

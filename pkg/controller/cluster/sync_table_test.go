@@ -139,15 +139,7 @@ func TestSyncPasses(t *testing.T) {
 }
 
 func runPass(t *testing.T, tc passCase) {
-	f := newFixture(t, nil, []runtime.Object{class(), cluster(pgv1.ClusterSettings{})})
-	if tc.Prepare != nil {
-		tc.Prepare(t, f)
-	}
-	f.events()
-	f.api.Fail(tc.Faults...)
-	_, err := f.sync("shop")
-	pc := f.cluster("shop")
-	tc.Outcome().Check(t, err, f.api.Actions(), f.events(), pc.Status.Phase, pc.Status.Conditions)
+	ct.RunCase(t, tc, newFixture(t, nil, []runtime.Object{class(), cluster(pgv1.ClusterSettings{})}), "shop")
 }
 
 func firstPass(t *testing.T, f *fixture) {

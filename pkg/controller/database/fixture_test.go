@@ -267,6 +267,15 @@ func (f *fixture) allWrites() []string {
 
 func (f *fixture) events() []string { return controllertest.Events(f.rec) }
 
+// The fixture as controllertest.RunCase drives it.
+func (f *fixture) Drain()                         { f.events() }
+func (f *fixture) FaultyAPI() *controllertest.API { return f.api }
+func (f *fixture) Pass(name string) ([]string, pgv1.Phase, []metav1.Condition, error) {
+	_, err := f.sync(name)
+	db := f.db(name)
+	return f.events(), db.Status.Phase, db.Status.Conditions, err
+}
+
 func newDatabase(name string, dbs ...pgv1.DatabaseSpec) *pgv1.PostgresDatabase {
 	return &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name), Generation: 1,

@@ -75,14 +75,7 @@ func TestSyncPasses(t *testing.T) {
 
 func runPass(t *testing.T, tc passCase) {
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
-	if tc.Prepare != nil {
-		tc.Prepare(t, f)
-	}
-	f.events()
-	f.api.Fail(tc.Faults...)
-	_, err := f.sync("shop")
-	db := f.db("shop")
-	tc.Outcome().Check(t, err, f.api.Actions(), f.events(), db.Status.Phase, db.Status.Conditions)
+	ct.RunCase(t, tc, f, "shop")
 }
 
 // toApplied brings shop to the pass that finds its CNPG Database applied.

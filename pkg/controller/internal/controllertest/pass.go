@@ -91,3 +91,27 @@ type Case[F any] struct {
 func (c Case[F]) Outcome() Outcome {
 	return Outcome{Writes: c.Writes, Events: c.Events, Err: c.Err, Phase: c.Phase, Reason: c.Reason}
 }
+
+// Fixture is what RunCase needs of a controller's whole-pass fixture.
+type Fixture interface {
+	// Drain drops the Events recorded so far.
+	Drain()
+	// FaultyAPI is the API stand-in the fixture's clientsets share.
+	FaultyAPI() *API
+	// Pass runs one pass of the object name and returns the Events it
+	// recorded, the status stored after it, and the pass's error.
+	Pass(name string) (events []string, phase pgv1.Phase, conds []metav1.Condition, err error)
+}
+
+// RunCase runs c on f: Prepare, then one pass of name under c's faults,
+// checked against c's outcome.
+func RunCase[F Fixture](t *testing.T, c Case[F], f F, name string) {
+	t.Helper()
+	if c.Prepare != nil {
+		c.Prepare(t, f)
+	}
+	f.Drain()
+	f.FaultyAPI().Fail(c.Faults...)
+	events, phase, conds, err := f.Pass(name)
+	c.Outcome().Check(t, err, f.FaultyAPI().Actions(), events, phase, conds)
+}
