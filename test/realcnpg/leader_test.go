@@ -9,9 +9,11 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // leaderLease is the Lease dist/install.yaml's operator elects its leader
@@ -22,8 +24,16 @@ const leaderLease = "setpoint-leader"
 // Deleting the leader's Pod hands the Lease over once (the leader
 // releases it on SIGTERM, so the standby does not wait out the lease
 // duration), the other replica leads, and a PostgresCluster made after
-// the handover becomes Ready under it.
+// the handover becomes Ready under it. One made before, Ready under the
+// first leader, is not reconciled twice: the second leader takes it as
+// it stands (takeover).
 func TestLeaderHandoverOnRealCNPG(t *testing.T) {
+	ns := newNamespace(t)
+	smallClass(t, "small-"+ns)
+	createCluster(t, ns, "kept", "small-"+ns)
+	waitCluster(t, ns, "kept", pgv1.PhaseReady, 6*time.Minute)
+	kept := readTakeover(t, ns, "kept")
+
 	var lease *coordinationv1.Lease
 	eventually(t, time.Minute, "a replica holds the Lease", func(ctx context.Context) (bool, string, error) {
 		var err error
@@ -63,11 +73,58 @@ func TestLeaderHandoverOnRealCNPG(t *testing.T) {
 		t.Errorf("the new leader %s is not a Pod of the Deployment: %v", next, err)
 	}
 
-	ns := newNamespace(t)
-	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "shop", "small-"+ns)
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	// The new leader queued every PostgresCluster when its caches synced,
+	// kept before shop, which was made later and needed passes of its own
+	// to become Ready: kept has had its first pass under the new leader.
+	kept.unchanged(t, readTakeover(t, ns, "kept"))
 	waitDeploymentAvailable(t)
+}
+
+// takeover is what a second pass of an unchanged, Ready cluster must leave
+// as it is: the password setpoint generated for its monitor role, the
+// CNPG Cluster's spec (its generation), and the Ready condition (its last
+// transition).
+type takeover struct {
+	monitorPassword string
+	cnpgGeneration  int64
+	readySince      metav1.Time
+}
+
+func readTakeover(t *testing.T, ns, name string) takeover {
+	t.Helper()
+	ctx := t.Context()
+	s, err := kube.CoreV1().Secrets(ns).Get(ctx, naming.MonitorSecret(name), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := pg.CNPGV1().Clusters(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := meta.FindStatusCondition(pc.Status.Conditions, pgv1.ConditionReady)
+	if ready == nil || ready.Status != metav1.ConditionTrue {
+		t.Fatalf("PostgresCluster %s is not Ready: %+v", name, ready)
+	}
+	return takeover{monitorPassword: string(s.Data["password"]), cnpgGeneration: c.Generation, readySince: ready.LastTransitionTime}
+}
+
+func (before takeover) unchanged(t *testing.T, after takeover) {
+	t.Helper()
+	if after.monitorPassword != before.monitorPassword {
+		t.Error("the new leader generated a new password for the monitor role of a cluster the first leader had made")
+	}
+	if after.cnpgGeneration != before.cnpgGeneration {
+		t.Errorf("the new leader changed the CNPG Cluster's spec: generation %d, %d before the handover", after.cnpgGeneration, before.cnpgGeneration)
+	}
+	if !after.readySince.Equal(&before.readySince) {
+		t.Errorf("the PostgresCluster's Ready condition moved (last transition %s, %s before the handover)", after.readySince, before.readySince)
+	}
 }
 
 // podOf is the Pod name in a leader identity (client-go's default
