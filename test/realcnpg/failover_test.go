@@ -2,6 +2,7 @@ package realcnpg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
 	"github.com/setpoint-dev/setpoint/test/cnpgsim"
@@ -34,7 +37,7 @@ func TestPoolerSwitchoverAndFailoverOnRealCNPG(t *testing.T) {
 	start := time.Now()
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 8*time.Minute)
 	t.Logf("PostgresCluster with 2 instances and a pooler Ready in %s", time.Since(start).Round(time.Second))
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
+	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 
 	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
@@ -52,9 +55,40 @@ func TestPoolerSwitchoverAndFailoverOnRealCNPG(t *testing.T) {
 	}
 	_ = pooled.Close(t.Context())
 	_ = admin.Close(t.Context())
+	rolesThroughPoolers(t, ns)
 
 	switchover(t, ns)
 	failover(t, ns)
+}
+
+// rolesThroughPoolers logs every role of the database in through
+// PgBouncer: _admin and _ro through -rw, with the privileges setpoint
+// granted, and _ro through -ro, which CNPG points at the replica: the row
+// written on the primary streams there.
+func rolesThroughPoolers(t *testing.T, ns string) {
+	t.Helper()
+	var n int
+	admin := connectVia(t, ns, "shop", "shop-pooler-rw", "orders", "app-orders-admin")
+	defer func() { _ = admin.Close(context.WithoutCancel(t.Context())) }()
+	// The simple protocol: no prepared statement to outlive PgBouncer's
+	// transaction-mode server assignment.
+	simple := pgx.QueryExecModeSimpleProtocol
+	if err := admin.QueryRow(t.Context(), "SELECT count(*) FROM items", simple).Scan(&n); err != nil || n != 1 {
+		t.Errorf("admin reads %d rows through PgBouncer (%v), want 1", n, err)
+	}
+	ro := connectVia(t, ns, "shop", "shop-pooler-rw", "orders", "app-orders-ro")
+	defer func() { _ = ro.Close(context.WithoutCancel(t.Context())) }()
+	var pgErr *pgconn.PgError
+	if _, err := ro.Exec(t.Context(), "INSERT INTO items (name) VALUES ('no')"); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+		t.Errorf("ro INSERT through PgBouncer: %v, want insufficient_privilege", err)
+	}
+	replica := connectVia(t, ns, "shop", "shop-pooler-ro", "orders", "app-orders-ro")
+	defer func() { _ = replica.Close(context.WithoutCancel(t.Context())) }()
+	eventually(t, time.Minute, "the row streams to the replica, read as _ro through shop-pooler-ro", func(ctx context.Context) (bool, string, error) {
+		var inRecovery bool
+		err := replica.QueryRow(ctx, "SELECT pg_is_in_recovery(), (SELECT count(*) FROM items)", simple).Scan(&inRecovery, &n)
+		return err == nil && inRecovery && n == 1, fmt.Sprintf("in recovery %t, %d rows", inRecovery, n), err
+	})
 }
 
 // switchover promotes the replica while an application writes, and holds
