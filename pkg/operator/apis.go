@@ -3,28 +3,28 @@ package operator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/klog/v2"
 )
 
-// The CRDs setpoint works with: CloudNativePG's are required; the
-// barman-cloud plugin's ObjectStore and the Prometheus Operator's PodMonitor
-// are optional (only clusters with backups to object storage, or with
-// monitoring, need them).
+// The CRDs setpoint works with: CloudNativePG's are required; those the
+// cluster components declare (cluster.OptionalAPIs: the barman-cloud
+// plugin's ObjectStore, the Prometheus Operator's PodMonitor) are optional,
+// only clusters with backups to object storage, or with monitoring, need
+// them.
 var (
-	cnpgGroupVersion       = "postgresql.cnpg.io/v1"
-	cnpgResources          = []string{"clusters", "databases", "databaseroles", "poolers", "scheduledbackups"}
-	barmanGroupVersion     = "barmancloud.cnpg.io/v1"
-	barmanResource         = "objectstores"
-	monitoringGroupVersion = "monitoring.coreos.com/v1"
-	podMonitorResource     = "podmonitors"
+	cnpgGroupVersion = "postgresql.cnpg.io/v1"
+	cnpgResources    = []string{"clusters", "databases", "databaseroles", "poolers", "scheduledbackups"}
 )
 
 // apis is what discovery says is installed.
@@ -32,12 +32,12 @@ type apis struct {
 	// missingCNPG lists the required CNPG resources the API server does
 	// not serve; empty when CloudNativePG is installed.
 	missingCNPG []string
-	// objectStores is true when the barman-cloud ObjectStore CRD is served.
-	objectStores bool
-	// podMonitors is true when the Prometheus Operator's PodMonitor CRD is
-	// served.
-	podMonitors bool
+	// missing are the optional APIs not served, by CRD name.
+	missing map[string]bool
 }
+
+// served reports whether the optional API o is served.
+func (a apis) served(o caches.OptionalAPI) bool { return !a.missing[o.CRD()] }
 
 func (a apis) cnpgInstalled() bool { return len(a.missingCNPG) == 0 }
 
@@ -51,7 +51,7 @@ func (a apis) notReadyReason() string {
 }
 
 func (a apis) equal(b apis) bool {
-	return slices.Equal(a.missingCNPG, b.missingCNPG) && a.objectStores == b.objectStores && a.podMonitors == b.podMonitors
+	return slices.Equal(a.missingCNPG, b.missingCNPG) && maps.Equal(a.missing, b.missing)
 }
 
 // discoverer is the part of discovery.DiscoveryInterface we use.
@@ -61,29 +61,29 @@ type discoverer interface {
 
 var _ discoverer = discovery.DiscoveryInterface(nil)
 
-// discoverAPIs asks the API server which of our CRDs it serves. Discovery
-// needs no RBAC rule: every authenticated user may read it.
-func discoverAPIs(disc discoverer) (apis, error) {
+// discoverAPIs asks the API server which of CNPG's CRDs and of the
+// optional ones it serves. Discovery needs no RBAC rule: every
+// authenticated user may read it.
+func discoverAPIs(disc discoverer, optional []caches.OptionalAPI) (apis, error) {
 	cnpg, err := servedResources(disc, cnpgGroupVersion)
 	if err != nil {
 		return apis{}, err
 	}
-	barman, err := servedResources(disc, barmanGroupVersion)
-	if err != nil {
-		return apis{}, err
-	}
-	monitoring, err := servedResources(disc, monitoringGroupVersion)
-	if err != nil {
-		return apis{}, err
-	}
-	var a apis
+	a := apis{missing: map[string]bool{}}
 	for _, r := range cnpgResources {
 		if !cnpg[r] {
 			a.missingCNPG = append(a.missingCNPG, r)
 		}
 	}
-	a.objectStores = barman[barmanResource]
-	a.podMonitors = monitoring[podMonitorResource]
+	for _, o := range optional {
+		served, err := servedResources(disc, o.GroupVersion())
+		if err != nil {
+			return apis{}, err
+		}
+		if !served[o.Resource] {
+			a.missing[o.CRD()] = true
+		}
+	}
 	return a, nil
 }
 
@@ -111,6 +111,7 @@ func servedResources(disc discoverer, gv string) (map[string]bool, error) {
 // Prometheus Operator is noticed without a restart.
 type apiWatcher struct {
 	disc        discoverer
+	optional    []caches.OptionalAPI
 	minInterval time.Duration
 	maxInterval time.Duration
 
@@ -121,7 +122,7 @@ type apiWatcher struct {
 }
 
 func newAPIWatcher(disc discoverer) *apiWatcher {
-	return &apiWatcher{disc: disc, minInterval: time.Second, maxInterval: 30 * time.Second, changed: make(chan struct{})}
+	return &apiWatcher{disc: disc, optional: cluster.OptionalAPIs(), minInterval: time.Second, maxInterval: 30 * time.Second, changed: make(chan struct{})}
 }
 
 // state returns the last discovery result, whether there is one yet, and a
@@ -139,7 +140,7 @@ func (w *apiWatcher) run(ctx context.Context) {
 	interval := w.minInterval
 	lastErr := ""
 	for {
-		a, err := discoverAPIs(w.disc)
+		a, err := discoverAPIs(w.disc, w.optional)
 		switch {
 		case err != nil:
 			if err.Error() != lastErr {
@@ -183,16 +184,12 @@ func (w *apiWatcher) publish(logger klog.Logger, a apis) {
 	case first || !prev.cnpgInstalled():
 		logger.Info("CloudNativePG CRDs found", "groupVersion", cnpgGroupVersion)
 	}
-	if a.cnpgInstalled() && !a.objectStores && (first || prev.objectStores || !prev.cnpgInstalled()) {
-		logger.Info("The barman-cloud plugin is not installed (CRD objectstores.barmancloud.cnpg.io missing): clusters asking for backups to object storage wait with BackupTargetUnavailable")
-	}
-	if a.objectStores && !first && !prev.objectStores {
-		logger.Info("The barman-cloud plugin's ObjectStore CRD appeared")
-	}
-	if a.cnpgInstalled() && !a.podMonitors && (first || prev.podMonitors || !prev.cnpgInstalled()) {
-		logger.Info("The Prometheus Operator is not installed (CRD podmonitors.monitoring.coreos.com missing): clusters asking for monitoring wait with MonitoringUnavailable")
-	}
-	if a.podMonitors && !first && !prev.podMonitors {
-		logger.Info("The Prometheus Operator's PodMonitor CRD appeared")
+	for _, o := range w.optional {
+		switch {
+		case a.cnpgInstalled() && !a.served(o) && (first || prev.served(o) || !prev.cnpgInstalled()):
+			logger.Info(fmt.Sprintf("The %s is not installed (CRD %s missing): %s", o.Project, o.CRD(), o.Without))
+		case a.served(o) && !first && !prev.served(o):
+			logger.Info(fmt.Sprintf("The %s's %s CRD appeared", o.Project, o.Kind))
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -42,13 +44,27 @@ func (f *fakeDiscovery) ServerResourcesForGroupVersion(gv string) (*metav1.APIRe
 	return nil, apierrors.NewNotFound(schema.GroupResource{}, gv)
 }
 
+// optionalAPI is the optional API of resource, as the components declare it.
+func optionalAPI(t *testing.T, resource string) caches.OptionalAPI {
+	t.Helper()
+	for _, o := range cluster.OptionalAPIs() {
+		if o.Resource == resource {
+			return o
+		}
+	}
+	t.Fatalf("no component declares %s", resource)
+	return caches.OptionalAPI{}
+}
+
 func TestDiscoverAPIs(t *testing.T) {
 	disc := &fakeDiscovery{}
-	a, err := discoverAPIs(disc)
+	optional := cluster.OptionalAPIs()
+	objectStores, podMonitors := optionalAPI(t, "objectstores"), optionalAPI(t, "podmonitors")
+	a, err := discoverAPIs(disc, optional)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.cnpgInstalled() || a.objectStores {
+	if a.cnpgInstalled() || a.served(objectStores) {
 		t.Fatalf("nothing installed, got %+v", a)
 	}
 	if r := a.notReadyReason(); !strings.Contains(r, "CloudNativePG is not installed") || !strings.Contains(r, "clusters, databases, databaseroles, poolers, scheduledbackups") {
@@ -56,24 +72,24 @@ func TestDiscoverAPIs(t *testing.T) {
 	}
 
 	disc.Resources = []*metav1.APIResourceList{resourceList(cnpgGroupVersion, "clusters", "poolers")}
-	if a, _ = discoverAPIs(disc); a.cnpgInstalled() || strings.Join(a.missingCNPG, ",") != "databases,databaseroles,scheduledbackups" {
+	if a, _ = discoverAPIs(disc, optional); a.cnpgInstalled() || strings.Join(a.missingCNPG, ",") != "databases,databaseroles,scheduledbackups" {
 		t.Errorf("partial CNPG: missing %v", a.missingCNPG)
 	}
 
 	disc.Resources = []*metav1.APIResourceList{resourceList(cnpgGroupVersion, cnpgResources...)}
-	if a, _ = discoverAPIs(disc); !a.cnpgInstalled() || a.objectStores || a.notReadyReason() != "" {
+	if a, _ = discoverAPIs(disc, optional); !a.cnpgInstalled() || a.served(objectStores) || a.notReadyReason() != "" {
 		t.Errorf("CNPG without plugin: %+v", a)
 	}
-	disc.Resources = append(disc.Resources, resourceList(barmanGroupVersion, barmanResource))
-	if a, _ = discoverAPIs(disc); !a.cnpgInstalled() || !a.objectStores || a.podMonitors {
+	disc.Resources = append(disc.Resources, resourceList(objectStores.GroupVersion(), objectStores.Resource))
+	if a, _ = discoverAPIs(disc, optional); !a.cnpgInstalled() || !a.served(objectStores) || a.served(podMonitors) {
 		t.Errorf("CNPG with plugin: %+v", a)
 	}
-	disc.Resources = append(disc.Resources, resourceList(monitoringGroupVersion, podMonitorResource))
-	if a, _ = discoverAPIs(disc); !a.cnpgInstalled() || !a.podMonitors {
+	disc.Resources = append(disc.Resources, resourceList(podMonitors.GroupVersion(), podMonitors.Resource))
+	if a, _ = discoverAPIs(disc, optional); !a.cnpgInstalled() || !a.served(podMonitors) {
 		t.Errorf("with the Prometheus Operator: %+v", a)
 	}
 	prev := a
-	prev.podMonitors = false
+	prev.missing = map[string]bool{podMonitors.CRD(): true}
 	if a.equal(prev) {
 		t.Error("a PodMonitor CRD that appears is not a change (the controllers would not restart)")
 	}
@@ -110,5 +126,5 @@ func TestAPIWatcherPublishesChanges(t *testing.T) {
 	case <-time.After(50 * time.Millisecond): // ten polls at most 5ms apart
 	}
 	disc.set(resourceList(cnpgGroupVersion, cnpgResources...))
-	waitState("CNPG installed", func(a apis) bool { return a.cnpgInstalled() && !a.objectStores })
+	waitState("CNPG installed", func(a apis) bool { return a.cnpgInstalled() && !a.served(optionalAPI(t, "objectstores")) })
 }

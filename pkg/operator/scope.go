@@ -47,8 +47,11 @@ func (c *controllers) namespaces() []string {
 func (c *controllers) newScope(ns string, installed apis, shared scopeShared) (*scope, error) {
 	cfg := c.cfg
 	inf := caches.NewInformers(c.kube, c.pg, ns, cfg.Resync)
-	inf.ObjectStoresMissing = !installed.objectStores
-	inf.PodMonitorsMissing = !installed.podMonitors
+	for _, o := range cluster.OptionalAPIs() {
+		if !installed.served(o) {
+			inf.SetMissing(o)
+		}
+	}
 	if err := inf.AddIndexers(); err != nil {
 		return nil, err
 	}

@@ -15,8 +15,6 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	pginformers "github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
-	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
-	monitoringlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/monitoring/v1"
 )
 
 // Informers are the shared informer factories of the operator: one for
@@ -30,14 +28,8 @@ type Informers struct {
 	// (PoolerDeploymentSelector): whether PgBouncer is available is known
 	// only there, CNPG's Pooler status counts Pods created, not ready.
 	Poolers kubeinformers.SharedInformerFactory
-	// ObjectStoresMissing is set (before the controllers are built) when
-	// the barman-cloud plugin's ObjectStore CRD is not served. An
-	// ObjectStore informer would then never sync and hold every controller
-	// back, so none is started.
-	ObjectStoresMissing bool
-	// PodMonitorsMissing is the same for the Prometheus Operator's
-	// PodMonitor CRD.
-	PodMonitorsMissing bool
+	// missing are the optional APIs not served (OptionalAPI), by CRD.
+	missing map[string]bool
 }
 
 // NewInformers builds the factories. namespace "" watches all namespaces.
@@ -73,31 +65,6 @@ func (in *interner) trimDeployment(obj any) (any, error) {
 		d.Spec.Template = corev1.PodTemplateSpec{}
 	}
 	return in.trimForCache(obj)
-}
-
-// ObjectStores returns the ObjectStore informer and lister. Without the
-// CRD the informer is nil and the lister reads an empty cache: nothing
-// exists that we could own.
-func (i *Informers) ObjectStores() (cache.SharedIndexInformer, barmanlisters.ObjectStoreLister) {
-	if i.ObjectStoresMissing {
-		return nil, barmanlisters.NewObjectStoreLister(emptyIndexer())
-	}
-	os := i.Setpoint.BarmanCloud().V1().ObjectStores()
-	return os.Informer(), os.Lister()
-}
-
-// PodMonitors returns the PodMonitor informer and lister; without the CRD,
-// as ObjectStores.
-func (i *Informers) PodMonitors() (cache.SharedIndexInformer, monitoringlisters.PodMonitorLister) {
-	if i.PodMonitorsMissing {
-		return nil, monitoringlisters.NewPodMonitorLister(emptyIndexer())
-	}
-	pm := i.Setpoint.Monitoring().V1().PodMonitors()
-	return pm.Informer(), pm.Lister()
-}
-
-func emptyIndexer() cache.Indexer {
-	return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 }
 
 // Start starts every informer requested so far and waits for their caches.

@@ -6,21 +6,30 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/cache"
 
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	barmanac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/barmancloud/v1"
+	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
-// errObjectStoreCRDMissing: backups to object storage are asked for but
-// the plugin that would take them is not installed.
-var errObjectStoreCRDMissing = errors.New("the barman-cloud plugin is not installed (CRD objectstores.barmancloud.cnpg.io missing)")
+// objectStoreAPI is the barman-cloud plugin's ObjectStore, which takes
+// backups to object storage: without it, clusters asking for them wait.
+var objectStoreAPI = caches.OptionalAPI{
+	Project: "barman-cloud plugin", Group: "barmancloud.cnpg.io", Version: "v1", Resource: "objectstores", Kind: "ObjectStore",
+	Without: "clusters asking for backups to object storage wait with " + pgv1.ReasonBackupTargetUnavailable,
+}
 
 // objectStoreComponent keeps the barman-cloud ObjectStore <cluster>-backup
 // while backups to object storage are configured, and removes it after.
 type objectStoreComponent struct{}
+
+// API declares the optional CRD the component needs.
+func (objectStoreComponent) API() caches.OptionalAPI { return objectStoreAPI }
 
 func (objectStoreComponent) Name() string            { return "objectStore" }
 func (objectStoreComponent) Condition() string       { return pgv1.ConditionObjectStoreReady }
@@ -70,7 +79,7 @@ func (objectStoreComponent) Observe(_ context.Context, p *pass, err error) healt
 	if err == nil && p.want.ObjectStore != nil && p.deps.objectStoresMissing {
 		// Not an error to retry: the operator restarts its controllers, and
 		// so revisits every cluster, when the CRD appears.
-		return waiting(pgv1.PhasePending, pgv1.ReasonBackupTargetUnavailable, errObjectStoreCRDMissing.Error(), 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonBackupTargetUnavailable, objectStoreAPI.Missing(), 0)
 	}
 	if err != nil {
 		return waiting(pgv1.PhasePending, pgv1.ReasonObjectStoreError, err.Error(), 0)
@@ -134,4 +143,15 @@ func (objectStoreComponent) Delete(ctx context.Context, t *teardown) error {
 // Release keeps the ObjectStore the retained CNPG Cluster archives to.
 func (objectStoreComponent) Release(ctx context.Context, t *teardown) error {
 	return releaseChild(ctx, t, "ObjectStore", t.obs.objectStore, t.deps.pg.BarmanCloudV1().ObjectStores(t.pc.Namespace).Patch)
+}
+
+// objectStoreCache is the ObjectStore informer and lister; without the
+// CRD no informer, and a lister of nothing. (The controller holds them:
+// besides the component, the archive rules read every ObjectStore.)
+func objectStoreCache(inf *caches.Informers) (cache.SharedIndexInformer, barmanlisters.ObjectStoreLister) {
+	if !inf.Served(objectStoreAPI) {
+		return nil, barmanlisters.NewObjectStoreLister(caches.EmptyIndexer())
+	}
+	os := inf.Setpoint.BarmanCloud().V1().ObjectStores()
+	return os.Informer(), os.Lister()
 }

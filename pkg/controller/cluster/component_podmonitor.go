@@ -2,22 +2,26 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/tools/cache"
 
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	monitoringac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/monitoring/v1"
+	monitoringlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/monitoring/v1"
 )
 
-// errPodMonitorCRDMissing: monitoring is asked for but the Prometheus
-// Operator, whose PodMonitor would carry it, is not installed.
-var errPodMonitorCRDMissing = errors.New("the Prometheus Operator is not installed (CRD podmonitors.monitoring.coreos.com missing)")
+// podMonitorAPI is the Prometheus Operator's PodMonitor, which carries
+// monitoring: without it, clusters asking for monitoring wait.
+var podMonitorAPI = caches.OptionalAPI{
+	Project: "Prometheus Operator", Group: "monitoring.coreos.com", Version: "v1", Resource: "podmonitors", Kind: "PodMonitor",
+	Without: "clusters asking for monitoring wait with " + pgv1.ReasonMonitoringUnavailable,
+}
 
 // The labels CloudNativePG puts on its instance pods, and the name of
 // their metrics port: what CNPG's monitoring documentation tells users to
@@ -45,10 +49,18 @@ type podMonitorSeen struct {
 
 var podMonitorPart = part[podMonitorSeen]{"podMonitor"}
 
+// API declares the optional CRD the component needs.
+func (podMonitorComponent) API() caches.OptionalAPI { return podMonitorAPI }
+
 // Watch caches the PodMonitors, when their CRD is served.
 func (podMonitorComponent) Watch(w wiring) (reader, []caches.Registration) {
-	inf, lister := w.inf.PodMonitors()
-	missing := w.inf.PodMonitorsMissing
+	missing := !w.inf.Served(podMonitorAPI)
+	var inf cache.SharedIndexInformer
+	lister := monitoringlisters.NewPodMonitorLister(caches.EmptyIndexer())
+	if !missing {
+		pm := w.inf.Setpoint.Monitoring().V1().PodMonitors()
+		inf, lister = pm.Informer(), pm.Lister()
+	}
 	read := func(pc *pgv1.PostgresCluster, o *observation) error {
 		cur, err := caches.IgnoreNotFound(lister.PodMonitors(pc.Namespace).Get(pc.Name + podMonitorSuffix))
 		if err != nil {
@@ -105,7 +117,7 @@ func (podMonitorComponent) Observe(_ context.Context, p *pass, err error) health
 	if err == nil && p.want.MonitoringOn && podMonitorPart.of(p.obs).crdMissing {
 		// Not an error to retry: the operator restarts its controllers, and
 		// so revisits every cluster, when the CRD appears.
-		return waiting(pgv1.PhasePending, pgv1.ReasonMonitoringUnavailable, errPodMonitorCRDMissing.Error(), 0)
+		return waiting(pgv1.PhasePending, pgv1.ReasonMonitoringUnavailable, podMonitorAPI.Missing(), 0)
 	}
 	if err != nil {
 		return waiting(pgv1.PhasePending, pgv1.ReasonPodMonitorError, err.Error(), 0)

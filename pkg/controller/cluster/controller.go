@@ -54,12 +54,12 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 	pg := inf.Setpoint.Postgres().V1alpha1()
 	cnpg := inf.Setpoint.CNPG().V1()
 	core := inf.Kube.Core().V1()
-	objectStoreInformer, objectStoreLister := inf.ObjectStores()
+	objectStoreInformer, objectStoreLister := objectStoreCache(inf)
 	clk := cfg.ClockOrReal()
 	c := &Controller{
 		deps: &deps{clock: clk, settle: newPhaseSettler(clk), kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
 			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout, classesReadOnly: cfg.ClassesReadOnly,
-			objectStoresMissing: inf.ObjectStoresMissing},
+			objectStoresMissing: !inf.Served(objectStoreAPI)},
 		clusters:      pg.PostgresClusters().Lister(),
 		clusterIndex:  pg.PostgresClusters().Informer().GetIndexer(),
 		classes:       pg.PostgresClusterClasses().Lister(),

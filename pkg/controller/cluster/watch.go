@@ -21,7 +21,10 @@ type wiring struct {
 // handlers and returns the reader that puts those children into every
 // snapshot: a pass's (observe) and a teardown's. Children several
 // components read (the CNPG Cluster, the superuser Secret, the
-// ObjectStore, the ConfigMap) stay in snapshot.go.
+// ObjectStore, the ConfigMap) stay in snapshot.go. A component whose kind
+// is another project's CRD declares it too (needsAPI, optional_apis.go):
+// the operator discovers it, and Watch asks the informers whether it is
+// served.
 type watcher interface {
 	Watch(w wiring) (reader, []caches.Registration)
 }
