@@ -1,0 +1,103 @@
+package realcnpg
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// A database with authentication: certificate on real CNPG: real CNPG
+// issues each role's client certificate (DatabaseRole clientCertificate,
+// signed by the cluster's client CA) into the Secret the database's
+// ConfigMap names, and Postgres, with setpoint's two pg_hba lines among
+// CNPG's own, logs the roles in by certificate and no password over TLS
+// and refuses their passwords.
+func TestClientCertificateLoginOnRealCNPG(t *testing.T) {
+	ns := newNamespace(t)
+	smallClass(t, "small-"+ns)
+	createCluster(t, ns, "shop", "small-"+ns)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", Authentication: pgv1.AuthenticationCertificate})
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
+
+	cm, err := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "app-orders-config", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := cm.Data
+	if d["authentication"] != "certificate" || d["admin-cert-secret"] == "" || d["rw-cert-secret"] == "" {
+		t.Fatalf("ConfigMap data %v: no certificate Secrets named", d)
+	}
+	admin := connectByCert(t, ns, d["admin-user"], d["admin-cert-secret"])
+	if _, err := admin.Exec(t.Context(), "CREATE TABLE items (id bigserial PRIMARY KEY, name text)"); err != nil {
+		t.Fatalf("%s by certificate: CREATE TABLE: %v", d["admin-user"], err)
+	}
+	rw := connectByCert(t, ns, d["rw-user"], d["rw-cert-secret"])
+	if _, err := rw.Exec(t.Context(), "INSERT INTO items (name) VALUES ('by certificate')"); err != nil {
+		t.Fatalf("%s by certificate: INSERT: %v", d["rw-user"], err)
+	}
+	var dn string
+	if err := rw.QueryRow(t.Context(), "SELECT coalesce(client_dn, '') FROM pg_stat_ssl WHERE pid = pg_backend_pid()").Scan(&dn); err != nil || dn != "/CN=orders_rw" {
+		t.Errorf("pg_stat_ssl client_dn = %q (%v), want the role's certificate", dn, err)
+	}
+
+	// The password Secret setpoint still generates opens nothing: the
+	// certificate group's hostssl line comes before CNPG's password line.
+	sec, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "app-orders-rw", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused *pgconn.PgError
+	if _, err := login(t, ns, "shop", "orders", "orders_rw", string(sec.Data["password"])); !errors.As(err, &refused) || refused.Code != "28000" {
+		t.Errorf("orders_rw by password: %v, want refused by pg_hba (28000)", err)
+	}
+	// A certificate logs in only as the role it was issued for.
+	if _, err := loginByCert(t, ns, d["admin-user"], d["rw-cert-secret"]); err == nil {
+		t.Error("orders_rw's certificate logged in as orders_admin")
+	}
+}
+
+// connectByCert logs in through -rw as user with the certificate and key
+// of Secret certSecret, and no password.
+func connectByCert(t *testing.T, ns, user, certSecret string) *pgx.Conn {
+	t.Helper()
+	conn, err := loginByCert(t, ns, user, certSecret)
+	if err != nil {
+		t.Fatalf("%s by the certificate of %s: %v", user, certSecret, err)
+	}
+	return conn
+}
+
+func loginByCert(t *testing.T, ns, user, certSecret string) (*pgx.Conn, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	s, err := kube.CoreV1().Secrets(ns).Get(ctx, certSecret, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("Secret %s: %v", certSecret, err)
+	}
+	pair, err := tls.X509KeyPair(s.Data["tls.crt"], s.Data["tls.key"])
+	if err != nil {
+		t.Fatalf("Secret %s holds no certificate and key: %v", certSecret, err)
+	}
+	cfg, err := sessionConfig(ctx, ns, "shop", "shop-rw", "orders")
+	if err != nil {
+		return nil, err
+	}
+	cfg.User = user
+	cfg.TLSConfig.Certificates = []tls.Certificate{pair}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
+	return conn, nil
+}
