@@ -38,11 +38,19 @@ func TestRestoreManifest(t *testing.T) {
 func TestPsqlEnv(t *testing.T) {
 	c := &inspect.Connection{Host: "shop-rw.default.svc", Port: "5432", Database: "orders", User: "orders_rw",
 		Password: "secret", SSLMode: "verify-full"}
-	got := strings.Join(psqlEnv(c, 40001, "/tmp/ca.crt"), " ")
+	got := strings.Join(psqlEnv(c, 40001, "/tmp/x"), " ")
 	want := "PGHOST=shop-rw.default.svc PGHOSTADDR=127.0.0.1 PGPORT=40001 PGDATABASE=orders PGUSER=orders_rw " +
-		"PGPASSWORD=secret PGSSLMODE=verify-full PGSSLROOTCERT=/tmp/ca.crt"
+		"PGSSLMODE=verify-full PGSSLROOTCERT=/tmp/x/ca.crt PGPASSWORD=secret"
 	if got != want {
 		t.Fatalf("env %s, want %s", got, want)
+	}
+	// By certificate: libpq's certificate and key files, no password.
+	c.Password, c.CertSecret = "", "shop.orders-rw-client-cert"
+	got = strings.Join(psqlEnv(c, 40001, "/tmp/x"), " ")
+	want = "PGHOST=shop-rw.default.svc PGHOSTADDR=127.0.0.1 PGPORT=40001 PGDATABASE=orders PGUSER=orders_rw " +
+		"PGSSLMODE=verify-full PGSSLROOTCERT=/tmp/x/ca.crt PGSSLCERT=/tmp/x/tls.crt PGSSLKEY=/tmp/x/tls.key"
+	if got != want {
+		t.Fatalf("env by certificate %s, want %s", got, want)
 	}
 }
 

@@ -43,10 +43,17 @@ func newConn(o *Options) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if showPassword && conn.CertSecret != "" {
+			return fmt.Errorf("the database logs in by certificate: no password opens it (the certificate and key are in Secret %s)", conn.CertSecret)
+		}
 		if output != "" {
 			return printConnection(o, output, conn)
 		}
 		fmt.Fprintln(o.Streams.Out, conn.URI())
+		if conn.CertSecret != "" {
+			fmt.Fprintf(o.Streams.ErrOut, "# certificate: Secret %s keys tls.crt (sslcert) and tls.key (sslkey); server CA: Secret %s key %s\n", conn.CertSecret, conn.CASecret, conn.CASecretKey)
+			return nil
+		}
 		fmt.Fprintf(o.Streams.ErrOut, "# password: Secret %s key password; server CA: Secret %s key %s\n", conn.Secret, conn.CASecret, conn.CASecretKey)
 		return nil
 	})

@@ -18,7 +18,7 @@ func newPsql(o *Options) *cobra.Command {
 	var f connFlags
 	cmd := &cobra.Command{
 		Use:   "psql DATABASE [-- PSQL-ARGS...]",
-		Short: "Run the local psql on a PostgresDatabase through a port-forward; the password goes in the environment only",
+		Short: "Run the local psql on a PostgresDatabase through a port-forward; the password (or the client certificate's files) goes in the environment only",
 		Args:  cobra.MinimumNArgs(1),
 	}
 	f.add(cmd)
@@ -27,11 +27,16 @@ func newPsql(o *Options) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		ca, err := c.reader().CACertificate(ctx, conn)
-		if err != nil {
+		files := map[string][]byte{}
+		if files[caFile], err = c.reader().CACertificate(ctx, conn); err != nil {
 			return err
 		}
-		return o.psql(ctx, c, conn, ca, args[1:])
+		if conn.CertSecret != "" {
+			if files[certFile], files[keyFile], err = c.reader().ClientCertificate(ctx, conn); err != nil {
+				return err
+			}
+		}
+		return o.psql(ctx, c, conn, files, args[1:])
 	})
 	return cmd
 }
@@ -40,7 +45,7 @@ func newPsql(o *Options) *cobra.Command {
 // it. libpq verifies the server as an application would: PGHOST is the
 // Service's name (checked against the certificate, sslmode from the
 // ConfigMap), PGHOSTADDR the local end of the forward.
-func (o *Options) psql(ctx context.Context, c *clients, conn *inspect.Connection, ca []byte, extra []string) error {
+func (o *Options) psql(ctx context.Context, c *clients, conn *inspect.Connection, files map[string][]byte, extra []string) error {
 	service, namespace, err := serviceOf(conn.Host)
 	if err != nil {
 		return err
@@ -60,29 +65,43 @@ func (o *Options) psql(ctx context.Context, c *clients, conn *inspect.Connection
 	defer stop()
 	dir, err := os.MkdirTemp("", "kubectl-setpoint-")
 	if err != nil {
-		return fmt.Errorf("temporary directory for the CA: %w", err)
+		return fmt.Errorf("temporary directory for the certificates: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	caFile := filepath.Join(dir, "ca.crt")
-	if err := os.WriteFile(caFile, ca, 0o600); err != nil {
-		return fmt.Errorf("write CA: %w", err)
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
 	}
-	return o.runPsql(ctx, psqlEnv(conn, local, caFile), extra)
+	return o.runPsql(ctx, psqlEnv(conn, local, dir), extra)
 }
 
-// psqlEnv is libpq's environment for conn. The password is here and only
-// here: never on psql's command line (visible in ps) or on screen.
-func psqlEnv(conn *inspect.Connection, localPort int, caFile string) []string {
-	return []string{
+// The files psql reads, in its temporary directory: the server's CA and,
+// for a role that logs in by certificate, its certificate and key (libpq
+// refuses a key others can read: 0600).
+const (
+	caFile   = "ca.crt"
+	certFile = "tls.crt"
+	keyFile  = "tls.key"
+)
+
+// psqlEnv is libpq's environment for conn, with its files in dir. The
+// password is here and only here: never on psql's command line (visible in
+// ps) or on screen. A role that logs in by certificate has none.
+func psqlEnv(conn *inspect.Connection, localPort int, dir string) []string {
+	env := []string{
 		"PGHOST=" + conn.Host,
 		"PGHOSTADDR=127.0.0.1",
 		"PGPORT=" + strconv.Itoa(localPort),
 		"PGDATABASE=" + conn.Database,
 		"PGUSER=" + conn.User,
-		"PGPASSWORD=" + conn.Password,
 		"PGSSLMODE=" + conn.SSLMode,
-		"PGSSLROOTCERT=" + caFile,
+		"PGSSLROOTCERT=" + filepath.Join(dir, caFile),
 	}
+	if conn.CertSecret != "" {
+		return append(env, "PGSSLCERT="+filepath.Join(dir, certFile), "PGSSLKEY="+filepath.Join(dir, keyFile))
+	}
+	return append(env, "PGPASSWORD="+conn.Password)
 }
 
 // runPsql runs psql attached to the plugin's streams. Ctrl-C belongs to

@@ -14,14 +14,19 @@ import (
 // Connection is what a client needs to reach one database as one role,
 // read from what setpoint publishes: the database's ConfigMap (host,
 // port, database, user and Secret names, CA, sslmode) and the role's
-// Secret. Password stays empty unless asked for.
+// Secret. Password stays empty unless asked for. A database that logs in
+// by certificate (authentication: certificate) has CertSecret instead of
+// Secret, and no password opens it.
 type Connection struct {
 	Host     string `json:"host"`
 	Port     string `json:"port"`
 	Database string `json:"database"`
 	User     string `json:"user"`
 	// Secret holds the role's password (key "password").
-	Secret string `json:"secret"`
+	Secret string `json:"secret,omitempty"`
+	// CertSecret holds the role's client certificate and key (tls.crt,
+	// tls.key), which CloudNativePG issued.
+	CertSecret string `json:"certSecret,omitempty"`
 	// CASecret / CASecretKey hold the root certificate to verify the
 	// server with (sslmode verify-full).
 	CASecret    string `json:"caSecret"`
@@ -30,11 +35,14 @@ type Connection struct {
 	Password    string `json:"-"`
 }
 
-// Roles and the ConfigMap keys of their user and Secret.
-var roleKeys = map[string][2]string{
-	"admin": {naming.KeyAdminUser, naming.KeyAdminSecret},
-	"rw":    {naming.KeyRWUser, naming.KeyRWSecret},
-	"ro":    {naming.KeyROUser, naming.KeyROSecret},
+// roleKey are the ConfigMap keys of a role's user, password Secret and
+// certificate Secret.
+type roleKey struct{ user, secret, cert string }
+
+var roleKeys = map[string]roleKey{
+	"admin": {naming.KeyAdminUser, naming.KeyAdminSecret, naming.KeyAdminCertSecret},
+	"rw":    {naming.KeyRWUser, naming.KeyRWSecret, naming.KeyRWCertSecret},
+	"ro":    {naming.KeyROUser, naming.KeyROSecret, naming.KeyROCertSecret},
 }
 
 // ConnectionOptions choose the role and the service.
@@ -42,7 +50,8 @@ type ConnectionOptions struct {
 	Database string // the Postgres database; "" when the object has one
 	Role     string // admin, rw or ro
 	Pooler   bool   // the PgBouncer pooler's host instead of the -rw Service
-	// WithPassword reads the password from the role's Secret.
+	// WithPassword reads the password from the role's Secret (a role that
+	// logs in by certificate has none).
 	WithPassword bool
 }
 
@@ -71,7 +80,7 @@ func (r Reader) Connection(ctx context.Context, name string, o ConnectionOptions
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %s: %w", cmName, err)
 	}
-	if o.WithPassword {
+	if o.WithPassword && c.CertSecret == "" {
 		if c.Password, err = r.password(ctx, c.Secret); err != nil {
 			return nil, err
 		}
@@ -79,20 +88,43 @@ func (r Reader) Connection(ctx context.Context, name string, o ConnectionOptions
 	return c, nil
 }
 
-func fromConfigMap(d map[string]string, keys [2]string, o ConnectionOptions) (*Connection, error) {
+func fromConfigMap(d map[string]string, keys roleKey, o ConnectionOptions) (*Connection, error) {
 	c := &Connection{Host: d[naming.KeyHost], Port: d[naming.KeyPort], Database: d[naming.KeyDatabase],
-		User: d[keys[0]], Secret: d[keys[1]],
-		CASecret: d[naming.KeyCASecret], CASecretKey: d[naming.KeyCASecretKey], SSLMode: d[naming.KeySSLMode]}
+		User: d[keys.user], CASecret: d[naming.KeyCASecret], CASecretKey: d[naming.KeyCASecretKey], SSLMode: d[naming.KeySSLMode]}
+	byCert := d[naming.KeyAuthentication] == string(pgv1.AuthenticationCertificate)
 	if o.Pooler {
-		if d[naming.KeyPoolerHost] == "" {
+		switch {
+		case byCert:
+			return nil, fmt.Errorf("the database logs in by certificate, and PgBouncer logs in to Postgres with passwords: connect without --pooler")
+		case d[naming.KeyPoolerHost] == "":
 			return nil, fmt.Errorf("no %s: the cluster has no connection pooler", naming.KeyPoolerHost)
 		}
 		c.Host = d[naming.KeyPoolerHost]
 	}
-	if c.User == "" || c.Secret == "" {
-		return nil, fmt.Errorf("no %s / %s: the database has no %s role (readOnlyRole: true adds ro)", keys[0], keys[1], o.Role)
+	secretKey := keys.secret
+	if byCert {
+		secretKey, c.CertSecret = keys.cert, d[keys.cert]
+	} else {
+		c.Secret = d[keys.secret]
+	}
+	if c.User == "" || d[secretKey] == "" {
+		return nil, fmt.Errorf("no %s / %s: the database has no %s role (readOnlyRole: true adds ro)", keys.user, secretKey, o.Role)
 	}
 	return c, nil
+}
+
+// ClientCertificate is the role's certificate and key, for a connection
+// by certificate.
+func (r Reader) ClientCertificate(ctx context.Context, c *Connection) (cert, key []byte, err error) {
+	s, err := r.Kube.CoreV1().Secrets(r.Namespace).Get(ctx, c.CertSecret, metav1.GetOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("get Secret %s: %w", c.CertSecret, err)
+	}
+	cert, key = s.Data["tls.crt"], s.Data["tls.key"]
+	if len(cert) == 0 || len(key) == 0 {
+		return nil, nil, fmt.Errorf("secret %s has no tls.crt and tls.key (CloudNativePG writes them once it issued the certificate)", c.CertSecret)
+	}
+	return cert, key, nil
 }
 
 // password reads the role's password; it goes only where the caller puts

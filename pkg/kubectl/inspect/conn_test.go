@@ -66,3 +66,38 @@ func TestConnectionErrors(t *testing.T) {
 		t.Errorf("unknown database: %v", err)
 	}
 }
+
+// A database that logs in by certificate: the connection names the role's
+// certificate Secret, reads no password (none opens it), refuses the
+// pooler with the reason, and the certificate and key come from CNPG's
+// Secret.
+func TestConnectionByCertificate(t *testing.T) {
+	db, cm, _ := connObjects()
+	for _, k := range []string{"admin-secret", "rw-secret", "pooler-host"} {
+		delete(cm.Data, k)
+	}
+	cm.Data["authentication"] = "certificate"
+	cm.Data["admin-cert-secret"], cm.Data["rw-cert-secret"] = "shop.order-items-admin-client-cert", "shop.order-items-rw-client-cert"
+	cert := &corev1.Secret{ObjectMeta: meta("shop.order-items-rw-client-cert", 0),
+		Data: map[string][]byte{"tls.crt": []byte("CERT"), "tls.key": []byte("KEY")}}
+	r := reader(db, cm, cert)
+	c, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: "rw", WithPassword: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.CertSecret != "shop.order-items-rw-client-cert" || c.Secret != "" || c.Password != "" {
+		t.Fatalf("connection %+v: want the certificate Secret and no password", c)
+	}
+	if got, key, err := r.ClientCertificate(t.Context(), c); err != nil || string(got) != "CERT" || string(key) != "KEY" {
+		t.Fatalf("certificate %q, key %q, %v", got, key, err)
+	}
+	if _, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: "rw", Pooler: true}); err == nil || !strings.Contains(err.Error(), "PgBouncer logs in to Postgres with passwords") {
+		t.Errorf("--pooler by certificate: %v", err)
+	}
+	if _, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: "ro"}); err == nil || !strings.Contains(err.Error(), "ro-cert-secret") {
+		t.Errorf("a role without a certificate: %v", err)
+	}
+	if _, _, err := r.ClientCertificate(t.Context(), &Connection{CertSecret: "shop.order-items-admin-client-cert"}); err == nil {
+		t.Error("a certificate Secret not issued yet read as one")
+	}
+}
