@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +63,20 @@ func TestClientCertificateLoginOnRealCNPG(t *testing.T) {
 	// A certificate logs in only as the role it was issued for.
 	if _, err := loginByCert(t, ns, d["admin-user"], d["rw-cert-secret"]); err == nil {
 		t.Error("orders_rw's certificate logged in as orders_admin")
+	}
+
+	// kubectl setpoint psql by certificate: the port-forward, the
+	// certificate and key from CNPG's Secret in libpq's files, no password.
+	out, errOut, err := kubectlSetpoint(t, ns, "psql", "app", "--role", "rw", "--",
+		"-XAtc", "select current_user || ' ' || (select count(*) from items) || ' ' || (select client_dn from pg_stat_ssl where pid = pg_backend_pid())")
+	if err != nil {
+		t.Fatalf("kubectl setpoint psql by certificate: %v\n%s", err, errOut)
+	}
+	if got := strings.TrimSpace(out); got != "orders_rw 1 /CN=orders_rw" {
+		t.Errorf("psql by certificate printed %q, want \"orders_rw 1 /CN=orders_rw\"", got)
+	}
+	if _, errOut, err := kubectlSetpoint(t, ns, "conn", "app", "--role", "rw"); err != nil || !strings.Contains(errOut, d["rw-cert-secret"]) {
+		t.Errorf("kubectl setpoint conn by certificate: %v; stderr %q, want the certificate Secret named", err, errOut)
 	}
 }
 
