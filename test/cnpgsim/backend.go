@@ -36,6 +36,9 @@ func (s *Simulator) newBackend(ca *authority, shared bool, onCrash func()) (*bac
 		return nil, err
 	}
 	srv.onCrash = onCrash
+	if shared {
+		srv.kept.max = keptShared
+	}
 	return &backend{srv: srv, ca: ca, shared: shared}, nil
 }
 

@@ -41,8 +41,10 @@ func (s *Simulator) syncDatabase(ctx context.Context, key cache.ObjectName) (tim
 		return s.finalizeDatabase(ctx, db)
 	}
 	if !slices.Contains(db.Finalizers, databaseFinalizer) {
-		// The update event brings the Database back here.
-		return 0, s.setFinalizers(ctx, db, append(slices.Clone(db.Finalizers), databaseFinalizer))
+		// CNPG's finalizer reconciler adds it and the reconcile goes on.
+		if db, err = s.setFinalizers(ctx, db, append(slices.Clone(db.Finalizers), databaseFinalizer)); err != nil || db == nil {
+			return 0, err
+		}
 	}
 	b, err := s.servingBackend(db.Namespace, db.Spec.Cluster.Name)
 	if err != nil {
@@ -175,7 +177,8 @@ func (s *Simulator) finalizeDatabase(ctx context.Context, db *cnpgv1.Database) (
 		}
 		// Without its Cluster the database went with the Cluster's data.
 	}
-	return 0, s.setFinalizers(ctx, db, slices.DeleteFunc(slices.Clone(db.Finalizers), func(f string) bool { return f == databaseFinalizer }))
+	_, err := s.setFinalizers(ctx, db, slices.DeleteFunc(slices.Clone(db.Finalizers), func(f string) bool { return f == databaseFinalizer }))
+	return 0, err
 }
 
 func (s *Simulator) clusterExists(namespace, name string) bool {
@@ -185,19 +188,24 @@ func (s *Simulator) clusterExists(namespace, name string) bool {
 
 // setFinalizers patches the finalizer list, guarded by resourceVersion: a
 // merge patch replaces lists whole, so a concurrent change must not be lost.
-func (s *Simulator) setFinalizers(ctx context.Context, db *cnpgv1.Database, finalizers []string) error {
+// setFinalizers patches the Database's finalizers and returns it as stored
+// (nil if it is gone).
+func (s *Simulator) setFinalizers(ctx context.Context, db *cnpgv1.Database, finalizers []string) (*cnpgv1.Database, error) {
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
 		"finalizers":      finalizers,
 		"resourceVersion": db.ResourceVersion,
 	}})
 	if err != nil {
-		return fmt.Errorf("encode finalizer patch: %w", err)
+		return nil, fmt.Errorf("encode finalizer patch: %w", err)
 	}
-	_, err = s.cnpg.CNPGV1().Databases(db.Namespace).Patch(ctx, db.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: s.opts.FieldManager})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("patch database finalizers: %w", err)
+	next, err := s.cnpg.CNPGV1().Databases(db.Namespace).Patch(ctx, db.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: s.opts.FieldManager})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
 	}
-	return nil
+	if err != nil {
+		return nil, fmt.Errorf("patch database finalizers: %w", err)
+	}
+	return next, nil
 }
 
 func (s *Simulator) writeDatabaseStatus(ctx context.Context, db *cnpgv1.Database, applied bool, message string) error {

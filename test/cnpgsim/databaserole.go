@@ -8,7 +8,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -123,22 +122,28 @@ func (s *Simulator) syncDatabaseRole(ctx context.Context, key cache.ObjectName) 
 		return databaseRoleRetry, nil
 	}
 	// CNPG's instance manager reconciles one DatabaseRole at a time.
-	inst.rolesMu.Lock()
-	defer inst.rolesMu.Unlock()
-	return s.reconcileDatabaseRole(ctx, role, c)
+	if !inst.roles.enter(key) {
+		return 0, nil // queued again when the running one leaves
+	}
+	defer func() {
+		for _, k := range inst.roles.leave() {
+			s.roleLoop.add(k)
+		}
+	}()
+	return s.reconcileDatabaseRole(ctx, inst, role, c)
 }
 
 // reconcileDatabaseRole is the instance manager's Reconcile, in its order:
 // an applied role is only re-checked; otherwise the gates (primary,
 // managed.roles), the finalizer or the deletion, the checks and the SQL.
-func (s *Simulator) reconcileDatabaseRole(ctx context.Context, role *cnpgv1.DatabaseRole, c *cnpgv1.Cluster) (time.Duration, error) {
+func (s *Simulator) reconcileDatabaseRole(ctx context.Context, inst *instance, role *cnpgv1.DatabaseRole, c *cnpgv1.Cluster) (time.Duration, error) {
 	if databaseRoleApplied(role) {
-		return s.recheckAppliedRole(ctx, role, c)
+		return s.recheckAppliedRole(ctx, inst, role, c)
 	}
-	return s.applyDatabaseRoleObject(ctx, role, c)
+	return s.applyDatabaseRoleObject(ctx, inst, role, c)
 }
 
-func (s *Simulator) applyDatabaseRoleObject(ctx context.Context, role *cnpgv1.DatabaseRole, c *cnpgv1.Cluster) (time.Duration, error) {
+func (s *Simulator) applyDatabaseRoleObject(ctx context.Context, inst *instance, role *cnpgv1.DatabaseRole, c *cnpgv1.Cluster) (time.Duration, error) {
 	b, err := s.servingBackend(role.Namespace, c.Name)
 	if err != nil {
 		return databaseRoleRetry, nil // only the running primary acts
@@ -150,13 +155,16 @@ func (s *Simulator) applyDatabaseRoleObject(ctx context.Context, role *cnpgv1.Da
 		return s.databaseRoleFailed(ctx, role, msgManagedByCluster)
 	}
 	if !slices.Contains(role.Finalizers, databaseRoleFinalizer) {
-		// The update event brings the object back here.
-		return 0, s.setDatabaseRoleFinalizers(ctx, role, append(slices.Clone(role.Finalizers), databaseRoleFinalizer))
+		// CNPG adds it and goes on in the same reconcile.
+		var err error
+		if role, err = s.addDatabaseRoleFinalizer(ctx, role); err != nil || role == nil {
+			return 0, err
+		}
 	}
 	if role.Spec.Ensure == cnpgv1.EnsureAbsent {
 		return s.databaseRoleFailed(ctx, role, msgEnsureAbsent)
 	}
-	if msg, err := s.duplicateManager(ctx, role); err != nil || msg != "" {
+	if msg, err := s.duplicateManager(ctx, inst, role); err != nil || msg != "" {
 		if err != nil {
 			return 0, err
 		}
@@ -180,6 +188,7 @@ func (s *Simulator) applyDatabaseRoleObject(ctx context.Context, role *cnpgv1.Da
 		klog.FromContext(ctx).V(2).Info("DatabaseRole not applied", "role", role.Spec.Name, "err", err)
 		return s.databaseRoleFailed(ctx, role, err.Error())
 	}
+	inst.appliedRoles.record(role)
 	return 0, s.patchDatabaseRoleStatus(ctx, role, roleReady(role.Generation, password.version))
 }
 
@@ -201,7 +210,7 @@ func databaseRoleApplied(role *cnpgv1.DatabaseRole) bool {
 // left alone unless managed.roles took it over since (reported, keeping
 // observedGeneration, so the object stays the role's owner), or it was
 // reported not applied and managed.roles let it go (applied again).
-func (s *Simulator) recheckAppliedRole(ctx context.Context, role *cnpgv1.DatabaseRole, c *cnpgv1.Cluster) (time.Duration, error) {
+func (s *Simulator) recheckAppliedRole(ctx context.Context, inst *instance, role *cnpgv1.DatabaseRole, c *cnpgv1.Cluster) (time.Duration, error) {
 	if role.DeletionTimestamp != nil {
 		return 0, nil
 	}
@@ -212,7 +221,7 @@ func (s *Simulator) recheckAppliedRole(ctx context.Context, role *cnpgv1.Databas
 		return s.databaseRoleFailed(ctx, role, msgManagedByCluster)
 	}
 	if role.Status.Applied == nil || !*role.Status.Applied {
-		return s.applyDatabaseRoleObject(ctx, role, c)
+		return s.applyDatabaseRoleObject(ctx, inst, role, c)
 	}
 	return 0, nil
 }
@@ -229,28 +238,6 @@ func clusterManagesRole(c *cnpgv1.Cluster, name string) bool {
 		return false
 	}
 	return slices.ContainsFunc(c.Spec.Managed.Roles, func(r cnpgv1.RoleConfiguration) bool { return r.Name == name })
-}
-
-// duplicateManager is CNPG's detectConflictingManagers: an object that
-// never applied its role must not take over one that another object of
-// the same Cluster has applied. CNPG lists from its cache; the stand-in
-// lists live (and serialises per Cluster), so which of two new objects
-// wins is decided by who goes first, not by a stale cache.
-func (s *Simulator) duplicateManager(ctx context.Context, role *cnpgv1.DatabaseRole) (string, error) {
-	if hasReconciliations(role) {
-		return "", nil
-	}
-	list, err := s.cnpg.CNPGV1().DatabaseRoles(role.Namespace).List(ctx, metav1.ListOptions{LabelSelector: s.opts.Selector})
-	if err != nil {
-		return "", fmt.Errorf("list databaseroles: %w", err)
-	}
-	for _, other := range list.Items {
-		if other.Name != role.Name && other.Spec.Cluster.Name == role.Spec.Cluster.Name &&
-			other.Status.ObservedGeneration > 0 && other.Spec.Name == role.Spec.Name {
-			return msgDuplicate(role.Spec.Name, other.Name), nil
-		}
-	}
-	return "", nil
 }
 
 // finalizeDatabaseRole is CNPG's handleDeletion: the role is dropped only

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -136,11 +137,21 @@ func passwordConditionVersion(role *cnpgv1.DatabaseRole) string {
 // setDatabaseRoleFinalizers patches the finalizer list, guarded by
 // resourceVersion: a merge patch replaces lists whole.
 func (s *Simulator) setDatabaseRoleFinalizers(ctx context.Context, role *cnpgv1.DatabaseRole, finalizers []string) error {
-	_, err := s.patchDatabaseRole(ctx, role, map[string]any{"metadata": map[string]any{
+	_, err := s.patchFinalizers(ctx, role, finalizers)
+	return err
+}
+
+// addDatabaseRoleFinalizer adds CNPG's finalizer and returns the object
+// as stored (nil if it is gone).
+func (s *Simulator) addDatabaseRoleFinalizer(ctx context.Context, role *cnpgv1.DatabaseRole) (*cnpgv1.DatabaseRole, error) {
+	return s.patchFinalizers(ctx, role, append(slices.Clone(role.Finalizers), databaseRoleFinalizer))
+}
+
+func (s *Simulator) patchFinalizers(ctx context.Context, role *cnpgv1.DatabaseRole, finalizers []string) (*cnpgv1.DatabaseRole, error) {
+	return s.patchDatabaseRole(ctx, role, map[string]any{"metadata": map[string]any{
 		"finalizers":      finalizers,
 		"resourceVersion": role.ResourceVersion,
 	}})
-	return err
 }
 
 // patchDatabaseRole sends a merge patch; a DatabaseRole that is gone is not

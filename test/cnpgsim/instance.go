@@ -38,9 +38,12 @@ type instance struct {
 	// passwords remembers, per managed role, what its password was last
 	// set from (password_state.go).
 	passwords map[string]passwordState
-	// rolesMu serialises the Cluster's DatabaseRoles, which CNPG's
+	// roles serialises the Cluster's DatabaseRoles, which CNPG's
 	// instance manager reconciles one at a time.
-	rolesMu sync.Mutex
+	roles turnstile
+	// appliedRoles is what this process applied, per role name
+	// (databaserole_duplicate.go); guarded by roles.
+	appliedRoles appliedRoles
 }
 
 func (s *Simulator) instance(key cache.ObjectName) *instance {

@@ -89,7 +89,9 @@ func (l *loop) next(ctx context.Context) bool {
 	}
 	defer l.queue.Done(key)
 	logger := klog.FromContext(ctx).WithValues(l.name, key.String())
+	start := time.Now()
 	requeue, err := l.sync(klog.NewContext(ctx, logger), key)
+	logger.V(5).Info("Synced", "took", time.Since(start), "requeue", requeue, "err", err)
 	switch {
 	case err != nil && ctx.Err() == nil:
 		logRetry(logger, err)

@@ -30,6 +30,9 @@ type server struct {
 	// stopped, so the Cluster's status follows at once.
 	onCrash func()
 
+	// kept are idle sessions kept between syncs (kept_conns.go).
+	kept keptConns
+
 	mu       sync.Mutex
 	cmd      *exec.Cmd
 	exited   chan struct{}
@@ -117,6 +120,7 @@ func (s *server) start(ctx context.Context) error {
 	go func() {
 		_ = cmd.Wait()
 		close(exited)
+		s.kept.drop() // a postmaster that exits ends its sessions
 		if !stopping.Load() && s.onCrash != nil {
 			s.onCrash()
 		}
@@ -173,6 +177,7 @@ func (s *server) stop() {
 }
 
 func (s *server) stopLocked() {
+	s.kept.drop()
 	if s.cmd == nil {
 		return
 	}

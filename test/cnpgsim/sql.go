@@ -18,16 +18,29 @@ const sqlTimeout = 15 * time.Second
 func (s *server) withConn(ctx context.Context, database string, fn func(context.Context, *pgx.Conn) error) error {
 	ctx, cancel := context.WithTimeout(ctx, sqlTimeout)
 	defer cancel()
+	if database == "postgres" && s.kept.max > 0 {
+		return s.withKeptConn(ctx, fn)
+	}
 	conn, err := s.connect(ctx, database)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		defer cancel()
-		_ = conn.Close(closeCtx)
-	}()
+	defer closeConn(conn)
 	return fn(ctx, conn)
+}
+
+// withKeptConn runs fn on an idle kept session, or a new one kept after.
+func (s *server) withKeptConn(ctx context.Context, fn func(context.Context, *pgx.Conn) error) error {
+	conn, epoch := s.kept.take()
+	if conn == nil {
+		var err error
+		if conn, err = s.connect(ctx, "postgres"); err != nil {
+			return err
+		}
+	}
+	err := fn(ctx, conn)
+	s.kept.give(conn, epoch, err == nil)
+	return err
 }
 
 // quoteLiteral quotes a string constant the way Postgres's quote_literal
