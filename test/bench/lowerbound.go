@@ -35,34 +35,36 @@ import (
 
 // The lower bound is a plain loop doing, per object, only the writes and
 // SQL the job needs, with the operator's worker counts and client rate
-// limits:
+// limits (a goroutine holds a worker's place only while it works, not
+// while it waits for CNPG, as the operator's passes end and come back):
 //
 //   - per PostgresCluster (6 API writes): finalizer, the monitor role's
 //     Secret, CNPG Cluster apply (superuser access off, as the bench's
-//     class leaves it), the monitor role's DatabaseRole apply
-//     (setpoint_monitor in pg_monitor; the fields monitorRoleApply sets),
-//     connection ConfigMap apply, one status write; and CNPG's SQL for
-//     the monitor role (CREATE ROLE … IN ROLE pg_monitor, COMMENT ON
-//     ROLE). The cluster applies no database's roles: since issue 28
-//     each is a CNPG DatabaseRole written by the PostgresDatabase that
-//     needs it;
+//     class leaves it), the monitor role's and the certificate group's
+//     DatabaseRole applies (the fields monitorRoleApply sets); once CNPG
+//     applied both, connection ConfigMap apply and one status write. The
+//     cluster applies no database's roles: since issue 28 each is a CNPG
+//     DatabaseRole written by the PostgresDatabase that needs it;
 //   - per PostgresDatabase (8 API writes): finalizer, two Secrets,
 //     ConfigMap apply, one DatabaseRole apply per role (<db>_admin,
-//     <db>_rw; the fields the operator's roleApply sets), CNPG Database
-//     apply, one status write; and its SQL (14 statements): what CNPG runs
-//     for the two DatabaseRoles and the Database (CREATE ROLE and COMMENT
-//     ON ROLE each, CREATE DATABASE), then the operator's grant
-//     transaction (BEGIN, six grants, the database's COMMENT marker,
-//     COMMIT), here as postgres on the shared server (the operator logs in
-//     as <db>_admin: one connection either way).
+//     <db>_rw; the fields the operator's roleApply sets); once CNPG
+//     applied both, CNPG Database apply, CNPG's CREATE DATABASE, the
+//     operator's grant transaction (BEGIN, six grants, the database's
+//     COMMENT marker, COMMIT; here as postgres on the shared server, the
+//     operator logs in as <db>_admin: one connection either way), one
+//     status write;
+//   - CNPG's part for the DatabaseRoles (lowerbound_instance.go): per
+//     Cluster, one at a time, the three writes CNPG makes per role and its
+//     SQL (CREATE ROLE … naming every attribute, COMMENT ON ROLE), on a
+//     client of its own. That chain is CNPG's, but any operator using
+//     DatabaseRoles waits for it, so it belongs in the job.
 //
 // Reads are not replayed: neither the operator's checks in Postgres before
 // its first write of a role or database (role_claim.go, checkNewDatabase,
-// the monitor role's claim) nor CNPG's own lookups. Its CNPG objects carry a label the stand-in's
-// selector excludes, so nothing reacts to them, and nothing waits for a
-// CNPG report: the loop runs the SQL CNPG would run itself, from its first
-// second, since in the operator's run that work is on the critical path
-// too.
+// the monitor role's claim) nor CNPG's own lookups. Its CNPG objects carry
+// a label the stand-in's selector excludes, so the stand-in does not react
+// to them: the loop plays CNPG's part itself, from its first second, and
+// does not wait for CNPG's Cluster or Database reports.
 const (
 	lbFinalizer = "bench.setpoint.dev/lower-bound"
 	lbManager   = "setpoint-bench"
@@ -148,65 +150,44 @@ func runLowerBound(ctx context.Context, admin *rest.Config, cfg lbConfig) (*lbRe
 		return nil, err
 	}
 	lb := &lowerBound{cfg: cfg, kube: kube, pg: pg, connector: postgres.NewConnector(postgres.NewHostMap(cfg.hostMapFile))}
+	lb.cnpg = &cnpgInstances{lb: lb, client: creator, byName: map[string]chan roleJob{}}
 
-	clusters := make(chan *pgv1.PostgresCluster, cfg.w.clusters)
-	databases := make(chan *pgv1.PostgresDatabase, cfg.w.clusters*cfg.w.perDB)
-	errs := make(chan error, cfg.clusterWorkers+cfg.databaseWorkers+1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	for range cfg.clusterWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var conn *pgx.Conn // this worker's connection to database postgres
-			defer func() {
-				if conn != nil {
-					_ = conn.Close(context.Background())
-				}
-			}()
-			for c := range clusters {
-				if err := lb.cluster(ctx, c, &conn); err != nil {
-					errs <- fmt.Errorf("lower bound, cluster %s: %w", c.Name, err)
-					cancel()
-					return
-				}
-			}
-		}()
+	errs := make(chan error, 1)
+	fail := func(err error) {
+		select {
+		case errs <- err:
+		default:
+		}
+		cancel()
 	}
-	for range cfg.databaseWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var conn *pgx.Conn // this worker's connection to database postgres
-			defer func() {
-				if conn != nil {
-					_ = conn.Close(context.Background())
-				}
-			}()
-			for d := range databases {
-				if err := lb.database(ctx, d, &conn); err != nil {
-					errs <- fmt.Errorf("lower bound, database %s: %w", d.Name, err)
-					cancel()
-					return
-				}
-			}
-		}()
-	}
+	clusterSlots, databaseSlots := newSlots(cfg.clusterWorkers), newSlots(cfg.databaseWorkers)
+	var objects sync.WaitGroup
 	start, err := createAll(ctx, creator, cfg.w, cfg.creators, func(c created) {
 		if c.cluObj != nil {
-			clusters <- c.cluObj
-		} else {
-			databases <- c.dbObj
+			objects.Go(func() {
+				if err := lb.cluster(ctx, clusterSlots, c.cluObj); err != nil {
+					fail(fmt.Errorf("lower bound, cluster %s: %w", c.cluObj.Name, err))
+				}
+			})
+			return
 		}
+		objects.Go(func() {
+			if err := lb.database(ctx, databaseSlots, c.dbObj); err != nil {
+				fail(fmt.Errorf("lower bound, database %s: %w", c.dbObj.Name, err))
+			}
+		})
 	})
-	close(clusters)
-	close(databases)
-	wg.Wait()
+	objects.Wait()
 	wall := time.Since(start)
-	close(errs)
-	for e := range errs {
+	lb.cnpg.stop()
+	clusterSlots.close()
+	databaseSlots.close()
+	select {
+	case e := <-errs:
 		return nil, e
+	default:
 	}
 	if err != nil {
 		return nil, err
@@ -219,6 +200,7 @@ type lowerBound struct {
 	kube       kubernetes.Interface
 	pg         versioned.Interface
 	connector  *postgres.Connector
+	cnpg       *cnpgInstances
 	statements atomic.Int64
 	conns      atomic.Int64
 }
@@ -248,64 +230,93 @@ var lbApply = metav1.ApplyOptions{FieldManager: lbManager, Force: true}
 
 // cluster: finalizer, monitor Secret, CNPG Cluster (with the certificate
 // group's two pg_hba lines), monitor DatabaseRole and the certificate
-// group's, and CNPG's SQL for both on the worker's connection, connection
-// ConfigMap, one status write.
-func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster, conn **pgx.Conn) error {
+// group's; then, once CNPG's instance manager applied both, connection
+// ConfigMap and one status write.
+func (lb *lowerBound) cluster(ctx context.Context, sl slots, c *pgv1.PostgresCluster) error {
+	var applied []<-chan error
+	err := sl.do(ctx, func(**pgx.Conn) error {
+		var err error
+		c, applied, err = lb.clusterStart(ctx, c)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := wait(ctx, applied...); err != nil {
+		return err
+	}
+	return sl.do(ctx, func(**pgx.Conn) error { return lb.clusterFinish(ctx, c) })
+}
+
+func (lb *lowerBound) clusterStart(ctx context.Context, c *pgv1.PostgresCluster) (*pgv1.PostgresCluster, []<-chan error, error) {
 	ns := c.Namespace
 	c, err := lb.pg.PostgresV1alpha1().PostgresClusters(ns).Patch(ctx, c.Name, types.MergePatchType,
 		finalizerPatch(c.ResourceVersion), metav1.PatchOptions{FieldManager: lbManager})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	owner := *metav1.NewControllerRef(c, clusterGVK)
-	mon := basicAuth(ns, naming.MonitorSecret(c.Name), naming.MonitorRole, owner)
-	if _, err := lb.kube.CoreV1().Secrets(ns).Create(ctx, mon, metav1.CreateOptions{FieldManager: lbManager}); err != nil {
-		return err
+	mon, err := lb.kube.CoreV1().Secrets(ns).Create(ctx, basicAuth(ns, naming.MonitorSecret(c.Name), naming.MonitorRole, owner),
+		metav1.CreateOptions{FieldManager: lbManager})
+	if err != nil {
+		return nil, nil, err
 	}
-	labels := map[string]string{"app.kubernetes.io/managed-by": lbManagedBy, "postgres.setpoint.dev/cluster": c.Name}
-	ac := cnpgac.Cluster(c.Name, ns).WithLabels(labels).WithOwnerReferences(ownerApply(c, clusterGVK)).
+	ac := cnpgac.Cluster(c.Name, ns).WithLabels(clusterLabels(c)).WithOwnerReferences(ownerApply(c, clusterGVK)).
 		WithSpec(cnpgac.ClusterSpec().WithInstances(1).WithImageName("ghcr.io/cloudnative-pg/postgresql:15").
 			WithEnableSuperuserAccess(false).
 			WithPostgresConfiguration(cnpgac.PostgresConfiguration().WithPgHBA(controller.CertAuthHBA...)).
 			WithStorage(cnpgac.StorageConfiguration().WithSize("1Gi")))
 	if _, err := lb.pg.CNPGV1().Clusters(ns).Apply(ctx, ac, lbApply); err != nil {
-		return err
+		return nil, nil, err
 	}
-	rac := cnpgac.DatabaseRole(naming.MonitorRoleObject(c.Name), ns).WithLabels(labels).
+	rac := cnpgac.DatabaseRole(naming.MonitorRoleObject(c.Name), ns).WithLabels(clusterLabels(c)).
 		WithOwnerReferences(ownerApply(c, clusterGVK)).
 		WithSpec(cnpgac.DatabaseRoleSpec().WithCluster(cnpgac.LocalObjectReference().WithName(c.Name)).
 			WithName(naming.MonitorRole).WithLogin(true).WithInRoles("pg_monitor").
 			WithPasswordSecret(cnpgac.LocalObjectReference().WithName(mon.Name)).
 			WithComment(ownership.ClusterMarker(ns, c.Name)).
 			WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimDelete))
-	if _, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, rac, lbApply); err != nil {
-		return err
+	monRole, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, rac, lbApply)
+	if err != nil {
+		return nil, nil, err
 	}
-	gac := cnpgac.DatabaseRole(naming.CertAuthGroupObject(c.Name), ns).WithLabels(labels).
+	gac := cnpgac.DatabaseRole(naming.CertAuthGroupObject(c.Name), ns).WithLabels(clusterLabels(c)).
 		WithOwnerReferences(ownerApply(c, clusterGVK)).
 		WithSpec(cnpgac.DatabaseRoleSpec().WithCluster(cnpgac.LocalObjectReference().WithName(c.Name)).
 			WithName(naming.CertAuthGroup).WithLogin(false).
 			WithComment(ownership.ClusterMarker(ns, c.Name)).
 			WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimRetain))
-	if _, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, gac, lbApply); err != nil {
-		return err
+	groupRole, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, gac, lbApply)
+	if err != nil {
+		return nil, nil, err
 	}
 	// CNPG's SQL for them. setpoint_monitor is one role per server, and the
 	// shared backend is one server for every cluster: the loop creates a
 	// role of the cluster's own name instead, at the same cost.
 	role := pgx.Identifier{lb.cfg.w.prefix + c.Name + "_monitor"}.Sanitize()
-	if err := lb.exec(ctx, conn,
+	monDone, err := lb.cnpg.submit(ctx, monRole, mon.ResourceVersion,
 		"CREATE ROLE "+role+roleAttrs+" IN ROLE pg_monitor PASSWORD "+quoteLiteral(string(mon.Data["password"])),
-		"COMMENT ON ROLE "+role+" IS "+quoteLiteral(ownership.ClusterMarker(ns, c.Name))); err != nil {
-		return err
+		"COMMENT ON ROLE "+role+" IS "+quoteLiteral(ownership.ClusterMarker(ns, c.Name)))
+	if err != nil {
+		return nil, nil, err
 	}
 	group := pgx.Identifier{lb.cfg.w.prefix + c.Name + "_cert_auth"}.Sanitize()
-	if err := lb.exec(ctx, conn, "CREATE ROLE "+group+" NOLOGIN",
-		"COMMENT ON ROLE "+group+" IS "+quoteLiteral(ownership.ClusterMarker(ns, c.Name))); err != nil {
-		return err
+	groupDone, err := lb.cnpg.submit(ctx, groupRole, "", "CREATE ROLE "+group+" NOLOGIN",
+		"COMMENT ON ROLE "+group+" IS "+quoteLiteral(ownership.ClusterMarker(ns, c.Name)))
+	if err != nil {
+		return nil, nil, err
 	}
+	return c, []<-chan error{monDone, groupDone}, nil
+}
+
+func clusterLabels(c *pgv1.PostgresCluster) map[string]string {
+	return map[string]string{"app.kubernetes.io/managed-by": lbManagedBy, "postgres.setpoint.dev/cluster": c.Name}
+}
+
+func (lb *lowerBound) clusterFinish(ctx context.Context, c *pgv1.PostgresCluster) error {
+	ns := c.Namespace
 	svc := func(s string) string { return fmt.Sprintf("%s%s.%s.svc", c.Name, s, ns) }
-	cm := corev1ac.ConfigMap(c.Name+"-connection", ns).WithLabels(labels).
+	cm := corev1ac.ConfigMap(c.Name+"-connection", ns).WithLabels(clusterLabels(c)).
 		WithOwnerReferences(ownerApply(c, clusterGVK)).
 		WithData(map[string]string{"host": svc("-rw"), "rw-host": svc("-rw"), "ro-host": svc("-ro"), "r-host": svc("-r"), "port": "5432",
 			"ca-secret": c.Name + "-ca", "ca-secret-key": "ca.crt", "sslmode": "verify-full"})
@@ -318,10 +329,10 @@ func (lb *lowerBound) cluster(ctx context.Context, c *pgv1.PostgresCluster, conn
 		CurrentPrimary: c.Name + "-1",
 		ProvisionerRef: &pgv1.ProvisionerReference{APIVersion: "postgresql.cnpg.io/v1", Kind: "Cluster", Name: c.Name},
 		Resources: &pgv1.ClusterResources{ConfigMapRef: &pgv1.LocalObjectReference{Name: c.Name + "-connection"},
-			MonitorSecretRef: &pgv1.LocalObjectReference{Name: mon.Name}},
+			MonitorSecretRef: &pgv1.LocalObjectReference{Name: naming.MonitorSecret(c.Name)}},
 		Conditions: conditions(c.Generation, "SecretReady", "ProvisionerReady", "MonitorReady", "ConfigMapReady"),
 	}
-	_, err = lb.pg.PostgresV1alpha1().PostgresClusters(ns).UpdateStatus(ctx, c, metav1.UpdateOptions{FieldManager: lbManager})
+	_, err := lb.pg.PostgresV1alpha1().PostgresClusters(ns).UpdateStatus(ctx, c, metav1.UpdateOptions{FieldManager: lbManager})
 	return err
 }
 
@@ -335,76 +346,126 @@ func conditions(gen int64, types ...string) []metav1.Condition {
 	return out
 }
 
-// database: finalizer, two Secrets, ConfigMap, a DatabaseRole per role,
-// CNPG Database, CNPG's SQL (CREATE ROLE and COMMENT ON ROLE per role,
-// CREATE DATABASE) on the worker's connection, the grant transaction on a
+// database: finalizer, two Secrets, ConfigMap, a DatabaseRole per role;
+// once CNPG's instance manager applied both, CNPG Database, CNPG's
+// CREATE DATABASE on the place's connection, the grant transaction on a
 // connection to the new database, one status write.
-func (lb *lowerBound) database(ctx context.Context, d *pgv1.PostgresDatabase, conn **pgx.Conn) error {
-	ns := d.Namespace
-	db := d.Spec.Databases[0].Name
-	base := d.Name + "-" + db
-	d, err := lb.pg.PostgresV1alpha1().PostgresDatabases(ns).Patch(ctx, d.Name, types.MergePatchType,
-		finalizerPatch(d.ResourceVersion), metav1.PatchOptions{FieldManager: lbManager})
+func (lb *lowerBound) database(ctx context.Context, sl slots, d *pgv1.PostgresDatabase) error {
+	var st *dbState
+	var applied []<-chan error
+	err := sl.do(ctx, func(**pgx.Conn) error {
+		var err error
+		st, applied, err = lb.databaseStart(ctx, d)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	owner := *metav1.NewControllerRef(d, databaseGVK)
-	admin := basicAuth(ns, base+"-admin", db+"_admin", owner)
-	rw := basicAuth(ns, base+"-rw", db+"_rw", owner)
-	for _, s := range []*corev1.Secret{admin, rw} {
-		if _, err := lb.kube.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{FieldManager: lbManager}); err != nil {
-			return err
-		}
+	if err := wait(ctx, applied...); err != nil {
+		return err
 	}
-	labels := map[string]string{"app.kubernetes.io/managed-by": lbManagedBy, "postgres.setpoint.dev/database": d.Name}
+	return sl.do(ctx, func(conn **pgx.Conn) error { return lb.databaseFinish(ctx, st, conn) })
+}
+
+// dbState is what the second half of a database's work needs of the first.
+type dbState struct {
+	d         *pgv1.PostgresDatabase
+	db, base  string
+	admin, rw *corev1.Secret
+}
+
+func (st *dbState) labels() map[string]string {
+	return map[string]string{"app.kubernetes.io/managed-by": lbManagedBy, "postgres.setpoint.dev/database": st.d.Name}
+}
+
+func (lb *lowerBound) databaseStart(ctx context.Context, d *pgv1.PostgresDatabase) (*dbState, []<-chan error, error) {
+	ns := d.Namespace
+	st := &dbState{db: d.Spec.Databases[0].Name}
+	st.base = d.Name + "-" + st.db
+	d, err := lb.pg.PostgresV1alpha1().PostgresDatabases(ns).Patch(ctx, d.Name, types.MergePatchType,
+		finalizerPatch(d.ResourceVersion), metav1.PatchOptions{FieldManager: lbManager})
+	if err != nil {
+		return nil, nil, err
+	}
+	st.d = d
+	owner := *metav1.NewControllerRef(d, databaseGVK)
+	create := func(name, user string) (*corev1.Secret, error) {
+		return lb.kube.CoreV1().Secrets(ns).Create(ctx, basicAuth(ns, name, user, owner), metav1.CreateOptions{FieldManager: lbManager})
+	}
+	if st.admin, err = create(st.base+"-admin", st.db+"_admin"); err != nil {
+		return nil, nil, err
+	}
+	if st.rw, err = create(st.base+"-rw", st.db+"_rw"); err != nil {
+		return nil, nil, err
+	}
 	cluster := d.Spec.ClusterRef.Name
-	cm := corev1ac.ConfigMap(base+"-config", ns).WithLabels(labels).
+	cm := corev1ac.ConfigMap(st.base+"-config", ns).WithLabels(st.labels()).
 		WithAnnotations(map[string]string{"postgres.setpoint.dev/deletion-policy": "Delete"}).
 		WithOwnerReferences(ownerApply(d, databaseGVK)).
 		WithData(map[string]string{"host": cluster + "-rw." + ns + ".svc", "ro-host": cluster + "-ro." + ns + ".svc",
-			"port": "5432", "database": db, "admin-user": db + "_admin", "rw-user": db + "_rw",
+			"port": "5432", "database": st.db, "admin-user": st.db + "_admin", "rw-user": st.db + "_rw",
 			"ca-secret": cluster + "-ca", "ca-secret-key": "ca.crt", "sslmode": "verify-full",
-			"admin-secret": admin.Name, "rw-secret": rw.Name})
+			"admin-secret": st.admin.Name, "rw-secret": st.rw.Name})
 	if _, err := lb.kube.CoreV1().ConfigMaps(ns).Apply(ctx, cm, lbApply); err != nil {
-		return err
+		return nil, nil, err
 	}
 	// One DatabaseRole per role, with the fields the operator's roleApply
 	// sets: named "<cluster>.<role, '_' as '-'>", controlled by the
 	// PostgresDatabase, login, setpoint's comment marker, the password
-	// Secret and the reclaim policy of deletionPolicy Delete.
-	for _, r := range []struct{ role, secret string }{{db + "_admin", admin.Name}, {db + "_rw", rw.Name}} {
-		rac := cnpgac.DatabaseRole(cluster+"."+strings.ReplaceAll(r.role, "_", "-"), ns).WithLabels(labels).
+	// Secret and the reclaim policy of deletionPolicy Delete. CNPG applies
+	// each (a new role is one CREATE ROLE naming every attribute, then its
+	// comment, as the stand-in runs it on the shared server).
+	var applied []<-chan error
+	for _, sec := range []*corev1.Secret{st.admin, st.rw} {
+		role := string(sec.Data["username"])
+		rac := cnpgac.DatabaseRole(cluster+"."+strings.ReplaceAll(role, "_", "-"), ns).WithLabels(st.labels()).
 			WithOwnerReferences(ownerApply(d, databaseGVK)).
 			WithSpec(cnpgac.DatabaseRoleSpec().WithCluster(cnpgac.LocalObjectReference().WithName(cluster)).
-				WithName(r.role).WithLogin(true).WithComment(ownership.PostgresMarker(ns, d.Name)).
+				WithName(role).WithLogin(true).WithComment(ownership.PostgresMarker(ns, d.Name)).
 				WithDatabaseRoleReclaimPolicy(cnpgv1.DatabaseRoleReclaimDelete).
-				WithPasswordSecret(cnpgac.LocalObjectReference().WithName(r.secret)))
-		if _, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, rac, lbApply); err != nil {
-			return err
+				WithPasswordSecret(cnpgac.LocalObjectReference().WithName(sec.Name)))
+		obj, err := lb.pg.CNPGV1().DatabaseRoles(ns).Apply(ctx, rac, lbApply)
+		if err != nil {
+			return nil, nil, err
 		}
+		id := pgx.Identifier{role}.Sanitize()
+		done, err := lb.cnpg.submit(ctx, obj, sec.ResourceVersion,
+			"CREATE ROLE "+id+roleAttrs+" PASSWORD "+quoteLiteral(string(sec.Data["password"])),
+			"COMMENT ON ROLE "+id+" IS "+quoteLiteral(ownership.PostgresMarker(ns, d.Name)))
+		if err != nil {
+			return nil, nil, err
+		}
+		applied = append(applied, done)
 	}
-	dac := cnpgac.Database(base, ns).WithLabels(labels).WithOwnerReferences(ownerApply(d, databaseGVK)).
+	return st, applied, nil
+}
+
+func (lb *lowerBound) databaseFinish(ctx context.Context, st *dbState, conn **pgx.Conn) error {
+	d, db, ns := st.d, st.db, st.d.Namespace
+	cluster := d.Spec.ClusterRef.Name
+	dac := cnpgac.Database(st.base, ns).WithLabels(st.labels()).WithOwnerReferences(ownerApply(d, databaseGVK)).
 		WithSpec(cnpgac.DatabaseSpec().WithCluster(cnpgac.LocalObjectReference().WithName(cluster)).
 			WithName(db).WithOwner(db + "_admin").WithEnsure("present").WithDatabaseReclaimPolicy("delete"))
 	if _, err := lb.pg.CNPGV1().Databases(ns).Apply(ctx, dac, lbApply); err != nil {
 		return err
 	}
-	if err := lb.sql(ctx, db, ownership.PostgresMarker(ns, d.Name), string(admin.Data["password"]), string(rw.Data["password"]), conn); err != nil {
+	if err := lb.sql(ctx, db, ownership.PostgresMarker(ns, d.Name), conn); err != nil {
 		return err
 	}
+	admin, rw := st.admin.Name, st.rw.Name
 	d = d.DeepCopy()
 	d.Status = pgv1.PostgresDatabaseStatus{
 		Phase: pgv1.PhaseReady, ObservedGeneration: d.Generation,
 		Conditions: conditions(d.Generation, "ClusterReady", "SecretsReady", "ConfigMapsReady", "RolesReady", "DatabasesReady", "PrivilegesReady"),
 		Databases: []pgv1.DatabaseStatus{{Name: db, Ready: true,
-			AdminSecretRef: &pgv1.LocalObjectReference{Name: admin.Name}, RWSecretRef: &pgv1.LocalObjectReference{Name: rw.Name},
-			ConfigMapRef: &pgv1.LocalObjectReference{Name: base + "-config"},
+			AdminSecretRef: &pgv1.LocalObjectReference{Name: admin}, RWSecretRef: &pgv1.LocalObjectReference{Name: rw},
+			ConfigMapRef: &pgv1.LocalObjectReference{Name: st.base + "-config"},
 			Roles: []pgv1.RoleStatus{
-				{Name: db + "_admin", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: &pgv1.LocalObjectReference{Name: admin.Name}, Exists: true},
-				{Name: db + "_rw", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: &pgv1.LocalObjectReference{Name: rw.Name}, Exists: true},
+				{Name: db + "_admin", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: &pgv1.LocalObjectReference{Name: admin}, Exists: true},
+				{Name: db + "_rw", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: &pgv1.LocalObjectReference{Name: rw}, Exists: true},
 			}}},
 	}
-	_, err = lb.pg.PostgresV1alpha1().PostgresDatabases(ns).UpdateStatus(ctx, d, metav1.UpdateOptions{FieldManager: lbManager})
+	_, err := lb.pg.PostgresV1alpha1().PostgresDatabases(ns).UpdateStatus(ctx, d, metav1.UpdateOptions{FieldManager: lbManager})
 	return err
 }
 
@@ -442,19 +503,12 @@ func (lb *lowerBound) exec(ctx context.Context, conn **pgx.Conn, stmts ...string
 	return nil
 }
 
-func (lb *lowerBound) sql(ctx context.Context, db, marker, adminPw, rwPw string, conn **pgx.Conn) error {
+func (lb *lowerBound) sql(ctx context.Context, db, marker string, conn **pgx.Conn) error {
 	id := func(s string) string { return pgx.Identifier{s}.Sanitize() }
 	admin, rw := id(db+"_admin"), id(db+"_rw")
-	// What CNPG does for the DatabaseRoles and the Database, as the
-	// stand-in runs it on the shared server: a new role is one CREATE ROLE
-	// naming every attribute, then its comment.
-	if err := lb.exec(ctx, conn,
-		"CREATE ROLE "+admin+roleAttrs+" PASSWORD "+quoteLiteral(adminPw),
-		"COMMENT ON ROLE "+admin+" IS "+quoteLiteral(marker),
-		"CREATE ROLE "+rw+roleAttrs+" PASSWORD "+quoteLiteral(rwPw),
-		"COMMENT ON ROLE "+rw+" IS "+quoteLiteral(marker),
-		"CREATE DATABASE "+id(db)+" OWNER "+admin+" STRATEGY "+cnpgsim.SharedCreateStrategy,
-	); err != nil {
+	// What CNPG does for the Database, as the stand-in runs it on the
+	// shared server.
+	if err := lb.exec(ctx, conn, "CREATE DATABASE "+id(db)+" OWNER "+admin+" STRATEGY "+cnpgsim.SharedCreateStrategy); err != nil {
 		return err
 	}
 	// What the operator does: the grants and the database's comment

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -46,6 +47,7 @@ type flags struct {
 	qps             float64
 	burst           int
 	simWorkers      int
+	simVerbosity    int
 	creators        int
 	failover        bool
 	logDir          string
@@ -73,6 +75,7 @@ func main() {
 	flag.Float64Var(&f.qps, "kube-api-qps", 50, "The operator's --kube-api-qps, and the lower bound's client QPS.")
 	flag.IntVar(&f.burst, "kube-api-burst", 100, "The operator's --kube-api-burst, and the lower bound's client burst.")
 	flag.IntVar(&f.simWorkers, "sim-workers", 8, "The CNPG stand-in's workers per kind.")
+	flag.IntVar(&f.simVerbosity, "sim-v", 0, "The CNPG stand-in's log verbosity (its log is kept with -logs); 5 logs every sync with its duration.")
 	flag.IntVar(&f.creators, "creators", 8, "Concurrent creates when applying the workload (both runs).")
 	flag.BoolVar(&f.failover, "failover", true, "Measure leader failover (two replicas, default lease timings; ~45 s per repetition).")
 	flag.StringVar(&f.logDir, "logs", "", "Keep the operators' and the stand-in's logs in this directory (default: a temporary directory, removed).")
@@ -138,6 +141,9 @@ func run(ctx context.Context, f flags) (err error) {
 	defer simLog.Close()
 	klog.LogToStderr(false)
 	klog.SetOutput(simLog)
+	if err := setKlogVerbosity(f.simVerbosity); err != nil {
+		return err
+	}
 
 	meta := collectMeta(f)
 	logf("setpoint bench %s, %s, GOMAXPROCS %d, %d repetition(s) of %d clusters × %d databases",
@@ -709,4 +715,12 @@ func (b *bench) waitResync(ctx context.Context, op *operatorProc, s0 scrape, n i
 	}
 	return nil, fmt.Errorf("no full resync seen within %v (reconciles since convergence: %.0f, want ≥ %d)",
 		b.f.resync+3*time.Minute, last-base, n)
+}
+
+// setKlogVerbosity sets the level of the stand-in's log (klog is
+// process-wide; the operators log in processes of their own).
+func setKlogVerbosity(v int) error {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	return fs.Set("v", strconv.Itoa(v))
 }
