@@ -68,6 +68,18 @@ func (in *interner) internObject(obj any) {
 		o.Status.Conditions = in.conditions(o.Status.Conditions)
 	case *cnpgv1.Cluster:
 		o.Status.Conditions = in.conditions(o.Status.Conditions)
+	case *cnpgv1.DatabaseRole:
+		// Never read: CNPG's operator keeps the password Secret's version
+		// there, and setpoint reads the one the instance manager applied
+		// (status.secretResourceVersion). Dropped, an update of it alone
+		// wakes nobody (IgnoreUnread).
+		o.Status.Conditions = nil
+		o.Spec.Cluster.Name = in.s(o.Spec.Cluster.Name)
+		o.Spec.DatabaseRoleReclaimPolicy = in.s(o.Spec.DatabaseRoleReclaimPolicy)
+		o.Spec.InRoles = clip(o.Spec.InRoles)
+		for i, r := range o.Spec.InRoles {
+			o.Spec.InRoles[i] = in.s(r)
+		}
 	case *cnpgv1.Database:
 		o.Spec.Cluster.Name = in.s(o.Spec.Cluster.Name)
 		o.Spec.Ensure = cnpgv1.EnsureOption(in.s(string(o.Spec.Ensure)))

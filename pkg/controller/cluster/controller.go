@@ -105,7 +105,7 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 		// The monitor's DatabaseRole (those of PostgresDatabases go to
 		// the database controller: the handler follows the controller
 		// reference's kind).
-		caches.On(cnpg.DatabaseRoles().Informer(), owned),
+		caches.On(cnpg.DatabaseRoles().Informer(), caches.IgnoreUnread(owned)),
 		caches.On(core.Secrets().Informer(), owned),
 		caches.On(core.ConfigMaps().Informer(), owned),
 	}

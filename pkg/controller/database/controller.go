@@ -109,7 +109,7 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 		// role waits on while an upgrade moves it out of there.
 		caches.On(cnpg.Clusters().Informer(), c.cnpgClusterHandler()),
 		caches.On(cnpg.Databases().Informer(), progressed),
-		caches.On(cnpg.DatabaseRoles().Informer(), progressed),
+		caches.On(cnpg.DatabaseRoles().Informer(), caches.IgnoreUnread(progressed)),
 		caches.On(core.Secrets().Informer(), owned),
 		caches.On(core.ConfigMaps().Informer(), owned),
 	})
