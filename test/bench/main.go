@@ -405,6 +405,11 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 		fig["op_sql_statements_per_database"] = (sConv.sum("setpoint_postgres_statements_total") - sStart.sum("setpoint_postgres_statements_total")) / nDB
 		fig["op_pg_connections_per_database"] = (sConv.sum("setpoint_postgres_connections_total") - sStart.sum("setpoint_postgres_connections_total")) / nDB
 		fig["reconciles_per_database"] = sConv.sum("setpoint_reconcile_total", "name", "postgresdatabase") / nDB
+		// By outcome: a pass that waits (on CNPG, on its cluster) is not
+		// one that does work, and a high count of either says where to look.
+		for _, o := range []string{"success", "wait", "retry"} {
+			fig["reconciles_per_database_"+o] = sConv.sum("setpoint_reconcile_total", "name", "postgresdatabase", "outcome", o) / nDB
+		}
 		fig["queue_wait_p99_database_s"] = quantile(0.99, sConv.histogram("workqueue_queue_duration_seconds", "name", "postgresdatabase"))
 		fig["queue_wait_p50_database_s"] = quantile(0.50, sConv.histogram("workqueue_queue_duration_seconds", "name", "postgresdatabase"))
 	}
