@@ -185,7 +185,7 @@ func shippedPermissions(t *testing.T) map[string]bool {
 
 // fullLifecycle drives everything the operator can do in ns: a class; a
 // cluster with a pooler, backups to object storage and monitoring (a
-// PodMonitor) that is updated (a parameter; pooler, backups and monitoring
+// PodMonitor and a metrics Service) that is updated (a parameter; pooler, backups and monitoring
 // off again) and deleted with policy Delete;
 // a cluster deleted with policy Retain; a PostgresDatabase with one
 // database of each deletion policy, deleted.
@@ -197,7 +197,7 @@ func fullLifecycle(t *testing.T, ns string) {
 		ConnectionPooler: &pgv1.ConnectionPoolerSpec{Enabled: ptr.To(true), Instances: ptr.To[int32](1), PoolMode: pgv1.PoolModeTransaction},
 		Backup: &pgv1.BackupSpec{Schedule: "0 2 * * *", ObjectStore: &pgv1.ObjectStoreSpec{
 			DestinationPath: "s3://backups/shop", CredentialsSecretName: "backup-creds", RetentionPolicy: "7d"}},
-		Monitoring: &pgv1.MonitoringSpec{Enabled: ptr.To(true)},
+		Monitoring: &pgv1.MonitoringSpec{Enabled: ptr.To(true), Service: ptr.To(true)},
 	}, pgv1.DeletionPolicyDelete)
 	newCluster(t, ns, "keep", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyRetain)
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
@@ -210,6 +210,7 @@ func fullLifecycle(t *testing.T, ns string) {
 		c.Spec.ConnectionPooler.Enabled = ptr.To(false)
 		c.Spec.Backup = nil
 		c.Spec.Monitoring.Enabled = ptr.To(false)
+		c.Spec.Monitoring.Service = ptr.To(false)
 	})
 	waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 	gone(t, "ObjectStore", func(ctx context.Context) error {
@@ -218,6 +219,10 @@ func fullLifecycle(t *testing.T, ns string) {
 	})
 	gone(t, "PodMonitor", func(ctx context.Context) error {
 		_, err := pg.MonitoringV1().PodMonitors(ns).Get(ctx, "shop-metrics", metav1.GetOptions{})
+		return err
+	})
+	gone(t, "metrics Service", func(ctx context.Context) error {
+		_, err := kube.CoreV1().Services(ns).Get(ctx, "shop-metrics", metav1.GetOptions{})
 		return err
 	})
 

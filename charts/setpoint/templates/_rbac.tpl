@@ -36,6 +36,9 @@ the metrics endpoint's reviews, which exist only cluster-wide. */}}
     resources: [configmaps]
     verbs: [get, list, watch, create, patch, delete]
   - apiGroups: [""]
+    resources: [services]
+    verbs: [get, list, watch, create, patch, delete]
+  - apiGroups: [""]
     resources: [events]
     verbs: [create, patch]
 {{- end -}}

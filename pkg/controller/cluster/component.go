@@ -94,6 +94,6 @@ func stages() []pipeline.Stage[*pass] {
 func components() []component {
 	return []component{
 		secretComponent{}, objectStoreComponent{}, settledProvisioner{}, monitorComponent{}, poolerComponent{},
-		backupComponent{}, configMapComponent{}, podMonitorComponent{},
+		backupComponent{}, configMapComponent{}, podMonitorComponent{}, metricsServiceComponent{},
 	}
 }

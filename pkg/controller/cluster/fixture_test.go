@@ -86,6 +86,8 @@ func (f *fixture) refresh() {
 	replace(core.Secrets().Informer(), ct.Items(ss.Items), err)
 	cms, err := f.kube.CoreV1().ConfigMaps("").List(ctx, ours)
 	replace(core.ConfigMaps().Informer(), ct.Items(cms.Items), err)
+	svcs, err := f.kube.CoreV1().Services("").List(ctx, ours)
+	replace(core.Services().Informer(), ct.Items(svcs.Items), err)
 	deps, err := f.kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: caches.PoolerDeploymentSelector})
 	replace(f.inf.Poolers.Apps().V1().Deployments().Informer(), ct.Items(deps.Items), err)
 }

@@ -9,6 +9,9 @@ const (
 	snapshotSuffix   = "-snapshot"
 	configMapSuffix  = "-connection"
 	podMonitorSuffix = "-metrics"
+	// The metrics Service shares the PodMonitor's name: both are how the
+	// cluster's metrics are found, by two kinds of scraper.
+	metricsServiceSuffix = "-metrics"
 )
 
 // Finalizer keeps a PostgresCluster until its deletion policy has run.

@@ -62,8 +62,7 @@ type pass struct {
 
 // Status is the status this pass builds, for the runner.
 func (p *pass) Status() pipeline.Status {
-	return pipeline.Status{Phase: &p.status.Phase, ObservedGeneration: &p.status.ObservedGeneration,
-		Conditions: &p.status.Conditions, Generation: p.cluster.Generation}
+	return statusOf(p.status, p.cluster.Generation)
 }
 
 // Has reports whether an earlier component published contract k.

@@ -19,52 +19,51 @@ import (
 // started, or the cluster was never Ready) status keeps what it says.
 // These conditions never touch the phase: a Ready cluster whose disk
 // fills stays Ready, and says so beside it.
-func (p *pass) recordHealth() {
-	s := p.obs.sample
+func recordHealth(st *pgv1.PostgresClusterStatus, generation int64, s *collector.Sample) {
 	if s == nil {
 		return
 	}
 	l := s.Level
 	if !l.Reachable {
-		p.health(pgv1.ConditionPostgresUnreachable, metav1.ConditionTrue, pgv1.ReasonSampleFailed,
+		setHealth(st, generation, pgv1.ConditionPostgresUnreachable, metav1.ConditionTrue, pgv1.ReasonSampleFailed,
 			"the primary could not be sampled: "+s.Err)
-		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionUnknown, pgv1.ReasonPrimaryUnreachable,
+		setHealth(st, generation, pgv1.ConditionNotAcceptingWrites, metav1.ConditionUnknown, pgv1.ReasonPrimaryUnreachable,
 			"unknown while the primary cannot be reached")
 		return // saturation and usage: the last known stand
 	}
-	p.health(pgv1.ConditionPostgresUnreachable, metav1.ConditionFalse, pgv1.ReasonSampled, "the primary answers")
+	setHealth(st, generation, pgv1.ConditionPostgresUnreachable, metav1.ConditionFalse, pgv1.ReasonSampled, "the primary answers")
 	switch {
 	case l.AcceptsWrites:
-		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionFalse, pgv1.ReasonAcceptingWrites, "the primary accepts writes")
+		setHealth(st, generation, pgv1.ConditionNotAcceptingWrites, metav1.ConditionFalse, pgv1.ReasonAcceptingWrites, "the primary accepts writes")
 	case s.InRecovery:
-		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionTrue, pgv1.ReasonInRecovery, "the primary is in recovery")
+		setHealth(st, generation, pgv1.ConditionNotAcceptingWrites, metav1.ConditionTrue, pgv1.ReasonInRecovery, "the primary is in recovery")
 	default:
-		p.health(pgv1.ConditionNotAcceptingWrites, metav1.ConditionTrue, pgv1.ReasonReadOnly,
+		setHealth(st, generation, pgv1.ConditionNotAcceptingWrites, metav1.ConditionTrue, pgv1.ReasonReadOnly,
 			"the primary is read-only (default_transaction_read_only)")
 	}
 	if l.Saturated {
-		p.health(pgv1.ConditionConnectionsSaturated, metav1.ConditionTrue, pgv1.ReasonConnectionsSaturated,
+		setHealth(st, generation, pgv1.ConditionConnectionsSaturated, metav1.ConditionTrue, pgv1.ReasonConnectionsSaturated,
 			fmt.Sprintf("%d of max_connections %d in use", s.Connections, s.MaxConnections))
 	} else {
-		p.health(pgv1.ConditionConnectionsSaturated, metav1.ConditionFalse, pgv1.ReasonConnectionsAvailable, "connections are available")
+		setHealth(st, generation, pgv1.ConditionConnectionsSaturated, metav1.ConditionFalse, pgv1.ReasonConnectionsAvailable, "connections are available")
 	}
 	if pct, ok := s.UsedPercent(); ok && l.NearlyFull {
-		p.health(pgv1.ConditionStorageNearlyFull, metav1.ConditionTrue, pgv1.ReasonStorageNearlyFull,
+		setHealth(st, generation, pgv1.ConditionStorageNearlyFull, metav1.ConditionTrue, pgv1.ReasonStorageNearlyFull,
 			fmt.Sprintf("the data takes %d%% of the volume (%d of %d bytes)", pct, s.UsedBytes(), s.SizeBytes))
 	} else if ok {
-		p.health(pgv1.ConditionStorageNearlyFull, metav1.ConditionFalse, pgv1.ReasonStorageAvailable, "the volume has room")
+		setHealth(st, generation, pgv1.ConditionStorageNearlyFull, metav1.ConditionFalse, pgv1.ReasonStorageAvailable, "the volume has room")
 	}
 }
 
-// health sets a health condition. One that was never True is not added
+// setHealth sets a health condition. One that was never True is not added
 // as False: a healthy cluster's status carries none of them, so they
 // cost no write until the first time they matter.
-func (p *pass) health(typ string, status metav1.ConditionStatus, reason, message string) {
-	if status == metav1.ConditionFalse && meta.FindStatusCondition(p.status.Conditions, typ) == nil {
+func setHealth(st *pgv1.PostgresClusterStatus, generation int64, typ string, status metav1.ConditionStatus, reason, message string) {
+	if status == metav1.ConditionFalse && meta.FindStatusCondition(st.Conditions, typ) == nil {
 		return
 	}
-	meta.SetStatusCondition(&p.status.Conditions, metav1.Condition{
-		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: p.cluster.Generation,
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: generation,
 	})
 }
 

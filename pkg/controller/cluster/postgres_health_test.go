@@ -34,7 +34,7 @@ func sampleAt(frac float64, mutate ...func(*collector.Sample)) *collector.Sample
 func TestHealthyClusterCarriesNoHealthConditions(t *testing.T) {
 	t.Parallel()
 	p := healthPass(pgv1.PostgresClusterStatus{}, sampleAt(0.3))
-	p.recordHealth()
+	recordHealth(p.status, p.cluster.Generation, p.obs.sample)
 	if len(p.status.Conditions) != 0 {
 		t.Errorf("healthy sample added conditions: %+v", p.status.Conditions)
 	}
@@ -43,7 +43,7 @@ func TestHealthyClusterCarriesNoHealthConditions(t *testing.T) {
 func TestHealthConditionsFollowTheSample(t *testing.T) {
 	t.Parallel()
 	p := healthPass(pgv1.PostgresClusterStatus{}, &collector.Sample{At: time.Now(), Err: "connection refused"})
-	p.recordHealth()
+	recordHealth(p.status, p.cluster.Generation, p.obs.sample)
 	if c := meta.FindStatusCondition(p.status.Conditions, pgv1.ConditionPostgresUnreachable); c == nil || c.Status != metav1.ConditionTrue {
 		t.Fatalf("PostgresUnreachable = %+v, want True", c)
 	}
@@ -52,7 +52,7 @@ func TestHealthConditionsFollowTheSample(t *testing.T) {
 	}
 	// Recovered, read-only, saturated and nearly full at once.
 	p.obs.sample = sampleAt(0.95, func(s *collector.Sample) { s.AcceptsWrites = false; s.Connections = 95 })
-	p.recordHealth()
+	recordHealth(p.status, p.cluster.Generation, p.obs.sample)
 	for typ, want := range map[string]metav1.ConditionStatus{
 		pgv1.ConditionPostgresUnreachable:  metav1.ConditionFalse,
 		pgv1.ConditionNotAcceptingWrites:   metav1.ConditionTrue,
@@ -72,7 +72,7 @@ func TestNoSampleKeepsStatus(t *testing.T) {
 	t.Parallel()
 	st := pgv1.PostgresClusterStatus{Conditions: []metav1.Condition{{Type: pgv1.ConditionNotAcceptingWrites, Status: metav1.ConditionTrue}}}
 	p := healthPass(st, nil)
-	p.recordHealth()
+	recordHealth(p.status, p.cluster.Generation, p.obs.sample)
 	recordSample(&p.cluster.Status, p.status, nil)
 	if !meta.IsStatusConditionTrue(p.status.Conditions, pgv1.ConditionNotAcceptingWrites) || p.status.Postgres != nil {
 		t.Errorf("status changed without a sample: %+v", p.status)

@@ -194,10 +194,26 @@ func mergeSettings(base, o pgv1.ClusterSettings) pgv1.ClusterSettings {
 		}
 	}
 	if o.Monitoring != nil {
-		m.Monitoring = o.Monitoring
+		m.Monitoring = mergeMonitoring(m.Monitoring, o.Monitoring)
 	}
 	if o.SuperuserAccess != nil {
 		m.SuperuserAccess = o.SuperuserAccess
+	}
+	return m
+}
+
+// mergeMonitoring overrides base's monitoring switches with those over
+// sets, one by one.
+func mergeMonitoring(base, over *pgv1.MonitoringSpec) *pgv1.MonitoringSpec {
+	m := &pgv1.MonitoringSpec{}
+	if base != nil {
+		*m = *base
+	}
+	if over.Enabled != nil {
+		m.Enabled = over.Enabled
+	}
+	if over.Service != nil {
+		m.Service = over.Service
 	}
 	return m
 }

@@ -100,3 +100,21 @@ func TestResolveRejectsInvalidCombinations(t *testing.T) {
 		})
 	}
 }
+
+// A cluster's monitoring switches override its class's one by one: the
+// cluster turning the PodMonitor off keeps the class's metrics Service.
+func TestMonitoringMergesSwitchBySwitch(t *testing.T) {
+	t.Parallel()
+	class := pgv1.ClusterSettings{Monitoring: &pgv1.MonitoringSpec{Enabled: ptr.To(true), Service: ptr.To(true)}}
+	m := mergeSettings(class, pgv1.ClusterSettings{Monitoring: &pgv1.MonitoringSpec{Enabled: ptr.To(false)}})
+	if got := m.Monitoring; got == nil || *got.Enabled || !*got.Service {
+		t.Fatalf("merged monitoring = %+v, want enabled false (cluster), service true (class)", got)
+	}
+	if !*class.Monitoring.Enabled {
+		t.Fatal("the merge changed the class's settings")
+	}
+	m = mergeSettings(pgv1.ClusterSettings{}, pgv1.ClusterSettings{Monitoring: &pgv1.MonitoringSpec{Service: ptr.To(true)}})
+	if got := m.Monitoring; got == nil || got.Enabled != nil || !*got.Service {
+		t.Fatalf("merged monitoring without class = %+v", got)
+	}
+}

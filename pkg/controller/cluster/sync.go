@@ -80,24 +80,21 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, err // a wiring bug: loud, with backoff
 	}
 	grow = p.settleStorage(grow)
-	p.Status().Conclude(out, ready(pgv1.ReasonAllComponentsReady, "every component is ready"))
-	dropRolesCondition(p.status)
-	p.recordHealth()
-	recordSample(&pc.Status, p.status, obs.sample)
+	st := conclude(&pc.Status, p.status, pc.Generation, out, obs.sample)
 	if p.facts != nil && p.facts.err != nil {
 		// The CA may have rotated: read it again next pass.
 		c.cas.Forget(pc.Namespace, naming.CASecret(pc.Name))
 	}
-	if _, err := c.writeStatus(ctx, pc, p.status); err != nil {
+	if _, err := c.writeStatus(ctx, pc, st); err != nil {
 		return workqueue.Result{}, err
 	}
-	c.storageEvents(ctx, pc, p.status, grow)
+	c.storageEvents(ctx, pc, st, grow)
 	if out.Err != nil {
 		// Status says what failed; the queue retries with backoff.
 		return workqueue.Result{}, out.Err
 	}
 	requeue := pipeline.Soonest(out.RequeueAfter, grow.recheck)
-	return workqueue.Result{RequeueAfter: requeue, Failed: p.status.Phase == pgv1.PhaseFailed}, nil
+	return workqueue.Result{RequeueAfter: requeue, Failed: st.Phase == pgv1.PhaseFailed}, nil
 }
 
 func (p *pass) setPhase(phase pgv1.Phase, reason, message string) {

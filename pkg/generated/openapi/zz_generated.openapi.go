@@ -3638,12 +3638,19 @@ func schema_pkg_apis_postgres_v1alpha1_MonitoringSpec(ref common.ReferenceCallba
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "MonitoringSpec switches metrics collection.",
+				Description: "MonitoringSpec switches metrics collection. A cluster's fields override its class's one by one.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"enabled": {
 						SchemaProps: spec.SchemaProps{
 							Description: "enabled makes setpoint keep a Prometheus Operator PodMonitor <cluster>-metrics that scrapes the instances' metrics port (the Prometheus Operator's CRD must be installed).",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"service": {
+						SchemaProps: spec.SchemaProps{
+							Description: "service makes setpoint keep a headless Service <cluster>-metrics over the instances' metrics port (9187), annotated for the prometheus.io/scrape, prometheus.io/port and prometheus.io/path discovery convention: for a Prometheus without the Prometheus Operator, or anything else that scrapes a Service's endpoints. Independent of enabled.",
 							Type:        []string{"boolean"},
 							Format:      "",
 						},
@@ -4187,7 +4194,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conditions hold one condition per component (SecretReady, ObjectStoreReady, ProvisionerReady, MonitorReady, PoolerReady, BackupReady, ConfigMapReady, PodMonitorReady) and the overall Ready.",
+							Description: "conditions hold one condition per component (SecretReady, ObjectStoreReady, ProvisionerReady, MonitorReady, PoolerReady, BackupReady, ConfigMapReady, PodMonitorReady, MetricsServiceReady) and the overall Ready.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

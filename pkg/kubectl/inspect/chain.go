@@ -18,6 +18,7 @@ var ClusterChain = []string{
 	pgv1.ConditionBackupReady,
 	pgv1.ConditionConfigMapReady,
 	pgv1.ConditionPodMonitorReady,
+	pgv1.ConditionMetricsServiceReady,
 }
 
 // DatabaseChain is the order of a PostgresDatabase's steps: Secrets come

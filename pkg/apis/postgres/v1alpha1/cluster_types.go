@@ -141,7 +141,8 @@ type PostgresClusterStatus struct {
 
 	// conditions hold one condition per component (SecretReady,
 	// ObjectStoreReady, ProvisionerReady, MonitorReady, PoolerReady,
-	// BackupReady, ConfigMapReady, PodMonitorReady) and the overall Ready.
+	// BackupReady, ConfigMapReady, PodMonitorReady, MetricsServiceReady)
+	// and the overall Ready.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

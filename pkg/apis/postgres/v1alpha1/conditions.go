@@ -42,6 +42,10 @@ const (
 	// ConditionPodMonitorReady is True when the PodMonitor is applied,
 	// or monitoring is disabled. What to do: when False, see its reason.
 	ConditionPodMonitorReady = "PodMonitorReady"
+	// ConditionMetricsServiceReady is True when the metrics Service is
+	// applied, or monitoring.service is off. What to do: when False, see
+	// its reason.
+	ConditionMetricsServiceReady = "MetricsServiceReady"
 )
 
 // Conditions of PostgresDatabase

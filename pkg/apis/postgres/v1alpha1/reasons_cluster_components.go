@@ -265,3 +265,17 @@ const (
 	// retried with backoff. What to do: if it persists, read the message.
 	ReasonPodMonitorError = "PodMonitorError"
 )
+
+// MetricsServiceReady of PostgresCluster
+const (
+	// ReasonMetricsServiceApplied means the metrics Service is applied.
+	// What to do: nothing.
+	ReasonMetricsServiceApplied = "MetricsServiceApplied"
+	// ReasonMetricsServiceConflict means a Service of that name exists
+	// that setpoint did not create. What to do: delete or rename it.
+	ReasonMetricsServiceConflict = "MetricsServiceConflict"
+	// ReasonMetricsServiceError means writing the metrics Service failed;
+	// it is retried with backoff. What to do: if it persists, read the
+	// message.
+	ReasonMetricsServiceError = "MetricsServiceError"
+)

@@ -155,13 +155,23 @@ type BackupSpec struct {
 	VolumeSnapshotClass string `json:"volumeSnapshotClass,omitempty"`
 }
 
-// MonitoringSpec switches metrics collection.
+// MonitoringSpec switches metrics collection. A cluster's fields override
+// its class's one by one.
 type MonitoringSpec struct {
 	// enabled makes setpoint keep a Prometheus Operator PodMonitor
 	// <cluster>-metrics that scrapes the instances' metrics port (the
 	// Prometheus Operator's CRD must be installed).
 	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
+
+	// service makes setpoint keep a headless Service <cluster>-metrics
+	// over the instances' metrics port (9187), annotated for the
+	// prometheus.io/scrape, prometheus.io/port and prometheus.io/path
+	// discovery convention: for a Prometheus without the Prometheus
+	// Operator, or anything else that scrapes a Service's endpoints.
+	// Independent of enabled.
+	// +optional
+	Service *bool `json:"service,omitempty"`
 }
 
 // ClusterSettings are the values a PostgresClusterClass presets and a

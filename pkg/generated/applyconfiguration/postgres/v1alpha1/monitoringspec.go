@@ -21,12 +21,20 @@ package v1alpha1
 // MonitoringSpecApplyConfiguration represents a declarative configuration of the MonitoringSpec type for use
 // with apply.
 //
-// MonitoringSpec switches metrics collection.
+// MonitoringSpec switches metrics collection. A cluster's fields override
+// its class's one by one.
 type MonitoringSpecApplyConfiguration struct {
 	// enabled makes setpoint keep a Prometheus Operator PodMonitor
 	// <cluster>-metrics that scrapes the instances' metrics port (the
 	// Prometheus Operator's CRD must be installed).
 	Enabled *bool `json:"enabled,omitempty"`
+	// service makes setpoint keep a headless Service <cluster>-metrics
+	// over the instances' metrics port (9187), annotated for the
+	// prometheus.io/scrape, prometheus.io/port and prometheus.io/path
+	// discovery convention: for a Prometheus without the Prometheus
+	// Operator, or anything else that scrapes a Service's endpoints.
+	// Independent of enabled.
+	Service *bool `json:"service,omitempty"`
 }
 
 // MonitoringSpecApplyConfiguration constructs a declarative configuration of the MonitoringSpec type for use with
@@ -40,5 +48,13 @@ func MonitoringSpec() *MonitoringSpecApplyConfiguration {
 // If called multiple times, the Enabled field is set to the value of the last call.
 func (b *MonitoringSpecApplyConfiguration) WithEnabled(value bool) *MonitoringSpecApplyConfiguration {
 	b.Enabled = &value
+	return b
+}
+
+// WithService sets the Service field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Service field is set to the value of the last call.
+func (b *MonitoringSpecApplyConfiguration) WithService(value bool) *MonitoringSpecApplyConfiguration {
+	b.Service = &value
 	return b
 }

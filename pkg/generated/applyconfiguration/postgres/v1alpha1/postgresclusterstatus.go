@@ -33,7 +33,8 @@ type PostgresClusterStatusApplyConfiguration struct {
 	Phase *postgresv1alpha1.Phase `json:"phase,omitempty"`
 	// conditions hold one condition per component (SecretReady,
 	// ObjectStoreReady, ProvisionerReady, MonitorReady, PoolerReady,
-	// BackupReady, ConfigMapReady, PodMonitorReady) and the overall Ready.
+	// BackupReady, ConfigMapReady, PodMonitorReady, MetricsServiceReady)
+	// and the overall Ready.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 	// observedGeneration is the spec generation this status describes.
 	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
