@@ -53,10 +53,14 @@ func smallClass(t *testing.T, name string, tune ...func(*pgv1.ClusterSettings)) 
 // application's credentials work with the privileges setpoint granted —
 // the admin creates a table, the rw role writes to it and cannot create a
 // database, the ro role reads and cannot write; deleting the object drops
-// the Delete database and its roles and keeps the Retain one.
+// the Delete database and its roles and keeps the Retain one. The class
+// turns monitoring.service on: its Service's endpoints are the instance
+// pods, and each serves CNPG's exporter (metrics_service_test.go).
 func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	ns := newNamespace(t)
-	smallClass(t, "small-"+ns)
+	smallClass(t, "small-"+ns, func(s *pgv1.ClusterSettings) {
+		s.Monitoring = &pgv1.MonitoringSpec{Service: ptr.To(true)}
+	})
 	phases := watchPhases(t, ns, "shop")
 	createCluster(t, ns, "shop", "small-"+ns)
 	start := time.Now()
@@ -77,6 +81,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	if cl.Status.Phase != cnpgsim.PhaseHealthy {
 		t.Fatalf("CNPG Cluster phase %q while the PostgresCluster is Ready", cl.Status.Phase)
 	}
+	t.Run("the metrics Service reaches every instance", func(t *testing.T) { metricsServiceScrapes(t, ns, "shop") })
 
 	createDatabase(t, ns, "app", "shop",
 		pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true},
