@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
@@ -107,22 +106,14 @@ func (c *Controller) writeStatus(ctx context.Context, pc *pgv1.PostgresCluster, 
 }
 
 func (c *Controller) statusWriter() pipeline.StatusWriter[*pgv1.PostgresCluster, pgv1.PostgresClusterStatus] {
-	return pipeline.StatusWriter[*pgv1.PostgresCluster, pgv1.PostgresClusterStatus]{
-		Stored: func(pc *pgv1.PostgresCluster) *pgv1.PostgresClusterStatus { return &pc.Status },
-		With: func(pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) *pgv1.PostgresCluster {
-			out := pc.DeepCopy()
-			out.Status = *st
-			return out
-		},
-		Update: func(ctx context.Context, pc *pgv1.PostgresCluster) (*pgv1.PostgresCluster, error) {
-			return c.deps.pg.PostgresV1alpha1().PostgresClusters(pc.Namespace).UpdateStatus(ctx, pc, metav1.UpdateOptions{FieldManager: fieldManager})
-		},
-		Lag: &c.lag,
-		Announce: func(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {
-			c.phaseEvent(ctx, pc, st)
-			c.healthEvents(pc, st)
-		},
-	}
+	return pipeline.NewStatusWriter(c.deps.pg.PostgresV1alpha1().PostgresClusters, fieldManager, &c.lag, c.announce)
+}
+
+// announce tells people of a status change: the phase's Event, and the
+// health conditions' (healthEvents).
+func (c *Controller) announce(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {
+	c.phaseEvent(ctx, pc, st)
+	c.healthEvents(pc, st)
 }
 
 func (c *Controller) phaseEvent(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {

@@ -3,7 +3,6 @@ package database
 import (
 	"context"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
@@ -27,19 +26,7 @@ func (c *Controller) writeStatus(ctx context.Context, db *pgv1.PostgresDatabase,
 }
 
 func (c *Controller) statusWriter() pipeline.StatusWriter[*pgv1.PostgresDatabase, pgv1.PostgresDatabaseStatus] {
-	return pipeline.StatusWriter[*pgv1.PostgresDatabase, pgv1.PostgresDatabaseStatus]{
-		Stored: func(db *pgv1.PostgresDatabase) *pgv1.PostgresDatabaseStatus { return &db.Status },
-		With: func(db *pgv1.PostgresDatabase, st *pgv1.PostgresDatabaseStatus) *pgv1.PostgresDatabase {
-			out := db.DeepCopy()
-			out.Status = *st
-			return out
-		},
-		Update: func(ctx context.Context, db *pgv1.PostgresDatabase) (*pgv1.PostgresDatabase, error) {
-			return c.pg.PostgresV1alpha1().PostgresDatabases(db.Namespace).UpdateStatus(ctx, db, metav1.UpdateOptions{FieldManager: fieldManager})
-		},
-		Lag:      &c.lag,
-		Announce: c.statusEvent,
-	}
+	return pipeline.NewStatusWriter(c.pg.PostgresV1alpha1().PostgresDatabases, fieldManager, &c.lag, c.statusEvent)
 }
 
 func (c *Controller) statusEvent(ctx context.Context, db *pgv1.PostgresDatabase, st *pgv1.PostgresDatabaseStatus) {

@@ -17,28 +17,36 @@ func (l *lagLog) Wrote(key types.NamespacedName, before, after string) {
 	*l = append(*l, key.String()+" "+before+"->"+after)
 }
 
-// writer counts updates and announcements on a PostgresDatabase.
+// fakeDatabases is a PostgresDatabase client's status subresource that
+// counts updates and records the field manager it was called with.
+type fakeDatabases struct {
+	updates *int
+	err     error
+	manager *string
+}
+
+func (f fakeDatabases) UpdateStatus(_ context.Context, db *pgv1.PostgresDatabase, opts metav1.UpdateOptions) (*pgv1.PostgresDatabase, error) {
+	*f.updates++
+	*f.manager = opts.FieldManager
+	if f.err != nil {
+		return nil, f.err
+	}
+	out := db.DeepCopy()
+	out.ResourceVersion = "8"
+	return out, nil
+}
+
+// writer counts updates and announcements on a PostgresDatabase; an
+// announcement counts only after an update as field manager "setpoint".
 func writer(updateErr error) (StatusWriter[*pgv1.PostgresDatabase, pgv1.PostgresDatabaseStatus], *int, *int, *lagLog) {
-	updates, announced, lag := 0, 0, &lagLog{}
-	return StatusWriter[*pgv1.PostgresDatabase, pgv1.PostgresDatabaseStatus]{
-		Stored: func(db *pgv1.PostgresDatabase) *pgv1.PostgresDatabaseStatus { return &db.Status },
-		With: func(db *pgv1.PostgresDatabase, st *pgv1.PostgresDatabaseStatus) *pgv1.PostgresDatabase {
-			out := db.DeepCopy()
-			out.Status = *st
-			return out
-		},
-		Update: func(_ context.Context, db *pgv1.PostgresDatabase) (*pgv1.PostgresDatabase, error) {
-			updates++
-			if updateErr != nil {
-				return nil, updateErr
-			}
-			out := db.DeepCopy()
-			out.ResourceVersion = "8"
-			return out, nil
-		},
-		Lag:      lag,
-		Announce: func(context.Context, *pgv1.PostgresDatabase, *pgv1.PostgresDatabaseStatus) { announced++ },
-	}, &updates, &announced, lag
+	updates, announced, lag, manager := 0, 0, &lagLog{}, ""
+	client := func(string) fakeDatabases { return fakeDatabases{updates: &updates, err: updateErr, manager: &manager} }
+	announce := func(context.Context, *pgv1.PostgresDatabase, *pgv1.PostgresDatabaseStatus) {
+		if manager == "setpoint" { // the field manager NewStatusWriter was given
+			announced++
+		}
+	}
+	return NewStatusWriter(client, "setpoint", lag, announce), &updates, &announced, lag
 }
 
 func TestStatusWriterWritesOnlyAChangedStatus(t *testing.T) {
