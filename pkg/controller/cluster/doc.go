@@ -9,7 +9,7 @@
 //  3. add the finalizer, and read one observation snapshot (observe):
 //     the children several components read are read by snapshot.go;
 //     a component that alone reads a kind (the Poolers, ScheduledBackups,
-//     PodMonitor) registers that kind's informer handler and reads its
+//     PodMonitor, metrics Service) registers that kind's informer handler and reads its
 //     part of the snapshot itself (watch.go);
 //  4. merge the class into the cluster's spec (resolveAgainst): an
 //     invalid result is Failed and not retried until the cluster or its
@@ -18,12 +18,15 @@
 //     the class's class-in-use finalizer;
 //  6. run the ordered component pipeline of ADR-0002 on the shared runner
 //     (pipeline.Run over components(): secret, objectStore, provisioner,
-//     monitor, pooler, backup, configMap, podMonitor), each Reconcile
-//     (actuate) then Observe (converge), stopping at the first component
-//     not Ready and marking the conditions after it Blocked;
-//  7. settle the storage decision, conclude phase and Ready, record the
-//     health conditions and the sample, and write status once; then the
-//     storage Events.
+//     monitor, pooler, backup, configMap, podMonitor, metricsService),
+//     each Reconcile (actuate) then Observe (converge), stopping at the
+//     first component not Ready and marking the conditions after it
+//     Blocked;
+//  7. settle the storage decision; compute the status to write with
+//     conclude (conclude.go, a pure function of what the pass built, the
+//     pipeline's outcome and the collector's sample: phase and Ready, the
+//     health conditions, status.postgres); write it once, or not at all
+//     when unchanged (pipeline.StatusWriter); then the storage Events.
 //
 // The database's roles are not the cluster's concern: each
 // PostgresDatabase writes CNPG DatabaseRoles for its own; the provisioner
