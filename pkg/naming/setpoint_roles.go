@@ -20,7 +20,7 @@ const MonitorRole = "setpoint_monitor"
 func MonitorRoleObject(cluster string) string { return RoleObject(cluster, MonitorRole) }
 
 // CertAuthGroup is the NOLOGIN role whose members log in by client
-// certificate only (see controller.CertAuthHBA). Membership grants
+// certificate only (see cluster.CertAuthHBA). Membership grants
 // nothing: the role holds no privilege.
 const CertAuthGroup = "setpoint_cert_auth"
 

@@ -23,7 +23,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
@@ -264,7 +264,7 @@ func (lb *lowerBound) clusterStart(ctx context.Context, c *pgv1.PostgresCluster)
 	ac := cnpgac.Cluster(c.Name, ns).WithLabels(clusterLabels(c)).WithOwnerReferences(ownerApply(c, clusterGVK)).
 		WithSpec(cnpgac.ClusterSpec().WithInstances(1).WithImageName("ghcr.io/cloudnative-pg/postgresql:15").
 			WithEnableSuperuserAccess(false).
-			WithPostgresConfiguration(cnpgac.PostgresConfiguration().WithPgHBA(controller.CertAuthHBA...)).
+			WithPostgresConfiguration(cnpgac.PostgresConfiguration().WithPgHBA(cluster.CertAuthHBA...)).
 			WithStorage(cnpgac.StorageConfiguration().WithSize("1Gi")))
 	if _, err := lb.pg.CNPGV1().Clusters(ns).Apply(ctx, ac, lbApply); err != nil {
 		return nil, nil, err

@@ -115,4 +115,3 @@ func checkMetricsService(t *testing.T, svc *corev1.Service, cluster string) {
 		t.Errorf("annotations = %v, want prometheus.io/scrape, port and path", a)
 	}
 }
-

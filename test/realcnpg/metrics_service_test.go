@@ -111,4 +111,3 @@ func hasSample(body, metric string) bool {
 	}
 	return false
 }
-

@@ -1,4 +1,4 @@
-package controller
+package cluster
 
 import "github.com/setpoint-dev/setpoint/pkg/naming"
 
