@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +12,6 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
-	"github.com/setpoint-dev/setpoint/pkg/kubectl/inspect"
 )
 
 func metricsServicePass(cs *kubefakecs.Clientset, on bool, existing *corev1.Service) *pass {
@@ -112,18 +110,5 @@ func TestMetricsServiceDeletedWhenOff(t *testing.T) {
 	}
 	if _, err := cs.CoreV1().Services("ns").Get(t.Context(), "shop-metrics", metav1.GetOptions{}); err == nil {
 		t.Fatal("Service still there with monitoring.service off")
-	}
-}
-
-// The kubectl plugin points at the first condition of its chain that is
-// not True: its chain must be the pipeline's order.
-func TestPluginChainFollowsThePipeline(t *testing.T) {
-	t.Parallel()
-	var conds []string
-	for _, c := range components() {
-		conds = append(conds, c.Condition())
-	}
-	if !slices.Equal(inspect.ClusterChain, conds) {
-		t.Errorf("inspect.ClusterChain = %v, the pipeline's conditions are %v", inspect.ClusterChain, conds)
 	}
 }

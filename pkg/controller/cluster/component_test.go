@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"testing"
 
@@ -120,4 +121,18 @@ func expectCondition(t *testing.T, p *pass, typ string, status metav1.ConditionS
 		}
 	}
 	t.Errorf("no %s condition in %+v", typ, p.status.Conditions)
+}
+
+// The API lists the conditions in pipeline order, for the kubectl plugin
+// (which points at the first that is not True) and for users: it must be
+// this pipeline's order.
+func TestTheAPIListsThePipelinesConditions(t *testing.T) {
+	t.Parallel()
+	var conds []string
+	for _, c := range components() {
+		conds = append(conds, c.Condition())
+	}
+	if !slices.Equal(pgv1.ClusterConditions, conds) {
+		t.Errorf("pgv1.ClusterConditions = %v, the pipeline's conditions are %v", pgv1.ClusterConditions, conds)
+	}
 }

@@ -471,3 +471,16 @@ func passOrder(t *testing.T, f *fixture, n int) []string {
 	})
 	return got
 }
+
+// The API lists the conditions in pipeline order, for the kubectl plugin
+// and for users: it must be this pipeline's order.
+func TestTheAPIListsThePipelinesConditions(t *testing.T) {
+	t.Parallel()
+	var conds []string
+	for _, s := range stages {
+		conds = append(conds, s.Condition())
+	}
+	if !slices.Equal(pgv1.DatabaseConditions, conds) {
+		t.Errorf("pgv1.DatabaseConditions = %v, the pipeline's conditions are %v", pgv1.DatabaseConditions, conds)
+	}
+}

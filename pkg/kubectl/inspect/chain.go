@@ -9,29 +9,10 @@ import (
 // ClusterChain is the order of a PostgresCluster's components (the
 // pipeline of ADR-0002): a pass stops at the first one not Ready, so the
 // first condition of this list that is not True is the one to look at.
-var ClusterChain = []string{
-	pgv1.ConditionSecretReady,
-	pgv1.ConditionObjectStoreReady,
-	pgv1.ConditionProvisionerReady,
-	pgv1.ConditionMonitorReady,
-	pgv1.ConditionPoolerReady,
-	pgv1.ConditionBackupReady,
-	pgv1.ConditionConfigMapReady,
-	pgv1.ConditionPodMonitorReady,
-	pgv1.ConditionMetricsServiceReady,
-}
+var ClusterChain = pgv1.ClusterConditions
 
-// DatabaseChain is the order of a PostgresDatabase's steps: Secrets come
-// first (they need nothing of the cluster), then the cluster's readiness,
-// then what is built on it.
-var DatabaseChain = []string{
-	pgv1.ConditionSecretsReady,
-	pgv1.ConditionClusterReady,
-	pgv1.ConditionConfigMapsReady,
-	pgv1.ConditionRolesReady,
-	pgv1.ConditionDatabasesReady,
-	pgv1.ConditionPrivilegesReady,
-}
+// DatabaseChain is the order of a PostgresDatabase's steps.
+var DatabaseChain = pgv1.DatabaseConditions
 
 // Condition is one status condition as the plugin reports it: a stable
 // shape for -o json|yaml, independent of metav1.Condition's bookkeeping.
