@@ -114,12 +114,20 @@ test: controlplane postgres node release-test
 unit:
 	$(GO) test -count=1 -short ./pkg/... ./test/cnpgsim ./test/promsample ./test/doccheck
 
-## demo: the local sandbox (control plane, CNPG stand-in, real Postgres) with the operator and the samples
+## demo: the local sandbox (control plane, CNPG stand-in, real Postgres) with the operator and the samples; CNPG=real: on real CloudNativePG (root)
 # Built, not `go run`: go run exits 1 after an interrupt even when the
 # program stops cleanly, and Ctrl-C must end the demo with status 0.
-demo: controlplane postgres
+# CNPG=real runs it on real CloudNativePG instead: the real-CNPG tier's
+# one-node Kubernetes with setpoint's release in-cluster (root).
+CNPG ?= standin
+ifeq ($(CNPG),real)
+DEMO_NEEDS = node node-images release-test
+else
+DEMO_NEEDS = controlplane postgres
+endif
+demo: $(DEMO_NEEDS)
 	$(GO) build -o $(BIN)/sandbox ./test/sandbox
-	$(BIN)/sandbox -demo $(DEMO_FLAGS)
+	SETPOINT_BIN_DIR=$(BIN) $(BIN)/sandbox -demo -cnpg $(CNPG) $(DEMO_FLAGS)
 
 ## bench: convergence, cost, memory and failover figures (prints a table, writes bench.json; ≈8 min)
 bench: controlplane postgres

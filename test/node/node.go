@@ -27,6 +27,10 @@ type Options struct {
 	StartTimeout time.Duration
 	// KeepDir leaves the state directory (logs, configurations) after Stop.
 	KeepDir bool
+	// CallerStops: the caller handles SIGINT, SIGTERM and SIGHUP and calls
+	// Stop itself (the demo, which ends with status 0 on Ctrl-C). Without
+	// it the node stops itself on those signals and exits the process.
+	CallerStops bool
 	// Storage tunes the static local PVs of StorageClass "local".
 	Storage Storage
 	// Images are imported into containerd before kubelet starts. With
@@ -95,7 +99,9 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 	if n.dir, err = os.MkdirTemp("", "setpoint-node-"); err != nil {
 		return nil, fmt.Errorf("create state dir: %w", err)
 	}
-	n.stopSignals = stopOnSignal(n)
+	if !opts.CallerStops {
+		n.stopSignals = stopOnSignal(n)
+	}
 	defer func() {
 		if err != nil {
 			if serr := n.Stop(); serr != nil {

@@ -6,9 +6,12 @@
 //
 // With -demo (what `make demo` runs) it also runs the operator, applies
 // manifests/samples, narrates the PostgresCluster and PostgresDatabase
-// becoming Ready, and uses the database as an application would.
+// becoming Ready, and uses the database as an application would
+// (test/demo). With -cnpg real (`make demo CNPG=real`) all of it runs on
+// real CloudNativePG instead, on the real-CNPG tier's one-node Kubernetes,
+// with setpoint's release in-cluster (real.go).
 //
-//	go run ./test/sandbox [-dir .sandbox] [-shared-backend] [-demo [-exit]]
+//	go run ./test/sandbox [-dir .sandbox] [-shared-backend] [-cnpg standin|real] [-demo [-exit]]
 package main
 
 import (
@@ -27,8 +30,8 @@ import (
 )
 
 type options struct {
-	dir, samples, metrics string
-	shared, demo, exit    bool
+	dir, samples, metrics, cnpg string
+	shared, demo, exit          bool
 }
 
 func main() {
@@ -39,6 +42,7 @@ func main() {
 	flag.StringVar(&o.samples, "samples", "manifests/samples", "with -demo: the objects to apply")
 	flag.StringVar(&o.metrics, "metrics-bind-address", "127.0.0.1:8080", "with -demo: the operator's /metrics address")
 	flag.BoolVar(&o.exit, "exit", false, "with -demo: stop once the demo has shown a usable database")
+	flag.StringVar(&o.cnpg, "cnpg", "standin", "standin: the control plane and the CNPG stand-in; real: real CloudNativePG on a one-node Kubernetes (root; make demo CNPG=real)")
 	klog.InitFlags(nil)
 	flag.Parse()
 	restoreTerminal := takeTerminal()
@@ -54,6 +58,13 @@ func main() {
 
 func run(ctx context.Context, o options) error {
 	ctx = klog.NewContext(ctx, klog.Background())
+	switch o.cnpg {
+	case "real":
+		return runReal(ctx, o)
+	case "standin":
+	default:
+		return fmt.Errorf("-cnpg %q: want standin or real", o.cnpg)
+	}
 	sb, err := sandbox.Start(ctx, sandbox.Options{Dir: o.dir, Simulator: cnpgsim.Options{SharedBackend: o.shared}})
 	if err != nil {
 		return interrupted(ctx, "sandbox: interrupted while starting", err)
@@ -74,11 +85,11 @@ func run(ctx context.Context, o options) error {
 		<-ctx.Done()
 		return nil
 	}
-	return demo(ctx, sb, o)
+	return standInDemo(ctx, sb, o)
 }
 
-// demo runs the operator beside the sandbox and walks through the samples.
-func demo(ctx context.Context, sb *sandbox.Sandbox, o options) error {
+// standInDemo runs the operator beside the sandbox and walks through the samples.
+func standInDemo(ctx context.Context, sb *sandbox.Sandbox, o options) error {
 	if l, err := net.Listen("tcp", o.metrics); err != nil {
 		fmt.Printf("  metrics:    %s is taken (%v); the demo's operator serves no metrics\n", o.metrics, err)
 		o.metrics = "0"
