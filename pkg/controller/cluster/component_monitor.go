@@ -12,6 +12,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -43,7 +44,11 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 		// Secret and reclaim policy.
 		return p.owner().Conflict("DatabaseRole", cur)
 	}
-	if cur != nil && (cur.DeletionTimestamp != nil || monitorRoleCurrent(cur, p)) {
+	retry := false
+	if controller.SecretNotYetReadable(cur) {
+		retry, _ = controller.RetryDue(cur, p.deps.clock.Now())
+	}
+	if cur != nil && (cur.DeletionTimestamp != nil || monitorRoleCurrent(cur, p) && !retry) {
 		p.monitorRole = cur
 		p.certGroupErr = ensureCertGroup(ctx, p)
 		return nil // Observe reports where CNPG stands
@@ -53,7 +58,13 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 			return err
 		}
 	}
-	applied, err := p.deps.pg.CNPGV1().DatabaseRoles(p.cluster.Namespace).Apply(ctx, monitorRoleApply(p), applyOpts)
+	ac := monitorRoleApply(p)
+	if retry {
+		// CNPG's instance manager may not read the Secret yet: ask it to
+		// try again now, not in its 30 s (controller.RetryDue).
+		ac.WithAnnotations(controller.RetryMark(p.deps.clock.Now()))
+	}
+	applied, err := p.deps.pg.CNPGV1().DatabaseRoles(p.cluster.Namespace).Apply(ctx, ac, applyOpts)
 	if err != nil {
 		return fmt.Errorf("apply DatabaseRole %s: %w", naming.MonitorRoleObject(p.cluster.Name), err)
 	}
@@ -134,6 +145,12 @@ func monitorWait(role *cnpgv1.DatabaseRole, secret *corev1.Secret, object string
 	case role.DeletionTimestamp != nil:
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRolePending,
 			fmt.Sprintf("waiting for the previous DatabaseRole %q of role %s to be deleted", object, naming.MonitorRole), provisionRecheck), true
+	case controller.SecretNotYetReadable(role):
+		// Its failure status wakes nobody (only what the cache drops
+		// changes): look again when the next retry is due.
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRolePending,
+			fmt.Sprintf("role %s not yet applied by CloudNativePG (DatabaseRole %q): it may not read Secret %q yet (asked it to retry)",
+				naming.MonitorRole, object, secret.Name), controller.RetryPace), true
 	case st.ObservedGeneration == role.Generation && st.Applied != nil && !*st.Applied:
 		// CNPG retries on its own (and its status change wakes us); its
 		// message is the user's clue.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
@@ -257,5 +259,49 @@ func TestMonitorRoleExistingInPostgres(t *testing.T) {
 		if c.reason == "MonitorRoleExists" && (!strings.Contains(h.Message, "CloudNativePG would take it over") || h.Phase != pgv1.PhaseFailed) {
 			t.Errorf("%s: %+v", c.name, h)
 		}
+	}
+}
+
+// The monitor's DatabaseRole failed because CNPG's instance manager may
+// not read its Secret yet (real CNPG's RBAC race): it is asked again at
+// once, with the retry annotation beside our fields, and the component
+// rechecks at controller.RetryPace; within the pace nothing is written.
+func TestMonitorRoleSecretRaceIsRetried(t *testing.T) {
+	t.Parallel()
+	p, kube, cs := monitorPass(t, nil)
+	runMonitor(p)
+	sec, _ := kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-monitor", metav1.GetOptions{})
+	role, _ := cs.CNPGV1().DatabaseRoles("ns").Get(t.Context(), "shop.setpoint-monitor", metav1.GetOptions{})
+	role.Status = cnpgv1.DatabaseRoleStatus{Applied: ptr.To(false),
+		Message: `secrets "shop-monitor" is forbidden: User "system:serviceaccount:ns:shop" cannot get resource "secrets" in API group "" in the namespace "ns"`}
+
+	clock := testClock()
+	p, _, cs = monitorPass(t, []runtime.Object{sec}, role)
+	p.deps.clock = clock
+	p.obs.monitorSecret, p.obs.monitorRole = sec, role
+	h := runMonitor(p)
+	if h.Phase != pgv1.PhaseProvisioning || h.Reason != pgv1.ReasonMonitorRolePending || h.RequeueAfter != controller.RetryPace ||
+		!strings.Contains(h.Message, `may not read Secret "shop-monitor" yet`) {
+		t.Fatalf("health = %+v", h)
+	}
+	retried, err := cs.CNPGV1().DatabaseRoles("ns").Get(t.Context(), "shop.setpoint-monitor", metav1.GetOptions{})
+	if err != nil || retried.Annotations[controller.RetryAnnotation] != clock.Now().UTC().Format(time.RFC3339Nano) {
+		t.Fatalf("not retried: %v %v", retried.Annotations, err)
+	}
+	if retried.Spec.PasswordSecret == nil || retried.Spec.Name != "setpoint_monitor" {
+		t.Errorf("the retry changed our fields: %+v", retried.Spec)
+	}
+
+	// CNPG failed again at once: within the pace, no write.
+	again := retried.DeepCopy()
+	again.Status = role.Status
+	p, _, cs = monitorPass(t, []runtime.Object{sec}, again)
+	p.deps.clock = clock
+	p.obs.monitorSecret, p.obs.monitorRole = sec, again
+	if h := runMonitor(p); h.RequeueAfter != controller.RetryPace {
+		t.Fatalf("within the pace: %+v", h)
+	}
+	if w := cs.Actions(); len(w) != 0 {
+		t.Errorf("retried within the pace: %v", w)
 	}
 }

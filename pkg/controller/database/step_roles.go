@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,7 +20,7 @@ import (
 // first write of a role, claimRole proves that nothing else has it, and
 // the first write is a create, which fails if another object won a race.
 func rolesStep(ctx context.Context, p *pass) health {
-	var hs []health
+	var hs, all []health
 	pending := 0
 	for _, d := range p.db.Spec.Databases {
 		e := p.entry(d.Name)
@@ -31,6 +32,7 @@ func rolesStep(ctx context.Context, p *pass) health {
 			}
 			markExists(e, c.role, h.Phase == pgv1.PhaseReady || certWait(h))
 			dbh = append(dbh, h)
+			all = append(all, h)
 		}
 		h := worst(dbh)
 		if h.Phase != pgv1.PhaseReady {
@@ -40,12 +42,24 @@ func rolesStep(ctx context.Context, p *pass) health {
 	}
 	h := worst(hs)
 	if h.Phase == pgv1.PhaseProvisioning && h.Reason == pgv1.ReasonRolesPending {
-		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRolesPending, fmt.Sprintf("%d role(s) not yet applied by CloudNativePG", pending), provisionRecheck)
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRolesPending, fmt.Sprintf("%d role(s) not yet applied by CloudNativePG", pending), soonestRecheck(all))
 	}
 	if h.Phase != pgv1.PhaseReady {
 		return h
 	}
 	return ready(pgv1.ReasonRolesReconciled, "every role is applied by CloudNativePG")
+}
+
+// soonestRecheck is the soonest recheck a pending role asked for, and
+// provisionRecheck when none asked sooner.
+func soonestRecheck(hs []health) time.Duration {
+	after := provisionRecheck
+	for _, h := range hs {
+		if h.RequeueAfter > 0 {
+			after = min(after, h.RequeueAfter)
+		}
+	}
+	return after
 }
 
 // secretOf is the password Secret the secrets step chose for c.
@@ -100,6 +114,9 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 			return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("apply DatabaseRole %s: %w", w.object, err))
 		}
 		return rolePending(role)
+	}
+	if h, ok := p.retryRole(ctx, cur, w); ok {
+		return h
 	}
 	st := cur.Status
 	switch {
