@@ -170,6 +170,10 @@ func (s *Simulator) applyDatabaseRoleObject(ctx context.Context, inst *instance,
 		}
 		return s.databaseRoleFailed(ctx, role, msg)
 	}
+	if msg, raced := s.secretRace(inst, role); raced {
+		_, err := s.databaseRoleFailed(ctx, role, msg)
+		return secretForbiddenRetry, err
+	}
 	secret, err := s.passwordSecret(ctx, role)
 	if err != nil {
 		return s.databaseRoleFailed(ctx, role, err.Error())

@@ -44,6 +44,9 @@ type instance struct {
 	// appliedRoles is what this process applied, per role name
 	// (databaserole_duplicate.go); guarded by roles.
 	appliedRoles appliedRoles
+	// secrets are the password Secrets the instance may read
+	// (databaserole_rbac.go).
+	secrets secretGrants
 }
 
 func (s *Simulator) instance(key cache.ObjectName) *instance {

@@ -37,6 +37,12 @@ type Options struct {
 	Selector string
 	// FieldManager names the Simulator in managedFields; default "cnpgsim".
 	FieldManager string
+	// SecretRace plays real CNPG's race between a new DatabaseRole and the
+	// instance Role that must name its password Secret: the first attempt
+	// is forbidden to read the Secret and, unless the object changes, is
+	// tried again only after CNPG's 30 s (databaserole_rbac.go). Off, a
+	// role is applied at once, as the stand-in's own tests expect.
+	SecretRace bool
 }
 
 const defaultBinDir = "/usr/lib/postgresql/15/bin"

@@ -54,7 +54,7 @@ func startSimulator(e *envtest.Environment) error {
 	// its Pods.
 	hostMap = filepath.Join(e.Dir(), "hostmap", "hostmap.json")
 	var err error
-	sim, err = cnpgsim.New(e.Config, cnpgsim.Options{HostMapFile: hostMap})
+	sim, err = cnpgsim.New(e.Config, cnpgsim.Options{HostMapFile: hostMap, SecretRace: true})
 	if err != nil {
 		return fmt.Errorf("CNPG stand-in: %w", err)
 	}

@@ -65,7 +65,7 @@ func run(ctx context.Context, o options) error {
 	default:
 		return fmt.Errorf("-cnpg %q: want standin or real", o.cnpg)
 	}
-	sb, err := sandbox.Start(ctx, sandbox.Options{Dir: o.dir, Simulator: cnpgsim.Options{SharedBackend: o.shared}})
+	sb, err := sandbox.Start(ctx, sandbox.Options{Dir: o.dir, Simulator: cnpgsim.Options{SharedBackend: o.shared, SecretRace: true}})
 	if err != nil {
 		return interrupted(ctx, "sandbox: interrupted while starting", err)
 	}
