@@ -16,6 +16,7 @@ import (
 // (test/demo), here on the tier's node (the demo command starts a node of
 // its own, with realcnpg.Start as TestMain does). The samples live in
 // namespace default, which no other test uses; the node goes with them.
+// Its two instances also serve the collector's test on a real replica.
 func TestDemoOnRealCNPG(t *testing.T) {
 	t.Parallel()
 	site := demo.NodeSite{PostgresImage: setup.Images.Ref("postgresql"), StorageClass: "local", S3Endpoint: S3Endpoint, S3Bucket: S3Bucket}
@@ -30,4 +31,5 @@ func TestDemoOnRealCNPG(t *testing.T) {
 		t.Fatalf("the demo did not show a usable database:\n%s", out.String())
 	}
 	t.Logf("the demo on real CloudNativePG:\n%s", out.String())
+	t.Run("the collector reads the replica's replay lag", func(t *testing.T) { collectorSeesTheReplica(t, demo.Namespace, demo.Cluster) })
 }

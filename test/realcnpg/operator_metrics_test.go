@@ -1,0 +1,124 @@
+package realcnpg
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	authnv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// metricsReaderToken is a token of a ServiceAccount in ns bound to the
+// shipped setpoint-metrics-reader ClusterRole, as a scraper would have.
+func metricsReaderToken(t *testing.T, ns string) string {
+	t.Helper()
+	ctx := t.Context()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "scraper", Namespace: ns}}
+	if _, err := kube.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create ServiceAccount: %v", err)
+	}
+	crb := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "scraper-" + ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "setpoint-metrics-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "scraper", Namespace: ns}},
+	}
+	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("bind setpoint-metrics-reader: %v", err)
+	}
+	tr, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "scraper", &authnv1.TokenRequest{
+		Spec: authnv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("TokenRequest: %v", err)
+	}
+	return tr.Status.Token
+}
+
+// operatorMetrics scrapes /metrics of every running setpoint Pod over
+// HTTPS with token, through the node's network namespace, and returns the
+// bodies joined. The serving certificate is the operator's own
+// self-signed one: the scrape checks the figures and the authorization,
+// not the chain (the in-cluster e2e test checks what a Prometheus needs).
+func operatorMetrics(ctx context.Context, token string) (string, error) {
+	pods, err := kube.CoreV1().Pods(SetpointNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", err
+	}
+	var all strings.Builder
+	for _, p := range pods.Items {
+		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" {
+			continue
+		}
+		addr := net.JoinHostPort(p.Status.PodIP, "8443")
+		client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
+			DialContext:     func(context.Context, string, string) (net.Conn, error) { return theNode.Dial(addr) },
+			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // see the function's comment
+		}}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
+		if err != nil {
+			return "", err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := client.Do(req)
+		if err != nil {
+			return "", fmt.Errorf("scrape %s: %w", p.Name, err)
+		}
+		b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+		resp.Body.Close()
+		if err != nil {
+			return "", err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return "", fmt.Errorf("scrape %s: %s", p.Name, resp.Status)
+		}
+		all.Write(b)
+	}
+	return all.String(), nil
+}
+
+// gauge finds the sample of metric for a cluster in an exposition text.
+func gauge(body, metric, ns, cluster string) (float64, bool) {
+	for _, l := range strings.Split(body, "\n") {
+		if !strings.HasPrefix(l, metric+"{") || !strings.Contains(l, fmt.Sprintf(`namespace=%q`, ns)) ||
+			!strings.Contains(l, fmt.Sprintf(`cluster=%q`, cluster)) {
+			continue
+		}
+		v, err := strconv.ParseFloat(l[strings.LastIndexByte(l, ' ')+1:], 64)
+		return v, err == nil
+	}
+	return 0, false
+}
+
+// collectorSeesTheReplica holds the collector to real Postgres with a
+// streaming replica: the in-cluster operator's /metrics, scraped as an
+// authorized scraper, carries the replica's replay lag (a gauge that is
+// absent without standbys) and says the primary accepts writes.
+func collectorSeesTheReplica(t *testing.T, ns, cluster string) {
+	t.Helper()
+	token := metricsReaderToken(t, ns)
+	var lag float64
+	eventually(t, 3*time.Minute, "the collector's sample of "+cluster, func(ctx context.Context) (bool, string, error) {
+		body, err := operatorMetrics(ctx, token)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		var ok bool
+		lag, ok = gauge(body, "setpoint_postgres_replication_lag_bytes", ns, cluster)
+		writes, _ := gauge(body, "setpoint_postgres_accepts_writes", ns, cluster)
+		return ok && writes == 1, fmt.Sprintf("lag present %v, accepts_writes %v", ok, writes), nil
+	})
+	if lag < 0 {
+		t.Errorf("replication lag %v bytes", lag)
+	}
+	t.Logf("the collector's replay lag of %s/%s's replica: %v bytes", ns, cluster, lag)
+}
