@@ -36,7 +36,11 @@ func TestRetryOnlyTheSecretRace(t *testing.T) {
 		{"the race, retried a pace ago: now", failedRole(forbidden, RetryMark(now.Add(-RetryPace))), true, 0},
 		{"another Secret's race: not ours to retry", failedRole(`secrets "other" is forbidden: …`, nil), false, 0},
 		{"another failure: CNPG retries on its own", failedRole("role is already managed by the CNPG cluster", nil), false, 0},
-		{"applied", func() *cnpgv1.DatabaseRole { r := failedRole(forbidden, nil); r.Status.Applied = ptr.To(true); return r }(), false, 0},
+		{"applied", func() *cnpgv1.DatabaseRole {
+			r := failedRole(forbidden, nil)
+			r.Status.Applied = ptr.To(true)
+			return r
+		}(), false, 0},
 		{"not tried yet", func() *cnpgv1.DatabaseRole { r := failedRole("", nil); r.Status.Applied = nil; return r }(), false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
