@@ -1,19 +1,20 @@
 package realcnpg
 
 import (
-	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/setpoint-dev/setpoint/test/promsample"
 )
 
 // metricsServiceScrapes holds the metrics Service (monitoring.service) to
@@ -45,12 +46,12 @@ func metricsServiceScrapes(t *testing.T, ns, cluster string) {
 		return slices.Equal(ips, want), fmt.Sprintf("endpoints %v, instance pods %v", ips, want), nil
 	})
 	for _, ip := range ips {
-		body, err := scrape(t.Context(), net.JoinHostPort(ip, port), path)
+		samples, err := scrape(t.Context(), "http://"+net.JoinHostPort(ip, port)+path, "", nil)
 		if err != nil {
 			t.Fatalf("scrape %s%s through the metrics Service's endpoint: %v", ip, path, err)
 		}
-		if !hasSample(body, "cnpg_collector_up") {
-			t.Errorf("%s%s served no cnpg_collector_up sample:\n%.2000s", ip, path, body)
+		if !slices.ContainsFunc(samples, func(s promsample.Sample) bool { return s.Name == "cnpg_collector_up" }) {
+			t.Errorf("%s%s served no cnpg_collector_up sample (%d samples)", ip, path, len(samples))
 		}
 	}
 }
@@ -74,40 +75,29 @@ func readyEndpoints(ctx context.Context, ns, service string) []string {
 	return ips
 }
 
-// scrape GETs path from addr inside the node's network namespace.
-func scrape(ctx context.Context, addr, path string) (string, error) {
-	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
-		DialContext: func(context.Context, string, string) (net.Conn, error) { return theNode.Dial(addr) },
-	}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
+// scrape GETs url inside the node's network namespace, with token as a
+// bearer token when set, and parses the exposition it returns.
+func scrape(ctx context.Context, url, token string, tlsConf *tls.Config) ([]promsample.Sample, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return "", err
+		return nil, err
+	}
+	addr := req.URL.Host
+	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
+		DialContext:     func(context.Context, string, string) (net.Conn, error) { return theNode.Dial(addr) },
+		TLSClientConfig: tlsConf,
+	}}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return "", err
-	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("%s: %.500s", resp.Status, b)
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 500))
+		return nil, fmt.Errorf("%s: %s", resp.Status, b)
 	}
-	return string(b), nil
-}
-
-// hasSample: the exposition text has a sample of metric (not only its
-// HELP or TYPE line).
-func hasSample(body, metric string) bool {
-	sc := bufio.NewScanner(strings.NewReader(body))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		l := sc.Text()
-		if strings.HasPrefix(l, metric+" ") || strings.HasPrefix(l, metric+"{") {
-			return true
-		}
-	}
-	return false
+	return promsample.Parse(io.LimitReader(resp.Body, 8<<20))
 }

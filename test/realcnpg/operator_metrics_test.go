@@ -4,11 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +13,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/setpoint-dev/setpoint/test/promsample"
 )
 
 // metricsReaderToken is a token of a ServiceAccount in ns bound to the
@@ -45,56 +43,36 @@ func metricsReaderToken(t *testing.T, ns string) string {
 }
 
 // operatorMetrics scrapes /metrics of every running setpoint Pod over
-// HTTPS with token, through the node's network namespace, and returns the
-// bodies joined. The serving certificate is the operator's own
+// HTTPS with token, through the node's network namespace, and returns
+// their samples together. The serving certificate is the operator's own
 // self-signed one: the scrape checks the figures and the authorization,
 // not the chain (the in-cluster e2e test checks what a Prometheus needs).
-func operatorMetrics(ctx context.Context, token string) (string, error) {
+func operatorMetrics(ctx context.Context, token string) ([]promsample.Sample, error) {
 	pods, err := kube.CoreV1().Pods(SetpointNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	var all strings.Builder
+	var all []promsample.Sample
 	for _, p := range pods.Items {
 		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" {
 			continue
 		}
-		addr := net.JoinHostPort(p.Status.PodIP, "8443")
-		client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
-			DialContext:     func(context.Context, string, string) (net.Conn, error) { return theNode.Dial(addr) },
-			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // see the function's comment
-		}}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
+		url := "https://" + net.JoinHostPort(p.Status.PodIP, "8443") + "/metrics"
+		samples, err := scrape(ctx, url, token, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // see the function's comment
 		if err != nil {
-			return "", err
+			return nil, fmt.Errorf("scrape %s: %w", p.Name, err)
 		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := client.Do(req)
-		if err != nil {
-			return "", fmt.Errorf("scrape %s: %w", p.Name, err)
-		}
-		b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-		resp.Body.Close()
-		if err != nil {
-			return "", err
-		}
-		if resp.StatusCode != http.StatusOK {
-			return "", fmt.Errorf("scrape %s: %s", p.Name, resp.Status)
-		}
-		all.Write(b)
+		all = append(all, samples...)
 	}
-	return all.String(), nil
+	return all, nil
 }
 
-// gauge finds the sample of metric for a cluster in an exposition text.
-func gauge(body, metric, ns, cluster string) (float64, bool) {
-	for _, l := range strings.Split(body, "\n") {
-		if !strings.HasPrefix(l, metric+"{") || !strings.Contains(l, fmt.Sprintf(`namespace=%q`, ns)) ||
-			!strings.Contains(l, fmt.Sprintf(`cluster=%q`, cluster)) {
-			continue
+// gauge is the value of metric for a cluster among samples.
+func gauge(samples []promsample.Sample, metric, ns, cluster string) (float64, bool) {
+	for _, s := range samples {
+		if s.Name == metric && s.Matches("namespace", ns, "cluster", cluster) {
+			return s.Value, true
 		}
-		v, err := strconv.ParseFloat(l[strings.LastIndexByte(l, ' ')+1:], 64)
-		return v, err == nil
 	}
 	return 0, false
 }
@@ -108,13 +86,13 @@ func collectorSeesTheReplica(t *testing.T, ns, cluster string) {
 	token := metricsReaderToken(t, ns)
 	var lag float64
 	eventually(t, 3*time.Minute, "the collector's sample of "+cluster, func(ctx context.Context) (bool, string, error) {
-		body, err := operatorMetrics(ctx, token)
+		samples, err := operatorMetrics(ctx, token)
 		if err != nil {
 			return false, err.Error(), nil
 		}
 		var ok bool
-		lag, ok = gauge(body, "setpoint_postgres_replication_lag_bytes", ns, cluster)
-		writes, _ := gauge(body, "setpoint_postgres_accepts_writes", ns, cluster)
+		lag, ok = gauge(samples, "setpoint_postgres_replication_lag_bytes", ns, cluster)
+		writes, _ := gauge(samples, "setpoint_postgres_accepts_writes", ns, cluster)
 		return ok && writes == 1, fmt.Sprintf("lag present %v, accepts_writes %v", ok, writes), nil
 	})
 	if lag < 0 {
