@@ -10,6 +10,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -55,9 +56,7 @@ func rolesStep(ctx context.Context, p *pass) health {
 func soonestRecheck(hs []health) time.Duration {
 	after := provisionRecheck
 	for _, h := range hs {
-		if h.RequeueAfter > 0 {
-			after = min(after, h.RequeueAfter)
-		}
+		after = pipeline.Soonest(after, h.RequeueAfter)
 	}
 	return after
 }
