@@ -44,10 +44,7 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 		// Secret and reclaim policy.
 		return p.owner().Conflict("DatabaseRole", cur)
 	}
-	retry := false
-	if controller.SecretNotYetReadable(cur) {
-		retry, _ = controller.RetryDue(cur, p.deps.clock.Now())
-	}
+	retry, _ := controller.RetryDue(cur, p.deps.clock.Now())
 	if cur != nil && (cur.DeletionTimestamp != nil || monitorRoleCurrent(cur, p) && !retry) {
 		p.monitorRole = cur
 		p.certGroupErr = ensureCertGroup(ctx, p)

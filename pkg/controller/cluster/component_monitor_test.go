@@ -28,7 +28,7 @@ func monitorPass(t *testing.T, kubeObjs []runtime.Object, pgObjs ...runtime.Obje
 	t.Helper()
 	p := testPass()
 	kube, cs := kubefakecs.NewClientset(kubeObjs...), fake.NewClientset(pgObjs...)
-	p.deps = &deps{kube: kube, pg: cs, recorder: discard{},
+	p.deps = &deps{kube: kube, pg: cs, recorder: discard{}, clock: testClock(),
 		roleComment: func(context.Context, *pass, string) (*string, bool, error) {
 			t.Fatal("Postgres asked about the role without the superuser")
 			return nil, false, nil
@@ -275,9 +275,8 @@ func TestMonitorRoleSecretRaceIsRetried(t *testing.T) {
 	role.Status = cnpgv1.DatabaseRoleStatus{Applied: ptr.To(false),
 		Message: `secrets "shop-monitor" is forbidden: User "system:serviceaccount:ns:shop" cannot get resource "secrets" in API group "" in the namespace "ns"`}
 
-	clock := testClock()
 	p, _, cs = monitorPass(t, []runtime.Object{sec}, role)
-	p.deps.clock = clock
+	clock := p.deps.clock
 	p.obs.monitorSecret, p.obs.monitorRole = sec, role
 	h := runMonitor(p)
 	if h.Phase != pgv1.PhaseProvisioning || h.Reason != pgv1.ReasonMonitorRolePending || h.RequeueAfter != controller.RetryPace ||
@@ -296,7 +295,6 @@ func TestMonitorRoleSecretRaceIsRetried(t *testing.T) {
 	again := retried.DeepCopy()
 	again.Status = role.Status
 	p, _, cs = monitorPass(t, []runtime.Object{sec}, again)
-	p.deps.clock = clock
 	p.obs.monitorSecret, p.obs.monitorRole = sec, again
 	if h := runMonitor(p); h.RequeueAfter != controller.RetryPace {
 		t.Fatalf("within the pace: %+v", h)
