@@ -98,10 +98,13 @@ func (r *backupRun) run(ctx context.Context, srv *server, a *archive) error {
 		st.Method = cnpgv1.BackupMethodPlugin
 		st.Online = ptr.To(true)
 		st.StartedAt = &started
-		st.ServerName = a.serverName
-		st.DestinationPath = a.destinationPath
+		// No serverName or destinationPath: CNPG fills them for its
+		// in-tree barman backups only, never for a plugin's.
 	})
 	if err != nil {
+		return err
+	}
+	if err := r.s.setClusterCondition(ctx, r.backup.Namespace, r.backup.Spec.Cluster.Name, backupStarting()); err != nil {
 		return err
 	}
 	logger := klog.FromContext(ctx)
@@ -122,6 +125,9 @@ func (r *backupRun) run(ctx context.Context, srv *server, a *archive) error {
 	}); err != nil {
 		return err
 	}
+	if err := r.s.setClusterCondition(ctx, r.backup.Namespace, r.backup.Spec.Cluster.Name, backupSucceeded()); err != nil {
+		return err
+	}
 	return r.s.updateRecoveryWindow(ctx, r.backup.Namespace, a, nil)
 }
 
@@ -137,6 +143,9 @@ func (r *backupRun) fail(ctx context.Context, a *archive, msg string) error {
 		}
 	})
 	if err != nil || a == nil {
+		return err
+	}
+	if err := r.s.setClusterCondition(ctx, r.backup.Namespace, r.backup.Spec.Cluster.Name, backupFailed(msg)); err != nil {
 		return err
 	}
 	return r.s.updateRecoveryWindow(ctx, r.backup.Namespace, a, &now)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -110,9 +111,23 @@ func TestBackupAndPointInTimeRecovery(t *testing.T) {
 		b.Status.StartedAt.Format(time.RFC3339), b.Status.StoppedAt.Format(time.RFC3339))
 	st := b.Status
 	if st.StartedAt == nil || st.StoppedAt == nil || st.BeginWal == "" || st.EndWal == "" || st.BackupID == "" ||
-		st.ServerName != "src" || st.DestinationPath != dest || st.Method != cnpgv1.BackupMethodPlugin || st.MajorVersion != 15 {
+		st.ServerName != "" || st.DestinationPath != "" || st.Method != cnpgv1.BackupMethodPlugin || st.MajorVersion != 15 {
 		t.Fatalf("backup status incomplete: %+v", st)
 	}
+	// The Cluster's conditions as CNPG's plugin backup and status
+	// reconciler leave them (test/parity compares them with real CNPG's).
+	eventually(t, 10*time.Second, "Cluster conditions after the backup", func() error {
+		c, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "src", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for typ, reason := range map[string]string{"LastBackupSucceeded": "LastBackupSucceeded", "ConsistentSystemID": "Unique"} {
+			if cond := meta.FindStatusCondition(c.Status.Conditions, typ); cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != reason {
+				return fmt.Errorf("condition %s = %+v", typ, cond)
+			}
+		}
+		return nil
+	})
 	waitArchived(t, src, st.EndWal)
 	if _, err := os.Stat(filepath.Join(src, "base", st.BackupID, "data", "PG_VERSION")); err != nil {
 		t.Fatalf("base backup not in the archive folder: %v", err)

@@ -20,6 +20,7 @@ const (
 	messageReady         = "Cluster is Ready"
 	messageUnready       = "Cluster Is Not Ready"
 	conditionInitialized = "Initialized"
+	conditionSystemID    = "ConsistentSystemID"
 )
 
 // writeStatus writes the Cluster's status for phase, if it differs from
@@ -43,8 +44,13 @@ func (r *clusterRun) writeStatus(ctx context.Context, phase string, ready bool, 
 	st.WriteService = c.Name + "-rw"
 	r.pvcStatus(st)
 	st.ReadService = c.Name + "-r"
-	if r.roles != nil || !hasManagedRoles(c) {
+	switch {
+	case r.roles != nil:
 		st.ManagedRolesStatus = r.roles
+	case !hasManagedRoles(c):
+		// CNPG's managedRolesStatus is a struct, not a pointer: an empty
+		// object when no role is managed.
+		st.ManagedRolesStatus = &cnpgv1.ManagedRoles{}
 	}
 	cond := metav1.Condition{
 		Type:    conditionReady,
@@ -57,6 +63,7 @@ func (r *clusterRun) writeStatus(ctx context.Context, phase string, ready bool, 
 	}
 	meta.SetStatusCondition(&st.Conditions, cond)
 	setInitialized(st, r.instanceCreated())
+	setSystemID(st, r.instanceCreated(), r.inst.backend.srv.running())
 	if equality.Semantic.DeepEqual(*st, c.Status) {
 		return nil
 	}
@@ -108,4 +115,19 @@ func setInitialized(st *cnpgv1.ClusterStatus, created bool) {
 			Reason: "BootstrapPending", Message: "Cluster has not been bootstrapped yet",
 		})
 	}
+}
+
+// setSystemID keeps CNPG's ConsistentSystemID condition
+// (internal/controller/cluster_status.go): True once the instances report
+// one system ID — the stand-in's one server, while it runs.
+func setSystemID(st *cnpgv1.ClusterStatus, created, running bool) {
+	cond := metav1.Condition{Type: conditionSystemID, Status: metav1.ConditionFalse, Reason: "NotFound",
+		Message: "No instances are present in the cluster to report a system ID."}
+	switch {
+	case running:
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, "Unique", "A single, unique system ID was found across reporting instances."
+	case created:
+		cond.Message = "Instances are present, but none have reported a system ID."
+	}
+	meta.SetStatusCondition(&st.Conditions, cond)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -51,19 +52,30 @@ func (s *Simulator) syncDatabase(ctx context.Context, key cache.ObjectName) (tim
 		// CNPG's instance manager reconciles Databases only on a running
 		// primary; until then nothing changes.
 		if _, cerr := s.clusters.Clusters(db.Namespace).Get(db.Spec.Cluster.Name); apierrors.IsNotFound(cerr) {
-			return databaseRetry, s.writeDatabaseStatus(ctx, db, false, fmt.Sprintf("cluster %q not found", db.Spec.Cluster.Name))
+			return databaseRetry, s.writeDatabaseStatus(ctx, db, false, fmt.Sprintf("cluster %q not found", db.Spec.Cluster.Name), db.Status.Extensions)
 		}
 		return databaseRetry, nil
 	}
-	if err := applyDatabase(ctx, b, db.Spec); err != nil {
+	exts, err := applyDatabase(ctx, b, db.Spec)
+	if err != nil {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
 		klog.FromContext(ctx).V(2).Info("Database not applied", "err", err)
-		return databaseRetry, s.writeDatabaseStatus(ctx, db, false, pgMessage(err))
+		return databaseRetry, s.writeDatabaseStatus(ctx, db, false, err.Error(), db.Status.Extensions)
 	}
-	return 0, s.writeDatabaseStatus(ctx, db, true, "")
+	for _, e := range exts {
+		if !e.Applied {
+			return databaseRetry, s.writeDatabaseStatus(ctx, db, false, msgObjectsFailed, exts)
+		}
+	}
+	return 0, s.writeDatabaseStatus(ctx, db, true, "", exts)
 }
+
+// msgObjectsFailed is CNPG's message when the database is there but one
+// of its objects (an extension) is not; each object's own message is in
+// status.extensions.
+const msgObjectsFailed = "database object reconciliation failed"
 
 // servingBackend is the backend of a ready Cluster, its server running.
 func (s *Simulator) servingBackend(namespace, cluster string) (*backend, error) {
@@ -89,7 +101,10 @@ func (s *Simulator) servingBackend(namespace, cluster string) (*backend, error) 
 // lower bound, which runs CNPG's SQL itself, uses it too.
 const SharedCreateStrategy = "FILE_COPY"
 
-func applyDatabase(ctx context.Context, b *backend, spec cnpgv1.DatabaseSpec) error {
+// applyDatabase creates, alters or drops the database, then each
+// extension on its own as CNPG does (one failing does not stop the
+// others): an error is the database's, the list each extension's verdict.
+func applyDatabase(ctx context.Context, b *backend, spec cnpgv1.DatabaseSpec) ([]cnpgv1.DatabaseObjectStatus, error) {
 	srv := b.srv
 	err := srv.withConn(ctx, "postgres", func(ctx context.Context, conn *pgx.Conn) error {
 		if spec.Ensure == cnpgv1.EnsureAbsent {
@@ -104,34 +119,40 @@ func applyDatabase(ctx context.Context, b *backend, spec cnpgv1.DatabaseSpec) er
 				stmt += " STRATEGY " + SharedCreateStrategy
 			}
 			if _, err := conn.Exec(ctx, stmt); err != nil {
-				return fmt.Errorf("create database: %w", err)
+				return fmt.Errorf("while creating database %q: %w", spec.Name, err)
 			}
 		case err != nil:
-			return fmt.Errorf("read database: %w", err)
+			return fmt.Errorf("while scanning if database %q exists: %w", spec.Name, err)
 		case owner != spec.Owner:
 			if _, err := conn.Exec(ctx, "ALTER DATABASE "+ident(spec.Name)+" OWNER TO "+ident(spec.Owner)); err != nil {
-				return fmt.Errorf("change database owner: %w", err)
+				return fmt.Errorf("while altering database %q owner to %s: %w", spec.Name, spec.Owner, err)
 			}
 		}
 		return nil
 	})
 	if err != nil || spec.Ensure == cnpgv1.EnsureAbsent || len(spec.Extensions) == 0 {
-		return err
+		return nil, err
 	}
-	return srv.withConn(ctx, spec.Name, func(ctx context.Context, conn *pgx.Conn) error {
-		for _, ext := range spec.Extensions {
+	exts := make([]cnpgv1.DatabaseObjectStatus, len(spec.Extensions))
+	err = srv.withConn(ctx, spec.Name, func(ctx context.Context, conn *pgx.Conn) error {
+		for i, ext := range spec.Extensions {
+			exts[i] = cnpgv1.DatabaseObjectStatus{Name: ext.Name, Applied: true}
 			if err := applyExtension(ctx, conn, ext); err != nil {
-				return err
+				exts[i].Applied, exts[i].Message = false, err.Error()
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, fmt.Errorf("while connecting to the database %q: %v", spec.Name, err)
+	}
+	return exts, nil
 }
 
 func applyExtension(ctx context.Context, conn *pgx.Conn, ext cnpgv1.ExtensionSpec) error {
 	if ext.Ensure == cnpgv1.EnsureAbsent {
 		if _, err := conn.Exec(ctx, "DROP EXTENSION IF EXISTS "+ident(ext.Name)); err != nil {
-			return fmt.Errorf("drop extension %s: %w", ext.Name, err)
+			return err // unwrapped, as CNPG returns it
 		}
 		return nil
 	}
@@ -143,7 +164,7 @@ func applyExtension(ctx context.Context, conn *pgx.Conn, ext cnpgv1.ExtensionSpe
 		stmt += " VERSION " + quoteLiteral(ext.Version)
 	}
 	if _, err := conn.Exec(ctx, stmt); err != nil {
-		return fmt.Errorf("create extension %s: %w", ext.Name, err)
+		return err // unwrapped, as CNPG returns it
 	}
 	return nil
 }
@@ -208,11 +229,14 @@ func (s *Simulator) setFinalizers(ctx context.Context, db *cnpgv1.Database, fina
 	return next, nil
 }
 
-func (s *Simulator) writeDatabaseStatus(ctx context.Context, db *cnpgv1.Database, applied bool, message string) error {
-	want := cnpgv1.DatabaseStatus{ObservedGeneration: db.Generation, Applied: &applied, Message: message}
-	cur := db.Status
-	if cur.ObservedGeneration == want.ObservedGeneration && cur.Message == want.Message &&
-		cur.Applied != nil && *cur.Applied == applied {
+func (s *Simulator) writeDatabaseStatus(ctx context.Context, db *cnpgv1.Database, applied bool, message string, exts []cnpgv1.DatabaseObjectStatus) error {
+	// As CNPG's SetAsReady and SetAsFailed: only success records the
+	// generation; a failure keeps the last one applied (none at first).
+	want := cnpgv1.DatabaseStatus{ObservedGeneration: db.Status.ObservedGeneration, Applied: &applied, Message: message, Extensions: exts}
+	if applied {
+		want.ObservedGeneration = db.Generation
+	}
+	if equality.Semantic.DeepEqual(db.Status, want) {
 		return nil
 	}
 	next := db.DeepCopy()

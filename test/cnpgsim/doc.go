@@ -73,8 +73,10 @@
 // For a Database it adds CNPG's finalizer cnpg.io/deleteDatabase, runs CREATE
 // DATABASE … OWNER (or ALTER DATABASE … OWNER TO), CREATE EXTENSION IF NOT
 // EXISTS / DROP EXTENSION IF EXISTS per extension, ensure absent as DROP
-// DATABASE, and reports status.applied, message (Postgres's own message, e.g.
-// `role "x" does not exist`) and observedGeneration. On deletion it drops the
+// DATABASE, and reports status.applied and message in CNPG's words (e.g.
+// `while creating database "d": ERROR: role "x" does not exist (SQLSTATE
+// 42704)`), and observedGeneration only on success, as CNPG does (a failure
+// keeps the generation last applied). On deletion it drops the
 // database when databaseReclaimPolicy is delete and keeps it when retain,
 // then removes the finalizer. A DatabaseRole (CNPG 1.30) is applied as
 // CNPG's operator and instance manager do together — finalizer
@@ -249,10 +251,12 @@
 //     refuse. Fixed parameters (port, ssl, listen_addresses, …) that reach it
 //     anyway (with the webhooks off) are skipped instead of rejected.
 //   - Status is a subset: no phaseReason beyond stopped/failing and failed
-//     recoveries, no passwordStatus, no conditions besides Ready and
-//     Initialized (no ContinuousArchiving,
-//     LastBackupSucceeded), no Database extension/schema status, no
-//     `<name>-server` or replication Secrets, no certificates status.
+//     recoveries, no passwordStatus, no conditions besides Ready,
+//     Initialized, ConsistentSystemID and LastBackupSucceeded (no
+//     ContinuousArchiving: the archive_command's outcome is not watched),
+//     no Database extension/schema status, no `<name>-server` or
+//     replication Secrets, no certificates status. test/parity holds what
+//     there is to real CNPG's record.
 //   - Unlabelled password Secrets are re-read at the Cluster's next event,
 //     not on a timer.
 //   - Poolers run no PgBouncer: the host map sends a Pooler's name straight

@@ -76,8 +76,8 @@ func TestRestoreUnderTheSameName(t *testing.T) {
 	// folder's recovery window (which starts with it, not with the source's
 	// backup).
 	b := waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "after-restore"))
-	if b.Status.ServerName != serverName {
-		t.Errorf("Backup serverName %q, want %q", b.Status.ServerName, serverName)
+	if _, err := os.Stat(filepath.Join(filepath.Dir(walFolder(ns, serverName)), "base", b.Status.BackupID)); err != nil {
+		t.Errorf("base backup %s not under %s: %v", b.Status.BackupID, serverName, err)
 	}
 	eventually(t, 30*time.Second, "the new folder's recovery window in status", func(ctx context.Context) (bool, error) {
 		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})

@@ -18,24 +18,30 @@ import (
 	"github.com/setpoint-dev/setpoint/test/cnpgsim"
 )
 
+// fitInstances runs the node's PostgreSQL image on a static local PV,
+// checkpoints kept short so that a replica joins quickly.
+func fitInstances(s *pgv1.ClusterSettings) {
+	size := resource.MustParse("1Gi")
+	s.ImageName = setup.Images.Ref("postgresql")
+	s.Storage = &pgv1.StorageSpec{Size: &size, StorageClass: ptr.To("local")}
+	s.PostgreSQLConfig = map[string]string{
+		"shared_buffers": "32MB", "checkpoint_timeout": "30s", "checkpoint_completion_target": "0.1",
+	}
+}
+
 // smallClass is a class for this node: one instance of the local
 // PostgreSQL image on a static local PV, checkpoints kept short so that a
 // replica joins quickly.
 func smallClass(t *testing.T, name string, tune ...func(*pgv1.ClusterSettings)) {
 	t.Helper()
-	size := resource.MustParse("1Gi")
 	class := &pgv1.PostgresClusterClass{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: pgv1.PostgresClusterClassSpec{ClusterSettings: pgv1.ClusterSettings{
 			Instances:       ptr.To[int32](1),
 			PostgresVersion: ptr.To[int32](15),
-			ImageName:       setup.Images.Ref("postgresql"),
-			Storage:         &pgv1.StorageSpec{Size: &size, StorageClass: ptr.To("local")},
-			PostgreSQLConfig: map[string]string{
-				"shared_buffers": "32MB", "checkpoint_timeout": "30s", "checkpoint_completion_target": "0.1",
-			},
 		}},
 	}
+	fitInstances(&class.Spec.ClusterSettings)
 	for _, f := range tune {
 		f(&class.Spec.ClusterSettings)
 	}

@@ -134,6 +134,9 @@ func TestMonitorRoleWaitsForCNPG(t *testing.T) {
 	stale.Status.SecretResourceVersion = "40"
 	failedApply := role.DeepCopy()
 	failedApply.Status.Applied, failedApply.Status.Message = ptr.To(false), `"setpoint_monitor" is already managed by object "other"`
+	// CNPG records observedGeneration only on success: a first failure
+	// has none.
+	failedApply.Status.ObservedGeneration = 0
 	for _, c := range []struct {
 		name, reason, message string
 		role                  *cnpgv1.DatabaseRole

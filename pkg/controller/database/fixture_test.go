@@ -239,7 +239,13 @@ func (f *fixture) setCluster(mutate func(*pgv1.PostgresCluster)) {
 func (f *fixture) markApplied(name string, applied bool, msg string) {
 	f.t.Helper()
 	d := f.cnpgDB(name)
-	d.Status = cnpgv1.DatabaseStatus{ObservedGeneration: d.Generation, Applied: &applied, Message: msg}
+	// As CNPG's SetAsReady and SetAsFailed: only success records the
+	// generation; a failure leaves the last one applied (none at first).
+	observed := d.Status.ObservedGeneration
+	if applied {
+		observed = d.Generation
+	}
+	d.Status = cnpgv1.DatabaseStatus{ObservedGeneration: observed, Applied: &applied, Message: msg}
 	if _, err := f.pg.CNPGV1().Databases(ns).UpdateStatus(f.t.Context(), d, metav1.UpdateOptions{}); err != nil {
 		f.t.Fatal(err)
 	}
@@ -416,7 +422,9 @@ func (f *fixture) applyRoles() {
 func (f *fixture) failRole(obj, msg string) {
 	f.t.Helper()
 	r := f.role(obj)
-	f.setRoleStatus(r, cnpgv1.DatabaseRoleStatus{ObservedGeneration: r.Generation, Applied: ptr.To(false), Message: msg})
+	// As CNPG's DatabaseRole: a failure leaves observedGeneration at the
+	// last generation applied (none at first).
+	f.setRoleStatus(r, cnpgv1.DatabaseRoleStatus{ObservedGeneration: r.Status.ObservedGeneration, Applied: ptr.To(false), Message: msg})
 }
 
 func (f *fixture) setRoleStatus(r *cnpgv1.DatabaseRole, st cnpgv1.DatabaseRoleStatus) {

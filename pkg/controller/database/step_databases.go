@@ -71,10 +71,12 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	}
 	st := cur.Status
 	switch {
+	case st.Applied != nil && !*st.Applied:
+		// Before the generation: CNPG records it only on success, so a
+		// failure (even the first) leaves the generation before it.
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseNotApplied, fmt.Sprintf("CloudNativePG could not apply database %s yet: %s", n.DB, failureOf(st)), provisionRecheck)
 	case st.ObservedGeneration != cur.Generation || st.Applied == nil:
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseApplying, fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.CNPG), provisionRecheck)
-	case !*st.Applied:
-		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseNotApplied, fmt.Sprintf("CloudNativePG could not apply database %s yet: %s", n.DB, st.Message), provisionRecheck)
 	}
 	return ready("", "")
 }
@@ -179,4 +181,17 @@ func (p *pass) checkNewDatabase(ctx context.Context, n names) health {
 		return failed(pgv1.ReasonDatabaseExists, why, failedRecheck)
 	}
 	return ready("", "")
+}
+
+// failureOf is CNPG's message for a Database it could not apply, with each
+// failed extension's own: for those CNPG's message says only "database
+// object reconciliation failed".
+func failureOf(st cnpgv1.DatabaseStatus) string {
+	msg := st.Message
+	for _, e := range st.Extensions {
+		if !e.Applied {
+			msg += fmt.Sprintf("; extension %s: %s", e.Name, e.Message)
+		}
+	}
+	return msg
 }

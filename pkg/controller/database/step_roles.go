@@ -119,14 +119,16 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 	}
 	st := cur.Status
 	switch {
-	case st.ObservedGeneration != cur.Generation || st.Applied == nil:
-		return rolePending(role)
-	case !*st.Applied:
+	case st.Applied != nil && !*st.Applied:
 		// CNPG retries on its own; what we can provoke — the server
 		// restarting, the Secret not there yet — passes, and what does
 		// not (a conflict CNPG found) is fixed elsewhere. Its message is
-		// the user's clue.
+		// the user's clue. Checked before the generation: CNPG records
+		// it only on success, so a failure (even the first) leaves the
+		// generation before it.
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRoleNotApplied, fmt.Sprintf("CloudNativePG could not apply role %s (DatabaseRole %q): %s", role, w.object, st.Message), provisionRecheck)
+	case st.ObservedGeneration != cur.Generation || st.Applied == nil:
+		return rolePending(role)
 	}
 	if w.cert {
 		return certHealth(cur, role)

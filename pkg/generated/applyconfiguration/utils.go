@@ -158,6 +158,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.ClusterStatusApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("Database"):
 		return &applyconfigurationcnpgv1.DatabaseApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("DatabaseObjectStatus"):
+		return &applyconfigurationcnpgv1.DatabaseObjectStatusApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("DatabaseRole"):
 		return &applyconfigurationcnpgv1.DatabaseRoleApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("DatabaseRoleSpec"):

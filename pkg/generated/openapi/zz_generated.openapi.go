@@ -60,6 +60,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClusterStatus":                         schema_pkg_apis_cnpg_v1_ClusterStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Database":                              schema_pkg_apis_cnpg_v1_Database(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseList":                          schema_pkg_apis_cnpg_v1_DatabaseList(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseObjectStatus":                  schema_pkg_apis_cnpg_v1_DatabaseObjectStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRole":                          schema_pkg_apis_cnpg_v1_DatabaseRole(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRoleList":                      schema_pkg_apis_cnpg_v1_DatabaseRoleList(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseRoleSpec":                      schema_pkg_apis_cnpg_v1_DatabaseRoleSpec(ref),
@@ -1605,6 +1606,40 @@ func schema_pkg_apis_cnpg_v1_DatabaseList(ref common.ReferenceCallback) common.O
 	}
 }
 
+func schema_pkg_apis_cnpg_v1_DatabaseObjectStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "DatabaseObjectStatus is CNPG's verdict on one object of a Database (an extension, for setpoint).",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+					"applied": {
+						SchemaProps: spec.SchemaProps{
+							Default: false,
+							Type:    []string{"boolean"},
+							Format:  "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+				},
+				Required: []string{"name", "applied"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_cnpg_v1_DatabaseRole(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -1998,9 +2033,29 @@ func schema_pkg_apis_cnpg_v1_DatabaseStatus(ref common.ReferenceCallback) common
 							Format: "",
 						},
 					},
+					"extensions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Extensions reports each extension of the spec: when one fails, Message says only \"database object reconciliation failed\" and the reason is here. Atomic, as in CNPG's schema.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseObjectStatus"),
+									},
+								},
+							},
+						},
+					},
 				},
 			},
 		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseObjectStatus"},
 	}
 }
 

@@ -45,6 +45,19 @@ type DatabaseStatus struct {
 	ObservedGeneration int64  `json:"observedGeneration,omitempty"`
 	Applied            *bool  `json:"applied,omitempty"`
 	Message            string `json:"message,omitempty"`
+	// Extensions reports each extension of the spec: when one fails,
+	// Message says only "database object reconciliation failed" and the
+	// reason is here. Atomic, as in CNPG's schema.
+	// +listType=atomic
+	Extensions []DatabaseObjectStatus `json:"extensions,omitempty"`
+}
+
+// DatabaseObjectStatus is CNPG's verdict on one object of a Database (an
+// extension, for setpoint).
+type DatabaseObjectStatus struct {
+	Name    string `json:"name"`
+	Applied bool   `json:"applied"`
+	Message string `json:"message,omitempty"`
 }
 
 // DatabaseList is a list of Databases.

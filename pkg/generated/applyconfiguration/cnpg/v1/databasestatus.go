@@ -26,6 +26,10 @@ type DatabaseStatusApplyConfiguration struct {
 	ObservedGeneration *int64  `json:"observedGeneration,omitempty"`
 	Applied            *bool   `json:"applied,omitempty"`
 	Message            *string `json:"message,omitempty"`
+	// Extensions reports each extension of the spec: when one fails,
+	// Message says only "database object reconciliation failed" and the
+	// reason is here. Atomic, as in CNPG's schema.
+	Extensions []DatabaseObjectStatusApplyConfiguration `json:"extensions,omitempty"`
 }
 
 // DatabaseStatusApplyConfiguration constructs a declarative configuration of the DatabaseStatus type for use with
@@ -55,5 +59,18 @@ func (b *DatabaseStatusApplyConfiguration) WithApplied(value bool) *DatabaseStat
 // If called multiple times, the Message field is set to the value of the last call.
 func (b *DatabaseStatusApplyConfiguration) WithMessage(value string) *DatabaseStatusApplyConfiguration {
 	b.Message = &value
+	return b
+}
+
+// WithExtensions adds the given value to the Extensions field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Extensions field.
+func (b *DatabaseStatusApplyConfiguration) WithExtensions(values ...*DatabaseObjectStatusApplyConfiguration) *DatabaseStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithExtensions")
+		}
+		b.Extensions = append(b.Extensions, *values[i])
+	}
 	return b
 }
