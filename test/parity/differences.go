@@ -12,6 +12,7 @@ type Difference struct {
 var Differences = []Difference{
 	{Key: "cluster/Cluster", Path: "conditions.ContinuousArchiving", Why: continuousArchiving},
 	{Key: "backup/Cluster", Path: "conditions.ContinuousArchiving", Why: continuousArchiving},
+	{Key: "restore/Cluster", Path: "conditions.ContinuousArchiving", Why: continuousArchiving},
 }
 
 // continuousArchiving: CNPG's instance manager reports each

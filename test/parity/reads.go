@@ -2,6 +2,7 @@ package parity
 
 import (
 	"context"
+	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -12,28 +13,33 @@ import (
 // The reads of the observations: each object's status as setpoint's
 // typed CNPG subset decodes it, normalized.
 
-func (r *run) readPostgresCluster(ctx context.Context) (Value, error) {
-	c, err := r.site.PG.PostgresV1alpha1().PostgresClusters(r.site.Namespace).Get(ctx, clusterName, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
-	v := Conclusion(c.Status.Phase, c.Generation, c.Status.ObservedGeneration, c.Status.Conditions).(map[string]any)
-	if c.Status.BackupStatus != nil {
-		b, err := Normalize(c.Status.BackupStatus, c.Generation)
+func (r *run) readPostgresCluster(name string) func(ctx context.Context) (Value, error) {
+	return func(ctx context.Context) (Value, error) {
+		c, err := r.site.PG.PostgresV1alpha1().PostgresClusters(r.site.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return nil, err
 		}
-		v["backupStatus"] = b
+		v := Conclusion(c.Status.Phase, c.Generation, c.Status.ObservedGeneration, c.Status.Conditions).(map[string]any)
+		for key, part := range map[string]any{"backupStatus": c.Status.BackupStatus, "restoredFrom": c.Status.RestoredFrom} {
+			if reflect.ValueOf(part).IsNil() {
+				continue
+			}
+			if v[key], err = Normalize(part, c.Generation); err != nil {
+				return nil, err
+			}
+		}
+		return v, nil
 	}
-	return v, nil
 }
 
-func (r *run) readCluster(ctx context.Context) (Value, error) {
-	c, err := r.site.PG.CNPGV1().Clusters(r.site.Namespace).Get(ctx, clusterName, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
+func (r *run) readCluster(name string) func(ctx context.Context) (Value, error) {
+	return func(ctx context.Context) (Value, error) {
+		c, err := r.site.PG.CNPGV1().Clusters(r.site.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return Normalize(c.Status, c.Generation)
 	}
-	return Normalize(c.Status, c.Generation)
 }
 
 func (r *run) readDatabases(ctx context.Context) (Value, error) {

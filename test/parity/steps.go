@@ -38,13 +38,14 @@ var steps = []step{
 	{"CNPG refuses a Database whose owner is missing", databaseRefusedStep},
 	{"on-demand backup", backupStep},
 	{"a database asks for an extension Postgres lacks", missingExtensionStep},
+	{"restore from the backup", restoreStep},
 }
 
 // clusterStep: a class with both poolers and an object store, a
 // PostgresCluster of it, Ready.
 func clusterStep(t *testing.T, r *run) {
 	ns := r.site.Namespace
-	class := "parity-" + ns
+	class := r.className()
 	settings := pgv1.ClusterSettings{
 		Instances:        ptr.To[int32](1),
 		PostgresVersion:  ptr.To[int32](15),
@@ -74,9 +75,9 @@ func clusterStep(t *testing.T, r *run) {
 	if _, err := r.site.PG.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), pc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create PostgresCluster: %v", err)
 	}
-	r.waitFor(t, "PostgresCluster Ready", r.clusterPhase(pgv1.PhaseReady))
-	r.observe(t, "cluster/PostgresCluster", r.readPostgresCluster)
-	r.observe(t, "cluster/Cluster", r.readCluster)
+	r.waitFor(t, "PostgresCluster Ready", r.clusterPhase(clusterName, pgv1.PhaseReady))
+	r.observe(t, "cluster/PostgresCluster", r.readPostgresCluster(clusterName))
+	r.observe(t, "cluster/Cluster", r.readCluster(clusterName))
 	for _, name := range naming.Poolers(clusterName) {
 		r.observe(t, "cluster/Pooler "+name, func(ctx context.Context) (Value, error) {
 			p, err := r.site.PG.CNPGV1().Poolers(ns).Get(ctx, name, metav1.GetOptions{})
@@ -161,6 +162,9 @@ func missingExtensionStep(t *testing.T, r *run) {
 	})
 }
 
+// className is the scenarios' class, one per site namespace.
+func (r *run) className() string { return "parity-" + r.site.Namespace }
+
 // useRoles: the admin creates a table, rw writes to it, ro reads it and is
 // refused a write; each outcome is its SQLSTATE ("ok" when it succeeded).
 func (r *run) useRoles(ctx context.Context) (Value, error) {
@@ -175,7 +179,7 @@ func (r *run) useRoles(ctx context.Context) (Value, error) {
 		{n.ROSecret, "ro writes", "INSERT INTO items VALUES (2)"},
 		{n.RWSecret, "rw creates a database", "CREATE DATABASE parity_not_allowed"},
 	} {
-		code, err := r.exec(ctx, s.secret, s.sql)
+		code, err := r.exec(ctx, clusterName, s.secret, s.sql)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.what, err)
 		}
@@ -184,23 +188,37 @@ func (r *run) useRoles(ctx context.Context) (Value, error) {
 	return out, nil
 }
 
-// exec runs sql as the role of secret and returns "ok" or Postgres's
+// exec runs sql on cluster's database as the role of secret and returns
+// "ok" (with the first column of the first row, if any) or Postgres's
 // SQLSTATE; any other failure (no session) is an error.
-func (r *run) exec(ctx context.Context, secret, sql string) (string, error) {
+func (r *run) exec(ctx context.Context, cluster, secret, sql string) (string, error) {
 	sec, err := r.site.Kube.CoreV1().Secrets(r.site.Namespace).Get(ctx, secret, metav1.GetOptions{})
 	if err != nil {
 		return "", err
 	}
-	conn, err := r.site.Connect(ctx, clusterName, dbName, string(sec.Data["username"]), string(sec.Data["password"]))
+	conn, err := r.site.Connect(ctx, cluster, dbName, string(sec.Data["username"]), string(sec.Data["password"]))
 	if err != nil {
 		return "", fmt.Errorf("connect as %s: %w", sec.Data["username"], err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	_, err = conn.Exec(ctx, sql)
+	outcome := "ok"
+	rows, err := conn.Query(ctx, sql)
+	if err == nil {
+		if rows.Next() {
+			var v any
+			if err = rows.Scan(&v); err == nil {
+				outcome = fmt.Sprintf("ok: %v", v)
+			}
+		}
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+	}
 	var pgErr *pgconn.PgError
 	switch {
 	case err == nil:
-		return "ok", nil
+		return outcome, nil
 	case errors.As(err, &pgErr):
 		return pgErr.Code, nil
 	default:
@@ -208,9 +226,9 @@ func (r *run) exec(ctx context.Context, secret, sql string) (string, error) {
 	}
 }
 
-func (r *run) clusterPhase(phase pgv1.Phase) func(ctx context.Context) (bool, string, error) {
+func (r *run) clusterPhase(name string, phase pgv1.Phase) func(ctx context.Context) (bool, string, error) {
 	return func(ctx context.Context) (bool, string, error) {
-		c, err := r.site.PG.PostgresV1alpha1().PostgresClusters(r.site.Namespace).Get(ctx, clusterName, metav1.GetOptions{})
+		c, err := r.site.PG.PostgresV1alpha1().PostgresClusters(r.site.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
 		}

@@ -128,6 +128,6 @@ func backupStep(t *testing.T, r *run) {
 		return Normalize(b.Status, b.Generation)
 	})
 	r.observe(t, "backup/ObjectStore", r.readObjectStore)
-	r.observe(t, "backup/Cluster", r.readCluster)
-	r.observe(t, "backup/PostgresCluster", r.readPostgresCluster)
+	r.observe(t, "backup/Cluster", r.readCluster(clusterName))
+	r.observe(t, "backup/PostgresCluster", r.readPostgresCluster(clusterName))
 }
