@@ -95,19 +95,30 @@ func NodeConnector(kube kubernetes.Interface, dial func(addr string) (net.Conn, 
 		if err != nil {
 			return nil, fmt.Errorf("Service of %s: %w", host, err)
 		}
-		cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%s dbname=%s sslmode=verify-full", host, port, cm.Data[naming.KeyDatabase]))
+		cfg, err := NodeConnConfig(host, svc.Spec.ClusterIP, port, cm.Data[naming.KeyDatabase], ca, dial)
 		if err != nil {
 			return nil, err
 		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(ca) {
-			return nil, fmt.Errorf("the CA Secret of %s holds no certificate", host)
-		}
-		ip := svc.Spec.ClusterIP
 		cfg.User, cfg.Password = user, password
-		cfg.TLSConfig = &tls.Config{ServerName: host, RootCAs: pool, MinVersion: tls.VersionTLS12}
-		cfg.LookupFunc = func(context.Context, string) ([]string, error) { return []string{ip}, nil }
-		cfg.DialFunc = func(context.Context, string, string) (net.Conn, error) { return dial(net.JoinHostPort(ip, port)) }
 		return pgx.ConnectConfig(ctx, cfg)
 	}
+}
+
+// NodeConnConfig is how an application in the node reaches a Service:
+// by its name host (what TLS verifies, against ca), which resolves to the
+// Service's cluster IP ip, dialled through the node's network namespace.
+// User and password are the caller's.
+func NodeConnConfig(host, ip, port, database string, ca []byte, dial func(addr string) (net.Conn, error)) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%s dbname=%s sslmode=verify-full", host, port, database))
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(ca) {
+		return nil, fmt.Errorf("the CA for %s holds no certificate", host)
+	}
+	cfg.TLSConfig = &tls.Config{ServerName: host, RootCAs: pool, MinVersion: tls.VersionTLS12}
+	cfg.LookupFunc = func(context.Context, string) ([]string, error) { return []string{ip}, nil }
+	cfg.DialFunc = func(context.Context, string, string) (net.Conn, error) { return dial(net.JoinHostPort(ip, port)) }
+	return cfg, nil
 }

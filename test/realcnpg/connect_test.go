@@ -2,11 +2,8 @@ package realcnpg
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"syscall"
 	"testing"
 	"time"
@@ -16,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/setpoint-dev/setpoint/pkg/naming"
+	"github.com/setpoint-dev/setpoint/test/demo"
 )
 
 // connect opens a session to the cluster's -rw Service as the user of the
@@ -89,22 +87,7 @@ func sessionConfig(ctx context.Context, ns, cluster, service, database string) (
 	if err != nil {
 		return nil, fmt.Errorf("Service %s: %w", service, err)
 	}
-	host := naming.Host(ns, naming.RWService(cluster))
-	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=5432 dbname=%s sslmode=verify-full", host, database))
-	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(ca.Data["ca.crt"]) {
-		return nil, fmt.Errorf("CA Secret %s-ca has no ca.crt", cluster)
-	}
-	ip := svc.Spec.ClusterIP
-	cfg.TLSConfig = &tls.Config{ServerName: host, RootCAs: pool, MinVersion: tls.VersionTLS12}
-	cfg.LookupFunc = func(context.Context, string) ([]string, error) { return []string{ip}, nil }
-	cfg.DialFunc = func(context.Context, string, string) (net.Conn, error) {
-		return theNode.Dial(net.JoinHostPort(ip, "5432"))
-	}
-	return cfg, nil
+	return demo.NodeConnConfig(naming.Host(ns, naming.RWService(cluster)), svc.Spec.ClusterIP, "5432", database, ca.Data["ca.crt"], theNode.Dial)
 }
 
 // passwordRefused reports whether err is Postgres refusing the password
