@@ -63,7 +63,7 @@ func (r *clusterRun) writeStatus(ctx context.Context, phase string, ready bool, 
 	}
 	meta.SetStatusCondition(&st.Conditions, cond)
 	setInitialized(st, r.instanceCreated())
-	setSystemID(st, r.instanceCreated(), r.inst.backend.srv.running())
+	setSystemID(st, r.instanceCreated(), r.instanceRan())
 	if equality.Semantic.DeepEqual(*st, c.Status) {
 		return nil
 	}
@@ -119,12 +119,14 @@ func setInitialized(st *cnpgv1.ClusterStatus, created bool) {
 
 // setSystemID keeps CNPG's ConsistentSystemID condition
 // (internal/controller/cluster_status.go): True once the instances report
-// one system ID — the stand-in's one server, while it runs.
-func setSystemID(st *cnpgv1.ClusterStatus, created, running bool) {
+// one system ID — the stand-in's one server, once it has run. Not its
+// liveness: a crash is reported by the phase (Failing over), and a
+// condition flipping first would be a status write of its own.
+func setSystemID(st *cnpgv1.ClusterStatus, created, ran bool) {
 	cond := metav1.Condition{Type: conditionSystemID, Status: metav1.ConditionFalse, Reason: "NotFound",
 		Message: "No instances are present in the cluster to report a system ID."}
 	switch {
-	case running:
+	case ran:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, "Unique", "A single, unique system ID was found across reporting instances."
 	case created:
 		cond.Message = "Instances are present, but none have reported a system ID."
