@@ -148,11 +148,9 @@ func monitorWait(role *cnpgv1.DatabaseRole, secret *corev1.Secret, object string
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRolePending,
 			fmt.Sprintf("role %s not yet applied by CloudNativePG (DatabaseRole %q): it may not read Secret %q yet (asked it to retry)",
 				naming.MonitorRole, object, secret.Name), controller.RetryPace), true
-	case st.Applied != nil && !*st.Applied:
+	case controller.CNPGRefused(st.Applied):
 		// CNPG retries on its own (and its status change wakes us); its
-		// message is the user's clue. Whatever the generation: CNPG
-		// records it only on success, so a failure (even the first)
-		// leaves the generation before it.
+		// message is the user's clue.
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRoleNotApplied,
 			fmt.Sprintf("CloudNativePG could not apply role %s (DatabaseRole %q): %s", naming.MonitorRole, object, st.Message), eventRecheck), true
 	case !monitorRoleReady(role, secret):

@@ -11,6 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -71,9 +72,7 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	}
 	st := cur.Status
 	switch {
-	case st.Applied != nil && !*st.Applied:
-		// Before the generation: CNPG records it only on success, so a
-		// failure (even the first) leaves the generation before it.
+	case controller.CNPGRefused(st.Applied):
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseNotApplied, fmt.Sprintf("CloudNativePG could not apply database %s yet: %s", n.DB, failureOf(st)), provisionRecheck)
 	case st.ObservedGeneration != cur.Generation || st.Applied == nil:
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseApplying, fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.CNPG), provisionRecheck)

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -119,13 +120,11 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 	}
 	st := cur.Status
 	switch {
-	case st.Applied != nil && !*st.Applied:
+	case controller.CNPGRefused(st.Applied):
 		// CNPG retries on its own; what we can provoke — the server
 		// restarting, the Secret not there yet — passes, and what does
 		// not (a conflict CNPG found) is fixed elsewhere. Its message is
-		// the user's clue. Checked before the generation: CNPG records
-		// it only on success, so a failure (even the first) leaves the
-		// generation before it.
+		// the user's clue.
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRoleNotApplied, fmt.Sprintf("CloudNativePG could not apply role %s (DatabaseRole %q): %s", role, w.object, st.Message), provisionRecheck)
 	case st.ObservedGeneration != cur.Generation || st.Applied == nil:
 		return rolePending(role)
