@@ -82,6 +82,21 @@ func (s stage) Run(ctx context.Context, p *pass) health {
 	return h
 }
 
+// preparer is a component that can start ahead of its turn
+// (pipeline.Preparer).
+type preparer interface {
+	Prepare(ctx context.Context, p *pass) error
+}
+
+// Prepare lets the runner start a blocked component that can begin ahead;
+// the others have nothing to prepare.
+func (s stage) Prepare(ctx context.Context, p *pass) error {
+	if pr, ok := s.component.(preparer); ok {
+		return pr.Prepare(ctx, p)
+	}
+	return nil
+}
+
 // stages is the ordered component list of ADR-0002.
 func stages() []pipeline.Stage[*pass] {
 	var out []pipeline.Stage[*pass]

@@ -44,33 +44,46 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 		// Secret and reclaim policy.
 		return p.owner().Conflict("DatabaseRole", cur)
 	}
-	retry, _ := controller.RetryDue(cur, p.deps.clock.Now())
+	now := p.deps.clock.Now()
+	retry, _ := controller.RetryDue(cur, now)
+	retry = retry || triedBeforeHealthy(cur, p.contracts.CNPGCluster, now)
 	if cur != nil && (cur.DeletionTimestamp != nil || monitorRoleCurrent(cur, p) && !retry) {
 		p.monitorRole = cur
 		p.certGroupErr = ensureCertGroup(ctx, p)
 		return nil // Observe reports where CNPG stands
 	}
-	if cur == nil {
-		if err := claimMonitorRole(ctx, p); err != nil {
-			return err
-		}
-	}
-	ac := monitorRoleApply(p)
-	if retry {
-		// CNPG's instance manager may not read the Secret yet: ask it to
-		// try again now, not in its 30 s (controller.RetryDue).
-		ac.WithAnnotations(controller.RetryMark(p.deps.clock.Now()))
-	}
-	applied, err := p.deps.pg.CNPGV1().DatabaseRoles(p.cluster.Namespace).Apply(ctx, ac, applyOpts)
+	applied, err := applyMonitorRole(ctx, p, cur, retry)
 	if err != nil {
-		return fmt.Errorf("apply DatabaseRole %s: %w", naming.MonitorRoleObject(p.cluster.Name), err)
-	}
-	if cur == nil {
-		klog.FromContext(ctx).V(2).Info("Created monitor DatabaseRole", "databaseRole", klog.KObj(applied))
+		return err
 	}
 	p.monitorRole = applied
 	p.certGroupErr = ensureCertGroup(ctx, p)
 	return nil
+}
+
+// applyMonitorRole writes the monitor's DatabaseRole — claimed first when
+// cur says it does not exist yet — with a retry mark when CNPG should try
+// it again now.
+func applyMonitorRole(ctx context.Context, p *pass, cur *cnpgv1.DatabaseRole, retry bool) (*cnpgv1.DatabaseRole, error) {
+	if cur == nil {
+		if err := claimMonitorRole(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	ac := monitorRoleApply(p)
+	if retry {
+		// CNPG's instance manager would try again only in its 30 s
+		// (controller.RetryDue, triedBeforeHealthy): ask it now.
+		ac.WithAnnotations(controller.RetryMark(p.deps.clock.Now()))
+	}
+	applied, err := p.deps.pg.CNPGV1().DatabaseRoles(p.cluster.Namespace).Apply(ctx, ac, applyOpts)
+	if err != nil {
+		return nil, fmt.Errorf("apply DatabaseRole %s: %w", naming.MonitorRoleObject(p.cluster.Name), err)
+	}
+	if cur == nil {
+		klog.FromContext(ctx).V(2).Info("Created monitor DatabaseRole", "databaseRole", klog.KObj(applied))
+	}
+	return applied, nil
 }
 
 // ensureMonitorSecret returns the monitor's Secret, created when absent:

@@ -30,9 +30,14 @@ func TestSyncPasses(t *testing.T) {
 		{Verb: "patch", Resource: "postgresclusters", Name: "shop", Check: ct.Contains(Finalizer)},
 		{Verb: "patch", Resource: "postgresclusterclasses", Name: "standard", Check: ct.Contains(ClassFinalizer)},
 		{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Contains(`"instances":3`, `"uid":"uid-shop"`, `"max_connections":"200"`)},
+		// The monitor's objects, prepared ahead while CNPG brings the
+		// Cluster up (monitor_ahead.go).
+		{Verb: "create", Resource: "secrets", Name: "shop-monitor"},
+		{Verb: "patch", Resource: "databaseroles", Name: "shop.setpoint-monitor", Check: ct.Contains(`"name":"setpoint_monitor"`)},
+		{Verb: "patch", Resource: "databaseroles", Name: "shop.setpoint-cert-auth"},
 	}
 	for _, tc := range []passCase{{
-		Name: "a new cluster: finalizers, the CNPG Cluster applied, status Pending until CNPG reports",
+		Name: "a new cluster: finalizers, the CNPG Cluster and the monitor's objects applied, status Pending until CNPG reports",
 		Writes: append(first, ct.Write{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
 			Check: clusterStatus(pgv1.PhasePending, pgv1.ConditionProvisionerReady, pgv1.ReasonCNPGPending)}),
 		Phase: pgv1.PhasePending, Reason: pgv1.ReasonCNPGPending,

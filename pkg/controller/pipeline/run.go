@@ -30,7 +30,9 @@ type Outcome struct {
 
 // Run walks the stages in order. It stops at the first that is not Ready
 // — waiting and failed alike, so nothing is built on a stage that failed
-// — and marks the conditions after it Blocked. An error is a wiring bug:
+// — and marks the conditions after it Blocked. Behind a stage that waits,
+// the later stages that can start ahead are prepared (Preparer). An error
+// is a wiring bug:
 // a stage needs a contract no earlier stage provides.
 func Run[P Pass](ctx context.Context, stages []Stage[P], p P) (Outcome, error) {
 	if err := ValidateOrder(stages); err != nil {
@@ -55,9 +57,34 @@ func Run[P Pass](ctx context.Context, stages []Stage[P], p P) (Outcome, error) {
 		for _, later := range stages[i+1:] {
 			SetCondition(st.Conditions, st.Generation, later.Condition(), false, pgv1.ReasonBlocked, "waiting for "+s.Condition())
 		}
+		if h.Phase == pgv1.PhaseFailed {
+			return out, nil
+		}
+		if err := prepare(ctx, stages[i+1:], p); err != nil && out.Err == nil {
+			out.Err = err
+		}
 		return out, nil
 	}
 	return out, nil
+}
+
+// prepare calls Prepare on the blocked stages that can start ahead (see
+// Preparer); the first error is returned.
+func prepare[P Pass](ctx context.Context, blocked []Stage[P], p P) error {
+	var first error
+	for _, s := range blocked {
+		pr, ok := s.(Preparer[P])
+		if !ok {
+			continue
+		}
+		if _, unmet := missing(s, p); unmet {
+			continue
+		}
+		if err := pr.Prepare(ctx, p); err != nil && first == nil {
+			first = fmt.Errorf("%s (ahead of its turn): %w", s.Name(), err)
+		}
+	}
+	return first
 }
 
 // missing is the Pending health of a stage whose required contract is not

@@ -36,3 +36,15 @@ type Func[P any] struct {
 func (f Func[P]) Name() string                        { return f.Cond }
 func (f Func[P]) Condition() string                   { return f.Cond }
 func (f Func[P]) Run(ctx context.Context, p P) Health { return f.Do(ctx, p) }
+
+// Preparer is a stage that can start its work ahead of its turn. While an
+// earlier stage waits (not when it failed), the runner calls Prepare on each
+// later stage whose required contracts are published: it may create what
+// another system takes long to act on (a CNPG object CNPG applies once the
+// Cluster runs), so that the wait overlaps the earlier stage's. Prepare
+// judges nothing — the stage's condition stays Blocked, and what it finds
+// in the way is reported when the stage runs. Its error is the pass's
+// transient error.
+type Preparer[P any] interface {
+	Prepare(ctx context.Context, p P) error
+}

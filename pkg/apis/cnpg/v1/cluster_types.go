@@ -134,6 +134,11 @@ type ClusterStatus struct {
 	ResizingPVC []string `json:"resizingPVC,omitempty"`
 }
 
+// ConditionClusterReady is the Cluster's condition CNPG sets True
+// ("ClusterIsReady") when the Cluster is healthy; its lastTransitionTime
+// is when it last became so.
+const ConditionClusterReady = "Ready"
+
 // ManagedRoles reports CNPG's reconciliation of managed roles.
 type ManagedRoles struct {
 	// byStatus maps a status (reconciled, not-managed,
