@@ -10,11 +10,15 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/test/cnpgsim"
 )
 
@@ -87,6 +91,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	if cl.Status.Phase != cnpgsim.PhaseHealthy {
 		t.Fatalf("CNPG Cluster phase %q while the PostgresCluster is Ready", cl.Status.Phase)
 	}
+	monitorPreparedAhead(t, cl)
 	t.Run("the metrics Service reaches every instance", func(t *testing.T) { metricsServiceScrapes(t, ns, "shop") })
 
 	createDatabase(t, ns, "app", "shop",
@@ -189,4 +194,29 @@ func createDatabase(t *testing.T, ns, name, cluster string, databases ...pgv1.Da
 	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), db, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// monitorPreparedAhead: the monitor's DatabaseRole was created while CNPG
+// brought the Cluster up, not after it was healthy, and real CNPG applied
+// it (retried by setpoint if its instance manager tried before Postgres
+// accepted connections).
+func monitorPreparedAhead(t *testing.T, cl *cnpgv1.Cluster) {
+	t.Helper()
+	mon, err := pg.CNPGV1().DatabaseRoles(cl.Namespace).Get(t.Context(), naming.MonitorRoleObject(cl.Name), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mon.Status.Applied == nil || !*mon.Status.Applied || mon.Status.Message != "" {
+		t.Errorf("monitor DatabaseRole status %+v, want applied", mon.Status)
+	}
+	healthy := apimeta.FindStatusCondition(cl.Status.Conditions, cnpgv1.ConditionClusterReady)
+	if healthy == nil || healthy.Status != metav1.ConditionTrue {
+		t.Fatalf("CNPG Cluster's Ready condition %+v", healthy)
+	}
+	if mon.CreationTimestamp.After(healthy.LastTransitionTime.Time) {
+		t.Errorf("monitor DatabaseRole created at %s, after the CNPG Cluster was healthy (%s): not prepared ahead",
+			mon.CreationTimestamp, healthy.LastTransitionTime)
+	}
+	t.Logf("monitor DatabaseRole created %s, CNPG Cluster healthy %s, setpoint's retry mark %q",
+		mon.CreationTimestamp, healthy.LastTransitionTime, mon.Annotations[controller.RetryAnnotation])
 }
