@@ -73,7 +73,7 @@ var stages = []pipeline.Stage[*pass]{
 	pipeline.Func[*pass]{Cond: pgv1.ConditionClusterReady, Do: clusterStep},
 	pipeline.Func[*pass]{Cond: pgv1.ConditionConfigMapsReady, Do: configMapsStep},
 	pipeline.Func[*pass]{Cond: pgv1.ConditionRolesReady, Do: rolesStep},
-	pipeline.Func[*pass]{Cond: pgv1.ConditionDatabasesReady, Do: databasesStep},
+	databasesStage{},
 	pipeline.Func[*pass]{Cond: pgv1.ConditionPrivilegesReady, Do: privilegesStep},
 }
 

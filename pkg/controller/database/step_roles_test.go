@@ -262,8 +262,13 @@ func TestRoleNotAppliedShowsCNPGMessage(t *testing.T) {
 	if r := roleStatus(t, db, "orders_rw"); r.Exists {
 		t.Error("a role CNPG could not apply counted as there")
 	}
-	if _, err := f.pg.CNPGV1().Databases(ns).Get(t.Context(), "shop-orders", metav1.GetOptions{}); err == nil {
-		t.Error("CNPG Database applied while its roles are not")
+	// The owner role is applied: its CNPG Database is created ahead of the
+	// step's turn (databases_ahead.go), whose condition stays Blocked.
+	if d, err := f.pg.CNPGV1().Databases(ns).Get(t.Context(), "shop-orders", metav1.GetOptions{}); err != nil || d.Spec.Owner != "orders_admin" {
+		t.Errorf("CNPG Database of the applied owner: %+v, %v", d, err)
+	}
+	if c := cond(t, db, pgv1.ConditionDatabasesReady); c.Reason != pgv1.ReasonBlocked {
+		t.Errorf("DatabasesReady = %+v, want Blocked while a role is not applied", c)
 	}
 	f.applyRoles()
 	if _, err := f.sync("shop"); err != nil {
@@ -342,5 +347,23 @@ func TestPasswordsNeverLeaveTheirSecrets(t *testing.T) {
 				t.Errorf("a password left its Secret: %s", s)
 			}
 		}
+	}
+}
+
+// A database whose owner role CNPG has not applied gets no CNPG Database:
+// CNPG would refuse it, and try again only after its interval.
+func TestNoDatabaseAheadOfItsOwner(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	f.applyRoles()
+	f.failRole("pg.orders-admin", "could not apply role")
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.pg.CNPGV1().Databases(ns).Get(t.Context(), "shop-orders", metav1.GetOptions{}); err == nil {
+		t.Error("CNPG Database applied while its owner role is not")
 	}
 }

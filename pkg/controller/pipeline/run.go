@@ -31,8 +31,8 @@ type Outcome struct {
 // Run walks the stages in order. It stops at the first that is not Ready
 // — waiting and failed alike, so nothing is built on a stage that failed
 // — and marks the conditions after it Blocked. Behind a stage that waits,
-// the later stages that can start ahead are prepared (Preparer). An error
-// is a wiring bug:
+// the next one is prepared if it can start ahead (Preparer). An error is a
+// wiring bug:
 // a stage needs a contract no earlier stage provides.
 func Run[P Pass](ctx context.Context, stages []Stage[P], p P) (Outcome, error) {
 	if err := ValidateOrder(stages); err != nil {
@@ -60,31 +60,30 @@ func Run[P Pass](ctx context.Context, stages []Stage[P], p P) (Outcome, error) {
 		if h.Phase == pgv1.PhaseFailed {
 			return out, nil
 		}
-		if err := prepare(ctx, stages[i+1:], p); err != nil && out.Err == nil {
-			out.Err = err
+		if i+1 < len(stages) {
+			if err := prepare(ctx, stages[i+1], p); err != nil && out.Err == nil {
+				out.Err = err
+			}
 		}
 		return out, nil
 	}
 	return out, nil
 }
 
-// prepare calls Prepare on the blocked stages that can start ahead (see
-// Preparer); the first error is returned.
-func prepare[P Pass](ctx context.Context, blocked []Stage[P], p P) error {
-	var first error
-	for _, s := range blocked {
-		pr, ok := s.(Preparer[P])
-		if !ok {
-			continue
-		}
-		if _, unmet := missing(s, p); unmet {
-			continue
-		}
-		if err := pr.Prepare(ctx, p); err != nil && first == nil {
-			first = fmt.Errorf("%s (ahead of its turn): %w", s.Name(), err)
-		}
+// prepare calls Prepare on the stage after the one that waits, when it
+// can start ahead (see Preparer) and its contracts are published.
+func prepare[P Pass](ctx context.Context, next Stage[P], p P) error {
+	pr, ok := next.(Preparer[P])
+	if !ok {
+		return nil
 	}
-	return first
+	if _, unmet := missing(next, p); unmet {
+		return nil
+	}
+	if err := pr.Prepare(ctx, p); err != nil {
+		return fmt.Errorf("%s (ahead of its turn): %w", next.Name(), err)
+	}
+	return nil
 }
 
 // missing is the Pending health of a stage whose required contract is not

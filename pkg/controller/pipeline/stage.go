@@ -37,14 +37,15 @@ func (f Func[P]) Name() string                        { return f.Cond }
 func (f Func[P]) Condition() string                   { return f.Cond }
 func (f Func[P]) Run(ctx context.Context, p P) Health { return f.Do(ctx, p) }
 
-// Preparer is a stage that can start its work ahead of its turn. While an
-// earlier stage waits (not when it failed), the runner calls Prepare on each
-// later stage whose required contracts are published: it may create what
-// another system takes long to act on (a CNPG object CNPG applies once the
-// Cluster runs), so that the wait overlaps the earlier stage's. Prepare
-// judges nothing — the stage's condition stays Blocked, and what it finds
-// in the way is reported when the stage runs. Its error is the pass's
-// transient error.
+// Preparer is a stage that can start its work ahead of its turn. When the
+// stage just before it waits (not when it failed), the runner calls
+// Prepare, provided the contracts the stage requires are published: it may
+// create what another system takes long to act on (a CNPG object CNPG
+// applies once the Cluster runs, or once a role exists), so that that wait
+// overlaps the earlier stage's. Only the next stage: one further on would
+// be built on more than a single wait. Prepare judges nothing — the
+// stage's condition stays Blocked, and what it finds in the way is
+// reported when the stage runs. Its error is the pass's transient error.
 type Preparer[P any] interface {
 	Prepare(ctx context.Context, p P) error
 }
