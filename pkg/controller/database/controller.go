@@ -57,6 +57,9 @@ type Controller struct {
 	// a deferral's head start.
 	stale staleSince
 	lag   caches.CacheLag
+	// ahead: the CNPG Databases written ahead of their step's turn
+	// (databases_ahead.go) that the cache may not show yet.
+	ahead caches.RecentWrites
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresDatabase")
