@@ -15,13 +15,23 @@ import (
 // its finalizer, its status); at 100 × 10 the first of those alone woke
 // 2,200 passes of workers that were the bench's bottleneck.
 func IgnoreUnread(h cache.ResourceEventHandler) cache.ResourceEventHandler {
-	return ignoreUnread{h}
+	return IgnoreUpdates(h, onlyVersionChanged)
 }
 
-type ignoreUnread struct{ cache.ResourceEventHandler }
+// IgnoreUpdates wraps h so that an update for which unread(old, new)
+// holds reaches it not at all: what changed is nothing the controller
+// behind h reads of that object. Adds and deletions pass.
+func IgnoreUpdates(h cache.ResourceEventHandler, unread func(oldObj, newObj any) bool) cache.ResourceEventHandler {
+	return ignoreUpdates{h, unread}
+}
 
-func (i ignoreUnread) OnUpdate(oldObj, newObj any) {
-	if !onlyVersionChanged(oldObj, newObj) {
+type ignoreUpdates struct {
+	cache.ResourceEventHandler
+	unread func(oldObj, newObj any) bool
+}
+
+func (i ignoreUpdates) OnUpdate(oldObj, newObj any) {
+	if !i.unread(oldObj, newObj) {
 		i.ResourceEventHandler.OnUpdate(oldObj, newObj)
 	}
 }

@@ -102,10 +102,11 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 			}
 		}}),
 		caches.On(cnpg.Clusters().Informer(), owned),
-		// The monitor's DatabaseRole (those of PostgresDatabases go to
-		// the database controller: the handler follows the controller
-		// reference's kind).
-		caches.On(cnpg.DatabaseRoles().Informer(), caches.IgnoreUnread(owned)),
+		// The monitor's and the certificate group's DatabaseRoles (those
+		// of PostgresDatabases go to the database controller: the handler
+		// follows the controller reference's kind), but not for what no
+		// pass reads of them (roleChangeUnread).
+		caches.On(cnpg.DatabaseRoles().Informer(), caches.IgnoreUnread(caches.IgnoreUpdates(owned, roleChangeUnread))),
 		caches.On(core.Secrets().Informer(), owned),
 		caches.On(core.ConfigMaps().Informer(), owned),
 	}
