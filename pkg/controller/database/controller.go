@@ -57,9 +57,10 @@ type Controller struct {
 	// a deferral's head start.
 	stale staleSince
 	lag   caches.CacheLag
-	// ahead: the CNPG Databases written ahead of their step's turn
-	// (databases_ahead.go) that the cache may not show yet.
-	ahead caches.RecentWrites
+	// written: the CNPG Databases a pass created that the cache may not
+	// show yet (ensureDatabase): the next pass, often queued by an event
+	// that came while the first worked, would create them again.
+	written caches.RecentWrites
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresDatabase")

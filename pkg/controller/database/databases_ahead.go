@@ -30,23 +30,13 @@ func (databasesStage) Prepare(ctx context.Context, p *pass) error {
 	if p.obs.cluster == nil {
 		return nil
 	}
-	now := p.c.clock.Now()
 	for _, d := range p.db.Spec.Databases {
 		n := namesOf(p.db.Name, d.Name)
-		key := p.db.Namespace + "/" + n.CNPG
-		switch {
-		case p.obs.cnpg[n.CNPG] != nil:
-			p.c.ahead.Seen(key)
-			continue
-		case p.c.ahead.Recent(key, now) || !p.ownerApplied(n):
+		if p.obs.cnpg[n.CNPG] != nil || !p.ownerApplied(n) {
 			continue
 		}
-		h := p.ensureDatabase(ctx, d)
-		if h.Err != nil {
+		if h := p.ensureDatabase(ctx, d); h.Err != nil {
 			return h.Err
-		}
-		if h.Reason == pgv1.ReasonDatabaseApplying { // written: none was there
-			p.c.ahead.Wrote(key, now)
 		}
 	}
 	return nil

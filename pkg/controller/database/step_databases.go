@@ -51,6 +51,14 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	if conflict := p.owner().Check("CNPG Database", cur); conflict != nil {
 		return conflict.Health(pgv1.ReasonDatabaseConflict)
 	}
+	key, now := p.db.Namespace+"/"+n.CNPG, p.c.clock.Now()
+	if cur != nil {
+		p.c.written.Seen(key)
+	} else if p.c.written.Recent(key, now) {
+		// Created by a pass just before this one, whose cache does not
+		// show it yet: not a second write, and not a second check.
+		return databaseApplying(n)
+	}
 	if cur == nil {
 		// No CNPG Database records this database as ours yet: Postgres
 		// must not have it, unless setpoint made it for this object.
@@ -66,18 +74,25 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
 			return apiError(pgv1.ReasonDatabaseApplyFailed, fmt.Errorf("apply CNPG Database %s: %w", n.CNPG, err))
 		}
+		if cur == nil {
+			p.c.written.Wrote(key, now)
+		}
 		// The same message as the wait that follows: the status written
 		// now stays current until CloudNativePG is done (one write, not two).
-		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseApplying, fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.CNPG), provisionRecheck)
+		return databaseApplying(n)
 	}
 	st := cur.Status
 	switch {
 	case controller.CNPGRefused(st.Applied):
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseNotApplied, fmt.Sprintf("CloudNativePG could not apply database %s yet: %s", n.DB, failureOf(st)), provisionRecheck)
 	case st.ObservedGeneration != cur.Generation || st.Applied == nil:
-		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseApplying, fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.CNPG), provisionRecheck)
+		return databaseApplying(n)
 	}
 	return ready("", "")
+}
+
+func databaseApplying(n names) health {
+	return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseApplying, fmt.Sprintf("waiting for CloudNativePG to apply CNPG Database %q", n.CNPG), provisionRecheck)
 }
 
 // desiredDatabase is the spec we own. Extensions in the spec are present;
