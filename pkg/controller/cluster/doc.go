@@ -21,7 +21,8 @@
 //     monitor, pooler, backup, configMap, podMonitor, metricsService),
 //     each Reconcile (actuate) then Observe (converge), stopping at the
 //     first component not Ready and marking the conditions after it
-//     Blocked;
+//     Blocked; while CNPG brings a new Cluster up, the monitor's objects
+//     are created ahead of its turn (monitor_ahead.go);
 //  7. settle the storage decision; compute the status to write with
 //     conclude (conclude.go, a pure function of what the pass built, the
 //     pipeline's outcome and the collector's sample: phase and Ready, the

@@ -12,7 +12,9 @@
 //     SecretsReady → ClusterReady → ConfigMapsReady → RolesReady →
 //     DatabasesReady → PrivilegesReady. Conditions accumulate; the pass
 //     stops at the first step that is not ready, with that step's requeue
-//     hint, and marks the conditions after it Blocked;
+//     hint, and marks the conditions after it Blocked; while the roles
+//     step waits, a database whose owner role CNPG applied gets its CNPG
+//     Database ahead of its step's turn (databases_ahead.go);
 //  6. carry out the deletionPolicy of databases that left the spec
 //     (cleanupRemoved);
 //  7. conclude phase and Ready, and write status once, unless the pass only

@@ -14,4 +14,9 @@
 // Stages that build on what an earlier stage publishes declare it
 // (Contracted); the runner checks the order on every pass, so a wiring
 // mistake fails loudly rather than running a stage on missing input.
+//
+// A stage can start ahead of its turn (Preparer): while the stage before
+// it waits — typically on another system, CNPG — the runner lets it create
+// what that system takes long to act on, so the two waits overlap instead
+// of adding up. It judges nothing and its condition stays Blocked.
 package pipeline
