@@ -347,9 +347,9 @@ func conditions(gen int64, types ...string) []metav1.Condition {
 }
 
 // database: finalizer, two Secrets, ConfigMap, a DatabaseRole per role;
-// once CNPG's instance manager applied both, CNPG Database, CNPG's
-// CREATE DATABASE on the place's connection, the grant transaction on a
-// connection to the new database, one status write.
+// once CNPG's instance manager applied the owner, CNPG Database and CNPG's
+// CREATE DATABASE on the place's connection; once it applied both, the
+// grant transaction on a connection to the new database, one status write.
 func (lb *lowerBound) database(ctx context.Context, sl slots, d *pgv1.PostgresDatabase) error {
 	var st *dbState
 	var applied []<-chan error
@@ -361,7 +361,15 @@ func (lb *lowerBound) database(ctx context.Context, sl slots, d *pgv1.PostgresDa
 	if err != nil {
 		return err
 	}
-	if err := wait(ctx, applied...); err != nil {
+	// The Database needs its owner only: it is created while CNPG
+	// applies the other role, as the operator does (databases_ahead.go).
+	if err := wait(ctx, applied[0]); err != nil {
+		return err
+	}
+	if err := sl.do(ctx, func(conn **pgx.Conn) error { return lb.databaseCreate(ctx, st, conn) }); err != nil {
+		return err
+	}
+	if err := wait(ctx, applied[1:]...); err != nil {
 		return err
 	}
 	return sl.do(ctx, func(conn **pgx.Conn) error { return lb.databaseFinish(ctx, st, conn) })
@@ -440,16 +448,24 @@ func (lb *lowerBound) databaseStart(ctx context.Context, d *pgv1.PostgresDatabas
 	return st, applied, nil
 }
 
-func (lb *lowerBound) databaseFinish(ctx context.Context, st *dbState, conn **pgx.Conn) error {
+// databaseCreate: the CNPG Database, and CNPG's CREATE DATABASE on the
+// place's connection.
+func (lb *lowerBound) databaseCreate(ctx context.Context, st *dbState, conn **pgx.Conn) error {
 	d, db, ns := st.d, st.db, st.d.Namespace
-	cluster := d.Spec.ClusterRef.Name
 	dac := cnpgac.Database(st.base, ns).WithLabels(st.labels()).WithOwnerReferences(ownerApply(d, databaseGVK)).
-		WithSpec(cnpgac.DatabaseSpec().WithCluster(cnpgac.LocalObjectReference().WithName(cluster)).
+		WithSpec(cnpgac.DatabaseSpec().WithCluster(cnpgac.LocalObjectReference().WithName(d.Spec.ClusterRef.Name)).
 			WithName(db).WithOwner(db + "_admin").WithEnsure("present").WithDatabaseReclaimPolicy("delete"))
 	if _, err := lb.pg.CNPGV1().Databases(ns).Apply(ctx, dac, lbApply); err != nil {
 		return err
 	}
-	if err := lb.sql(ctx, db, ownership.PostgresMarker(ns, d.Name), conn); err != nil {
+	return lb.createDatabase(ctx, db, conn)
+}
+
+// databaseFinish: the grants, once every role is applied, and one status
+// write.
+func (lb *lowerBound) databaseFinish(ctx context.Context, st *dbState, _ **pgx.Conn) error {
+	d, db, ns := st.d, st.db, st.d.Namespace
+	if err := lb.grant(ctx, db, ownership.PostgresMarker(ns, d.Name)); err != nil {
 		return err
 	}
 	admin, rw := st.admin.Name, st.rw.Name
@@ -503,17 +519,18 @@ func (lb *lowerBound) exec(ctx context.Context, conn **pgx.Conn, stmts ...string
 	return nil
 }
 
-func (lb *lowerBound) sql(ctx context.Context, db, marker string, conn **pgx.Conn) error {
+// createDatabase is what CNPG does for the Database, as the stand-in runs
+// it on the shared server.
+func (lb *lowerBound) createDatabase(ctx context.Context, db string, conn **pgx.Conn) error {
+	id := func(s string) string { return pgx.Identifier{s}.Sanitize() }
+	return lb.exec(ctx, conn, "CREATE DATABASE "+id(db)+" OWNER "+id(db+"_admin")+" STRATEGY "+cnpgsim.SharedCreateStrategy)
+}
+
+// grant is what the operator does: the grants and the database's comment
+// marker (grantPlan), in one transaction on a connection to the database.
+func (lb *lowerBound) grant(ctx context.Context, db, marker string) error {
 	id := func(s string) string { return pgx.Identifier{s}.Sanitize() }
 	admin, rw := id(db+"_admin"), id(db+"_rw")
-	// What CNPG does for the Database, as the stand-in runs it on the
-	// shared server.
-	if err := lb.exec(ctx, conn, "CREATE DATABASE "+id(db)+" OWNER "+admin+" STRATEGY "+cnpgsim.SharedCreateStrategy); err != nil {
-		return err
-	}
-	// What the operator does: the grants and the database's comment
-	// marker (grantPlan), in one transaction on a connection to the
-	// database.
 	c, err := lb.connect(ctx, db)
 	if err != nil {
 		return err

@@ -27,11 +27,9 @@ func (monitorComponent) Prepare(ctx context.Context, p *pass) error {
 	if p.contracts.Secret != nil || p.obs.monitorRole != nil {
 		return nil
 	}
-	secret, err := ensureMonitorSecret(ctx, p)
-	if err != nil {
+	if _, err := ensureMonitorSecret(ctx, p); err != nil {
 		return judgedInTurn(err)
 	}
-	p.monitorSecret = secret
 	if _, err := applyMonitorRole(ctx, p, nil, false); err != nil {
 		return judgedInTurn(err)
 	}
