@@ -49,14 +49,21 @@ func RetryDue(role *cnpgv1.DatabaseRole, now time.Time) (due bool, after time.Du
 	if !SecretNotYetReadable(role) {
 		return false, 0
 	}
-	last, err := time.Parse(time.RFC3339Nano, role.Annotations[RetryAnnotation])
-	if err != nil {
-		return true, 0 // never retried, or not by a value we wrote
+	last, ok := LastRetry(role)
+	if !ok {
+		return true, 0
 	}
 	if wait := last.Add(RetryPace).Sub(now); wait > 0 {
 		return false, wait
 	}
 	return true, 0
+}
+
+// LastRetry is when setpoint last asked CNPG to apply role again; false
+// when it never did, or the annotation is not a value setpoint wrote.
+func LastRetry(role *cnpgv1.DatabaseRole) (time.Time, bool) {
+	last, err := time.Parse(time.RFC3339Nano, role.Annotations[RetryAnnotation])
+	return last, err == nil
 }
 
 // RetryMark is the annotation of a retry at now.

@@ -63,9 +63,9 @@ func triedBeforeHealthy(role *cnpgv1.DatabaseRole, cl *cnpgv1.Cluster, now time.
 	if healthy == nil || healthy.Status != metav1.ConditionTrue {
 		return false
 	}
-	last, err := time.Parse(time.RFC3339Nano, role.Annotations[controller.RetryAnnotation])
-	if err != nil {
-		return true // never asked, or not by a value we wrote
+	last, ok := controller.LastRetry(role)
+	if !ok {
+		return true
 	}
 	return last.Before(healthy.LastTransitionTime.Time) && now.Sub(last) >= controller.RetryPace
 }
