@@ -7,8 +7,15 @@ import "sync"
 type Priority int
 
 const (
-	// Normal is Add's: new objects, resyncs, rechecks.
-	Normal Priority = iota
+	// Later is for a periodic resync: a pass that only re-examines an
+	// object nobody changed. Under load a resync puts every object in the
+	// queue at once; at Normal a new object created in that moment waited
+	// behind all of them (at 1,000 databases, 20 s). Later keys go once
+	// nothing else waits, so a resync is delayed while the operator is
+	// busy, never dropped.
+	Later Priority = iota
+	// Normal is Add's: new objects, changes, rechecks.
+	Normal
 	// Soon is for a key whose first pass can go on now that something it
 	// depends on is ready: a database whose cluster became Ready. Keys
 	// woken together stay together, so the databases of one cluster are
@@ -24,21 +31,24 @@ const (
 	Urgent
 )
 
-// priorities is the priority of the keys marked above Normal, until they
-// are handed out.
+// priorities is the priority each key was added with, until it is handed
+// out. A key with no mark — added by the delaying queue, a recheck or a
+// retry — counts as Normal.
 type priorities struct {
 	mu   sync.Mutex
 	keys map[Key]Priority
 }
 
-// raise marks k with p unless it is marked higher already.
+// raise marks k with p unless it is marked higher already. Later marks
+// only a key with no mark: added at Normal while waiting or while its pass
+// runs, it stays Normal.
 func (u *priorities) raise(k Key, p Priority) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.keys == nil {
 		u.keys = map[Key]Priority{}
 	}
-	if p > u.keys[k] {
+	if cur, ok := u.keys[k]; !ok || p > cur {
 		u.keys[k] = p
 	}
 }
@@ -46,7 +56,10 @@ func (u *priorities) raise(k Key, p Priority) {
 func (u *priorities) of(k Key) Priority {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.keys[k]
+	if p, ok := u.keys[k]; ok {
+		return p
+	}
+	return Normal
 }
 
 func (u *priorities) clear(k Key) {
@@ -58,7 +71,8 @@ func (u *priorities) clear(k Key) {
 // priorityFIFO is the queue under client-go's workqueue (it implements
 // workqueue.Queue, whose methods client-go calls under its own lock): one
 // FIFO per priority, highest first. A key waiting at one priority and then
-// raised moves up (Touch); its old place is skipped when reached.
+// raised moves up (Touch); its old place is skipped when reached. A key
+// waiting at Later and added at Normal moves up the same way.
 type priorityFIFO struct {
 	fifos [Urgent + 1][]Key
 	where map[Key]Priority // the FIFO each waiting key counts in
@@ -88,7 +102,7 @@ func (q *priorityFIFO) Len() int { return len(q.where) }
 // Pop returns the first live key of the highest priority; client-go calls
 // it only when Len is positive.
 func (q *priorityFIFO) Pop() Key {
-	for p := Urgent; p >= Normal; p-- {
+	for p := Urgent; p >= Later; p-- {
 		for len(q.fifos[p]) > 0 {
 			k := q.fifos[p][0]
 			q.fifos[p][0] = Key{}

@@ -87,3 +87,52 @@ func TestPrioritiesOrderTheQueue(t *testing.T) {
 		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
 	}
 }
+
+// A resync (AddLater) waits behind every key added otherwise, and a key
+// waiting for its resync moves up when it is added at Normal: a new or
+// changed object never waits behind the resync of a thousand others.
+func TestResyncsGoLast(t *testing.T) {
+	q := New(Options{Name: "test-priority-later"})
+	defer q.ShutDown()
+	q.AddLater(pkey("r1"))
+	q.AddLater(pkey("r2"))
+	q.AddLater(pkey("r3"))
+	q.Add(pkey("new"))
+	q.Add(pkey("r2"))       // changed while its resync waits: moves up
+	q.AddLater(pkey("new")) // a resync of a waiting key: keeps its place
+	q.AddUrgent(pkey("u"))
+	var got []string
+	for range 5 {
+		got = append(got, get(t, q).Name)
+	}
+	if want := "u new r2 r1 r3"; strings.Join(got, " ") != want {
+		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
+	}
+	if n := q.Len(); n != 0 {
+		t.Errorf("Len %d after all were handed out", n)
+	}
+}
+
+// A key added at Normal while its pass runs is not pushed back by a
+// resync that comes before the pass ends; a resync alone is queued last.
+func TestResyncWhileProcessing(t *testing.T) {
+	q := New(Options{Name: "test-priority-later-processing"})
+	defer q.ShutDown()
+	q.Add(pkey("a"))
+	q.Add(pkey("b"))
+	ka, _ := q.q.Get()    // a's pass runs
+	kb, _ := q.q.Get()    // b's pass runs
+	q.Add(pkey("a"))      // a changed meanwhile
+	q.AddLater(pkey("a")) // then its resync
+	q.AddLater(pkey("b")) // b: only a resync
+	q.Add(pkey("c"))
+	q.q.Done(ka)
+	q.q.Done(kb)
+	var got []string
+	for range 3 {
+		got = append(got, get(t, q).Name)
+	}
+	if want := "c a b"; strings.Join(got, " ") != want {
+		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
+	}
+}

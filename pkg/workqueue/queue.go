@@ -67,8 +67,9 @@ func New(opts Options) *Queue {
 	}
 }
 
-// Add queues key now.
-func (q *Queue) Add(key Key) { q.q.Add(key) }
+// Add queues key now, at Normal: ahead of a resync of it (AddLater)
+// queued or pending.
+func (q *Queue) Add(key Key) { q.AddWith(Normal, key) }
 
 // AddWith queues key now, ahead of the keys waiting at a lower Priority
 // (Add's is Normal). A key already waiting moves up, never down.
@@ -76,6 +77,10 @@ func (q *Queue) AddWith(p Priority, key Key) {
 	q.prio.raise(key, p)
 	q.q.Add(key)
 }
+
+// AddLater queues key behind everything else waiting: for a periodic
+// resync. A key already waiting keeps its place.
+func (q *Queue) AddLater(key Key) { q.AddWith(Later, key) }
 
 // AddUrgent is AddWith(Urgent, key).
 func (q *Queue) AddUrgent(key Key) { q.AddWith(Urgent, key) }

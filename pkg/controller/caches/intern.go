@@ -1,6 +1,7 @@
 package caches
 
 import (
+	"hash/maphash"
 	"strings"
 	"sync"
 
@@ -32,6 +33,10 @@ const (
 type interner struct {
 	mu sync.Mutex
 	m  map[string]string
+	// maps holds one map per distinct labels or annotations content, by
+	// contentHash (intern_maps.go).
+	maps    map[uint64]map[string]string
+	mapSeed maphash.Seed
 }
 
 // internObject replaces the repeated strings of a cached object by their
@@ -91,8 +96,8 @@ func (in *interner) internObject(obj any) {
 // references and finalizers; never the object's own name or UID.
 func (in *interner) meta(m *metav1.ObjectMeta) {
 	m.Namespace = in.s(m.Namespace)
-	m.Labels = in.stringMap(m.Labels)
-	m.Annotations = in.stringMap(m.Annotations)
+	m.Labels = in.sharedMap(m.Labels)
+	m.Annotations = in.sharedMap(m.Annotations)
 	m.OwnerReferences = clip(m.OwnerReferences)
 	m.Finalizers = clip(m.Finalizers)
 	for i := range m.OwnerReferences {

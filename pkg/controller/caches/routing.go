@@ -31,12 +31,13 @@ func KeyOf(m metav1.Object) workqueue.Key {
 // PrimaryHandler routes events of a controller's own kind to its queue.
 // An update that only touched status (same generation, same metadata the
 // controller acts on) does not start a pass: the controller wrote it. A
-// resync (same resourceVersion) does, so drift is still corrected.
+// resync (same resourceVersion) does, so drift is still corrected; it is
+// queued by resync, which puts it behind every change (Queue.AddLater).
 //
 // ownFinalizer is the controller's finalizer: an update that only adds it
 // is the controller's own first write, made by a pass that goes on with
 // the object it got back, and starts no pass of its own.
-func PrimaryHandler(enqueue Enqueue, ownFinalizer string) cache.ResourceEventHandler {
+func PrimaryHandler(enqueue, resync Enqueue, ownFinalizer string) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if m, ok := metaOf(obj); ok {
@@ -46,7 +47,11 @@ func PrimaryHandler(enqueue Enqueue, ownFinalizer string) cache.ResourceEventHan
 		UpdateFunc: func(oldObj, newObj any) {
 			o, ok1 := metaOf(oldObj)
 			n, ok2 := metaOf(newObj)
-			if ok1 && ok2 && NeedsPass(o, n) && !onlyAddedFinalizer(o, n, ownFinalizer) {
+			switch {
+			case !ok1 || !ok2:
+			case o.GetResourceVersion() == n.GetResourceVersion():
+				resync(KeyOf(n))
+			case NeedsPass(o, n) && !onlyAddedFinalizer(o, n, ownFinalizer):
 				enqueue(KeyOf(n))
 			}
 		},

@@ -87,7 +87,7 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 	}
 	owned := caches.OwnerHandler("PostgresCluster", uid, enqueue)
 	regs := []caches.Registration{
-		caches.On(pg.PostgresClusters().Informer(), caches.PrimaryHandler(enqueue, Finalizer)),
+		caches.On(pg.PostgresClusters().Informer(), caches.PrimaryHandler(enqueue, c.queue.AddLater, Finalizer)),
 		caches.On(pg.PostgresClusters().Informer(), c.lag.Handler(enqueue)),
 		caches.On(pg.PostgresClusterClasses().Informer(), caches.MappedHandler(c.clustersOfClass, nil, enqueue)),
 		// A class being deleted, and every cluster that goes away, let

@@ -105,7 +105,7 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 	progressed := caches.OwnerHandler("PostgresDatabase", c.uidOf, c.queue.AddUrgent)
 	var err error
 	c.synced, err = caches.Register([]caches.Registration{
-		caches.On(pg.PostgresDatabases().Informer(), caches.PrimaryHandler(enqueue, Finalizer)),
+		caches.On(pg.PostgresDatabases().Informer(), caches.PrimaryHandler(enqueue, c.queue.AddLater, Finalizer)),
 		caches.On(pg.PostgresDatabases().Informer(), c.lag.Handler(enqueue)),
 		// The updates of a cluster a database pass reads (clusterView).
 		caches.On(pg.PostgresClusters().Informer(), c.clusterHandler()),
