@@ -18,6 +18,16 @@ func get(t *testing.T, q *Queue) Key {
 	return k
 }
 
+// takeN hands out n keys and returns their names in order.
+func takeN(t *testing.T, q *Queue, n int) string {
+	t.Helper()
+	var got []string
+	for range n {
+		got = append(got, get(t, q).Name)
+	}
+	return strings.Join(got, " ")
+}
+
 // Keys woken urgently are handed out before those queued before them, in
 // their own order; a key already waiting moves up, once.
 func TestUrgentKeysFirst(t *testing.T) {
@@ -32,12 +42,8 @@ func TestUrgentKeysFirst(t *testing.T) {
 	if n := q.Len(); n != 4 {
 		t.Fatalf("Len %d, want 4 (a key counts once)", n)
 	}
-	var got []string
-	for range 4 {
-		got = append(got, get(t, q).Name)
-	}
-	if want := "c d a b"; strings.Join(got, " ") != want {
-		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
+	if got, want := takeN(t, q, 4), "c d a b"; got != want {
+		t.Errorf("order %q, want %q", got, want)
 	}
 	if n := q.Len(); n != 0 {
 		t.Errorf("Len %d after all were handed out (the old place of c counted)", n)
@@ -59,12 +65,8 @@ func TestUrgentWhileProcessing(t *testing.T) {
 	}
 	q.Add(pkey("c"))
 	q.Add(pkey("a"))
-	var got []string
-	for range 3 {
-		got = append(got, get(t, q).Name)
-	}
-	if want := "b c a"; strings.Join(got, " ") != want {
-		t.Errorf("order %q, want %q: the urgent mark outlived its pass", strings.Join(got, " "), want)
+	if got, want := takeN(t, q, 3), "b c a"; got != want {
+		t.Errorf("order %q, want %q: the urgent mark outlived its pass", got, want)
 	}
 }
 
@@ -79,12 +81,8 @@ func TestPrioritiesOrderTheQueue(t *testing.T) {
 	q.AddUrgent(pkey("d"))
 	q.AddWith(Soon, pkey("a")) // moves up behind c
 	q.AddWith(Soon, pkey("d")) // stays urgent
-	var got []string
-	for range 4 {
-		got = append(got, get(t, q).Name)
-	}
-	if want := "d c a b"; strings.Join(got, " ") != want {
-		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
+	if got, want := takeN(t, q, 4), "d c a b"; got != want {
+		t.Errorf("order %q, want %q", got, want)
 	}
 }
 
@@ -101,12 +99,8 @@ func TestResyncsGoLast(t *testing.T) {
 	q.Add(pkey("r2"))       // changed while its resync waits: moves up
 	q.AddLater(pkey("new")) // a resync of a waiting key: keeps its place
 	q.AddUrgent(pkey("u"))
-	var got []string
-	for range 5 {
-		got = append(got, get(t, q).Name)
-	}
-	if want := "u new r2 r1 r3"; strings.Join(got, " ") != want {
-		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
+	if got, want := takeN(t, q, 5), "u new r2 r1 r3"; got != want {
+		t.Errorf("order %q, want %q", got, want)
 	}
 	if n := q.Len(); n != 0 {
 		t.Errorf("Len %d after all were handed out", n)
@@ -128,11 +122,7 @@ func TestResyncWhileProcessing(t *testing.T) {
 	q.Add(pkey("c"))
 	q.q.Done(ka)
 	q.q.Done(kb)
-	var got []string
-	for range 3 {
-		got = append(got, get(t, q).Name)
-	}
-	if want := "c a b"; strings.Join(got, " ") != want {
-		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
+	if got, want := takeN(t, q, 3), "c a b"; got != want {
+		t.Errorf("order %q, want %q", got, want)
 	}
 }
