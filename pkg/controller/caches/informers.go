@@ -30,6 +30,16 @@ type Informers struct {
 	Poolers kubeinformers.SharedInformerFactory
 	// missing are the optional APIs not served (OptionalAPI), by CRD.
 	missing map[string]bool
+	// in is the interner of the three factories' transforms.
+	in *interner
+}
+
+// AsCached returns obj as the Setpoint and Kube caches hold it (trimmed,
+// interned, a ConfigMap's data as its digest): for tests that seed a
+// cache by hand. obj itself is changed.
+func (i *Informers) AsCached(obj any) any {
+	out, _ := i.in.trimForCache(obj)
+	return out
 }
 
 // NewInformers builds the factories. namespace "" watches all namespaces.
@@ -51,6 +61,7 @@ func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace s
 			kubeinformers.WithNamespace(namespace),
 			kubeinformers.WithTransform(in.trimDeployment),
 			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = PoolerDeploymentSelector })),
+		in: in,
 	}
 }
 

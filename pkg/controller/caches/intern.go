@@ -61,7 +61,8 @@ func (in *interner) internObject(obj any) {
 		o.Type = corev1.SecretType(in.s(string(o.Type)))
 		o.Data = internKeys(in, o.Data)
 	case *corev1.ConfigMap:
-		o.Data = in.stringMap(o.Data)
+		o.Data = digestData(o.Data) // configmap_data.go
+		o.BinaryData = nil          // setpoint writes none
 	case *v1alpha1.PostgresDatabase:
 		o.Spec.Databases = clip(o.Spec.Databases)
 		o.Status.Databases = clip(o.Status.Databases)

@@ -86,6 +86,14 @@ func TestTrimForCacheKeepsEveryValueReadersUse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if cm, ok := got.(*corev1.ConfigMap); ok {
+			// Its data is kept as a digest, which DataEqual reads.
+			wantCM := want.(*corev1.ConfigMap)
+			if !DataEqual(cm, wantCM.Data) || DataKnown(cm) {
+				t.Errorf("ConfigMap data %v does not read as %v", cm.Data, wantCM.Data)
+			}
+			cm.Data, wantCM.Data = nil, nil
+		}
 		if !equality.Semantic.DeepEqual(got, want) {
 			t.Errorf("%T changed by the transform:\ngot  %+v\nwant %+v", o, got, want)
 		}
@@ -121,10 +129,6 @@ func TestTrimForCacheSharesRepeatedStrings(t *testing.T) {
 	}
 	if same(sa.Name, sb.Name) {
 		t.Error("an object's own name was interned")
-	}
-	ca, cb := a[1].(*corev1.ConfigMap), b[1].(*corev1.ConfigMap)
-	if !same(ca.Data["host"], cb.Data["host"]) {
-		t.Error("ConfigMap values not shared")
 	}
 	pa, pb := a[2].(*v1alpha1.PostgresDatabase), b[2].(*v1alpha1.PostgresDatabase)
 	if !same(pa.Status.Conditions[0].Reason, pb.Status.Conditions[0].Reason) ||

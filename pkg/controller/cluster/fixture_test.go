@@ -59,6 +59,9 @@ func (f *fixture) refresh() {
 		if err != nil {
 			f.t.Fatal(err)
 		}
+		for i := range objs {
+			objs[i] = f.inf.AsCached(objs[i])
+		}
 		if err := inf.GetIndexer().Replace(objs, ""); err != nil {
 			f.t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
@@ -58,6 +59,10 @@ func (p *pass) createConfigMap(ctx context.Context, name, policy string, data ma
 // publish: our labels, policy and controller reference (other references
 // kept), exactly our data, no retained marks.
 func (p *pass) patchConfigMap(ctx context.Context, cur *corev1.ConfigMap, policy string, data map[string]string) error {
+	have, err := p.configMapData(ctx, cur)
+	if err != nil {
+		return err
+	}
 	refs := slices.DeleteFunc(slices.Clone(cur.OwnerReferences), func(r metav1.OwnerReference) bool { return r.UID == p.db.UID })
 	refs = append(refs, ownership.OwnerRef(p.db, gvk))
 	labels := map[string]any{ownership.RetainedLabel: nil}
@@ -69,13 +74,34 @@ func (p *pass) patchConfigMap(ctx context.Context, cur *corev1.ConfigMap, policy
 	body := map[string]any{
 		"metadata": map[string]any{"resourceVersion": cur.ResourceVersion, "ownerReferences": refs,
 			"labels": labels, "annotations": annotations},
-		"data": dataPatch(cur.Data, data),
+		"data": dataPatch(have, data),
 	}
 	patch, err := json.Marshal(body)
 	if err != nil {
 		return fmt.Errorf("encode ConfigMap patch: %w", err)
 	}
 	return p.mergePatchConfigMap(ctx, cur.Name, patch)
+}
+
+// configMapData is cur's data. The cache keeps only a digest of it
+// (caches.DataKnown); the patch needs the keys to remove, so they are read
+// from the API server — only when the data changed, which is rare. A
+// ConfigMap replaced since cur was judged is not patched: the next pass
+// judges the new one.
+func (p *pass) configMapData(ctx context.Context, cur *corev1.ConfigMap) (map[string]string, error) {
+	if caches.DataKnown(cur) {
+		return cur.Data, nil
+	}
+	live, err := p.c.kube.CoreV1().ConfigMaps(p.db.Namespace).Get(ctx, cur.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("read ConfigMap %s: %w", cur.Name, err)
+	}
+	if live.UID != cur.UID || live.ResourceVersion != cur.ResourceVersion {
+		// As the patch's own precondition would answer.
+		return nil, apierrors.NewConflict(corev1.Resource("configmaps"), cur.Name,
+			fmt.Errorf("changed since it was judged (resourceVersion %s, cached %s)", live.ResourceVersion, cur.ResourceVersion))
+	}
+	return live.Data, nil
 }
 
 // releaseConfigMap hands cur over to a later PostgresDatabase of this

@@ -148,6 +148,9 @@ func (f *fixture) refresh() {
 	f.t.Helper()
 	ctx := f.t.Context()
 	replace := func(inf cache.SharedIndexInformer, objs []any) {
+		for i := range objs {
+			objs[i] = f.inf.AsCached(objs[i])
+		}
 		if err := inf.GetIndexer().Replace(objs, ""); err != nil {
 			f.t.Fatal(err)
 		}

@@ -1,0 +1,55 @@
+package caches
+
+import (
+	"crypto/sha256"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// setpoint reads its ConfigMaps' data for one thing only: whether it is
+// what setpoint would write (drift). A database's connection ConfigMap
+// holds a dozen keys, so at 1,000 databases their maps were a megabyte
+// of the cache. The cache keeps a digest of the data instead, under a key
+// no ConfigMap can have (a ConfigMap key cannot contain '/'); DataEqual
+// compares it. A writer that needs the keys themselves reads the
+// ConfigMap from the API server (DataKnown tells it).
+const dataDigestKey = "setpoint.dev/data-sha256"
+
+// digestData replaces data by its digest.
+func digestData(data map[string]string) map[string]string {
+	if len(data) == 0 {
+		return data
+	}
+	return map[string]string{dataDigestKey: dataDigest(data)}
+}
+
+// dataDigest is the SHA-256 of data's keys and values in key order, as
+// raw bytes: 32 bytes, never interned.
+func dataDigest(data map[string]string) string {
+	h := sha256.New()
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		h.Write([]byte(k))
+		h.Write([]byte{0})
+		h.Write([]byte(data[k]))
+		h.Write([]byte{0})
+	}
+	return string(h.Sum(nil))
+}
+
+// DataKnown reports whether cm carries its data, not only its digest: a
+// ConfigMap read from the API server does, one from the cache does not.
+func DataKnown(cm *corev1.ConfigMap) bool {
+	_, digested := cm.Data[dataDigestKey]
+	return !digested
+}
+
+// DataEqual reports whether cm's data is want, cm from the cache or from
+// the API server alike.
+func DataEqual(cm *corev1.ConfigMap, want map[string]string) bool {
+	if d, ok := cm.Data[dataDigestKey]; ok {
+		return len(cm.Data) == 1 && d == dataDigest(want)
+	}
+	return maps.Equal(cm.Data, want)
+}
