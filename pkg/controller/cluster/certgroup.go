@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
@@ -100,14 +102,13 @@ func (c *Controller) observeCertGroup(pc *pgv1.PostgresCluster, o *observation) 
 	if o.certGroup, err = caches.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
 		return err
 	}
-	objs, err := c.roleIndex.ByIndex(caches.ByRoleOnCluster, caches.RoleOnClusterKey(ns, name, naming.CertAuthGroup))
-	if err != nil {
-		return fmt.Errorf("look up DatabaseRoles of role %s: %w", naming.CertAuthGroup, err)
-	}
-	for _, obj := range objs {
-		if r, ok := obj.(*cnpgv1.DatabaseRole); ok && r.Name != object {
-			o.certGroupRivals = append(o.certGroupRivals, r)
-		}
-	}
-	return nil
+	o.certGroupRivals, err = rivals(c.roleIndex, ns, name, naming.CertAuthGroup, object)
+	return err
+}
+
+// rivals are the cached DatabaseRoles other than ours (object) that manage
+// role on the cluster.
+func rivals(index cache.Indexer, ns, cluster, role, object string) ([]*cnpgv1.DatabaseRole, error) {
+	all, err := caches.RolesOnCluster(index, ns, cluster, role)
+	return slices.DeleteFunc(all, func(r *cnpgv1.DatabaseRole) bool { return r.Name == object }), err
 }

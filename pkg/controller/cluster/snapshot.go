@@ -105,16 +105,8 @@ func (c *Controller) observeMonitor(pc *pgv1.PostgresCluster, o *observation) er
 	if o.monitorRole, err = caches.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
 		return err
 	}
-	objs, err := c.roleIndex.ByIndex(caches.ByRoleOnCluster, caches.RoleOnClusterKey(ns, name, naming.MonitorRole))
-	if err != nil {
-		return fmt.Errorf("look up DatabaseRoles of role %s: %w", naming.MonitorRole, err)
-	}
-	for _, obj := range objs {
-		if r, ok := obj.(*cnpgv1.DatabaseRole); ok && r.Name != object {
-			o.monitorRivals = append(o.monitorRivals, r)
-		}
-	}
-	return nil
+	o.monitorRivals, err = rivals(c.roleIndex, ns, name, naming.MonitorRole, object)
+	return err
 }
 
 // observeChildren reads, from the caches, the children that outlive a

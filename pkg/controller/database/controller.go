@@ -134,16 +134,7 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 
 // roleObjectsOf are the cached DatabaseRoles that manage role on cluster.
 func (c *Controller) roleObjectsOf(namespace, cluster, role string) []*cnpgv1.DatabaseRole {
-	objs, err := c.roleObjectIndex.ByIndex(caches.ByRoleOnCluster, caches.RoleOnClusterKey(namespace, cluster, role))
-	if err != nil {
-		return nil
-	}
-	out := make([]*cnpgv1.DatabaseRole, 0, len(objs))
-	for _, o := range objs {
-		if r, ok := o.(*cnpgv1.DatabaseRole); ok {
-			out = append(out, r)
-		}
-	}
+	out, _ := caches.RolesOnCluster(c.roleObjectIndex, namespace, cluster, role) // only an unknown index fails
 	return out
 }
 
