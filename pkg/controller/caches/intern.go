@@ -81,6 +81,9 @@ func (in *interner) internObject(obj any) {
 		// wakes nobody (IgnoreUnread).
 		o.Status.Conditions = nil
 		o.Spec.Cluster.Name = in.s(o.Spec.Cluster.Name)
+		// A database's three roles carry one ownership comment.
+		o.Spec.Comment = in.s(o.Spec.Comment)
+		o.Spec.Ensure = cnpgv1.EnsureOption(in.s(string(o.Spec.Ensure)))
 		o.Spec.DatabaseRoleReclaimPolicy = in.s(o.Spec.DatabaseRoleReclaimPolicy)
 		o.Spec.InRoles = clip(o.Spec.InRoles)
 		for i, r := range o.Spec.InRoles {
