@@ -9,6 +9,9 @@ MODULE=github.com/setpoint-dev/setpoint
 BOILERPLATE="$ROOT/hack/boilerplate.go.txt"
 
 cd "$ROOT"
+# On a fresh module cache go list names no directory until the module is
+# downloaded.
+go mod download k8s.io/code-generator
 CODEGEN_PKG=$(go list -m -f '{{.Dir}}' k8s.io/code-generator)
 # shellcheck source=/dev/null
 source "$CODEGEN_PKG/kube_codegen.sh"
