@@ -17,12 +17,20 @@ import (
 // ConfigMap from the API server (DataKnown tells it).
 const dataDigestKey = "setpoint.dev/data-sha256"
 
-// digestData replaces data by its digest.
+// digestData replaces data by its digest. Data that is a digest already
+// stays as it is: client-go may hand an object to the transform twice
+// (its contract asks transforms to be idempotent), and the digest of a
+// digest would never match — each pass would rewrite the ConfigMap.
 func digestData(data map[string]string) map[string]string {
-	if len(data) == 0 {
+	if len(data) == 0 || isDigest(data) {
 		return data
 	}
 	return map[string]string{dataDigestKey: dataDigest(data)}
+}
+
+func isDigest(data map[string]string) bool {
+	_, ok := data[dataDigestKey]
+	return ok && len(data) == 1
 }
 
 // dataDigest is the SHA-256 of data's keys and values in key order, as
@@ -41,15 +49,14 @@ func dataDigest(data map[string]string) string {
 // DataKnown reports whether cm carries its data, not only its digest: a
 // ConfigMap read from the API server does, one from the cache does not.
 func DataKnown(cm *corev1.ConfigMap) bool {
-	_, digested := cm.Data[dataDigestKey]
-	return !digested
+	return !isDigest(cm.Data)
 }
 
 // DataEqual reports whether cm's data is want, cm from the cache or from
 // the API server alike.
 func DataEqual(cm *corev1.ConfigMap, want map[string]string) bool {
-	if d, ok := cm.Data[dataDigestKey]; ok {
-		return len(cm.Data) == 1 && d == dataDigest(want)
+	if isDigest(cm.Data) {
+		return cm.Data[dataDigestKey] == dataDigest(want)
 	}
 	return maps.Equal(cm.Data, want)
 }
