@@ -3213,6 +3213,12 @@ func schema_pkg_apis_postgres_v1alpha1_BackupStatus(ref common.ReferenceCallback
 							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
 						},
 					},
+					"lastFailedBackupTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastFailedBackupTime is when the last failed base backup ended, as the barman-cloud plugin reports it; kept after a later success.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
 					"lastRequest": {
 						SchemaProps: spec.SchemaProps{
 							Description: "lastRequest is the last on-demand backup request handled (annotation postgres.setpoint.dev/backup-request).",

@@ -22,6 +22,7 @@ import (
 // +kubebuilder:printcolumn:name="Instances",type=integer,JSONPath=`.status.instances`
 // +kubebuilder:printcolumn:name="Primary",type=string,JSONPath=`.status.currentPrimary`,priority=1
 // +kubebuilder:printcolumn:name="Used%",type=integer,JSONPath=`.status.postgres.usedPercent`,description="Share of the data volume in use at the last recorded sample"
+// +kubebuilder:printcolumn:name="Backup",type=string,JSONPath=`.status.conditions[?(@.type=="BackupHealthy")].reason`,description="The BackupHealthy condition's reason: WAL archiving and base backups (a cluster whose backups fail stays Ready)"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 //
 // The name becomes the CNPG Cluster's name and the stem of every child's
@@ -261,6 +262,10 @@ type BackupStatus struct {
 	// ended, as the barman-cloud plugin reports it.
 	// +optional
 	LastSuccessfulBackupTime *metav1.Time `json:"lastSuccessfulBackupTime,omitempty"`
+	// lastFailedBackupTime is when the last failed base backup ended, as
+	// the barman-cloud plugin reports it; kept after a later success.
+	// +optional
+	LastFailedBackupTime *metav1.Time `json:"lastFailedBackupTime,omitempty"`
 	// lastRequest is the last on-demand backup request handled (annotation
 	// postgres.setpoint.dev/backup-request).
 	// +optional

@@ -125,6 +125,10 @@ func (in *BackupStatus) DeepCopyInto(out *BackupStatus) {
 		in, out := &in.LastSuccessfulBackupTime, &out.LastSuccessfulBackupTime
 		*out = (*in).DeepCopy()
 	}
+	if in.LastFailedBackupTime != nil {
+		in, out := &in.LastFailedBackupTime, &out.LastFailedBackupTime
+		*out = (*in).DeepCopy()
+	}
 	if in.LastRequest != nil {
 		in, out := &in.LastRequest, &out.LastRequest
 		*out = new(BackupRequestStatus)

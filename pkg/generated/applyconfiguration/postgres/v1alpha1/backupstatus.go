@@ -51,6 +51,9 @@ type BackupStatusApplyConfiguration struct {
 	// lastSuccessfulBackupTime is when the last successful base backup
 	// ended, as the barman-cloud plugin reports it.
 	LastSuccessfulBackupTime *v1.Time `json:"lastSuccessfulBackupTime,omitempty"`
+	// lastFailedBackupTime is when the last failed base backup ended, as
+	// the barman-cloud plugin reports it; kept after a later success.
+	LastFailedBackupTime *v1.Time `json:"lastFailedBackupTime,omitempty"`
 	// lastRequest is the last on-demand backup request handled (annotation
 	// postgres.setpoint.dev/backup-request).
 	LastRequest *BackupRequestStatusApplyConfiguration `json:"lastRequest,omitempty"`
@@ -117,6 +120,14 @@ func (b *BackupStatusApplyConfiguration) WithFirstRecoverabilityPoint(value v1.T
 // If called multiple times, the LastSuccessfulBackupTime field is set to the value of the last call.
 func (b *BackupStatusApplyConfiguration) WithLastSuccessfulBackupTime(value v1.Time) *BackupStatusApplyConfiguration {
 	b.LastSuccessfulBackupTime = &value
+	return b
+}
+
+// WithLastFailedBackupTime sets the LastFailedBackupTime field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LastFailedBackupTime field is set to the value of the last call.
+func (b *BackupStatusApplyConfiguration) WithLastFailedBackupTime(value v1.Time) *BackupStatusApplyConfiguration {
+	b.LastFailedBackupTime = &value
 	return b
 }
 
