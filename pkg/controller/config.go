@@ -36,6 +36,8 @@ type Config struct {
 	// held-back CNPG status; nil is the real clock. Tests pass a fake
 	// one, each to its own controller, so they can run in parallel.
 	Clock clock.PassiveClock
+	// BackupMetrics are the per-cluster backup gauges; nil exports none.
+	BackupMetrics *BackupMetrics
 }
 
 // ClockOrReal is the clock a controller runs on: Clock, or the real one.

@@ -5,6 +5,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/setpoint-dev/setpoint/pkg/collector"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/memory"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/pkg/version"
@@ -17,6 +18,7 @@ type operatorMetrics struct {
 	queues    *workqueue.Metrics
 	postgres  *postgres.Metrics
 	collector *collector.Metrics
+	backups   *controller.BackupMetrics
 	api       *apiRequests
 	returner  *memory.Returner // nil with --memory-return-period=0
 }
@@ -28,6 +30,7 @@ func newOperatorMetrics(reg prometheus.Registerer, cfg Config) operatorMetrics {
 		queues:    workqueue.NewMetrics(reg),
 		postgres:  postgres.NewMetrics(reg),
 		collector: collector.NewMetrics(reg),
+		backups:   controller.NewBackupMetrics(reg),
 		api:       newAPIRequests(reg),
 	}
 	if cfg.MemoryReturn > 0 {

@@ -86,12 +86,13 @@ func observeRecoveryWindow(p *pass) {
 	if st == nil {
 		return
 	}
-	st.FirstRecoverabilityPoint, st.LastSuccessfulBackupTime = nil, nil
+	st.FirstRecoverabilityPoint, st.LastSuccessfulBackupTime, st.LastFailedBackupTime = nil, nil, nil
 	store := p.obs.objectStore
 	if store == nil || !ownership.IsControlledBy(store, p.cluster.UID) {
 		return
 	}
 	if w, ok := store.Status.ServerRecoveryWindow[archiveServerName(p)]; ok {
 		st.FirstRecoverabilityPoint, st.LastSuccessfulBackupTime = w.FirstRecoverabilityPoint, w.LastSuccessfulBackupTime
+		st.LastFailedBackupTime = w.LastFailedBackupTime
 	}
 }

@@ -59,7 +59,7 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 	c := &Controller{
 		deps: &deps{clock: clk, settle: newPhaseSettler(clk), kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
 			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout, classesReadOnly: cfg.ClassesReadOnly,
-			objectStoresMissing: !inf.Served(objectStoreAPI)},
+			objectStoresMissing: !inf.Served(objectStoreAPI), backupMetrics: cfg.BackupMetrics},
 		clusters:      pg.PostgresClusters().Lister(),
 		clusterIndex:  pg.PostgresClusters().Informer().GetIndexer(),
 		classes:       pg.PostgresClusterClasses().Lister(),

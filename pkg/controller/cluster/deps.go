@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
@@ -26,6 +27,8 @@ type deps struct {
 	// that wait out CNPG's stale status and the settler's: the seam of
 	// unit tests, never nil.
 	clock clock.PassiveClock
+	// backupMetrics are the per-cluster backup gauges (nil: none).
+	backupMetrics *controller.BackupMetrics
 	// objectStoresMissing: the barman-cloud plugin's CRD is not installed.
 	objectStoresMissing bool
 	// classesReadOnly: never write a PostgresClusterClass (Config).

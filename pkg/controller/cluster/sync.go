@@ -32,6 +32,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		c.cas.Forget(key.Namespace, naming.CASecret(key.Name))
 		c.lag.Forget(name)
 		c.deps.settle.forget(name)
+		c.deps.backupMetrics.Forget(name)
 		return workqueue.Result{}, nil // children go with their owner references
 	}
 	if err != nil {
@@ -44,6 +45,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{RequeueAfter: caches.CacheLagRecheck}, nil
 	}
 	if pc.DeletionTimestamp != nil {
+		c.deps.backupMetrics.Forget(name)
 		return c.finalize(ctx, pc)
 	}
 	before := pc.ResourceVersion
@@ -79,6 +81,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, err // a wiring bug: loud, with backoff
 	}
 	grow = p.settleStorage(grow)
+	backups := p.recordBackupHealth()
 	st := conclude(&pc.Status, p.status, pc.Generation, out, obs.sample)
 	if p.facts != nil && p.facts.err != nil {
 		// The CA may have rotated: read it again next pass.
@@ -88,11 +91,12 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, err
 	}
 	c.storageEvents(ctx, pc, st, grow)
+	c.exportBackupHealth(pc, st, backups)
 	if out.Err != nil {
 		// Status says what failed; the queue retries with backoff.
 		return workqueue.Result{}, out.Err
 	}
-	requeue := pipeline.Soonest(out.RequeueAfter, grow.recheck)
+	requeue := pipeline.Soonest(pipeline.Soonest(out.RequeueAfter, grow.recheck), backupRecheck(backups))
 	return workqueue.Result{RequeueAfter: requeue, Failed: st.Phase == pgv1.PhaseFailed}, nil
 }
 
@@ -114,6 +118,7 @@ func (c *Controller) statusWriter() pipeline.StatusWriter[*pgv1.PostgresCluster,
 func (c *Controller) announce(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {
 	c.phaseEvent(ctx, pc, st)
 	c.healthEvents(pc, st)
+	c.backupHealthEvents(pc, st)
 }
 
 func (c *Controller) phaseEvent(ctx context.Context, pc *pgv1.PostgresCluster, st *pgv1.PostgresClusterStatus) {
