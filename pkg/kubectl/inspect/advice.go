@@ -74,6 +74,12 @@ var advice = map[string]string{
 	"ProvisionerLost":          "the CNPG Cluster was deleted with its data: annotate the PostgresCluster postgres.setpoint.dev/recreate=latest-backup or =empty (see docs/operations/failure-modes.md, \"A lost CNPG Cluster\")",
 	"ClusterSpecInvalid":       "the merged class and cluster settings are invalid (see the message): fix the cluster or its class",
 
+	// BackupHealthy (the cluster stays Ready: it serves, but cannot be restored to the present).
+	"ArchivingPending": "wait: CloudNativePG archives a new cluster's first WAL file within a minute; if it does not, look at the CNPG Cluster's ContinuousArchiving condition",
+	"ArchivingFailing": "WAL archiving to the object store fails, so the recovery window stops moving and WAL piles up on the data volume: fix what CloudNativePG's message names (often the Secret backup.objectStore.credentialsSecretName names, or the endpoint or bucket); archiving resumes by itself",
+	"LastBackupFailed": "the last base backup failed: read the message and the failed Backup's status.error (kubectl get backups -l cnpg.io/cluster=<cluster>), fix the cause, then take one with kubectl setpoint backup",
+	"BackupOverdue":    "no base backup succeeded since the schedule fired: look at the ScheduledBackup <cluster>-backup and its latest Backups (kubectl get backups -l cnpg.io/cluster=<cluster>)",
+
 	// PasswordRotation.
 	"RotationPending":          "wait: setpoint is writing the new passwords",
 	"NoRoleSelected":           "rotate-passwords-roles selects no role of this object: fix it (kinds admin, rw, ro or role names)",

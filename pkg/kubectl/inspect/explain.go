@@ -22,11 +22,14 @@ type Explanation struct {
 	Ready  bool   `json:"ready"`
 	// Current is false while status describes an older generation: the
 	// operator has not looked at the latest spec yet.
-	Current   bool         `json:"current"`
-	Condition *Condition   `json:"condition,omitempty"`
-	Causes    []Cause      `json:"causes,omitempty"`
-	Advice    string       `json:"advice,omitempty"`
-	Cluster   *Explanation `json:"cluster,omitempty"`
+	Current   bool       `json:"current"`
+	Condition *Condition `json:"condition,omitempty"`
+	Causes    []Cause    `json:"causes,omitempty"`
+	Advice    string     `json:"advice,omitempty"`
+	// Backup is the cluster's backup health while it is not healthy,
+	// whether or not the cluster is Ready.
+	Backup  *BackupHealth `json:"backup,omitempty"`
+	Cluster *Explanation  `json:"cluster,omitempty"`
 }
 
 // Cause is a child object and what its own status says.
@@ -64,6 +67,7 @@ func (r Reader) ExplainCluster(ctx context.Context, name string) (*Explanation, 
 
 func (r Reader) explainClusterObject(ctx context.Context, c *pgv1.PostgresCluster) (*Explanation, error) {
 	e := explanationOf("PostgresCluster", c.ObjectMeta, c.Status.Phase, c.Status.ObservedGeneration, c.Status.Conditions, ClusterChain)
+	e.Backup = backupHealth(c.Status.Conditions)
 	if e.Ready || e.Condition == nil {
 		return e, nil
 	}

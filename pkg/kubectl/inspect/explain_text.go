@@ -20,6 +20,7 @@ func writeExplanation(b *strings.Builder, e *Explanation, indent string) {
 	switch {
 	case e.Ready:
 		p("%s is Ready.", e.Object)
+		writeBackupHealth(p, e.Backup)
 		return
 	case e.Condition == nil:
 		p("%s: %s", e.Object, orNone(e.Phase))
@@ -34,7 +35,20 @@ func writeExplanation(b *strings.Builder, e *Explanation, indent string) {
 	if e.Advice != "" {
 		p("  what to do:  %s", e.Advice)
 	}
+	writeBackupHealth(p, e.Backup)
 	if e.Cluster != nil {
 		writeExplanation(b, e.Cluster, indent+"    ")
+	}
+}
+
+// writeBackupHealth adds backups that are not healthy, with what to do.
+func writeBackupHealth(p func(format string, a ...any), b *BackupHealth) {
+	if b == nil {
+		return
+	}
+	c := b.Condition
+	p("  backups:     %s=%s %s: %s", c.Type, c.Status, c.Reason, c.Message)
+	if b.Advice != "" {
+		p("  what to do:  %s", b.Advice)
 	}
 }

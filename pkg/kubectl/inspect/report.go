@@ -75,6 +75,11 @@ type BackupReport struct {
 	// archived WAL after the last backup counts too); nil without one.
 	RecoveryWindow *RecoveryWindow           `json:"recoveryWindow,omitempty"`
 	LastRequest    *pgv1.BackupRequestStatus `json:"lastRequest,omitempty"`
+	// LastFailedBackup is the plugin's last failed base backup.
+	LastFailedBackup *metav1.Time `json:"lastFailedBackup,omitempty"`
+	// Health is the BackupHealthy condition while it is not True, with
+	// what to do; nil when backups are healthy.
+	Health *BackupHealth `json:"health,omitempty"`
 }
 
 // RecoveryWindow is the span of time a restore can target.
@@ -115,7 +120,7 @@ func BuildClusterReport(in ClusterInputs) ClusterReport {
 		Conditions: ordered(c.Status.Conditions, ClusterChain),
 		Instances:  instances(in),
 		Pooler:     pooler(c, in.Poolers),
-		Backup:     backup(c.Status.BackupStatus),
+		Backup:     backup(c.Status.BackupStatus, c.Status.Conditions),
 		Databases:  databases(c.Name, in.Databases),
 	}
 	return r
@@ -165,13 +170,14 @@ func pooler(c *pgv1.PostgresCluster, poolers []cnpgv1.Pooler) PoolerReport {
 		ReadOnly:  object(naming.PoolerRO(c.Name), ps.ReadOnly)}
 }
 
-func backup(b *pgv1.BackupStatus) BackupReport {
+func backup(b *pgv1.BackupStatus, conds []metav1.Condition) BackupReport {
 	if b == nil {
 		return BackupReport{}
 	}
 	r := BackupReport{ObjectStore: b.ObjectStore, ServerName: b.ServerName, ArchivePath: b.ArchivePath,
 		ScheduledBackups: b.ScheduledBackups, LastScheduleTime: b.LastScheduleTime,
-		LastBackup: b.LastSuccessfulBackupTime, LastRequest: b.LastRequest}
+		LastBackup: b.LastSuccessfulBackupTime, LastRequest: b.LastRequest,
+		LastFailedBackup: b.LastFailedBackupTime, Health: backupHealth(conds)}
 	if b.FirstRecoverabilityPoint != nil {
 		r.RecoveryWindow = &RecoveryWindow{From: *b.FirstRecoverabilityPoint}
 	}

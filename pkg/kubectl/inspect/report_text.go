@@ -89,8 +89,15 @@ func writeBackup(p printer, b BackupReport, now time.Time) {
 	if b.RecoveryWindow != nil {
 		p("  recovery window\t%s → now", b.RecoveryWindow.From.UTC().Format(time.RFC3339))
 	}
+	if b.LastFailedBackup != nil && (b.LastBackup == nil || b.LastFailedBackup.After(b.LastBackup.Time)) {
+		p("  last failure\t%s (%s ago)", b.LastFailedBackup.UTC().Format(time.RFC3339), age(now, *b.LastFailedBackup))
+	}
 	if lr := b.LastRequest; lr != nil {
 		p("  last request\t%s → %s%s", lr.ID, orNone(lr.Backup), parenthesised(lr.Message))
+	}
+	if h := b.Health; h != nil {
+		p("  health\t%s %s: %s", mark(h.Condition), h.Condition.Reason, h.Condition.Message)
+		p("  what to do\t%s", h.Advice)
 	}
 }
 
