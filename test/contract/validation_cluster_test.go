@@ -61,8 +61,8 @@ func TestClusterCreateRules(t *testing.T) {
 		{"bad pool mode", func(c *pgv1.PostgresCluster) {
 			c.Spec.ConnectionPooler = &pgv1.ConnectionPoolerSpec{PoolMode: "statement"}
 		}, `spec.connectionPooler.poolMode: Unsupported value: "statement": supported values: "session", "transaction"`},
-		{"old postgres", func(c *pgv1.PostgresCluster) { c.Spec.PostgresVersion = ptr.To[int32](12) },
-			"spec.postgresVersion: Invalid value: 12: spec.postgresVersion in body should be greater than or equal to 13"},
+		{"old postgres", func(c *pgv1.PostgresCluster) { c.Spec.PostgresVersion = ptr.To[int32](14) },
+			"spec.postgresVersion: Invalid value: 14: spec.postgresVersion in body should be greater than or equal to 15"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

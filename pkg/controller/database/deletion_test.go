@@ -92,12 +92,15 @@ func TestDeleteRetainReleasesForAdoption(t *testing.T) {
 	}
 }
 
-// A Retain whose DatabaseRoles still say reclaim delete (the policy
-// changed with the deletion) sets reclaim retain first, then deletes
-// them: CNPG's finalizer reads the policy of the object it holds.
+// A Retain whose DatabaseRoles still say reclaim delete (written so by a
+// release that kept a Delete policy's roles at reclaim delete while they
+// lived) sets reclaim retain first, then deletes them: CNPG's finalizer
+// reads the policy of the object it holds.
 func TestDeleteRetainSetsReclaimRetainFirst(t *testing.T) {
 	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
+	f.setReclaim("pg.orders-admin", cnpgv1.DatabaseRoleReclaimDelete)
+	f.setReclaim("pg.orders-rw", cnpgv1.DatabaseRoleReclaimDelete)
 	f.setSpec("shop", func(d *pgv1.DatabaseSpec) { d.DeletionPolicy = pgv1.DeletionPolicyRetain })
 	f.startDeletion("shop")
 	if _, err := f.sync("shop"); err != nil {
@@ -164,8 +167,18 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 		t.Errorf("after delete: %+v", got.Status)
 	}
 
-	// 2: the database is gone; the DatabaseRoles (reclaim delete, applied)
-	// are deleted and the roles listed absent.
+	// 2: the database is gone; the DatabaseRoles, reclaim retain while
+	// the database lived, get reclaim delete, and CNPG applies it.
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.allWrites(); count(w, "patch databaseroles") != 2 || count(w, "delete databaseroles") != 0 {
+		t.Fatalf("writes = %v, want both reclaim policies set to delete first", w)
+	}
+	f.applyRoles()
+
+	// 3: the DatabaseRoles (reclaim delete, applied) are deleted and the
+	// roles listed absent.
 	f.events()
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
@@ -184,7 +197,7 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 		t.Errorf("events = %q", ev)
 	}
 
-	// 3: CNPG has not acted yet: nothing is written again.
+	// 4: CNPG has not acted yet: nothing is written again.
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +205,7 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 		t.Errorf("a pass while CNPG drops the roles wrote %v", w)
 	}
 
-	// 4: CNPG let the objects go, but Postgres still has orders_rw with our
+	// 5: CNPG let the objects go, but Postgres still has orders_rw with our
 	// marker: it gets a DatabaseRole again, to be dropped with it.
 	f.applyRoles()
 	f.sql.setRole("orders_rw", ownership.PostgresMarker(ns, "shop"))
@@ -213,7 +226,7 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 		t.Errorf("DatabaseRole again = %+v %+v, want ours with reclaim delete and no password", again.OwnerReferences, again.Spec)
 	}
 
-	// 5: CNPG applies it; it is deleted; CNPG drops the role.
+	// 6: CNPG applies it; it is deleted; CNPG drops the role.
 	f.applyRoles()
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
@@ -226,7 +239,7 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 		t.Fatal("CNPG did not drop the role")
 	}
 
-	// 6: Postgres no longer has our roles; the finalizer goes.
+	// 7: Postgres no longer has our roles; the finalizer goes.
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
@@ -296,12 +309,7 @@ func TestDeleteLeavesARoleThatIsNotOurs(t *testing.T) {
 	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
 	f.startDeletion("shop")
-	for range 2 { // the CNPG Database, then the DatabaseRoles
-		if _, err := f.sync("shop"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f.applyRoles()
+	f.toRolesDeleted("shop")
 	f.sql.setRole("orders_rw", "made by hand")
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
@@ -322,10 +330,9 @@ func TestDeleteBlockedByCNPGIsReported(t *testing.T) {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
 	f := readyFixture(t, db)
 	f.startDeletion("shop")
-	for range 2 { // delete the CNPG Database, then the DatabaseRoles
-		if _, err := f.sync("shop"); err != nil {
-			t.Fatal(err)
-		}
+	f.toReclaimDelete("shop")
+	if _, err := f.sync("shop"); err != nil { // delete the DatabaseRoles
+		t.Fatal(err)
 	}
 	f.failRole("pg.orders-admin", `role "orders_admin" cannot be dropped because some objects depend on it`)
 	if _, err := f.sync("shop"); err != nil {
@@ -357,18 +364,21 @@ func TestDeleteWithClusterGoneDoesNotBlock(t *testing.T) {
 	// Policy Delete, but without the cluster nothing is dropped: the CNPG
 	// Database is kept (reclaim retain, so nobody drops the data by
 	// deleting it later), the Secrets stay for the roles that use them, and
-	// the DatabaseRoles get reclaim retain: the garbage collector deletes
-	// them with this object, and a retained CNPG Cluster still serving the
-	// roles must not drop them.
+	// the DatabaseRoles, reclaim retain while the database lived, keep it
+	// as they go: a retained CNPG Cluster still serving the roles must not
+	// drop them.
 	if w := f.allWrites(); slices.Contains(w, "delete databases") || slices.Contains(w, "delete secrets") ||
-		slices.Contains(w, "delete databaseroles") {
-		t.Errorf("deleted with the cluster gone: %v", w)
+		slices.Contains(w, "patch databaseroles") {
+		t.Errorf("deleted, or a reclaim policy changed, with the cluster gone: %v", w)
 	}
 	for _, name := range []string{"pg.orders-admin", "pg.orders-rw"} {
-		if r := f.role(name); r.DeletionTimestamp != nil || r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimRetain {
-			t.Errorf("DatabaseRole %s with the cluster gone: reclaim %q, deleting %v; want reclaim retain, kept",
-				name, r.Spec.DatabaseRoleReclaimPolicy, r.DeletionTimestamp)
+		if r := f.role(name); r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimRetain {
+			t.Errorf("DatabaseRole %s with the cluster gone: reclaim %q; want reclaim retain", name, r.Spec.DatabaseRoleReclaimPolicy)
 		}
+	}
+	f.applyRoles()
+	if _, ok := f.sql.role("orders_admin"); !ok {
+		t.Error("role orders_admin dropped with the cluster gone")
 	}
 	cd := f.cnpgDB("shop-orders")
 	if len(cd.OwnerReferences) != 0 || cd.Spec.DatabaseReclaimPolicy != "retain" ||
@@ -392,10 +402,9 @@ func TestRemovedDatabaseIsCleanedUp(t *testing.T) {
 	if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), cur, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for range 2 { // delete the CNPG Database, then the DatabaseRoles
-		if _, err := f.sync("shop"); err != nil {
-			t.Fatal(err)
-		}
+	f.toReclaimDelete("shop")
+	if _, err := f.sync("shop"); err != nil { // delete the DatabaseRoles
+		t.Fatal(err)
 	}
 	for _, obj := range []string{"pg.legacy-admin", "pg.legacy-rw"} {
 		if r := f.role(obj); r.DeletionTimestamp == nil {
@@ -534,4 +543,37 @@ func countPrefix(ss []string, prefix string) int {
 		}
 	}
 	return n
+}
+
+// toReclaimDelete runs a Delete's first passes: the CNPG Database is
+// deleted, then the DatabaseRoles get reclaim delete, which CNPG applies.
+func (f *fixture) toReclaimDelete(name string) {
+	f.t.Helper()
+	for range 2 {
+		if _, err := f.sync(name); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	f.applyRoles()
+}
+
+// toRolesDeleted runs a Delete until CNPG let its DatabaseRoles go.
+func (f *fixture) toRolesDeleted(name string) {
+	f.t.Helper()
+	f.toReclaimDelete(name)
+	if _, err := f.sync(name); err != nil {
+		f.t.Fatal(err)
+	}
+	f.applyRoles()
+}
+
+// setReclaim stores DatabaseRole obj with reclaim policy policy, applied
+// by CNPG, as an earlier release wrote it.
+func (f *fixture) setReclaim(obj, policy string) {
+	f.t.Helper()
+	r := f.role(obj)
+	r.Spec.DatabaseRoleReclaimPolicy = policy
+	if _, err := f.pg.CNPGV1().DatabaseRoles(ns).Update(f.t.Context(), r, metav1.UpdateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
 }

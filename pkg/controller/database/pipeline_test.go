@@ -389,12 +389,15 @@ func TestGrantPlanQuotesIdentifiers(t *testing.T) {
 	t.Parallel()
 	plan := grantPlan(namesOf("x", `we"ird; DROP TABLE t`), "managed by setpoint for PostgresDatabase ns/it's", false)
 	want := []string{
-		`GRANT CONNECT ON DATABASE "we""ird; DROP TABLE t" TO "we""ird; DROP TABLE t_rw"`,
+		`GRANT CONNECT, TEMPORARY ON DATABASE "we""ird; DROP TABLE t" TO "we""ird; DROP TABLE t_rw"`,
 		`GRANT USAGE ON SCHEMA public TO "we""ird; DROP TABLE t_rw"`,
 		`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "we""ird; DROP TABLE t_rw"`,
 		`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO "we""ird; DROP TABLE t_rw"`,
 		`ALTER DEFAULT PRIVILEGES FOR ROLE "we""ird; DROP TABLE t_admin" IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO "we""ird; DROP TABLE t_rw"`,
 		`ALTER DEFAULT PRIVILEGES FOR ROLE "we""ird; DROP TABLE t_admin" IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO "we""ird; DROP TABLE t_rw"`,
+		`REVOKE CONNECT, TEMPORARY ON DATABASE "we""ird; DROP TABLE t" FROM PUBLIC`,
+		`REVOKE CREATE ON SCHEMA public FROM PUBLIC`,
+		isolationPlan(namesOf("x", `we"ird; DROP TABLE t`))[2],
 		`COMMENT ON DATABASE "we""ird; DROP TABLE t" IS 'managed by setpoint for PostgresDatabase ns/it''s'`,
 	}
 	if !slices.Equal(plan, want) {

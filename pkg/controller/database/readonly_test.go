@@ -59,7 +59,7 @@ func TestReadOnlyRoleIsCreatedAndGranted(t *testing.T) {
 	}
 	stmts := f.sql.execs[len(f.sql.execs)-1].stmts
 	for _, want := range []string{
-		`GRANT CONNECT ON DATABASE "orders" TO "orders_ro"`,
+		`GRANT CONNECT, TEMPORARY ON DATABASE "orders" TO "orders_ro"`,
 		`GRANT USAGE ON SCHEMA public TO "orders_ro"`,
 		`GRANT SELECT ON ALL TABLES IN SCHEMA public TO "orders_ro"`,
 		`GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO "orders_ro"`,
@@ -77,7 +77,8 @@ func TestReadOnlyRoleIsCreatedAndGranted(t *testing.T) {
 }
 
 // Removing the flag with Delete: privileges revoked while our DatabaseRole
-// is live, the DatabaseRole deleted (reclaim delete) and the role listed
+// is live, the DatabaseRole given reclaim delete (retain while the role was
+// wanted), then deleted once CNPG applied that, and the role listed
 // absent; once Postgres no longer has the role, its Secret deleted and the
 // role forgotten — then passes are idle.
 func TestReadOnlyRoleRemovedWithDelete(t *testing.T) {
@@ -93,6 +94,13 @@ func TestReadOnlyRoleRemovedWithDelete(t *testing.T) {
 	}
 	if len(f.sql.execs) != execs+1 || !slices.Contains(f.sql.execs[execs].stmts, `REVOKE ALL ON DATABASE "orders" FROM "orders_ro"`) {
 		t.Fatalf("no revoke before the drop: %+v", f.sql.execs[execs:])
+	}
+	if r := f.role("pg.orders-ro"); r.DeletionTimestamp != nil || r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimDelete {
+		t.Fatalf("DatabaseRole = %+v, want reclaim delete, not deleted before CNPG applied it", r)
+	}
+	f.applyRoles()
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
 	}
 	if uid := deletesOf(f.pg.Actions(), "databaseroles")["pg.orders-ro"]; uid != ro.UID {
 		t.Errorf("DatabaseRole deletes %v, want pg.orders-ro with its UID %s", deletesOf(f.pg.Actions(), "databaseroles"), ro.UID)
@@ -248,6 +256,13 @@ func TestReadOnlyRemovalWaitsForTheCluster(t *testing.T) {
 	if _, err := f.pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), readyCluster(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if r := f.role("pg.orders-ro"); r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimDelete {
+		t.Error("DatabaseRole not given reclaim delete once the cluster is back")
+	}
+	f.applyRoles()
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package database
 
 import (
 	"cmp"
-	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -38,10 +37,12 @@ type roleWant struct {
 
 // roleApply is the server-side apply of w: only our fields, our labels
 // and our controller reference. login is on (every role of a database is
-// an application's login); inherit and the connection limit keep CNPG's
-// defaults. Without a Secret CNPG leaves the password as it is.
+// an application's login); every attribute that bears privilege is set
+// explicitly to what a database's role has (unprivilegedSpec), so that
+// setpoint owns it and an edit by another field manager is taken back.
+// Without a Secret CNPG leaves the password as it is.
 func roleApply(db *pgv1.PostgresDatabase, w roleWant) *cnpgac.DatabaseRoleApplyConfiguration {
-	spec := cnpgac.DatabaseRoleSpec().
+	spec := unprivilegedSpec(cnpgac.DatabaseRoleSpec()).
 		WithCluster(cnpgac.LocalObjectReference().WithName(w.cluster)).
 		WithName(w.role).WithLogin(true).
 		WithComment(ownership.PostgresMarker(db.Namespace, db.Name)).
@@ -71,6 +72,7 @@ func roleObject(db *pgv1.PostgresDatabase, w roleWant) *cnpgv1.DatabaseRole {
 			Cluster: cnpgv1.LocalObjectReference{Name: w.cluster}, Name: w.role, Login: true,
 			Comment:                   ownership.PostgresMarker(db.Namespace, db.Name),
 			DatabaseRoleReclaimPolicy: w.reclaim,
+			Inherit:                   ptr.To(true), ConnectionLimit: ptr.To[int64](-1),
 		},
 	}
 	if w.secret != "" {
@@ -92,7 +94,16 @@ func roleCurrent(cur *cnpgv1.DatabaseRole, db *pgv1.PostgresDatabase, w roleWant
 		s.Comment == ownership.PostgresMarker(db.Namespace, db.Name) &&
 		(s.PasswordSecret == nil && w.secret == "" || s.PasswordSecret != nil && s.PasswordSecret.Name == w.secret) &&
 		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == w.reclaim &&
-		(!w.cert || certRequested(cur) && slices.Contains(s.InRoles, naming.CertAuthGroup))
+		(!w.cert || certRequested(cur)) && len(privilegeDrift(cur, w.inRoles())) == 0
+}
+
+// inRoles is every membership w's role has: the certificate group when it
+// logs in by certificate, else none.
+func (w roleWant) inRoles() []string {
+	if w.cert {
+		return []string{naming.CertAuthGroup}
+	}
+	return nil
 }
 
 // certRequested: the DatabaseRole asks CNPG for a client certificate

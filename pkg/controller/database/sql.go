@@ -103,8 +103,10 @@ func (r pgxRunner) databaseComment(ctx context.Context, t postgres.Target, name 
 
 // grantPlan is the SQL that lets <db>_rw use the database and everything
 // <db>_admin creates in schema public, now and later, and, with readOnly,
-// lets <db>_ro read it. Every identifier is quoted by pgx; the statements
-// are idempotent.
+// lets <db>_ro read it; and that closes the database to every other role
+// (isolationPlan). Every identifier is quoted by pgx; the statements are
+// idempotent and run in one transaction, so the database's own roles hold
+// CONNECT before PUBLIC loses it: no login of theirs fails in between.
 //
 // The plan also records, as the database's comment, that setpoint created
 // it and for which PostgresDatabase: Postgres's own record that a later
@@ -114,7 +116,9 @@ func grantPlan(n names, marker string, readOnly bool) []string {
 	admin := pgx.Identifier{n.AdminRole}.Sanitize()
 	rw := pgx.Identifier{n.RWRole}.Sanitize()
 	stmts := []string{
-		"GRANT CONNECT ON DATABASE " + db + " TO " + rw,
+		// TEMPORARY too: PUBLIC gave it before, and an application's
+		// temporary tables must keep working once PUBLIC loses it.
+		"GRANT CONNECT, TEMPORARY ON DATABASE " + db + " TO " + rw,
 		"GRANT USAGE ON SCHEMA public TO " + rw,
 		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO " + rw,
 		"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO " + rw,
@@ -124,7 +128,7 @@ func grantPlan(n names, marker string, readOnly bool) []string {
 	if readOnly {
 		ro := pgx.Identifier{n.RORole}.Sanitize()
 		stmts = append(stmts,
-			"GRANT CONNECT ON DATABASE "+db+" TO "+ro,
+			"GRANT CONNECT, TEMPORARY ON DATABASE "+db+" TO "+ro,
 			"GRANT USAGE ON SCHEMA public TO "+ro,
 			"GRANT SELECT ON ALL TABLES IN SCHEMA public TO "+ro,
 			"GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO "+ro,
@@ -132,7 +136,34 @@ func grantPlan(n names, marker string, readOnly bool) []string {
 			"ALTER DEFAULT PRIVILEGES FOR ROLE "+admin+" IN SCHEMA public GRANT SELECT ON SEQUENCES TO "+ro,
 		)
 	}
+	stmts = append(stmts, isolationPlan(n)...)
 	return append(stmts, "COMMENT ON DATABASE "+db+" IS "+quoteLiteral(marker))
+}
+
+// isolationPlan takes from PUBLIC what Postgres gives every role on a new
+// database: CONNECT and TEMPORARY on the database (pg_hba lets every role
+// try every database, so without this a role of another PostgresDatabase
+// on the cluster logs in, lists this one's objects and creates temporary
+// ones) and CREATE on schema public (PostgreSQL 14 and earlier give it, and
+// a function planted there runs with the privileges of whoever calls it
+// through search_path). The owner <db>_admin keeps its own rights: an
+// owner's privileges are not PUBLIC's. Setpoint's monitor role needs none:
+// it only connects to database postgres.
+//
+// The check at the end makes the plan fail instead of reporting isolation
+// that did not happen: REVOKE by a role that is not the schema's owner
+// only warns. On PostgreSQL 15 and later schema public belongs to
+// pg_database_owner, which <db>_admin is; on 14 the bootstrap superuser
+// owns it, setpoint never logs in as that, and the check says so.
+func isolationPlan(n names) []string {
+	db := pgx.Identifier{n.DB}.Sanitize()
+	return []string{
+		"REVOKE CONNECT, TEMPORARY ON DATABASE " + db + " FROM PUBLIC",
+		"REVOKE CREATE ON SCHEMA public FROM PUBLIC",
+		`DO $$BEGIN IF has_schema_privilege('public', 'public', 'CREATE') THEN ` +
+			`RAISE EXCEPTION 'every role may still CREATE in schema public: its owner % is not this database''s owner; PostgreSQL 15 and later give schema public to the database''s owner', ` +
+			`(SELECT nspowner::regrole FROM pg_namespace WHERE nspname = 'public') USING ERRCODE = 'insufficient_privilege'; END IF; END$$`,
+	}
 }
 
 // revokeReadOnlyPlan takes back what grantPlan gave <db>_ro, so that the

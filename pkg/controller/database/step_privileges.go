@@ -17,16 +17,22 @@ import (
 // database's owner <db>_admin (no superuser needed): <db>_rw may
 // connect, use schema public, read and write its tables and sequences, and
 // — through default privileges — whatever <db>_admin creates there later;
-// <db>_ro (readOnlyRole) the same, read only.
+// <db>_ro (readOnlyRole) the same, read only; no other role may connect
+// (isolationPlan).
 //
 // A converged object costs no SQL: once PrivilegesReady is True for the
-// current generation the grants are not run again. Drift (someone revoking
-// a grant by hand) is therefore not corrected until the spec changes or an
-// earlier step stops being ready, which resets the condition.
+// current generation, with the reason of the current plan, the grants are
+// not run again. Drift (someone revoking a grant by hand) is therefore not
+// corrected until the spec changes or an earlier step stops being ready,
+// which resets the condition. The reason names what the plan guarantees:
+// when a release makes the plan guarantee more (PrivilegesGranted became
+// PrivilegesIsolated when PUBLIC's rights were revoked), the new reason
+// makes an upgraded operator run the plan once on every existing database.
 func privilegesStep(ctx context.Context, p *pass) health {
 	if pipeline.ConditionTrue(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady, p.db.Generation) {
-		c := meta.FindStatusCondition(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady)
-		return ready(c.Reason, c.Message)
+		if c := meta.FindStatusCondition(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady); c.Reason == pgv1.ReasonPrivilegesIsolated {
+			return ready(c.Reason, c.Message)
+		}
 	}
 	for _, d := range p.db.Spec.Databases {
 		n := namesOf(p.db.Name, d.Name)
@@ -43,5 +49,5 @@ func privilegesStep(ctx context.Context, p *pass) health {
 		}
 		klog.FromContext(ctx).V(2).Info("Granted privileges", "database", n.DB, "role", n.RWRole)
 	}
-	return ready(pgv1.ReasonPrivilegesGranted, fmt.Sprintf("privileges granted on %d database(s)", len(p.db.Spec.Databases)))
+	return ready(pgv1.ReasonPrivilegesIsolated, fmt.Sprintf("privileges granted on %d database(s); no other role may connect", len(p.db.Spec.Databases)))
 }

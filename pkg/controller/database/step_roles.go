@@ -93,7 +93,14 @@ func markExists(e *pgv1.DatabaseStatus, role string, exists bool) {
 // stands with it.
 func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret string) health {
 	cluster := p.obs.cluster.Name
-	w := roleWant{object: naming.RoleObject(cluster, role), cluster: cluster, role: role, secret: secret, reclaim: roleReclaim(policyOf(d)), cert: certAuth(d)}
+	// Reclaim retain while the database exists, whatever its deletion
+	// policy: CNPG cannot drop a role that owns the database, so a
+	// DatabaseRole deleted by hand with reclaim delete would hang in
+	// deletion for ever. With retain the role stays in Postgres, and the
+	// next pass makes the object again and CNPG adopts the role, its
+	// password and what it owns intact. removeRole switches to delete only
+	// when setpoint itself deletes the object under a Delete policy.
+	w := roleWant{object: naming.RoleObject(cluster, role), cluster: cluster, role: role, secret: secret, reclaim: roleReclaim(pgv1.DeletionPolicyRetain), cert: certAuth(d)}
 	cur := p.obs.roles[w.object]
 	if cur != nil && !ownership.IsControlledBy(cur, p.db.UID) {
 		// Never adopted: a DatabaseRole we did not create may carry
@@ -110,10 +117,7 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 		return p.createRole(ctx, w)
 	}
 	if !roleCurrent(cur, p.db, w) {
-		if _, err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, roleApply(p.db, w), applyOpts); err != nil {
-			return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("apply DatabaseRole %s: %w", w.object, err))
-		}
-		return rolePending(role)
+		return p.repairRole(ctx, cur, w)
 	}
 	if h, ok := p.retryRole(ctx, cur, w); ok {
 		return h

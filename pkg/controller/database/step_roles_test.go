@@ -29,8 +29,9 @@ func vaultRW() *corev1.Secret {
 // and the role, server-side applied with exactly the fields setpoint owns:
 // the cluster, the role, login, our marker as comment, the password Secret
 // the secrets step chose (generated or the user's) and the reclaim policy
-// of the deletionPolicy; our labels and our controller reference. Nothing
-// else: inherit, the connection limit and the rest keep CNPG's defaults.
+// retain (whatever the deletionPolicy: see ensureRole), and every
+// privilege-bearing attribute at an unprivileged role's value; our labels
+// and our controller reference.
 func TestDatabaseRolesCarryExactlyOurFields(t *testing.T) {
 	t.Parallel()
 	db := newDatabase("shop",
@@ -45,11 +46,12 @@ func TestDatabaseRolesCarryExactlyOurFields(t *testing.T) {
 	want := map[string]cnpgv1.DatabaseRoleSpec{}
 	add := func(obj, role, secret, reclaim string) {
 		want[obj] = cnpgv1.DatabaseRoleSpec{Cluster: cnpgv1.LocalObjectReference{Name: "pg"}, Name: role, Login: true,
-			Comment: marker, PasswordSecret: &cnpgv1.LocalObjectReference{Name: secret}, DatabaseRoleReclaimPolicy: reclaim}
+			Comment: marker, PasswordSecret: &cnpgv1.LocalObjectReference{Name: secret}, DatabaseRoleReclaimPolicy: reclaim,
+			Inherit: ptr.To(true), ConnectionLimit: ptr.To[int64](-1)}
 	}
-	add("pg.order-items-admin", "order_items_admin", "shop-order-items-admin", "delete")
-	add("pg.order-items-rw", "order_items_rw", "vault-rw", "delete")
-	add("pg.order-items-ro", "order_items_ro", "shop-order-items-ro", "delete")
+	add("pg.order-items-admin", "order_items_admin", "shop-order-items-admin", "retain")
+	add("pg.order-items-rw", "order_items_rw", "vault-rw", "retain")
+	add("pg.order-items-ro", "order_items_ro", "shop-order-items-ro", "retain")
 	add("pg.audit-admin", "audit_admin", "shop-audit-admin", "retain")
 	add("pg.audit-rw", "audit_rw", "shop-audit-rw", "retain")
 
@@ -77,7 +79,7 @@ func TestDatabaseRolesCarryExactlyOurFields(t *testing.T) {
 		if !apiequality.Semantic.DeepEqual(r.OwnerReferences, owner) {
 			t.Errorf("%s owner references = %+v", r.Name, r.OwnerReferences)
 		}
-		wantSpec := []string{"f:cluster", "f:comment", "f:databaseRoleReclaimPolicy", "f:login", "f:name", "f:passwordSecret"}
+		wantSpec := []string{"f:cluster", "f:comment", "f:connectionLimit", "f:databaseRoleReclaimPolicy", "f:inherit", "f:login", "f:name", "f:passwordSecret"}
 		if got := appliedSpecFields(t, r.ManagedFields); !slices.Equal(got, wantSpec) {
 			t.Errorf("%s: %s applies spec fields %v, want %v", r.Name, ownership.FieldManager, got, wantSpec)
 		}
@@ -196,8 +198,9 @@ func TestDriftedRoleIsAppliedBackAndWaitedFor(t *testing.T) {
 func TestReadyOnlyWhenAppliedAtTheCurrentGeneration(t *testing.T) {
 	t.Parallel()
 	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
-	// deletionPolicy Retain: the reclaim policy changes, a new generation.
-	f.setSpec("shop", func(d *pgv1.DatabaseSpec) { d.DeletionPolicy = pgv1.DeletionPolicyRetain })
+	// A DatabaseRole an earlier release left at reclaim delete: the apply
+	// of reclaim retain makes a new generation.
+	f.setReclaim("pg.orders-admin", cnpgv1.DatabaseRoleReclaimDelete)
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}

@@ -132,6 +132,13 @@ const (
 	// to do: wait; if someone applied that list since, remove the entry
 	// there.
 	ReasonRolesMigrating = "RolesMigrating"
+	// ReasonRolePrivilegesReverted means someone gave one of setpoint's
+	// roles an attribute that bears privilege on its DatabaseRole
+	// (superuser, createrole, inRoles, ...); setpoint took it back and
+	// waits for CloudNativePG to apply the role unprivileged again. What
+	// to do: find who edited the DatabaseRole (its managedFields); give
+	// privileges through the database's spec, never by hand.
+	ReasonRolePrivilegesReverted = "RolePrivilegesReverted"
 	// ReasonRoleNotApplied means CloudNativePG could not apply a role
 	// (its message is quoted); it retries. What to do: fix what it
 	// names.
@@ -198,9 +205,11 @@ const (
 
 // PrivilegesReady of PostgresDatabase
 const (
-	// ReasonPrivilegesGranted means every role has its privileges. What
-	// to do: nothing.
-	ReasonPrivilegesGranted = "PrivilegesGranted"
+	// ReasonPrivilegesIsolated means every role has its privileges and
+	// each database is closed to every other role: PUBLIC may neither
+	// connect to it, create temporary tables in it nor create in its
+	// schema public. What to do: nothing.
+	ReasonPrivilegesIsolated = "PrivilegesIsolated"
 	// ReasonAdminUnavailable means setpoint cannot log in as a
 	// database's admin role to grant privileges (the error is quoted);
 	// it tries again. What to do: wait; if it lasts, read the message.

@@ -74,6 +74,10 @@ const (
 	// EventRoleDeleting says a DatabaseRole was deleted, so
 	// CloudNativePG drops the role (Normal). What to do: nothing.
 	EventRoleDeleting = "RoleDeleting"
+	// EventRolePrivilegesReverted says setpoint took back attributes
+	// that bear privilege another field manager had put on one of its
+	// DatabaseRoles (Warning). What to do: find who edited it.
+	EventRolePrivilegesReverted = "RolePrivilegesReverted"
 	// EventClusterGone says a PostgresDatabase was deleted while its
 	// PostgresCluster is gone: everything was kept whatever the
 	// deletionPolicy (Warning). What to do: delete what is left by hand,

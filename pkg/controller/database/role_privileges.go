@@ -1,0 +1,87 @@
+package database
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"k8s.io/utils/ptr"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+)
+
+// A role setpoint made has no attribute that bears privilege beyond login
+// and the memberships it needs. Another field manager with edit rights in
+// the namespace could add one to the DatabaseRole (superuser: true,
+// inRoles: [pg_execute_server_program]) and CNPG would carry it into
+// Postgres: every such field is therefore setpoint's, set explicitly, and
+// checked on every pass.
+
+// unprivilegedSpec sets every privilege-bearing attribute of a role to
+// what a database's role has: nothing beyond login. inRoles is not among
+// them: the apply sets it only when the role has a membership (an apply
+// configuration cannot send an empty list), and privilegeScrub removes
+// one nobody should have.
+func unprivilegedSpec(s *cnpgac.DatabaseRoleSpecApplyConfiguration) *cnpgac.DatabaseRoleSpecApplyConfiguration {
+	return s.WithSuperuser(false).WithCreateDB(false).WithCreateRole(false).
+		WithReplication(false).WithBypassRLS(false).WithInherit(true).WithConnectionLimit(-1)
+}
+
+// privilegeDrift names the privilege-bearing fields of cur that differ
+// from an unprivileged role that is a member of inRoles alone, in a fixed
+// order; none when cur is as setpoint wants it. An omitted inherit or
+// connection limit is CNPG's default (true, -1).
+func privilegeDrift(cur *cnpgv1.DatabaseRole, inRoles []string) []string {
+	s := cur.Spec
+	var out []string
+	for _, f := range []struct {
+		name  string
+		drift bool
+	}{
+		{"superuser", s.Superuser},
+		{"createdb", s.CreateDB},
+		{"createrole", s.CreateRole},
+		{"replication", s.Replication},
+		{"bypassrls", s.BypassRLS},
+		{"inherit", !ptr.Deref(s.Inherit, true)},
+		{"inRoles", !slices.Equal(s.InRoles, inRoles) && len(s.InRoles)+len(inRoles) > 0},
+		{"connectionLimit", ptr.Deref(s.ConnectionLimit, -1) != -1},
+		{"validUntil", s.ValidUntil != nil},
+	} {
+		if f.drift {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// privilegeScrub is the JSON patch that removes what a server-side apply
+// of ours cannot: a validUntil, and memberships of a role that should
+// have none. Its tests make it apply only to the object judged (the same
+// UID and resourceVersion), so a concurrent edit is judged again, never
+// overwritten unseen. nil when the apply alone restores the role.
+func privilegeScrub(cur *cnpgv1.DatabaseRole, inRoles []string) ([]byte, error) {
+	type op struct {
+		Op    string `json:"op"`
+		Path  string `json:"path"`
+		Value any    `json:"value,omitempty"`
+	}
+	var ops []op
+	if cur.Spec.ValidUntil != nil {
+		ops = append(ops, op{Op: "remove", Path: "/spec/validUntil"})
+	}
+	if len(inRoles) == 0 && len(cur.Spec.InRoles) > 0 {
+		ops = append(ops, op{Op: "remove", Path: "/spec/inRoles"})
+	}
+	if len(ops) == 0 {
+		return nil, nil
+	}
+	guard := []op{{Op: "test", Path: "/metadata/uid", Value: string(cur.UID)},
+		{Op: "test", Path: "/metadata/resourceVersion", Value: cur.ResourceVersion}}
+	b, err := json.Marshal(append(guard, ops...))
+	if err != nil {
+		return nil, fmt.Errorf("encode the patch of DatabaseRole %s: %w", cur.Name, err)
+	}
+	return b, nil
+}
