@@ -57,7 +57,7 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&o.resync, "resync-period", 10*time.Minute, "How often every object is re-examined even without changes.")
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address of /metrics; \"0\" disables it.")
 	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve /metrics over HTTPS, each request authenticated and authorized by the API server (TokenReview, SubjectAccessReview); false serves plain HTTP to anyone, for local runs.")
-	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "Directory with tls.crt and tls.key for /metrics; empty generates a self-signed certificate at start.")
+	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "Directory with tls.crt and tls.key for /metrics, re-read when they change (a rotated certificate is served without a restart); empty generates a self-signed certificate at start.")
 	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz; \"0\" disables it.")
 	fs.StringVar(&o.profilingAddr, "profiling-bind-address", "0", "Address of Go's profiles (/debug/pprof/: heap, CPU, goroutines), e.g. 127.0.0.1:8082; \"0\" (default) disables it. Bind it to loopback only.")
 	fs.DurationVar(&o.memoryReturn, "memory-return-period", 10*time.Second, "After a burst of work, freed heap memory is returned to the OS once allocation has been quiet for this long (one Go collection each time); 0 leaves it to Go's slow background scavenger.")

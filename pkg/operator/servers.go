@@ -90,11 +90,10 @@ func serveMetrics(ctx context.Context, cfg Config, kube kubernetes.Interface, re
 	handler := metricsHandler(reg)
 	var tlsCfg *tls.Config
 	if cfg.MetricsSecure {
-		cert, err := servingCertificate(cfg.MetricsCertDir)
-		if err != nil {
+		var err error
+		if tlsCfg, err = metricsTLSConfig(ctx, cfg.MetricsCertDir, certCheckInterval); err != nil {
 			return err
 		}
-		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		handler = newDelegatedAuth(kube).wrap(handler)
 	}
 	addr, err := serve(ctx, cfg.MetricsAddr, handler, tlsCfg)

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -11,24 +12,28 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"path/filepath"
 	"time"
 )
 
-// servingCertificate loads tls.crt and tls.key from dir (a mounted
-// kubernetes.io/tls Secret) or, with no dir, generates a self-signed
-// certificate for this process: scrapers that do not pin a CA (the common
-// insecureSkipVerify ServiceMonitor) still get an encrypted channel, and
-// the bearer token never crosses the network in clear.
-func servingCertificate(dir string) (tls.Certificate, error) {
-	if dir != "" {
-		cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))
+// metricsTLSConfig serves the certificate in dir (a mounted
+// kubernetes.io/tls Secret, tls.crt and tls.key), re-read when it is
+// rotated, or, with no dir, a self-signed certificate generated for this
+// process: scrapers that do not pin a CA (the common insecureSkipVerify
+// ServiceMonitor) still get an encrypted channel, and the bearer token
+// never crosses the network in clear.
+func metricsTLSConfig(ctx context.Context, dir string, checkInterval time.Duration) (*tls.Config, error) {
+	if dir == "" {
+		cert, err := selfSignedCertificate()
 		if err != nil {
-			return tls.Certificate{}, fmt.Errorf("load metrics serving certificate: %w", err)
+			return nil, err
 		}
-		return cert, nil
+		return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 	}
-	return selfSignedCertificate()
+	w, err := newCertWatcher(ctx, dir, checkInterval)
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{GetCertificate: w.GetCertificate, MinVersion: tls.VersionTLS12}, nil
 }
 
 func selfSignedCertificate() (tls.Certificate, error) {
