@@ -25,6 +25,9 @@ type Options struct {
 	Psql string
 
 	flags *genericclioptions.ConfigFlags
+	// connect makes the clients; nil reads them from the kubectl flags.
+	// This package's tests serve fixtures through fake clientsets.
+	connect func() (*clients, error)
 }
 
 // NewRoot is `kubectl setpoint` with its subcommands.
@@ -84,7 +87,11 @@ func (c *clients) reader() inspect.Reader {
 // run wraps a command body that needs clients.
 func (o *Options) run(body func(ctx context.Context, c *clients, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		c, err := o.clients()
+		connect := o.clients
+		if o.connect != nil {
+			connect = o.connect
+		}
+		c, err := connect()
 		if err != nil {
 			return err
 		}
