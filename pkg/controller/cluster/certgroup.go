@@ -13,6 +13,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	"github.com/setpoint-dev/setpoint/pkg/controller/roleprivilege"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -31,7 +32,7 @@ import (
 // only our fields.
 func certGroupApply(p *pass) *cnpgac.DatabaseRoleApplyConfiguration {
 	name := p.cluster.Name
-	spec := cnpgac.DatabaseRoleSpec().
+	spec := roleprivilege.Unprivileged(cnpgac.DatabaseRoleSpec()).
 		WithCluster(cnpgac.LocalObjectReference().WithName(name)).
 		WithName(naming.CertAuthGroup).WithLogin(false).
 		WithComment(ownership.ClusterMarker(p.cluster.Namespace, name)).
@@ -47,7 +48,7 @@ func certGroupCurrent(cur *cnpgv1.DatabaseRole, p *pass) bool {
 	s, name := cur.Spec, p.cluster.Name
 	return ownership.IsControlledBy(cur, p.cluster.UID) && ownership.HasLabels(cur.Labels, ownership.ManagedLabels(ownership.ClusterLabel, name)) &&
 		s.Cluster.Name == name && s.Name == naming.CertAuthGroup && !s.Login &&
-		s.Comment == ownership.ClusterMarker(p.cluster.Namespace, name) &&
+		s.Comment == ownership.ClusterMarker(p.cluster.Namespace, name) && len(roleprivilege.Drift(cur, nil)) == 0 &&
 		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == cnpgv1.DatabaseRoleReclaimRetain
 }
 
@@ -72,6 +73,9 @@ func ensureCertGroup(ctx context.Context, p *pass) error {
 	applied, err := p.deps.pg.CNPGV1().DatabaseRoles(p.cluster.Namespace).Apply(ctx, certGroupApply(p), applyOpts)
 	if err != nil {
 		return fmt.Errorf("apply DatabaseRole %s: %w", object, err)
+	}
+	if err := revertRolePrivileges(ctx, p, cur, applied, nil); err != nil {
+		return err
 	}
 	if cur == nil {
 		klog.FromContext(ctx).V(2).Info("Created certificate group DatabaseRole", "databaseRole", klog.KObj(applied))

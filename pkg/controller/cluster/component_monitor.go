@@ -80,6 +80,9 @@ func applyMonitorRole(ctx context.Context, p *pass, cur *cnpgv1.DatabaseRole, re
 	if err != nil {
 		return nil, fmt.Errorf("apply DatabaseRole %s: %w", naming.MonitorRoleObject(p.cluster.Name), err)
 	}
+	if err := revertRolePrivileges(ctx, p, cur, applied, []string{monitorGroup}); err != nil {
+		return nil, err
+	}
 	if cur == nil {
 		klog.FromContext(ctx).V(2).Info("Created monitor DatabaseRole", "databaseRole", klog.KObj(applied))
 	}

@@ -3,7 +3,6 @@ package cluster
 import (
 	"cmp"
 	"crypto/rand"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +10,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	"github.com/setpoint-dev/setpoint/pkg/controller/roleprivilege"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -45,7 +45,7 @@ func newMonitorSecret(p *pass) *corev1.Secret {
 // as it.
 func monitorRoleApply(p *pass) *cnpgac.DatabaseRoleApplyConfiguration {
 	name := p.cluster.Name
-	spec := cnpgac.DatabaseRoleSpec().
+	spec := roleprivilege.Unprivileged(cnpgac.DatabaseRoleSpec()).
 		WithCluster(cnpgac.LocalObjectReference().WithName(name)).
 		WithName(naming.MonitorRole).WithLogin(true).
 		WithInRoles(monitorGroup).
@@ -64,7 +64,7 @@ func monitorRoleCurrent(cur *cnpgv1.DatabaseRole, p *pass) bool {
 	s, name := cur.Spec, p.cluster.Name
 	return ownership.IsControlledBy(cur, p.cluster.UID) && ownership.HasLabels(cur.Labels, ownership.ManagedLabels(ownership.ClusterLabel, name)) &&
 		s.Cluster.Name == name && s.Name == naming.MonitorRole && s.Login &&
-		slices.Equal(s.InRoles, []string{monitorGroup}) &&
+		len(roleprivilege.Drift(cur, []string{monitorGroup})) == 0 &&
 		s.PasswordSecret != nil && s.PasswordSecret.Name == naming.MonitorSecret(name) &&
 		s.Comment == ownership.ClusterMarker(p.cluster.Namespace, name) &&
 		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == cnpgv1.DatabaseRoleReclaimDelete

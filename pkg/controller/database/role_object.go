@@ -9,6 +9,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	"github.com/setpoint-dev/setpoint/pkg/controller/roleprivilege"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -38,11 +39,11 @@ type roleWant struct {
 // roleApply is the server-side apply of w: only our fields, our labels
 // and our controller reference. login is on (every role of a database is
 // an application's login); every attribute that bears privilege is set
-// explicitly to what a database's role has (unprivilegedSpec), so that
+// explicitly to what a database's role has (roleprivilege.Unprivileged), so that
 // setpoint owns it and an edit by another field manager is taken back.
 // Without a Secret CNPG leaves the password as it is.
 func roleApply(db *pgv1.PostgresDatabase, w roleWant) *cnpgac.DatabaseRoleApplyConfiguration {
-	spec := unprivilegedSpec(cnpgac.DatabaseRoleSpec()).
+	spec := roleprivilege.Unprivileged(cnpgac.DatabaseRoleSpec()).
 		WithCluster(cnpgac.LocalObjectReference().WithName(w.cluster)).
 		WithName(w.role).WithLogin(true).
 		WithComment(ownership.PostgresMarker(db.Namespace, db.Name)).
@@ -94,7 +95,7 @@ func roleCurrent(cur *cnpgv1.DatabaseRole, db *pgv1.PostgresDatabase, w roleWant
 		s.Comment == ownership.PostgresMarker(db.Namespace, db.Name) &&
 		(s.PasswordSecret == nil && w.secret == "" || s.PasswordSecret != nil && s.PasswordSecret.Name == w.secret) &&
 		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == w.reclaim &&
-		(!w.cert || certRequested(cur)) && len(privilegeDrift(cur, w.inRoles())) == 0
+		(!w.cert || certRequested(cur)) && len(roleprivilege.Drift(cur, w.inRoles())) == 0
 }
 
 // inRoles is every membership w's role has: the certificate group when it

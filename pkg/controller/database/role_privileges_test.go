@@ -11,6 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/roleprivilege"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -50,7 +51,7 @@ func TestRolePrivilegesEditedByHandAreReverted(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := f.role("pg.orders-rw")
-			if d := privilegeDrift(got, nil); len(d) != 0 {
+			if d := roleprivilege.Drift(got, nil); len(d) != 0 {
 				t.Errorf("after the pass DatabaseRole still has %v: %+v", d, got.Spec)
 			}
 			want := "Warning RolePrivilegesReverted DatabaseRole pg.orders-rw of role orders_rw was edited to change " + tc.field + "; setpoint set them back"
@@ -84,33 +85,15 @@ func TestCertRoleKeepsOnlyTheCertificateGroup(t *testing.T) {
 	w := wantOf(r, cnpgv1.DatabaseRoleReclaimRetain)
 	w.cert = true
 	r.Spec.InRoles = []string{naming.CertAuthGroup, "pg_write_server_files"}
-	if d := privilegeDrift(r, w.inRoles()); !slices.Equal(d, []string{"inRoles"}) {
+	if d := roleprivilege.Drift(r, w.inRoles()); !slices.Equal(d, []string{"inRoles"}) {
 		t.Errorf("drift = %v, want [inRoles]", d)
 	}
 	r.Spec.InRoles = []string{naming.CertAuthGroup}
-	if d := privilegeDrift(r, w.inRoles()); len(d) != 0 {
+	if d := roleprivilege.Drift(r, w.inRoles()); len(d) != 0 {
 		t.Errorf("drift of the certificate group alone = %v", d)
 	}
-	if patch, err := privilegeScrub(r, w.inRoles()); err != nil || patch != nil {
+	if patch, err := roleprivilege.ScrubPatch(r, w.inRoles()); err != nil || patch != nil {
 		t.Errorf("scrub of a certificate role = %s %v, want none: the apply sets its list", patch, err)
-	}
-}
-
-// The patch that removes what an apply cannot is guarded by the UID and
-// resourceVersion of the object judged: a concurrent change fails it.
-func TestPrivilegeScrubIsGuarded(t *testing.T) {
-	t.Parallel()
-	until := metav1.Now()
-	r := &cnpgv1.DatabaseRole{ObjectMeta: metav1.ObjectMeta{Name: "pg.orders-rw", UID: "uid-1", ResourceVersion: "42"},
-		Spec: cnpgv1.DatabaseRoleSpec{InRoles: []string{"pg_monitor"}, ValidUntil: &until}}
-	patch, err := privilegeScrub(r, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `[{"op":"test","path":"/metadata/uid","value":"uid-1"},{"op":"test","path":"/metadata/resourceVersion","value":"42"},` +
-		`{"op":"remove","path":"/spec/validUntil"},{"op":"remove","path":"/spec/inRoles"}]`
-	if string(patch) != want {
-		t.Errorf("patch = %s\nwant    %s", patch, want)
 	}
 }
 
@@ -145,4 +128,3 @@ func TestDatabaseRoleDeletedByHandComesBack(t *testing.T) {
 		t.Errorf("phase %s after the role came back", db.Status.Phase)
 	}
 }
-

@@ -6,36 +6,29 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/roleprivilege"
 )
 
 // repairRole brings cur, our DatabaseRole, back to w: a server-side apply
 // of our fields (forced: another manager's value of a field we own is
 // taken back), then, when the role carries what an apply cannot remove,
-// privilegeScrub. A change to an attribute that bears privilege is
+// roleprivilege.Scrub. A change to an attribute that bears privilege is
 // reported as such, with a Warning Event, until CNPG applied the role
 // again: it is an escalation tried behind setpoint's back, not a spec
 // change.
 func (p *pass) repairRole(ctx context.Context, cur *cnpgv1.DatabaseRole, w roleWant) health {
-	drift := privilegeDrift(cur, w.inRoles())
+	drift := roleprivilege.Drift(cur, w.inRoles())
 	client := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace)
 	applied, err := client.Apply(ctx, roleApply(p.db, w), applyOpts)
 	if err != nil {
 		return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("apply DatabaseRole %s: %w", w.object, err))
 	}
-	patch, err := privilegeScrub(applied, w.inRoles())
-	if err != nil {
+	if err := roleprivilege.Scrub(ctx, client, applied, w.inRoles(), fieldManager); err != nil {
 		return apiError(pgv1.ReasonRoleApplyFailed, err)
-	}
-	if patch != nil {
-		if _, err := client.Patch(ctx, w.object, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
-			return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("remove privileges from DatabaseRole %s: %w", w.object, err))
-		}
 	}
 	if len(drift) == 0 {
 		return rolePending(w.role)
