@@ -1,0 +1,145 @@
+package e2e_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// sqlState is the SQLSTATE of Postgres's error in err, "" when none.
+func sqlState(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return ""
+}
+
+// password is the password a database's credentials Secret holds.
+func password(t *testing.T, ns, secret string) string {
+	t.Helper()
+	return string(getSecret(t, ns, secret).Data["password"])
+}
+
+// refusedEntry: user, with its own correct password, cannot connect to
+// database: Postgres answers 42501 (no CONNECT), not a login failure.
+func refusedEntry(t *testing.T, ns, database, user, pw string) {
+	t.Helper()
+	if _, err := login(t, ns, "shop", database, user, pw); sqlState(err) != "42501" {
+		t.Errorf("%s connecting to database %s: %v, want SQLSTATE 42501 (permission denied for database)", user, database, err)
+	}
+}
+
+// Two PostgresDatabases on one cluster: the roles of one cannot connect to
+// the other's database, and PUBLIC holds nothing there; the database's own
+// roles work as before (the admin creates, rw writes and makes a temporary
+// table, ro reads).
+func TestTenantsOnOneClusterStayApart(t *testing.T) {
+	ns := newNamespace(t)
+	readyCluster(t, ns)
+	newDatabase(t, ns, "teama", pgv1.DatabaseSpec{Name: "teama", ReadOnlyRole: true})
+	newDatabase(t, ns, "teamb", pgv1.DatabaseSpec{Name: "teamb"})
+	for _, name := range []string{"teama", "teamb"} {
+		db := waitDatabase(t, ns, name, pgv1.PhaseReady, 120*time.Second)
+		if c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady); c == nil || c.Reason != pgv1.ReasonPrivilegesIsolated {
+			t.Errorf("%s PrivilegesReady = %+v", name, c)
+		}
+	}
+	refusedEntry(t, ns, "teama", "teamb_rw", password(t, ns, "teamb-teamb-rw"))
+	refusedEntry(t, ns, "teama", "teamb_admin", password(t, ns, "teamb-teamb-admin"))
+	refusedEntry(t, ns, "teamb", "teama_ro", password(t, ns, "teama-teama-ro"))
+
+	admin := connectAs(t, ns, "teama-teama-config", "teama-teama-admin")
+	execSQL(t, admin, "CREATE TABLE items (id int PRIMARY KEY)")
+	rw := connectAs(t, ns, "teama-teama-config", "teama-teama-rw")
+	execSQL(t, rw, "INSERT INTO items VALUES (1)")
+	execSQL(t, rw, "CREATE TEMP TABLE scratch (id int)")
+	ro := connectAs(t, ns, "teama-teama-config", "teama-teama-ro")
+	var n int
+	if err := ro.QueryRow(t.Context(), "SELECT count(*) FROM items").Scan(&n); err != nil || n != 1 {
+		t.Errorf("teama_ro reads %d rows: %v", n, err)
+	}
+	if _, err := rw.Exec(t.Context(), "CREATE TABLE planted (id int)"); sqlState(err) != "42501" {
+		t.Errorf("teama_rw creating in schema public: %v, want 42501", err)
+	}
+	var open bool
+	err := admin.QueryRow(t.Context(), `SELECT has_database_privilege('public', 'teama', 'CONNECT')
+		OR has_database_privilege('public', 'teama', 'TEMPORARY')
+		OR has_schema_privilege('public', 'public', 'CREATE')
+		OR has_schema_privilege('teamb_admin', 'public', 'CREATE')
+		OR has_database_privilege('setpoint_monitor', 'teama', 'CONNECT')`).Scan(&open)
+	if err != nil || open {
+		t.Errorf("PUBLIC, teamb_admin or the monitor holds a right on teama: %v %v", open, err)
+	}
+}
+
+// lastOpenRelease is the last commit whose setpoint left PUBLIC's rights
+// on the databases it made.
+const lastOpenRelease = "3c81cf9"
+
+// An upgrade from the setpoint that left every database open to the
+// cluster's other roles closes the existing databases, with no failed
+// login or write for their own roles: an application writes over a new
+// connection each time from before the old operator stops until after the
+// new one is done.
+func TestUpgradeClosesExistingDatabases(t *testing.T) {
+	old := buildPrevious(t, lastOpenRelease)
+	installCRDs(t, filepath.Join(old.dir, "manifests", "crd"))
+	t.Cleanup(func() { installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd")) })
+
+	ns := newNamespace(t)
+	args := []string{"--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s"}
+	prev := startBinary(t, "previous", old.binary, args...)
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
+	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	newDatabase(t, ns, "other", pgv1.DatabaseSpec{Name: "teamb"})
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	waitDatabase(t, ns, "other", pgv1.PhaseReady, 120*time.Second)
+	intruder := password(t, ns, "other-teamb-rw")
+	if _, err := login(t, ns, "shop", "orders", "teamb_rw", intruder); err != nil {
+		t.Fatalf("the previous setpoint already closed orders to teamb_rw (%v): this test proves nothing", err)
+	}
+	execSQL(t, connectAs(t, ns, "app-orders-config", "app-orders-admin"),
+		"CREATE TABLE writes (at timestamptz DEFAULT now()); GRANT INSERT, SELECT ON writes TO orders_rw")
+
+	app := startWriter(t, ns, password(t, ns, "app-orders-rw"))
+	app.await(t, 5) // the application runs against the previous setpoint
+	prev.signal(syscall.SIGKILL)
+	<-prev.done
+	installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd"))
+	startOperator(t, "upgraded", args...)
+
+	eventually(t, 120*time.Second, "the existing databases closed", func(ctx context.Context) (bool, error) {
+		for _, name := range []string{"app", "other"} {
+			db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			if c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady); c == nil || c.Reason != pgv1.ReasonPrivilegesIsolated {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	refusedEntry(t, ns, "orders", "teamb_rw", intruder)
+	refusedEntry(t, ns, "teamb", "orders_rw", password(t, ns, "app-orders-rw"))
+	app.await(t, app.ok.Load()+5) // and goes on after it
+	app.stop()
+	if n := app.failed.Load(); n > 0 {
+		t.Errorf("%d of %d logins and writes failed across the upgrade; last error: %v", n, n+app.ok.Load(), app.lastErr.Load())
+	}
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
+}
