@@ -137,6 +137,9 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	if _, err := ro.Exec(t.Context(), "INSERT INTO items (name) VALUES ('no')"); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
 		t.Errorf("ro INSERT: %v, want insufficient_privilege", err)
 	}
+	t.Run("tenants apart", func(t *testing.T) { tenantsApart(t, ns) })
+	t.Run("role privileges taken back", func(t *testing.T) { privilegesTakenBack(t, ns) })
+	t.Run("a hand-deleted DatabaseRole comes back", func(t *testing.T) { deletedRoleComesBack(t, ns) })
 
 	// Deleting the object runs each database's policy in Postgres: orders
 	// (Delete) and its roles are dropped, catalog (Retain) is kept.
