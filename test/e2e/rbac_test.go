@@ -229,7 +229,8 @@ func fullLifecycle(t *testing.T, ns string) {
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"}, pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	// A changed deletionPolicy is a new reclaim policy on the database's
-	// DatabaseRoles and CNPG Database: applied again.
+	// CNPG Database: applied again. (Its DatabaseRoles stay at reclaim
+	// retain while the database lives; the deletion below sets delete.)
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		d, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(t.Context(), "app", metav1.GetOptions{})
 		if err != nil {
@@ -242,9 +243,9 @@ func fullLifecycle(t *testing.T, ns string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, "catalog's DatabaseRoles with reclaim delete", func(ctx context.Context) (bool, error) {
-		r, err := pg.CNPGV1().DatabaseRoles(ns).Get(ctx, "shop.catalog-rw", metav1.GetOptions{})
-		return err == nil && r.Spec.DatabaseRoleReclaimPolicy == "delete", err
+	eventually(t, 60*time.Second, "catalog's CNPG Database with reclaim delete", func(ctx context.Context) (bool, error) {
+		d, err := pg.CNPGV1().Databases(ns).Get(ctx, "app-catalog", metav1.GetOptions{})
+		return err == nil && d.Spec.DatabaseReclaimPolicy == "delete", err
 	})
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
 	if err := pg.PostgresV1alpha1().PostgresDatabases(ns).Delete(t.Context(), "app", metav1.DeleteOptions{}); err != nil {
