@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 )
 
@@ -38,6 +39,13 @@ type archive struct {
 	destinationPath string
 	serverName      string
 	dir             string
+	// config is the ObjectStore's configuration as read, for the
+	// credentials the plugin would use (store_credentials.go).
+	config barmanv1.BarmanObjectStoreConfiguration
+	// stateDir is the archiving server's own directory, where
+	// archive_command reports each outcome and finds the store's refusal
+	// (archive_outcome.go); set for the archiving server only.
+	stateDir string
 }
 
 func (a *archive) walDir() string  { return filepath.Join(a.dir, "wals") }
@@ -104,7 +112,8 @@ func (s *Simulator) resolveArchive(ctx context.Context, namespace, defaultServer
 		return nil, fmt.Errorf("get ObjectStore %s/%s: %w", namespace, name, err)
 	}
 	dest := store.Spec.Configuration.DestinationPath
-	return &archive{objectStore: name, destinationPath: dest, serverName: server, dir: archiveDir(s.Dir(), dest, server)}, nil
+	return &archive{objectStore: name, destinationPath: dest, serverName: server, dir: archiveDir(s.Dir(), dest, server),
+		config: *store.Spec.Configuration.DeepCopy()}, nil
 }
 
 // ensure creates the folder: traversable by everyone up to it, the folder
@@ -133,16 +142,51 @@ func (a *archive) ensure(owner *osUser) error {
 // data directory and removes the mark once it has passed.
 const emptyArchiveCheck = "cnpgsim-check-empty-archive"
 
-// archiveCommand copies a finished WAL file into wals/ atomically. A file
-// already there with the same content succeeds (Postgres retries after a
-// crash), a different one fails, as barman-cloud-wal-archive refuses to
-// overwrite. A new server's first file goes only into an empty folder
-// (emptyArchiveCheck). The folder is named once, in a shell variable:
-// Postgres truncates the expanded command at 1023 bytes.
+// archiveScriptFile, in the archiving server's own directory, holds
+// what archive_command runs (archiveScript): the command itself only
+// names it, since Postgres truncates the expanded command at 1023 bytes.
+const archiveScriptFile = "archive.sh"
+
+// archiveCommand runs the archive script on a finished WAL file.
 func (a *archive) archiveCommand() string {
-	check := fmt.Sprintf(`if test -f %[1]s; then if test -n "$(ls -A "$d")"; then echo "WAL archive check failed for server %[2]s: Expected empty archive" >&2; exit 1; fi; rm -f %[1]s; fi`,
-		emptyArchiveCheck, a.serverName)
-	return fmt.Sprintf(`d="%s"; if test -f "$d/%%f"; then cmp -s "%%p" "$d/%%f"; else %s; cp "%%p" "$d/%%f.part" && mv "$d/%%f.part" "$d/%%f"; fi`, a.walDir(), check)
+	return fmt.Sprintf(`/bin/sh "%s" "%%p" "%%f"`, filepath.Join(a.stateDir, archiveScriptFile))
+}
+
+// archiveScript copies a finished WAL file ($1, named $2) into wals/
+// atomically. A file already there with the same content succeeds
+// (Postgres retries after a crash), a different one fails, as
+// barman-cloud-wal-archive refuses to overwrite. A new server's first file
+// goes only into an empty folder (emptyArchiveCheck; the script runs in
+// the data directory). While the store refuses (a refusal file in the
+// server's directory, written by the stand-in: archive_outcome.go) it
+// fails with the refusal's message, as the plugin does. Each run leaves
+// its outcome ("ok" or the message) in the server's directory, where the
+// stand-in reads it for ContinuousArchiving, as CNPG's wal-archive reports
+// each outcome to its instance manager.
+func (a *archive) archiveScript() string {
+	return fmt.Sprintf(`# Written by cnpgsim: archive_command of server %[4]s.
+d="%[1]s"; o="%[2]s/%[5]s"; r="%[2]s/%[6]s"; p="$1"; f="$2"
+if test -f "$r"; then tee "$o" <"$r" >&2; exit 1; fi
+if test -f "$d/$f"; then
+	cmp -s "$p" "$d/$f" || { echo "WAL file $f differs from the archived one" | tee "$o" >&2; exit 1; }
+else
+	if test -f %[3]s; then
+		if test -n "$(ls -A "$d")"; then echo "WAL archive check failed for server %[4]s: Expected empty archive" | tee "$o" >&2; exit 1; fi
+		rm -f %[3]s
+	fi
+	cp "$p" "$d/$f.part" && mv "$d/$f.part" "$d/$f" || { echo "cannot copy WAL file $f into the object store" | tee "$o" >&2; exit 1; }
+fi
+echo ok >"$o"
+`, a.walDir(), a.stateDir, emptyArchiveCheck, a.serverName, archiveOutcomeFile, archiveRefusalFile)
+}
+
+// writeArchiveScript puts a's script in place for its server.
+func (a *archive) writeArchiveScript(owner *osUser) error {
+	path := filepath.Join(a.stateDir, archiveScriptFile)
+	if old, err := os.ReadFile(path); err == nil && string(old) == a.archiveScript() {
+		return nil
+	}
+	return owner.writeFile(path, []byte(a.archiveScript()))
 }
 
 // restoreCommand fetches one archived file; a missing one fails, which
@@ -154,13 +198,14 @@ func (a *archive) restoreCommand() string {
 // confString quotes a value for postgresql.conf.
 func confString(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
 
-// archiveConf is the archive settings for a server: archive_mode is always
-// on (as CNPG sets it); without an archiver the command succeeds without
-// copying (CNPG's wal-archive does the same), and while the archiver's
-// ObjectStore is missing it is empty, so Postgres keeps the WAL until it
-// can be archived.
-func archiveConf(a *archive, archiverMissing bool) string {
-	cmd := "/bin/true"
+// archiveConf is the archive settings for the server whose directory is
+// stateDir: archive_mode is always on (as CNPG sets it); without an
+// archiver the command succeeds without copying and reports it (CNPG's
+// wal-archive does the same, and sets ContinuousArchiving True), and while
+// the archiver's ObjectStore is missing it is empty, so Postgres keeps the
+// WAL until it can be archived.
+func archiveConf(a *archive, archiverMissing bool, stateDir string) string {
+	cmd := fmt.Sprintf(`echo ok >"%s"`, filepath.Join(stateDir, archiveOutcomeFile))
 	switch {
 	case a != nil:
 		cmd = a.archiveCommand()
@@ -183,7 +228,17 @@ func (r *clusterRun) applyArchive(ctx context.Context) (retry bool, err error) {
 		return false, err
 	}
 	srv := r.inst.backend.srv
-	changed, err := srv.writeIfChanged(archiveConfFile, []byte(archiveConf(a, missing)))
+	if a != nil {
+		a.stateDir = srv.dir
+		if err := a.writeArchiveScript(r.s.owner); err != nil {
+			return false, err
+		}
+	}
+	// The archiving loop follows the store's credentials and the
+	// command's outcomes from here.
+	r.inst.archiving.Store(a)
+	r.s.archiveLoop.add(r.inst.key)
+	changed, err := srv.writeIfChanged(archiveConfFile, []byte(archiveConf(a, missing, srv.dir)))
 	if err != nil {
 		return false, err
 	}

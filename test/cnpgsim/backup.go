@@ -108,6 +108,10 @@ func (r *backupRun) run(ctx context.Context, srv *server, a *archive) error {
 		return err
 	}
 	logger := klog.FromContext(ctx)
+	if refusal := r.s.storeRefusal(r.backup.Namespace, a.config); refusal != "" {
+		logger.Info("Backup refused by the object store", "backup", klog.KObj(r.backup), "err", refusal)
+		return r.failBeforeBarman(ctx, refusal)
+	}
 	info, berr := r.s.takeBaseBackup(ctx, srv, a, r.backup.Name)
 	if berr != nil {
 		logger.Info("Base backup failed", "backup", klog.KObj(r.backup), "err", berr)
@@ -149,6 +153,18 @@ func (r *backupRun) fail(ctx context.Context, a *archive, msg string) error {
 		return err
 	}
 	return r.s.updateRecoveryWindow(ctx, r.backup.Namespace, a, &now)
+}
+
+// failBeforeBarman records a backup the plugin failed before barman ran
+// (its credentials could not be built): the Backup and CNPG's
+// LastBackupSucceeded say so, but the ObjectStore's window does not, as
+// the plugin notes lastFailedBackupTime only when barman's backup itself
+// fails (internal/cnpgi/instance/backup.go, handleBackupError).
+func (r *backupRun) failBeforeBarman(ctx context.Context, msg string) error {
+	if err := r.fail(ctx, nil, msg); err != nil {
+		return err
+	}
+	return r.s.setClusterCondition(ctx, r.backup.Namespace, r.backup.Spec.Cluster.Name, backupFailed(msg))
 }
 
 func (r *backupRun) writeStatus(ctx context.Context, edit func(*cnpgv1.BackupStatus)) error {

@@ -115,7 +115,26 @@
 //     plugin's CRD is optional) and serverName (default the Cluster's name).
 //     While that ObjectStore does not exist the command is empty, so Postgres
 //     keeps the WAL (looked at again every 5 s); without an archiver the
-//     command succeeds without copying, as CNPG's does.
+//     command succeeds without copying, as CNPG's does. The command runs a
+//     script in the server's own directory (outside the data directory)
+//     and leaves each outcome there, "ok" or its error; the archiving loop
+//     (every 2 s per Cluster) sets ContinuousArchiving from it as CNPG's
+//     instance manager does after each wal-archive (True
+//     ContinuousArchivingSuccess "Continuous archiving is working", False
+//     ContinuousArchivingFailing with the error), and switches a new
+//     healthy primary's first WAL file out once (CHECKPOINT,
+//     pg_switch_wal), so archiving is known within seconds.
+//   - The store refuses WAL and backups while the credentials Secret an
+//     ObjectStore's s3Credentials name exists without the key, with the
+//     barman-cloud plugin's words ("rpc error: code = Unknown desc =
+//     missing key ACCESS_KEY_ID, inside secret backup-creds"): the
+//     archiving loop writes the refusal for the script, which fails each
+//     WAL file with it (Postgres keeps the file and retries, so archiving
+//     recovers by itself once the Secret is whole), and a Backup fails
+//     with it (LastBackupSucceeded False LastBackupFailed, no
+//     lastFailedBackupTime: the plugin notes that only when barman's
+//     backup itself fails). A missing Secret, or no s3Credentials, is
+//     accepted (the plugin refuses those too: store_credentials.go).
 //   - Backups: a Backup with method plugin and the barman-cloud plugin, on a
 //     healthy Cluster with that archiver, runs pg_basebackup (as the postgres
 //     OS user, over the Unix socket, -X none: the WAL comes from the archive)

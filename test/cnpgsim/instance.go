@@ -47,6 +47,11 @@ type instance struct {
 	// secrets are the password Secrets the instance may read
 	// (databaserole_rbac.go).
 	secrets secretGrants
+	// archiving is the archive the server's archive_command writes to, as
+	// the Cluster's last sync configured it (nil: none); firstWAL is set
+	// once the first WAL file was switched out (archive_outcome.go).
+	archiving atomic.Pointer[archive]
+	firstWAL  atomic.Bool
 }
 
 func (s *Simulator) instance(key cache.ObjectName) *instance {

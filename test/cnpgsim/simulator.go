@@ -48,6 +48,8 @@ type Simulator struct {
 	poolerLoop   *loop
 	backupLoop   *loop
 	baseBackup   *loop
+	// archiveLoop follows each archiving server (archive_outcome.go).
+	archiveLoop *loop
 
 	hostMap *hostMap
 
@@ -95,6 +97,7 @@ func New(cfg *rest.Config, opts Options) (*Simulator, error) {
 	s.poolerLoop = newLoop("pooler", s.syncPooler)
 	s.backupLoop = newLoop("scheduledbackup", s.syncScheduledBackup)
 	s.baseBackup = newLoop("backup", s.syncBackup)
+	s.archiveLoop = newLoop("archiving", s.syncArchiving)
 	if err := s.wireInformers(); err != nil {
 		return nil, err
 	}
@@ -160,7 +163,7 @@ func (s *Simulator) Run(ctx context.Context) error {
 	}
 	logger.Info("CNPG stand-in running", "dir", s.dir, "sharedBackend", s.opts.SharedBackend, "hostMap", s.opts.HostMapFile)
 	var wg sync.WaitGroup
-	for _, l := range []*loop{s.clusterLoop, s.databaseLoop, s.roleLoop, s.poolerLoop, s.backupLoop, s.baseBackup} {
+	for _, l := range []*loop{s.clusterLoop, s.databaseLoop, s.roleLoop, s.poolerLoop, s.backupLoop, s.baseBackup, s.archiveLoop} {
 		wg.Go(func() { l.run(ctx, s.opts.Workers) })
 	}
 	wg.Wait()
