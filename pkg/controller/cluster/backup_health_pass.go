@@ -16,10 +16,10 @@ import (
 // recordBackupHealth sets BackupHealthy from the snapshot, after the
 // pipeline (whatever step it stopped at: archiving can fail while CNPG
 // restarts an instance) and before conclude. It never touches the phase
-// (ADR-0003). Without an object store there is nothing to read, and the
-// condition goes; without a CNPG Cluster yet, status keeps what it says.
-// It returns the verdict for the gauges and the pass's recheck, nil when
-// there is none.
+// (docs/adr/0003-backup-health-does-not-fail-ready.md). Without an object
+// store there is nothing to read, and the condition goes; without a CNPG
+// Cluster yet, status keeps what it says. It returns the verdict for the
+// gauges and the pass's recheck, nil when there is none.
 func (p *pass) recordBackupHealth() *backupVerdict {
 	if p.want == nil || p.want.ObjectStore == nil {
 		meta.RemoveStatusCondition(&p.status.Conditions, pgv1.ConditionBackupHealthy)

@@ -52,7 +52,8 @@ var (
 // event we watch (see failedWait for one that does not).
 func failed(reason, message string) health { return pipeline.Failed(reason, message, 0) }
 
-// component is one step of the pipeline (ADR-0002). Besides the pass, a
+// component is one step of the pipeline
+// (docs/adr/0002-component-pipelines.md). Besides the pass, a
 // component may own what happens to its children when the cluster goes
 // (teardown.go).
 type component interface {
@@ -97,7 +98,8 @@ func (s stage) Prepare(ctx context.Context, p *pass) error {
 	return nil
 }
 
-// stages is the ordered component list of ADR-0002.
+// stages is the ordered component list
+// (docs/adr/0002-component-pipelines.md).
 func stages() []pipeline.Stage[*pass] {
 	var out []pipeline.Stage[*pass]
 	for _, c := range components() {

@@ -16,18 +16,21 @@
 //     class changes;
 //  5. plan storage auto-grow from the collector's last sample, and ensure
 //     the class's class-in-use finalizer;
-//  6. run the ordered component pipeline of ADR-0002 on the shared runner
-//     (pipeline.Run over components(): secret, objectStore, provisioner,
-//     monitor, pooler, backup, configMap, podMonitor, metricsService),
-//     each Reconcile (actuate) then Observe (converge), stopping at the
-//     first component not Ready and marking the conditions after it
-//     Blocked; while CNPG brings a new Cluster up, the monitor's objects
-//     are created ahead of its turn (monitor_ahead.go);
+//  6. run the ordered component pipeline on the shared runner
+//     (docs/adr/0002-component-pipelines.md; pipeline.Run over
+//     components(): secret, objectStore, provisioner, monitor, pooler,
+//     backup, configMap, podMonitor, metricsService), each Reconcile
+//     (actuate) then Observe (converge), stopping at the first component
+//     not Ready and marking the conditions after it Blocked
+//     (docs/adr/0005-conditions-after-a-blocker.md); while CNPG brings a
+//     new Cluster up, the monitor's objects are created ahead of its
+//     turn (monitor_ahead.go; docs/adr/0006-steps-prepared-ahead.md);
 //  7. settle the storage decision; compute the status to write with
 //     conclude (conclude.go, a pure function of what the pass built, the
 //     pipeline's outcome and the collector's sample: phase and Ready, the
 //     health conditions, status.postgres); write it once, or not at all
-//     when unchanged (pipeline.StatusWriter); then the storage Events.
+//     when unchanged (pipeline.StatusWriter;
+//     docs/adr/0007-one-status-write-per-pass.md); then the storage Events.
 //
 // The database's roles are not the cluster's concern: each
 // PostgresDatabase writes CNPG DatabaseRoles for its own; the provisioner

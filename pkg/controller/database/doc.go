@@ -7,8 +7,8 @@
 //  3. refuse child names another PostgresDatabase's would share
 //     (InvalidName, Failed until the spec changes);
 //  4. add the finalizer, creating missing generated Secrets beside it;
-//  5. walk the linear condition pipeline of ADR-0002 on the shared runner
-//     (pipeline.Run over stages):
+//  5. walk the linear condition pipeline on the shared runner
+//     (pipeline.Run over stages; docs/adr/0002-component-pipelines.md):
 //     SecretsReady → ClusterReady → ConfigMapsReady → RolesReady →
 //     DatabasesReady → PrivilegesReady. Conditions accumulate; the pass
 //     stops at the first step that is not ready, with that step's requeue
@@ -19,7 +19,7 @@
 //     (cleanupRemoved);
 //  7. conclude phase and Ready, and write status once, unless the pass only
 //     moved forward between expected waits, which is written late
-//     (status_defer.go).
+//     (status_defer.go; docs/adr/0007-one-status-write-per-pass.md).
 //
 // Each role is a CNPG DatabaseRole of its own, named after the cluster and
 // the role, so the API server decides which PostgresDatabase has a role.

@@ -64,8 +64,9 @@ var (
 	apiError = pipeline.APIError
 )
 
-// stages is the order of ADR-0002's database pipeline, but for the
-// Secrets, which come first: they depend on nothing of the cluster, so a
+// stages is the database's linear condition pipeline
+// (docs/adr/0002-component-pipelines.md). The Secrets come first, unlike
+// in the seed design: they depend on nothing of the cluster, so a
 // database created with its cluster has them while the cluster comes up.
 // Each step is named after the condition it owns.
 var stages = []pipeline.Stage[*pass]{

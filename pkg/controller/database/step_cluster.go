@@ -14,10 +14,11 @@ import (
 // for it is an expected state, reported as Pending with a requeue-after,
 // never an error loop.
 //
-// Readiness holds (ADR-0002: conditions accumulate): a database Ready at
-// its generation stays Ready while its cluster passes through a transient
-// phase (a parameter change, a pooler scale, a switchover); only a cluster
-// that is gone, being deleted or Failed is reflected, with its reason.
+// Readiness holds (docs/adr/0005-conditions-after-a-blocker.md): a
+// database Ready at its generation stays Ready while its cluster passes
+// through a transient phase (a parameter change, a pooler scale, a
+// switchover); only a cluster that is gone, being deleted or Failed is
+// reflected, with its reason.
 func clusterStep(_ context.Context, p *pass) health {
 	name := p.db.Spec.ClusterRef.Name
 	pc := p.obs.cluster

@@ -7,8 +7,10 @@ import (
 )
 
 // ClusterChain is the order of a PostgresCluster's components (the
-// pipeline of ADR-0002): a pass stops at the first one not Ready, so the
-// first condition of this list that is not True is the one to look at.
+// pipeline of docs/adr/0002-component-pipelines.md): a pass stops at the
+// first one not Ready and marks the rest Blocked
+// (docs/adr/0005-conditions-after-a-blocker.md), so the first condition
+// of this list that is not True is the one to look at.
 var ClusterChain = pgv1.ClusterConditions
 
 // DatabaseChain is the order of a PostgresDatabase's steps.

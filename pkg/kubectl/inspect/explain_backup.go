@@ -8,7 +8,8 @@ import (
 
 // BackupHealth is the cluster's BackupHealthy condition with what to do
 // about it. It is reported beside Ready, not as what blocks it: a cluster
-// whose backups fail still serves and stays Ready (ADR-0003), so an
+// whose backups fail still serves and stays Ready
+// (docs/adr/0003-backup-health-does-not-fail-ready.md), so an
 // explanation that stopped at "Ready" would hide it.
 type BackupHealth struct {
 	Condition Condition `json:"condition"`
