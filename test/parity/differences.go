@@ -8,15 +8,8 @@ type Difference struct {
 }
 
 // Differences are the stand-in's known differences from real CNPG 1.30
-// in the scenarios (docs/development/stand-in.md lists them too).
-var Differences = []Difference{
-	{Key: "cluster/Cluster", Path: "conditions.ContinuousArchiving", Why: continuousArchiving},
-	{Key: "backup/Cluster", Path: "conditions.ContinuousArchiving", Why: continuousArchiving},
-	{Key: "restore/Cluster", Path: "conditions.ContinuousArchiving", Why: continuousArchiving},
-}
-
-// continuousArchiving: CNPG's instance manager reports each
-// archive_command's outcome (its wal-archive command calls the instance's
-// web server); the stand-in's archive_command is a plain copy that tells
-// no one, and setpoint does not read the condition.
-const continuousArchiving = "the stand-in does not watch its archive_command's outcome"
+// in the scenarios (docs/development/stand-in.md lists them too). None
+// is left: the stand-in's archive_command reports each outcome in
+// ContinuousArchiving, as CNPG's instance manager does, which was the
+// last one.
+var Differences = []Difference{}

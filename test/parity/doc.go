@@ -1,7 +1,8 @@
 // Package parity holds the CNPG stand-in to real CloudNativePG: one list
 // of scenarios (a cluster with a pooler and backups, a database with its
 // three roles, CNPG's own refusals of a DatabaseRole and a Database, an
-// on-demand backup) that test/e2e runs against the stand-in and
+// on-demand backup, a restore, the object store's credentials wrong, then
+// fixed) that test/e2e runs against the stand-in and
 // test/realcnpg against real CNPG, each through setpoint as a user drives
 // it. Every scenario step reads the CNPG status setpoint reads (the typed
 // subset of pkg/apis/cnpg/v1 and pkg/apis/barmancloud/v1: phases and

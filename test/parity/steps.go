@@ -39,6 +39,7 @@ var steps = []step{
 	{"on-demand backup", backupStep},
 	{"a database asks for an extension Postgres lacks", missingExtensionStep},
 	{"restore from the backup", restoreStep},
+	{"the object store's credentials are wrong, then fixed", credentialsStep},
 }
 
 // clusterStep: a class with both poolers and an object store, a

@@ -1,0 +1,176 @@
+package realcnpg
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// Backup health on real CNPG, the real barman-cloud plugin and the node's
+// S3 store (which checks no key, so the Secret is broken the one way the
+// plugin itself notices: its access key is gone). Within 3 minutes of a
+// WAL switch the PostgresCluster shows BackupHealthy False
+// (ArchivingFailing) quoting CNPG's own ContinuousArchiving message, word
+// for word, while it stays Ready; the archiving gauge of the in-cluster
+// operator reads 0, and exactly one BackupsFailing Event is written. An
+// on-demand backup taken meanwhile fails. The key back, it clears by
+// itself (Postgres retries the refused file; no WAL switch), to
+// LastBackupFailed — archiving works, the last backup is the failed one
+// — and to BackupsHealthy once a backup succeeds, with one
+// BackupsRecovered Event and the last-backup gauge at its time.
+func TestBackupHealthOnRealCNPG(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	token := metricsReaderToken(t, ns)
+	class := backupClass(t, ns, "")
+	createCluster(t, ns, "shop", class)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	switchWAL(t, ns, "shop")
+	waitBackupHealthy(t, ns, pgv1.ReasonBackupsHealthy, 3*time.Minute)
+	waitBackupGauge(t, token, ns, "setpoint_cluster_wal_archiving_ok", 1)
+
+	start := time.Now()
+	setCredentials(t, ns, false)
+	closeSegment(t, ns, "shop")
+	c := waitBackupHealthy(t, ns, pgv1.ReasonArchivingFailing, 3*time.Minute)
+	t.Logf("ArchivingFailing %s after the Secret lost its key", time.Since(start).Round(time.Second))
+	cnpg, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := meta.FindStatusCondition(cnpg.Status.Conditions, "ContinuousArchiving")
+	ours := meta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionBackupHealthy)
+	if theirs == nil || theirs.Status != metav1.ConditionFalse || !strings.Contains(ours.Message, theirs.Message) ||
+		!strings.Contains(theirs.Message, "missing key ACCESS_KEY_ID, inside secret backup-creds") {
+		t.Errorf("CNPG's ContinuousArchiving %+v; setpoint's BackupHealthy message %q: want CNPG's message quoted", theirs, ours.Message)
+	}
+	if c.Status.Phase != pgv1.PhaseReady {
+		t.Errorf("failing archiving changed the phase to %s", c.Status.Phase)
+	}
+	waitBackupGauge(t, token, ns, "setpoint_cluster_wal_archiving_ok", 0)
+	if n := backupEvents(t, ns, pgv1.EventBackupsFailing); n != 1 {
+		t.Errorf("%d %s Events, want 1", n, pgv1.EventBackupsFailing)
+	}
+
+	name := requestBackup(t, ns, "shop", "refused")
+	eventually(t, 5*time.Minute, "Backup "+name+" failed", func(ctx context.Context) (bool, string, error) {
+		b, err := pg.CNPGV1().Backups(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		if b.Status.Phase == cnpgv1.BackupPhaseCompleted {
+			t.Fatalf("Backup %s into a store without credentials completed", name)
+		}
+		return b.Status.Phase == cnpgv1.BackupPhaseFailed, fmt.Sprintf("phase %q, error %q", b.Status.Phase, b.Status.Error), nil
+	})
+
+	start = time.Now()
+	setCredentials(t, ns, true)
+	waitBackupHealthy(t, ns, pgv1.ReasonLastBackupFailed, 3*time.Minute)
+	t.Logf("archiving working again %s after the key came back, by itself", time.Since(start).Round(time.Second))
+	waitBackupGauge(t, token, ns, "setpoint_cluster_wal_archiving_ok", 1)
+
+	waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "after"), 5*time.Minute)
+	c = waitBackupHealthy(t, ns, pgv1.ReasonBackupsHealthy, 2*time.Minute)
+	if n := backupEvents(t, ns, pgv1.EventBackupsRecovered); n != 1 {
+		t.Errorf("%d %s Events, want 1", n, pgv1.EventBackupsRecovered)
+	}
+	if n := backupEvents(t, ns, pgv1.EventBackupsFailing); n != 2 {
+		t.Errorf("%d %s Events, want 2 (ArchivingFailing, then LastBackupFailed)", n, pgv1.EventBackupsFailing)
+	}
+	if b := c.Status.BackupStatus; b == nil || b.LastSuccessfulBackupTime == nil {
+		t.Fatalf("backupStatus %+v: want the last successful backup", b)
+	}
+	waitBackupGauge(t, token, ns, "setpoint_cluster_last_successful_backup_timestamp_seconds",
+		float64(c.Status.BackupStatus.LastSuccessfulBackupTime.Unix()))
+}
+
+// setCredentials writes backupClass's Secret whole, or without its access
+// key (as a rotation that renamed the keys leaves it).
+func setCredentials(t *testing.T, ns string, whole bool) {
+	t.Helper()
+	s := secret(t, ns, "backup-creds")
+	s.Data = map[string][]byte{"ACCESS_SECRET_KEY": []byte("realcnpg-secret")}
+	if whole {
+		s.Data["ACCESS_KEY_ID"] = []byte("realcnpg")
+	}
+	s.StringData = nil
+	if _, err := kube.CoreV1().Secrets(ns).Update(t.Context(), s, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("update Secret backup-creds: %v", err)
+	}
+}
+
+// closeSegment closes WAL segments as the superuser until Postgres fails
+// to archive one: the plugin's sidecar may still hold the old Secret for
+// a moment. Each try writes a row first (a switch of an empty segment
+// does nothing) and waits 5 s for the archiver.
+func closeSegment(t *testing.T, ns, cluster string) {
+	t.Helper()
+	su := connect(t, ns, cluster, "postgres", cluster+"-superuser")
+	failures := func() int64 {
+		var n int64
+		if err := su.QueryRow(t.Context(), "SELECT failed_count FROM pg_stat_archiver").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := failures()
+	for try := 0; failures() == before; try++ {
+		if try == 20 {
+			t.Fatal("no WAL file refused after 20 segments")
+		}
+		for _, sql := range []string{"CREATE TABLE IF NOT EXISTS wal_nudge (at timestamptz)", "INSERT INTO wal_nudge VALUES (now())", "SELECT pg_switch_wal()"} {
+			if _, err := su.Exec(t.Context(), sql); err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+		}
+		time.Sleep(5 * time.Second)
+	}
+}
+
+func waitBackupHealthy(t *testing.T, ns, reason string, timeout time.Duration) *pgv1.PostgresCluster {
+	t.Helper()
+	var c *pgv1.PostgresCluster
+	eventually(t, timeout, "BackupHealthy "+reason, func(ctx context.Context) (bool, string, error) {
+		var err error
+		if c, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{}); err != nil {
+			return false, "", err
+		}
+		cond := meta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionBackupHealthy)
+		return cond != nil && cond.Reason == reason, fmt.Sprintf("%+v", cond), nil
+	})
+	return c
+}
+
+func waitBackupGauge(t *testing.T, token, ns, metric string, want float64) {
+	t.Helper()
+	eventually(t, time.Minute, fmt.Sprintf("%s = %v", metric, want), func(ctx context.Context) (bool, string, error) {
+		samples, err := operatorMetrics(ctx, token)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		got, ok := gauge(samples, metric, ns, "shop")
+		return ok && got == want, fmt.Sprintf("present %v, %v", ok, got), nil
+	})
+}
+
+func backupEvents(t *testing.T, ns, reason string) int {
+	t.Helper()
+	evs, err := kube.CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=shop,reason=" + reason})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range evs.Items {
+		n += int(max(e.Count, 1))
+	}
+	return n
+}
