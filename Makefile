@@ -27,7 +27,7 @@ generate:
 manifests:
 	hack/update-manifests.sh
 
-## docs: regenerate the references in docs/reference from the code (the status reasons and conditions)
+## docs: regenerate the references in docs/reference from the code (the status reasons and conditions), and the plugin's advice per reason from the same comments
 docs:
 	hack/update-docs.sh
 

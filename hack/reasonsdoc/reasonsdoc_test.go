@@ -91,8 +91,8 @@ func TestAChangedCommentMakesTheReferenceStale(t *testing.T) {
 		}
 		src := string(b)
 		if filepath.Base(name) == "reasons_cluster.go" {
-			src = strings.Replace(src, "What to do: create the class, or fix", "What to do: create the class or fix", 1)
-			edits += strings.Count(src, "create the class or fix")
+			src = strings.Replace(src, "What to do: create the PostgresClusterClass", "What to do: create the class", 1)
+			edits += strings.Count(src, "What to do: create the class")
 		}
 		if err := os.WriteFile(filepath.Join(dir, filepath.Base(name)), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
@@ -109,8 +109,61 @@ func TestAChangedCommentMakesTheReferenceStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Replace(string(committed), "| Create the class, or fix spec.class. |", "| Create the class or fix spec.class. |", 1)
+	want := strings.Replace(string(committed), "| Create the PostgresClusterClass that spec.class names", "| Create the class that spec.class names", 1)
 	if got := render(secs); got == string(committed) || got != want {
 		t.Errorf("the edited comment should change exactly its row of the reference; got:\n%s", got)
+	}
+}
+
+func TestAdviceTableTakesWhatToDoFromTheComments(t *testing.T) {
+	const conds = "package v1alpha1\n\n// Condition types\nconst (\n\t// ConditionThingReady is the thing. What to do: see its reason.\n\tConditionThingReady = \"ThingReady\"\n)\n"
+	fset := token.NewFileSet()
+	secs, err := parseFile(fset, "conditions.go", []byte(conds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := parseFile(fset, "things.go", []byte(strings.Replace(goodBlock, "// Things of PostgresCluster", "// ThingReady of PostgresCluster", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := renderAdvice(append(secs, more...), "inspect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"package inspect\n",
+		// The comment's own words, without the final period; the
+		// condition of the block's title, by its constant.
+		`{"ReasonThingReady", pgv1.ReasonThingReady, pgv1.ConditionThingReady, "nothing"},`,
+		`{"ReasonThingMissing", pgv1.ReasonThingMissing, pgv1.ConditionThingReady, "create it"},`,
+	} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("advice table lacks %q; got:\n%s", want, src)
+		}
+	}
+	if strings.Contains(string(src), "ConditionThingReady, pgv1.ConditionThingReady") {
+		t.Errorf("condition types are not reasons; got:\n%s", src)
+	}
+}
+
+// TestAdviceTableIsCurrent is hack/verify-docs.sh's check of the
+// plugin's table: the committed pkg/kubectl/inspect/zz_generated.advice.go
+// is what the constants give, so each of its keys is a declared reason
+// (none stale) and each declared reason is a key (none missing).
+func TestAdviceTableIsCurrent(t *testing.T) {
+	secs, err := parseDir("../../pkg/apis/postgres/v1alpha1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := renderAdvice(secs, "inspect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile("../../pkg/kubectl/inspect/zz_generated.advice.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != string(committed) {
+		t.Error("pkg/kubectl/inspect/zz_generated.advice.go is stale: run 'make docs'")
 	}
 }

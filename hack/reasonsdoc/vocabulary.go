@@ -24,9 +24,11 @@ var kinds = []kind{
 	{"Event", "Event reasons", "Event reason"},
 }
 
-// entry is one constant: its value, what it means and what to do.
+// entry is one constant: its value, what it means and what to do (as a
+// sentence for the page; todo is the comment's own words, for the
+// plugin's table).
 type entry struct {
-	name, value, meaning, action string
+	name, value, meaning, action, todo string
 }
 
 // section is one titled const block.
@@ -187,6 +189,10 @@ func parseEntry(name string, vs *ast.ValueSpec, i int) (entry, error) {
 		return e, fmt.Errorf("%s: the comment must say %q", name, whatToDo)
 	}
 	e.meaning, e.action = sentence(meaning), sentence(action)
+	e.todo = strings.TrimSuffix(strings.TrimLeft(strings.TrimSpace(action), ",; "), ".")
+	if e.todo == "" {
+		return e, fmt.Errorf("%s: %q says nothing", name, whatToDo)
+	}
 	return e, nil
 }
 

@@ -91,7 +91,7 @@ func explanationOf(kind string, meta metav1.ObjectMeta, phase pgv1.Phase, observ
 	switch {
 	case unmet:
 		cond := fromMeta(c)
-		e.Condition, e.Advice = &cond, Advice(c.Reason)
+		e.Condition, e.Advice = &cond, AdviceFor(c.Type, c.Reason)
 	case hasReady(conds):
 		e.Ready = e.Current
 	default:

@@ -21,7 +21,7 @@ type BackupHealth struct {
 func backupHealth(conds []metav1.Condition) *BackupHealth {
 	for _, c := range conds {
 		if c.Type == pgv1.ConditionBackupHealthy && c.Status != metav1.ConditionTrue {
-			return &BackupHealth{Condition: fromMeta(c), Advice: Advice(c.Reason)}
+			return &BackupHealth{Condition: fromMeta(c), Advice: AdviceFor(c.Type, c.Reason)}
 		}
 	}
 	return nil

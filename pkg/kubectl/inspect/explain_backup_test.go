@@ -25,7 +25,7 @@ func TestReadyClusterWithFailingBackupsSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !e.Ready || e.Backup == nil || e.Backup.Condition.Reason != "ArchivingFailing" || e.Backup.Advice != advice["ArchivingFailing"] {
+	if !e.Ready || e.Backup == nil || e.Backup.Condition.Reason != "ArchivingFailing" || e.Backup.Advice != AdviceFor(pgv1.ConditionBackupHealthy, pgv1.ReasonArchivingFailing) {
 		t.Fatalf("explanation %+v (backup %+v): want Ready with ArchivingFailing and its advice", e, e.Backup)
 	}
 	var b bytes.Buffer
@@ -34,7 +34,7 @@ func TestReadyClusterWithFailingBackupsSaysSo(t *testing.T) {
 	}
 	for _, want := range []string{"PostgresCluster default/shop is Ready.\n",
 		"  backups:     BackupHealthy=False ArchivingFailing: " + archivingMessage + "\n",
-		"  what to do:  " + advice["ArchivingFailing"] + "\n"} {
+		"  what to do:  " + AdviceFor(pgv1.ConditionBackupHealthy, pgv1.ReasonArchivingFailing) + "\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("explain lacks %q:\n%s", want, b.String())
 		}
@@ -45,7 +45,7 @@ func TestReadyClusterWithFailingBackupsSaysSo(t *testing.T) {
 	if err := WriteClusterReport(&b, r, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"  health", "✗ ArchivingFailing: " + archivingMessage + "\n", "  what to do", advice["ArchivingFailing"] + "\n"} {
+	for _, want := range []string{"  health", "✗ ArchivingFailing: " + archivingMessage + "\n", "  what to do", AdviceFor(pgv1.ConditionBackupHealthy, pgv1.ReasonArchivingFailing) + "\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("status lacks %q:\n%s", want, b.String())
 		}
@@ -69,7 +69,7 @@ func TestHealthyBackupsAddNothing(t *testing.T) {
 // Every reason of BackupHealthy has advice of its own.
 func TestEveryBackupHealthReasonHasAdvice(t *testing.T) {
 	for _, r := range []string{pgv1.ReasonArchivingPending, pgv1.ReasonArchivingFailing, pgv1.ReasonLastBackupFailed, pgv1.ReasonBackupOverdue} {
-		if advice[r] == "" {
+		if AdviceFor(pgv1.ConditionBackupHealthy, r) == genericAdvice {
 			t.Errorf("no advice for %s", r)
 		}
 	}

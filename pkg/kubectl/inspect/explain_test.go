@@ -37,7 +37,7 @@ func TestExplainNamesTheRoleCNPGDidNotApply(t *testing.T) {
 	if len(e.Causes) != len(want) || e.Causes[0] != want[0] || e.Causes[1] != want[1] {
 		t.Fatalf("causes %+v, want %+v", e.Causes, want)
 	}
-	if e.Advice != advice["RoleNotApplied"] {
+	if e.Advice != AdviceFor(pgv1.ConditionRolesReady, pgv1.ReasonRoleNotApplied) {
 		t.Fatalf("advice %q, want RoleNotApplied's", e.Advice)
 	}
 }
@@ -74,7 +74,7 @@ func TestExplainFollowsTheClusterToCNPG(t *testing.T) {
 	if c.Causes[0] != wantCNPG {
 		t.Fatalf("CNPG cause %+v, want %+v", c.Causes[0], wantCNPG)
 	}
-	if c.Advice != advice["CNPGProvisioning"] || e.Advice != advice["ClusterNotReady"] {
+	if c.Advice != AdviceFor(pgv1.ConditionProvisionerReady, pgv1.ReasonCNPGProvisioning) || e.Advice != AdviceFor(pgv1.ConditionClusterReady, pgv1.ReasonClusterNotReady) {
 		t.Fatalf("advice %q / %q", e.Advice, c.Advice)
 	}
 	var out strings.Builder

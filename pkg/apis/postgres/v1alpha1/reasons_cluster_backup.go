@@ -25,27 +25,29 @@ const (
 	// is failed or overdue; True. What to do: nothing.
 	ReasonBackupsHealthy = "BackupsHealthy"
 	// ReasonArchivingPending means no WAL file has been archived yet, so
-	// whether archiving works is Unknown. What to do: wait; CloudNativePG
-	// archives a new cluster's first WAL file within a minute.
+	// whether archiving works is Unknown. What to do: wait: CloudNativePG
+	// archives a new cluster's first WAL file within a minute; if it does
+	// not, look at the CNPG Cluster's ContinuousArchiving condition.
 	ReasonArchivingPending = "ArchivingPending"
 	// ReasonArchivingFailing means CloudNativePG reports WAL archiving
-	// failing (ContinuousArchiving False, its message quoted); False.
-	// The recovery window stops moving and WAL piles up on the volume.
-	// What to do: fix what the message names (the object store's
-	// credentials Secret, its endpoint or bucket); archiving resumes by
-	// itself.
+	// failing (ContinuousArchiving False, its message quoted); False. The
+	// recovery window stops moving and WAL piles up on the volume. What
+	// to do: fix what CloudNativePG's message names (often the Secret
+	// that backup.objectStore.credentialsSecretName names, or the
+	// endpoint or bucket); archiving resumes by itself.
 	ReasonArchivingFailing = "ArchivingFailing"
 	// ReasonLastBackupFailed means the last base backup failed
 	// (CloudNativePG's LastBackupSucceeded False, or the ObjectStore's
 	// lastFailedBackupTime after its lastSuccessfulBackupTime); False.
-	// What to do: read the message and the failed Backup's status.error,
-	// fix the cause, then request a backup (kubectl setpoint backup).
+	// What to do: read the message and the failed Backup's status.error
+	// (kubectl get backups -l cnpg.io/cluster=<cluster>), fix the cause,
+	// then take a backup with kubectl setpoint backup.
 	ReasonLastBackupFailed = "LastBackupFailed"
 	// ReasonBackupOverdue means the schedule fired and no base backup
 	// succeeded since, longer ago than the slack (the schedule's period,
 	// at least 5 minutes and at most an hour); False. What to do: look at
-	// the ScheduledBackup and its latest Backups
-	// (kubectl get backups -l cnpg.io/cluster=<name>).
+	// the ScheduledBackup <cluster>-backup and its latest Backups
+	// (kubectl get backups -l cnpg.io/cluster=<cluster>).
 	ReasonBackupOverdue = "BackupOverdue"
 )
 

@@ -4,8 +4,8 @@ package v1alpha1
 const (
 	// ReasonSampleFailed means the collector's last sample of the primary
 	// failed (the error is quoted); the condition is True. What to do:
-	// check the primary's pod and the network between the operator and
-	// it.
+	// check the primary's Pod and the network between the operator and
+	// it; the condition clears by itself once a sample succeeds.
 	ReasonSampleFailed = "SampleFailed"
 	// ReasonSampled means the primary answers again; False. What to do:
 	// nothing.
@@ -15,8 +15,9 @@ const (
 // NotAcceptingWrites of PostgresCluster
 const (
 	// ReasonPrimaryUnreachable means the primary cannot be sampled, so
-	// whether it accepts writes is Unknown. What to do: see
-	// PostgresUnreachable.
+	// whether it accepts writes is Unknown. What to do: check the
+	// primary's Pod and the network between the operator and it (see
+	// PostgresUnreachable); it clears by itself once a sample succeeds.
 	ReasonPrimaryUnreachable = "PostgresUnreachable"
 	// ReasonAcceptingWrites means the primary accepts writes; False.
 	// What to do: nothing.
@@ -26,8 +27,9 @@ const (
 	// Cluster's status.
 	ReasonInRecovery = "InRecovery"
 	// ReasonReadOnly means the primary is read-only
-	// (default_transaction_read_only); True. What to do: find out why it
-	// is on and turn it off.
+	// (default_transaction_read_only); True. What to do: find out who
+	// turned default_transaction_read_only on (postgresqlConfig, ALTER
+	// SYSTEM, ALTER DATABASE) and turn it off.
 	ReasonReadOnly = "ReadOnly"
 )
 
