@@ -29,3 +29,8 @@ cp "$tmp/monitoring.coreos.com_podmonitors.yaml" test/envtest/crds/
 rm -f charts/setpoint/crds/*.yaml
 mkdir -p charts/setpoint/crds
 cp manifests/crd/*.yaml charts/setpoint/crds/
+
+# The RBAC rules, written once in hack/tools/rbac/rules.go, into the
+# install manifest (manifests/rbac), the namespace-scoped overlay
+# (overlays/namespaced) and the chart (charts/setpoint/templates/_rbac.tpl).
+(cd hack/tools && go run ./cmd/rbac -root "$ROOT")

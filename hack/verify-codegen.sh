@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates code and CRDs into a temporary copy of the tree and fails when
-# they differ from what is committed.
+# Regenerates code, CRDs and RBAC (hack/tools/rbac) into a temporary copy of
+# the tree and fails when they differ from what is committed.
 set -o errexit -o nounset -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,7 +13,7 @@ mkdir -p "$TMP/bin"
 (cd "$TMP" && hack/update-codegen.sh >/dev/null && hack/update-manifests.sh)
 
 status=0
-for dir in pkg manifests charts/setpoint/crds test/envtest/crds hack/api-rule-violations.list; do
+for dir in pkg manifests charts/setpoint/crds charts/setpoint/templates overlays test/envtest/crds hack/api-rule-violations.list; do
   if ! diff -ruN "$ROOT/$dir" "$TMP/$dir"; then
     status=1
   fi

@@ -1,0 +1,138 @@
+package rbac
+
+// The one source of setpoint's RBAC: every rule the operator is granted,
+// once. `make generate` renders these tables into
+// manifests/rbac/{cluster_role,leader_election_role,metrics_reader_role}.yaml,
+// overlays/namespaced/{role,class_reader}.yaml and
+// charts/setpoint/templates/_rbac.tpl, and `make verify` fails when one of
+// them is stale. Add a rule here only for a request the code sends: test/e2e
+// TestShippedRBACSuffices fails on a granted verb the lifecycle never used.
+
+// Operator is what the operator's code does: the ClusterRole of a
+// cluster-wide install, in this order. A namespace-scoped install grants
+// the Namespaced rules in a Role per watched namespace and the Cluster
+// rules (with their ScopedInstallVerbs) in a ClusterRole of its own.
+var Operator = []Rule{
+	{
+		Why:       `patch: the class-in-use finalizer.`,
+		APIGroups: []string{"postgres.setpoint.dev"},
+		Resources: []string{"postgresclusterclasses"},
+		Verbs:     []string{"list", "watch", "patch"},
+		Scope:     Cluster,
+		// A namespace-scoped operator never writes a class: no
+		// class-in-use finalizer.
+		ScopedInstallVerbs: []string{"list", "watch"},
+	},
+	{
+		Why:       `patch: the finalizers, and removing a recreate request carried out.`,
+		APIGroups: []string{"postgres.setpoint.dev"},
+		Resources: []string{"postgresclusters", "postgresdatabases"},
+		Verbs:     []string{"list", "watch", "patch"},
+	},
+	{
+		APIGroups: []string{"postgres.setpoint.dev"},
+		Resources: []string{"postgresclusters/status", "postgresdatabases/status"},
+		Verbs:     []string{"update"},
+	},
+	{
+		Why: `Children carry blockOwnerDeletion owner references, which the
+			OwnerReferencesPermissionEnforcement admission plugin (OpenShift, and
+			the test control plane) allows only with update on the owner's
+			finalizers: a check by admission, never a request of its own.`,
+		APIGroups: []string{"postgres.setpoint.dev"},
+		Resources: []string{"postgresclusters/finalizers", "postgresdatabases/finalizers"},
+		Verbs:     []string{"update"},
+	},
+	{
+		APIGroups: []string{"postgresql.cnpg.io"},
+		Resources: []string{"clusters", "poolers", "scheduledbackups", "databases", "databaseroles"},
+		Verbs:     []string{"list", "watch", "create", "patch", "delete"},
+	},
+	{
+		Why: `get: a DatabaseRole whose create found the name taken is read and
+			judged (the cache had not seen it).`,
+		APIGroups: []string{"postgresql.cnpg.io"},
+		Resources: []string{"databaseroles"},
+		Verbs:     []string{"get"},
+	},
+	{
+		Why: `Read only: the Deployments CNPG runs PgBouncer in (cached with
+			cnpg.io/podRole=pooler), whose availability says a pooler is ready.`,
+		APIGroups: []string{"apps"},
+		Resources: []string{"deployments"},
+		Verbs:     []string{"list", "watch"},
+	},
+	{
+		Why: `On-demand backups: created once per request (get is the ownership
+			check before the first write), never read back or deleted.`,
+		APIGroups: []string{"postgresql.cnpg.io"},
+		Resources: []string{"backups"},
+		Verbs:     []string{"get", "create", "patch"},
+	},
+	{
+		APIGroups: []string{"barmancloud.cnpg.io"},
+		Resources: []string{"objectstores"},
+		Verbs:     []string{"list", "watch", "create", "patch", "delete"},
+	},
+	{
+		Why: `The Prometheus Operator's PodMonitor <cluster>-metrics of a cluster
+			with monitoring enabled (optional: without the CRD nothing is asked).`,
+		APIGroups: []string{"monitoring.coreos.com"},
+		Resources: []string{"podmonitors"},
+		Verbs:     []string{"list", "watch", "create", "patch", "delete"},
+	},
+	{
+		Why: `get: CNPG's <cluster>-ca Secret and external superuser/role Secrets,
+			which are not labelled and so not cached.`,
+		APIGroups: []string{""},
+		Resources: []string{"secrets"},
+		Verbs:     []string{"get", "list", "watch", "create", "patch", "delete"},
+	},
+	{
+		APIGroups: []string{""},
+		Resources: []string{"configmaps"},
+		Verbs:     []string{"get", "list", "watch", "create", "patch", "delete"},
+	},
+	{
+		APIGroups: []string{""},
+		Resources: []string{"services"},
+		Verbs:     []string{"get", "list", "watch", "create", "patch", "delete"},
+	},
+	{
+		APIGroups: []string{""},
+		Resources: []string{"events"},
+		Verbs:     []string{"create", "patch"},
+	},
+	{
+		Why: `/metrics is served over HTTPS and each scrape is authenticated and
+			authorized by the API server.`,
+		APIGroups: []string{"authentication.k8s.io"},
+		Resources: []string{"tokenreviews"},
+		Verbs:     []string{"create"},
+		Scope:     Cluster,
+	},
+	{
+		APIGroups: []string{"authorization.k8s.io"},
+		Resources: []string{"subjectaccessreviews"},
+		Verbs:     []string{"create"},
+		Scope:     Cluster,
+	},
+}
+
+// LeaderElection is the Role in the operator's own namespace: Leases for
+// leader election, nowhere else.
+var LeaderElection = []Rule{
+	{
+		APIGroups: []string{"coordination.k8s.io"},
+		Resources: []string{"leases"},
+		Verbs:     []string{"get", "create", "update", "watch"},
+	},
+}
+
+// MetricsReader is the ClusterRole a scraper of /metrics is bound to.
+var MetricsReader = []Rule{
+	{
+		NonResourceURLs: []string{"/metrics"},
+		Verbs:           []string{"get"},
+	},
+}
