@@ -199,11 +199,32 @@ func (s *server) lastFatal() string {
 	}
 	lines := strings.Split(string(data), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if _, msg, ok := strings.Cut(lines[i], "FATAL:"); ok {
+		if _, msg, ok := strings.Cut(lines[i], "FATAL:"); ok && !connectionRefusal(msg) {
 			return strings.TrimSpace(msg)
 		}
 	}
 	return "see " + filepath.Join(s.dir, "postgres.log")
+}
+
+// connectionRefusal: msg is Postgres turning a client away while it is
+// not open for connections, logged as FATAL by that client's backend. It
+// is never why the server stopped, and a check that connects during
+// recovery (the stand-in's own, under load) may log one after the FATAL
+// that ended recovery.
+func connectionRefusal(msg string) bool {
+	msg = strings.TrimSpace(msg)
+	for _, refusal := range []string{
+		"the database system is in recovery mode",
+		"the database system is starting up",
+		"the database system is shutting down",
+		"the database system is not yet accepting connections",
+		"the database system is not accepting connections",
+	} {
+		if strings.HasPrefix(msg, refusal) {
+			return true
+		}
+	}
+	return false
 }
 
 // archiveRetry is how often a Cluster looks again for the ObjectStore its
