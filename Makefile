@@ -18,12 +18,12 @@ IMAGE_FLAGS = -root $(CURDIR) -out $(CURDIR)/dist -repository $(IMAGE_REPO) -ver
 
 all: build
 
-## generate: regenerate clients, deepcopy, OpenAPI and the CRDs
+## generate: regenerate clients, deepcopy, OpenAPI, the CRDs and the RBAC rules (manifest, chart, namespaced overlay)
 generate:
 	hack/update-codegen.sh
 	hack/update-manifests.sh
 
-## manifests: regenerate only the CRDs in manifests/crd
+## manifests: regenerate only the CRDs and the RBAC rules (from hack/tools/rbac/rules.go)
 manifests:
 	hack/update-manifests.sh
 
