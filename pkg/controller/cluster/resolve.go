@@ -54,8 +54,9 @@ type specError struct {
 
 func (e *specError) Error() string { return e.message }
 
-// resolve merges class and cluster (cluster wins field by field) and
-// validates the combination. class is nil when it does not exist.
+// resolve merges class and cluster (cluster wins field by field, by the
+// one rule of settings_merge.go) and validates the combination. class is
+// nil when it does not exist.
 func resolve(c *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass) (*desired, error) {
 	if class == nil {
 		return nil, &specError{pgv1.ReasonClassNotFound, fmt.Sprintf("PostgresClusterClass %q not found", c.Spec.Class)}
@@ -129,120 +130,6 @@ func validate(d *desired) error {
 		}
 	}
 	return nil
-}
-
-// mergeSettings overlays o on base field by field; maps merge key by key
-// and pg_hba lines append.
-func mergeSettings(base, o pgv1.ClusterSettings) pgv1.ClusterSettings {
-	m := *base.DeepCopy()
-	o = *o.DeepCopy()
-	if o.Instances != nil {
-		m.Instances = o.Instances
-	}
-	if o.PostgresVersion != nil {
-		m.PostgresVersion = o.PostgresVersion
-	}
-	if o.ImageName != "" {
-		m.ImageName = o.ImageName
-	}
-	if o.Storage != nil {
-		if m.Storage == nil {
-			m.Storage = &pgv1.StorageSpec{}
-		}
-		if o.Storage.Size != nil {
-			m.Storage.Size = o.Storage.Size
-		}
-		if o.Storage.StorageClass != nil {
-			m.Storage.StorageClass = o.Storage.StorageClass
-		}
-		m.Storage.AutoGrow = mergeAutoGrow(m.Storage.AutoGrow, o.Storage.AutoGrow)
-	}
-	if o.Resources != nil {
-		m.Resources = o.Resources
-	}
-	m.PostgreSQLConfig = mergeParameters(m.PostgreSQLConfig, o.PostgreSQLConfig)
-	m.PgHBA = append(m.PgHBA, o.PgHBA...)
-	if o.ConnectionPooler != nil {
-		if m.ConnectionPooler == nil {
-			m.ConnectionPooler = &pgv1.ConnectionPoolerSpec{}
-		}
-		p, op := m.ConnectionPooler, o.ConnectionPooler
-		if op.Enabled != nil {
-			p.Enabled = op.Enabled
-		}
-		if op.Instances != nil {
-			p.Instances = op.Instances
-		}
-		if op.PoolMode != "" {
-			p.PoolMode = op.PoolMode
-		}
-		p.Parameters = mergeMaps(p.Parameters, op.Parameters)
-	}
-	if o.Backup != nil {
-		if m.Backup == nil {
-			m.Backup = &pgv1.BackupSpec{}
-		}
-		b, ob := m.Backup, o.Backup
-		if ob.ObjectStore != nil {
-			b.ObjectStore = ob.ObjectStore
-		}
-		if ob.Schedule != "" {
-			b.Schedule = ob.Schedule
-		}
-		if ob.VolumeSnapshotClass != "" {
-			b.VolumeSnapshotClass = ob.VolumeSnapshotClass
-		}
-	}
-	if o.Monitoring != nil {
-		m.Monitoring = mergeMonitoring(m.Monitoring, o.Monitoring)
-	}
-	if o.SuperuserAccess != nil {
-		m.SuperuserAccess = o.SuperuserAccess
-	}
-	return m
-}
-
-// mergeMonitoring overrides base's monitoring switches with those over
-// sets, one by one.
-func mergeMonitoring(base, over *pgv1.MonitoringSpec) *pgv1.MonitoringSpec {
-	m := &pgv1.MonitoringSpec{}
-	if base != nil {
-		*m = *base
-	}
-	if over.Enabled != nil {
-		m.Enabled = over.Enabled
-	}
-	if over.Service != nil {
-		m.Service = over.Service
-	}
-	return m
-}
-
-func mergeMaps(base, over map[string]string) map[string]string {
-	if len(base) == 0 && len(over) == 0 {
-		return nil
-	}
-	out := maps.Clone(base)
-	if out == nil {
-		out = map[string]string{}
-	}
-	maps.Copy(out, over)
-	return out
-}
-
-// mergeParameters is mergeMaps for postgresql.conf, whose names Postgres
-// matches in any case: a cluster's WORK_MEM replaces its class's work_mem
-// instead of sending CNPG both, one of which Postgres would ignore.
-func mergeParameters(base, over map[string]string) map[string]string {
-	out := mergeMaps(base, over)
-	for k := range over {
-		for b := range base {
-			if b != k && strings.EqualFold(b, k) {
-				delete(out, b)
-			}
-		}
-	}
-	return out
 }
 
 func deref(p *int32, def int32) int32 {
