@@ -26,34 +26,6 @@ type autoGrowPolicy struct {
 	cooldown  time.Duration
 }
 
-// mergeAutoGrow overlays the cluster's autoGrow on the class's field by
-// field, like every other setting.
-func mergeAutoGrow(base, o *pgv1.AutoGrowSpec) *pgv1.AutoGrowSpec {
-	if o == nil {
-		return base
-	}
-	if base == nil {
-		return o
-	}
-	m := base.DeepCopy()
-	if o.Enabled != nil {
-		m.Enabled = o.Enabled
-	}
-	if o.Threshold != nil {
-		m.Threshold = o.Threshold
-	}
-	if o.Increment != nil {
-		m.Increment = o.Increment
-	}
-	if o.Limit != nil {
-		m.Limit = o.Limit
-	}
-	if o.Cooldown != nil {
-		m.Cooldown = o.Cooldown
-	}
-	return m
-}
-
 // autoGrowOf is the policy of a merged spec, nil when auto-grow is off.
 func autoGrowOf(s *pgv1.AutoGrowSpec) *autoGrowPolicy {
 	if s == nil || s.Enabled == nil || !*s.Enabled {
