@@ -27,6 +27,22 @@ import (
 // on the database controller logs in with it too.
 type monitorComponent struct{}
 
+// monitorState is what the monitor keeps in one pass, between its
+// Reconcile and its Observe (pass.monitor; its files alone write it).
+// Later components learn of the monitor's Secret from the snapshot and
+// status.resources.monitorSecretRef, which Observe sets once CNPG has
+// applied the role (usableMonitor), not from here.
+type monitorState struct {
+	// secret and role are the monitor's Secret and DatabaseRole as this
+	// pass left them.
+	secret *corev1.Secret
+	role   *cnpgv1.DatabaseRole
+	// certGroupErr is why the certificate group's DatabaseRole could not
+	// be kept (certgroup.go); Observe reports it after the monitor itself,
+	// which it does not hold back.
+	certGroupErr error
+}
+
 func (monitorComponent) Name() string            { return "monitor" }
 func (monitorComponent) Condition() string       { return pgv1.ConditionMonitorReady }
 func (monitorComponent) Requires() []contractKey { return []contractKey{contractCNPGCluster} }
@@ -37,7 +53,7 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
-	p.monitorSecret = secret
+	p.monitor.secret = secret
 	cur := p.obs.monitorRole
 	if cur != nil && !ownership.IsControlledBy(cur, p.cluster.UID) {
 		// Never adopted: a DatabaseRole we did not create may name anyone's
@@ -48,16 +64,16 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 	retry, _ := controller.RetryDue(cur, now)
 	retry = retry || triedBeforeHealthy(cur, p.contracts.CNPGCluster, now)
 	if cur != nil && (cur.DeletionTimestamp != nil || monitorRoleCurrent(cur, p) && !retry) {
-		p.monitorRole = cur
-		p.certGroupErr = ensureCertGroup(ctx, p)
+		p.monitor.role = cur
+		p.monitor.certGroupErr = ensureCertGroup(ctx, p)
 		return nil // Observe reports where CNPG stands
 	}
 	applied, err := applyMonitorRole(ctx, p, cur, retry)
 	if err != nil {
 		return err
 	}
-	p.monitorRole = applied
-	p.certGroupErr = ensureCertGroup(ctx, p)
+	p.monitor.role = applied
+	p.monitor.certGroupErr = ensureCertGroup(ctx, p)
 	return nil
 }
 
@@ -123,21 +139,21 @@ func (monitorComponent) Observe(_ context.Context, p *pass, err error) health {
 	if err != nil {
 		return waiting(pgv1.PhasePending, pgv1.ReasonMonitorError, err.Error(), 0)
 	}
-	role, object := p.monitorRole, naming.MonitorRoleObject(p.cluster.Name)
-	if h, ok := monitorWait(role, p.monitorSecret, object); ok {
+	role, object := p.monitor.role, naming.MonitorRoleObject(p.cluster.Name)
+	if h, ok := monitorWait(role, p.monitor.secret, object); ok {
 		// A role once published stays published while CNPG catches up
 		// (a new password, a new generation): it still logs in.
 		return h
 	}
-	p.resources().MonitorSecretRef = &pgv1.LocalObjectReference{Name: p.monitorSecret.Name}
-	if h, ok := refusalHealth(p.certGroupErr); ok {
+	p.resources().MonitorSecretRef = &pgv1.LocalObjectReference{Name: p.monitor.secret.Name}
+	if h, ok := refusalHealth(p.monitor.certGroupErr); ok {
 		return h
 	}
-	if p.certGroupErr != nil {
-		return waiting(pgv1.PhasePending, pgv1.ReasonMonitorError, p.certGroupErr.Error(), 0)
+	if p.monitor.certGroupErr != nil {
+		return waiting(pgv1.PhasePending, pgv1.ReasonMonitorError, p.monitor.certGroupErr.Error(), 0)
 	}
 	return ready(pgv1.ReasonMonitorRoleApplied, fmt.Sprintf("role %s applied by CloudNativePG (DatabaseRole %q, Secret %q)",
-		naming.MonitorRole, object, p.monitorSecret.Name))
+		naming.MonitorRole, object, p.monitor.secret.Name))
 }
 
 // monitorConflictReason names what stands in the way: the Secret or the

@@ -155,7 +155,7 @@ func TestProvisionerDropsDeprecatedEnablePodMonitor(t *testing.T) {
 	if err := c.Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	applied := p.cnpg
+	applied := p.appliedCNPG()
 	if applied.Spec.Monitoring != nil {
 		t.Fatalf("monitoring section applied: %+v", applied.Spec.Monitoring)
 	}

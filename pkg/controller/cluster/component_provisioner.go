@@ -28,6 +28,43 @@ import (
 // earlier setpoint wrote (roles_release.go).
 type provisionerComponent struct{}
 
+// provisionerState is what the provisioner keeps in one pass, between its
+// Reconcile and its Observe (pass.provisioner; its files alone write it).
+// Later components see the CNPG Cluster through the CNPGCluster contract,
+// observedCNPG or appliedCNPG.
+type provisionerState struct {
+	// cnpg is the CNPG Cluster as this pass left it (the snapshot keeps
+	// what was read).
+	cnpg *cnpgv1.Cluster
+	// specApplied is set when this pass changed an existing CNPG Cluster.
+	specApplied bool
+	// loss is a CNPG Cluster lost after it was Ready (nothing is written
+	// to it); recreate, one created again on request (provisioner_lost.go).
+	loss     *loss
+	recreate *recreation
+	// live is the CNPG Cluster as read from the API server when the loss
+	// check could not trust the cache; the snapshot keeps what it read.
+	live *liveRead
+}
+
+// liveRead is one read of the CNPG Cluster from the API server; cnpg is
+// nil when there was none.
+type liveRead struct{ cnpg *cnpgv1.Cluster }
+
+// observedCNPG is the CNPG Cluster as this pass knows it: read live when
+// the loss check had to, else the snapshot's. Components before and after
+// the provisioner read it.
+func (p *pass) observedCNPG() *cnpgv1.Cluster {
+	if l := p.provisioner.live; l != nil {
+		return l.cnpg
+	}
+	return p.obs.cnpg
+}
+
+// appliedCNPG is the CNPG Cluster as the provisioner left it in this pass:
+// nil when it did not run or wrote nothing it could read back.
+func (p *pass) appliedCNPG() *cnpgv1.Cluster { return p.provisioner.cnpg }
+
 // specHashAnnotation records the hash of our last applied fields, so that
 // a field we stop setting is noticed even though the cache holds no
 // managedFields.
@@ -48,10 +85,10 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	// A CNPG Cluster lost after it was Ready is not created again empty
 	// unless asked (provisioner_lost.go).
-	if cur, err = checkLoss(ctx, p, cur); err != nil || p.loss != nil {
+	if cur, err = checkLoss(ctx, p, cur); err != nil || p.provisioner.loss != nil {
 		return err
 	}
-	p.cnpg = cur
+	p.provisioner.cnpg = cur
 	spec := desiredClusterSpec(p)
 	hash, err := hashOf(spec)
 	if err != nil {
@@ -61,8 +98,8 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 		return releaseManagedRoles(ctx, p)
 	}
 	annotations := map[string]string{specHashAnnotation: hash}
-	if p.recreate != nil {
-		maps.Copy(annotations, p.recreate.annotations())
+	if p.provisioner.recreate != nil {
+		maps.Copy(annotations, p.provisioner.recreate.annotations())
 	}
 	ac := cnpgac.Cluster(p.cluster.Name, p.cluster.Namespace).
 		WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)).
@@ -73,10 +110,10 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return fmt.Errorf("apply CNPG cluster: %w", err)
 	}
-	p.specApplied = cur != nil
-	p.cnpg = applied
+	p.provisioner.specApplied = cur != nil
+	p.provisioner.cnpg = applied
 	if cur == nil {
-		if p.recreate != nil {
+		if p.provisioner.recreate != nil {
 			return recreated(ctx, p)
 		}
 		return nil // a new CNPG Cluster lists no roles
@@ -94,10 +131,10 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 	if err != nil {
 		return waiting(pgv1.PhasePending, pgv1.ReasonApplyFailed, err.Error(), 0)
 	}
-	if p.loss != nil {
+	if p.provisioner.loss != nil {
 		return lostHealth(p)
 	}
-	cl := p.cnpg
+	cl := p.provisioner.cnpg
 	if cl == nil {
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonClusterCreating, "CNPG Cluster not created yet", provisionRecheck)
 	}
@@ -106,7 +143,7 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 	st.ProvisionerRef = &pgv1.ProvisionerReference{APIVersion: "postgresql.cnpg.io/v1", Kind: "Cluster", Name: cl.Name, UID: cl.UID}
 	st.Instances, st.ReadyInstances = int32(cl.Status.Instances), int32(cl.Status.ReadyInstances)
 	st.CurrentPrimary = cl.Status.CurrentPrimary
-	if p.specApplied {
+	if p.provisioner.specApplied {
 		// CNPG has no observedGeneration: its status is stale right after
 		// a spec change, so look again shortly instead of trusting it.
 		return waiting(pgv1.PhaseConfiguring, pgv1.ReasonSpecApplied, specAppliedMessage, configureRecheck)

@@ -40,7 +40,7 @@ func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
 	if err := c.Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	applied := p.cnpg
+	applied := p.provisioner.cnpg
 	if applied == nil || applied.Spec.Instances != 3 || !*applied.Spec.EnableSuperuserAccess ||
 		applied.Spec.PostgresConfiguration.Parameters["max_connections"] != "200" {
 		t.Fatalf("applied CNPG Cluster = %+v", applied)
@@ -70,12 +70,12 @@ func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
 	if err := c.Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	if len(cs.Actions()) != n+1 || p.cnpg.Spec.Instances != 3 {
-		t.Fatalf("drift not repaired: instances %d, actions %d", p.cnpg.Spec.Instances, len(cs.Actions())-n)
+	if len(cs.Actions()) != n+1 || p.provisioner.cnpg.Spec.Instances != 3 {
+		t.Fatalf("drift not repaired: instances %d, actions %d", p.provisioner.cnpg.Spec.Instances, len(cs.Actions())-n)
 	}
 
 	// A field CNPG defaulted elsewhere is not drift.
-	defaulted := p.cnpg.DeepCopy()
+	defaulted := p.provisioner.cnpg.DeepCopy()
 	defaulted.Spec.PostgresConfiguration.Parameters["archive_mode"] = "on"
 	p = provisionerPass(t, cs, pgv1.ClusterSettings{})
 	p.obs.cnpg = defaulted
@@ -118,7 +118,7 @@ func TestSecretIsNeverRegenerated(t *testing.T) {
 	if err := c.Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	if string(p.superuser.Data["password"]) != "kept" {
+	if string(p.secret.superuser.Data["password"]) != "kept" {
 		t.Fatal("a stale cache led to a new password")
 	}
 }
@@ -192,8 +192,8 @@ func TestRetainedCNPGClusterIsAdoptedOnlyByItsCluster(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || p.cnpg == nil || !ownership.IsControlledBy(p.cnpg, p.cluster.UID) || p.cnpg.Labels[ownership.RetainedLabel] != "" {
-			t.Errorf("retained for %s: not adopted: err %v, %+v", tc.retainedFor, err, p.cnpg)
+		if err != nil || p.provisioner.cnpg == nil || !ownership.IsControlledBy(p.provisioner.cnpg, p.cluster.UID) || p.provisioner.cnpg.Labels[ownership.RetainedLabel] != "" {
+			t.Errorf("retained for %s: not adopted: err %v, %+v", tc.retainedFor, err, p.provisioner.cnpg)
 		}
 	}
 }
@@ -205,7 +205,7 @@ func TestSnapshotClassReachesTheCluster(t *testing.T) {
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	b := p.cnpg.Spec.Backup
+	b := p.provisioner.cnpg.Spec.Backup
 	if b == nil || b.VolumeSnapshot == nil || b.VolumeSnapshot.ClassName != "csi-snap" {
 		t.Fatalf("backup = %+v", b)
 	}
@@ -217,7 +217,7 @@ func TestSnapshotClassReachesTheCluster(t *testing.T) {
 func TestSpecAppliedHoldsBeforeTrustingCNPG(t *testing.T) {
 	t.Parallel()
 	p := provisionerPass(t, fake.NewClientset(), pgv1.ClusterSettings{})
-	p.cnpg = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
+	p.provisioner.cnpg = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
 		Status: cnpgv1.ClusterStatus{Phase: "Cluster in healthy state", Instances: 1, ReadyInstances: 1}}
 	applied := t0.Add(-2 * time.Second) // the pass runs at t0
 	p.status.Conditions = []metav1.Condition{{Type: pgv1.ConditionProvisionerReady, Status: metav1.ConditionFalse,

@@ -23,6 +23,18 @@ import (
 // superuser Secret, and a generated one is deleted (superuser_retire.go).
 type secretComponent struct{}
 
+// secretState is what the secret component keeps in one pass, between its
+// Reconcile and its Observe (pass.secret; its files alone write it). Later
+// components read the superuser Secret through the Secret contract.
+type secretState struct {
+	// superuser is the superuser Secret as this pass left it (the
+	// snapshot keeps what was read).
+	superuser *corev1.Secret
+	// retiring is our superuser Secret while access is off and the CNPG
+	// Cluster still has it (superuser_retire.go).
+	retiring *corev1.Secret
+}
+
 func (secretComponent) Name() string            { return "secret" }
 func (secretComponent) Condition() string       { return pgv1.ConditionSecretReady }
 func (secretComponent) Requires() []contractKey { return nil }
@@ -44,7 +56,7 @@ func (secretComponent) Reconcile(ctx context.Context, p *pass) error {
 		if err == nil {
 			klog.FromContext(ctx).V(2).Info("Created superuser Secret", "secret", klog.KObj(created))
 			superuserRecreated(p, created)
-			p.superuser = created
+			p.secret.superuser = created
 			return nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
@@ -57,7 +69,7 @@ func (secretComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
-	p.superuser, err = rotateSuperuser(ctx, p, client, cur)
+	p.secret.superuser, err = rotateSuperuser(ctx, p, client, cur)
 	return err
 }
 
@@ -99,7 +111,7 @@ func (secretComponent) Observe(_ context.Context, p *pass, err error) health {
 		recordSuperuserRotation(p, s, name)
 		return ready(pgv1.ReasonExternalSecretValid, fmt.Sprintf("using external superuser Secret %q", name))
 	}
-	s := p.superuser
+	s := p.secret.superuser
 	if s == nil {
 		return waiting(pgv1.PhasePending, pgv1.ReasonSecretMissing, "superuser Secret not created yet", 0)
 	}

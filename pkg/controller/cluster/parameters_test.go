@@ -18,7 +18,7 @@ func parametersPass(t *testing.T, config map[string]string, settings map[string]
 	t.Helper()
 	p := testPass()
 	p.want = &desired{Settings: pgv1.ClusterSettings{PostgreSQLConfig: config}}
-	p.facts, p.factsRead = &facts{version: "15.8", settings: settings, hbaChecked: true}, true
+	p.facts = onceFacts{read: true, facts: &facts{version: "15.8", settings: settings, hbaChecked: true}}
 	return p
 }
 
@@ -117,7 +117,7 @@ func TestUnknownParameterFails(t *testing.T) {
 func TestInvalidPgHBAFailsNamingTheLine(t *testing.T) {
 	t.Parallel()
 	p := parametersPass(t, nil, nil)
-	p.facts.hbaErrors = []postgres.HBAError{{Line: 4, Error: `invalid authentication method "scram-sha-257"`}}
+	p.facts.facts.hbaErrors = []postgres.HBAError{{Line: 4, Error: `invalid authentication method "scram-sha-257"`}}
 	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
 	if h.Phase != pgv1.PhaseFailed || h.Reason != "PgHBAInvalid" || !strings.Contains(h.Message, `line 4: invalid authentication method "scram-sha-257"`) {
 		t.Fatalf("health = %+v", h)
@@ -132,7 +132,7 @@ func TestParametersCheckedAsTheMonitor(t *testing.T) {
 	t.Parallel()
 	p := parametersPass(t, map[string]string{"work_mem": "16MB"},
 		map[string]postgres.Setting{"work_mem": {Name: "work_mem", Setting: "16384", Unit: "kB", Context: "user", Normalized: ptr.To("16384")}})
-	p.facts.hbaChecked = false
+	p.facts.facts.hbaChecked = false
 	h := checkParametersAt(t.Context(), p, "healthy", time.Now())
 	if h.Phase != pgv1.PhaseReady || h.Message != "healthy; Postgres 15.8; pg_hba.conf not checked: superuser access is off" {
 		t.Fatalf("health = %+v", h)
@@ -143,7 +143,7 @@ func TestParametersCheckedAsTheMonitor(t *testing.T) {
 	}
 
 	p = parametersPass(t, nil, nil)
-	p.facts = &facts{err: errNoLogin}
+	p.facts.facts = &facts{err: errNoLogin}
 	h = checkParametersAt(t.Context(), p, "healthy", time.Now())
 	if h.Phase != pgv1.PhaseReady || h.Reason != pgv1.ReasonPostgresNotChecked ||
 		h.Message != "healthy; Postgres not checked yet: superuser access is off and role setpoint_monitor is not applied yet" {

@@ -3,20 +3,26 @@ package cluster
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
-	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
 // pass is one reconcile pass of one PostgresCluster: the object as read,
 // the merged desired state, the snapshot, the contracts published so far
 // and the status being built. Components read and write only through it.
+//
+// The pass holds only what every component may read. What one component
+// keeps between its Reconcile and its Observe is that component's own
+// state: a struct declared in the component's file and held here under
+// one field named after it (provisioner, secret, monitor), written by no
+// other component's files. Another component that needs some of it reads
+// it through a contract or an accessor the owner declares beside the
+// state (observedCNPG, appliedCNPG), never the field
+// (docs/adr/0009-components-own-their-pass-state.md).
 type pass struct {
 	cluster   *pgv1.PostgresCluster
 	want      *desired
@@ -25,39 +31,15 @@ type pass struct {
 	status    *pgv1.PostgresClusterStatus
 	deps      *deps
 
-	facts     *facts
-	factsRead bool
-	// conn is the connection the pass's SQL shares (postgresConn), as
-	// the superuser when connSuperuser; closed when the pass ends.
-	conn          *pgx.Conn
-	connTarget    postgres.Target
-	connSuperuser bool
-	connErr       error
-	connTried     bool
-	// specApplied is set when this pass changed an existing CNPG Cluster.
-	specApplied bool
-	// loss is a CNPG Cluster lost after it was Ready (nothing is written
-	// to it); recreate, one created again on request (provisioner_lost.go).
-	loss *loss
-	// live is the CNPG Cluster as read from the API server when the loss
-	// check could not trust the cache; the snapshot keeps what it read.
-	live     *liveRead
-	recreate *recreation
-	// superuser and cnpg are the superuser Secret and the CNPG Cluster as
-	// this pass left them (the snapshot keeps what was read).
-	superuser *corev1.Secret
-	cnpg      *cnpgv1.Cluster
-	// monitorSecret and monitorRole are the monitor's Secret and
-	// DatabaseRole as this pass left them (component_monitor.go).
-	monitorSecret *corev1.Secret
-	monitorRole   *cnpgv1.DatabaseRole
-	// certGroupErr is why the certificate group's DatabaseRole could not
-	// be kept (certgroup.go); the monitor component reports it after the
-	// monitor itself, which it does not hold back.
-	certGroupErr error
-	// retiring is our superuser Secret while access is off and the CNPG
-	// Cluster still has it (superuser_retire.go).
-	retiring *corev1.Secret
+	// facts are the Postgres facts, read at most once (postgresFacts).
+	facts onceFacts
+	// sql is the one connection the pass's SQL shares (postgresConn).
+	sql sqlConn
+
+	// Each component's own state (see above).
+	secret      secretState      // component_secret.go
+	provisioner provisionerState // component_provisioner.go
+	monitor     monitorState     // component_monitor.go
 }
 
 // Status is the status this pass builds, for the runner.
@@ -68,14 +50,20 @@ func (p *pass) Status() pipeline.Status {
 // Has reports whether an earlier component published contract k.
 func (p *pass) Has(k contractKey) bool { return p.contracts.has(k) }
 
+// onceFacts are the Postgres facts of one pass and whether they were read.
+type onceFacts struct {
+	read  bool
+	facts *facts
+}
+
 // postgresFacts reads the Postgres facts at most once per pass, and only
 // when a component asks: a converged cluster's resync runs no SQL.
 func (p *pass) postgresFacts(ctx context.Context) *facts {
-	if !p.factsRead {
-		p.factsRead = true
-		p.facts = p.deps.readFacts(ctx, p)
+	if !p.facts.read {
+		p.facts.read = true
+		p.facts.facts = p.deps.readFacts(ctx, p)
 	}
-	return p.facts
+	return p.facts.facts
 }
 
 // resources is status.resources, created when status has none: several
@@ -126,16 +114,3 @@ func claimCached[T any, PT interface {
 // name helpers: children have deterministic names, so a stale cache can
 // never lead to a second copy.
 func (p *pass) name(suffix string) string { return p.cluster.Name + suffix }
-
-// liveRead is one read of the CNPG Cluster from the API server; cnpg is
-// nil when there was none.
-type liveRead struct{ cnpg *cnpgv1.Cluster }
-
-// observedCNPG is the CNPG Cluster as this pass knows it: read live when
-// the loss check had to, else the snapshot's.
-func (p *pass) observedCNPG() *cnpgv1.Cluster {
-	if p.live != nil {
-		return p.live.cnpg
-	}
-	return p.obs.cnpg
-}

@@ -20,18 +20,18 @@ func TestServerCertificateNamesThePooler(t *testing.T) {
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	c := p.cnpg.Spec.Certificates
+	c := p.provisioner.cnpg.Spec.Certificates
 	ns, name := p.cluster.Namespace, p.cluster.Name
 	for _, want := range []string{name + "-pooler-rw", name + "-pooler-rw." + ns + ".svc", name + "-pooler-ro." + ns + ".svc.cluster.local"} {
 		if c == nil || !slices.Contains(c.ServerAltDNSNames, want) {
 			t.Fatalf("serverAltDNSNames %+v lack %s", c, want)
 		}
 	}
-	if !clusterMatches(p.cnpg, p) {
+	if !clusterMatches(p.provisioner.cnpg, p) {
 		t.Error("the applied Cluster does not match: every pass would apply again")
 	}
 	p.want.PoolerEnabled = false
-	if clusterMatches(p.cnpg, p) {
+	if clusterMatches(p.provisioner.cnpg, p) {
 		t.Error("a Cluster naming the pooler matches a cluster without one: the names would stay")
 	}
 	if names := poolerDNSNames(p); names != nil {

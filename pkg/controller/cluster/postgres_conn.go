@@ -37,41 +37,52 @@ func loginOf(p *pass) (login, error) {
 	return login{}, errNoLogin
 }
 
+// sqlConn is the pass's one connection to database postgres (pass.sql),
+// as the superuser when superuser; closed when the pass ends.
+type sqlConn struct {
+	conn      *pgx.Conn
+	target    postgres.Target
+	superuser bool
+	err       error
+	tried     bool
+}
+
 // postgresConn is the pass's one connection to database postgres, opened
 // on first use, so a pass connects at most once; superuser says whether
 // it is the superuser's. A failure to connect is the pass's answer; the
 // next pass tries again.
 func (p *pass) postgresConn(ctx context.Context) (conn *pgx.Conn, superuser bool, err error) {
-	if p.connTried {
-		return p.conn, p.connSuperuser, p.connErr
+	c := &p.sql
+	if c.tried {
+		return c.conn, c.superuser, c.err
 	}
-	p.connTried = true
+	c.tried = true
 	l, err := loginOf(p)
 	if err != nil {
-		p.connErr = err
+		c.err = err
 		return nil, false, err
 	}
 	if len(p.obs.ca) == 0 {
-		p.connErr = errors.New("CNPG's CA Secret not available yet")
-		return nil, false, p.connErr
+		c.err = errors.New("CNPG's CA Secret not available yet")
+		return nil, false, c.err
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.deps.pgTimeout)
 	defer cancel()
-	p.connTarget = postgres.Target{
+	c.target = postgres.Target{
 		Namespace: p.cluster.Namespace, Cluster: p.cluster.Name, Database: "postgres",
 		User: l.user, Password: l.password, CACert: p.obs.ca,
 	}
-	p.connSuperuser = l.superuser
+	c.superuser = l.superuser
 	// The database controller's checks on this server release theirs for
 	// reuse too (postgres.ReuseWindow).
-	p.conn, p.connErr = p.deps.connector.Acquire(ctx, p.connTarget)
-	return p.conn, p.connSuperuser, p.connErr
+	c.conn, c.err = p.deps.connector.Acquire(ctx, c.target)
+	return c.conn, c.superuser, c.err
 }
 
 // closeConn hands the pass's connection back, if it opened one.
 func (p *pass) closeConn(context.Context) {
-	if p.conn != nil {
-		p.deps.connector.Release(p.connTarget, p.conn)
-		p.conn = nil
+	if c := &p.sql; c.conn != nil {
+		p.deps.connector.Release(c.target, c.conn)
+		c.conn = nil
 	}
 }

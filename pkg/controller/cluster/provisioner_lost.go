@@ -35,8 +35,8 @@ type loss struct {
 
 // checkLoss runs right before the provisioner writes the CNPG Cluster,
 // with cur as claimed from the cache. It returns the cluster to write to
-// (nil to create one), or sets p.loss when there must be no write at all.
-// A request to recreate becomes p.recreate; one that finds nothing lost
+// (nil to create one), or sets p.provisioner.loss when there must be no write at all.
+// A request to recreate becomes p.provisioner.recreate; one that finds nothing lost
 // is removed (settleRequest).
 func checkLoss(ctx context.Context, p *pass, cur *cnpgv1.Cluster) (*cnpgv1.Cluster, error) {
 	request := p.cluster.Annotations[pgv1.RecreateAnnotation]
@@ -50,7 +50,7 @@ func checkLoss(ctx context.Context, p *pass, cur *cnpgv1.Cluster) (*cnpgv1.Clust
 		}
 	}
 	if cur != nil && cur.DeletionTimestamp == nil {
-		p.recreate = recreationOf(cur)
+		p.provisioner.recreate = recreationOf(cur)
 		if request != "" {
 			return cur, settleRequest(ctx, p, request)
 		}
@@ -63,7 +63,7 @@ func checkLoss(ctx context.Context, p *pass, cur *cnpgv1.Cluster) (*cnpgv1.Clust
 		return cur, nil
 	}
 	was.deleting = cur != nil
-	p.loss = &was
+	p.provisioner.loss = &was
 	if was.deleting || request == "" {
 		return nil, nil
 	}
@@ -72,7 +72,7 @@ func checkLoss(ctx context.Context, p *pass, cur *cnpgv1.Cluster) (*cnpgv1.Clust
 		was.refused = refused
 		return nil, nil
 	}
-	p.loss, p.recreate = nil, r
+	p.provisioner.loss, p.provisioner.recreate = nil, r
 	return nil, nil
 }
 
@@ -103,7 +103,7 @@ func liveCluster(ctx context.Context, p *pass) (*cnpgv1.Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.live = &liveRead{cnpg: cl}
+	p.provisioner.live = &liveRead{cnpg: cl}
 	if cl == nil {
 		return nil, nil
 	}
@@ -129,7 +129,7 @@ func readCNPG(ctx context.Context, p *pass) (*cnpgv1.Cluster, error) {
 
 // lostHealth is the provisioner's report of a loss.
 func lostHealth(p *pass) health {
-	l := p.loss
+	l := p.provisioner.loss
 	what := fmt.Sprintf("CNPG Cluster %q", p.cluster.Name)
 	if l.uid != "" {
 		what = fmt.Sprintf("CNPG Cluster %q (UID %s)", p.cluster.Name, l.uid)
@@ -150,7 +150,7 @@ func lostHealth(p *pass) health {
 func recreateHint(p *pass) string {
 	annotate := fmt.Sprintf("kubectl annotate postgrescluster %s -n %s %s=", p.cluster.Name, p.cluster.Namespace, pgv1.RecreateAnnotation)
 	empty := fmt.Sprintf("To start empty: `%s%s`.", annotate, pgv1.RecreateEmpty)
-	if l := p.loss; l.serverName != "" {
+	if l := p.provisioner.loss; l.serverName != "" {
 		return fmt.Sprintf("To recover its latest backup and archived WAL from folder %q: `%s%s`. %s", l.serverName, annotate, pgv1.RecreateLatestBackup, empty)
 	}
 	return empty + " There is no record of an archive to recover from."
@@ -161,7 +161,7 @@ func recreateHint(p *pass) string {
 // when that cluster is the one the request created (the pass that
 // created it could not yet see its own removal), else with a Warning.
 func settleRequest(ctx context.Context, p *pass, request string) error {
-	if r := p.recreate; r == nil || r.mode != request {
+	if r := p.provisioner.recreate; r == nil || r.mode != request {
 		p.deps.recorder.Eventf(p.cluster, corev1.EventTypeWarning, pgv1.EventRecreateIgnored,
 			"%s=%s removed: CNPG Cluster %s was not lost; a recreate request answers a loss and is not kept for a later one",
 			pgv1.RecreateAnnotation, request, p.cluster.Name)

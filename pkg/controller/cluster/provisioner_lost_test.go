@@ -89,11 +89,11 @@ func TestCacheLagIsNotALoss(t *testing.T) {
 	p, _, _ := lostPass(t, "", live)
 	c := provisionerComponent{}
 	err := c.Reconcile(t.Context(), p)
-	if h := c.Observe(t.Context(), p, err); h.Reason == pgv1.ReasonProvisionerLost || p.loss != nil {
+	if h := c.Observe(t.Context(), p, err); h.Reason == pgv1.ReasonProvisionerLost || p.provisioner.loss != nil {
 		t.Fatalf("a CNPG Cluster the cache did not show yet was taken as lost: %+v", h)
 	}
-	if p.cnpg == nil || p.cnpg.UID != "new-uid" {
-		t.Fatalf("the live CNPG Cluster was not used: %+v", p.cnpg)
+	if p.provisioner.cnpg == nil || p.provisioner.cnpg.UID != "new-uid" {
+		t.Fatalf("the live CNPG Cluster was not used: %+v", p.provisioner.cnpg)
 	}
 }
 
@@ -104,8 +104,8 @@ func TestNeverReadyClusterIsCreated(t *testing.T) {
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	if p.loss != nil || len(writes(cs, "clusters")) != 1 {
-		t.Fatalf("a cluster that was never Ready was not created: loss %+v, writes %v", p.loss, writes(cs, "clusters"))
+	if p.provisioner.loss != nil || len(writes(cs, "clusters")) != 1 {
+		t.Fatalf("a cluster that was never Ready was not created: loss %+v, writes %v", p.provisioner.loss, writes(cs, "clusters"))
 	}
 }
 
@@ -133,7 +133,7 @@ func TestRecreateEmpty(t *testing.T) {
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	cl := p.cnpg
+	cl := p.provisioner.cnpg
 	if cl == nil || cl.Annotations[recreatedAsAnnotation] != pgv1.RecreateEmpty || cl.Annotations[recreatedFromAnnotation] != lostUID {
 		t.Fatalf("recreated cluster = %+v", cl)
 	}
@@ -162,8 +162,8 @@ func TestRecreateEmpty(t *testing.T) {
 	if err := (provisionerComponent{}).Reconcile(t.Context(), next); err != nil {
 		t.Fatal(err)
 	}
-	if next.recreate == nil || next.cnpg.Spec.Bootstrap != nil || pluginServerName(next.cnpg) != "shop-0badc0de" {
-		t.Fatalf("later pass: recreate %+v, cluster %+v", next.recreate, next.cnpg.Spec)
+	if next.provisioner.recreate == nil || next.provisioner.cnpg.Spec.Bootstrap != nil || pluginServerName(next.provisioner.cnpg) != "shop-0badc0de" {
+		t.Fatalf("later pass: recreate %+v, cluster %+v", next.provisioner.recreate, next.provisioner.cnpg.Spec)
 	}
 }
 
@@ -185,7 +185,7 @@ func TestRecreateLatestBackup(t *testing.T) {
 	if err := c.Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	cl := p.cnpg
+	cl := p.provisioner.cnpg
 	if cl == nil || cl.Spec.Bootstrap == nil || cl.Spec.Bootstrap.Recovery == nil || cl.Spec.Bootstrap.Recovery.Source != restoreSourceName {
 		t.Fatalf("recovered cluster = %+v", cl)
 	}
@@ -225,8 +225,8 @@ func TestRequestWithNothingLostIsRemoved(t *testing.T) {
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	if p.loss != nil {
-		t.Fatalf("loss = %+v", p.loss)
+	if p.provisioner.loss != nil {
+		t.Fatalf("loss = %+v", p.provisioner.loss)
 	}
 	if e := <-rec.Events; !strings.Contains(e, "RecreateIgnored") {
 		t.Errorf("event = %q", e)

@@ -20,9 +20,9 @@ type settledProvisioner struct{ provisionerComponent }
 func (s settledProvisioner) Observe(ctx context.Context, p *pass, err error) health {
 	var recheck time.Duration
 	view := cnpgView{}
-	if p.cnpg != nil {
-		view, recheck = p.deps.settle.view(ctx, types.NamespacedName{Namespace: p.cluster.Namespace, Name: p.cluster.Name}, p.cnpg)
-		p.cnpg = view.applyTo(p.cnpg)
+	if p.provisioner.cnpg != nil {
+		view, recheck = p.deps.settle.view(ctx, types.NamespacedName{Namespace: p.cluster.Namespace, Name: p.cluster.Name}, p.provisioner.cnpg)
+		p.provisioner.cnpg = view.applyTo(p.provisioner.cnpg)
 	}
 	h := s.provisionerComponent.Observe(ctx, p, err)
 	h.RequeueAfter = pipeline.Soonest(h.RequeueAfter, recheck)

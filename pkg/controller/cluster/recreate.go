@@ -106,7 +106,7 @@ func latestBackupRefusal(p *pass, l *loss) string {
 // archived WAL) or bootstrapped empty, whatever spec.restore says (that
 // restore was the lost cluster's beginning, not this one's).
 func withRecreate(p *pass, spec *cnpgac.ClusterSpecApplyConfiguration) {
-	r := p.recreate
+	r := p.provisioner.recreate
 	if r == nil {
 		return
 	}
@@ -133,7 +133,7 @@ func withRecreate(p *pass, spec *cnpgac.ClusterSpecApplyConfiguration) {
 // recreated finishes a request once its CNPG Cluster exists: an Event,
 // and the annotation removed.
 func recreated(ctx context.Context, p *pass) error {
-	r := p.recreate
+	r := p.provisioner.recreate
 	how := "empty"
 	if r.mode == pgv1.RecreateLatestBackup {
 		how = fmt.Sprintf("from the latest backup and archived WAL of folder %q", r.from)

@@ -91,7 +91,7 @@ func TestRestoreFailureIsRestoreFailed(t *testing.T) {
 	t.Parallel()
 	p, _ := settledPass(t, &pgv1.RestoreSpec{Source: "ghost"})
 	const jobReason = "Instance creation failed for the following jobs: shop-1-full-recovery. Check the job logs to investigate the cause of the failure."
-	p.cnpg = recoveringCNPG(p, phaseUnrecoverable, jobReason, false)
+	p.provisioner.cnpg = recoveringCNPG(p, phaseUnrecoverable, jobReason, false)
 	h := settledProvisioner{}.Observe(t.Context(), p, nil)
 	if h.Phase != pgv1.PhaseFailed || h.Reason != pgv1.ReasonRestoreFailed ||
 		!strings.Contains(h.Message, `restore of "ghost" from ObjectStore "shop-backup" failed`) ||
@@ -100,12 +100,12 @@ func TestRestoreFailureIsRestoreFailed(t *testing.T) {
 	}
 
 	p, _ = settledPass(t, &pgv1.RestoreSpec{Source: "old"})
-	p.cnpg = recoveringCNPG(p, phaseUnrecoverable, "No pods are active", true)
+	p.provisioner.cnpg = recoveringCNPG(p, phaseUnrecoverable, "No pods are active", true)
 	if h := (settledProvisioner{}).Observe(t.Context(), p, nil); h.Reason != "CNPGFailed" {
 		t.Fatalf("a restored cluster failing later: %+v", h)
 	}
 	p, _ = settledPass(t, nil)
-	p.cnpg = recoveringCNPG(p, phaseUnrecoverable, "No pods are active", false)
+	p.provisioner.cnpg = recoveringCNPG(p, phaseUnrecoverable, "No pods are active", false)
 	if h := (settledProvisioner{}).Observe(t.Context(), p, nil); h.Reason != "CNPGFailed" {
 		t.Fatalf("no restore: %+v", h)
 	}
@@ -120,7 +120,7 @@ func TestSettledProvisionerCoalescesAFlap(t *testing.T) {
 	p, clock := settledPass(t, &pgv1.RestoreSpec{Source: "ghost"})
 	const jobReason = "Instance creation failed for the following jobs: shop-1-full-recovery."
 	observe := func(phase, reason string) health {
-		p.cnpg = recoveringCNPG(p, phase, reason, false)
+		p.provisioner.cnpg = recoveringCNPG(p, phase, reason, false)
 		p.status = &pgv1.PostgresClusterStatus{}
 		return settledProvisioner{}.Observe(t.Context(), p, nil)
 	}

@@ -38,8 +38,8 @@ func TestClusterRolesEditedByHandAreReverted(t *testing.T) {
 	if monitorRoleCurrent(monitor, p) || certGroupCurrent(group, p) {
 		t.Fatal("a role with privileges counts as current")
 	}
-	if h := runMonitor(p); h.Err != nil || p.certGroupErr != nil {
-		t.Fatalf("pass: %+v, certificate group: %v", h, p.certGroupErr)
+	if h := runMonitor(p); h.Err != nil || p.monitor.certGroupErr != nil {
+		t.Fatalf("pass: %+v, certificate group: %v", h, p.monitor.certGroupErr)
 	}
 	for _, obj := range []string{monitor.Name, group.Name} {
 		got, err := cs.CNPGV1().DatabaseRoles("ns").Get(t.Context(), obj, metav1.GetOptions{})

@@ -34,7 +34,7 @@ import (
 // nothing. A list someone else took over since is theirs and left as it
 // is.
 func releaseManagedRoles(ctx context.Context, p *pass) error {
-	cl := p.cnpg
+	cl := p.provisioner.cnpg
 	if !listsMarkedRoles(cl) {
 		return nil
 	}
@@ -59,7 +59,7 @@ func releaseManagedRoles(ctx context.Context, p *pass) error {
 	if err != nil {
 		return fmt.Errorf("release managed roles of CNPG Cluster %s: %w", cl.Name, err)
 	}
-	p.cnpg = applied
+	p.provisioner.cnpg = applied
 	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, pgv1.EventReleasedManagedRoles,
 		"Released %d role(s) from CNPG Cluster %s spec.managed.roles: each becomes a DatabaseRole of its PostgresDatabase", released, cl.Name)
 	klog.FromContext(ctx).V(2).Info("Released managed roles", "cnpgCluster", klog.KObj(cl), "roles", released)

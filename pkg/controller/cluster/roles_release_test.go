@@ -55,7 +55,7 @@ func releasePass(cs *fake.Clientset, cl *cnpgv1.Cluster) (*pass, *record.FakeRec
 	rec := record.NewFakeRecorder(4)
 	p := testPass()
 	p.deps = &deps{pg: cs, recorder: rec}
-	p.cnpg = cl
+	p.provisioner.cnpg = cl
 	return p, rec
 }
 
@@ -107,15 +107,15 @@ func TestReleaseManagedRolesOnceThenNothing(t *testing.T) {
 	if got := rolesOf(t, cs); len(got) != 0 {
 		t.Fatalf("roles left = %v", got)
 	}
-	if p.cnpg == nil || p.cnpg.Spec.Managed == nil || len(p.cnpg.Spec.Managed.Roles) != 0 {
-		t.Fatalf("pass kept %+v, want the applied object", p.cnpg)
+	if p.provisioner.cnpg == nil || p.provisioner.cnpg.Spec.Managed == nil || len(p.provisioner.cnpg.Spec.Managed.Roles) != 0 {
+		t.Fatalf("pass kept %+v, want the applied object", p.provisioner.cnpg)
 	}
 	if ev := <-rec.Events; !strings.Contains(ev, "ReleasedManagedRoles") || !strings.Contains(ev, "2 role(s)") {
 		t.Fatalf("event = %q", ev)
 	}
 
 	// Converged, from the cache as from the API: no read, no write.
-	for _, cl := range []*cnpgv1.Cluster{cached(p.cnpg), p.cnpg} {
+	for _, cl := range []*cnpgv1.Cluster{cached(p.provisioner.cnpg), p.provisioner.cnpg} {
 		cs.ClearActions()
 		p, _ = releasePass(cs, cl)
 		if err := releaseManagedRoles(t.Context(), p); err != nil {

@@ -67,8 +67,8 @@ func TestForgedStorageStatusDoesNotChangeBehaviour(t *testing.T) {
 			first, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
 			st := first.status.DeepCopy()
 			st.Storage = tc.forged.DeepCopy()
-			p, _ := growPass(t, cs, clk, *st, first.cnpg, tc.sample)
-			if got := p.cnpg.Spec.Storage.Size; got != tc.want {
+			p, _ := growPass(t, cs, clk, *st, first.appliedCNPG(), tc.sample)
+			if got := p.appliedCNPG().Spec.Storage.Size; got != tc.want {
 				t.Fatalf("CNPG storage.size = %s, want %s", got, tc.want)
 			}
 			if got := p.status.Storage.Size.String(); got != tc.want {
@@ -92,16 +92,16 @@ func TestForgedStatusDoesNotMoveTheWindow(t *testing.T) {
 			clk := clocktesting.NewFakePassiveClock(t0)
 			cs := fake.NewClientset()
 			p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
-			p, _ = growPass(t, cs, clk, *p.status, p.cnpg, used(56))
-			if p.cnpg.Spec.Storage.Size != "77Mi" {
-				t.Fatalf("first grow: %s", p.cnpg.Spec.Storage.Size)
+			p, _ = growPass(t, cs, clk, *p.status, p.appliedCNPG(), used(56))
+			if p.appliedCNPG().Spec.Storage.Size != "77Mi" {
+				t.Fatalf("first grow: %s", p.appliedCNPG().Spec.Storage.Size)
 			}
 			clk.SetTime(t0.Add(5 * time.Minute))
 			st := p.status.DeepCopy()
 			st.Storage = forged.DeepCopy()
-			p, d := growPass(t, cs, clk, *st, p.cnpg, used(75))
-			if d.grew || p.cnpg.Spec.Storage.Size != "77Mi" {
-				t.Fatalf("grew inside the window: %v, CNPG %s", d.grew, p.cnpg.Spec.Storage.Size)
+			p, d := growPass(t, cs, clk, *st, p.appliedCNPG(), used(75))
+			if d.grew || p.appliedCNPG().Spec.Storage.Size != "77Mi" {
+				t.Fatalf("grew inside the window: %v, CNPG %s", d.grew, p.appliedCNPG().Spec.Storage.Size)
 			}
 			if d.recheck != 5*time.Minute {
 				t.Errorf("recheck %s, want the rest of the window from the real grow", d.recheck)
@@ -120,13 +120,13 @@ func TestStorageMarkConverges(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(t0)
 	cs := fake.NewClientset()
 	p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
-	p, _ = growPass(t, cs, clk, *p.status, p.cnpg, used(56))
-	if p.cnpg.Annotations[storageMarkAnnotation] != `{"size":"77Mi","from":"64Mi","at":"2026-11-30T12:00:00Z"}` {
-		t.Fatalf("mark = %q", p.cnpg.Annotations[storageMarkAnnotation])
+	p, _ = growPass(t, cs, clk, *p.status, p.appliedCNPG(), used(56))
+	if p.appliedCNPG().Annotations[storageMarkAnnotation] != `{"size":"77Mi","from":"64Mi","at":"2026-11-30T12:00:00Z"}` {
+		t.Fatalf("mark = %q", p.appliedCNPG().Annotations[storageMarkAnnotation])
 	}
 	clk.SetTime(t0.Add(time.Minute))
 	n := len(cs.Actions())
-	if _, d := growPass(t, cs, clk, *p.status, p.cnpg, used(60)); d.grew || len(cs.Actions()) != n {
+	if _, d := growPass(t, cs, clk, *p.status, p.appliedCNPG(), used(60)); d.grew || len(cs.Actions()) != n {
 		t.Fatalf("a converged pass wrote: grew %v, %v", d.grew, cs.Actions()[n:])
 	}
 }
@@ -144,7 +144,7 @@ func TestForgedMarkIsNotTrusted(t *testing.T) {
 		"size beyond":        `{"size":"96Mi","from":"64Mi","at":"2026-11-30T12:00:00Z"}`,
 		"garbage":            `96Mi`,
 	} {
-		running := p.cnpg.DeepCopy()
+		running := p.appliedCNPG().DeepCopy()
 		running.Annotations[storageMarkAnnotation] = mark
 		if rec := observedGrow(p.cluster, running, t0); rec != nil && rec.LastGrowTime != nil {
 			t.Errorf("%s: a window was read from it: %+v", name, rec)
@@ -153,7 +153,7 @@ func TestForgedMarkIsNotTrusted(t *testing.T) {
 			t.Errorf("%s: size in effect %s", name, got.String())
 		}
 	}
-	skewed := p.cnpg.DeepCopy()
+	skewed := p.appliedCNPG().DeepCopy()
 	skewed.Annotations[storageMarkAnnotation] = `{"size":"64Mi","from":"64Mi","at":"2026-11-30T12:00:30Z"}`
 	if rec := observedGrow(p.cluster, skewed, t0); rec == nil || rec.LastGrowTime == nil {
 		t.Errorf("a mark 30s ahead (another node's clock) was dropped: %+v", rec)
@@ -167,7 +167,7 @@ func TestUnappliedGrowIsNotReported(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(t0)
 	cs := fake.NewClientset()
 	p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
-	running := p.cnpg
+	running := p.appliedCNPG()
 	pc := cluster(autoGrowSettings())
 	want, err := resolveAgainst(pc, class(), running, t0)
 	if err != nil {
@@ -179,7 +179,7 @@ func TestUnappliedGrowIsNotReported(t *testing.T) {
 	if !d.grew {
 		t.Fatal("no grow decided")
 	}
-	// The provisioner did not run: p.cnpg is unset.
+	// The provisioner did not run: p.appliedCNPG() is unset.
 	if d = p.settleStorage(d); d.grew {
 		t.Error("an unapplied grow is announced")
 	}

@@ -96,7 +96,7 @@ func withStorageMark(annotations map[string]string, want string) map[string]stri
 // growApplied says whether the CNPG Cluster as this pass left it runs the
 // size decided and carries its mark.
 func (p *pass) growApplied(d growDecision) bool {
-	cl := p.cnpg
+	cl := p.appliedCNPG()
 	return cl != nil && cl.Spec.Storage != nil && cl.Spec.Storage.Size == d.size.String() && markMatches(cl, p.want.StorageMark)
 }
 

@@ -36,7 +36,7 @@ func TestGrowIsAppliedToCNPGNotToTheSpec(t *testing.T) {
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	if got := p.cnpg.Spec.Storage.Size; got != "77Mi" {
+	if got := p.appliedCNPG().Spec.Storage.Size; got != "77Mi" {
 		t.Errorf("CNPG storage.size = %s, want 77Mi", got)
 	}
 	if got := p.cluster.Spec.Storage.Size.String(); got != "64Mi" {
@@ -59,13 +59,13 @@ func TestGrowSurvivesRestartAndStopsAtLimit(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(t0)
 	cs := fake.NewClientset()
 	p, _ := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, nil, used(10))
-	p, d := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.cnpg, used(56))
-	if !d.grew || p.cnpg.Spec.Storage.Size != "77Mi" {
-		t.Fatalf("first grow: %v, CNPG %s", d.grew, p.cnpg.Spec.Storage.Size)
+	p, d := growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.appliedCNPG(), used(56))
+	if !d.grew || p.appliedCNPG().Spec.Storage.Size != "77Mi" {
+		t.Fatalf("first grow: %v, CNPG %s", d.grew, p.appliedCNPG().Spec.Storage.Size)
 	}
 
 	clk.SetTime(t0.Add(5 * time.Minute))
-	p, d = growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.cnpg, used(70))
+	p, d = growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.appliedCNPG(), used(70))
 	if d.grew || d.recheck != 5*time.Minute || p.want.StorageSize.String() != "77Mi" {
 		t.Fatalf("inside the window: grew %v, recheck %s, size %s", d.grew, d.recheck, p.want.StorageSize.String())
 	}
@@ -74,15 +74,15 @@ func TestGrowSurvivesRestartAndStopsAtLimit(t *testing.T) {
 	}
 
 	clk.SetTime(t0.Add(11 * time.Minute))
-	if p, d = growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.cnpg, used(70)); !d.grew || p.cnpg.Spec.Storage.Size != "93Mi" {
-		t.Fatalf("after the window: grew %v to %s", d.grew, p.cnpg.Spec.Storage.Size)
+	if p, d = growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.appliedCNPG(), used(70)); !d.grew || p.appliedCNPG().Spec.Storage.Size != "93Mi" {
+		t.Fatalf("after the window: grew %v to %s", d.grew, p.appliedCNPG().Spec.Storage.Size)
 	}
 	clk.SetTime(t0.Add(30 * time.Minute))
-	if p, d = growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.cnpg, used(90)); !d.grew || p.cnpg.Spec.Storage.Size != "96Mi" {
-		t.Fatalf("capped: grew %v to %s", d.grew, p.cnpg.Spec.Storage.Size)
+	if p, d = growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.appliedCNPG(), used(90)); !d.grew || p.appliedCNPG().Spec.Storage.Size != "96Mi" {
+		t.Fatalf("capped: grew %v to %s", d.grew, p.appliedCNPG().Spec.Storage.Size)
 	}
 	clk.SetTime(t0.Add(50 * time.Minute))
-	if p, d = growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.cnpg, used(95)); d.grew || p.cnpg.Spec.Storage.Size != "96Mi" {
+	if p, d = growPass(t, cs, clk, pgv1.PostgresClusterStatus{}, p.appliedCNPG(), used(95)); d.grew || p.appliedCNPG().Spec.Storage.Size != "96Mi" {
 		t.Fatal("grew past the limit")
 	}
 	if c := meta.FindStatusCondition(p.status.Conditions, pgv1.ConditionStorageAtLimit); c == nil || c.Status != "True" || c.Reason != "AtLimit" {

@@ -149,7 +149,7 @@ func TestProvisionerTurnsSuperuserAccessOff(t *testing.T) {
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	on := p.cnpg
+	on := p.appliedCNPG()
 	if !hasSuperuserAccess(on) || on.Spec.SuperuserSecret == nil {
 		t.Fatalf("access on: %+v", on.Spec)
 	}
@@ -164,7 +164,7 @@ func TestProvisionerTurnsSuperuserAccessOff(t *testing.T) {
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	off := p.cnpg
+	off := p.appliedCNPG()
 	if len(cs.Actions()) != n+1 || off.Spec.EnableSuperuserAccess == nil || *off.Spec.EnableSuperuserAccess || off.Spec.SuperuserSecret != nil {
 		t.Fatalf("after turning off: enableSuperuserAccess %v, superuserSecret %+v", off.Spec.EnableSuperuserAccess, off.Spec.SuperuserSecret)
 	}

@@ -31,7 +31,7 @@ func retireSuperuser(ctx context.Context, p *pass) error {
 		return nil
 	}
 	if hasSuperuserAccess(p.observedCNPG()) {
-		p.retiring = s // kept until the CNPG Cluster is off
+		p.secret.retiring = s // kept until the CNPG Cluster is off
 		return nil
 	}
 	err := p.deps.kube.CoreV1().Secrets(s.Namespace).Delete(ctx, s.Name, ownership.DeleteOf(s))
@@ -58,7 +58,7 @@ func superuserOff(p *pass) health {
 		r.SuperUserSecretRef = nil
 	}
 	recordSuperuserRotation(p, nil, "")
-	if s := p.retiring; s != nil {
+	if s := p.secret.retiring; s != nil {
 		return ready(pgv1.ReasonSuperuserAccessOff, fmt.Sprintf("superuser access is off; superuser Secret %q is deleted once the CNPG Cluster no longer has superuser access", s.Name))
 	}
 	return ready(pgv1.ReasonSuperuserAccessOff, "superuser access is off: there is no superuser Secret")

@@ -83,7 +83,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	grow = p.settleStorage(grow)
 	backups := p.recordBackupHealth()
 	st := conclude(&pc.Status, p.status, pc.Generation, out, obs.sample)
-	if p.facts != nil && p.facts.err != nil {
+	if f := p.facts.facts; f != nil && f.err != nil {
 		// The CA may have rotated: read it again next pass.
 		c.cas.Forget(pc.Namespace, naming.CASecret(pc.Name))
 	}
