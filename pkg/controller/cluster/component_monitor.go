@@ -38,7 +38,7 @@ type monitorState struct {
 	secret *corev1.Secret
 	role   *cnpgv1.DatabaseRole
 	// certGroupErr is why the certificate group's DatabaseRole could not
-	// be kept (certgroup.go); Observe reports it after the monitor itself,
+	// be kept (monitor_certgroup.go); Observe reports it after the monitor itself,
 	// which it does not hold back.
 	certGroupErr error
 }

@@ -38,7 +38,7 @@ func monitorPass(t *testing.T, kubeObjs []runtime.Object, pgObjs ...runtime.Obje
 	p.contracts.NoSuperuser = true
 	p.contracts.CNPGCluster = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}}
 	// The certificate group, which the component keeps too, is in place:
-	// these tests are about the monitor (certgroup_test.go about the group).
+	// these tests are about the monitor (monitor_certgroup_test.go about the group).
 	p.obs.certGroup = certGroupAsApplied(p)
 	return p, kube, cs
 }

@@ -25,7 +25,7 @@ import (
 
 // provisionerComponent owns the CNPG Cluster: it applies only our fields
 // and maps CNPG's phase onto ours. It also empties the managed.roles an
-// earlier setpoint wrote (roles_release.go).
+// earlier setpoint wrote (provisioner_roles_release.go).
 type provisionerComponent struct{}
 
 // provisionerState is what the provisioner keeps in one pass, between its

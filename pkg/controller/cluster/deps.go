@@ -33,7 +33,7 @@ type deps struct {
 	objectStoresMissing bool
 	// classesReadOnly: never write a PostgresClusterClass (Config).
 	classesReadOnly bool
-	// settle holds back CNPG status that flaps (phase_settle.go); nil
+	// settle holds back CNPG status that flaps (provisioner_settle.go); nil
 	// reports it as it is.
 	settle *phaseSettler
 	// roleComment, when set, replaces the SQL that reads a role's comment

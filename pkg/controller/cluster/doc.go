@@ -35,7 +35,7 @@
 // The database's roles are not the cluster's concern: each
 // PostgresDatabase writes CNPG DatabaseRoles for its own; the provisioner
 // only empties the spec.managed.roles an earlier setpoint wrote
-// (roles_release.go). The cluster's one role is setpoint's own,
+// (provisioner_roles_release.go). The cluster's one role is setpoint's own,
 // setpoint_monitor, which its SQL logs in as unless superuser access is on
 // (superuser_access.go, component_monitor.go, postgres_conn.go). The
 // pipeline is described for users in docs/concepts/pipelines.md.

@@ -20,7 +20,7 @@ const Finalizer = "postgres.setpoint.dev/cluster"
 // Field managers. rolesFieldManager is the one an earlier setpoint applied
 // the CNPG Cluster's spec.managed.roles under (an atomic list, kept apart
 // from the provisioner's fields); it now only empties that list
-// (roles_release.go).
+// (provisioner_roles_release.go).
 const (
 	fieldManager      = ownership.FieldManager
 	rolesFieldManager = "setpoint-roles"

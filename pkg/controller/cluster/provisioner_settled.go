@@ -13,7 +13,7 @@ import (
 
 // settledProvisioner is the provisioner as the pipeline runs it: its
 // Observe, and every component after it, see CNPG's status as settled
-// (phase_settle.go) rather than as it is this millisecond, and a restore
+// (provisioner_settle.go) rather than as it is this millisecond, and a restore
 // that CNPG reports failed is Failed with RestoreFailed.
 type settledProvisioner struct{ provisionerComponent }
 

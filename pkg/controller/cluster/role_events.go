@@ -12,7 +12,7 @@ import (
 // roleChangeUnread: what changed of one of the cluster's own DatabaseRoles
 // (the monitor's, the certificate group's) is nothing a pass reads — CNPG's
 // finalizer, and the certificate group's status (whether CNPG applied the
-// group is not waited for: certgroup.go). CNPG writes both while it brings
+// group is not waited for: monitor_certgroup.go). CNPG writes both while it brings
 // a new Cluster up, when the cluster's workers are busiest; each woke a
 // pass that found nothing new. Read, and so waking: the monitor's status
 // (its readiness), and all that setpoint writes or a user may change —

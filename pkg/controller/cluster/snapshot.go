@@ -35,7 +35,7 @@ type observation struct {
 	monitorRole   *cnpgv1.DatabaseRole
 	monitorRivals []*cnpgv1.DatabaseRole
 	// certGroup and certGroupRivals: the same for the certificate group
-	// (certgroup.go).
+	// (monitor_certgroup.go).
 	certGroup       *cnpgv1.DatabaseRole
 	certGroupRivals []*cnpgv1.DatabaseRole
 	ca              []byte

@@ -15,7 +15,7 @@ const restoreSourceName = "restore-source"
 // withRestore adds CNPG's bootstrap.recovery and the externalClusters entry
 // it reads from when the cluster is created from backups (spec.restore),
 // and records in status where the data came from once it did
-// (restore_status.go). CNPG reads bootstrap
+// (provisioner_restore_status.go). CNPG reads bootstrap
 // only when it creates the Cluster; the values never change afterwards
 // (spec.restore is immutable), so applying them again is a no-op.
 func withRestore(p *pass, spec *cnpgac.ClusterSpecApplyConfiguration) {
