@@ -70,20 +70,16 @@ func TestDeleteRetainReleasesForAdoption(t *testing.T) {
 			t.Errorf("role %s in Postgres: %v %q, want kept with our marker", role, ok, c)
 		}
 	}
-	for _, name := range []string{"shop-orders-admin", "shop-orders-rw"} {
-		s := f.secret(name)
-		if len(s.OwnerReferences) != 0 || s.Labels[ownership.RetainedLabel] != "true" || s.Labels[ownership.DatabaseLabel] != "shop" {
-			t.Errorf("secret %s not released: %+v", name, s.ObjectMeta)
-		}
+	// Released whole: no owner, the retained marks, the rest as it was.
+	for _, role := range []string{"orders_admin", "orders_rw"} {
+		s := released(shopSecret(role))
+		f.expectStored(s, f.secret(s.Name), password)
 	}
 	cm, _ := f.kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "shop-orders-config", metav1.GetOptions{})
-	if len(cm.OwnerReferences) != 0 || cm.Labels[ownership.RetainedLabel] != "true" || cm.Data["database"] != "orders" {
-		t.Errorf("configmap not released: %+v", cm.ObjectMeta)
-	}
-	cd := f.cnpgDB("shop-orders")
-	if len(cd.OwnerReferences) != 0 || cd.Labels[ownership.RetainedLabel] != "true" || cd.Spec.Name != "orders" || cd.Spec.DatabaseReclaimPolicy != "retain" {
-		t.Errorf("CNPG Database not released: %+v %+v", cd.ObjectMeta, cd.Spec)
-	}
+	retained := released(shopConfigMap())
+	retained.Annotations["postgres.setpoint.dev/deletion-policy"] = "Retain"
+	f.expectStored(retained, cm)
+	f.expectStored(releasedDatabase(), f.cnpgDB("shop-orders"))
 	if slices.Contains(f.allWrites(), "delete databases") {
 		t.Error("Retain deleted the CNPG Database")
 	}
@@ -106,13 +102,14 @@ func TestDeleteRetainSetsReclaimRetainFirst(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	if w := f.allWrites(); count(w, "delete databaseroles") != 0 || count(w, "patch databaseroles") != 2 {
-		t.Errorf("writes = %v, want the reclaim policy of both roles applied, nothing deleted", w)
+	if w := f.allWrites(); count(w, "delete databaseroles") != 0 {
+		t.Errorf("writes = %v, want nothing deleted before the reclaim policy is retain", w)
 	}
-	r := f.role("pg.orders-admin")
-	if r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimRetain || r.Spec.PasswordSecret == nil ||
-		r.Spec.PasswordSecret.Name != "shop-orders-admin" || r.DeletionTimestamp != nil {
-		t.Errorf("DatabaseRole = %+v, want reclaim retain, the same Secret, not deleted yet", r.Spec)
+	// The reclaim policy of both roles applied, the rest of ours as before.
+	f.expectSent("patch", "databaseroles", "pg.orders-admin", shopRoleApply("orders_admin", cnpgv1.DatabaseRoleReclaimRetain))
+	f.expectSent("patch", "databaseroles", "pg.orders-rw", shopRoleApply("orders_rw", cnpgv1.DatabaseRoleReclaimRetain))
+	if r := f.role("pg.orders-admin"); r.DeletionTimestamp != nil {
+		t.Errorf("DatabaseRole deleted with the policy still to apply: %+v", r.ObjectMeta)
 	}
 	if got := f.db("shop"); !slices.Contains(got.Finalizers, Finalizer) || got.Status.Phase != pgv1.PhaseDeleting {
 		t.Fatalf("finalizers %v phase %s, want the deletion waiting", got.Finalizers, got.Status.Phase)
@@ -172,9 +169,11 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	if w := f.allWrites(); count(w, "patch databaseroles") != 2 || count(w, "delete databaseroles") != 0 {
+	if w := f.allWrites(); count(w, "delete databaseroles") != 0 {
 		t.Fatalf("writes = %v, want both reclaim policies set to delete first", w)
 	}
+	f.expectSent("patch", "databaseroles", "pg.orders-admin", shopRoleApply("orders_admin", cnpgv1.DatabaseRoleReclaimDelete))
+	f.expectSent("patch", "databaseroles", "pg.orders-rw", shopRoleApply("orders_rw", cnpgv1.DatabaseRoleReclaimDelete))
 	f.applyRoles()
 
 	// 3: the DatabaseRoles (reclaim delete, applied) are deleted and the
@@ -220,11 +219,11 @@ func TestDeleteDropsDatabaseThenRolesThenFinalizer(t *testing.T) {
 	if f.hasRole("pg.orders-admin") {
 		t.Error("a DatabaseRole for the role that is gone")
 	}
-	again := f.role("pg.orders-rw")
-	if !ownership.IsControlledBy(again, db.UID) || again.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimDelete ||
-		again.Spec.PasswordSecret != nil || again.Spec.Comment != ownership.PostgresMarker(ns, "shop") {
-		t.Errorf("DatabaseRole again = %+v %+v, want ours with reclaim delete and no password", again.OwnerReferences, again.Spec)
-	}
+	// Ours with reclaim delete and no password: CNPG leaves the role's as
+	// it is.
+	again := shopRole("orders_rw")
+	again.Spec.DatabaseRoleReclaimPolicy, again.Spec.PasswordSecret = cnpgv1.DatabaseRoleReclaimDelete, nil
+	f.expectStored(again, f.role("pg.orders-rw"))
 
 	// 6: CNPG applies it; it is deleted; CNPG drops the role.
 	f.applyRoles()
@@ -268,12 +267,13 @@ func TestDeleteSetsReclaimDeleteAndWaitsUntilApplied(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	if w := f.allWrites(); count(w, "patch databaseroles") != 2 || count(w, "delete databaseroles") != 0 {
+	if w := f.allWrites(); count(w, "delete databaseroles") != 0 {
 		t.Fatalf("writes = %v, want both reclaim policies applied, nothing deleted", w)
 	}
-	r := f.role("pg.orders-admin")
-	if r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimDelete || r.Spec.PasswordSecret.Name != "shop-orders-admin" || roleApplied(r) {
-		t.Fatalf("DatabaseRole = %+v %+v, want reclaim delete not yet applied", r.Spec, r.Status)
+	f.expectSent("patch", "databaseroles", "pg.orders-admin", shopRoleApply("orders_admin", cnpgv1.DatabaseRoleReclaimDelete))
+	f.expectSent("patch", "databaseroles", "pg.orders-rw", shopRoleApply("orders_rw", cnpgv1.DatabaseRoleReclaimDelete))
+	if r := f.role("pg.orders-admin"); roleApplied(r) {
+		t.Fatalf("DatabaseRole status %+v, want reclaim delete not yet applied", r.Status)
 	}
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
@@ -380,14 +380,9 @@ func TestDeleteWithClusterGoneDoesNotBlock(t *testing.T) {
 	if _, ok := f.sql.role("orders_admin"); !ok {
 		t.Error("role orders_admin dropped with the cluster gone")
 	}
-	cd := f.cnpgDB("shop-orders")
-	if len(cd.OwnerReferences) != 0 || cd.Spec.DatabaseReclaimPolicy != "retain" ||
-		cd.Annotations[ownership.RetainedForAnnotation] != "PostgresDatabase/shop" || cd.Annotations[ownership.RetainedClusterAnnotation] != "pg" {
-		t.Errorf("CNPG Database not kept: %+v %+v", cd.ObjectMeta, cd.Spec)
-	}
-	if s := f.secret("shop-orders-rw"); len(s.OwnerReferences) != 0 || s.Labels[ownership.RetainedLabel] != "true" {
-		t.Errorf("Secret not kept: %+v", s.ObjectMeta)
-	}
+	// Kept, whole, as a Retain deletion keeps them.
+	f.expectStored(releasedDatabase(), f.cnpgDB("shop-orders"))
+	f.expectStored(released(shopSecret("orders_rw")), f.secret("shop-orders-rw"), password)
 }
 
 // A database removed from the spec follows its policy while the object
@@ -524,11 +519,12 @@ func TestRetainedSecretsAreAdoptedByTheNextObjectOfTheName(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"shop-orders-admin", "shop-orders-rw"} {
-		s := f.secret(name)
-		if !ownership.IsControlledBy(s, next.UID) || s.Labels[ownership.RetainedLabel] != "" {
-			t.Errorf("Secret %s: owners %v, labels %v; want adopted by the new object, retained mark gone", name, s.OwnerReferences, s.Labels)
-		}
+	// Adopted by the new object, the retained marks gone, the rest as it
+	// was.
+	for _, role := range []string{"orders_admin", "orders_rw"} {
+		want := shopSecret(role)
+		want.OwnerReferences[0].UID = next.UID
+		f.expectStored(want, f.secret(want.Name), password)
 	}
 	if ev := f.events(); countPrefix(ev, "Normal SecretAdopted Adopted retained Secret") != 2 {
 		t.Errorf("events %v, want one SecretAdopted per Secret", ev)

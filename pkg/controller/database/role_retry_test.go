@@ -3,6 +3,7 @@ package database
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -44,6 +45,9 @@ func TestRoleSecretRaceIsRetriedAtItsPace(t *testing.T) {
 	if first == "" {
 		t.Fatalf("not retried: writes %v", f.allWrites())
 	}
+	// The retry is the role's own apply with CNPG's trigger, at this time.
+	f.expectSent("patch", "databaseroles", "pg.orders-rw", shopRoleApply("orders_rw", cnpgv1.DatabaseRoleReclaimRetain).
+		WithAnnotations(map[string]string{"postgres.setpoint.dev/retried-at": f.clock.Now().UTC().Format(time.RFC3339Nano)}))
 
 	f.failSecretRace("pg.orders-rw") // CNPG tried again, too early
 	f.clock.Step(controller.RetryPace / 2)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +12,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
@@ -67,16 +69,24 @@ func TestRotationRequestIsDoneExactlyOnce(t *testing.T) {
 	if w := f.allWrites(); !slices.Equal(w, []string{"patch secrets", "patch secrets", "update postgresdatabases/status"}) {
 		t.Errorf("rotation pass wrote %v, want one patch per Secret and one status write", w)
 	}
-	after := f.passwords(secrets...)
+	// Each patch: a new password and the request's marks, guarded by the
+	// Secret's version, nothing else.
+	rotatedAt := f.clock.Now().UTC().Format(time.RFC3339)
 	for _, s := range secrets {
-		sec := f.secret(s)
+		f.expectSent("patch", "secrets", s, `{"metadata":{"resourceVersion":"`+ct.AnyVersion+`",
+			"annotations":{"postgres.setpoint.dev/password-rotated-for":"r1","postgres.setpoint.dev/password-rotated-at":"`+rotatedAt+`"}},
+			"data":{"password":"(new)"}}`, password)
+	}
+	after := f.passwords(secrets...)
+	for _, role := range []string{"orders_admin", "orders_rw"} {
+		s := "shop-" + strings.ReplaceAll(role, "_", "-")
 		if after[s] == before[s] || len(after[s]) < 20 {
 			t.Errorf("%s: password not rotated", s)
 		}
-		if sec.Annotations[controller.RotatedForAnnotation] != "r1" || sec.Type != corev1.SecretTypeBasicAuth ||
-			!strings.HasPrefix(string(sec.Data["username"]), "orders_") || sec.Labels[ownership.ReloadLabel] != "true" {
-			t.Errorf("%s after rotation: %+v", s, sec.ObjectMeta)
-		}
+		// The rest of the Secret as it was.
+		want := shopSecret(role)
+		want.Annotations = map[string]string{"postgres.setpoint.dev/password-rotated-for": "r1", "postgres.setpoint.dev/password-rotated-at": rotatedAt}
+		f.expectStored(want, f.secret(s), password)
 	}
 	db := f.db("shop")
 	for _, r := range []string{"orders_admin", "orders_rw"} {

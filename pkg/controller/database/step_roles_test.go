@@ -176,6 +176,7 @@ func TestDriftedRoleIsAppliedBackAndWaitedFor(t *testing.T) {
 	if w := f.allWrites(); count(w, "patch databaseroles") != 1 {
 		t.Fatalf("writes = %v, want the drifted DatabaseRole applied back", w)
 	}
+	f.expectSent("patch", "databaseroles", "pg.orders-rw", shopRoleApply("orders_rw", cnpgv1.DatabaseRoleReclaimRetain))
 	got := f.role("pg.orders-rw")
 	if got.Spec.PasswordSecret.Name != "shop-orders-rw" || got.Generation != r.Generation+1 {
 		t.Fatalf("DatabaseRole = %+v generation %d", got.Spec, got.Generation)
