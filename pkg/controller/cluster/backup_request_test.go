@@ -110,7 +110,7 @@ func TestBackupRequestLeavesForeignBackup(t *testing.T) {
 
 // spec.restore becomes CNPG's bootstrap.recovery from an externalClusters
 // entry through the barman-cloud plugin, and status.restoredFrom once the
-// CNPG Cluster recovered (provisioner_restore_status_test.go).
+// CNPG Cluster recovered (provisioner_restore_test.go).
 func TestRestoreSpec(t *testing.T) {
 	t.Parallel()
 	p := testPass()

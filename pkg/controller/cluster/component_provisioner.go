@@ -13,6 +13,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
@@ -26,6 +27,24 @@ import (
 // provisionerComponent owns the CNPG Cluster: it applies only our fields
 // and maps CNPG's phase onto ours. It also empties the managed.roles an
 // earlier setpoint wrote (provisioner_roles_release.go).
+//
+// Its whole story is in this file and the files named provisioner_*.go,
+// in the order a pass reads them:
+//   - Reconcile: a CNPG Cluster lost after it was Ready, and one created
+//     again on request (provisioner_lost.go); the spec we own, with its
+//     pg_hba lines (provisioner_hba.go) and a restore's bootstrap
+//     (provisioner_restore.go); the managed.roles of an earlier setpoint
+//     released (provisioner_roles_release.go);
+//   - Observe, as the pipeline runs it (settledProvisioner, below): CNPG's
+//     status held still while it flaps (provisioner_settle.go), a webhook's
+//     refusal (provisioner_admission.go), CNPG's phase mapped onto ours
+//     (provisioner_phase.go) and, once CNPG is healthy, Postgres checked to
+//     run our settings (provisioner_parameters.go).
+//
+// What it reads of other components' rooms is their decisions: the
+// storage mark (storage_mark.go), the archive folder (archive_name.go),
+// the Poolers' host names (pooler_names.go), the superuser Secret
+// (contracts.Secret).
 type provisionerComponent struct{}
 
 // provisionerState is what the provisioner keeps in one pass, between its
@@ -119,87 +138,6 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 		return nil // a new CNPG Cluster lists no roles
 	}
 	return releaseManagedRoles(ctx, p)
-}
-
-func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) health {
-	if h, ok := conflictHealth(pgv1.ReasonClusterConflict, err); ok {
-		return h
-	}
-	if apierrors.IsInvalid(err) || isAdmissionDenial(err) {
-		return failed(pgv1.ReasonClusterSpecInvalid, err.Error())
-	}
-	if err != nil {
-		return waiting(pgv1.PhasePending, pgv1.ReasonApplyFailed, err.Error(), 0)
-	}
-	if p.provisioner.loss != nil {
-		return lostHealth(p)
-	}
-	cl := p.provisioner.cnpg
-	if cl == nil {
-		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonClusterCreating, "CNPG Cluster not created yet", provisionRecheck)
-	}
-	p.contracts.CNPGCluster = cl
-	st := p.status
-	st.ProvisionerRef = &pgv1.ProvisionerReference{APIVersion: "postgresql.cnpg.io/v1", Kind: "Cluster", Name: cl.Name, UID: cl.UID}
-	st.Instances, st.ReadyInstances = int32(cl.Status.Instances), int32(cl.Status.ReadyInstances)
-	st.CurrentPrimary = cl.Status.CurrentPrimary
-	if p.provisioner.specApplied {
-		// CNPG has no observedGeneration: its status is stale right after
-		// a spec change, so look again shortly instead of trusting it.
-		return waiting(pgv1.PhaseConfiguring, pgv1.ReasonSpecApplied, specAppliedMessage, configureRecheck)
-	}
-	if left := specAppliedHold(p, p.deps.clock.Now()); left > 0 {
-		return waiting(pgv1.PhaseConfiguring, pgv1.ReasonSpecApplied, specAppliedMessage, left)
-	}
-	phase, known := mapPhase(cl.Status.Phase)
-	msg := describePhase(cl)
-	switch {
-	case !known:
-		return waiting(pgv1.PhasePending, pgv1.ReasonUnknownCNPGPhase, msg, provisionRecheck)
-	case phase == pgv1.PhaseFailed:
-		return failed(pgv1.ReasonCNPGFailed, msg)
-	case phase != pgv1.PhaseReady:
-		return waiting(phase, cnpgWaitReasons[phase], msg, eventRecheck)
-	}
-	if pipeline.ConditionTrue(p.status.Conditions, pgv1.ConditionReady, p.cluster.Generation) &&
-		pipeline.ConditionTrue(p.status.Conditions, pgv1.ConditionProvisionerReady, p.cluster.Generation) &&
-		!checkSkipped(p) {
-		return ready(pgv1.ReasonClusterHealthy, heldHealthyMessage(p, msg))
-	}
-	return checkParameters(ctx, p, msg)
-}
-
-const specAppliedMessage = "applied a change to the CNPG Cluster"
-
-// checkSkipped: the last ProvisionerReady says Postgres was not checked,
-// so a healthy cluster is not held healthy on it.
-func checkSkipped(p *pass) bool {
-	c := apimeta.FindStatusCondition(p.status.Conditions, pgv1.ConditionProvisionerReady)
-	return c != nil && c.Reason == pgv1.ReasonPostgresNotChecked
-}
-
-// specAppliedHold is how much longer a pass must not trust CNPG's status
-// after the pass that changed the CNPG Cluster (ProvisionerReady
-// SpecApplied at this generation, since its lastTransitionTime): that
-// change's own echo — the CNPG Cluster update our apply caused — wakes a
-// pass within milliseconds, when CNPG still reports the old state healthy
-// and Postgres has not yet loaded the new settings, and a Ready concluded
-// then is never checked again (a Ready cluster's resync runs no SQL). An
-// invalid pg_hba line was missed that way.
-func specAppliedHold(p *pass, now time.Time) time.Duration {
-	c := apimeta.FindStatusCondition(p.status.Conditions, pgv1.ConditionProvisionerReady)
-	if c == nil || c.Reason != pgv1.ReasonSpecApplied || c.ObservedGeneration != p.cluster.Generation {
-		return 0
-	}
-	return configureRecheck - now.Sub(c.LastTransitionTime.Time)
-}
-
-func describePhase(cl *cnpgv1.Cluster) string {
-	m := fmt.Sprintf("CNPG: %q", cl.Status.Phase)
-	if cl.Status.PhaseReason != "" {
-		m += ": " + cl.Status.PhaseReason
-	}
-	return fmt.Sprintf("%s (%d/%d instances ready)", m, cl.Status.ReadyInstances, cl.Status.Instances)
 }
 
 // desiredClusterSpec is the part of the CNPG Cluster spec we own.
@@ -316,6 +254,111 @@ func hashOf(v any) (string, error) {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8]), nil
+}
+
+// settledProvisioner is the provisioner as the pipeline runs it: its
+// Observe, and every component after it, see CNPG's status as settled
+// (provisioner_settle.go) rather than as it is this millisecond, and a restore
+// that CNPG reports failed is Failed with RestoreFailed.
+type settledProvisioner struct{ provisionerComponent }
+
+func (s settledProvisioner) Observe(ctx context.Context, p *pass, err error) health {
+	var recheck time.Duration
+	view := cnpgView{}
+	if p.provisioner.cnpg != nil {
+		view, recheck = p.deps.settle.view(ctx, types.NamespacedName{Namespace: p.cluster.Namespace, Name: p.cluster.Name}, p.provisioner.cnpg)
+		p.provisioner.cnpg = view.applyTo(p.provisioner.cnpg)
+	}
+	h := s.provisionerComponent.Observe(ctx, p, err)
+	h.RequeueAfter = pipeline.Soonest(h.RequeueAfter, recheck)
+	if h.Phase == pgv1.PhaseFailed && h.Reason == pgv1.ReasonCNPGFailed {
+		if r := p.cluster.Spec.Restore; r != nil && !view.bootstrapped() {
+			h.Reason = pgv1.ReasonRestoreFailed
+			h.Message = fmt.Sprintf("restore of %q from ObjectStore %q failed: %s", r.Source, restoreObjectStore(p, r), h.Message)
+		}
+	}
+	return h
+}
+
+func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) health {
+	if h, ok := conflictHealth(pgv1.ReasonClusterConflict, err); ok {
+		return h
+	}
+	if apierrors.IsInvalid(err) || isAdmissionDenial(err) {
+		return failed(pgv1.ReasonClusterSpecInvalid, err.Error())
+	}
+	if err != nil {
+		return waiting(pgv1.PhasePending, pgv1.ReasonApplyFailed, err.Error(), 0)
+	}
+	if p.provisioner.loss != nil {
+		return lostHealth(p)
+	}
+	cl := p.provisioner.cnpg
+	if cl == nil {
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonClusterCreating, "CNPG Cluster not created yet", provisionRecheck)
+	}
+	p.contracts.CNPGCluster = cl
+	st := p.status
+	st.ProvisionerRef = &pgv1.ProvisionerReference{APIVersion: "postgresql.cnpg.io/v1", Kind: "Cluster", Name: cl.Name, UID: cl.UID}
+	st.Instances, st.ReadyInstances = int32(cl.Status.Instances), int32(cl.Status.ReadyInstances)
+	st.CurrentPrimary = cl.Status.CurrentPrimary
+	if p.provisioner.specApplied {
+		// CNPG has no observedGeneration: its status is stale right after
+		// a spec change, so look again shortly instead of trusting it.
+		return waiting(pgv1.PhaseConfiguring, pgv1.ReasonSpecApplied, specAppliedMessage, configureRecheck)
+	}
+	if left := specAppliedHold(p, p.deps.clock.Now()); left > 0 {
+		return waiting(pgv1.PhaseConfiguring, pgv1.ReasonSpecApplied, specAppliedMessage, left)
+	}
+	phase, known := mapPhase(cl.Status.Phase)
+	msg := describePhase(cl)
+	switch {
+	case !known:
+		return waiting(pgv1.PhasePending, pgv1.ReasonUnknownCNPGPhase, msg, provisionRecheck)
+	case phase == pgv1.PhaseFailed:
+		return failed(pgv1.ReasonCNPGFailed, msg)
+	case phase != pgv1.PhaseReady:
+		return waiting(phase, cnpgWaitReasons[phase], msg, eventRecheck)
+	}
+	if pipeline.ConditionTrue(p.status.Conditions, pgv1.ConditionReady, p.cluster.Generation) &&
+		pipeline.ConditionTrue(p.status.Conditions, pgv1.ConditionProvisionerReady, p.cluster.Generation) &&
+		!checkSkipped(p) {
+		return ready(pgv1.ReasonClusterHealthy, heldHealthyMessage(p, msg))
+	}
+	return checkParameters(ctx, p, msg)
+}
+
+const specAppliedMessage = "applied a change to the CNPG Cluster"
+
+// checkSkipped: the last ProvisionerReady says Postgres was not checked,
+// so a healthy cluster is not held healthy on it.
+func checkSkipped(p *pass) bool {
+	c := apimeta.FindStatusCondition(p.status.Conditions, pgv1.ConditionProvisionerReady)
+	return c != nil && c.Reason == pgv1.ReasonPostgresNotChecked
+}
+
+// specAppliedHold is how much longer a pass must not trust CNPG's status
+// after the pass that changed the CNPG Cluster (ProvisionerReady
+// SpecApplied at this generation, since its lastTransitionTime): that
+// change's own echo — the CNPG Cluster update our apply caused — wakes a
+// pass within milliseconds, when CNPG still reports the old state healthy
+// and Postgres has not yet loaded the new settings, and a Ready concluded
+// then is never checked again (a Ready cluster's resync runs no SQL). An
+// invalid pg_hba line was missed that way.
+func specAppliedHold(p *pass, now time.Time) time.Duration {
+	c := apimeta.FindStatusCondition(p.status.Conditions, pgv1.ConditionProvisionerReady)
+	if c == nil || c.Reason != pgv1.ReasonSpecApplied || c.ObservedGeneration != p.cluster.Generation {
+		return 0
+	}
+	return configureRecheck - now.Sub(c.LastTransitionTime.Time)
+}
+
+func describePhase(cl *cnpgv1.Cluster) string {
+	m := fmt.Sprintf("CNPG: %q", cl.Status.Phase)
+	if cl.Status.PhaseReason != "" {
+		m += ": " + cl.Status.PhaseReason
+	}
+	return fmt.Sprintf("%s (%d/%d instances ready)", m, cl.Status.ReadyInstances, cl.Status.Instances)
 }
 
 // Delete removes the CNPG Cluster, and its data with it.

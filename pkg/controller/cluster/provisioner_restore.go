@@ -4,6 +4,7 @@ import (
 	"time"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -15,9 +16,9 @@ const restoreSourceName = "restore-source"
 // withRestore adds CNPG's bootstrap.recovery and the externalClusters entry
 // it reads from when the cluster is created from backups (spec.restore),
 // and records in status where the data came from once it did
-// (provisioner_restore_status.go). CNPG reads bootstrap
-// only when it creates the Cluster; the values never change afterwards
-// (spec.restore is immutable), so applying them again is a no-op.
+// (restoredFrom). CNPG reads bootstrap only when it creates the Cluster;
+// the values never change afterwards (spec.restore is immutable), so
+// applying them again is a no-op.
 func withRestore(p *pass, spec *cnpgac.ClusterSpecApplyConfiguration) {
 	r := p.cluster.Spec.Restore
 	if r == nil {
@@ -34,6 +35,23 @@ func withRestore(p *pass, spec *cnpgac.ClusterSpecApplyConfiguration) {
 		cnpgac.PluginConfiguration().WithName(barmanPlugin).
 			WithParameters(map[string]string{"barmanObjectName": store, "serverName": r.Source})))
 	p.status.RestoredFrom = restoredFrom(p, r, store)
+}
+
+// restoredFrom is status.restoredFrom for restore r from ObjectStore
+// store: set only on a cluster that did restore, which the CNPG Cluster we
+// control tells by its currentPrimary — set once an instance ran, which
+// after bootstrap.recovery means the full-recovery Job succeeded, and
+// never cleared (cnpgView.bootstrapped). Before that, and after a failed
+// restore, nothing was restored; spec.restore alone says only what was
+// asked.
+func restoredFrom(p *pass, r *pgv1.RestoreSpec, store string) *pgv1.RestoreStatus {
+	cl := p.observedCNPG()
+	if cl == nil || !ownership.IsControlledBy(cl, p.cluster.UID) ||
+		cl.Spec.Bootstrap == nil || cl.Spec.Bootstrap.Recovery == nil ||
+		!viewOf(cl).bootstrapped() {
+		return nil
+	}
+	return &pgv1.RestoreStatus{Source: r.Source, ObjectStore: store, TargetTime: r.TargetTime}
 }
 
 // restoreObjectStore is the ObjectStore holding the source's backups: the
