@@ -73,10 +73,10 @@ func TestDeleteRetainReleasesForAdoption(t *testing.T) {
 	// Released whole: no owner, the retained marks, the rest as it was.
 	for _, role := range []string{"orders_admin", "orders_rw"} {
 		s := released(shopSecret(role))
-		f.expectStored(s, f.secret(s.Name), password)
+		f.expectStored(s, f.secret(s.Name), randomPassword)
 	}
 	cm, _ := f.kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "shop-orders-config", metav1.GetOptions{})
-	retained := released(shopConfigMap())
+	retained := released(shopConfigMap("orders"))
 	retained.Annotations["postgres.setpoint.dev/deletion-policy"] = "Retain"
 	f.expectStored(retained, cm)
 	f.expectStored(releasedDatabase(), f.cnpgDB("shop-orders"))
@@ -382,7 +382,7 @@ func TestDeleteWithClusterGoneDoesNotBlock(t *testing.T) {
 	}
 	// Kept, whole, as a Retain deletion keeps them.
 	f.expectStored(releasedDatabase(), f.cnpgDB("shop-orders"))
-	f.expectStored(released(shopSecret("orders_rw")), f.secret("shop-orders-rw"), password)
+	f.expectStored(released(shopSecret("orders_rw")), f.secret("shop-orders-rw"), randomPassword)
 }
 
 // A database removed from the spec follows its policy while the object
@@ -524,7 +524,7 @@ func TestRetainedSecretsAreAdoptedByTheNextObjectOfTheName(t *testing.T) {
 	for _, role := range []string{"orders_admin", "orders_rw"} {
 		want := shopSecret(role)
 		want.OwnerReferences[0].UID = next.UID
-		f.expectStored(want, f.secret(want.Name), password)
+		f.expectStored(want, f.secret(want.Name), randomPassword)
 	}
 	if ev := f.events(); countPrefix(ev, "Normal SecretAdopted Adopted retained Secret") != 2 {
 		t.Errorf("events %v, want one SecretAdopted per Secret", ev)

@@ -55,12 +55,13 @@ func (f *fixture) expectStored(want, got any, opts ...ct.Option) {
 	}
 }
 
-// What the passes of shop write, whole. password: a Secret's password is
-// random: it must be there. wallClock: the conditions' transition times
-// are the wall clock's (meta.SetStatusCondition), not the fixture's.
+// What the passes of shop write, whole. randomPassword: a Secret's
+// password is random: it must be there. wallClock: the conditions'
+// transition times are the wall clock's (meta.SetStatusCondition), not
+// the fixture's.
 var (
-	password  = ct.Generated("data", "password")
-	wallClock = ct.Generated("status", "conditions", "*", "lastTransitionTime")
+	randomPassword = ct.Generated("data", "password")
+	wallClock      = ct.Generated("status", "conditions", "*", "lastTransitionTime")
 )
 
 // shopRef is the controller reference shop puts on what it owns.
@@ -86,17 +87,19 @@ func shopSecret(role string) *corev1.Secret {
 	}
 }
 
-// shopConfigMap is the connection info of database orders.
-func shopConfigMap() *corev1.ConfigMap {
+// shopConfigMap is the connection info of database, its admin and rw
+// roles, on cluster pg without a pooler.
+func shopConfigMap(database string) *corev1.ConfigMap {
+	prefix := "shop-" + strings.ReplaceAll(database, "_", "-")
 	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "shop-orders-config", Namespace: ns, Labels: shopLabels(),
+		ObjectMeta: metav1.ObjectMeta{Name: prefix + "-config", Namespace: ns, Labels: shopLabels(),
 			Annotations:     map[string]string{"postgres.setpoint.dev/deletion-policy": "Delete"},
 			OwnerReferences: []metav1.OwnerReference{shopRef}},
 		Data: map[string]string{
-			"database": "orders", "host": "pg-rw.default.svc", "ro-host": "pg-ro.default.svc", "port": "5432",
+			"database": database, "host": "pg-rw.default.svc", "ro-host": "pg-ro.default.svc", "port": "5432",
 			"sslmode": "verify-full", "ca-secret": "pg-ca", "ca-secret-key": "ca.crt",
-			"admin-user": "orders_admin", "admin-secret": "shop-orders-admin",
-			"rw-user": "orders_rw", "rw-secret": "shop-orders-rw",
+			"admin-user": database + "_admin", "admin-secret": prefix + "-admin",
+			"rw-user": database + "_rw", "rw-secret": prefix + "-rw",
 		},
 	}
 }

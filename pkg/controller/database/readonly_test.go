@@ -42,10 +42,7 @@ func TestReadOnlyRoleIsCreatedAndGranted(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})})
 	converge(t, f, "shop")
-	ro := f.secret("shop-orders-ro")
-	if string(ro.Data["username"]) != "orders_ro" || ro.Labels[ownership.ReloadLabel] != "true" || !ownership.IsControlledBy(ro, "uid-shop") {
-		t.Errorf("ro Secret = %+v", ro.ObjectMeta)
-	}
+	f.expectStored(shopSecret("orders_ro"), f.secret("shop-orders-ro"), randomPassword)
 	db := f.db("shop")
 	if got := roleNamesOf(db); !slices.Equal(got, []string{"orders_admin/present", "orders_rw/present", "orders_ro/present"}) {
 		t.Errorf("roles = %v", got)
@@ -54,9 +51,12 @@ func TestReadOnlyRoleIsCreatedAndGranted(t *testing.T) {
 		t.Errorf("roSecretRef = %+v", db.Status.Databases[0].ROSecretRef)
 	}
 	cm, err := f.kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "shop-orders-config", metav1.GetOptions{})
-	if err != nil || cm.Data["ro-user"] != "orders_ro" || cm.Data["ro-secret"] != "shop-orders-ro" {
-		t.Errorf("ConfigMap = %v %v", cm.Data, err)
+	if err != nil {
+		t.Fatal(err)
 	}
+	withRO := shopConfigMap("orders")
+	withRO.Data["ro-user"], withRO.Data["ro-secret"] = "orders_ro", "shop-orders-ro"
+	f.expectStored(withRO, cm)
 	stmts := f.sql.execs[len(f.sql.execs)-1].stmts
 	for _, want := range []string{
 		`GRANT CONNECT, TEMPORARY ON DATABASE "orders" TO "orders_ro"`,
@@ -95,8 +95,9 @@ func TestReadOnlyRoleRemovedWithDelete(t *testing.T) {
 	if len(f.sql.execs) != execs+1 || !slices.Contains(f.sql.execs[execs].stmts, `REVOKE ALL ON DATABASE "orders" FROM "orders_ro"`) {
 		t.Fatalf("no revoke before the drop: %+v", f.sql.execs[execs:])
 	}
-	if r := f.role("pg.orders-ro"); r.DeletionTimestamp != nil || r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimDelete {
-		t.Fatalf("DatabaseRole = %+v, want reclaim delete, not deleted before CNPG applied it", r)
+	f.expectSent("patch", "databaseroles", "pg.orders-ro", shopRoleApply("orders_ro", cnpgv1.DatabaseRoleReclaimDelete))
+	if r := f.role("pg.orders-ro"); r.DeletionTimestamp != nil {
+		t.Fatalf("DatabaseRole = %+v, want not deleted before CNPG applied reclaim delete", r)
 	}
 	f.applyRoles()
 	if _, err := f.sync("shop"); err != nil {
@@ -148,9 +149,7 @@ func TestReadOnlyRoleRemovedWithDelete(t *testing.T) {
 		t.Errorf("idle passes ran SQL: %+v, %d role reads", f.sql.execs[execs:], f.sql.roleReads-reads)
 	}
 	cm, _ := f.kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "shop-orders-config", metav1.GetOptions{})
-	if _, ok := cm.Data["ro-user"]; ok {
-		t.Errorf("ConfigMap keeps ro-user: %v", cm.Data)
-	}
+	f.expectStored(shopConfigMap("orders"), cm) // without the ro keys
 	if _, ok := f.sql.role("orders_ro"); ok {
 		t.Error("orders_ro still in Postgres")
 	}
@@ -186,10 +185,9 @@ func TestReadOnlyRoleRemovedWithRetain(t *testing.T) {
 	if got := roleNamesOf(f.db("shop")); !slices.Equal(got, []string{"orders_admin/present", "orders_rw/present"}) {
 		t.Errorf("roles = %v", got)
 	}
-	s := f.secret("shop-orders-ro")
-	if len(s.OwnerReferences) != 0 || s.Labels[ownership.RetainedLabel] != "true" || string(s.Data["password"]) != password {
-		t.Errorf("ro Secret not released as it was: %+v", s.ObjectMeta)
-	}
+	kept := shopSecret("orders_ro")
+	kept.Data["password"] = []byte(password)
+	f.expectStored(released(kept.DeepCopy()), f.secret("shop-orders-ro"))
 
 	// Back on while CNPG still holds the previous DatabaseRole: the Secret
 	// is adopted with its password; the role waits for the object to go.
@@ -197,9 +195,7 @@ func TestReadOnlyRoleRemovedWithRetain(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	if s := f.secret("shop-orders-ro"); !ownership.IsControlledBy(s, "uid-shop") || string(s.Data["password"]) != password {
-		t.Errorf("ro Secret not adopted with its password: %+v", s.ObjectMeta)
-	}
+	f.expectStored(kept, f.secret("shop-orders-ro"))
 	got := f.db("shop")
 	if c := cond(t, got, pgv1.ConditionRolesReady); c.Reason != "RolesPending" ||
 		!strings.Contains(got.Status.Databases[0].Message, `waiting for the previous DatabaseRole "pg.orders-ro" of role orders_ro to be deleted`) {
@@ -215,11 +211,7 @@ func TestReadOnlyRoleRemovedWithRetain(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	r := f.role("pg.orders-ro")
-	if !ownership.IsControlledBy(r, "uid-shop") || r.Spec.PasswordSecret == nil || r.Spec.PasswordSecret.Name != "shop-orders-ro" ||
-		r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimRetain {
-		t.Errorf("DatabaseRole again = %+v %+v", r.OwnerReferences, r.Spec)
-	}
+	f.expectStored(shopRole("orders_ro"), f.role("pg.orders-ro"))
 }
 
 // Without its PostgresCluster nothing of the role is removed — the Secret
@@ -259,9 +251,7 @@ func TestReadOnlyRemovalWaitsForTheCluster(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	if r := f.role("pg.orders-ro"); r.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimDelete {
-		t.Error("DatabaseRole not given reclaim delete once the cluster is back")
-	}
+	f.expectSent("patch", "databaseroles", "pg.orders-ro", shopRoleApply("orders_ro", cnpgv1.DatabaseRoleReclaimDelete))
 	f.applyRoles()
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)

@@ -75,7 +75,7 @@ func TestRotationRequestIsDoneExactlyOnce(t *testing.T) {
 	for _, s := range secrets {
 		f.expectSent("patch", "secrets", s, `{"metadata":{"resourceVersion":"`+ct.AnyVersion+`",
 			"annotations":{"postgres.setpoint.dev/password-rotated-for":"r1","postgres.setpoint.dev/password-rotated-at":"`+rotatedAt+`"}},
-			"data":{"password":"(new)"}}`, password)
+			"data":{"password":"(new)"}}`, randomPassword)
 	}
 	after := f.passwords(secrets...)
 	for _, role := range []string{"orders_admin", "orders_rw"} {
@@ -86,7 +86,7 @@ func TestRotationRequestIsDoneExactlyOnce(t *testing.T) {
 		// The rest of the Secret as it was.
 		want := shopSecret(role)
 		want.Annotations = map[string]string{"postgres.setpoint.dev/password-rotated-for": "r1", "postgres.setpoint.dev/password-rotated-at": rotatedAt}
-		f.expectStored(want, f.secret(s), password)
+		f.expectStored(want, f.secret(s), randomPassword)
 	}
 	db := f.db("shop")
 	for _, r := range []string{"orders_admin", "orders_rw"} {

@@ -24,9 +24,9 @@ func TestSyncPasses(t *testing.T) {
 		Writes: []ct.Write{
 			{Verb: "patch", Resource: "postgresdatabases", Name: "shop", Group: 1,
 				Check: ct.Sends(`{"metadata":{"finalizers":["postgres.setpoint.dev/database"],"resourceVersion":""}}`)},
-			{Verb: "create", Resource: "secrets", Name: "shop-orders-admin", Group: 1, Check: ct.Sends(shopSecret("orders_admin"), password)},
-			{Verb: "create", Resource: "secrets", Name: "shop-orders-rw", Group: 1, Check: ct.Sends(shopSecret("orders_rw"), password)},
-			{Verb: "create", Resource: "configmaps", Name: "shop-orders-config", Check: ct.Sends(shopConfigMap())},
+			{Verb: "create", Resource: "secrets", Name: "shop-orders-admin", Group: 1, Check: ct.Sends(shopSecret("orders_admin"), randomPassword)},
+			{Verb: "create", Resource: "secrets", Name: "shop-orders-rw", Group: 1, Check: ct.Sends(shopSecret("orders_rw"), randomPassword)},
+			{Verb: "create", Resource: "configmaps", Name: "shop-orders-config", Check: ct.Sends(shopConfigMap("orders"))},
 			{Verb: "create", Resource: "databaseroles", Name: "pg.orders-admin", Check: ct.Sends(shopRole("orders_admin"))},
 			{Verb: "create", Resource: "databaseroles", Name: "pg.orders-rw", Check: ct.Sends(shopRole("orders_rw"))},
 		},
