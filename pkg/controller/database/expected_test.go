@@ -134,7 +134,7 @@ func shopDatabaseApply() *cnpgac.DatabaseApplyConfiguration {
 // it, with status st.
 func shopStatus(st pgv1.PostgresDatabaseStatus) *pgv1.PostgresDatabase {
 	db := newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})
-	db.CreationTimestamp = metav1.Time{}
+	db.CreationTimestamp, db.ResourceVersion = metav1.Time{}, "" // the server's
 	db.Finalizers = []string{Finalizer}
 	db.Status = st
 	return db

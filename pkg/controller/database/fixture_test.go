@@ -285,10 +285,12 @@ func (f *fixture) Pass(name string) ([]string, pgv1.Phase, []metav1.Condition, e
 	return f.events(), db.Status.Phase, db.Status.Conditions, err
 }
 
+// newDatabase is a PostgresDatabase as the API server stores it: with a
+// resourceVersion, which the finalizer patch carries as its guard.
 func newDatabase(name string, dbs ...pgv1.DatabaseSpec) *pgv1.PostgresDatabase {
 	return &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name), Generation: 1,
-			CreationTimestamp: metav1.NewTime(time.Unix(1000, 0))},
+			ResourceVersion: "1", CreationTimestamp: metav1.NewTime(time.Unix(1000, 0))},
 		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "pg"}, Databases: dbs},
 	}
 }

@@ -23,7 +23,7 @@ func TestSyncPasses(t *testing.T) {
 		Name: "a new database: finalizer and Secrets together, then ConfigMap and DatabaseRoles; the first wait is not written yet",
 		Writes: []ct.Write{
 			{Verb: "patch", Resource: "postgresdatabases", Name: "shop", Group: 1,
-				Check: ct.Sends(`{"metadata":{"finalizers":["postgres.setpoint.dev/database"],"resourceVersion":""}}`)},
+				Check: ct.Sends(`{"metadata":{"finalizers":["postgres.setpoint.dev/database"],"resourceVersion":"` + ct.AnyVersion + `"}}`)},
 			{Verb: "create", Resource: "secrets", Name: "shop-orders-admin", Group: 1, Check: ct.Sends(shopSecret("orders_admin"), randomPassword)},
 			{Verb: "create", Resource: "secrets", Name: "shop-orders-rw", Group: 1, Check: ct.Sends(shopSecret("orders_rw"), randomPassword)},
 			{Verb: "create", Resource: "configmaps", Name: "shop-orders-config", Check: ct.Sends(shopConfigMap("orders"))},
