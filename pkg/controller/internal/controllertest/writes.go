@@ -105,7 +105,7 @@ func Patch(a k8stesting.Action) string {
 }
 
 // Contains is a Check that the patch or object, printed, contains each of
-// parts.
+// parts. Sends, which compares the whole object, says more.
 func Contains(parts ...string) func(k8stesting.Action) string {
 	return func(a k8stesting.Action) string {
 		body := Patch(a)
