@@ -228,3 +228,11 @@ func releasedDatabase() *cnpgv1.Database {
 		Status: cnpgv1.DatabaseStatus{Applied: ptr.To(true)}, // CNPG's
 	})
 }
+
+// appliedRole is r as the fixture's CNPG leaves it once applied: its
+// finalizer on, status applied.
+func appliedRole(r *cnpgv1.DatabaseRole) *cnpgv1.DatabaseRole {
+	r.Finalizers = []string{roleFinalizer}
+	r.Status = cnpgv1.DatabaseRoleStatus{Applied: ptr.To(true)}
+	return r
+}

@@ -70,9 +70,7 @@ func TestForeignDatabaseRoleOfOurNameIsRefused(t *testing.T) {
 	t.Parallel()
 	f := shopFixture(t, foreignRole("pg.orders-admin", "orders_admin", nil))
 	refused(t, f, "RoleConflict", `DatabaseRole "pg.orders-admin" exists and was not created by setpoint for this object (not managed by setpoint)`)
-	if r := f.role("pg.orders-admin"); len(r.OwnerReferences) != 0 || r.Spec.PasswordSecret.Name != "theirs" || r.Spec.Comment != "" {
-		t.Errorf("foreign DatabaseRole changed: %+v %+v", r.ObjectMeta, r.Spec)
-	}
+	f.expectStored(foreignRole("pg.orders-admin", "orders_admin", nil), f.role("pg.orders-admin")) // unchanged
 
 	previous := &metav1.OwnerReference{APIVersion: pgv1.SchemeGroupVersion.String(), Kind: "PostgresDatabase",
 		Name: "shop", UID: "uid-shop-before", Controller: ptr.To(true)}
@@ -170,9 +168,7 @@ func TestOwnManagedRolesEntryWaitsForTheMove(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	if r := f.role("pg.orders-admin"); !ownership.IsControlledBy(r, "uid-shop") || r.Spec.PasswordSecret.Name != "shop-orders-admin" {
-		t.Errorf("DatabaseRole after the move = %+v %+v", r.OwnerReferences, r.Spec)
-	}
+	f.expectStored(shopRole("orders_admin"), f.role("pg.orders-admin"))
 }
 
 // A role Postgres has without this object's marker is not taken over:
@@ -287,10 +283,10 @@ func TestRetainedRolesAreTakenBackByTheNextObjectOfTheName(t *testing.T) {
 		t.Fatal(err)
 	}
 	converge(t, f, "shop")
-	for _, obj := range []string{"pg.orders-admin", "pg.orders-rw"} {
-		if r := f.role(obj); !ownership.IsControlledBy(r, again.UID) || r.Spec.Comment != ownership.PostgresMarker(ns, "shop") {
-			t.Errorf("DatabaseRole %s = %+v %+v", obj, r.OwnerReferences, r.Spec)
-		}
+	for _, role := range []string{"orders_admin", "orders_rw"} {
+		want := appliedRole(shopRole(role)) // the new object's, with shop's marker
+		want.OwnerReferences[0].UID = again.UID
+		f.expectStored(want, f.role(want.Name))
 	}
 	if after := f.passwords("shop-orders-admin", "shop-orders-rw"); !mapsEqual(after, before) {
 		t.Error("the retained passwords were not taken back")
