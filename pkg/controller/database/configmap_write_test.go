@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -38,9 +37,7 @@ func TestNewConfigMapIsOneCreate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ownership.IsControlledBy(cm, db.UID) || cm.Data["database"] != "orders" || cm.Annotations[policyAnnotation] != "Delete" {
-		t.Fatalf("ConfigMap = %+v", cm)
-	}
+	f.expectStored(shopConfigMap("orders"), cm)
 }
 
 // A key we no longer publish (ro-user once readOnlyRole is off) is
