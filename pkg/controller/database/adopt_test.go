@@ -5,8 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
@@ -29,10 +32,17 @@ func TestAdoptFromTakesTheNamedObjectsDatabase(t *testing.T) {
 	if _, err := f.sync("copy-app"); err != nil {
 		t.Fatal(err)
 	}
-	d := f.cnpgDB("copy-app-orders")
-	if !ownership.IsControlledBy(d, db.UID) || d.Spec.Name != "orders" || d.Spec.Owner != "orders_admin" {
-		t.Fatalf("CNPG Database = %+v %+v", d.ObjectMeta, d.Spec)
+	// copy-app's CNPG Database of the database app made: as shop's would
+	// be, under copy-app's name, labels and controller reference.
+	wantDB := &cnpgv1.Database{
+		ObjectMeta: metav1.ObjectMeta{Name: "copy-app-orders", Namespace: ns,
+			Labels: map[string]string{"app.kubernetes.io/managed-by": "setpoint", "postgres.setpoint.dev/database": "copy-app"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "postgres.setpoint.dev/v1alpha1", Kind: "PostgresDatabase",
+				Name: "copy-app", UID: db.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}},
+		Spec: cnpgv1.DatabaseSpec{Cluster: cnpgv1.LocalObjectReference{Name: "pg"}, Name: "orders", Owner: "orders_admin",
+			Ensure: cnpgv1.EnsurePresent, DatabaseReclaimPolicy: "delete"},
 	}
+	f.expectStored(wantDB, f.cnpgDB("copy-app-orders"))
 	f.markApplied("copy-app-orders", true, "")
 	if _, err := f.sync("copy-app"); err != nil {
 		t.Fatal(err)
