@@ -87,7 +87,7 @@ func (p *pass) retain(ctx context.Context, name string) health {
 		spec := d.Spec
 		spec.DatabaseReclaimPolicy = cnpgv1.DatabaseReclaimRetain
 		ac := databaseApply(p.db, n.CNPG, spec, true)
-		if _, err := p.c.pg.CNPGV1().Databases(ns).Apply(ctx, ac, applyOpts); err != nil {
+		if _, err := p.deps.pg.CNPGV1().Databases(ns).Apply(ctx, ac, applyOpts); err != nil {
 			return apiError(pgv1.ReasonReleaseFailed, fmt.Errorf("release CNPG Database %s: %w", n.CNPG, err))
 		}
 	}
@@ -108,7 +108,7 @@ func (p *pass) retain(ctx context.Context, name string) health {
 	if !released {
 		return worst(waits)
 	}
-	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventRetained,
+	p.deps.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventRetained,
 		"Kept database %s, its roles and credentials (CNPG Database %s, Secrets %s and %s, ConfigMap %s)",
 		name, n.CNPG, n.AdminSecret, n.RWSecret, n.ConfigMap)
 	return worst(waits)
@@ -119,7 +119,7 @@ func (p *pass) releaseSecret(ctx context.Context, s *corev1.Secret) error {
 	if err != nil {
 		return err
 	}
-	if _, err := p.c.kube.CoreV1().Secrets(s.Namespace).Patch(ctx, s.Name, mergePatch, patch, metav1.PatchOptions{FieldManager: fieldManager}); err != nil && !apierrors.IsNotFound(err) {
+	if _, err := p.deps.kube.CoreV1().Secrets(s.Namespace).Patch(ctx, s.Name, mergePatch, patch, metav1.PatchOptions{FieldManager: fieldManager}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("release Secret %s: %w", s.Name, err)
 	}
 	return nil
@@ -135,10 +135,10 @@ func (p *pass) drop(ctx context.Context, name string) health {
 	ns := p.db.Namespace
 	if d := p.obs.cnpg[n.CNPG]; d != nil && ownership.IsControlledBy(d, p.db.UID) {
 		if d.DeletionTimestamp == nil {
-			if err := p.c.pg.CNPGV1().Databases(ns).Delete(ctx, n.CNPG, ownership.DeleteOf(d)); err != nil && !apierrors.IsNotFound(err) {
+			if err := p.deps.pg.CNPGV1().Databases(ns).Delete(ctx, n.CNPG, ownership.DeleteOf(d)); err != nil && !apierrors.IsNotFound(err) {
 				return apiError(pgv1.ReasonDatabaseDeleteFailed, fmt.Errorf("delete CNPG Database %s: %w", n.CNPG, err))
 			}
-			p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventDatabaseDeleting, "Deleted CNPG Database %s; CloudNativePG drops database %s", n.CNPG, name)
+			p.deps.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventDatabaseDeleting, "Deleted CNPG Database %s; CloudNativePG drops database %s", n.CNPG, name)
 		}
 		return p.dropWait(fmt.Sprintf("waiting for CloudNativePG to drop database %s", name))
 	}
@@ -158,13 +158,13 @@ func (p *pass) deleteCredentials(ctx context.Context, n names) error {
 	ns := p.db.Namespace
 	for _, sn := range n.Secrets() {
 		if s := p.obs.secrets[sn]; s != nil && ownership.IsControlledBy(s, p.db.UID) {
-			if err := p.c.kube.CoreV1().Secrets(ns).Delete(ctx, sn, ownership.DeleteOf(s)); err != nil && !apierrors.IsNotFound(err) {
+			if err := p.deps.kube.CoreV1().Secrets(ns).Delete(ctx, sn, ownership.DeleteOf(s)); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete Secret %s: %w", sn, err)
 			}
 		}
 	}
 	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && ownership.IsControlledBy(cm, p.db.UID) {
-		if err := p.c.kube.CoreV1().ConfigMaps(ns).Delete(ctx, n.ConfigMap, ownership.DeleteOf(cm)); err != nil && !apierrors.IsNotFound(err) {
+		if err := p.deps.kube.CoreV1().ConfigMaps(ns).Delete(ctx, n.ConfigMap, ownership.DeleteOf(cm)); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete ConfigMap %s: %w", n.ConfigMap, err)
 		}
 	}

@@ -79,20 +79,20 @@ func (p *pass) removeRole(ctx context.Context, role string, policy pgv1.Deletion
 		}
 		return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to remove role %s", role)), false
 	case cur.Spec.DatabaseRoleReclaimPolicy != reclaim:
-		if _, err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, roleApply(p.db, wantOf(cur, reclaim)), applyOpts); err != nil {
+		if _, err := p.deps.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, roleApply(p.db, wantOf(cur, reclaim)), applyOpts); err != nil {
 			return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("apply DatabaseRole %s: %w", obj, err)), false
 		}
 		return p.roleWait(false, fmt.Sprintf("setting the reclaim policy of DatabaseRole %q to %s", obj, reclaim)), false
 	case policy == pgv1.DeletionPolicyDelete && !roleApplied(cur):
 		return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to apply DatabaseRole %q before it drops role %s", obj, role)), false
 	}
-	if err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Delete(ctx, obj, ownership.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
+	if err := p.deps.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Delete(ctx, obj, ownership.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
 		return apiError(pgv1.ReasonRoleDeleteFailed, fmt.Errorf("delete DatabaseRole %s: %w", obj, err)), false
 	}
 	if policy == pgv1.DeletionPolicyRetain {
 		return ready("", ""), true
 	}
-	p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventRoleDeleting, "Deleted DatabaseRole %s; CloudNativePG drops role %s", obj, role)
+	p.deps.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventRoleDeleting, "Deleted DatabaseRole %s; CloudNativePG drops role %s", obj, role)
 	return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to remove role %s", role)), false
 }
 
@@ -107,10 +107,10 @@ func (p *pass) droppedInPostgres(ctx context.Context, role string, look bool) (h
 	t, err := p.monitor(ctx)
 	var comments map[string]string
 	if err == nil {
-		comments, err = p.c.sql.roleComments(ctx, t, []string{role})
+		comments, err = p.deps.sql.roleComments(ctx, t, []string{role})
 	}
 	if err != nil {
-		p.c.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
+		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
 		return p.roleWait(true, fmt.Sprintf("cannot verify that role %s is dropped: %v", role, err)), false
 	}
 	if comment, ok := comments[role]; !ok || comment != ownership.PostgresMarker(p.db.Namespace, p.db.Name) {
@@ -142,7 +142,7 @@ func (p *pass) dropWait(msg string) health {
 // cluster's own trouble when it has some — a cluster that is not Ready is
 // the usual reason CNPG does not act — rather than only saying "blocked".
 func (p *pass) cleanupWait(pendingReason, blockedReason string, blocked bool, msg string) health {
-	if dt := p.db.DeletionTimestamp; dt != nil && p.c.clock.Since(dt.Time) > blockedAfter {
+	if dt := p.db.DeletionTimestamp; dt != nil && p.deps.clock.Since(dt.Time) > blockedAfter {
 		blocked = true
 	}
 	if pc := p.obs.cluster; pc != nil && pc.Status.Phase != pgv1.PhaseReady {

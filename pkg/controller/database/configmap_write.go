@@ -40,7 +40,7 @@ func (p *pass) createConfigMap(ctx context.Context, name, policy string, data ma
 		},
 		Data: data,
 	}
-	client := p.c.kube.CoreV1().ConfigMaps(p.db.Namespace)
+	client := p.deps.kube.CoreV1().ConfigMaps(p.db.Namespace)
 	created, err := client.Create(ctx, cm, metav1.CreateOptions{FieldManager: fieldManager})
 	if err == nil {
 		return created, true, nil
@@ -92,7 +92,7 @@ func (p *pass) configMapData(ctx context.Context, cur *corev1.ConfigMap) (map[st
 	if caches.DataKnown(cur) {
 		return cur.Data, nil
 	}
-	live, err := p.c.kube.CoreV1().ConfigMaps(p.db.Namespace).Get(ctx, cur.Name, metav1.GetOptions{})
+	live, err := p.deps.kube.CoreV1().ConfigMaps(p.db.Namespace).Get(ctx, cur.Name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("read ConfigMap %s: %w", cur.Name, err)
 	}
@@ -116,7 +116,7 @@ func (p *pass) releaseConfigMap(ctx context.Context, cur *corev1.ConfigMap) erro
 }
 
 func (p *pass) mergePatchConfigMap(ctx context.Context, name string, patch []byte) error {
-	_, err := p.c.kube.CoreV1().ConfigMaps(p.db.Namespace).Patch(ctx, name, types.MergePatchType, patch,
+	_, err := p.deps.kube.CoreV1().ConfigMaps(p.db.Namespace).Patch(ctx, name, types.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: fieldManager})
 	if err != nil {
 		return fmt.Errorf("patch ConfigMap %s: %w", name, err)

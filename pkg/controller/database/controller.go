@@ -5,17 +5,12 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/record"
-	"k8s.io/utils/clock"
 
-	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
-	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
 	pglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
@@ -24,17 +19,13 @@ import (
 // Config are the collaborators of the controller.
 type Config = controller.Config
 
-// Controller reconciles PostgresDatabases.
+// Controller reconciles PostgresDatabases. What its passes' steps use
+// is deps, built once here and shared by every pass; the rest (the
+// queue, the informers, the listers the snapshot reads) is the
+// Controller's alone.
 type Controller struct {
-	kube     kubernetes.Interface
-	pg       versioned.Interface
-	recorder record.EventRecorder
-	sql      sqlRunner
-	// clock is the time of rotation records, status deferrals and the
-	// escalation of a stuck cleanup: the seam of unit tests, never nil.
-	clock clock.PassiveClock
+	deps
 
-	databases     pglisters.PostgresDatabaseLister
 	databaseIndex cache.Indexer
 	clusters      pglisters.PostgresClusterLister
 	cnpgDatabases cnpglisters.DatabaseLister
@@ -42,25 +33,14 @@ type Controller struct {
 	cnpgDatabaseIndex cache.Indexer
 	cnpgClusters      cnpglisters.ClusterLister
 	roleObjects       cnpglisters.DatabaseRoleLister
-	// roleObjectIndex finds the DatabaseRoles of one role on one cluster.
-	roleObjectIndex cache.Indexer
-	secrets         corelisters.SecretLister
-	configMaps      corelisters.ConfigMapLister
+	configMaps        corelisters.ConfigMapLister
 
 	queue  *workqueue.Queue
 	synced []cache.InformerSynced
-	cas    *controller.CACache
 
-	// What the controller remembers of its own writes: since when a
-	// deferred status is behind (stale), and which resourceVersions its
-	// writes replaced (lag). In memory only; a restart loses nothing but
-	// a deferral's head start.
-	stale staleSince
-	lag   caches.CacheLag
-	// written: the CNPG Databases a pass created that the cache may not
-	// show yet (ensureDatabase): the next pass, often queued by an event
-	// that came while the first worked, would create them again.
-	written caches.RecentWrites
+	// lag: which resourceVersions the controller's writes of a
+	// PostgresDatabase replaced; a pass waits until the cache has them.
+	lag caches.CacheLag
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresDatabase")
@@ -77,23 +57,25 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 		timeout = defaultPostgresTimeout
 	}
 	c := &Controller{
-		kube:              cfg.Kube,
-		pg:                cfg.PG,
-		recorder:          cfg.Recorder,
-		clock:             cfg.ClockOrReal(),
-		sql:               pgxRunner{connector: cfg.Connector, timeout: timeout},
-		databases:         pg.PostgresDatabases().Lister(),
+		deps: deps{
+			kube:            cfg.Kube,
+			pg:              cfg.PG,
+			recorder:        cfg.Recorder,
+			clock:           cfg.ClockOrReal(),
+			sql:             pgxRunner{connector: cfg.Connector, timeout: timeout},
+			cas:             cfg.CAs,
+			databases:       pg.PostgresDatabases().Lister(),
+			secrets:         core.Secrets().Lister(),
+			roleObjectIndex: cnpg.DatabaseRoles().Informer().GetIndexer(),
+		},
 		databaseIndex:     pg.PostgresDatabases().Informer().GetIndexer(),
 		clusters:          pg.PostgresClusters().Lister(),
 		cnpgDatabases:     cnpg.Databases().Lister(),
 		cnpgDatabaseIndex: cnpg.Databases().Informer().GetIndexer(),
 		cnpgClusters:      cnpg.Clusters().Lister(),
 		roleObjects:       cnpg.DatabaseRoles().Lister(),
-		roleObjectIndex:   cnpg.DatabaseRoles().Informer().GetIndexer(),
-		secrets:           core.Secrets().Lister(),
 		configMaps:        core.ConfigMaps().Lister(),
 		queue:             workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
-		cas:               cfg.CAs,
 	}
 	if c.cas == nil {
 		c.cas = controller.NewCACache(cfg.Kube)
@@ -130,12 +112,6 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	}
 	c.queue.Run(ctx, workers, c.sync)
 	return nil
-}
-
-// roleObjectsOf are the cached DatabaseRoles that manage role on cluster.
-func (c *Controller) roleObjectsOf(namespace, cluster, role string) []*cnpgv1.DatabaseRole {
-	out, _ := caches.RolesOnCluster(c.roleObjectIndex, namespace, cluster, role) // only an unknown index fails
-	return out
 }
 
 func (c *Controller) uidOf(namespace, name string) (types.UID, bool) {

@@ -105,7 +105,7 @@ func (p *pass) afterValidation(ctx context.Context, d pgv1.DatabaseSpec, c roleC
 		return ready("", "")
 	}
 	p.rotation.selected++
-	s, rotated, err := controller.EnsureRotated(ctx, p.c.kube.CoreV1().Secrets(p.db.Namespace), p.obs.secrets[c.generated], request, fieldManager, p.c.clock.Now())
+	s, rotated, err := controller.EnsureRotated(ctx, p.deps.kube.CoreV1().Secrets(p.db.Namespace), p.obs.secrets[c.generated], request, fieldManager, p.deps.clock.Now())
 	if err != nil {
 		return apiError(pgv1.ReasonPasswordRotationFailed, err)
 	}
@@ -129,7 +129,7 @@ func (p *pass) labelForReload(ctx context.Context, name string) health {
 		return ready("", "")
 	}
 	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:"true"}}}`, ownership.ReloadLabel)
-	out, err := p.c.kube.CoreV1().Secrets(p.db.Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+	out, err := p.deps.kube.CoreV1().Secrets(p.db.Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
 	if err != nil {
 		return apiError(pgv1.ReasonReloadLabelFailed, fmt.Errorf("label external Secret %s for reload: %w", name, err))
 	}

@@ -21,7 +21,7 @@ func (c *Controller) finalize(ctx context.Context, db *pgv1.PostgresDatabase, ob
 	if !slices.Contains(db.Finalizers, Finalizer) {
 		return workqueue.Result{}, nil
 	}
-	p := newPass(c, db, obs)
+	p := newPass(&c.deps, db, obs)
 	var hs []health
 	for _, d := range db.Spec.Databases {
 		if h := p.cleanup(ctx, d.Name, policyOf(d)); h.Phase != pgv1.PhaseReady {

@@ -10,7 +10,9 @@ import (
 // the snapshot, and the status being built. Steps read and write only
 // through it.
 type pass struct {
-	c      *Controller
+	// deps are what steps use beyond the pass (deps.go); nothing else of
+	// the Controller is in their reach.
+	deps   *deps
 	db     *pgv1.PostgresDatabase
 	obs    *observation
 	status *pgv1.PostgresDatabaseStatus
@@ -22,8 +24,8 @@ type pass struct {
 	rotation rotationReport
 }
 
-func newPass(c *Controller, db *pgv1.PostgresDatabase, obs *observation) *pass {
-	p := &pass{c: c, db: db, obs: obs, status: db.Status.DeepCopy(),
+func newPass(d *deps, db *pgv1.PostgresDatabase, obs *observation) *pass {
+	p := &pass{deps: d, db: db, obs: obs, status: db.Status.DeepCopy(),
 		entries: map[string]*pgv1.DatabaseStatus{}, problems: map[string]string{}}
 	for _, d := range p.status.Databases {
 		p.entries[d.Name] = d.DeepCopy()

@@ -243,7 +243,7 @@ func TestCreateAlreadyExistsUsesExisting(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.kube.ClearActions()
-	p := newPass(f.c, db, &observation{cluster: readyCluster(), secrets: map[string]*corev1.Secret{}})
+	p := newPass(&f.c.deps, db, &observation{cluster: readyCluster(), secrets: map[string]*corev1.Secret{}})
 	if h := secretsStep(t.Context(), p); h.Phase != pgv1.PhaseReady {
 		t.Fatalf("secrets step = %+v", h)
 	}

@@ -57,7 +57,7 @@ func (p *pass) removeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names,
 		}
 		return nil, ready("", "")
 	}
-	if err := p.c.kube.CoreV1().Secrets(p.db.Namespace).Delete(ctx, n.ROSecret, ownership.DeleteOf(secret)); err != nil && !apierrors.IsNotFound(err) {
+	if err := p.deps.kube.CoreV1().Secrets(p.db.Namespace).Delete(ctx, n.ROSecret, ownership.DeleteOf(secret)); err != nil && !apierrors.IsNotFound(err) {
 		return absent, apiError(pgv1.ReasonSecretDeleteFailed, fmt.Errorf("delete Secret %s: %w", n.ROSecret, err))
 	}
 	return nil, ready("", "")
@@ -77,8 +77,8 @@ func (p *pass) revokeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names)
 	if err != nil {
 		return err
 	}
-	if err := p.c.sql.execTx(ctx, t, revokeReadOnlyPlan(n)); err != nil {
-		p.c.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
+	if err := p.deps.sql.execTx(ctx, t, revokeReadOnlyPlan(n)); err != nil {
+		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
 		return err
 	}
 	return nil

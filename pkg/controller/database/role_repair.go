@@ -22,7 +22,7 @@ import (
 // change.
 func (p *pass) repairRole(ctx context.Context, cur *cnpgv1.DatabaseRole, w roleWant) health {
 	drift := roleprivilege.Drift(cur, w.inRoles())
-	client := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace)
+	client := p.deps.pg.CNPGV1().DatabaseRoles(p.db.Namespace)
 	applied, err := client.Apply(ctx, roleApply(p.db, w), applyOpts)
 	if err != nil {
 		return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("apply DatabaseRole %s: %w", w.object, err))
@@ -35,7 +35,7 @@ func (p *pass) repairRole(ctx context.Context, cur *cnpgv1.DatabaseRole, w roleW
 	}
 	fields := strings.Join(drift, ", ")
 	klog.FromContext(ctx).Info("Reverted privileges given to a role behind setpoint's back", "databaseRole", w.object, "role", w.role, "fields", fields)
-	p.c.recorder.Eventf(p.db, corev1.EventTypeWarning, pgv1.EventRolePrivilegesReverted,
+	p.deps.recorder.Eventf(p.db, corev1.EventTypeWarning, pgv1.EventRolePrivilegesReverted,
 		"DatabaseRole %s of role %s was edited to change %s; setpoint set them back", w.object, w.role, fields)
 	return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRolePrivilegesReverted,
 		fmt.Sprintf("DatabaseRole %q of role %s was edited to change %s; set back, waiting for CloudNativePG to apply the role", w.object, w.role, fields), provisionRecheck)

@@ -14,14 +14,14 @@ import (
 // than leave the role to CNPG's own retry 30 s later; ok is false when
 // cur is not in that state.
 func (p *pass) retryRole(ctx context.Context, cur *cnpgv1.DatabaseRole, w roleWant) (health, bool) {
-	now := p.c.clock.Now()
+	now := p.deps.clock.Now()
 	due, after := controller.RetryDue(cur, now)
 	if !due && after == 0 {
 		return health{}, false
 	}
 	if due {
 		ac := roleApply(p.db, w).WithAnnotations(controller.RetryMark(now))
-		if _, err := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, ac, applyOpts); err != nil {
+		if _, err := p.deps.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, ac, applyOpts); err != nil {
 			return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("retry DatabaseRole %s: %w", w.object, err)), true
 		}
 		after = controller.RetryPace

@@ -47,21 +47,21 @@ func (p *pass) monitor(ctx context.Context) (postgres.Target, error) {
 	if res != nil && res.MonitorSecretRef == nil && res.SuperUserSecretRef != nil {
 		return p.clusterSecretTarget(ctx, res.SuperUserSecretRef.Name)
 	}
-	ca, err := p.c.cas.Get(ctx, pc.Namespace, naming.CASecret(pc.Name))
+	ca, err := p.deps.cas.Get(ctx, pc.Namespace, naming.CASecret(pc.Name))
 	if err != nil {
 		return postgres.Target{}, err
 	}
-	return monitorTarget(pc, p.c.secrets, ca, "postgres")
+	return monitorTarget(pc, p.deps.secrets, ca, "postgres")
 }
 
 // clusterSecretTarget logs in to database postgres with the cluster's
 // superuser Secret name: ours (cached), or a user's external one.
 func (p *pass) clusterSecretTarget(ctx context.Context, name string) (postgres.Target, error) {
 	ns := p.obs.cluster.Namespace
-	s, err := caches.IgnoreNotFound(p.c.secrets.Secrets(ns).Get(name))
+	s, err := caches.IgnoreNotFound(p.deps.secrets.Secrets(ns).Get(name))
 	if err == nil && s == nil {
 		// An external superuser Secret is not labelled ours, so not cached.
-		s, err = caches.IgnoreNotFound(p.c.kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{}))
+		s, err = caches.IgnoreNotFound(p.deps.kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{}))
 	}
 	if err != nil {
 		return postgres.Target{}, fmt.Errorf("read Secret %s: %w", name, err)
@@ -82,7 +82,7 @@ func (p *pass) target(ctx context.Context, database string, s *corev1.Secret) (p
 // certificate), TLS verified against the cluster's CA.
 func (p *pass) targetAs(ctx context.Context, database, user, password string) (postgres.Target, error) {
 	pc := p.obs.cluster
-	ca, err := p.c.cas.Get(ctx, pc.Namespace, naming.CASecret(pc.Name))
+	ca, err := p.deps.cas.Get(ctx, pc.Namespace, naming.CASecret(pc.Name))
 	if err != nil {
 		return postgres.Target{}, err
 	}

@@ -53,7 +53,7 @@ func (p *pass) deferredWrite(out pipeline.Outcome, removal health) (time.Duratio
 		return 0, false
 	}
 	key := types.NamespacedName{Namespace: p.db.Namespace, Name: p.db.Name}
-	left := p.c.stale.left(key, p.db.UID, p.c.clock.Now())
+	left := p.deps.stale.left(key, p.db.UID, p.deps.clock.Now())
 	return left, left > 0
 }
 

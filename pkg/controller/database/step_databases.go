@@ -45,16 +45,16 @@ func databasesStep(ctx context.Context, p *pass) health {
 
 func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	n := namesOf(p.db.Name, d.Name)
-	client := p.c.pg.CNPGV1().Databases(p.db.Namespace)
+	client := p.deps.pg.CNPGV1().Databases(p.db.Namespace)
 	// CNPG Databases are cached in full: the cache answers for them.
 	cur := p.obs.cnpg[n.CNPG]
 	if conflict := p.owner().Check("CNPG Database", cur); conflict != nil {
 		return conflict.Health(pgv1.ReasonDatabaseConflict)
 	}
-	key, now := p.db.Namespace+"/"+n.CNPG, p.c.clock.Now()
+	key, now := p.db.Namespace+"/"+n.CNPG, p.deps.clock.Now()
 	if cur != nil {
-		p.c.written.Seen(key)
-	} else if p.c.written.Recent(key, now) {
+		p.deps.written.Seen(key)
+	} else if p.deps.written.Recent(key, now) {
 		// Created by a pass just before this one, whose cache does not
 		// show it yet: not a second write, and not a second check.
 		return databaseApplying(n)
@@ -75,7 +75,7 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 			return apiError(pgv1.ReasonDatabaseApplyFailed, fmt.Errorf("apply CNPG Database %s: %w", n.CNPG, err))
 		}
 		if cur == nil {
-			p.c.written.Wrote(key, now)
+			p.deps.written.Wrote(key, now)
 		}
 		// The same message as the wait that follows: the status written
 		// now stays current until CloudNativePG is done (one write, not two).
@@ -182,9 +182,9 @@ func (p *pass) checkNewDatabase(ctx context.Context, n names) health {
 	if err != nil {
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorUnavailable, err.Error(), sqlRecheck)
 	}
-	exists, comment, err := p.c.sql.databaseComment(ctx, t, n.DB)
+	exists, comment, err := p.deps.sql.databaseComment(ctx, t, n.DB)
 	if err != nil {
-		p.c.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
+		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseUnverified,
 			fmt.Sprintf("cannot check in Postgres whether database %s already exists: %v", n.DB, err), sqlRecheck)
 	}

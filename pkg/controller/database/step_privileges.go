@@ -41,8 +41,8 @@ func privilegesStep(ctx context.Context, p *pass) health {
 			p.problem(d.Name, err.Error())
 			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonAdminUnavailable, err.Error(), sqlRecheck)
 		}
-		if err := p.c.sql.execTx(ctx, t, grantPlan(n, ownership.PostgresMarker(p.db.Namespace, p.db.Name), d.ReadOnlyRole)); err != nil {
-			p.c.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
+		if err := p.deps.sql.execTx(ctx, t, grantPlan(n, ownership.PostgresMarker(p.db.Namespace, p.db.Name), d.ReadOnlyRole)); err != nil {
+			p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
 			msg := fmt.Sprintf("grant privileges on database %s: %v", n.DB, err)
 			p.problem(d.Name, msg)
 			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck)

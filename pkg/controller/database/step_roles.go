@@ -143,7 +143,7 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 // PostgresDatabase's object our cache has not seen yet — the API server
 // refuses, and the object it has is judged as the cache would have.
 func (p *pass) createRole(ctx context.Context, w roleWant) health {
-	client := p.c.pg.CNPGV1().DatabaseRoles(p.db.Namespace)
+	client := p.deps.pg.CNPGV1().DatabaseRoles(p.db.Namespace)
 	_, err := client.Create(ctx, roleObject(p.db, w), metav1.CreateOptions{FieldManager: fieldManager})
 	if apierrors.IsAlreadyExists(err) {
 		live, gerr := client.Get(ctx, w.object, metav1.GetOptions{})

@@ -83,7 +83,7 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 	labels := ownership.ManagedLabels(ownership.DatabaseLabel, p.db.Name)
 	labels[ownership.ReloadLabel] = "true"
 	// A password generated now answers a pending rotation request.
-	at := p.c.clock.Now()
+	at := p.deps.clock.Now()
 	annotations := controller.NewSecretRotation(p.db, at)
 	recreating := wasIssued(p, role, name)
 	if recreating {
@@ -101,7 +101,7 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 			corev1.BasicAuthPasswordKey: []byte(rand.Text()),
 		},
 	}
-	client := p.c.kube.CoreV1().Secrets(p.db.Namespace)
+	client := p.deps.kube.CoreV1().Secrets(p.db.Namespace)
 	created, err := client.Create(ctx, s, metav1.CreateOptions{FieldManager: fieldManager})
 	if apierrors.IsAlreadyExists(err) {
 		if created, err = client.Get(ctx, name, metav1.GetOptions{}); err != nil {
@@ -114,7 +114,7 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 	}
 	klog.FromContext(ctx).V(2).Info("Created Secret", "secret", klog.KObj(created), "role", role, "recreated", recreating)
 	if recreating {
-		p.c.recorder.Event(p.db, corev1.EventTypeWarning, pgv1.EventSecretRecreated, controller.RecreatedEvent(name, role))
+		p.deps.recorder.Event(p.db, corev1.EventTypeWarning, pgv1.EventSecretRecreated, controller.RecreatedEvent(name, role))
 	}
 	return created, nil
 }
@@ -124,7 +124,7 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 // cluster, and refuses anything else (ownership.Claim, the same proof the
 // cluster's children pass).
 func (p *pass) claimSecret(ctx context.Context, s *corev1.Secret, role string) health {
-	client := p.c.kube.CoreV1().Secrets(s.Namespace)
+	client := p.deps.kube.CoreV1().Secrets(s.Namespace)
 	cur, adopted, err := ownership.Claim(ctx, p.owner(), ownership.OwnerRef(p.db, gvk), "Secret", s, client, s.Name, fieldManager)
 	var conflict *ownership.ConflictError
 	switch {
@@ -133,7 +133,7 @@ func (p *pass) claimSecret(ctx context.Context, s *corev1.Secret, role string) h
 	case err != nil:
 		return apiError(pgv1.ReasonSecretAdoptFailed, err)
 	case adopted:
-		p.c.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventSecretAdopted, "Adopted retained Secret %s", cur.Name)
+		p.deps.recorder.Eventf(p.db, corev1.EventTypeNormal, pgv1.EventSecretAdopted, "Adopted retained Secret %s", cur.Name)
 	}
 	if msg := invalidCredential(cur, role); msg != "" {
 		return failed(pgv1.ReasonSecretInvalid, fmt.Sprintf("Secret %q: %s", cur.Name, msg), failedRecheck)

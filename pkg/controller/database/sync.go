@@ -43,7 +43,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return c.finalize(ctx, db, obs)
 	}
 	if err := c.validateNames(db); err != nil {
-		p := newPass(c, db, obs)
+		p := newPass(&c.deps, db, obs)
 		p.setPhase(pgv1.PhaseFailed, pgv1.ReasonInvalidName, err.Error())
 		if werr := c.writeStatus(ctx, db, p.status); werr != nil {
 			return workqueue.Result{}, werr
@@ -52,7 +52,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, workqueue.Terminal(err)
 	}
 	before := db.ResourceVersion
-	p := newPass(c, db, obs)
+	p := newPass(&c.deps, db, obs)
 	if db, err = c.addFinalizer(ctx, db, p.createMissingSecrets); err != nil {
 		return workqueue.Result{}, err
 	}
