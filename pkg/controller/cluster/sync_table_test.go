@@ -2,15 +2,12 @@ package cluster
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	k8stesting "k8s.io/client-go/testing"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
@@ -27,19 +24,19 @@ type passCase = ct.Case[*fixture]
 func TestSyncPasses(t *testing.T) {
 	t.Parallel()
 	first := []ct.Write{
-		{Verb: "patch", Resource: "postgresclusters", Name: "shop", Check: ct.Contains(Finalizer)},
-		{Verb: "patch", Resource: "postgresclusterclasses", Name: "standard", Check: ct.Contains(ClassFinalizer)},
-		{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Contains(`"instances":3`, `"uid":"uid-shop"`, `"max_connections":"200"`)},
+		{Verb: "patch", Resource: "postgresclusters", Name: "shop", Check: ct.Sends(finalizerPatch(Finalizer))},
+		{Verb: "patch", Resource: "postgresclusterclasses", Name: "standard", Check: ct.Sends(finalizerPatch(ClassFinalizer))},
+		{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Sends(shopClusterApply(3, "847d8c1c6fcf3153"))},
 		// The monitor's objects, prepared ahead while CNPG brings the
 		// Cluster up (monitor_ahead.go).
-		{Verb: "create", Resource: "secrets", Name: "shop-monitor"},
-		{Verb: "patch", Resource: "databaseroles", Name: "shop.setpoint-monitor", Check: ct.Contains(`"name":"setpoint_monitor"`)},
-		{Verb: "patch", Resource: "databaseroles", Name: "shop.setpoint-cert-auth"},
+		{Verb: "create", Resource: "secrets", Name: "shop-monitor", Check: ct.Sends(monitorSecret(), randomPassword)},
+		{Verb: "patch", Resource: "databaseroles", Name: "shop.setpoint-monitor", Check: ct.Sends(wantMonitorRole())},
+		{Verb: "patch", Resource: "databaseroles", Name: "shop.setpoint-cert-auth", Check: ct.Sends(wantCertAuthRole())},
 	}
 	for _, tc := range []passCase{{
 		Name: "a new cluster: finalizers, the CNPG Cluster and the monitor's objects applied, status Pending until CNPG reports",
 		Writes: append(first, ct.Write{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
-			Check: clusterStatus(pgv1.PhasePending, pgv1.ConditionProvisionerReady, pgv1.ReasonCNPGPending)}),
+			Check: ct.Sends(shopStatus(pendingStatus()), wallClock, cnpgUID)}),
 		Phase: pgv1.PhasePending, Reason: pgv1.ReasonCNPGPending,
 	}, {
 		Name:    "nothing changed since: no write, no Event",
@@ -56,14 +53,15 @@ func TestSyncPasses(t *testing.T) {
 			f.clock.Step(phaseSettle)
 		},
 		Writes: []ct.Write{{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
-			Check: clusterStatus(pgv1.PhaseProvisioning, pgv1.ConditionProvisionerReady, pgv1.ReasonCNPGProvisioning)}},
+			Check: ct.Sends(shopStatus(provisioningStatus()), wallClock, cnpgUID)}},
 		Phase: pgv1.PhaseProvisioning, Reason: pgv1.ReasonCNPGProvisioning,
 	}, {
 		Name: "the status write conflicts: the stored status stays, the pass is retried",
 		Faults: []ct.Fault{{Verb: "update", Resource: "postgresclusters", Subresource: "status", Times: 1,
 			Err: apierrors.NewConflict(schema.GroupResource{Group: pgv1.GroupName, Resource: "postgresclusters"}, "shop", errors.New("the object has been modified"))}},
-		Writes: append(first, ct.Write{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop"}),
-		Err:    apierrors.IsConflict,
+		Writes: append(first, ct.Write{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
+			Check: ct.Sends(shopStatus(pendingStatus()), wallClock, cnpgUID)}),
+		Err: apierrors.IsConflict,
 	}, {
 		Name: "the API server fails the CNPG Cluster's apply: ProvisionerReady says so, status is written, the pass is retried",
 		Prepare: func(t *testing.T, f *fixture) {
@@ -72,9 +70,9 @@ func TestSyncPasses(t *testing.T) {
 		},
 		Faults: []ct.Fault{{Verb: "patch", Resource: "clusters", Name: "shop", Err: errBoom}},
 		Writes: []ct.Write{
-			{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Contains(`"instances":2`)},
+			{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Sends(shopClusterApply(2, "6c2aef33863858b1"))},
 			{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
-				Check: clusterStatus(pgv1.PhasePending, pgv1.ConditionProvisionerReady, pgv1.ReasonApplyFailed)},
+				Check: ct.Sends(applyFailedStatus(), wallClock, cnpgUID)},
 		},
 		Phase: pgv1.PhasePending, Reason: pgv1.ReasonApplyFailed,
 		Err: func(err error) bool { return errors.Is(err, errBoom) && apierrors.IsInternalError(err) },
@@ -89,7 +87,7 @@ func TestSyncPasses(t *testing.T) {
 		},
 		Writes: []ct.Write{
 			{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
-				Check: clusterStatus(pgv1.PhaseDeleting, pgv1.ConditionReady, pgv1.ReasonDeleting)},
+				Check: ct.Sends(deletingStatus(pgv1.DeletionPolicyDelete), wallClock, cnpgUID)},
 			{Verb: "delete", Resource: "clusters", Name: "shop"},
 		},
 		Phase: pgv1.PhaseDeleting, Reason: pgv1.ReasonDeleting,
@@ -107,7 +105,7 @@ func TestSyncPasses(t *testing.T) {
 		},
 		Writes: []ct.Write{
 			{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
-				Check: clusterStatus(pgv1.PhaseDeleting, pgv1.ConditionReady, pgv1.ReasonDeleting)},
+				Check: ct.Sends(deletingStatus(pgv1.DeletionPolicyDelete), wallClock, cnpgUID)},
 			{Verb: "delete", Resource: "scheduledbackups", Name: "shop-backup"},
 			{Verb: "delete", Resource: "poolers", Name: "shop-pooler-rw"},
 			{Verb: "delete", Resource: "clusters", Name: "shop"},
@@ -127,10 +125,10 @@ func TestSyncPasses(t *testing.T) {
 		},
 		Writes: []ct.Write{
 			{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
-				Check: clusterStatus(pgv1.PhaseDeleting, pgv1.ConditionReady, pgv1.ReasonDeleting)},
-			{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Contains(`"ownerReferences":[]`, `retained-for":"PostgresCluster/shop"`)},
-			{Verb: "patch", Resource: "scheduledbackups", Name: "shop-backup", Check: ct.Contains(`"ownerReferences":[]`, `retained-for":"PostgresCluster/shop"`)},
-			{Verb: "patch", Resource: "podmonitors", Name: "shop-metrics", Check: ct.Contains(`"ownerReferences":[]`, `retained-for":"PostgresCluster/shop"`)},
+				Check: ct.Sends(deletingStatus(pgv1.DeletionPolicyRetain), wallClock, cnpgUID)},
+			{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Sends(retainedPatch)},
+			{Verb: "patch", Resource: "scheduledbackups", Name: "shop-backup", Check: ct.Sends(retainedPatch)},
+			{Verb: "patch", Resource: "podmonitors", Name: "shop-metrics", Check: ct.Sends(retainedPatch)},
 			{Verb: "patch", Resource: "postgresclusters", Name: "shop"},
 		},
 		Events: []string{"Normal Retained kept CNPG Cluster shop, ScheduledBackup shop-backup, PodMonitor shop-metrics"},
@@ -143,8 +141,13 @@ func TestSyncPasses(t *testing.T) {
 	}
 }
 
+// runPass runs tc on shop of class standard, both carrying a
+// resourceVersion as stored objects do (the finalizer patches are
+// guarded by it).
 func runPass(t *testing.T, tc passCase) {
-	ct.RunCase(t, tc, newFixture(t, nil, []runtime.Object{class(), cluster(pgv1.ClusterSettings{})}), "shop")
+	cl, pc := class(), cluster(pgv1.ClusterSettings{})
+	cl.ResourceVersion, pc.ResourceVersion = "1", "1"
+	ct.RunCase(t, tc, newFixture(t, nil, []runtime.Object{cl, pc}), "shop")
 }
 
 func firstPass(t *testing.T, f *fixture) {
@@ -196,21 +199,5 @@ func (f *fixture) updateCluster(change func(*pgv1.PostgresCluster)) {
 	pc.Generation++
 	if _, err := f.pg.PostgresV1alpha1().PostgresClusters("ns").Update(f.t.Context(), pc, metav1.UpdateOptions{}); err != nil {
 		f.t.Fatal(err)
-	}
-}
-
-// clusterStatus checks a status update: phase, and condition False with
-// reason.
-func clusterStatus(phase pgv1.Phase, condition, reason string) func(k8stesting.Action) string {
-	return func(a k8stesting.Action) string {
-		pc, ok := ct.Object(a).(*pgv1.PostgresCluster)
-		if !ok {
-			return "not a PostgresCluster"
-		}
-		c := meta.FindStatusCondition(pc.Status.Conditions, condition)
-		if pc.Status.Phase != phase || c == nil || c.Status != metav1.ConditionFalse || c.Reason != reason {
-			return fmt.Sprintf("phase %s, %s %+v; want %s, False %s", pc.Status.Phase, condition, c, phase, reason)
-		}
-		return ""
 	}
 }

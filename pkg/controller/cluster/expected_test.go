@@ -1,0 +1,192 @@
+package cluster
+
+import (
+	"encoding/json"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/utils/ptr"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
+	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
+)
+
+// What the passes of shop (class standard, no settings of its own) write,
+// compared whole (ct.Sends, ct.Diff): a test that guards what is written
+// says the whole object it expects, so that a field added, dropped or
+// changed by mistake fails it with a diff.
+
+// randomPassword: the monitor's password is random: it must be there.
+// wallClock: the conditions' transition times are the wall clock's
+// (meta.SetStatusCondition), not the fixture's. cnpgUID: the CNPG
+// Cluster's UID is the one the API gave it when the apply created it.
+var (
+	randomPassword = ct.Generated("data", "password")
+	wallClock      = ct.Generated("status", "conditions", "*", "lastTransitionTime")
+	cnpgUID        = ct.Generated("status", "provisionerRef", "uid")
+)
+
+// shopRef is the controller reference shop puts on what it owns.
+var shopRef = metav1.OwnerReference{APIVersion: "postgres.setpoint.dev/v1alpha1", Kind: "PostgresCluster",
+	Name: "shop", UID: "uid-shop", Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
+
+func shopRefApply() *metav1ac.OwnerReferenceApplyConfiguration {
+	return metav1ac.OwnerReference().WithAPIVersion("postgres.setpoint.dev/v1alpha1").
+		WithKind("PostgresCluster").WithName("shop").WithUID("uid-shop").
+		WithController(true).WithBlockOwnerDeletion(true)
+}
+
+func shopLabels(extra ...string) map[string]string {
+	l := map[string]string{"app.kubernetes.io/managed-by": "setpoint", "postgres.setpoint.dev/cluster": "shop"}
+	for i := 0; i+1 < len(extra); i += 2 {
+		l[extra[i]] = extra[i+1]
+	}
+	return l
+}
+
+// finalizerPatch is the merge patch that sets finalizers, guarded by the
+// resourceVersion it was read at.
+func finalizerPatch(finalizers ...string) string {
+	b, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"finalizers": append([]string{}, finalizers...), "resourceVersion": ct.AnyVersion}})
+	return string(b)
+}
+
+// shopClusterApply is the server-side apply of shop's CNPG Cluster with
+// instances, the class's settings otherwise: the fields setpoint owns,
+// and no others. hash is the spec-hash annotation of that spec.
+func shopClusterApply(instances int, hash string) *cnpgac.ClusterApplyConfiguration {
+	pooler := func(n string) []string {
+		return []string{n, n + ".ns", n + ".ns.svc", n + ".ns.svc.cluster.local"}
+	}
+	return cnpgac.Cluster("shop", "ns").WithLabels(shopLabels()).
+		WithAnnotations(map[string]string{"postgres.setpoint.dev/spec-hash": hash}).
+		WithOwnerReferences(shopRefApply()).
+		WithSpec(cnpgac.ClusterSpec().WithInstances(instances).
+			WithImageName("ghcr.io/cloudnative-pg/postgresql:16").
+			WithPostgresConfiguration(cnpgac.PostgresConfiguration().
+				WithParameters(map[string]string{"max_connections": "200", "work_mem": "4MB"}).
+				WithPgHBA("hostssl all +setpoint_cert_auth all cert", "hostnossl all +setpoint_cert_auth all reject",
+					"host all all 10.0.0.0/8 scram-sha-256")).
+			WithEnableSuperuserAccess(false).
+			WithStorage(cnpgac.StorageConfiguration().WithSize("10Gi")).
+			WithCertificates(cnpgac.CertificatesConfiguration().
+				WithServerAltDNSNames(append(pooler("shop-pooler-rw"), pooler("shop-pooler-ro")...)...)))
+}
+
+// monitorSecret is the monitor's generated credential: basic-auth,
+// reloaded by CNPG, controlled by shop.
+func monitorSecret() *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-monitor", Namespace: "ns",
+			Labels: shopLabels("cnpg.io/reload", "true"), OwnerReferences: []metav1.OwnerReference{shopRef}},
+		Type: corev1.SecretTypeBasicAuth,
+		Data: map[string][]byte{"username": []byte("setpoint_monitor"), "password": nil},
+	}
+}
+
+// shopRoleApply is the server-side apply of one of shop's own
+// DatabaseRoles: every privilege-bearing field set, so that setpoint
+// owns it; spec adds what the role is.
+func shopRoleApply(name string, spec *cnpgac.DatabaseRoleSpecApplyConfiguration) *cnpgac.DatabaseRoleApplyConfiguration {
+	return cnpgac.DatabaseRole(name, "ns").WithLabels(shopLabels()).WithOwnerReferences(shopRefApply()).
+		WithSpec(spec.WithCluster(cnpgac.LocalObjectReference().WithName("shop")).
+			WithComment("managed by setpoint for PostgresCluster ns/shop").
+			WithSuperuser(false).WithCreateDB(false).WithCreateRole(false).WithReplication(false).WithBypassRLS(false).
+			WithInherit(true).WithConnectionLimit(-1))
+}
+
+// wantMonitorRole is setpoint_monitor's: it logs in with the monitor's
+// Secret, is in pg_monitor, and goes with the cluster.
+func wantMonitorRole() *cnpgac.DatabaseRoleApplyConfiguration {
+	return shopRoleApply("shop.setpoint-monitor", cnpgac.DatabaseRoleSpec().WithName("setpoint_monitor").
+		WithLogin(true).WithInRoles("pg_monitor").
+		WithPasswordSecret(cnpgac.LocalObjectReference().WithName("shop-monitor")).
+		WithDatabaseRoleReclaimPolicy("delete"))
+}
+
+// wantCertAuthRole is the certificate group's: no login of its own, kept
+// when its DatabaseRole goes.
+func wantCertAuthRole() *cnpgac.DatabaseRoleApplyConfiguration {
+	return shopRoleApply("shop.setpoint-cert-auth", cnpgac.DatabaseRoleSpec().WithName("setpoint_cert_auth").
+		WithLogin(false).WithDatabaseRoleReclaimPolicy("retain"))
+}
+
+// retainedPatch is the merge patch a Retain deletion releases one of
+// shop's children with: no owner, marked retained for shop.
+const retainedPatch = `{"metadata":{"annotations":{"postgres.setpoint.dev/retained-cluster":"shop",` +
+	`"postgres.setpoint.dev/retained-for":"PostgresCluster/shop"},"labels":{"postgres.setpoint.dev/retained":"true"},` +
+	`"ownerReferences":[],"resourceVersion":"` + ct.AnyVersion + `"}}`
+
+func cond(typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
+	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg}
+}
+
+func blocked(typ string) metav1.Condition {
+	return cond(typ, metav1.ConditionFalse, "Blocked", "waiting for ProvisionerReady")
+}
+
+// pendingStatus is shop's status while CNPG has not reported on the
+// Cluster it was sent: Pending, what follows the provisioner blocked.
+func pendingStatus() pgv1.PostgresClusterStatus {
+	return waitingStatus(pgv1.PhasePending, 0, "CNPGPending", `CNPG: "" (0/0 instances ready)`)
+}
+
+// waitingStatus is shop's status at generation while the provisioner is
+// not ready for reason: phase, what follows the provisioner blocked.
+func waitingStatus(phase pgv1.Phase, generation int64, reason, msg string) pgv1.PostgresClusterStatus {
+	st := pgv1.PostgresClusterStatus{Phase: phase, ObservedGeneration: generation, Conditions: []metav1.Condition{
+		cond("SecretReady", metav1.ConditionTrue, "SuperuserAccessOff", "superuser access is off: there is no superuser Secret"),
+		cond("ObjectStoreReady", metav1.ConditionTrue, "NotConfigured", "no object store configured"),
+		cond("ProvisionerReady", metav1.ConditionFalse, reason, msg),
+		blocked("MonitorReady"), blocked("PoolerReady"), blocked("BackupReady"), blocked("ConfigMapReady"),
+		blocked("PodMonitorReady"), blocked("MetricsServiceReady"),
+		cond("Ready", metav1.ConditionFalse, reason, "provisioner: "+msg),
+	}, ProvisionerRef: &pgv1.ProvisionerReference{APIVersion: "postgresql.cnpg.io/v1", Kind: "Cluster", Name: "shop"}}
+	for i := range st.Conditions {
+		st.Conditions[i].ObservedGeneration = generation
+	}
+	return st
+}
+
+// shopStatus is shop as the fixture seeds it and the first pass
+// finalizes it, with status st.
+func shopStatus(st pgv1.PostgresClusterStatus) *pgv1.PostgresCluster {
+	pc := cluster(pgv1.ClusterSettings{})
+	pc.Finalizers = []string{Finalizer}
+	pc.Status = st
+	return pc
+}
+
+// deletingStatus is shop being deleted with policy, its status the
+// first pass's with Deleting written over it.
+func deletingStatus(policy pgv1.DeletionPolicy) *pgv1.PostgresCluster {
+	st := pendingStatus()
+	st.Phase = pgv1.PhaseDeleting
+	st.Conditions[9] = cond("Ready", metav1.ConditionFalse, "Deleting", "deleting with clusterDeletionPolicy "+string(policy))
+	st.Conditions[9].ObservedGeneration = 1
+	pc := shopStatus(st)
+	pc.DeletionTimestamp = ptr.To(metav1.NewTime(t0))
+	pc.Spec.ClusterDeletionPolicy = policy
+	return pc
+}
+
+// provisioningStatus is shop's status once CNPG's "Setting up primary"
+// has held long enough (phaseSettle) to be written.
+func provisioningStatus() pgv1.PostgresClusterStatus {
+	st := waitingStatus(pgv1.PhaseProvisioning, 0, "CNPGProvisioning", `CNPG: "Setting up primary" (0/3 instances ready)`)
+	st.Instances = 3
+	return st
+}
+
+// applyFailedStatus is shop, its instances changed to 2 (generation 1),
+// where the API server failed the CNPG Cluster's apply: ProvisionerReady
+// says why.
+func applyFailedStatus() *pgv1.PostgresCluster {
+	pc := shopStatus(waitingStatus(pgv1.PhasePending, 1, "ApplyFailed",
+		"apply CNPG cluster: Internal error occurred: etcd is unavailable"))
+	pc.Spec.Instances = ptr.To[int32](2)
+	return pc
+}
