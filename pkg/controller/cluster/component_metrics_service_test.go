@@ -6,12 +6,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	kubefakecs "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 )
 
 func metricsServicePass(cs *kubefakecs.Clientset, on bool, existing *corev1.Service) *pass {
@@ -43,18 +42,9 @@ func TestMetricsServiceAppliedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Service not applied: %v", err)
 	}
-	s := svc.Spec
-	if s.ClusterIP != corev1.ClusterIPNone || !mapsEqualNil(s.Selector, instanceSelector("shop")) ||
-		len(s.Ports) != 1 || s.Ports[0].Port != 9187 || s.Ports[0].TargetPort != intstr.FromString("metrics") {
-		t.Errorf("spec = %+v", s)
+	if d := ct.Diff(wantMetricsService(), svc); d != "" {
+		t.Errorf("Service as stored: %s", d)
 	}
-	if svc.Annotations["prometheus.io/scrape"] != "true" || svc.Annotations["prometheus.io/port"] != "9187" {
-		t.Errorf("annotations = %v", svc.Annotations)
-	}
-	if !ownership.IsControlledBy(svc, "uid-shop") || svc.Labels[ownership.ClusterLabel] != "shop" {
-		t.Errorf("not owned and labelled as ours: %+v %v", svc.OwnerReferences, svc.Labels)
-	}
-
 	cs.ClearActions()
 	if h := runMetricsService(t, metricsServicePass(cs, true, svc)); h.Phase != pgv1.PhaseReady {
 		t.Fatalf("converged pass: %+v", h)
@@ -67,8 +57,8 @@ func TestMetricsServiceAppliedOnce(t *testing.T) {
 	drifted.Annotations["prometheus.io/scrape"] = "false"
 	runMetricsService(t, metricsServicePass(cs, true, drifted))
 	svc, _ = cs.CoreV1().Services("ns").Get(t.Context(), "shop-metrics", metav1.GetOptions{})
-	if svc.Annotations["prometheus.io/scrape"] != "true" {
-		t.Errorf("drift not repaired: %v", svc.Annotations)
+	if d := ct.Diff(wantMetricsService(), svc); d != "" {
+		t.Errorf("drift not repaired: %s", d)
 	}
 }
 

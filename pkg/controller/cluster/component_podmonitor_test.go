@@ -10,7 +10,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	pgfake "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
 
@@ -45,17 +45,9 @@ func TestPodMonitorAppliedOnceWithCNPGsSelector(t *testing.T) {
 	if err != nil {
 		t.Fatalf("PodMonitor not applied: %v", err)
 	}
-	want := map[string]string{"cnpg.io/cluster": "shop", "cnpg.io/podRole": "instance"}
-	if !mapsEqualNil(pm.Spec.Selector.MatchLabels, want) || len(pm.Spec.Selector.MatchExpressions) != 0 {
-		t.Errorf("selector = %+v, want %v", pm.Spec.Selector, want)
+	if d := ct.Diff(wantPodMonitor(), pm); d != "" {
+		t.Errorf("PodMonitor as stored: %s", d)
 	}
-	if eps := pm.Spec.PodMetricsEndpoints; len(eps) != 1 || eps[0].Port == nil || *eps[0].Port != "metrics" {
-		t.Errorf("endpoints = %+v, want one on port metrics", eps)
-	}
-	if !ownership.IsControlledBy(pm, p.cluster.UID) || pm.Labels[ownership.ClusterLabel] != "shop" {
-		t.Errorf("not owned and labelled as ours: refs %+v, labels %v", pm.OwnerReferences, pm.Labels)
-	}
-
 	cs.ClearActions()
 	p = podMonitorPass(cs, true, pm)
 	if h := reconcileObserve(t, p); h.Phase != pgv1.PhaseReady {
@@ -71,8 +63,8 @@ func TestPodMonitorAppliedOnceWithCNPGsSelector(t *testing.T) {
 	p = podMonitorPass(cs, true, drifted)
 	reconcileObserve(t, p)
 	pm, _ = cs.MonitoringV1().PodMonitors("ns").Get(t.Context(), "shop-metrics", metav1.GetOptions{})
-	if !mapsEqualNil(pm.Spec.Selector.MatchLabels, want) {
-		t.Errorf("drift not repaired: %v", pm.Spec.Selector.MatchLabels)
+	if d := ct.Diff(wantPodMonitor(), pm); d != "" {
+		t.Errorf("drift not repaired: %s", d)
 	}
 }
 

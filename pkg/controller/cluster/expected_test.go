@@ -5,9 +5,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 
+	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
@@ -189,4 +191,29 @@ func applyFailedStatus() *pgv1.PostgresCluster {
 		"apply CNPG cluster: Internal error occurred: etcd is unavailable"))
 	pc.Spec.Instances = ptr.To[int32](2)
 	return pc
+}
+
+// wantMetricsService is shop's metrics Service as applied: headless, over
+// the instances' metrics port, annotated for Prometheus.
+func wantMetricsService() *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-metrics", Namespace: "ns", Labels: shopLabels(),
+			Annotations:     map[string]string{"prometheus.io/scrape": "true", "prometheus.io/port": "9187", "prometheus.io/path": "/metrics"},
+			OwnerReferences: []metav1.OwnerReference{shopRef}},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: instanceSelector("shop"),
+			Ports: []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: 9187, TargetPort: intstr.FromString("metrics")}}},
+	}
+}
+
+// wantPodMonitor is the PodMonitor CNPG recommends for shop, as applied:
+// the cluster's instance pods, scraped on their metrics port.
+func wantPodMonitor() *monitoringv1.PodMonitor {
+	return &monitoringv1.PodMonitor{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-metrics", Namespace: "ns", Labels: shopLabels(),
+			OwnerReferences: []metav1.OwnerReference{shopRef}},
+		Spec: monitoringv1.PodMonitorSpec{
+			Selector:            metav1.LabelSelector{MatchLabels: map[string]string{"cnpg.io/cluster": "shop", "cnpg.io/podRole": "instance"}},
+			PodMetricsEndpoints: []monitoringv1.PodMetricsEndpoint{{Port: ptr.To("metrics")}},
+		},
+	}
 }
