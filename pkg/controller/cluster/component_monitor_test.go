@@ -18,6 +18,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
@@ -74,22 +75,18 @@ func TestMonitorRoleCreatedThenPublished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sec.Type != corev1.SecretTypeBasicAuth || string(sec.Data["username"]) != "setpoint_monitor" || len(sec.Data["password"]) < 16 ||
-		sec.Labels[ownership.ReloadLabel] != "true" || sec.Labels[ownership.ClusterLabel] != "shop" || !ownership.IsControlledBy(sec, p.cluster.UID) {
-		t.Errorf("monitor Secret = %+v", sec.ObjectMeta)
+	if d := ct.Diff(monitorSecret(), sec, randomPassword); d != "" {
+		t.Errorf("monitor Secret as stored: %s", d)
+	}
+	if n := len(sec.Data["password"]); n < 16 {
+		t.Errorf("monitor password of %d bytes", n)
 	}
 	role, err := cs.CNPGV1().DatabaseRoles("ns").Get(t.Context(), "shop.setpoint-monitor", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := role.Spec
-	if s.Cluster.Name != "shop" || s.Name != "setpoint_monitor" || !s.Login || !slices.Equal(s.InRoles, []string{"pg_monitor"}) ||
-		s.PasswordSecret == nil || s.PasswordSecret.Name != "shop-monitor" || s.Comment != "managed by setpoint for PostgresCluster ns/shop" ||
-		s.DatabaseRoleReclaimPolicy != "delete" || s.Superuser || s.CreateDB || s.CreateRole {
-		t.Errorf("DatabaseRole spec = %+v", s)
-	}
-	if !ownership.IsControlledBy(role, p.cluster.UID) || role.Labels[ownership.ClusterLabel] != "shop" {
-		t.Errorf("DatabaseRole meta = %+v", role.ObjectMeta)
+	if d := ct.Diff(storedMonitorRole(), role); d != "" {
+		t.Errorf("DatabaseRole as stored: %s", d)
 	}
 
 	// CNPG applied it.

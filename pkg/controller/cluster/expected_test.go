@@ -9,6 +9,7 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
@@ -214,6 +215,38 @@ func wantPodMonitor() *monitoringv1.PodMonitor {
 		Spec: monitoringv1.PodMonitorSpec{
 			Selector:            metav1.LabelSelector{MatchLabels: map[string]string{"cnpg.io/cluster": "shop", "cnpg.io/podRole": "instance"}},
 			PodMetricsEndpoints: []monitoringv1.PodMetricsEndpoint{{Port: ptr.To("metrics")}},
+		},
+	}
+}
+
+// storedMonitorRole is setpoint_monitor's DatabaseRole as its first
+// apply stores it (wantMonitorRole is the apply).
+func storedMonitorRole() *cnpgv1.DatabaseRole {
+	return &cnpgv1.DatabaseRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop.setpoint-monitor", Namespace: "ns", Labels: shopLabels(),
+			OwnerReferences: []metav1.OwnerReference{shopRef}},
+		Spec: cnpgv1.DatabaseRoleSpec{
+			Cluster: cnpgv1.LocalObjectReference{Name: "shop"}, Name: "setpoint_monitor",
+			Comment: "managed by setpoint for PostgresCluster ns/shop",
+			Login:   true, Inherit: ptr.To(true), ConnectionLimit: ptr.To[int64](-1), InRoles: []string{"pg_monitor"},
+			PasswordSecret:            &cnpgv1.LocalObjectReference{Name: "shop-monitor"},
+			DatabaseRoleReclaimPolicy: "delete",
+		},
+	}
+}
+
+// storedCertAuthRole is the certificate group's DatabaseRole as its
+// first apply stores it (wantCertAuthRole is the apply): no login, no
+// password, no client certificate, kept when the DatabaseRole goes.
+func storedCertAuthRole() *cnpgv1.DatabaseRole {
+	return &cnpgv1.DatabaseRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop.setpoint-cert-auth", Namespace: "ns", Labels: shopLabels(),
+			OwnerReferences: []metav1.OwnerReference{shopRef}},
+		Spec: cnpgv1.DatabaseRoleSpec{
+			Cluster: cnpgv1.LocalObjectReference{Name: "shop"}, Name: "setpoint_cert_auth",
+			Comment: "managed by setpoint for PostgresCluster ns/shop",
+			Inherit: ptr.To(true), ConnectionLimit: ptr.To[int64](-1),
+			DatabaseRoleReclaimPolicy: "retain",
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 )
 
 // While CNPG brings the Cluster up, the monitor's Secret and both
@@ -24,15 +25,30 @@ func TestMonitorPreparedAhead(t *testing.T) {
 	if err := (monitorComponent{}).Prepare(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-monitor", metav1.GetOptions{}); err != nil {
-		t.Errorf("monitor Secret: %v", err)
+	sec, err := kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-monitor", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("monitor Secret: %v", err)
+	}
+	if d := ct.Diff(monitorSecret(), sec, randomPassword); d != "" {
+		t.Errorf("monitor Secret as stored: %s", d)
 	}
 	role, err := cs.CNPGV1().DatabaseRoles("ns").Get(t.Context(), "shop.setpoint-monitor", metav1.GetOptions{})
-	if err != nil || !monitorRoleCurrent(role, p) || role.Annotations[controller.RetryAnnotation] != "" {
-		t.Errorf("monitor DatabaseRole = %+v, %v; want our fields and no retry mark", role, err)
+	if err != nil {
+		t.Fatalf("monitor DatabaseRole: %v", err)
 	}
-	if _, err := cs.CNPGV1().DatabaseRoles("ns").Get(t.Context(), "shop.setpoint-cert-auth", metav1.GetOptions{}); err != nil {
-		t.Errorf("certificate group DatabaseRole: %v", err)
+	// Whole: our fields, and no retry mark.
+	if d := ct.Diff(storedMonitorRole(), role); d != "" {
+		t.Errorf("monitor DatabaseRole as stored: %s", d)
+	}
+	if !monitorRoleCurrent(role, p) {
+		t.Errorf("the monitor role as applied is not current: the component would apply it again")
+	}
+	group, err := cs.CNPGV1().DatabaseRoles("ns").Get(t.Context(), "shop.setpoint-cert-auth", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("certificate group DatabaseRole: %v", err)
+	}
+	if d := ct.Diff(storedCertAuthRole(), group); d != "" {
+		t.Errorf("certificate group DatabaseRole as stored: %s", d)
 	}
 }
 

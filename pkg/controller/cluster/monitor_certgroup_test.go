@@ -14,6 +14,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -61,13 +62,8 @@ func TestCertGroupCreatedWithOurFieldsOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := role.Spec
-	if s.Cluster.Name != "shop" || s.Name != "setpoint_cert_auth" || s.Login || s.PasswordSecret != nil || len(s.InRoles) != 0 ||
-		s.Comment != "managed by setpoint for PostgresCluster ns/shop" || s.DatabaseRoleReclaimPolicy != "retain" || s.ClientCertificate != nil {
-		t.Errorf("DatabaseRole spec = %+v", s)
-	}
-	if !ownership.IsControlledBy(role, p.cluster.UID) || role.Labels[ownership.ClusterLabel] != "shop" {
-		t.Errorf("DatabaseRole meta = %+v", role.ObjectMeta)
+	if d := ct.Diff(storedCertAuthRole(), role); d != "" {
+		t.Errorf("DatabaseRole as stored: %s", d)
 	}
 	if !certGroupCurrent(role, p) {
 		t.Errorf("the group as applied is not current: a converged pass would apply it again")
