@@ -8,7 +8,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	pgfake "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
@@ -38,9 +38,14 @@ func TestBackupRequestCreatesOneBackupPerID(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Backup not created: %v", err)
 	}
-	if !ownership.IsControlledBy(b, p.cluster.UID) || b.Spec.Method != cnpgv1.BackupMethodPlugin ||
-		b.Spec.PluginConfiguration == nil || b.Spec.PluginConfiguration.Name != barmanPlugin || b.Spec.Cluster.Name != "shop" {
-		t.Fatalf("Backup = %+v", b)
+	want := &cnpgv1.Backup{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: shopLabels(),
+			OwnerReferences: []metav1.OwnerReference{shopRef}},
+		Spec: cnpgv1.BackupSpec{Cluster: cnpgv1.LocalObjectReference{Name: "shop"}, Method: cnpgv1.BackupMethodPlugin,
+			PluginConfiguration: &cnpgv1.BackupPluginConfiguration{Name: barmanPlugin}},
+	}
+	if d := ct.Diff(want, b); d != "" {
+		t.Fatalf("Backup as stored: %s", d)
 	}
 	if r := p.status.BackupStatus.LastRequest; r == nil || r.ID != "r1" || r.Backup != name {
 		t.Fatalf("lastRequest = %+v", r)

@@ -16,6 +16,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	pgfake "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
@@ -46,6 +47,16 @@ func children(pc *pgv1.PostgresCluster, withPooler bool) (*observation, []runtim
 	}
 	poolerPart.set(o, poolersSeen{poolers: poolers})
 	return o, objs
+}
+
+// releasedMeta is the metadata of the child name (as children makes it)
+// once a Retain deletion has released it to a later namesake: no owner,
+// marked retained for shop.
+func releasedMeta(name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name),
+		Labels: map[string]string{"postgres.setpoint.dev/retained": "true"},
+		Annotations: map[string]string{"postgres.setpoint.dev/retained-for": "PostgresCluster/shop",
+			"postgres.setpoint.dev/retained-cluster": "shop"}}
 }
 
 func clusterWithPolicy(policy pgv1.DeletionPolicy) *pgv1.PostgresCluster {
@@ -108,13 +119,21 @@ func TestRetainDeletesThePoolersThenReleasesWhatItKeeps(t *testing.T) {
 	if got := strings.Join(td.kept, ", "); got != wantKept {
 		t.Errorf("kept %q, want %q", got, wantKept)
 	}
+	// Released whole: our reference gone, marked retained for shop, and
+	// nothing else changed.
 	cl, err := pg.CNPGV1().Clusters("ns").Get(t.Context(), "shop", metav1.GetOptions{})
-	if err != nil || ownership.IsControlledBy(cl, pc.UID) {
-		t.Errorf("released CNPG Cluster: %v, owners %v; want our reference gone", err, cl.OwnerReferences)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ct.Diff(&cnpgv1.Cluster{ObjectMeta: releasedMeta("shop")}, cl); d != "" {
+		t.Errorf("released CNPG Cluster as stored: %s", d)
 	}
 	s, err := kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-superuser", metav1.GetOptions{})
-	if err != nil || ownership.IsControlledBy(s, pc.UID) {
-		t.Errorf("released Secret: %v, owners %v; want our reference gone", err, s.OwnerReferences)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ct.Diff(&corev1.Secret{ObjectMeta: releasedMeta("shop-superuser")}, s); d != "" {
+		t.Errorf("released Secret as stored: %s", d)
 	}
 	for _, w := range teardownWrites(pg.Actions()) {
 		if strings.Contains(w, "shop-pooler-ro") {
