@@ -21,6 +21,10 @@
 //     moved forward between expected waits, which is written late
 //     (status_defer.go; docs/adr/0007-one-status-write-per-pass.md).
 //
+// Steps reach the world through the pass's deps (deps.go), built once by
+// the Controller, never through the Controller itself
+// (docs/adr/0010-database-steps-hold-their-dependencies.md).
+//
 // Each role is a CNPG DatabaseRole of its own, named after the cluster and
 // the role, so the API server decides which PostgresDatabase has a role.
 // The pipeline is described for users in docs/concepts/pipelines.md.
