@@ -207,8 +207,8 @@ func TestMonitorRoleRefusedWhenSomeoneElseHasIt(t *testing.T) {
 	if h.Phase != pgv1.PhaseFailed || h.Reason != "MonitorSecretConflict" || !strings.Contains(h.Message, `Secret "shop-monitor" exists and was not created by setpoint`) {
 		t.Errorf("foreign Secret: %+v", h)
 	}
-	if got, _ := kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-monitor", metav1.GetOptions{}); len(got.OwnerReferences) != 0 || len(got.Data) != 0 {
-		t.Errorf("foreign Secret modified: %+v", got)
+	if got, _ := kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-monitor", metav1.GetOptions{}); ct.Diff(theirs, got) != "" {
+		t.Errorf("foreign Secret not left whole as it was: %s", ct.Diff(theirs, got))
 	}
 	if len(cs.Actions()) != 0 {
 		t.Errorf("DatabaseRole written next to a foreign Secret: %v", cs.Actions())

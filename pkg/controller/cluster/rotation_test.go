@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -9,6 +10,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
@@ -35,16 +37,20 @@ func superuserPass(t *testing.T, request string) (*pass, *corev1.Secret) {
 // Secret.
 func TestSuperuserRotationOnRequest(t *testing.T) {
 	t.Parallel()
-	p, _ := superuserPass(t, "r1")
+	p, s := superuserPass(t, "r1")
 	c := secretComponent{}
 	if err := c.Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
 	h := c.Observe(t.Context(), p, nil)
 	got, _ := p.deps.kube.CoreV1().Secrets("ns").Get(t.Context(), "shop-superuser", metav1.GetOptions{})
-	if h.Phase != pgv1.PhaseReady || string(got.Data["password"]) == "old" || string(got.Data["username"]) != "postgres" ||
-		got.Annotations[controller.RotatedForAnnotation] != "r1" || got.Labels[ownership.ReloadLabel] != "true" {
-		t.Fatalf("health %+v, Secret %+v", h, got.ObjectMeta)
+	// The Secret as it was, with a new password, the request id and the
+	// (test) clock's time.
+	want := s.DeepCopy()
+	want.ResourceVersion, want.Data["password"] = "", nil
+	want.Annotations = map[string]string{controller.RotatedForAnnotation: "r1", controller.RotatedAtAnnotation: t0.Format(time.RFC3339)}
+	if d := ct.Diff(want, got, ct.Generated("data", "password")); h.Phase != pgv1.PhaseReady || d != "" || string(got.Data["password"]) == "old" {
+		t.Fatalf("health %+v, password rotated %t, Secret as stored: %s", h, string(got.Data["password"]) != "old", d)
 	}
 	if r := p.status.SuperuserPasswordRotation; r == nil || r.Request != "r1" {
 		t.Errorf("status = %+v", r)
