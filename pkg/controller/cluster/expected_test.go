@@ -250,3 +250,24 @@ func storedCertAuthRole() *cnpgv1.DatabaseRole {
 		},
 	}
 }
+
+// recoveredClusterApply is the apply that recreates shop's lost CNPG
+// Cluster (UID lostUID, archiving as "shop") from its latest backup, with
+// superuser access on (provisionerPass): bootstrapped from the lost
+// cluster's folder through the barman-cloud plugin, archiving to a new
+// folder, and marked with what it was recreated from.
+func recoveredClusterApply() *cnpgac.ClusterApplyConfiguration {
+	barman := func(server string) *cnpgac.PluginConfigurationApplyConfiguration {
+		return cnpgac.PluginConfiguration().WithName("barman-cloud.cloudnative-pg.io").
+			WithParameters(map[string]string{"barmanObjectName": "shop-backup", "serverName": server})
+	}
+	cl := shopClusterApply(3, "d6c2a4ae5013d07d").WithAnnotations(map[string]string{
+		"postgres.setpoint.dev/recovered-from": "shop", "postgres.setpoint.dev/recreated-as": "latest-backup",
+		"postgres.setpoint.dev/recreated-from": lostUID,
+	})
+	cl.Spec.WithEnableSuperuserAccess(true).WithSuperuserSecret(cnpgac.LocalObjectReference().WithName("shop-superuser")).
+		WithPlugins(barman("shop-0badc0de").WithIsWALArchiver(true)).
+		WithBootstrap(cnpgac.BootstrapConfiguration().WithRecovery(cnpgac.BootstrapRecovery().WithSource("restore-source"))).
+		WithExternalClusters(cnpgac.ExternalCluster().WithName("restore-source").WithPluginConfiguration(barman("shop")))
+	return cl
+}

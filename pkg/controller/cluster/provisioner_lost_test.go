@@ -194,22 +194,26 @@ func TestRecreateLatestBackup(t *testing.T) {
 	if err := c.Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	cl := p.provisioner.cnpg
-	if cl == nil || cl.Spec.Bootstrap == nil || cl.Spec.Bootstrap.Recovery == nil || cl.Spec.Bootstrap.Recovery.Source != restoreSourceName {
-		t.Fatalf("recovered cluster = %+v", cl)
+	// Recovered from the lost cluster's folder, archiving to a new one.
+	applies := writes(cs, "clusters")
+	if len(applies) != 1 {
+		t.Fatalf("writes to the CNPG Cluster: %v, want one apply", applies)
 	}
-	ext := cl.Spec.ExternalClusters
-	if len(ext) != 1 || ext[0].PluginConfiguration.Parameters["serverName"] != "shop" || ext[0].PluginConfiguration.Parameters["barmanObjectName"] != "shop-backup" {
-		t.Errorf("externalClusters = %+v", ext)
-	}
-	if got := pluginServerName(cl); got != "shop-0badc0de" {
-		t.Errorf("archives under %q, want a new folder", got)
+	if d := ct.Sends(recoveredClusterApply())(applies[0]); d != "" {
+		t.Errorf("recovered cluster's apply: %s", d)
 	}
 	if r := p.status.RestoredFrom; r != nil {
 		t.Errorf("restoredFrom = %+v before CNPG reports the recovery done", r)
 	}
 	if len(writes(cs, "postgresclusters")) != 1 {
-		t.Errorf("request not removed: %v", cs.Actions())
+		t.Errorf("request not removed in one write: %v", cs.Actions())
+	}
+	pc, err := cs.PostgresV1alpha1().PostgresClusters("ns").Get(t.Context(), "shop", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ct.Diff(requestRemoved(), pc); d != "" {
+		t.Errorf("PostgresCluster as stored: %s; want only the request removed", d)
 	}
 }
 
