@@ -49,8 +49,8 @@ func shopLabels(extra ...string) map[string]string {
 	return l
 }
 
-// finalizerPatch is the merge patch that sets finalizers, guarded by the
-// resourceVersion it was read at.
+// finalizerPatch is the merge patch that sets finalizers (none: the last
+// one goes), guarded by the resourceVersion it was read at.
 func finalizerPatch(finalizers ...string) string {
 	b, _ := json.Marshal(map[string]any{"metadata": map[string]any{
 		"finalizers": append([]string{}, finalizers...), "resourceVersion": ct.AnyVersion}})

@@ -129,7 +129,7 @@ func TestSyncPasses(t *testing.T) {
 			{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Sends(retainedPatch)},
 			{Verb: "patch", Resource: "scheduledbackups", Name: "shop-backup", Check: ct.Sends(retainedPatch)},
 			{Verb: "patch", Resource: "podmonitors", Name: "shop-metrics", Check: ct.Sends(retainedPatch)},
-			{Verb: "patch", Resource: "postgresclusters", Name: "shop"},
+			{Verb: "patch", Resource: "postgresclusters", Name: "shop", Check: ct.Sends(finalizerPatch())},
 		},
 		Events: []string{"Normal Retained kept CNPG Cluster shop, ScheduledBackup shop-backup, PodMonitor shop-metrics"},
 		Phase:  pgv1.PhaseDeleting, Reason: pgv1.ReasonDeleting,
