@@ -261,13 +261,20 @@ func recoveredClusterApply() *cnpgac.ClusterApplyConfiguration {
 		return cnpgac.PluginConfiguration().WithName("barman-cloud.cloudnative-pg.io").
 			WithParameters(map[string]string{"barmanObjectName": "shop-backup", "serverName": server})
 	}
-	cl := shopClusterApply(3, "d6c2a4ae5013d07d").WithAnnotations(map[string]string{
+	cl := superuserClusterApply("d6c2a4ae5013d07d").WithAnnotations(map[string]string{
 		"postgres.setpoint.dev/recovered-from": "shop", "postgres.setpoint.dev/recreated-as": "latest-backup",
 		"postgres.setpoint.dev/recreated-from": lostUID,
 	})
-	cl.Spec.WithEnableSuperuserAccess(true).WithSuperuserSecret(cnpgac.LocalObjectReference().WithName("shop-superuser")).
-		WithPlugins(barman("shop-0badc0de").WithIsWALArchiver(true)).
+	cl.Spec.WithPlugins(barman("shop-0badc0de").WithIsWALArchiver(true)).
 		WithBootstrap(cnpgac.BootstrapConfiguration().WithRecovery(cnpgac.BootstrapRecovery().WithSource("restore-source"))).
 		WithExternalClusters(cnpgac.ExternalCluster().WithName("restore-source").WithPluginConfiguration(barman("shop")))
+	return cl
+}
+
+// superuserClusterApply is shopClusterApply with superuser access on, as
+// provisionerPass wants it: the access, and the Secret that holds it.
+func superuserClusterApply(hash string) *cnpgac.ClusterApplyConfiguration {
+	cl := shopClusterApply(3, hash)
+	cl.Spec.WithEnableSuperuserAccess(true).WithSuperuserSecret(cnpgac.LocalObjectReference().WithName("shop-superuser"))
 	return cl
 }
