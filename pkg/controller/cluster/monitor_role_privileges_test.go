@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/roleprivilege"
 )
 
@@ -52,6 +54,20 @@ func TestClusterRolesEditedByHandAreReverted(t *testing.T) {
 		}
 		if d := roleprivilege.Drift(got, want); len(d) != 0 {
 			t.Errorf("%s still has %v: %+v", obj, d, got.Spec)
+		}
+	}
+	// Whole: the roles as they were before the edits.
+	wantMonitor := appliedBy(storedMonitorRole(), sec)
+	wantMonitor.UID = "uid-monitor"
+	wantGroup := storedCertAuthRole()
+	wantGroup.UID, wantGroup.Status = "uid-group", group.Status
+	for _, want := range []*cnpgv1.DatabaseRole{wantMonitor, wantGroup} {
+		got, err := cs.CNPGV1().DatabaseRoles("ns").Get(t.Context(), want.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := ct.Diff(want, got); d != "" {
+			t.Errorf("%s as stored: %s", want.Name, d)
 		}
 	}
 	var events []string
