@@ -278,3 +278,12 @@ func superuserClusterApply(hash string) *cnpgac.ClusterApplyConfiguration {
 	cl.Spec.WithEnableSuperuserAccess(true).WithSuperuserSecret(cnpgac.LocalObjectReference().WithName("shop-superuser"))
 	return cl
 }
+
+// grownClusterApply is superuserClusterApply with autoGrowSettings' 64Mi
+// grown to 77Mi at t0, the grow marked on the CNPG Cluster.
+func grownClusterApply() *cnpgac.ClusterApplyConfiguration {
+	cl := superuserClusterApply("51f01d4f3503f740").WithAnnotations(map[string]string{
+		"postgres.setpoint.dev/storage-grown": `{"size":"77Mi","from":"64Mi","at":"2026-11-30T12:00:00Z"}`})
+	cl.Spec.Storage.WithSize("77Mi")
+	return cl
+}

@@ -36,8 +36,14 @@ func TestGrowIsAppliedToCNPGNotToTheSpec(t *testing.T) {
 	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	if got := p.appliedCNPG().Spec.Storage.Size; got != "77Mi" {
-		t.Errorf("CNPG storage.size = %s, want 77Mi", got)
+	// The grown size and the mark the next operator reads it back from,
+	// in the one apply of the pass.
+	applies := ct.Writes(cs.Actions())
+	if len(applies) != 1 {
+		t.Fatalf("the pass wrote %v, want one apply", applies)
+	}
+	if d := ct.Sends(grownClusterApply())(applies[0]); d != "" {
+		t.Errorf("apply of the grown CNPG Cluster: %s", d)
 	}
 	if got := p.cluster.Spec.Storage.Size.String(); got != "64Mi" {
 		t.Errorf("the spec was changed to %s", got)
