@@ -3303,7 +3303,7 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 					},
 					"postgresVersion": {
 						SchemaProps: spec.SchemaProps{
-							Description: "postgresVersion is the Postgres major version, for example 16. It can go up (a major upgrade) but never down.",
+							Description: "postgresVersion is the Postgres major version, for example 16. It can go up (a major upgrade) but never down. 15 to 18: CloudNativePG 1.30 runs 14 to 18, PostgreSQL 14 reached its end of life in November 2026, and on 14 schema public of every database belongs to the superuser, so a database could not be closed to other tenants.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -3957,7 +3957,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 					},
 					"postgresVersion": {
 						SchemaProps: spec.SchemaProps{
-							Description: "postgresVersion is the Postgres major version, for example 16. It can go up (a major upgrade) but never down.",
+							Description: "postgresVersion is the Postgres major version, for example 16. It can go up (a major upgrade) but never down. 15 to 18: CloudNativePG 1.30 runs 14 to 18, PostgreSQL 14 reached its end of life in November 2026, and on 14 schema public of every database belongs to the superuser, so a database could not be closed to other tenants.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -4120,7 +4120,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 					},
 					"postgresVersion": {
 						SchemaProps: spec.SchemaProps{
-							Description: "postgresVersion is the Postgres major version, for example 16. It can go up (a major upgrade) but never down.",
+							Description: "postgresVersion is the Postgres major version, for example 16. It can go up (a major upgrade) but never down. 15 to 18: CloudNativePG 1.30 runs 14 to 18, PostgreSQL 14 reached its end of life in November 2026, and on 14 schema public of every database belongs to the superuser, so a database could not be closed to other tenants.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},

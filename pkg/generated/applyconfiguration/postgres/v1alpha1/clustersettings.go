@@ -32,7 +32,10 @@ type ClusterSettingsApplyConfiguration struct {
 	// replicas).
 	Instances *int32 `json:"instances,omitempty"`
 	// postgresVersion is the Postgres major version, for example 16. It can
-	// go up (a major upgrade) but never down.
+	// go up (a major upgrade) but never down. 15 to 18: CloudNativePG 1.30
+	// runs 14 to 18, PostgreSQL 14 reached its end of life in November
+	// 2026, and on 14 schema public of every database belongs to the
+	// superuser, so a database could not be closed to other tenants.
 	PostgresVersion *int32 `json:"postgresVersion,omitempty"`
 	// imageName overrides the operand image; by default the CloudNativePG
 	// image for postgresVersion is used.
