@@ -54,7 +54,7 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// CAs hands out a cluster's CA certificate (controller.CACache).
+// CAs hands out a cluster's CA certificate (cnpgca.CACache).
 type CAs interface {
 	Get(ctx context.Context, namespace, name string) ([]byte, error)
 	Forget(namespace, name string)

@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/setpoint-dev/setpoint/pkg/collector"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgca"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
@@ -23,7 +24,7 @@ type Config struct {
 	PostgresTimeout time.Duration
 	Metrics         *workqueue.Metrics
 	// CAs caches CNPG's CA certificates; nil gives the controller its own.
-	CAs *CACache
+	CAs *cnpgca.CACache
 	// Samples are the Postgres health collector's last samples, read by
 	// the cluster pass at the top; nil records no health.
 	Samples collector.Reader

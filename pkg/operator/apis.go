@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
@@ -37,7 +37,7 @@ type apis struct {
 }
 
 // served reports whether the optional API o is served.
-func (a apis) served(o caches.OptionalAPI) bool { return !a.missing[o.CRD()] }
+func (a apis) served(o informers.OptionalAPI) bool { return !a.missing[o.CRD()] }
 
 func (a apis) cnpgInstalled() bool { return len(a.missingCNPG) == 0 }
 
@@ -64,7 +64,7 @@ var _ discoverer = discovery.DiscoveryInterface(nil)
 // discoverAPIs asks the API server which of CNPG's CRDs and of the
 // optional ones it serves. Discovery needs no RBAC rule: every
 // authenticated user may read it.
-func discoverAPIs(disc discoverer, optional []caches.OptionalAPI) (apis, error) {
+func discoverAPIs(disc discoverer, optional []informers.OptionalAPI) (apis, error) {
 	cnpg, err := servedResources(disc, cnpgGroupVersion)
 	if err != nil {
 		return apis{}, err
@@ -111,7 +111,7 @@ func servedResources(disc discoverer, gv string) (map[string]bool, error) {
 // Prometheus Operator is noticed without a restart.
 type apiWatcher struct {
 	disc        discoverer
-	optional    []caches.OptionalAPI
+	optional    []informers.OptionalAPI
 	minInterval time.Duration
 	maxInterval time.Duration
 

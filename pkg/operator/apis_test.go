@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -45,7 +45,7 @@ func (f *fakeDiscovery) ServerResourcesForGroupVersion(gv string) (*metav1.APIRe
 }
 
 // optionalAPI is the optional API of resource, as the components declare it.
-func optionalAPI(t *testing.T, resource string) caches.OptionalAPI {
+func optionalAPI(t *testing.T, resource string) informers.OptionalAPI {
 	t.Helper()
 	for _, o := range cluster.OptionalAPIs() {
 		if o.Resource == resource {
@@ -53,7 +53,7 @@ func optionalAPI(t *testing.T, resource string) caches.OptionalAPI {
 		}
 	}
 	t.Fatalf("no component declares %s", resource)
-	return caches.OptionalAPI{}
+	return informers.OptionalAPI{}
 }
 
 func TestDiscoverAPIs(t *testing.T) {

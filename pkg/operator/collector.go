@@ -2,9 +2,9 @@ package operator
 
 import (
 	"github.com/setpoint-dev/setpoint/pkg/collector"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgca"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -13,7 +13,7 @@ import (
 // TLS verification but without the pipelines' connection and statement
 // counters: those measure what passes cost (a converged resync runs no
 // SQL), the collector's cost is counted by its own metrics.
-func (c *controllers) newCollector(inf *caches.Informers, cas *controller.CACache) (*collector.Collector, error) {
+func (c *controllers) newCollector(inf *informers.Informers, cas *cnpgca.CACache) (*collector.Collector, error) {
 	opts := c.cfg.Collector
 	opts.Timeout = c.cfg.PostgresTimeout
 	opts.WakeThresholds = cluster.GrowThresholds(inf.Setpoint.Postgres().V1alpha1().PostgresClusterClasses().Lister())

@@ -17,6 +17,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgca"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	pgscheme "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/scheme"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
@@ -131,7 +132,7 @@ func (c *controllers) run(ctx context.Context, installed apis) error {
 		// One CA cache for every controller: a CA one of them finds
 		// rotated (a verification failure makes it forget and re-read) is
 		// fresh for the others too.
-		cas: controller.NewCACache(c.kube),
+		cas: cnpgca.NewCACache(c.kube),
 	}
 	var scopes []*scope
 	for _, ns := range c.namespaces() {

@@ -8,9 +8,10 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
 	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgca"
 	"github.com/setpoint-dev/setpoint/pkg/controller/database"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -20,7 +21,7 @@ import (
 // informers list and watch either one namespace or all of them, and
 // RBAC granted per namespace allows only the former.
 type scope struct {
-	inf       *caches.Informers
+	inf       *informers.Informers
 	col       *collector.Collector
 	clusters  *cluster.Controller
 	databases *database.Controller
@@ -30,7 +31,7 @@ type scope struct {
 type scopeShared struct {
 	recorder  record.EventRecorder
 	connector *postgres.Connector
-	cas       *controller.CACache
+	cas       *cnpgca.CACache
 }
 
 // namespaces are the scopes to run: the watched namespaces, or the one of
@@ -46,7 +47,7 @@ func (c *controllers) namespaces() []string {
 // runs until Start and run.
 func (c *controllers) newScope(ns string, installed apis, shared scopeShared) (*scope, error) {
 	cfg := c.cfg
-	inf := caches.NewInformers(c.kube, c.pg, ns, cfg.Resync)
+	inf := informers.NewInformers(c.kube, c.pg, ns, cfg.Resync)
 	for _, o := range cluster.OptionalAPIs() {
 		if !installed.served(o) {
 			inf.SetMissing(o)

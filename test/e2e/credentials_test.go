@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
@@ -135,7 +135,7 @@ func TestPasswordRotationOnRequest(t *testing.T) {
 		}
 		if !slices.Equal(slices.Sorted(maps.Keys(cur.Data)), slices.Sorted(maps.Keys(old.Data))) ||
 			string(cur.Data["username"]) != string(old.Data["username"]) || cur.Type != old.Type ||
-			!maps.Equal(cur.Labels, old.Labels) || cur.Annotations[controller.RotatedForAnnotation] != "2026-11-30-a" {
+			!maps.Equal(cur.Labels, old.Labels) || cur.Annotations[credentials.RotatedForAnnotation] != "2026-11-30-a" {
 			t.Errorf("%s changed beyond the password: %+v", n, cur.ObjectMeta)
 		}
 		user := string(cur.Data["username"])
@@ -232,7 +232,7 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 	}
 	eventually(t, 30*time.Second, "a first Secret rotated", func(context.Context) (bool, error) {
 		for _, s := range secretsOf() {
-			if s.Annotations[controller.RotatedForAnnotation] == request {
+			if s.Annotations[credentials.RotatedForAnnotation] == request {
 				return true, nil
 			}
 		}
@@ -244,7 +244,7 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 	rotated := 0
 	for name, s := range atKill {
 		old := string(before[name].Data["password"])
-		switch s.Annotations[controller.RotatedForAnnotation] {
+		switch s.Annotations[credentials.RotatedForAnnotation] {
 		case request:
 			rotated++
 			if string(s.Data["password"]) == old {
@@ -255,7 +255,7 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 				t.Errorf("%s has a new password without the request id", name)
 			}
 		default:
-			t.Errorf("%s: unexpected request %q", name, s.Annotations[controller.RotatedForAnnotation])
+			t.Errorf("%s: unexpected request %q", name, s.Annotations[credentials.RotatedForAnnotation])
 		}
 	}
 	if rotated == len(atKill) {
@@ -270,7 +270,7 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 	final := secretsOf()
 	for name, s := range final {
 		pw := string(s.Data["password"])
-		if atKill[name].Annotations[controller.RotatedForAnnotation] == request && pw != string(atKill[name].Data["password"]) {
+		if atKill[name].Annotations[credentials.RotatedForAnnotation] == request && pw != string(atKill[name].Data["password"]) {
 			t.Errorf("%s was rotated twice for one request", name)
 		}
 		if pw == string(before[name].Data["password"]) {

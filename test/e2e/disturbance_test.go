@@ -19,7 +19,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -259,7 +259,7 @@ func generatedSecretComesBack(t *testing.T, ns string, owner types.UID) {
 	if fresh == old {
 		t.Fatal("the re-created Secret has the deleted one's password: setpoint does not keep passwords")
 	}
-	if s.Annotations[controller.RecreatedAtAnnotation] == "" {
+	if s.Annotations[credentials.RecreatedAtAnnotation] == "" {
 		t.Errorf("re-created Secret not marked: %v", s.Annotations)
 	}
 	passwordSwitched(t, ns, "orders", "orders_rw", old, fresh)
@@ -290,7 +290,7 @@ func superuserSecretComesBack(t *testing.T, ns string, owner types.UID) {
 			return string(s.Data["username"]) == "postgres" && len(s.Data["password"]) > 0
 		})
 	fresh := string(s.Data["password"])
-	if fresh == old || s.Annotations[controller.RecreatedAtAnnotation] == "" {
+	if fresh == old || s.Annotations[credentials.RecreatedAtAnnotation] == "" {
 		t.Fatalf("re-created superuser Secret: same password %v, annotations %v", fresh == old, s.Annotations)
 	}
 	eventually(t, repairTimeout, "postgres logs in with the new password and not the old one", func(context.Context) (bool, error) {

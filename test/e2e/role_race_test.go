@@ -8,7 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -42,7 +42,7 @@ func TestRoleSecretRaceIsRetried(t *testing.T) {
 			continue // the certificate group: no Secret, no race
 		}
 		seen++
-		if r.Annotations[controller.RetryAnnotation] == "" && r.Spec.Name != naming.MonitorRole {
+		if r.Annotations[cnpgverdict.RetryAnnotation] == "" && r.Spec.Name != naming.MonitorRole {
 			t.Errorf("DatabaseRole %s was applied without a retry: the stand-in did not race, or setpoint did not retry", r.Name)
 		}
 		if r.Status.Applied == nil || !*r.Status.Applied || r.Status.Message != "" {

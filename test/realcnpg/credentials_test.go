@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
@@ -45,7 +45,7 @@ func rotation(t *testing.T, ns string) {
 	})
 	for _, n := range names {
 		old, cur := before[n], secret(t, ns, n)
-		if string(cur.Data["password"]) == string(old.Data["password"]) || cur.Annotations[controller.RotatedForAnnotation] != "real-1" {
+		if string(cur.Data["password"]) == string(old.Data["password"]) || cur.Annotations[credentials.RotatedForAnnotation] != "real-1" {
 			t.Errorf("%s: password unchanged or request not recorded (%v)", n, cur.Annotations)
 			continue
 		}

@@ -17,7 +17,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/test/cnpgsim"
 )
@@ -221,5 +221,5 @@ func monitorPreparedAhead(t *testing.T, cl *cnpgv1.Cluster) {
 			mon.CreationTimestamp, healthy.LastTransitionTime)
 	}
 	t.Logf("monitor DatabaseRole created %s, CNPG Cluster healthy %s, setpoint's retry mark %q",
-		mon.CreationTimestamp, healthy.LastTransitionTime, mon.Annotations[controller.RetryAnnotation])
+		mon.CreationTimestamp, healthy.LastTransitionTime, mon.Annotations[cnpgverdict.RetryAnnotation])
 }

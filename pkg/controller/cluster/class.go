@@ -11,7 +11,7 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
@@ -60,7 +60,7 @@ func (c *Controller) syncClass(ctx context.Context, name string) (workqueue.Resu
 	if class.DeletionTimestamp == nil || !slices.Contains(class.Finalizers, ClassFinalizer) || c.deps.classesReadOnly {
 		return workqueue.Result{}, nil
 	}
-	users := caches.ClustersOfClass(c.clusterIndex, name)
+	users := informers.ClustersOfClass(c.clusterIndex, name)
 	if len(users) > 0 {
 		c.deps.recorder.Eventf(class, corev1.EventTypeWarning, pgv1.EventClassInUse,
 			"deletion waits until no PostgresCluster uses this class; %d do: %s", len(users), describeKeys(users, 5))

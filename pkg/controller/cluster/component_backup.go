@@ -11,7 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 )
@@ -26,13 +26,13 @@ type backupComponent struct{}
 var backupPart = part[map[string]*cnpgv1.ScheduledBackup]{"backup"}
 
 // Watch caches the ScheduledBackups.
-func (backupComponent) Watch(w wiring) (reader, []caches.Registration) {
+func (backupComponent) Watch(w wiring) (reader, []informers.Registration) {
 	inf := w.inf.Setpoint.CNPG().V1().ScheduledBackups()
 	lister := inf.Lister()
 	read := func(pc *pgv1.PostgresCluster, o *observation) error {
 		found := map[string]*cnpgv1.ScheduledBackup{}
 		for _, name := range []string{pc.Name + backupSuffix, pc.Name + snapshotSuffix} {
-			b, err := caches.IgnoreNotFound(lister.ScheduledBackups(pc.Namespace).Get(name))
+			b, err := informers.IgnoreNotFound(lister.ScheduledBackups(pc.Namespace).Get(name))
 			if err != nil {
 				return err
 			}
@@ -43,7 +43,7 @@ func (backupComponent) Watch(w wiring) (reader, []caches.Registration) {
 		backupPart.set(o, found)
 		return nil
 	}
-	return read, []caches.Registration{caches.On(inf.Informer(), w.owned)}
+	return read, []informers.Registration{informers.On(inf.Informer(), w.owned)}
 }
 
 func (backupComponent) Name() string            { return "backup" }

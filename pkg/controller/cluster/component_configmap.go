@@ -8,7 +8,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
@@ -68,7 +68,7 @@ func (configMapComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	marks := connectionMarks(p)
 	labels := ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)
-	if cur != nil && caches.DataEqual(cur, data) && marksMatch(cur, marks) && ownership.HasLabels(cur.Labels, labels) &&
+	if cur != nil && informers.DataEqual(cur, data) && marksMatch(cur, marks) && ownership.HasLabels(cur.Labels, labels) &&
 		ownership.IsControlledBy(cur, p.cluster.UID) {
 		return nil
 	}

@@ -11,7 +11,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
@@ -38,18 +38,18 @@ var metricsServicePart = part[*corev1.Service]{"metricsService"}
 
 // Watch caches our Services: the core informers hold only what setpoint
 // labels as its own, so a foreign Service of the name is found by claim.
-func (metricsServiceComponent) Watch(w wiring) (reader, []caches.Registration) {
+func (metricsServiceComponent) Watch(w wiring) (reader, []informers.Registration) {
 	inf := w.inf.Kube.Core().V1().Services()
 	lister := inf.Lister()
 	read := func(pc *pgv1.PostgresCluster, o *observation) error {
-		cur, err := caches.IgnoreNotFound(lister.Services(pc.Namespace).Get(pc.Name + metricsServiceSuffix))
+		cur, err := informers.IgnoreNotFound(lister.Services(pc.Namespace).Get(pc.Name + metricsServiceSuffix))
 		if err != nil {
 			return err
 		}
 		metricsServicePart.set(o, cur)
 		return nil
 	}
-	return read, []caches.Registration{caches.On(inf.Informer(), w.owned)}
+	return read, []informers.Registration{informers.On(inf.Informer(), w.owned)}
 }
 
 func (metricsServiceComponent) Name() string            { return "metricsService" }

@@ -12,7 +12,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -61,7 +61,7 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 		return p.owner().Conflict("DatabaseRole", cur)
 	}
 	now := p.deps.clock.Now()
-	retry, _ := controller.RetryDue(cur, now)
+	retry, _ := cnpgverdict.RetryDue(cur, now)
 	retry = retry || triedBeforeHealthy(cur, p.contracts.CNPGCluster, now)
 	if cur != nil && (cur.DeletionTimestamp != nil || monitorRoleCurrent(cur, p) && !retry) {
 		p.monitor.role = cur
@@ -89,8 +89,8 @@ func applyMonitorRole(ctx context.Context, p *pass, cur *cnpgv1.DatabaseRole, re
 	ac := monitorRoleApply(p)
 	if retry {
 		// CNPG's instance manager would try again only in its 30 s
-		// (controller.RetryDue, triedBeforeHealthy): ask it now.
-		ac.WithAnnotations(controller.RetryMark(p.deps.clock.Now()))
+		// (cnpgverdict.RetryDue, triedBeforeHealthy): ask it now.
+		ac.WithAnnotations(cnpgverdict.RetryMark(p.deps.clock.Now()))
 	}
 	applied, err := p.deps.pg.CNPGV1().DatabaseRoles(p.cluster.Namespace).Apply(ctx, ac, applyOpts)
 	if err != nil {
@@ -174,13 +174,13 @@ func monitorWait(role *cnpgv1.DatabaseRole, secret *corev1.Secret, object string
 	case role.DeletionTimestamp != nil:
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRolePending,
 			fmt.Sprintf("waiting for the previous DatabaseRole %q of role %s to be deleted", object, naming.MonitorRole), provisionRecheck), true
-	case controller.SecretNotYetReadable(role):
+	case cnpgverdict.SecretNotYetReadable(role):
 		// Its failure status wakes nobody (only what the cache drops
 		// changes): look again when the next retry is due.
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRolePending,
 			fmt.Sprintf("role %s not yet applied by CloudNativePG (DatabaseRole %q): it may not read Secret %q yet (asked it to retry)",
-				naming.MonitorRole, object, secret.Name), controller.RetryPace), true
-	case controller.CNPGRefused(st.Applied):
+				naming.MonitorRole, object, secret.Name), cnpgverdict.RetryPace), true
+	case cnpgverdict.CNPGRefused(st.Applied):
 		// CNPG retries on its own (and its status change wakes us); its
 		// message is the user's clue.
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRoleNotApplied,

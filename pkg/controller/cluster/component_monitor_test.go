@@ -17,7 +17,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
@@ -265,7 +265,7 @@ func TestMonitorRoleExistingInPostgres(t *testing.T) {
 // The monitor's DatabaseRole failed because CNPG's instance manager may
 // not read its Secret yet (real CNPG's RBAC race): it is asked again at
 // once, with the retry annotation beside our fields, and the component
-// rechecks at controller.RetryPace; within the pace nothing is written.
+// rechecks at cnpgverdict.RetryPace; within the pace nothing is written.
 func TestMonitorRoleSecretRaceIsRetried(t *testing.T) {
 	t.Parallel()
 	p, kube, cs := monitorPass(t, nil)
@@ -279,12 +279,12 @@ func TestMonitorRoleSecretRaceIsRetried(t *testing.T) {
 	clock := p.deps.clock
 	p.obs.monitorSecret, p.obs.monitorRole = sec, role
 	h := runMonitor(p)
-	if h.Phase != pgv1.PhaseProvisioning || h.Reason != pgv1.ReasonMonitorRolePending || h.RequeueAfter != controller.RetryPace ||
+	if h.Phase != pgv1.PhaseProvisioning || h.Reason != pgv1.ReasonMonitorRolePending || h.RequeueAfter != cnpgverdict.RetryPace ||
 		!strings.Contains(h.Message, `may not read Secret "shop-monitor" yet`) {
 		t.Fatalf("health = %+v", h)
 	}
 	retried, err := cs.CNPGV1().DatabaseRoles("ns").Get(t.Context(), "shop.setpoint-monitor", metav1.GetOptions{})
-	if err != nil || retried.Annotations[controller.RetryAnnotation] != clock.Now().UTC().Format(time.RFC3339Nano) {
+	if err != nil || retried.Annotations[cnpgverdict.RetryAnnotation] != clock.Now().UTC().Format(time.RFC3339Nano) {
 		t.Fatalf("not retried: %v %v", retried.Annotations, err)
 	}
 	if retried.Spec.PasswordSecret == nil || retried.Spec.Name != "setpoint_monitor" {
@@ -296,7 +296,7 @@ func TestMonitorRoleSecretRaceIsRetried(t *testing.T) {
 	again.Status = role.Status
 	p, _, cs = monitorPass(t, []runtime.Object{sec}, again)
 	p.obs.monitorSecret, p.obs.monitorRole = sec, again
-	if h := runMonitor(p); h.RequeueAfter != controller.RetryPace {
+	if h := runMonitor(p); h.RequeueAfter != cnpgverdict.RetryPace {
 		t.Fatalf("within the pace: %+v", h)
 	}
 	if w := cs.Actions(); len(w) != 0 {

@@ -10,7 +10,7 @@ import (
 
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	barmanac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/barmancloud/v1"
 	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
@@ -19,7 +19,7 @@ import (
 
 // objectStoreAPI is the barman-cloud plugin's ObjectStore, which takes
 // backups to object storage: without it, clusters asking for them wait.
-var objectStoreAPI = caches.OptionalAPI{
+var objectStoreAPI = informers.OptionalAPI{
 	Project: "barman-cloud plugin", Group: "barmancloud.cnpg.io", Version: "v1", Resource: "objectstores", Kind: "ObjectStore",
 	Without: "clusters asking for backups to object storage wait with " + pgv1.ReasonBackupTargetUnavailable,
 }
@@ -29,7 +29,7 @@ var objectStoreAPI = caches.OptionalAPI{
 type objectStoreComponent struct{}
 
 // API declares the optional CRD the component needs.
-func (objectStoreComponent) API() caches.OptionalAPI { return objectStoreAPI }
+func (objectStoreComponent) API() informers.OptionalAPI { return objectStoreAPI }
 
 func (objectStoreComponent) Name() string            { return "objectStore" }
 func (objectStoreComponent) Condition() string       { return pgv1.ConditionObjectStoreReady }
@@ -148,9 +148,9 @@ func (objectStoreComponent) Release(ctx context.Context, t *teardown) error {
 // objectStoreCache is the ObjectStore informer and lister; without the
 // CRD no informer, and a lister of nothing. (The controller holds them:
 // besides the component, the archive rules read every ObjectStore.)
-func objectStoreCache(inf *caches.Informers) (cache.SharedIndexInformer, barmanlisters.ObjectStoreLister) {
+func objectStoreCache(inf *informers.Informers) (cache.SharedIndexInformer, barmanlisters.ObjectStoreLister) {
 	if !inf.Served(objectStoreAPI) {
-		return nil, barmanlisters.NewObjectStoreLister(caches.EmptyIndexer())
+		return nil, barmanlisters.NewObjectStoreLister(informers.EmptyIndexer())
 	}
 	os := inf.Setpoint.BarmanCloud().V1().ObjectStores()
 	return os.Informer(), os.Lister()

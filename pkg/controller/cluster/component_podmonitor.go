@@ -10,7 +10,7 @@ import (
 
 	monitoringv1 "github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	monitoringac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/monitoring/v1"
 	monitoringlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/monitoring/v1"
@@ -18,7 +18,7 @@ import (
 
 // podMonitorAPI is the Prometheus Operator's PodMonitor, which carries
 // monitoring: without it, clusters asking for monitoring wait.
-var podMonitorAPI = caches.OptionalAPI{
+var podMonitorAPI = informers.OptionalAPI{
 	Project: "Prometheus Operator", Group: "monitoring.coreos.com", Version: "v1", Resource: "podmonitors", Kind: "PodMonitor",
 	Without: "clusters asking for monitoring wait with " + pgv1.ReasonMonitoringUnavailable,
 }
@@ -50,19 +50,19 @@ type podMonitorSeen struct {
 var podMonitorPart = part[podMonitorSeen]{"podMonitor"}
 
 // API declares the optional CRD the component needs.
-func (podMonitorComponent) API() caches.OptionalAPI { return podMonitorAPI }
+func (podMonitorComponent) API() informers.OptionalAPI { return podMonitorAPI }
 
 // Watch caches the PodMonitors, when their CRD is served.
-func (podMonitorComponent) Watch(w wiring) (reader, []caches.Registration) {
+func (podMonitorComponent) Watch(w wiring) (reader, []informers.Registration) {
 	missing := !w.inf.Served(podMonitorAPI)
 	var inf cache.SharedIndexInformer
-	lister := monitoringlisters.NewPodMonitorLister(caches.EmptyIndexer())
+	lister := monitoringlisters.NewPodMonitorLister(informers.EmptyIndexer())
 	if !missing {
 		pm := w.inf.Setpoint.Monitoring().V1().PodMonitors()
 		inf, lister = pm.Informer(), pm.Lister()
 	}
 	read := func(pc *pgv1.PostgresCluster, o *observation) error {
-		cur, err := caches.IgnoreNotFound(lister.PodMonitors(pc.Namespace).Get(pc.Name + podMonitorSuffix))
+		cur, err := informers.IgnoreNotFound(lister.PodMonitors(pc.Namespace).Get(pc.Name + podMonitorSuffix))
 		if err != nil {
 			return err
 		}
@@ -72,7 +72,7 @@ func (podMonitorComponent) Watch(w wiring) (reader, []caches.Registration) {
 	if inf == nil {
 		return read, nil
 	}
-	return read, []caches.Registration{caches.On(inf, w.owned)}
+	return read, []informers.Registration{informers.On(inf, w.owned)}
 }
 
 func (podMonitorComponent) Name() string            { return "podMonitor" }

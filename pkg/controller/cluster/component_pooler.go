@@ -11,7 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -33,21 +33,21 @@ var poolerPart = part[poolersSeen]{"pooler"}
 
 // Watch caches the Poolers, and the Deployments CNPG runs their PgBouncer
 // in: a change of availability there is a change of PoolerReady.
-func (poolerComponent) Watch(w wiring) (reader, []caches.Registration) {
+func (poolerComponent) Watch(w wiring) (reader, []informers.Registration) {
 	poolers := w.inf.Setpoint.CNPG().V1().Poolers()
 	deploys := w.inf.Poolers.Apps().V1().Deployments()
 	poolerLister, deployLister := poolers.Lister(), deploys.Lister()
 	read := func(pc *pgv1.PostgresCluster, o *observation) error {
 		seen := poolersSeen{poolers: map[string]*cnpgv1.Pooler{}, pgBouncers: map[string]*appsv1.Deployment{}}
 		for _, name := range naming.Poolers(pc.Name) {
-			p, err := caches.IgnoreNotFound(poolerLister.Poolers(pc.Namespace).Get(name))
+			p, err := informers.IgnoreNotFound(poolerLister.Poolers(pc.Namespace).Get(name))
 			if err != nil {
 				return err
 			}
 			if p != nil {
 				seen.poolers[name] = p
 			}
-			d, err := caches.IgnoreNotFound(deployLister.Deployments(pc.Namespace).Get(name))
+			d, err := informers.IgnoreNotFound(deployLister.Deployments(pc.Namespace).Get(name))
 			if err != nil {
 				return err
 			}
@@ -58,9 +58,9 @@ func (poolerComponent) Watch(w wiring) (reader, []caches.Registration) {
 		poolerPart.set(o, seen)
 		return nil
 	}
-	return read, []caches.Registration{
-		caches.On(poolers.Informer(), w.owned),
-		caches.On(deploys.Informer(), caches.MappedHandler(clusterOfPoolerDeployment, availabilityChanged, w.enqueue)),
+	return read, []informers.Registration{
+		informers.On(poolers.Informer(), w.owned),
+		informers.On(deploys.Informer(), informers.MappedHandler(clusterOfPoolerDeployment, availabilityChanged, w.enqueue)),
 	}
 }
 

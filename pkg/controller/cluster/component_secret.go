@@ -12,7 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -117,7 +117,7 @@ func (secretComponent) Observe(_ context.Context, p *pass, err error) health {
 	}
 	p.contracts.Secret = s
 	recordSuperuserRotation(p, s, "")
-	return ready(pgv1.ReasonSecretReady, fmt.Sprintf("superuser Secret %q", s.Name)+controller.RecreatedNote(s))
+	return ready(pgv1.ReasonSecretReady, fmt.Sprintf("superuser Secret %q", s.Name)+credentials.RecreatedNote(s))
 }
 
 // failedWait is Failed with a slow recheck: the fix (creating a Secret we

@@ -11,7 +11,9 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cachelag"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgca"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	barmanlisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/barmancloud/v1"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
@@ -40,17 +42,17 @@ type Controller struct {
 
 	queue      *workqueue.Queue
 	synced     []cache.InformerSynced
-	cas        *controller.CACache
+	cas        *cnpgca.CACache
 	samples    collector.Reader
 	components []pipeline.Stage[*pass]
 
 	// The resourceVersions this controller's own writes of a
 	// PostgresCluster replaced, until its cache shows them (in memory only).
-	lag caches.CacheLag
+	lag cachelag.CacheLag
 }
 
 // New wires the controller to the informers; call before they start.
-func New(cfg Config, inf *caches.Informers) (*Controller, error) {
+func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 	pg := inf.Setpoint.Postgres().V1alpha1()
 	cnpg := inf.Setpoint.CNPG().V1()
 	core := inf.Kube.Core().V1()
@@ -75,7 +77,7 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 		components:    stages(),
 	}
 	if c.cas == nil {
-		c.cas = controller.NewCACache(cfg.Kube)
+		c.cas = cnpgca.NewCACache(cfg.Kube)
 	}
 	enqueue := c.queue.Add
 	uid := func(ns, name string) (types.UID, bool) {
@@ -85,15 +87,15 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 		}
 		return pc.UID, true
 	}
-	owned := caches.OwnerHandler("PostgresCluster", uid, enqueue)
-	regs := []caches.Registration{
-		caches.On(pg.PostgresClusters().Informer(), caches.PrimaryHandler(enqueue, c.queue.AddLater, Finalizer)),
-		caches.On(pg.PostgresClusters().Informer(), c.lag.Handler(enqueue)),
-		caches.On(pg.PostgresClusterClasses().Informer(), caches.MappedHandler(c.clustersOfClass, nil, enqueue)),
+	owned := informers.OwnerHandler("PostgresCluster", uid, enqueue)
+	regs := []informers.Registration{
+		informers.On(pg.PostgresClusters().Informer(), informers.PrimaryHandler(enqueue, c.queue.AddLater, Finalizer)),
+		informers.On(pg.PostgresClusters().Informer(), c.lag.Handler(enqueue)),
+		informers.On(pg.PostgresClusterClasses().Informer(), informers.MappedHandler(c.clustersOfClass, nil, enqueue)),
 		// A class being deleted, and every cluster that goes away, let
 		// syncClass decide whether the class may go too.
-		caches.On(pg.PostgresClusterClasses().Informer(), caches.MappedHandler(deletingClass, nil, enqueue)),
-		caches.On(pg.PostgresClusters().Informer(), cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+		informers.On(pg.PostgresClusterClasses().Informer(), informers.MappedHandler(deletingClass, nil, enqueue)),
+		informers.On(pg.PostgresClusters().Informer(), cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
@@ -101,22 +103,22 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 				enqueue(classKey(pc.Spec.Class))
 			}
 		}}),
-		caches.On(cnpg.Clusters().Informer(), owned),
+		informers.On(cnpg.Clusters().Informer(), owned),
 		// The monitor's and the certificate group's DatabaseRoles (those
 		// of PostgresDatabases go to the database controller: the handler
 		// follows the controller reference's kind), but not for what no
 		// pass reads of them (roleChangeUnread).
-		caches.On(cnpg.DatabaseRoles().Informer(), caches.IgnoreUnread(caches.IgnoreUpdates(owned, roleChangeUnread))),
-		caches.On(core.Secrets().Informer(), owned),
-		caches.On(core.ConfigMaps().Informer(), owned),
+		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(informers.IgnoreUpdates(owned, roleChangeUnread))),
+		informers.On(core.Secrets().Informer(), owned),
+		informers.On(core.ConfigMaps().Informer(), owned),
 	}
 	if objectStoreInformer != nil {
-		regs = append(regs, caches.On(objectStoreInformer, owned))
+		regs = append(regs, informers.On(objectStoreInformer, owned))
 	}
 	readers, own := watchComponents(components(), wiring{inf: inf, owned: owned, enqueue: enqueue})
 	c.readers, regs = readers, append(regs, own...)
 	var err error
-	if c.synced, err = caches.Register(regs); err != nil {
+	if c.synced, err = informers.Register(regs); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -136,7 +138,7 @@ func (c *Controller) clustersOfClass(obj any) []workqueue.Key {
 	if !ok {
 		return nil
 	}
-	return caches.ClustersOfClass(c.clusterIndex, class.Name)
+	return informers.ClustersOfClass(c.clusterIndex, class.Name)
 }
 
 func deletingClass(obj any) []workqueue.Key {

@@ -12,7 +12,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
@@ -27,7 +27,7 @@ type fixture struct {
 	kube  *kubefakecs.Clientset
 	pg    *fake.Clientset
 	api   *ct.API
-	inf   *caches.Informers
+	inf   *informers.Informers
 	c     *Controller
 	rec   *record.FakeRecorder
 	clock *clocktesting.FakeClock
@@ -38,7 +38,7 @@ func newFixture(t *testing.T, kubeObjs, pgObjs []runtime.Object) *fixture {
 	f := &fixture{t: t, kube: kubefakecs.NewClientset(kubeObjs...), pg: fake.NewClientset(pgObjs...),
 		rec: record.NewFakeRecorder(100), clock: clocktesting.NewFakeClock(t0)}
 	f.api = ct.NewAPI(f.kube, f.pg)
-	f.inf = caches.NewInformers(f.kube, f.pg, "", 0)
+	f.inf = informers.NewInformers(f.kube, f.pg, "", 0)
 	if err := f.inf.AddIndexers(); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func (f *fixture) refresh() {
 	replace(core.ConfigMaps().Informer(), ct.Items(cms.Items), err)
 	svcs, err := f.kube.CoreV1().Services("").List(ctx, ours)
 	replace(core.Services().Informer(), ct.Items(svcs.Items), err)
-	deps, err := f.kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: caches.PoolerDeploymentSelector})
+	deps, err := f.kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: informers.PoolerDeploymentSelector})
 	replace(f.inf.Poolers.Apps().V1().Deployments().Informer(), ct.Items(deps.Items), err)
 }
 

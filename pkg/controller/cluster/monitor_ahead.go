@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
@@ -53,19 +53,19 @@ func judgedInTurn(err error) error {
 // connections), the Cluster has been healthy since, and setpoint has not
 // asked CNPG to try again since it became healthy. CNPG itself would try
 // again only after its 30-second interval; one retry mark makes it try
-// now. Paced like every retry (controller.RetryPace), so clocks that
+// now. Paced like every retry (cnpgverdict.RetryPace), so clocks that
 // disagree cost at most a retry a second while they do.
 func triedBeforeHealthy(role *cnpgv1.DatabaseRole, cl *cnpgv1.Cluster, now time.Time) bool {
-	if role == nil || cl == nil || !controller.CNPGRefused(role.Status.Applied) {
+	if role == nil || cl == nil || !cnpgverdict.CNPGRefused(role.Status.Applied) {
 		return false
 	}
 	healthy := apimeta.FindStatusCondition(cl.Status.Conditions, cnpgv1.ConditionClusterReady)
 	if healthy == nil || healthy.Status != metav1.ConditionTrue {
 		return false
 	}
-	last, ok := controller.LastRetry(role)
+	last, ok := cnpgverdict.LastRetry(role)
 	if !ok {
 		return true
 	}
-	return last.Before(healthy.LastTransitionTime.Time) && now.Sub(last) >= controller.RetryPace
+	return last.Before(healthy.LastTransitionTime.Time) && now.Sub(last) >= cnpgverdict.RetryPace
 }

@@ -11,7 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 )
 
@@ -114,7 +114,7 @@ func TestMonitorTriedBeforeHealthyIsRetried(t *testing.T) {
 	refused := &cnpgv1.DatabaseRole{Status: cnpgv1.DatabaseRoleStatus{Applied: ptr.To(false), Message: "connection refused"}}
 	marked := func(at time.Time) *cnpgv1.DatabaseRole {
 		r := refused.DeepCopy()
-		r.Annotations = controller.RetryMark(at)
+		r.Annotations = cnpgverdict.RetryMark(at)
 		return r
 	}
 	notHealthy := cl.DeepCopy()
@@ -156,7 +156,7 @@ func TestMonitorRetriedOnceHealthy(t *testing.T) {
 		t.Errorf("health = %+v", h)
 	}
 	got, err := cs.CNPGV1().DatabaseRoles("ns").Get(t.Context(), "shop.setpoint-monitor", metav1.GetOptions{})
-	if err != nil || got.Annotations[controller.RetryAnnotation] != t0.UTC().Format(time.RFC3339Nano) {
+	if err != nil || got.Annotations[cnpgverdict.RetryAnnotation] != t0.UTC().Format(time.RFC3339Nano) {
 		t.Errorf("not asked again: %v, %v", got.Annotations, err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/roleprivilege"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
@@ -103,7 +103,7 @@ func (c *Controller) observeCertGroup(pc *pgv1.PostgresCluster, o *observation) 
 	ns, name := pc.Namespace, pc.Name
 	object := naming.CertAuthGroupObject(name)
 	var err error
-	if o.certGroup, err = caches.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
+	if o.certGroup, err = informers.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
 		return err
 	}
 	o.certGroupRivals, err = rivals(c.roleIndex, ns, name, naming.CertAuthGroup, object)
@@ -113,6 +113,6 @@ func (c *Controller) observeCertGroup(pc *pgv1.PostgresCluster, o *observation) 
 // rivals are the cached DatabaseRoles other than ours (object) that manage
 // role on the cluster.
 func rivals(index cache.Indexer, ns, cluster, role, object string) ([]*cnpgv1.DatabaseRole, error) {
-	all, err := caches.RolesOnCluster(index, ns, cluster, role)
+	all, err := informers.RolesOnCluster(index, ns, cluster, role)
 	return slices.DeleteFunc(all, func(r *cnpgv1.DatabaseRole) bool { return r.Name == object }), err
 }

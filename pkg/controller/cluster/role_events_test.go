@@ -7,7 +7,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -29,7 +29,7 @@ func TestRoleChangeUnread(t *testing.T) {
 		{"the certificate group applied", naming.CertAuthGroup, func(r *cnpgv1.DatabaseRole) { r.Status.Applied = ptr.To(true) }, true},
 		{"the certificate group's spec edited", naming.CertAuthGroup, func(r *cnpgv1.DatabaseRole) { r.Spec.Login = false }, false},
 		{"a label removed", naming.MonitorRole, func(r *cnpgv1.DatabaseRole) { r.Labels = nil }, false},
-		{"a retry mark", naming.MonitorRole, func(r *cnpgv1.DatabaseRole) { r.Annotations = controller.RetryMark(t0) }, false},
+		{"a retry mark", naming.MonitorRole, func(r *cnpgv1.DatabaseRole) { r.Annotations = cnpgverdict.RetryMark(t0) }, false},
 		{"an owner reference dropped", naming.CertAuthGroup, func(r *cnpgv1.DatabaseRole) {
 			r.OwnerReferences = []metav1.OwnerReference{{Name: "other"}}
 		}, false},

@@ -10,20 +10,20 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
 // rotateSuperuser answers the cluster's rotation request on the generated
 // superuser Secret s, which is ours: a new password and the request id in
-// one write (see controller.EnsureRotated), done at most once per
+// one write (see credentials.EnsureRotated), done at most once per
 // request. CNPG applies it through the Secret's cnpg.io/reload label.
 func rotateSuperuser(ctx context.Context, p *pass, client typedcorev1.SecretInterface, s *corev1.Secret) (*corev1.Secret, error) {
-	request := controller.RotationRequest(p.cluster)
+	request := credentials.RotationRequest(p.cluster)
 	if request == "" {
 		return s, nil
 	}
-	out, rotated, err := controller.EnsureRotated(ctx, client, s, request, fieldManager, p.deps.clock.Now())
+	out, rotated, err := credentials.EnsureRotated(ctx, client, s, request, fieldManager, p.deps.clock.Now())
 	if err != nil {
 		return s, err
 	}
@@ -37,10 +37,10 @@ func rotateSuperuser(ctx context.Context, p *pass, client typedcorev1.SecretInte
 // status, and the PasswordRotation condition while a request is set.
 // external is the user's Secret name, "" for the generated one.
 func recordSuperuserRotation(p *pass, s *corev1.Secret, external string) {
-	request := controller.RotationRequest(p.cluster)
+	request := credentials.RotationRequest(p.cluster)
 	p.status.SuperuserPasswordRotation = nil
 	if external == "" && s != nil {
-		p.status.SuperuserPasswordRotation = controller.RotationOf(s)
+		p.status.SuperuserPasswordRotation = credentials.RotationOf(s)
 	}
 	if request == "" {
 		meta.RemoveStatusCondition(&p.status.Conditions, pgv1.ConditionPasswordRotation)
@@ -57,7 +57,7 @@ func recordSuperuserRotation(p *pass, s *corev1.Secret, external string) {
 	case external != "":
 		reason = pgv1.ReasonExternalSecretNotRotated
 		msg = fmt.Sprintf("request %q: the superuser Secret %q is external; setpoint never writes it, rotate it yourself", request, external)
-	case s != nil && controller.RotationDone(s, request):
+	case s != nil && credentials.RotationDone(s, request):
 		status, reason = true, pgv1.ReasonRotated
 		msg = fmt.Sprintf("request %q: superuser password rotated", request)
 	}

@@ -9,7 +9,7 @@ import (
 	kubefakecs "k8s.io/client-go/kubernetes/fake"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
@@ -48,7 +48,7 @@ func TestSuperuserRotationOnRequest(t *testing.T) {
 	// (test) clock's time.
 	want := s.DeepCopy()
 	want.ResourceVersion, want.Data["password"] = "", nil
-	want.Annotations = map[string]string{controller.RotatedForAnnotation: "r1", controller.RotatedAtAnnotation: t0.Format(time.RFC3339)}
+	want.Annotations = map[string]string{credentials.RotatedForAnnotation: "r1", credentials.RotatedAtAnnotation: t0.Format(time.RFC3339)}
 	if d := ct.Diff(want, got, ct.Generated("data", "password")); h.Phase != pgv1.PhaseReady || d != "" || string(got.Data["password"]) == "old" {
 		t.Fatalf("health %+v, password rotated %t, Secret as stored: %s", h, string(got.Data["password"]) != "old", d)
 	}

@@ -12,7 +12,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/collector"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -58,12 +58,12 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 		}
 	}
 	var err error
-	if o.class, err = caches.IgnoreNotFound(c.classes.Get(pc.Spec.Class)); err != nil {
+	if o.class, err = informers.IgnoreNotFound(c.classes.Get(pc.Spec.Class)); err != nil {
 		return nil, err
 	}
 	if ref := pc.Spec.PasswordConfig; ref != nil && ref.SuperuserExternalSecretRef != nil {
 		// External Secrets are not ours, so not cached: read directly.
-		if o.external, err = caches.IgnoreNotFound(c.deps.kube.CoreV1().Secrets(ns).Get(ctx, ref.SuperuserExternalSecretRef.Name, metav1.GetOptions{})); err != nil {
+		if o.external, err = informers.IgnoreNotFound(c.deps.kube.CoreV1().Secrets(ns).Get(ctx, ref.SuperuserExternalSecretRef.Name, metav1.GetOptions{})); err != nil {
 			return nil, fmt.Errorf("read external superuser secret: %w", err)
 		}
 	}
@@ -75,7 +75,7 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 			return nil, err
 		}
 	}
-	if o.configMap, err = caches.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(name + configMapSuffix)); err != nil {
+	if o.configMap, err = informers.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(name + configMapSuffix)); err != nil {
 		return nil, err
 	}
 	if err := c.observeMonitor(pc, o); err != nil {
@@ -98,11 +98,11 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 func (c *Controller) observeMonitor(pc *pgv1.PostgresCluster, o *observation) error {
 	ns, name := pc.Namespace, pc.Name
 	var err error
-	if o.monitorSecret, err = caches.IgnoreNotFound(c.secrets.Secrets(ns).Get(naming.MonitorSecret(name))); err != nil {
+	if o.monitorSecret, err = informers.IgnoreNotFound(c.secrets.Secrets(ns).Get(naming.MonitorSecret(name))); err != nil {
 		return err
 	}
 	object := naming.MonitorRoleObject(name)
-	if o.monitorRole, err = caches.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
+	if o.monitorRole, err = informers.IgnoreNotFound(c.databaseRoles.DatabaseRoles(ns).Get(object)); err != nil {
 		return err
 	}
 	o.monitorRivals, err = rivals(c.roleIndex, ns, name, naming.MonitorRole, object)
@@ -116,13 +116,13 @@ func (c *Controller) observeMonitor(pc *pgv1.PostgresCluster, o *observation) er
 func (c *Controller) observeChildren(pc *pgv1.PostgresCluster, o *observation) error {
 	ns, name := pc.Namespace, pc.Name
 	var err error
-	if o.secret, err = caches.IgnoreNotFound(c.secrets.Secrets(ns).Get(naming.SuperuserSecret(name))); err != nil {
+	if o.secret, err = informers.IgnoreNotFound(c.secrets.Secrets(ns).Get(naming.SuperuserSecret(name))); err != nil {
 		return err
 	}
-	if o.cnpg, err = caches.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(name)); err != nil {
+	if o.cnpg, err = informers.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(name)); err != nil {
 		return err
 	}
-	if o.objectStore, err = caches.IgnoreNotFound(c.objectStores.ObjectStores(ns).Get(naming.ObjectStore(name))); err != nil {
+	if o.objectStore, err = informers.IgnoreNotFound(c.objectStores.ObjectStores(ns).Get(naming.ObjectStore(name))); err != nil {
 		return err
 	}
 	for _, read := range c.readers {

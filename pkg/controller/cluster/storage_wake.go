@@ -2,7 +2,7 @@ package cluster
 
 import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	pglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/postgres/v1alpha1"
 )
 
@@ -13,7 +13,7 @@ import (
 // class is missing (the pass reports that).
 func GrowThresholds(classes pglisters.PostgresClusterClassLister) func(*pgv1.PostgresCluster) []float64 {
 	return func(pc *pgv1.PostgresCluster) []float64 {
-		class, err := caches.IgnoreNotFound(classes.Get(pc.Spec.Class))
+		class, err := informers.IgnoreNotFound(classes.Get(pc.Spec.Class))
 		if err != nil || class == nil {
 			return nil
 		}

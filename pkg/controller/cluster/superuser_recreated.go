@@ -4,27 +4,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 )
 
 // A superuser Secret missing while the CNPG Cluster it was made for
 // exists was deleted: it is created with a new password, which CNPG sets
 // on postgres (the Secret carries cnpg.io/reload), and that is said
-// (controller.RecreatedAtAnnotation). Its old password is nowhere else.
+// (credentials.RecreatedAtAnnotation). Its old password is nowhere else.
 
 // superuserAnnotations are a new superuser Secret's annotations.
 func superuserAnnotations(p *pass) map[string]string {
 	at := p.deps.clock.Now()
-	a := controller.NewSecretRotation(p.cluster, at)
+	a := credentials.NewSecretRotation(p.cluster, at)
 	if p.obs.cnpg != nil {
-		a = controller.MarkRecreated(a, at)
+		a = credentials.MarkRecreated(a, at)
 	}
 	return a
 }
 
 // superuserRecreated reports a superuser Secret created again.
 func superuserRecreated(p *pass, s *corev1.Secret) {
-	if s.Annotations[controller.RecreatedAtAnnotation] != "" {
-		p.deps.recorder.Event(p.cluster, corev1.EventTypeWarning, pgv1.EventSecretRecreated, controller.RecreatedEvent(s.Name, "postgres"))
+	if s.Annotations[credentials.RecreatedAtAnnotation] != "" {
+		p.deps.recorder.Event(p.cluster, corev1.EventTypeWarning, pgv1.EventSecretRecreated, credentials.RecreatedEvent(s.Name, "postgres"))
 	}
 }

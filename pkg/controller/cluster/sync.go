@@ -10,7 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cachelag"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -41,8 +41,8 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if c.lag.Behind(name, pc.ResourceVersion) {
 		// The cache has not seen our last write of this cluster yet: a pass
 		// now would redo work on what that write replaced, and its status
-		// write could only conflict (caches.CacheLag).
-		return workqueue.Result{RequeueAfter: caches.CacheLagRecheck}, nil
+		// write could only conflict (cachelag.CacheLag).
+		return workqueue.Result{RequeueAfter: cachelag.CacheLagRecheck}, nil
 	}
 	if pc.DeletionTimestamp != nil {
 		c.deps.backupMetrics.Forget(name)

@@ -4,16 +4,16 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 )
 
 // wiring is what a component needs to cache its own children: the shared
 // informers, the handler that sends an owned child's events to the
 // PostgresCluster controlling it, and the enqueue behind both.
 type wiring struct {
-	inf     *caches.Informers
+	inf     *informers.Informers
 	owned   cache.ResourceEventHandler
-	enqueue caches.Enqueue
+	enqueue informers.Enqueue
 }
 
 // A watcher is a component that reads its own children. Watch, called
@@ -26,7 +26,7 @@ type wiring struct {
 // the operator discovers it, and Watch asks the informers whether it is
 // served.
 type watcher interface {
-	Watch(w wiring) (reader, []caches.Registration)
+	Watch(w wiring) (reader, []informers.Registration)
 }
 
 // reader adds a component's children, from its caches, to a snapshot
@@ -52,9 +52,9 @@ func (k part[T]) set(o *observation, v T) {
 
 // watchComponents lets every watcher among the components register its
 // handlers, and returns their readers in pipeline order.
-func watchComponents(all []component, w wiring) ([]reader, []caches.Registration) {
+func watchComponents(all []component, w wiring) ([]reader, []informers.Registration) {
 	var readers []reader
-	var regs []caches.Registration
+	var regs []informers.Registration
 	for _, comp := range all {
 		if cw, ok := comp.(watcher); ok {
 			r, rs := cw.Watch(w)

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cachelag"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -35,12 +35,12 @@ func TestPassSkippedWhileCacheBehindOwnWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := f.allWrites(); len(w) != 0 || res.RequeueAfter != caches.CacheLagRecheck {
-		t.Errorf("stale pass: writes %v requeue %v, want none and %v", w, res.RequeueAfter, caches.CacheLagRecheck)
+	if w := f.allWrites(); len(w) != 0 || res.RequeueAfter != cachelag.CacheLagRecheck {
+		t.Errorf("stale pass: writes %v requeue %v, want none and %v", w, res.RequeueAfter, cachelag.CacheLagRecheck)
 	}
 
 	// Caught up: an ordinary pass, nothing to write.
-	if res := mustSync(t, f, "shop"); res == caches.CacheLagRecheck || statusWritten(f) {
+	if res := mustSync(t, f, "shop"); res == cachelag.CacheLagRecheck || statusWritten(f) {
 		t.Errorf("pass on the current object: requeue %v writes %v", res, f.allWrites())
 	}
 	if f.c.lag.Behind(types.NamespacedName{Namespace: ns, Name: "shop"}, "7") {

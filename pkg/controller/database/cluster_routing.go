@@ -11,7 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -31,7 +31,7 @@ func (c *Controller) clusterHandler() cache.ResourceEventHandler {
 		if !ok {
 			return
 		}
-		for _, db := range caches.ListDatabasesOf(c.databaseIndex, pc.Namespace, pc.Name) {
+		for _, db := range informers.ListDatabasesOf(c.databaseIndex, pc.Namespace, pc.Name) {
 			c.wake(db)
 		}
 	}
@@ -52,7 +52,7 @@ func (c *Controller) clusterHandler() cache.ResourceEventHandler {
 				all(newObj)
 				return
 			}
-			for _, db := range caches.ListDatabasesOf(c.databaseIndex, n.Namespace, n.Name) {
+			for _, db := range informers.ListDatabasesOf(c.databaseIndex, n.Namespace, n.Name) {
 				if db.DeletionTimestamp != nil {
 					c.wake(db)
 				}
@@ -100,7 +100,7 @@ func (c *Controller) cnpgClusterHandler() cache.ResourceEventHandler {
 			if !ok1 || !ok2 || apiequality.Semantic.DeepEqual(o.Spec.Managed, n.Spec.Managed) {
 				return
 			}
-			for _, db := range caches.ListDatabasesOf(c.databaseIndex, n.Namespace, n.Name) {
+			for _, db := range informers.ListDatabasesOf(c.databaseIndex, n.Namespace, n.Name) {
 				c.wake(db)
 			}
 		},
@@ -118,5 +118,5 @@ func (c *Controller) wake(db *pgv1.PostgresDatabase) {
 	if slices.Contains(db.Finalizers, Finalizer) {
 		p = workqueue.Urgent
 	}
-	c.queue.AddWith(p, caches.KeyOf(db))
+	c.queue.AddWith(p, informers.KeyOf(db))
 }

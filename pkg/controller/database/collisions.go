@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 )
 
 // validateNames refuses specs whose children Kubernetes or Postgres would
@@ -26,7 +26,7 @@ func (c *Controller) validateNames(db *pgv1.PostgresDatabase) error {
 	}
 	var others []*pgv1.PostgresDatabase
 	for _, d := range db.Spec.Databases {
-		objs, err := c.databaseIndex.ByIndex(caches.ByChildStem, db.Namespace+"/"+childStem(db.Name, d.Name))
+		objs, err := c.databaseIndex.ByIndex(informers.ByChildStem, db.Namespace+"/"+childStem(db.Name, d.Name))
 		if err != nil {
 			return fmt.Errorf("look up PostgresDatabases by child names: %w", err)
 		}

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
@@ -84,12 +84,12 @@ func (p *pass) patchConfigMap(ctx context.Context, cur *corev1.ConfigMap, policy
 }
 
 // configMapData is cur's data. The cache keeps only a digest of it
-// (caches.DataKnown); the patch needs the keys to remove, so they are read
+// (informers.DataKnown); the patch needs the keys to remove, so they are read
 // from the API server — only when the data changed, which is rare. A
 // ConfigMap replaced since cur was judged is not patched: the next pass
 // judges the new one.
 func (p *pass) configMapData(ctx context.Context, cur *corev1.ConfigMap) (map[string]string, error) {
-	if caches.DataKnown(cur) {
+	if informers.DataKnown(cur) {
 		return cur.Data, nil
 	}
 	live, err := p.deps.kube.CoreV1().ConfigMaps(p.db.Namespace).Get(ctx, cur.Name, metav1.GetOptions{})

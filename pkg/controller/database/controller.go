@@ -10,7 +10,9 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cachelag"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgca"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	cnpglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/cnpg/v1"
 	pglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
@@ -40,7 +42,7 @@ type Controller struct {
 
 	// lag: which resourceVersions the controller's writes of a
 	// PostgresDatabase replaced; a pass waits until the cache has them.
-	lag caches.CacheLag
+	lag cachelag.CacheLag
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresDatabase")
@@ -48,7 +50,7 @@ var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresDatabase")
 // New wires the controller to the informers; call before they start. The
 // ByClusterRef index it routes cluster events with is registered by
 // inf.AddIndexers.
-func New(cfg Config, inf *caches.Informers) (*Controller, error) {
+func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 	pg := inf.Setpoint.Postgres().V1alpha1()
 	cnpg := inf.Setpoint.CNPG().V1()
 	core := inf.Kube.Core().V1()
@@ -78,26 +80,26 @@ func New(cfg Config, inf *caches.Informers) (*Controller, error) {
 		queue:             workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
 	}
 	if c.cas == nil {
-		c.cas = controller.NewCACache(cfg.Kube)
+		c.cas = cnpgca.NewCACache(cfg.Kube)
 	}
 	enqueue := c.queue.Add
-	owned := caches.OwnerHandler("PostgresDatabase", c.uidOf, enqueue)
+	owned := informers.OwnerHandler("PostgresDatabase", c.uidOf, enqueue)
 	// What the cluster and CNPG report moves a waiting database on: those
 	// passes go ahead of first passes still queued (workqueue.AddUrgent).
-	progressed := caches.OwnerHandler("PostgresDatabase", c.uidOf, c.queue.AddUrgent)
+	progressed := informers.OwnerHandler("PostgresDatabase", c.uidOf, c.queue.AddUrgent)
 	var err error
-	c.synced, err = caches.Register([]caches.Registration{
-		caches.On(pg.PostgresDatabases().Informer(), caches.PrimaryHandler(enqueue, c.queue.AddLater, Finalizer)),
-		caches.On(pg.PostgresDatabases().Informer(), c.lag.Handler(enqueue)),
+	c.synced, err = informers.Register([]informers.Registration{
+		informers.On(pg.PostgresDatabases().Informer(), informers.PrimaryHandler(enqueue, c.queue.AddLater, Finalizer)),
+		informers.On(pg.PostgresDatabases().Informer(), c.lag.Handler(enqueue)),
 		// The updates of a cluster a database pass reads (clusterView).
-		caches.On(pg.PostgresClusters().Informer(), c.clusterHandler()),
+		informers.On(pg.PostgresClusters().Informer(), c.clusterHandler()),
 		// A change of the CNPG Cluster's spec.managed.roles, which a new
 		// role waits on while an upgrade moves it out of there.
-		caches.On(cnpg.Clusters().Informer(), c.cnpgClusterHandler()),
-		caches.On(cnpg.Databases().Informer(), progressed),
-		caches.On(cnpg.DatabaseRoles().Informer(), caches.IgnoreUnread(progressed)),
-		caches.On(core.Secrets().Informer(), owned),
-		caches.On(core.ConfigMaps().Informer(), owned),
+		informers.On(cnpg.Clusters().Informer(), c.cnpgClusterHandler()),
+		informers.On(cnpg.Databases().Informer(), progressed),
+		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(progressed)),
+		informers.On(core.Secrets().Informer(), owned),
+		informers.On(core.ConfigMaps().Informer(), owned),
 	})
 	if err != nil {
 		return nil, err

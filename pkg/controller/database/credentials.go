@@ -9,7 +9,7 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
@@ -73,7 +73,7 @@ func (p *pass) databaseCredentials(ctx context.Context, d pgv1.DatabaseSpec) hea
 	for i, c := range creds {
 		r := presentRole(e, c.role, refs[i])
 		if c.external == "" {
-			r.LastRotation = controller.RotationOf(p.obs.secrets[c.generated])
+			r.LastRotation = credentials.RotationOf(p.obs.secrets[c.generated])
 		}
 		e.Roles = append(e.Roles, r)
 	}
@@ -91,7 +91,7 @@ func (p *pass) databaseCredentials(ctx context.Context, d pgv1.DatabaseSpec) hea
 // afterValidation is what a valid credential may still need: a rotation
 // of a generated password, or the reload label on a user's Secret.
 func (p *pass) afterValidation(ctx context.Context, d pgv1.DatabaseSpec, c roleCredential) health {
-	request := controller.RotationRequest(p.db)
+	request := credentials.RotationRequest(p.db)
 	if c.external != "" {
 		if request != "" && rotationSelects(p.db, c) {
 			p.rotation.external = append(p.rotation.external, fmt.Sprintf("%s (Secret %q)", c.role, c.external))
@@ -105,7 +105,7 @@ func (p *pass) afterValidation(ctx context.Context, d pgv1.DatabaseSpec, c roleC
 		return ready("", "")
 	}
 	p.rotation.selected++
-	s, rotated, err := controller.EnsureRotated(ctx, p.deps.kube.CoreV1().Secrets(p.db.Namespace), p.obs.secrets[c.generated], request, fieldManager, p.deps.clock.Now())
+	s, rotated, err := credentials.EnsureRotated(ctx, p.deps.kube.CoreV1().Secrets(p.db.Namespace), p.obs.secrets[c.generated], request, fieldManager, p.deps.clock.Now())
 	if err != nil {
 		return apiError(pgv1.ReasonPasswordRotationFailed, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cachelag"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -63,7 +63,7 @@ func TestDatabaseAheadIsWrittenOnce(t *testing.T) {
 	if n := stalePass(); n != 0 {
 		t.Errorf("written again in the step's turn by a pass whose cache is behind: %d writes", n)
 	}
-	f.clock.Step(caches.RecentWriteWindow)
+	f.clock.Step(cachelag.RecentWriteWindow)
 	if n := stalePass(); n != 1 {
 		t.Errorf("%d writes once the window ran out, want the write made again", n)
 	}

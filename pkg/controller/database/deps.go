@@ -8,8 +8,9 @@ import (
 	"k8s.io/utils/clock"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cachelag"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgca"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	pglisters "github.com/setpoint-dev/setpoint/pkg/generated/listers/postgres/v1alpha1"
 )
@@ -30,7 +31,7 @@ type deps struct {
 	// clock is the time of rotation records, status deferrals and the
 	// escalation of a stuck cleanup: the seam of unit tests, never nil.
 	clock clock.PassiveClock
-	cas   *controller.CACache
+	cas   *cnpgca.CACache
 
 	// databases: an adoption reads the PostgresDatabase it adopts from
 	// (adopt.go).
@@ -47,11 +48,11 @@ type deps struct {
 	// written: the CNPG Databases a pass created that the cache may not
 	// show yet (ensureDatabase): the next pass, often queued by an event
 	// that came while the first worked, would create them again.
-	written caches.RecentWrites
+	written cachelag.RecentWrites
 }
 
 // roleObjectsOf are the cached DatabaseRoles that manage role on cluster.
 func (d *deps) roleObjectsOf(namespace, cluster, role string) []*cnpgv1.DatabaseRole {
-	out, _ := caches.RolesOnCluster(d.roleObjectIndex, namespace, cluster, role) // only an unknown index fails
+	out, _ := informers.RolesOnCluster(d.roleObjectIndex, namespace, cluster, role) // only an unknown index fails
 	return out
 }

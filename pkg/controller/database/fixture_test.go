@@ -23,7 +23,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
@@ -111,7 +111,7 @@ type fixture struct {
 	t    *testing.T
 	kube *kubefake.Clientset
 	pg   *fake.Clientset
-	inf  *caches.Informers
+	inf  *informers.Informers
 	c    *Controller
 	sql  *fakeSQL
 	rec  *record.FakeRecorder
@@ -127,7 +127,7 @@ func newFixture(t *testing.T, kubeObjs, pgObjs []runtime.Object) *fixture {
 	f := &fixture{t: t, kube: kubefake.NewClientset(kubeObjs...), pg: fake.NewClientset(pgObjs...),
 		sql: &fakeSQL{}, rec: record.NewFakeRecorder(100), clock: clocktesting.NewFakeClock(time.Now())}
 	f.api = controllertest.NewAPI(f.kube, f.pg)
-	f.inf = caches.NewInformers(f.kube, f.pg, "", 0)
+	f.inf = informers.NewInformers(f.kube, f.pg, "", 0)
 	if err := f.inf.AddIndexers(); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
@@ -25,7 +25,7 @@ func monitorTarget(pc *pgv1.PostgresCluster, secrets corelisters.SecretLister, c
 		return postgres.Target{}, fmt.Errorf("PostgresCluster %q has not published the Secret of role %s yet", pc.Name, naming.MonitorRole)
 	}
 	name := r.MonitorSecretRef.Name
-	s, err := caches.IgnoreNotFound(secrets.Secrets(pc.Namespace).Get(name))
+	s, err := informers.IgnoreNotFound(secrets.Secrets(pc.Namespace).Get(name))
 	switch {
 	case err != nil:
 		return postgres.Target{}, fmt.Errorf("read Secret %s of role %s: %w", name, naming.MonitorRole, err)

@@ -10,7 +10,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 )
 
 // failSecretRace makes CNPG report obj failed as real CNPG does when its
@@ -26,7 +26,7 @@ func (f *fixture) failSecretRace(obj string) {
 
 // A role CNPG could not apply because its instance manager may not read
 // the Secret yet is asked again at once (an annotation, CNPG's trigger),
-// then at most once per controller.RetryPace while the failure lasts; the
+// then at most once per cnpgverdict.RetryPace while the failure lasts; the
 // pass rechecks at that pace, and nothing is retried once CNPG applied it.
 func TestRoleSecretRaceIsRetriedAtItsPace(t *testing.T) {
 	t.Parallel()
@@ -35,11 +35,11 @@ func TestRoleSecretRaceIsRetriedAtItsPace(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.failSecretRace("pg.orders-rw")
-	retried := func() string { return f.role("pg.orders-rw").Annotations[controller.RetryAnnotation] }
+	retried := func() string { return f.role("pg.orders-rw").Annotations[cnpgverdict.RetryAnnotation] }
 
 	res, err := f.sync("shop")
-	if err != nil || res.RequeueAfter != controller.RetryPace {
-		t.Fatalf("the pass that sees the race: %+v, %v; want a recheck in %s", res, err, controller.RetryPace)
+	if err != nil || res.RequeueAfter != cnpgverdict.RetryPace {
+		t.Fatalf("the pass that sees the race: %+v, %v; want a recheck in %s", res, err, cnpgverdict.RetryPace)
 	}
 	first := retried()
 	if first == "" {
@@ -50,14 +50,14 @@ func TestRoleSecretRaceIsRetriedAtItsPace(t *testing.T) {
 		WithAnnotations(map[string]string{"postgres.setpoint.dev/retried-at": f.clock.Now().UTC().Format(time.RFC3339Nano)}))
 
 	f.failSecretRace("pg.orders-rw") // CNPG tried again, too early
-	f.clock.Step(controller.RetryPace / 2)
-	if res, err := f.sync("shop"); err != nil || res.RequeueAfter != controller.RetryPace/2 {
+	f.clock.Step(cnpgverdict.RetryPace / 2)
+	if res, err := f.sync("shop"); err != nil || res.RequeueAfter != cnpgverdict.RetryPace/2 {
 		t.Fatalf("within the pace: %+v, %v; want a recheck when the next retry is due", res, err)
 	}
 	if got := retried(); got != first {
 		t.Errorf("retried again within the pace: %q after %q", got, first)
 	}
-	f.clock.Step(controller.RetryPace / 2)
+	f.clock.Step(cnpgverdict.RetryPace / 2)
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestRoleSecretRaceIsRetriedAtItsPace(t *testing.T) {
 
 	f.applyRoles()
 	again := retried()
-	f.clock.Step(controller.RetryPace)
+	f.clock.Step(cnpgverdict.RetryPace)
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 )
 
@@ -42,7 +42,7 @@ func rotationSelects(db *pgv1.PostgresDatabase, c roleCredential) bool {
 // set, and removes it otherwise. The per-role record (lastRotation) is read
 // from each Secret, the one place a rotation is written atomically.
 func (p *pass) recordRotation() {
-	request := controller.RotationRequest(p.db)
+	request := credentials.RotationRequest(p.db)
 	if request == "" {
 		meta.RemoveStatusCondition(&p.status.Conditions, pgv1.ConditionPasswordRotation)
 		return

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
@@ -158,7 +158,7 @@ func TestRotationDoneInSecretIsNotRepeated(t *testing.T) {
 	converge(t, f, "shop")
 	for _, name := range []string{"shop-orders-admin", "shop-orders-rw"} {
 		s := f.secret(name)
-		s.Annotations = map[string]string{controller.RotatedForAnnotation: "r1", controller.RotatedAtAnnotation: "2026-01-02T03:04:05Z"}
+		s.Annotations = map[string]string{credentials.RotatedForAnnotation: "r1", credentials.RotatedAtAnnotation: "2026-01-02T03:04:05Z"}
 		if _, err := f.kube.CoreV1().Secrets(ns).Update(t.Context(), s, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -14,7 +14,7 @@ import (
 // A generated Secret found missing is created with a new password: the
 // deleted one cannot be recovered, and refusing would leave applications
 // that start or reconnect with no credentials at all. What matters is
-// that the change is not silent (controller.RecreatedAtAnnotation).
+// that the change is not silent (credentials.RecreatedAtAnnotation).
 
 // wasIssued: a Secret of this name gave role a password before, so a
 // missing one now is a deleted one. Either Postgres has had the role for
@@ -51,5 +51,5 @@ func recreatedNote(p *pass) string {
 			}
 		}
 	}
-	return controller.RecreatedNote(marked...)
+	return credentials.RecreatedNote(marked...)
 }

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 )
 
 // A generated Secret deleted after its role existed is created again with
@@ -21,7 +21,7 @@ func TestDeletedSecretComesBackMarked(t *testing.T) {
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
 	converge(t, f, "shop")
 	first := f.secret("shop-orders-rw")
-	if first.Annotations[controller.RecreatedAtAnnotation] != "" {
+	if first.Annotations[credentials.RecreatedAtAnnotation] != "" {
 		t.Fatalf("a first Secret is marked re-created: %v", first.Annotations)
 	}
 	f.events()
@@ -68,7 +68,7 @@ func TestAppliedDatabaseRoleMarksTheDeletedSecret(t *testing.T) {
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), db})
 	converge(t, f, "shop")
 	deleteAfter(t, f, nil)
-	if got := f.secret("shop-orders-rw"); got.Annotations[controller.RecreatedAtAnnotation] == "" {
+	if got := f.secret("shop-orders-rw"); got.Annotations[credentials.RecreatedAtAnnotation] == "" {
 		t.Fatalf("re-created Secret not marked: %v", got.Annotations)
 	}
 }
@@ -87,7 +87,7 @@ func TestUnappliedDatabaseRoleIssuedNothing(t *testing.T) {
 		t.Fatalf("DatabaseRole applied already: %+v", r.Status)
 	}
 	deleteAfter(t, f, nil)
-	if got := f.secret("shop-orders-rw"); got.Annotations[controller.RecreatedAtAnnotation] != "" {
+	if got := f.secret("shop-orders-rw"); got.Annotations[credentials.RecreatedAtAnnotation] != "" {
 		t.Errorf("a Secret that never gave a password is marked re-created: %v", got.Annotations)
 	}
 }
@@ -104,7 +104,7 @@ func TestSecretDeletedWhileItsRoleIsReconciledIsMarked(t *testing.T) {
 	}
 	ref := &pgv1.LocalObjectReference{Name: "shop-orders-rw"}
 	deleteAfter(t, f, []pgv1.RoleStatus{{Name: "orders_rw", Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: ref}})
-	if got := f.secret("shop-orders-rw"); got.Annotations[controller.RecreatedAtAnnotation] == "" {
+	if got := f.secret("shop-orders-rw"); got.Annotations[credentials.RecreatedAtAnnotation] == "" {
 		t.Fatalf("re-created Secret not marked: %v", got.Annotations)
 	}
 }

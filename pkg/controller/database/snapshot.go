@@ -10,7 +10,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -50,12 +50,12 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 		roles: map[string]*cnpgv1.DatabaseRole{},
 	}
 	var err error
-	if o.cluster, err = caches.IgnoreNotFound(c.clusters.PostgresClusters(ns).Get(db.Spec.ClusterRef.Name)); err != nil {
+	if o.cluster, err = informers.IgnoreNotFound(c.clusters.PostgresClusters(ns).Get(db.Spec.ClusterRef.Name)); err != nil {
 		return nil, err
 	}
 	// The CNPG Cluster has the cluster's name (the cluster controller's
 	// provisioner writes it so); only the cluster's own counts.
-	cc, err := caches.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(db.Spec.ClusterRef.Name))
+	cc, err := informers.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(db.Spec.ClusterRef.Name))
 	if err != nil {
 		return nil, err
 	}
@@ -69,19 +69,19 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 	for _, name := range all {
 		n := namesOf(db.Name, name)
 		for _, s := range n.Secrets() {
-			if o.secrets[s], err = caches.IgnoreNotFound(c.secrets.Secrets(ns).Get(s)); err != nil {
+			if o.secrets[s], err = informers.IgnoreNotFound(c.secrets.Secrets(ns).Get(s)); err != nil {
 				return nil, err
 			}
 		}
-		if o.configMaps[n.ConfigMap], err = caches.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(n.ConfigMap)); err != nil {
+		if o.configMaps[n.ConfigMap], err = informers.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(n.ConfigMap)); err != nil {
 			return nil, err
 		}
-		if o.cnpg[n.CNPG], err = caches.IgnoreNotFound(c.cnpgDatabases.Databases(ns).Get(n.CNPG)); err != nil {
+		if o.cnpg[n.CNPG], err = informers.IgnoreNotFound(c.cnpgDatabases.Databases(ns).Get(n.CNPG)); err != nil {
 			return nil, err
 		}
 		for _, role := range n.Roles() {
 			obj := naming.RoleObject(db.Spec.ClusterRef.Name, role)
-			if o.roles[obj], err = caches.IgnoreNotFound(c.roleObjects.DatabaseRoles(ns).Get(obj)); err != nil {
+			if o.roles[obj], err = informers.IgnoreNotFound(c.roleObjects.DatabaseRoles(ns).Get(obj)); err != nil {
 				return nil, err
 			}
 		}
@@ -95,7 +95,7 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 				continue
 			}
 			// External Secrets are not labelled ours, so not cached.
-			s, err := caches.IgnoreNotFound(c.kube.CoreV1().Secrets(ns).Get(ctx, ref, metav1.GetOptions{}))
+			s, err := informers.IgnoreNotFound(c.kube.CoreV1().Secrets(ns).Get(ctx, ref, metav1.GetOptions{}))
 			if err != nil {
 				return nil, fmt.Errorf("read external secret %s: %w", ref, err)
 			}
@@ -121,7 +121,7 @@ func (c *Controller) removedDatabases(db *pgv1.PostgresDatabase) ([]string, erro
 	for _, d := range db.Status.Databases {
 		add(d.Name)
 	}
-	owned, err := c.cnpgDatabaseIndex.ByIndex(caches.ByDatabaseLabel, db.Namespace+"/"+db.Name)
+	owned, err := c.cnpgDatabaseIndex.ByIndex(informers.ByDatabaseLabel, db.Namespace+"/"+db.Name)
 	if err != nil {
 		return nil, fmt.Errorf("look up CNPG databases: %w", err)
 	}

@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
@@ -26,7 +26,7 @@ func (p *pass) asAdminByCert(ctx context.Context, n names) (postgres.Target, err
 		return postgres.Target{}, fmt.Errorf("DatabaseRole %q of role %s is not this PostgresDatabase's", object, n.AdminRole)
 	}
 	name := naming.ClientCertSecret(object)
-	s, err := caches.IgnoreNotFound(p.deps.kube.CoreV1().Secrets(p.db.Namespace).Get(ctx, name, metav1.GetOptions{}))
+	s, err := informers.IgnoreNotFound(p.deps.kube.CoreV1().Secrets(p.db.Namespace).Get(ctx, name, metav1.GetOptions{}))
 	if err != nil {
 		return postgres.Target{}, fmt.Errorf("read Secret %s: %w", name, err)
 	}

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
@@ -58,10 +58,10 @@ func (p *pass) monitor(ctx context.Context) (postgres.Target, error) {
 // superuser Secret name: ours (cached), or a user's external one.
 func (p *pass) clusterSecretTarget(ctx context.Context, name string) (postgres.Target, error) {
 	ns := p.obs.cluster.Namespace
-	s, err := caches.IgnoreNotFound(p.deps.secrets.Secrets(ns).Get(name))
+	s, err := informers.IgnoreNotFound(p.deps.secrets.Secrets(ns).Get(name))
 	if err == nil && s == nil {
 		// An external superuser Secret is not labelled ours, so not cached.
-		s, err = caches.IgnoreNotFound(p.deps.kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{}))
+		s, err = informers.IgnoreNotFound(p.deps.kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{}))
 	}
 	if err != nil {
 		return postgres.Target{}, fmt.Errorf("read Secret %s: %w", name, err)

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
@@ -73,7 +73,7 @@ func configMapCurrent(cm *corev1.ConfigMap, db *pgv1.PostgresDatabase, data map[
 	_, retained := cm.Labels[ownership.RetainedLabel]
 	return ownership.IsControlledBy(cm, db.UID) && !retained &&
 		ownership.HasLabels(cm.Labels, ownership.ManagedLabels(ownership.DatabaseLabel, db.Name)) &&
-		cm.Annotations[policyAnnotation] == policy && caches.DataEqual(cm, data)
+		cm.Annotations[policyAnnotation] == policy && informers.DataEqual(cm, data)
 }
 
 // connectionData is the content of a database's connection ConfigMap.

@@ -11,7 +11,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -83,7 +83,7 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	}
 	st := cur.Status
 	switch {
-	case controller.CNPGRefused(st.Applied):
+	case cnpgverdict.CNPGRefused(st.Applied):
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseNotApplied, fmt.Sprintf("CloudNativePG could not apply database %s yet: %s", n.DB, failureOf(st)), provisionRecheck)
 	case st.ObservedGeneration != cur.Generation || st.Applied == nil:
 		return databaseApplying(n)

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -124,7 +124,7 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 	}
 	st := cur.Status
 	switch {
-	case controller.CNPGRefused(st.Applied):
+	case cnpgverdict.CNPGRefused(st.Applied):
 		// CNPG retries on its own; what we can provoke — the server
 		// restarting, the Secret not there yet — passes, and what does
 		// not (a conflict CNPG found) is fixed elsewhere. Its message is

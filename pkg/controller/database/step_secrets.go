@@ -12,7 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
@@ -84,10 +84,10 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 	labels[ownership.ReloadLabel] = "true"
 	// A password generated now answers a pending rotation request.
 	at := p.deps.clock.Now()
-	annotations := controller.NewSecretRotation(p.db, at)
+	annotations := credentials.NewSecretRotation(p.db, at)
 	recreating := wasIssued(p, role, name)
 	if recreating {
-		annotations = controller.MarkRecreated(annotations, at)
+		annotations = credentials.MarkRecreated(annotations, at)
 	}
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
@@ -114,7 +114,7 @@ func (p *pass) createSecret(ctx context.Context, name, role string) (*corev1.Sec
 	}
 	klog.FromContext(ctx).V(2).Info("Created Secret", "secret", klog.KObj(created), "role", role, "recreated", recreating)
 	if recreating {
-		p.deps.recorder.Event(p.db, corev1.EventTypeWarning, pgv1.EventSecretRecreated, controller.RecreatedEvent(name, role))
+		p.deps.recorder.Event(p.db, corev1.EventTypeWarning, pgv1.EventSecretRecreated, credentials.RecreatedEvent(name, role))
 	}
 	return created, nil
 }

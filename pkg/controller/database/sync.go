@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/caches"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cachelag"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
@@ -30,7 +30,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if c.lag.Behind(name, db.ResourceVersion) {
 		// The cache has not seen our last write of this object yet: a pass
 		// now would work from what that write replaced (CacheLag).
-		return workqueue.Result{RequeueAfter: caches.CacheLagRecheck}, nil
+		return workqueue.Result{RequeueAfter: cachelag.CacheLagRecheck}, nil
 	}
 	obs, err := c.observe(ctx, db)
 	if err != nil {

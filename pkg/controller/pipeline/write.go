@@ -25,7 +25,7 @@ type StatusUpdater[T any] interface {
 }
 
 // Lag learns of the resourceVersion a write replaced, so a pass on the
-// stale cache is skipped (caches.CacheLag).
+// stale cache is skipped (cachelag.CacheLag).
 type Lag interface {
 	Wrote(key types.NamespacedName, before, after string)
 }

@@ -1,0 +1,127 @@
+package informers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeinformers "k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	pginformers "github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
+)
+
+// Informers are the shared informer factories of the operator: one for
+// our API and the CNPG kinds, one for core kinds restricted to the Secrets
+// and ConfigMaps we manage, and one for the Deployments CNPG runs PgBouncer
+// in.
+type Informers struct {
+	Setpoint pginformers.SharedInformerFactory
+	Kube     kubeinformers.SharedInformerFactory
+	// Poolers caches only Deployments CNPG labels as a Pooler's
+	// (PoolerDeploymentSelector): whether PgBouncer is available is known
+	// only there, CNPG's Pooler status counts Pods created, not ready.
+	Poolers kubeinformers.SharedInformerFactory
+	// missing are the optional APIs not served (OptionalAPI), by CRD.
+	missing map[string]bool
+	// in is the interner of the three factories' transforms.
+	in *interner
+}
+
+// AsCached returns obj as the Setpoint and Kube caches hold it (trimmed,
+// interned, a ConfigMap's data as its digest): for tests that seed a
+// cache by hand. obj itself is changed.
+func (i *Informers) AsCached(obj any) any {
+	out, _ := i.in.trimForCache(obj)
+	return out
+}
+
+// NewInformers builds the factories. namespace "" watches all namespaces.
+// Cached objects are trimmed (trimForCache) of what we never read.
+func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace string, resync time.Duration) *Informers {
+	selector := ownership.ManagedSelector().String()
+	// One interner for all three factories: the strings they repeat are
+	// largely the same (namespaces, labels, owners).
+	in := &interner{}
+	return &Informers{
+		Setpoint: pginformers.NewSharedInformerFactoryWithOptions(pg, resync,
+			pginformers.WithNamespace(namespace),
+			pginformers.WithTransform(in.trimForCache)),
+		Kube: kubeinformers.NewSharedInformerFactoryWithOptions(kube, resync,
+			kubeinformers.WithNamespace(namespace),
+			kubeinformers.WithTransform(in.trimForCache),
+			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector })),
+		Poolers: kubeinformers.NewSharedInformerFactoryWithOptions(kube, resync,
+			kubeinformers.WithNamespace(namespace),
+			kubeinformers.WithTransform(in.trimDeployment),
+			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = PoolerDeploymentSelector })),
+		in: in,
+	}
+}
+
+// PoolerDeploymentSelector selects the Deployments CNPG creates for
+// Poolers (cnpg.io/podRole=pooler, set by CNPG on each).
+const PoolerDeploymentSelector = "cnpg.io/podRole=pooler"
+
+// trimDeployment is trimForCache, and drops a Deployment's Pod template:
+// setpoint reads only its owner, generation and status.
+func (in *interner) trimDeployment(obj any) (any, error) {
+	if d, ok := obj.(*appsv1.Deployment); ok {
+		d.Spec.Template = corev1.PodTemplateSpec{}
+	}
+	return in.trimForCache(obj)
+}
+
+// Start starts every informer requested so far and waits for their caches.
+func (i *Informers) Start(ctx context.Context) error {
+	i.Setpoint.StartWithContext(ctx)
+	i.Kube.StartWithContext(ctx)
+	i.Poolers.StartWithContext(ctx)
+	if err := i.Setpoint.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+		return fmt.Errorf("sync setpoint and CNPG caches: %w", err)
+	}
+	if err := i.Kube.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+		return fmt.Errorf("sync Secret and ConfigMap caches: %w", err)
+	}
+	if err := i.Poolers.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+		return fmt.Errorf("sync the PgBouncer Deployment cache: %w", err)
+	}
+	return nil
+}
+
+// Shutdown stops the informers and waits for their goroutines.
+func (i *Informers) Shutdown() {
+	i.Setpoint.Shutdown()
+	i.Kube.Shutdown()
+	i.Poolers.Shutdown()
+}
+
+// lastApplied is kubectl's copy of the whole object as last applied: as
+// big as the object, and never read by setpoint.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// trimForCache drops from a cached object what setpoint never reads —
+// managedFields and kubectl's last-applied copy — which together can
+// triple an object's size in memory, and makes the strings many objects
+// repeat share one copy (the interner of the informers). (Fields of CNPG's kinds that
+// setpoint does not declare are dropped already when the JSON is decoded.)
+func (in *interner) trimForCache(obj any) (any, error) {
+	if acc, ok := obj.(metav1.ObjectMetaAccessor); ok {
+		m := acc.GetObjectMeta()
+		m.SetManagedFields(nil)
+		if a := m.GetAnnotations(); a[lastApplied] != "" {
+			delete(a, lastApplied)
+			m.SetAnnotations(a)
+		}
+	}
+	in.internObject(obj)
+	return obj, nil
+}
+
+var _ cache.TransformFunc = (&interner{}).trimForCache
