@@ -30,6 +30,13 @@ type roleWant struct {
 	role    string
 	secret  string
 	reclaim string
+	// legacyReclaim is a reclaim policy also taken as current on a live
+	// object: delete, which releases before this one wrote for a database
+	// with deletionPolicy Delete. Rewriting it to retain would make CNPG
+	// apply every such role again after an upgrade, and every database
+	// read Provisioning meanwhile; the next apply for another reason (a
+	// rotation, a repair) writes retain.
+	legacyReclaim string
 	// cert: the database logs in by certificate: CNPG issues the role a
 	// client certificate and the role joins naming.CertAuthGroup,
 	// which the cluster's pg_hba lets in by certificate only.
@@ -94,8 +101,13 @@ func roleCurrent(cur *cnpgv1.DatabaseRole, db *pgv1.PostgresDatabase, w roleWant
 		s.Cluster.Name == w.cluster && s.Name == w.role && s.Login &&
 		s.Comment == ownership.PostgresMarker(db.Namespace, db.Name) &&
 		(s.PasswordSecret == nil && w.secret == "" || s.PasswordSecret != nil && s.PasswordSecret.Name == w.secret) &&
-		cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain) == w.reclaim &&
+		reclaimCurrent(cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain), w) &&
 		(!w.cert || certRequested(cur)) && len(roleprivilege.Drift(cur, w.inRoles())) == 0
+}
+
+// reclaimCurrent: a live object's reclaim policy got is as w wants it.
+func reclaimCurrent(got string, w roleWant) bool {
+	return got == w.reclaim || w.legacyReclaim != "" && got == w.legacyReclaim
 }
 
 // inRoles is every membership w's role has: the certificate group when it

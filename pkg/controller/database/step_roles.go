@@ -100,7 +100,8 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 	// next pass makes the object again and CNPG adopts the role, its
 	// password and what it owns intact. removeRole switches to delete only
 	// when setpoint itself deletes the object under a Delete policy.
-	w := roleWant{object: naming.RoleObject(cluster, role), cluster: cluster, role: role, secret: secret, reclaim: roleReclaim(pgv1.DeletionPolicyRetain), cert: certAuth(d)}
+	w := roleWant{object: naming.RoleObject(cluster, role), cluster: cluster, role: role, secret: secret,
+		reclaim: roleReclaim(pgv1.DeletionPolicyRetain), legacyReclaim: roleReclaim(policyOf(d)), cert: certAuth(d)}
 	cur := p.obs.roles[w.object]
 	if cur != nil && !ownership.IsControlledBy(cur, p.db.UID) {
 		// Never adopted: a DatabaseRole we did not create may carry

@@ -198,9 +198,9 @@ func TestDriftedRoleIsAppliedBackAndWaitedFor(t *testing.T) {
 // report of an older generation, or none, is a wait.
 func TestReadyOnlyWhenAppliedAtTheCurrentGeneration(t *testing.T) {
 	t.Parallel()
-	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
-	// A DatabaseRole an earlier release left at reclaim delete: the apply
-	// of reclaim retain makes a new generation.
+	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain}))
+	// Reclaim delete on a Retain database's DatabaseRole (edited by hand):
+	// the apply of reclaim retain makes a new generation.
 	f.setReclaim("pg.orders-admin", cnpgv1.DatabaseRoleReclaimDelete)
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
@@ -369,5 +369,36 @@ func TestNoDatabaseAheadOfItsOwner(t *testing.T) {
 	}
 	if _, err := f.pg.CNPGV1().Databases(ns).Get(t.Context(), "shop-orders", metav1.GetOptions{}); err == nil {
 		t.Error("CNPG Database applied while its owner role is not")
+	}
+}
+
+// A Delete database's DatabaseRoles that an earlier release left at
+// reclaim delete are current: an upgrade writes none of them, so CNPG
+// applies nothing again and the database stays Ready. The next apply for
+// another reason writes retain.
+func TestUpgradeKeepsLegacyReclaimDelete(t *testing.T) {
+	t.Parallel()
+	f := readyFixture(t, newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"}))
+	f.setReclaim("pg.orders-admin", cnpgv1.DatabaseRoleReclaimDelete)
+	f.setReclaim("pg.orders-rw", cnpgv1.DatabaseRoleReclaimDelete)
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.allWrites(); slices.ContainsFunc(w, func(w string) bool { return strings.HasSuffix(w, " databaseroles") }) {
+		t.Errorf("an upgraded pass rewrote DatabaseRoles: %v", w)
+	}
+	if db := f.db("shop"); db.Status.Phase != pgv1.PhaseReady {
+		t.Errorf("phase %s after the upgrade's pass, want Ready", db.Status.Phase)
+	}
+	r := f.role("pg.orders-rw")
+	r.Spec.Superuser = true
+	if _, err := f.pg.CNPGV1().DatabaseRoles(ns).Update(t.Context(), r, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.role("pg.orders-rw"); got.Spec.DatabaseRoleReclaimPolicy != cnpgv1.DatabaseRoleReclaimRetain || got.Spec.Superuser {
+		t.Errorf("repaired DatabaseRole = %+v, want reclaim retain and no superuser", got.Spec)
 	}
 }
