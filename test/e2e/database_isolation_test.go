@@ -117,6 +117,7 @@ func TestUpgradeClosesExistingDatabases(t *testing.T) {
 
 	app := startWriter(t, ns, password(t, ns, "app-orders-rw"))
 	app.await(t, 5) // the application runs against the previous setpoint
+	phases := watchDatabasePhase(t, ns, "app")
 	prev.signal(syscall.SIGKILL)
 	<-prev.done
 	installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd"))
@@ -138,8 +139,24 @@ func TestUpgradeClosesExistingDatabases(t *testing.T) {
 	refusedEntry(t, ns, "teamb", "orders_rw", password(t, ns, "app-orders-rw"))
 	app.await(t, app.ok.Load()+5) // and goes on after it
 	app.stop()
+	if n, seen := phases.count(); n != 0 {
+		t.Errorf("PostgresDatabase app changed phase %d time(s) across the upgrade, want it Ready throughout: %q", n, seen)
+	}
 	if n := app.failed.Load(); n > 0 {
 		t.Errorf("%d of %d logins and writes failed across the upgrade; last error: %v", n, n+app.ok.Load(), app.lastErr.Load())
 	}
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
+}
+
+// watchDatabasePhase counts the phase changes of a PostgresDatabase from
+// now on.
+func watchDatabasePhase(t *testing.T, ns, name string) *statusChanges {
+	t.Helper()
+	w, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Watch(context.WithoutCancel(t.Context()),
+		metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	if err != nil {
+		t.Fatalf("watch PostgresDatabase %s: %v", name, err)
+	}
+	return watchStatus(t, w, func(d *pgv1.PostgresDatabase) any { return d.Status.Phase },
+		func(d *pgv1.PostgresDatabase) string { return string(d.Status.Phase) })
 }
