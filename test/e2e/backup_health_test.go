@@ -79,11 +79,21 @@ func TestBackupHealthFollowsTheObjectStore(t *testing.T) {
 		waitGauge(t, op, ns, "setpoint_cluster_wal_archiving_ok", 1)
 		waitEvents(t, ns, pgv1.EventBackupsFailing, 3) // ArchivingFailing twice, then LastBackupFailed
 		waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "after"))
-		c := waitBackupHealth(t, ns, pgv1.ReasonBackupsHealthy, "", 60*time.Second)
+		waitBackupHealth(t, ns, pgv1.ReasonBackupsHealthy, "", 60*time.Second)
 		waitEvents(t, ns, pgv1.EventBackupsRecovered, 2)
-		if b := c.Status.BackupStatus; b == nil || b.LastSuccessfulBackupTime == nil || b.FirstRecoverabilityPoint == nil {
-			t.Fatalf("backupStatus %+v: want the recovery window", b)
-		}
+		// The recovery window is the ObjectStore's status, which the
+		// plugin writes apart from CNPG's LastBackupSucceeded: it may
+		// reach the PostgresCluster a pass later than the condition.
+		var c *pgv1.PostgresCluster
+		eventually(t, 60*time.Second, "the recovery window in backupStatus", func(ctx context.Context) (bool, error) {
+			var err error
+			c, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			b := c.Status.BackupStatus
+			return b != nil && b.LastSuccessfulBackupTime != nil && b.FirstRecoverabilityPoint != nil, nil
+		})
 		want := float64(c.Status.BackupStatus.LastSuccessfulBackupTime.Unix())
 		waitGauge(t, op, ns, "setpoint_cluster_last_successful_backup_timestamp_seconds", want)
 	})
