@@ -56,9 +56,7 @@ func TestBackupHealthOnRealCNPG(t *testing.T) {
 		t.Errorf("failing archiving changed the phase to %s", c.Status.Phase)
 	}
 	waitBackupGauge(t, token, ns, "setpoint_cluster_wal_archiving_ok", 0)
-	if n := backupEvents(t, ns, pgv1.EventBackupsFailing); n != 1 {
-		t.Errorf("%d %s Events, want 1", n, pgv1.EventBackupsFailing)
-	}
+	waitBackupEvents(t, ns, pgv1.EventBackupsFailing, 1)
 
 	name := requestBackup(t, ns, "shop", "refused")
 	eventually(t, 5*time.Minute, "Backup "+name+" failed", func(ctx context.Context) (bool, string, error) {
@@ -80,15 +78,20 @@ func TestBackupHealthOnRealCNPG(t *testing.T) {
 
 	waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "after"), 5*time.Minute)
 	c = waitBackupHealthy(t, ns, pgv1.ReasonBackupsHealthy, 2*time.Minute)
-	if n := backupEvents(t, ns, pgv1.EventBackupsRecovered); n != 1 {
-		t.Errorf("%d %s Events, want 1", n, pgv1.EventBackupsRecovered)
-	}
-	if n := backupEvents(t, ns, pgv1.EventBackupsFailing); n != 2 {
-		t.Errorf("%d %s Events, want 2 (ArchivingFailing, then LastBackupFailed)", n, pgv1.EventBackupsFailing)
-	}
-	if b := c.Status.BackupStatus; b == nil || b.LastSuccessfulBackupTime == nil {
-		t.Fatalf("backupStatus %+v: want the last successful backup", b)
-	}
+	waitBackupEvents(t, ns, pgv1.EventBackupsRecovered, 1)
+	waitBackupEvents(t, ns, pgv1.EventBackupsFailing, 2) // ArchivingFailing, then LastBackupFailed
+	// The last successful backup is the ObjectStore's status, which the
+	// plugin writes apart from CNPG's LastBackupSucceeded: it may reach the
+	// PostgresCluster a pass after the condition.
+	eventually(t, 2*time.Minute, "the last successful backup in backupStatus", func(ctx context.Context) (bool, string, error) {
+		var err error
+		c, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		b := c.Status.BackupStatus
+		return b != nil && b.LastSuccessfulBackupTime != nil, fmt.Sprintf("backupStatus %+v", b), nil
+	})
 	waitBackupGauge(t, token, ns, "setpoint_cluster_last_successful_backup_timestamp_seconds",
 		float64(c.Status.BackupStatus.LastSuccessfulBackupTime.Unix()))
 }
@@ -159,6 +162,20 @@ func waitBackupGauge(t *testing.T, token, ns, metric string, want float64) {
 		}
 		got, ok := gauge(samples, metric, ns, "shop")
 		return ok && got == want, fmt.Sprintf("present %v, %v", ok, got), nil
+	})
+}
+
+// waitBackupEvents waits until there are n Events of reason on the
+// cluster (an Event follows the status write it reports), and fails at
+// once on more.
+func waitBackupEvents(t *testing.T, ns, reason string, n int) {
+	t.Helper()
+	eventually(t, 30*time.Second, fmt.Sprintf("%d %s Event(s)", n, reason), func(context.Context) (bool, string, error) {
+		got := backupEvents(t, ns, reason)
+		if got > n {
+			t.Fatalf("%d %s Events, want %d", got, reason, n)
+		}
+		return got == n, fmt.Sprintf("%d", got), nil
 	})
 }
 
