@@ -2,13 +2,8 @@ package cluster
 
 import (
 	"context"
-	"strings"
-
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
-	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/roleprivilege"
 )
 
@@ -25,13 +20,8 @@ func revertRolePrivileges(ctx context.Context, p *pass, cur, applied *cnpgv1.Dat
 	if cur == nil {
 		return nil
 	}
-	drift := roleprivilege.Drift(cur, inRoles)
-	if len(drift) == 0 {
-		return nil
+	if drift := roleprivilege.Drift(cur, inRoles); len(drift) > 0 {
+		roleprivilege.Report(ctx, p.deps.recorder, p.cluster, cur, drift)
 	}
-	fields := strings.Join(drift, ", ")
-	klog.FromContext(ctx).Info("Reverted privileges given to a role behind setpoint's back", "databaseRole", cur.Name, "role", cur.Spec.Name, "fields", fields)
-	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeWarning, pgv1.EventRolePrivilegesReverted,
-		"DatabaseRole %s of role %s was edited to change %s; setpoint set them back", cur.Name, cur.Spec.Name, fields)
 	return nil
 }

@@ -3,10 +3,6 @@ package database
 import (
 	"context"
 	"fmt"
-	"strings"
-
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -33,10 +29,7 @@ func (p *pass) repairRole(ctx context.Context, cur *cnpgv1.DatabaseRole, w roleW
 	if len(drift) == 0 {
 		return rolePending(w.role)
 	}
-	fields := strings.Join(drift, ", ")
-	klog.FromContext(ctx).Info("Reverted privileges given to a role behind setpoint's back", "databaseRole", w.object, "role", w.role, "fields", fields)
-	p.deps.recorder.Eventf(p.db, corev1.EventTypeWarning, pgv1.EventRolePrivilegesReverted,
-		"DatabaseRole %s of role %s was edited to change %s; setpoint set them back", w.object, w.role, fields)
+	fields := roleprivilege.Report(ctx, p.deps.recorder, p.db, cur, drift)
 	return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRolePrivilegesReverted,
 		fmt.Sprintf("DatabaseRole %q of role %s was edited to change %s; set back, waiting for CloudNativePG to apply the role", w.object, w.role, fields), provisionRecheck)
 }
