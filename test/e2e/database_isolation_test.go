@@ -3,15 +3,12 @@ package e2e_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
@@ -93,17 +90,8 @@ const lastOpenRelease = "3c81cf9"
 // connection each time from before the old operator stops until after the
 // new one is done.
 func TestUpgradeClosesExistingDatabases(t *testing.T) {
-	old := buildPrevious(t, lastOpenRelease)
-	installCRDs(t, filepath.Join(old.dir, "manifests", "crd"))
-	t.Cleanup(func() { installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd")) })
-
-	ns := newNamespace(t)
-	args := []string{"--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s"}
-	prev := startBinary(t, "previous", old.binary, args...)
-	class := "e2e-" + ns
-	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
-	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	prev := runPrevious(t, lastOpenRelease)
+	ns := prev.ns
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
 	newDatabase(t, ns, "other", pgv1.DatabaseSpec{Name: "teamb"})
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
@@ -118,10 +106,7 @@ func TestUpgradeClosesExistingDatabases(t *testing.T) {
 	app := startWriter(t, ns, password(t, ns, "app-orders-rw"))
 	app.await(t, 5) // the application runs against the previous setpoint
 	phases := watchDatabasePhase(t, ns, "app")
-	prev.signal(syscall.SIGKILL)
-	<-prev.done
-	installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd"))
-	startOperator(t, "upgraded", args...)
+	prev.upgrade(t)
 
 	eventually(t, 120*time.Second, "the existing databases closed", func(ctx context.Context) (bool, error) {
 		for _, name := range []string{"app", "other"} {

@@ -32,17 +32,8 @@ const rolesInManagedRoles = "bc20d34"
 // no failed login: an application logs in and writes in a loop from before
 // the old operator stops until after the new one is done.
 func TestUpgradeMovesRolesToDatabaseRoles(t *testing.T) {
-	old := buildPrevious(t, rolesInManagedRoles)
-	installCRDs(t, filepath.Join(old.dir, "manifests", "crd"))
-	t.Cleanup(func() { installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd")) })
-
-	ns := newNamespace(t)
-	args := []string{"--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s"}
-	prev := startBinary(t, "previous", old.binary, args...)
-	class := "e2e-" + ns
-	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
-	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	prev := runPrevious(t, rolesInManagedRoles)
+	ns := prev.ns
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	if got := setpointManagedRoles(t, ns); !slices.Equal(got, []string{"orders_admin", "orders_rw"}) {
@@ -54,10 +45,7 @@ func TestUpgradeMovesRolesToDatabaseRoles(t *testing.T) {
 
 	app := startWriter(t, ns, password)
 	app.await(t, 5) // the application runs against the previous setpoint
-	prev.signal(syscall.SIGKILL)
-	<-prev.done
-	installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd"))
-	startOperator(t, "upgraded", args...)
+	prev.upgrade(t)
 
 	eventually(t, 120*time.Second, "both roles moved to applied DatabaseRoles", func(ctx context.Context) (bool, error) {
 		if len(setpointManagedRoles(t, ns)) > 0 {
@@ -80,6 +68,43 @@ func TestUpgradeMovesRolesToDatabaseRoles(t *testing.T) {
 	if now := string(getSecret(t, ns, "app-orders-rw").Data["password"]); now != password {
 		t.Error("the upgrade changed the rw password")
 	}
+}
+
+// runningPrevious is a namespace where a setpoint built from an earlier
+// commit runs, with its CRDs installed, and has made PostgresCluster shop
+// Ready.
+type runningPrevious struct {
+	ns   string
+	args []string
+	op   *operatorProc
+}
+
+// runPrevious builds the setpoint of commit, installs its CRDs (this
+// build's come back when the test ends), starts it on a new namespace and
+// waits until it made a one-instance PostgresCluster shop Ready.
+func runPrevious(t *testing.T, commit string) runningPrevious {
+	t.Helper()
+	old := buildPrevious(t, commit)
+	installCRDs(t, filepath.Join(old.dir, "manifests", "crd"))
+	t.Cleanup(func() { installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd")) })
+	ns := newNamespace(t)
+	args := []string{"--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s"}
+	r := runningPrevious{ns: ns, args: args, op: startBinary(t, "previous", old.binary, args...)}
+	class := "e2e-" + ns
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
+	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	return r
+}
+
+// upgrade stops the earlier setpoint at once, as a lost Pod would, and
+// starts this build on the same namespace with this build's CRDs.
+func (r runningPrevious) upgrade(t *testing.T) {
+	t.Helper()
+	r.op.signal(syscall.SIGKILL)
+	<-r.op.done
+	installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd"))
+	startOperator(t, "upgraded", r.args...)
 }
 
 // previous is a setpoint built from an earlier commit of this repository.
