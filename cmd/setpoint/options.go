@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/setpoint-dev/setpoint/pkg/collector"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 	"github.com/setpoint-dev/setpoint/pkg/operator"
 )
@@ -33,6 +34,7 @@ type options struct {
 	metricsCertDir  string
 	hostMap         string
 	pgTimeout       time.Duration
+	clientCAGrace   time.Duration
 	sampleInterval  time.Duration
 	sampleWorkers   int
 	nearlyFull      int
@@ -63,6 +65,7 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&o.memoryReturn, "memory-return-period", 10*time.Second, "After a burst of work, freed heap memory is returned to the OS once allocation has been quiet for this long (one Go collection each time); 0 leaves it to Go's slow background scavenger.")
 	fs.StringVar(&o.hostMap, "postgres-host-map", "", "JSON file mapping Postgres service addresses (host:port) to reachable ones, for running outside the cluster.")
 	fs.DurationVar(&o.pgTimeout, "postgres-timeout", 5*time.Second, "Timeout of each Postgres connection attempt and statement batch.")
+	fs.DurationVar(&o.clientCAGrace, "client-ca-grace", controller.DefaultClientCAGrace, "How long a replaced client CA stays trusted once every certificate it signed is re-issued (a cluster's move to its own client CA, or a renewal).")
 	fs.DurationVar(&o.sampleInterval, "postgres-sample-interval", time.Minute, "How often the background collector samples each Ready cluster's primary (size, writes accepted, connections, lag); jittered ±10 %. 0 turns the collector off: no health conditions or gauges, and storage auto-grow cannot act.")
 	fs.IntVar(&o.sampleWorkers, "postgres-sample-workers", 4, "Clusters the collector samples at once: at most this many collector connections.")
 	fs.IntVar(&o.nearlyFull, "storage-nearly-full-percent", 90, "Share of a cluster's volume in use at which StorageNearlyFull turns on.")
@@ -133,6 +136,7 @@ func (o *options) config() (operator.Config, error) {
 		MetricsCertDir:  o.metricsCertDir,
 		PostgresHostMap: o.hostMap,
 		PostgresTimeout: o.pgTimeout,
+		ClientCAGrace:   o.clientCAGrace,
 		Collector: collector.Options{
 			Interval: o.sampleInterval, Workers: o.sampleWorkers, NearlyFull: float64(o.nearlyFull) / 100,
 		},

@@ -39,6 +39,22 @@ type Config struct {
 	Clock clock.PassiveClock
 	// BackupMetrics are the per-cluster backup gauges; nil exports none.
 	BackupMetrics *BackupMetrics
+	// ClientCAGrace is how long a replaced client CA stays trusted after
+	// every certificate it signed was re-issued; 0 is DefaultClientCAGrace.
+	ClientCAGrace time.Duration
+}
+
+// DefaultClientCAGrace leaves clients that read their certificate file
+// only now and then (a connection pool at start, a sidecar's sync) an
+// hour to pick up the re-issued one.
+const DefaultClientCAGrace = time.Hour
+
+// ClientCAGraceOrDefault is ClientCAGrace, or its default.
+func (cfg Config) ClientCAGraceOrDefault() time.Duration {
+	if cfg.ClientCAGrace <= 0 {
+		return DefaultClientCAGrace
+	}
+	return cfg.ClientCAGrace
 }
 
 // ClockOrReal is the clock a controller runs on: Clock, or the real one.

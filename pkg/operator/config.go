@@ -54,6 +54,8 @@ type Config struct {
 	PostgresHostMap string
 	// PostgresTimeout bounds each connection attempt and statement.
 	PostgresTimeout time.Duration
+	// ClientCAGrace: see controller.Config.
+	ClientCAGrace time.Duration
 	// Collector tunes the background Postgres health collector (its
 	// Timeout is PostgresTimeout).
 	Collector collector.Options

@@ -18,6 +18,9 @@ type contractKey = pipeline.Contract
 var (
 	contractSecret      = contractKey{Name: "Secret", WaitingReason: pgv1.ReasonWaitingForSecret}
 	contractCNPGCluster = contractKey{Name: "CNPGCluster", WaitingReason: pgv1.ReasonWaitingForCNPGCluster}
+	// contractCertificates: the client CA and the replication certificate
+	// the CNPG Cluster names exist (certificates.go).
+	contractCertificates = contractKey{Name: "Certificates", WaitingReason: pgv1.ReasonWaitingForCertificates}
 )
 
 // contracts are the live objects published during one pass.
@@ -28,6 +31,9 @@ type contracts struct {
 	Secret      *corev1.Secret
 	NoSuperuser bool
 	CNPGCluster *cnpgv1.Cluster
+	// Certificates is set once the client CA and the replication
+	// certificate are in place.
+	Certificates bool
 }
 
 func (c *contracts) has(k contractKey) bool {
@@ -36,6 +42,8 @@ func (c *contracts) has(k contractKey) bool {
 		return c.Secret != nil || c.NoSuperuser
 	case contractCNPGCluster:
 		return c.CNPGCluster != nil
+	case contractCertificates:
+		return c.Certificates
 	}
 	return false
 }
@@ -110,7 +118,7 @@ func stages() []pipeline.Stage[*pass] {
 
 func components() []component {
 	return []component{
-		secretComponent{}, objectStoreComponent{}, settledProvisioner{}, monitorComponent{}, poolerComponent{},
+		secretComponent{}, objectStoreComponent{}, certificatesComponent{}, settledProvisioner{}, monitorComponent{}, poolerComponent{},
 		backupComponent{}, configMapComponent{}, podMonitorComponent{}, metricsServiceComponent{},
 	}
 }

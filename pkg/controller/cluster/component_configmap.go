@@ -38,7 +38,7 @@ func connectionData(p *pass) map[string]string {
 		naming.KeyROHost:      naming.Host(ns, naming.ROService(name)),
 		naming.KeyRHost:       naming.Host(ns, naming.RService(name)),
 		naming.KeyPort:        strconv.Itoa(postgres.Port),
-		naming.KeyCASecret:    naming.CASecret(name),
+		naming.KeyCASecret:    naming.ServerCASecret(name),
 		naming.KeyCASecretKey: naming.CACertKey,
 		naming.KeySSLMode:     naming.SSLMode,
 	}

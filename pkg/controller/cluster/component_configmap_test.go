@@ -18,7 +18,7 @@ func TestConnectionDataKeys(t *testing.T) {
 	p.contracts.Secret = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser"}}
 	want := map[string]string{
 		"host": "shop-rw.ns.svc", "rw-host": "shop-rw.ns.svc", "ro-host": "shop-ro.ns.svc", "r-host": "shop-r.ns.svc",
-		"port": "5432", "ca-secret": "shop-ca", "ca-secret-key": "ca.crt", "sslmode": "verify-full",
+		"port": "5432", "ca-secret": "shop-server-ca", "ca-secret-key": "ca.crt", "sslmode": "verify-full",
 		"superuser-name": "postgres", "superuser-secret": "shop-superuser",
 		"pooler-rw-host": "shop-pooler-rw.ns.svc", "pooler-ro-host": "shop-pooler-ro.ns.svc",
 	}

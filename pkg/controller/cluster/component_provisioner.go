@@ -93,7 +93,9 @@ const barmanPlugin = "barman-cloud.cloudnative-pg.io"
 
 func (provisionerComponent) Name() string            { return "provisioner" }
 func (provisionerComponent) Condition() string       { return pgv1.ConditionProvisionerReady }
-func (provisionerComponent) Requires() []contractKey { return []contractKey{contractSecret} }
+func (provisionerComponent) Requires() []contractKey {
+	return []contractKey{contractSecret, contractCertificates}
+}
 func (provisionerComponent) Provides() []contractKey { return []contractKey{contractCNPGCluster} }
 
 func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
@@ -183,9 +185,13 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 		spec.WithBackup(cnpgac.BackupConfiguration().WithVolumeSnapshot(
 			cnpgac.VolumeSnapshotConfiguration().WithClassName(w.SnapshotClass)))
 	}
+	certs := cnpgac.CertificatesConfiguration().
+		WithClientCASecret(naming.ClientCASecret(p.cluster.Name)).
+		WithReplicationTLSSecret(naming.ReplicationTLSSecret(p.cluster.Name))
 	if names := poolerDNSNames(p); len(names) > 0 {
-		spec.WithCertificates(cnpgac.CertificatesConfiguration().WithServerAltDNSNames(names...))
+		certs.WithServerAltDNSNames(names...)
 	}
+	spec.WithCertificates(certs)
 	withRestore(p, spec)
 	withRecreate(p, spec)
 	return spec
@@ -236,15 +242,23 @@ func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
 		// keeps a PodMonitor of our own instead.
 		return false
 	}
-	var altNames []string
-	if s.Certificates != nil {
-		altNames = s.Certificates.ServerAltDNSNames
-	}
-	if !slices.Equal(altNames, poolerDNSNames(p)) {
+	if !certificatesMatch(s.Certificates, p) {
 		return false
 	}
 	hasPlugin := slices.ContainsFunc(s.Plugins, func(pc cnpgv1.PluginConfiguration) bool { return pc.Name == barmanPlugin })
 	return hasPlugin == (w.ObjectStore != nil)
+}
+
+// certificatesMatch: the pooler names on the server certificate, and
+// setpoint's client CA and replication certificate in place of CNPG's
+// (certificates.go).
+func certificatesMatch(c *cnpgv1.CertificatesConfiguration, p *pass) bool {
+	if c == nil {
+		c = &cnpgv1.CertificatesConfiguration{}
+	}
+	return slices.Equal(c.ServerAltDNSNames, poolerDNSNames(p)) &&
+		c.ClientCASecret == naming.ClientCASecret(p.cluster.Name) &&
+		c.ReplicationTLSSecret == naming.ReplicationTLSSecret(p.cluster.Name)
 }
 
 func hashOf(v any) (string, error) {

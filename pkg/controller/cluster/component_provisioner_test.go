@@ -47,7 +47,7 @@ func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
 	if len(applies) != 1 {
 		t.Fatalf("first pass wrote %v, want one apply", applies)
 	}
-	if d := ct.Sends(superuserClusterApply("c2a167ff9d69f4d8"))(applies[0]); d != "" {
+	if d := ct.Sends(superuserClusterApply("d702e3744fe55695"))(applies[0]); d != "" {
 		t.Fatalf("apply of the CNPG Cluster: %s", d)
 	}
 	applied := p.provisioner.cnpg
@@ -73,7 +73,7 @@ func TestProvisionerAppliesOnlyOnChangeAndRepairsDrift(t *testing.T) {
 	if len(cs.Actions()) != n+1 {
 		t.Fatalf("drift not repaired: %d requests", len(cs.Actions())-n)
 	}
-	if d := ct.Sends(superuserClusterApply("c2a167ff9d69f4d8"))(cs.Actions()[n]); d != "" {
+	if d := ct.Sends(superuserClusterApply("d702e3744fe55695"))(cs.Actions()[n]); d != "" {
 		t.Fatalf("drift not repaired by the same apply: %s", d)
 	}
 

@@ -61,7 +61,8 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 	c := &Controller{
 		deps: &deps{clock: clk, settle: newPhaseSettler(clk), kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
 			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout, classesReadOnly: cfg.ClassesReadOnly,
-			objectStoresMissing: !inf.Served(objectStoreAPI), backupMetrics: cfg.BackupMetrics},
+			objectStoresMissing: !inf.Served(objectStoreAPI), backupMetrics: cfg.BackupMetrics,
+			clientCAGrace: cfg.ClientCAGraceOrDefault()},
 		clusters:      pg.PostgresClusters().Lister(),
 		clusterIndex:  pg.PostgresClusters().Informer().GetIndexer(),
 		classes:       pg.PostgresClusterClasses().Lister(),

@@ -29,6 +29,9 @@ type deps struct {
 	clock clock.PassiveClock
 	// backupMetrics are the per-cluster backup gauges (nil: none).
 	backupMetrics *controller.BackupMetrics
+	// clientCAGrace is how long a replaced client CA stays trusted once
+	// every certificate it signed is re-issued (certificates_move.go).
+	clientCAGrace time.Duration
 	// objectStoresMissing: the barman-cloud plugin's CRD is not installed.
 	objectStoresMissing bool
 	// classesReadOnly: never write a PostgresClusterClass (Config).

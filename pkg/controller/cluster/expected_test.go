@@ -27,6 +27,10 @@ import (
 // Cluster's UID is the one the API gave it when the apply created it.
 var (
 	randomPassword = ct.Generated("data", "password")
+	// generatedCA / generatedLeaf: key material is random; its shape is
+	// checked by certificates_test.go.
+	generatedCA   = []ct.Option{ct.Generated("data", "ca.crt"), ct.Generated("data", "ca.key")}
+	generatedLeaf = []ct.Option{ct.Generated("data", "tls.crt"), ct.Generated("data", "tls.key"), ct.Generated("data", "ca.crt")}
 	wallClock      = ct.Generated("status", "conditions", "*", "lastTransitionTime")
 	cnpgUID        = ct.Generated("status", "provisionerRef", "uid")
 )
@@ -76,6 +80,7 @@ func shopClusterApply(instances int, hash string) *cnpgac.ClusterApplyConfigurat
 			WithEnableSuperuserAccess(false).
 			WithStorage(cnpgac.StorageConfiguration().WithSize("10Gi")).
 			WithCertificates(cnpgac.CertificatesConfiguration().
+				WithClientCASecret("shop-client-ca").WithReplicationTLSSecret("shop-replication-tls").
 				WithServerAltDNSNames(append(pooler("shop-pooler-rw"), pooler("shop-pooler-ro")...)...)))
 }
 
@@ -143,6 +148,8 @@ func waitingStatus(phase pgv1.Phase, generation int64, reason, msg string) pgv1.
 	st := pgv1.PostgresClusterStatus{Phase: phase, ObservedGeneration: generation, Conditions: []metav1.Condition{
 		cond("SecretReady", metav1.ConditionTrue, "SuperuserAccessOff", "superuser access is off: there is no superuser Secret"),
 		cond("ObjectStoreReady", metav1.ConditionTrue, "NotConfigured", "no object store configured"),
+		cond("CertificatesReady", metav1.ConditionTrue, "ClientCAIsolated", "client certificates are signed by shop-client-ca alone; "+
+			"applications verify the server with shop-server-ca; shop-server-ca follows once CloudNativePG has made its server CA"),
 		cond("ProvisionerReady", metav1.ConditionFalse, reason, msg),
 		blocked("MonitorReady"), blocked("PoolerReady"), blocked("BackupReady"), blocked("ConfigMapReady"),
 		blocked("PodMonitorReady"), blocked("MetricsServiceReady"),
@@ -168,8 +175,9 @@ func shopStatus(st pgv1.PostgresClusterStatus) *pgv1.PostgresCluster {
 func deletingStatus(policy pgv1.DeletionPolicy) *pgv1.PostgresCluster {
 	st := pendingStatus()
 	st.Phase = pgv1.PhaseDeleting
-	st.Conditions[9] = cond("Ready", metav1.ConditionFalse, "Deleting", "deleting with clusterDeletionPolicy "+string(policy))
-	st.Conditions[9].ObservedGeneration = 1
+	last := len(st.Conditions) - 1
+	st.Conditions[last] = cond("Ready", metav1.ConditionFalse, "Deleting", "deleting with clusterDeletionPolicy "+string(policy))
+	st.Conditions[last].ObservedGeneration = 1
 	pc := shopStatus(st)
 	pc.DeletionTimestamp = ptr.To(metav1.NewTime(t0))
 	pc.Spec.ClusterDeletionPolicy = policy
@@ -261,7 +269,7 @@ func recoveredClusterApply() *cnpgac.ClusterApplyConfiguration {
 		return cnpgac.PluginConfiguration().WithName("barman-cloud.cloudnative-pg.io").
 			WithParameters(map[string]string{"barmanObjectName": "shop-backup", "serverName": server})
 	}
-	cl := superuserClusterApply("d6c2a4ae5013d07d").WithAnnotations(map[string]string{
+	cl := superuserClusterApply("2e9b1c1d3a362e12").WithAnnotations(map[string]string{
 		"postgres.setpoint.dev/recovered-from": "shop", "postgres.setpoint.dev/recreated-as": "latest-backup",
 		"postgres.setpoint.dev/recreated-from": lostUID,
 	})
@@ -282,8 +290,35 @@ func superuserClusterApply(hash string) *cnpgac.ClusterApplyConfiguration {
 // grownClusterApply is superuserClusterApply with autoGrowSettings' 64Mi
 // grown to 77Mi at t0, the grow marked on the CNPG Cluster.
 func grownClusterApply() *cnpgac.ClusterApplyConfiguration {
-	cl := superuserClusterApply("51f01d4f3503f740").WithAnnotations(map[string]string{
+	cl := superuserClusterApply("1f2acf3d34edd70b").WithAnnotations(map[string]string{
 		"postgres.setpoint.dev/storage-grown": `{"size":"77Mi","from":"64Mi","at":"2026-11-30T12:00:00Z"}`})
 	cl.Spec.Storage.WithSize("77Mi")
 	return cl
+}
+
+// wantClientCA is shop's client CA Secret as created: ours, labelled for
+// CNPG to reload it, holding a CA and its key.
+func wantClientCA() *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-client-ca", Namespace: "ns", Labels: reloadLabels(),
+			OwnerReferences: []metav1.OwnerReference{shopRef}},
+		Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{"ca.crt": nil, "ca.key": nil},
+	}
+}
+
+// wantReplicationTLS is shop's streaming_replica certificate as created.
+func wantReplicationTLS() *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-replication-tls", Namespace: "ns", Labels: reloadLabels(),
+			OwnerReferences: []metav1.OwnerReference{shopRef}},
+		Type: corev1.SecretTypeTLS,
+		Data: map[string][]byte{"tls.crt": nil, "tls.key": nil, "ca.crt": nil},
+	}
+}
+
+func reloadLabels() map[string]string {
+	l := shopLabels()
+	l["cnpg.io/reload"] = "true"
+	return l
 }

@@ -40,6 +40,8 @@ type pass struct {
 	secret      secretState      // component_secret.go
 	provisioner provisionerState // component_provisioner.go
 	monitor     monitorState     // component_monitor.go
+	// certificates is written by certificates_*.go.
+	certificates certificatesState
 }
 
 // Status is the status this pass builds, for the runner.

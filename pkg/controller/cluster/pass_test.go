@@ -19,6 +19,7 @@ var stateRooms = map[string]func(file string) bool{
 	"provisioner": func(f string) bool {
 		return f == "component_provisioner.go" || strings.HasPrefix(f, "provisioner_")
 	},
+	"certificates": func(f string) bool { return strings.HasPrefix(f, "certificates") },
 	"monitor": func(f string) bool {
 		return f == "component_monitor.go" || strings.HasPrefix(f, "monitor_")
 	},

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +15,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
+	"github.com/setpoint-dev/setpoint/pkg/pki"
 )
 
 // observation is what one pass knows of the world, gathered once at its
@@ -85,7 +87,7 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 		return nil, err
 	}
 	if o.cnpg != nil {
-		if o.ca, err = c.cas.Get(ctx, ns, naming.CASecret(name)); err != nil {
+		if o.ca, err = c.serverCA(ctx, o.cnpg); err != nil {
 			return nil, err
 		}
 	}
@@ -131,4 +133,29 @@ func (c *Controller) observeChildren(pc *pgv1.PostgresCluster, o *observation) e
 		}
 	}
 	return nil
+}
+
+// cnpgTimeString is how CNPG writes status.certificates.expirations (Go's
+// time.Time.String).
+const cnpgTimeString = "2006-01-02 15:04:05.999999999 -0700 MST"
+
+// serverCA is ca.crt of CNPG's server CA. The CA cache reads it once; when
+// CNPG reports another expiration for it than the cached certificate's,
+// CNPG renewed it, and it is read again (the server CA copy follows).
+func (c *Controller) serverCA(ctx context.Context, cl *cnpgv1.Cluster) ([]byte, error) {
+	name := naming.CASecret(cl.Name)
+	ca, err := c.cas.Get(ctx, cl.Namespace, name)
+	if err != nil || len(ca) == 0 || cl.Status.Certificates == nil {
+		return ca, err
+	}
+	reported, err := time.Parse(cnpgTimeString, cl.Status.Certificates.Expirations[name])
+	if err != nil {
+		return ca, nil //nolint:nilerr // CNPG reports no (readable) expiration: nothing to compare
+	}
+	certs, err := pki.ParseBundle(ca)
+	if err != nil || !certs[0].NotAfter.Equal(reported) {
+		c.cas.Forget(cl.Namespace, name)
+		return c.cas.Get(ctx, cl.Namespace, name)
+	}
+	return ca, nil
 }

@@ -170,7 +170,7 @@ func TestProvisionerTurnsSuperuserAccessOff(t *testing.T) {
 		t.Fatalf("turning off sent %d requests, want one apply", len(cs.Actions())-n)
 	}
 	// Access said off, false included, and the Secret's field gone.
-	if d := ct.Sends(shopClusterApply(3, "847d8c1c6fcf3153"))(cs.Actions()[n]); d != "" {
+	if d := ct.Sends(shopClusterApply(3, "2329690e03eb9f9a"))(cs.Actions()[n]); d != "" {
 		t.Fatalf("apply turning access off: %s", d)
 	}
 	if !clusterMatches(off, p) {

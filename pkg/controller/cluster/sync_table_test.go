@@ -26,7 +26,9 @@ func TestSyncPasses(t *testing.T) {
 	first := []ct.Write{
 		{Verb: "patch", Resource: "postgresclusters", Name: "shop", Check: ct.Sends(finalizerPatch(Finalizer))},
 		{Verb: "patch", Resource: "postgresclusterclasses", Name: "standard", Check: ct.Sends(finalizerPatch(ClassFinalizer))},
-		{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Sends(shopClusterApply(3, "847d8c1c6fcf3153"))},
+		{Verb: "create", Resource: "secrets", Name: "shop-client-ca", Check: ct.Sends(wantClientCA(), generatedCA...)},
+		{Verb: "create", Resource: "secrets", Name: "shop-replication-tls", Check: ct.Sends(wantReplicationTLS(), generatedLeaf...)},
+		{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Sends(shopClusterApply(3, "2329690e03eb9f9a"))},
 		// The monitor's objects, prepared ahead while CNPG brings the
 		// Cluster up (monitor_ahead.go).
 		{Verb: "create", Resource: "secrets", Name: "shop-monitor", Check: ct.Sends(monitorSecret(), randomPassword)},
@@ -70,7 +72,7 @@ func TestSyncPasses(t *testing.T) {
 		},
 		Faults: []ct.Fault{{Verb: "patch", Resource: "clusters", Name: "shop", Err: errBoom}},
 		Writes: []ct.Write{
-			{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Sends(shopClusterApply(2, "6c2aef33863858b1"))},
+			{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Sends(shopClusterApply(2, "c41bba8af10b6e29"))},
 			{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
 				Check: ct.Sends(applyFailedStatus(), wallClock, cnpgUID)},
 		},
@@ -126,12 +128,14 @@ func TestSyncPasses(t *testing.T) {
 		Writes: []ct.Write{
 			{Verb: "update", Resource: "postgresclusters", Subresource: "status", Name: "shop",
 				Check: ct.Sends(deletingStatus(pgv1.DeletionPolicyRetain), wallClock, cnpgUID)},
+			{Verb: "patch", Resource: "secrets", Name: "shop-client-ca", Check: ct.Sends(retainedPatch)},
+			{Verb: "patch", Resource: "secrets", Name: "shop-replication-tls", Check: ct.Sends(retainedPatch)},
 			{Verb: "patch", Resource: "clusters", Name: "shop", Check: ct.Sends(retainedPatch)},
 			{Verb: "patch", Resource: "scheduledbackups", Name: "shop-backup", Check: ct.Sends(retainedPatch)},
 			{Verb: "patch", Resource: "podmonitors", Name: "shop-metrics", Check: ct.Sends(retainedPatch)},
 			{Verb: "patch", Resource: "postgresclusters", Name: "shop", Check: ct.Sends(finalizerPatch())},
 		},
-		Events: []string{"Normal Retained kept CNPG Cluster shop, ScheduledBackup shop-backup, PodMonitor shop-metrics"},
+		Events: []string{"Normal Retained kept Secret shop-client-ca, Secret shop-replication-tls, CNPG Cluster shop, ScheduledBackup shop-backup, PodMonitor shop-metrics"},
 		Phase:  pgv1.PhaseDeleting, Reason: pgv1.ReasonDeleting,
 	}} {
 		t.Run(tc.Name, func(t *testing.T) {

@@ -97,7 +97,7 @@ func shopConfigMap(database string) *corev1.ConfigMap {
 			OwnerReferences: []metav1.OwnerReference{shopRef}},
 		Data: map[string]string{
 			"database": database, "host": "pg-rw.default.svc", "ro-host": "pg-ro.default.svc", "port": "5432",
-			"sslmode": "verify-full", "ca-secret": "pg-ca", "ca-secret-key": "ca.crt",
+			"sslmode": "verify-full", "ca-secret": "pg-server-ca", "ca-secret-key": "ca.crt",
 			"admin-user": database + "_admin", "admin-secret": prefix + "-admin",
 			"rw-user": database + "_rw", "rw-secret": prefix + "-rw",
 		},

@@ -85,7 +85,7 @@ func connectionData(namespace string, pc *pgv1.PostgresCluster, n names, e *pgv1
 		naming.KeyDatabase:    n.DB,
 		naming.KeyAdminUser:   n.AdminRole,
 		naming.KeyRWUser:      n.RWRole,
-		naming.KeyCASecret:    naming.CASecret(pc.Name),
+		naming.KeyCASecret:    naming.ServerCASecret(pc.Name),
 		naming.KeyCASecretKey: naming.CACertKey,
 		naming.KeySSLMode:     naming.SSLMode,
 	}

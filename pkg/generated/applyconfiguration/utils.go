@@ -146,6 +146,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.BootstrapRecoveryApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("CertificatesConfiguration"):
 		return &applyconfigurationcnpgv1.CertificatesConfigurationApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("CertificatesStatus"):
+		return &applyconfigurationcnpgv1.CertificatesStatusApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ClientCertificateConfiguration"):
 		return &applyconfigurationcnpgv1.ClientCertificateConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ClientCertificateState"):
@@ -182,12 +184,16 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.ManagedRolesApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("MonitoringConfiguration"):
 		return &applyconfigurationcnpgv1.MonitoringConfigurationApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("PgBouncerIntegrationStatus"):
+		return &applyconfigurationcnpgv1.PgBouncerIntegrationStatusApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("PgBouncerSpec"):
 		return &applyconfigurationcnpgv1.PgBouncerSpecApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("PluginConfiguration"):
 		return &applyconfigurationcnpgv1.PluginConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("Pooler"):
 		return &applyconfigurationcnpgv1.PoolerApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("PoolerIntegrations"):
+		return &applyconfigurationcnpgv1.PoolerIntegrationsApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("PoolerSpec"):
 		return &applyconfigurationcnpgv1.PoolerSpecApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("PoolerStatus"):

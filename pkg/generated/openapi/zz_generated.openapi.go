@@ -52,6 +52,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration":                schema_pkg_apis_cnpg_v1_BootstrapConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapRecovery":                     schema_pkg_apis_cnpg_v1_BootstrapRecovery(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesConfiguration":             schema_pkg_apis_cnpg_v1_CertificatesConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesStatus":                    schema_pkg_apis_cnpg_v1_CertificatesStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClientCertificateConfiguration":        schema_pkg_apis_cnpg_v1_ClientCertificateConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClientCertificateState":                schema_pkg_apis_cnpg_v1_ClientCertificateState(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Cluster":                               schema_pkg_apis_cnpg_v1_Cluster(ref),
@@ -73,9 +74,11 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration":                  schema_pkg_apis_cnpg_v1_ManagedConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedRoles":                          schema_pkg_apis_cnpg_v1_ManagedRoles(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration":               schema_pkg_apis_cnpg_v1_MonitoringConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PgBouncerIntegrationStatus":            schema_pkg_apis_cnpg_v1_PgBouncerIntegrationStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PgBouncerSpec":                         schema_pkg_apis_cnpg_v1_PgBouncerSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration":                   schema_pkg_apis_cnpg_v1_PluginConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Pooler":                                schema_pkg_apis_cnpg_v1_Pooler(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerIntegrations":                    schema_pkg_apis_cnpg_v1_PoolerIntegrations(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerList":                            schema_pkg_apis_cnpg_v1_PoolerList(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerSpec":                            schema_pkg_apis_cnpg_v1_PoolerSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerStatus":                          schema_pkg_apis_cnpg_v1_PoolerStatus(ref),
@@ -1121,7 +1124,7 @@ func schema_pkg_apis_cnpg_v1_CertificatesConfiguration(ref common.ReferenceCallb
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "CertificatesConfiguration is the subset of the Cluster's certificates section we set: extra names for the server certificate CNPG generates, which PgBouncer serves too, so that clients of the pooler's Services can verify the host name.",
+				Description: "CertificatesConfiguration is the subset of the Cluster's certificates section we set: extra names for the server certificate CNPG generates, which PgBouncer serves too, so that clients of the pooler's Services can verify the host name; and the client CA and replication certificate setpoint makes, so that the key signing client certificates is not the server CA's (naming.ClientCASecret).",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"serverAltDNSNames": {
@@ -1133,6 +1136,63 @@ func schema_pkg_apis_cnpg_v1_CertificatesConfiguration(ref common.ReferenceCallb
 						SchemaProps: spec.SchemaProps{
 							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"clientCASecret": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"replicationTLSSecret": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_CertificatesStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CertificatesStatus is what CNPG uses now: the Secrets it took from the spec (or made), and each one's expiration.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"clientCASecret": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"replicationTLSSecret": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"serverCASecret": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"expirations": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Type:   []string{"string"},
@@ -1502,11 +1562,21 @@ func schema_pkg_apis_cnpg_v1_ClusterStatus(ref common.ReferenceCallback) common.
 							},
 						},
 					},
+					"certificates": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesStatus"),
+						},
+					},
+					"poolerIntegrations": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerIntegrations"),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedRoles", metav1.Condition{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesStatus", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedRoles", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerIntegrations", metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -2256,6 +2326,37 @@ func schema_pkg_apis_cnpg_v1_MonitoringConfiguration(ref common.ReferenceCallbac
 	}
 }
 
+func schema_pkg_apis_cnpg_v1_PgBouncerIntegrationStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PgBouncerIntegrationStatus names those Secrets.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"secrets": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_cnpg_v1_PgBouncerSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2381,6 +2482,27 @@ func schema_pkg_apis_cnpg_v1_Pooler(ref common.ReferenceCallback) common.OpenAPI
 		},
 		Dependencies: []string{
 			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_PoolerIntegrations(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PoolerIntegrations lists the Secrets CNPG keeps for its poolers: the client certificates PgBouncer's auth query logs in with, signed by the client CA and renewed by CNPG only near their expiry.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"pgBouncerIntegration": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PgBouncerIntegrationStatus"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PgBouncerIntegrationStatus"},
 	}
 }
 

@@ -40,10 +40,36 @@ type ClusterSpec struct {
 // CertificatesConfiguration is the subset of the Cluster's certificates
 // section we set: extra names for the server certificate CNPG generates,
 // which PgBouncer serves too, so that clients of the pooler's Services
-// can verify the host name.
+// can verify the host name; and the client CA and replication
+// certificate setpoint makes, so that the key signing client
+// certificates is not the server CA's (naming.ClientCASecret).
 type CertificatesConfiguration struct {
 	// +listType=atomic
-	ServerAltDNSNames []string `json:"serverAltDNSNames,omitempty"`
+	ServerAltDNSNames    []string `json:"serverAltDNSNames,omitempty"`
+	ClientCASecret       string   `json:"clientCASecret,omitempty"`
+	ReplicationTLSSecret string   `json:"replicationTLSSecret,omitempty"`
+}
+
+// CertificatesStatus is what CNPG uses now: the Secrets it took from the
+// spec (or made), and each one's expiration.
+type CertificatesStatus struct {
+	ClientCASecret       string            `json:"clientCASecret,omitempty"`
+	ReplicationTLSSecret string            `json:"replicationTLSSecret,omitempty"`
+	ServerCASecret       string            `json:"serverCASecret,omitempty"`
+	Expirations          map[string]string `json:"expirations,omitempty"`
+}
+
+// PoolerIntegrations lists the Secrets CNPG keeps for its poolers: the
+// client certificates PgBouncer's auth query logs in with, signed by the
+// client CA and renewed by CNPG only near their expiry.
+type PoolerIntegrations struct {
+	PgBouncerIntegration PgBouncerIntegrationStatus `json:"pgBouncerIntegration,omitempty"`
+}
+
+// PgBouncerIntegrationStatus names those Secrets.
+type PgBouncerIntegrationStatus struct {
+	// +listType=atomic
+	Secrets []string `json:"secrets,omitempty"`
 }
 
 // BackupConfiguration is the subset of the Cluster's backup section we
@@ -132,6 +158,8 @@ type ClusterStatus struct {
 	// initializing; ResizingPVC those with a resize in progress.
 	HealthyPVC  []string `json:"healthyPVC,omitempty"`
 	ResizingPVC []string `json:"resizingPVC,omitempty"`
+	Certificates       *CertificatesStatus `json:"certificates,omitempty"`
+	PoolerIntegrations *PoolerIntegrations `json:"poolerIntegrations,omitempty"`
 }
 
 // ConditionClusterReady is the Cluster's condition CNPG sets True

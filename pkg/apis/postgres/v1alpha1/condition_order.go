@@ -5,7 +5,7 @@ package v1alpha1
 // cluster back (how the kubectl plugin explains a cluster). The controller
 // checks its pipeline against this list.
 var ClusterConditions = []string{
-	ConditionSecretReady, ConditionObjectStoreReady, ConditionProvisionerReady, ConditionMonitorReady,
+	ConditionSecretReady, ConditionObjectStoreReady, ConditionCertificatesReady, ConditionProvisionerReady, ConditionMonitorReady,
 	ConditionPoolerReady, ConditionBackupReady, ConditionConfigMapReady, ConditionPodMonitorReady,
 	ConditionMetricsServiceReady,
 }

@@ -20,6 +20,12 @@ const (
 	// for WAL archiving and backups is applied, or none is configured.
 	// What to do: when False, see its reason.
 	ConditionObjectStoreReady = "ObjectStoreReady"
+	// ConditionCertificatesReady is True when the cluster's client CA
+	// (<cluster>-client-ca, which signs every client certificate Postgres
+	// accepts), the replication certificate and the CA certificate
+	// applications are pointed to (<cluster>-server-ca) are in place.
+	// What to do: when False, see its reason.
+	ConditionCertificatesReady = "CertificatesReady"
 	// ConditionProvisionerReady is True when the CNPG Cluster is healthy
 	// and Postgres itself confirms the parameters setpoint manages.
 	// What to do: when False, see its reason; CloudNativePG's own status

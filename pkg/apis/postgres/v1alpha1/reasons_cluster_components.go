@@ -10,6 +10,12 @@ const (
 	// wait: the component goes on once SecretReady is True; if it is not,
 	// see SecretReady's reason.
 	ReasonWaitingForSecret = "WaitingForSecret"
+	// ReasonWaitingForCertificates means the component needs the
+	// cluster's client CA and replication certificate, which
+	// CertificatesReady has not provided this pass. What to do: wait: the
+	// component goes on once CertificatesReady is True; if it is not, see
+	// CertificatesReady's reason.
+	ReasonWaitingForCertificates = "WaitingForCertificates"
 	// ReasonWaitingForCNPGCluster means the component needs the CNPG
 	// Cluster, which ProvisionerReady has not provided this pass. What to
 	// do: wait: the component goes on once ProvisionerReady is True; if
@@ -360,4 +366,31 @@ const (
 	// (a verb setpoint's RBAC lacks, an admission webhook, a quota) to
 	// fix.
 	ReasonMetricsServiceError = "MetricsServiceError"
+)
+
+// CertificatesReady of PostgresCluster
+const (
+	// ReasonClientCAIsolated means client certificates are signed by the
+	// cluster's own client CA alone, whose key no application is pointed
+	// to. What to do: nothing.
+	ReasonClientCAIsolated = "ClientCAIsolated"
+	// ReasonClientCAMoving means a new client CA is in place and the one
+	// it replaces (the server CA's, on a cluster an earlier setpoint made,
+	// or an expiring one) is still trusted while the certificates it
+	// signed are re-issued; the message names what is still waiting.
+	// Certificate logins keep working meanwhile. What to do: wait; a
+	// pooler's certificate is re-signed only when CloudNativePG renews it,
+	// near its expiry (the message gives the date).
+	ReasonClientCAMoving = "ClientCAMoving"
+	// ReasonCertificatesConflict means a Secret named like the client CA,
+	// the replication certificate or the server CA copy exists that
+	// setpoint did not create. What to do: delete or rename that Secret
+	// (the message names it; setpoint never takes over an object it did
+	// not create), or create the PostgresCluster under another name.
+	ReasonCertificatesConflict = "CertificatesConflict"
+	// ReasonCertificatesError means writing or reading a certificate
+	// Secret failed; it is retried with backoff. What to do: wait:
+	// setpoint retries with backoff; if it persists, the message quotes
+	// the error to fix.
+	ReasonCertificatesError = "CertificatesError"
 )

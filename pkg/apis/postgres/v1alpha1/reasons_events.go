@@ -83,4 +83,14 @@ const (
 	// deletionPolicy (Warning). What to do: delete what is left by hand,
 	// or adopt it with a PostgresDatabase of the same name.
 	EventClusterGone = "ClusterGone"
+	// EventClientCAReplaced says a new client CA signs client
+	// certificates from now on, and the one it replaced is still trusted
+	// while what it signed is re-issued (Normal). What to do: nothing;
+	// applications that load their certificate once at start should be
+	// restarted before the move ends (CertificatesReady says when).
+	EventClientCAReplaced = "ClientCAReplaced"
+	// EventClientCAMoved says the replaced client CA is no longer
+	// trusted: only certificates the cluster's own client CA signed log
+	// in (Normal). What to do: nothing.
+	EventClientCAMoved = "ClientCAMoved"
 )

@@ -24,9 +24,13 @@ package v1
 // CertificatesConfiguration is the subset of the Cluster's certificates
 // section we set: extra names for the server certificate CNPG generates,
 // which PgBouncer serves too, so that clients of the pooler's Services
-// can verify the host name.
+// can verify the host name; and the client CA and replication
+// certificate setpoint makes, so that the key signing client
+// certificates is not the server CA's (naming.ClientCASecret).
 type CertificatesConfigurationApplyConfiguration struct {
-	ServerAltDNSNames []string `json:"serverAltDNSNames,omitempty"`
+	ServerAltDNSNames    []string `json:"serverAltDNSNames,omitempty"`
+	ClientCASecret       *string  `json:"clientCASecret,omitempty"`
+	ReplicationTLSSecret *string  `json:"replicationTLSSecret,omitempty"`
 }
 
 // CertificatesConfigurationApplyConfiguration constructs a declarative configuration of the CertificatesConfiguration type for use with
@@ -42,5 +46,21 @@ func (b *CertificatesConfigurationApplyConfiguration) WithServerAltDNSNames(valu
 	for i := range values {
 		b.ServerAltDNSNames = append(b.ServerAltDNSNames, values[i])
 	}
+	return b
+}
+
+// WithClientCASecret sets the ClientCASecret field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ClientCASecret field is set to the value of the last call.
+func (b *CertificatesConfigurationApplyConfiguration) WithClientCASecret(value string) *CertificatesConfigurationApplyConfiguration {
+	b.ClientCASecret = &value
+	return b
+}
+
+// WithReplicationTLSSecret sets the ReplicationTLSSecret field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ReplicationTLSSecret field is set to the value of the last call.
+func (b *CertificatesConfigurationApplyConfiguration) WithReplicationTLSSecret(value string) *CertificatesConfigurationApplyConfiguration {
+	b.ReplicationTLSSecret = &value
 	return b
 }

@@ -39,8 +39,10 @@ type ClusterStatusApplyConfiguration struct {
 	ManagedRolesStatus *ManagedRolesApplyConfiguration      `json:"managedRolesStatus,omitempty"`
 	// HealthyPVC lists the PVCs that are neither dangling nor
 	// initializing; ResizingPVC those with a resize in progress.
-	HealthyPVC  []string `json:"healthyPVC,omitempty"`
-	ResizingPVC []string `json:"resizingPVC,omitempty"`
+	HealthyPVC         []string                              `json:"healthyPVC,omitempty"`
+	ResizingPVC        []string                              `json:"resizingPVC,omitempty"`
+	Certificates       *CertificatesStatusApplyConfiguration `json:"certificates,omitempty"`
+	PoolerIntegrations *PoolerIntegrationsApplyConfiguration `json:"poolerIntegrations,omitempty"`
 }
 
 // ClusterStatusApplyConfiguration constructs a declarative configuration of the ClusterStatus type for use with
@@ -151,5 +153,21 @@ func (b *ClusterStatusApplyConfiguration) WithResizingPVC(values ...string) *Clu
 	for i := range values {
 		b.ResizingPVC = append(b.ResizingPVC, values[i])
 	}
+	return b
+}
+
+// WithCertificates sets the Certificates field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Certificates field is set to the value of the last call.
+func (b *ClusterStatusApplyConfiguration) WithCertificates(value *CertificatesStatusApplyConfiguration) *ClusterStatusApplyConfiguration {
+	b.Certificates = value
+	return b
+}
+
+// WithPoolerIntegrations sets the PoolerIntegrations field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PoolerIntegrations field is set to the value of the last call.
+func (b *ClusterStatusApplyConfiguration) WithPoolerIntegrations(value *PoolerIntegrationsApplyConfiguration) *ClusterStatusApplyConfiguration {
+	b.PoolerIntegrations = value
 	return b
 }

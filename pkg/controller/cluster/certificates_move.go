@@ -1,0 +1,137 @@
+package cluster
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
+	"github.com/setpoint-dev/setpoint/pkg/pki"
+)
+
+// A move from one client CA to the next (a cluster an earlier setpoint
+// made, whose client certificates the server CA signed; or a client CA
+// near its end) never fails a certificate login:
+//  1. the new CA signs, and ca.crt trusts the new and the replaced one;
+//  2. CNPG takes the new CA (the Cluster names it), re-issues every
+//     DatabaseRole's certificate at once, and our replication
+//     certificate is re-signed in the same pass;
+//  3. once nothing holds a certificate the replaced CA signed, it stays
+//     trusted for the grace (--client-ca-grace) for clients that re-read
+//     their certificate files only now and then;
+//  4. then ca.crt holds the new CA alone, and a certificate signed with
+//     the replaced key — the one every application could read — is
+//     refused.
+//
+// Waiting is read from the certificates themselves, never from time
+// alone: a pooler's certificate, which CNPG re-signs only near its
+// expiry, keeps the move open until then, and status says so.
+
+// settleMove advances a move, if one is under way.
+func settleMove(ctx context.Context, p *pass, ca *clientCA) error {
+	st := &p.certificates
+	st.trusted = len(ca.trusted)
+	if st.trusted == 1 {
+		return nil
+	}
+	waiting, err := stillOnReplacedCA(ctx, p, ca.auth.Cert)
+	if err != nil {
+		return err
+	}
+	if st.waiting = waiting; len(waiting) > 0 {
+		return nil
+	}
+	now := p.deps.clock.Now()
+	until, err := time.Parse(time.RFC3339, ca.secret.Annotations[replacedCATrustedUntil])
+	if err != nil {
+		until = now.Add(p.deps.clientCAGrace).Truncate(time.Second)
+		ca.secret, err = writeClientCA(ctx, p, ca.secret, ca, until.UTC().Format(time.RFC3339))
+		st.moveEnds = until
+		return err
+	}
+	if now.Before(until) {
+		st.moveEnds = until
+		return nil
+	}
+	ca.trusted = ca.trusted[:1]
+	if ca.secret, err = writeClientCA(ctx, p, ca.secret, ca, ""); err != nil {
+		return err
+	}
+	st.trusted = 1
+	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, pgv1.EventClientCAMoved,
+		"only certificates %s signed log in now; the CA it replaced is no longer trusted", naming.ClientCASecret(p.cluster.Name))
+	return nil
+}
+
+// stillOnReplacedCA names what still holds a client certificate that the
+// current CA did not sign: CNPG before it takes the new CA, a
+// DatabaseRole's certificate not yet re-issued, a pooler's. The
+// certificates are CNPG's Secrets, which our cache does not hold: read
+// during a move only.
+func stillOnReplacedCA(ctx context.Context, p *pass, current *x509.Certificate) ([]string, error) {
+	cl := p.obs.cnpg
+	if cl == nil {
+		return nil, nil
+	}
+	name := p.cluster.Name
+	var waiting []string
+	if st := cl.Status.Certificates; st == nil || st.ClientCASecret != naming.ClientCASecret(name) ||
+		st.ReplicationTLSSecret != naming.ReplicationTLSSecret(name) {
+		waiting = append(waiting, "CloudNativePG has not taken the new client CA yet")
+	}
+	for _, role := range certificatesPart.of(p.obs).certRoles {
+		held, err := heldCertificate(ctx, p, naming.ClientCertSecret(role), current)
+		if err != nil {
+			return nil, err
+		}
+		if held != nil {
+			waiting = append(waiting, fmt.Sprintf("DatabaseRole %s's certificate", role))
+		}
+	}
+	if pi := cl.Status.PoolerIntegrations; pi != nil {
+		for _, secret := range pi.PgBouncerIntegration.Secrets {
+			held, err := heldCertificate(ctx, p, secret, current)
+			if err != nil {
+				return nil, err
+			}
+			if held != nil {
+				waiting = append(waiting, fmt.Sprintf("the poolers' certificate %s, which CloudNativePG re-signs only near its expiry (by %s)",
+					secret, poolerRenewal(held).UTC().Format(time.RFC3339)))
+			}
+		}
+	}
+	return waiting, nil
+}
+
+// heldCertificate is the client certificate in Secret name when the
+// current CA did not sign it, nil when it did or there is none.
+func heldCertificate(ctx context.Context, p *pass, name string, current *x509.Certificate) (*x509.Certificate, error) {
+	s, err := p.deps.kube.CoreV1().Secrets(p.cluster.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read certificate Secret %s: %w", name, err)
+	}
+	crt := s.Data[corev1.TLSCertKey]
+	if pki.SignedBy(crt, current) {
+		return nil, nil
+	}
+	leaf, err := pki.ParseBundle(crt)
+	if err != nil {
+		return nil, nil // no certificate in it: nothing to log in with
+	}
+	return leaf[0], nil
+}
+
+// cnpgRenewBefore is how long before expiry CNPG re-signs the leaves it
+// keeps (its certs.IsExpiring).
+const cnpgRenewBefore = 7 * 24 * time.Hour
+
+func poolerRenewal(c *x509.Certificate) time.Time { return c.NotAfter.Add(-cnpgRenewBefore) }
