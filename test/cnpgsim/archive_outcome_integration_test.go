@@ -1,6 +1,7 @@
 package cnpgsim_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // The barman-cloud plugin's words for a credentials Secret that lacks
@@ -45,17 +47,16 @@ func TestArchivingReportsEachOutcome(t *testing.T) {
 	waitArchiving(t, ns, "arc", metav1.ConditionTrue, "ContinuousArchivingSuccess", "Continuous archiving is working", 60*time.Second)
 
 	setCreds(t, ns, map[string][]byte{"ACCESS_SECRET_KEY": []byte("secret")})
-	superExec(t, ns, "arc", "CREATE TABLE t (x int)")
 	// The stand-in reads the Secret within 2 s: a segment closed before
-	// is still archived. Close one a second (pacing) until one is refused.
-	var wal string
-	for try := 0; superQuery[int64](t, ns, "arc", "postgres", "SELECT failed_count FROM pg_stat_archiver") == 0; try++ {
-		if try == 20 {
-			t.Fatal("no WAL file refused after 20 segments")
-		}
-		superExec(t, ns, "arc", "INSERT INTO t VALUES (1)")
-		wal = superQuery[string](t, ns, "arc", "postgres", "SELECT pg_walfile_name(pg_switch_wal())")
-		time.Sleep(time.Second)
+	// is still archived. Close segments until one is refused.
+	conn, err := dial(t.Context(), readHostMap(t), ns, "arc-rw", "arc", "postgres", "su-arc", "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	wal, err := testkit.CloseSegmentsUntilRefused(t.Context(), testkit.Conn(conn), testkit.SwitchSegment, testkit.Pace{Poll: time.Second, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
 	}
 	waitArchiving(t, ns, "arc", metav1.ConditionFalse, "ContinuousArchivingFailing", missingAccessKey, 60*time.Second)
 	if got := superQuery[string](t, ns, "arc", "postgres", "SELECT coalesce(last_failed_wal, '') FROM pg_stat_archiver"); got != wal {

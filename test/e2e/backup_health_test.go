@@ -13,6 +13,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // What the stand-in reports, as the barman-cloud plugin words it, when
@@ -28,11 +29,7 @@ const missingAccessKey = "rpc error: code = Unknown desc = missing key ACCESS_KE
 // the store refused shows LastBackupFailed once archiving works again,
 // until a backup succeeds.
 func TestBackupHealthFollowsTheObjectStore(t *testing.T) {
-	ns := newNamespace(t)
-	op := startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
-	setBackupCreds(t, ns, true)
-	newCluster(t, ns, "shop", backupClass(t, ns, ""), pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	ns, op := backupHealthCluster(t, "")
 	waitBackupHealth(t, ns, pgv1.ReasonBackupsHealthy, "", 60*time.Second)
 	waitGauge(t, op, ns, "setpoint_cluster_wal_archiving_ok", 1)
 
@@ -99,6 +96,20 @@ func TestBackupHealthFollowsTheObjectStore(t *testing.T) {
 	})
 }
 
+// backupHealthCluster starts an operator in a new namespace and the
+// PostgresCluster "shop" of backupClass with schedule ("" for none), its
+// credentials whole, and waits until it is Ready. The resync every 2 s
+// gives a pass soon after each change the stand-in makes.
+func backupHealthCluster(t *testing.T, schedule string) (string, *operatorProc) {
+	t.Helper()
+	ns := newNamespace(t)
+	op := startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
+	setBackupCreds(t, ns, true)
+	newCluster(t, ns, "shop", backupClass(t, ns, schedule), pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	return ns, op
+}
+
 // setBackupCreds writes backupClass's credentials Secret: whole, or
 // without its access key (as a rotation that renamed the keys leaves it).
 func setBackupCreds(t *testing.T, ns string, whole bool) {
@@ -123,32 +134,14 @@ func setBackupCreds(t *testing.T, ns string, whole bool) {
 }
 
 // breakArchiving takes the access key away and closes WAL segments
-// until Postgres fails to archive one. The stand-in reads the Secret
-// every 2 s, so the first segment may still be archived; each try writes
-// a row first (a switch of an empty segment does nothing) and waits a
-// second (pacing: each segment is 16 MB in the store).
+// until Postgres fails to archive one (the stand-in reads the Secret
+// every 2 s, so the first segment may still be archived).
 func breakArchiving(t *testing.T, ns string) {
 	t.Helper()
-	conn := connect(t, ns, "shop")
-	failures := func() int64 {
-		var n int64
-		if err := conn.QueryRow(t.Context(), "SELECT failed_count FROM pg_stat_archiver").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	before := failures()
+	q := testkit.Conn(connect(t, ns, "shop"))
 	setBackupCreds(t, ns, false)
-	for try := 0; failures() == before; try++ {
-		if try == 30 {
-			t.Fatal("no WAL file refused after 30 segments")
-		}
-		for _, sql := range []string{"CREATE TABLE IF NOT EXISTS wal_nudge (at timestamptz)", "INSERT INTO wal_nudge VALUES (now())", "SELECT pg_switch_wal()"} {
-			if _, err := conn.Exec(t.Context(), sql); err != nil {
-				t.Fatalf("%s: %v", sql, err)
-			}
-		}
-		time.Sleep(time.Second)
+	if _, err := testkit.CloseSegmentsUntilRefused(t.Context(), q, testkit.SwitchSegment, testkit.Pace{Poll: time.Second, Timeout: time.Minute}); err != nil {
+		t.Fatal(err)
 	}
 }
 

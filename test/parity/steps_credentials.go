@@ -9,10 +9,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // credentialsStep: the object store's credentials are wrong, then fixed.
@@ -50,36 +50,26 @@ func (r *run) setBackupCredentials(t *testing.T, data map[string][]byte) {
 	}
 }
 
-// fillWALUntilRefused writes more than a WAL segment (about 25 MB, as
-// the database's admin: no superuser here to switch WAL), a finished
-// segment Postgres hands to archiving, until Postgres counts a failed
-// archive: the plugin (or the stand-in) may take a moment to see the
-// Secret change, and a segment finished before is still archived.
+// fillWALUntilRefused fills WAL segments as the database's admin (no
+// superuser here to switch WAL) until Postgres counts a failed archive:
+// the plugin (or the stand-in) may take a moment to see the Secret
+// change, and a segment finished before is still archived.
 func (r *run) fillWALUntilRefused(t *testing.T) {
 	t.Helper()
 	admin := naming.Database(databaseName, dbName).AdminSecret
-	query := func(sql string) string {
-		t.Helper()
-		out, err := r.exec(t.Context(), clusterName, admin, sql)
-		if err != nil || !strings.HasPrefix(out, "ok") {
-			t.Fatalf("%s: %s %v", sql, out, err)
+	q := func(ctx context.Context, sql string) (string, error) {
+		out, err := r.exec(ctx, clusterName, admin, sql)
+		if err != nil {
+			return "", err
 		}
-		return out
+		value, ok := strings.CutPrefix(out, "ok")
+		if !ok {
+			return "", fmt.Errorf("%s: %s", sql, out)
+		}
+		return strings.TrimPrefix(value, ": "), nil
 	}
-	failures := func() string { return query("SELECT failed_count FROM pg_stat_archiver") }
-	before := failures()
-	query("CREATE TABLE IF NOT EXISTS parity_wal_filler (g int, pad text)")
-	for try := 0; ; try++ {
-		if try == 10 {
-			t.Fatalf("no WAL file refused after %d segments", try)
-		}
-		query("INSERT INTO parity_wal_filler SELECT g, repeat('x', 900) FROM generate_series(1, 25000) AS g")
-		err := wait.PollUntilContextTimeout(t.Context(), time.Second, 15*time.Second, true, func(context.Context) (bool, error) {
-			return failures() != before, nil
-		})
-		if err == nil {
-			return
-		}
+	if _, err := testkit.CloseSegmentsUntilRefused(t.Context(), q, testkit.FillSegment, testkit.Pace{Poll: time.Second, Timeout: r.site.Timeout}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // Backup health on real CNPG, the real barman-cloud plugin and the node's
@@ -113,29 +114,13 @@ func setCredentials(t *testing.T, ns string, whole bool) {
 
 // closeSegment closes WAL segments as the superuser until Postgres fails
 // to archive one: the plugin's sidecar may still hold the old Secret for
-// a moment. Each try writes a row first (a switch of an empty segment
-// does nothing) and waits 5 s for the archiver.
+// a moment. The plugin archives in seconds, so the archiver is read every
+// 5 s.
 func closeSegment(t *testing.T, ns, cluster string) {
 	t.Helper()
-	su := connect(t, ns, cluster, "postgres", cluster+"-superuser")
-	failures := func() int64 {
-		var n int64
-		if err := su.QueryRow(t.Context(), "SELECT failed_count FROM pg_stat_archiver").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	before := failures()
-	for try := 0; failures() == before; try++ {
-		if try == 20 {
-			t.Fatal("no WAL file refused after 20 segments")
-		}
-		for _, sql := range []string{"CREATE TABLE IF NOT EXISTS wal_nudge (at timestamptz)", "INSERT INTO wal_nudge VALUES (now())", "SELECT pg_switch_wal()"} {
-			if _, err := su.Exec(t.Context(), sql); err != nil {
-				t.Fatalf("%s: %v", sql, err)
-			}
-		}
-		time.Sleep(5 * time.Second)
+	q := testkit.Conn(connect(t, ns, cluster, "postgres", cluster+"-superuser"))
+	if _, err := testkit.CloseSegmentsUntilRefused(t.Context(), q, testkit.SwitchSegment, testkit.Pace{Poll: 5 * time.Second, Timeout: 2 * time.Minute}); err != nil {
+		t.Fatal(err)
 	}
 }
 

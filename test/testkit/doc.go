@@ -1,0 +1,11 @@
+// Package testkit holds the test helpers that the stand-in tier (test/e2e,
+// test/cnpgsim), the real tier (test/realcnpg) and the scenarios both run
+// (test/parity) share, written once so that each tier does not keep its
+// own copy with its own timeouts and pacing (issue 45, "one test kit").
+// A helper takes its deadline and poll interval from the caller, since a
+// real node is slower than the stand-in, and never sleeps a fixed time as
+// proof: it polls for the thing it waits on.
+//
+// It holds no connection code: a helper reaches Postgres through a Query
+// the tier builds from its own connection (Conn wraps a pgx.Conn).
+package testkit
