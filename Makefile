@@ -82,7 +82,7 @@ $(BIN)/kube-proxy: test/controlplane/go.mod test/controlplane/go.sum
 node-packages:
 	hack/ensure-node.sh
 
-## node-images: the node's images (pause, CNPG 1.30.0, PostgreSQL 15, PgBouncer 1.24, CoreDNS) as OCI archives in bin/images with images.json; only what changed is rebuilt
+## node-images: the node's images (pause, CNPG 1.30.0, PostgreSQL 15 and 17, PgBouncer 1.24, CoreDNS, the barman-cloud plugin and its sidecar, the S3 store) as OCI archives in bin/images with images.json; only what changed is rebuilt
 node-images: postgres node-packages
 	cd hack/tools && $(GO) run ./cmd/nodeimages -root $(CURDIR) -bin-dir $(BIN) $(NODE_IMAGES_FLAGS)
 

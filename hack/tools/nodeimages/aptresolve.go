@@ -21,12 +21,13 @@ func (p debPackage) file() string {
 	return fmt.Sprintf("%s_%s_%s.deb", p.name, strings.ReplaceAll(p.version, ":", "%3a"), p.arch)
 }
 
-// dependsGraph runs one recursive `apt-cache depends` and returns each
-// package's hard dependencies (virtual packages left out: the libraries
-// the images need depend on real ones).
-func (a privateApt) dependsGraph(ctx context.Context, root string) (map[string][]string, error) {
-	out, err := a.run(ctx, a.dir, "apt-cache", "depends", "--recurse", "--no-recommends", "--no-suggests",
-		"--no-conflicts", "--no-breaks", "--no-replaces", "--no-enhances", root)
+// dependsGraph runs one recursive `apt-cache depends` from the roots and
+// returns each package's hard dependencies (virtual packages left out:
+// the libraries the images need depend on real ones).
+func (a privateApt) dependsGraph(ctx context.Context, roots ...string) (map[string][]string, error) {
+	args := append([]string{"depends", "--recurse", "--no-recommends", "--no-suggests",
+		"--no-conflicts", "--no-breaks", "--no-replaces", "--no-enhances"}, roots...)
+	out, err := a.run(ctx, a.dir, "apt-cache", args...)
 	if err != nil {
 		return nil, err
 	}

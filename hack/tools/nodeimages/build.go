@@ -39,6 +39,8 @@ func (o Options) recipes() []recipe {
 			links: []string{"/operator/manager_" + runtime.GOARCH}},
 		postgres{},
 		pgbouncer{mirror: o.Mirror, update: o.AptUpdate},
+		// After pgbouncer, whose recipe refreshes trixie's lists when asked.
+		postgres17{mirror: o.Mirror},
 		goBinary{image: "coredns", moduleDir: "test/controlplane/coredns", pkg: "github.com/coredns/coredns",
 			pinned: "github.com/coredns/coredns", path: "/coredns", user: "nonroot", uid: 65532},
 		// The barman-cloud plugin: its manager runs as `operator` in the
@@ -98,7 +100,7 @@ func (o Options) one(ctx context.Context, e *env, rc recipe, out string) (Image,
 	if err != nil {
 		return Image{}, err
 	}
-	ref := o.Registry + "/" + rc.name() + ":" + p.tag
+	ref := o.Registry + "/" + repository(rc) + ":" + p.tag
 	p.in["builder"] = builderVersion()
 	p.in["go"] = runtime.Version() // the toolchain builds the binaries and the gzip
 	p.in["reference"] = ref

@@ -20,12 +20,21 @@ func (r *rootFS) busybox(ctx context.Context) error {
 	if err := requireStatic(hostBusybox); err != nil {
 		return fmt.Errorf("%w: install busybox-static (make node-packages)", err)
 	}
-	bin, err := os.ReadFile(hostBusybox)
+	return r.busyboxFrom(ctx, hostBusybox)
+}
+
+// busyboxFrom is busybox with the static binary at src (an unpacked
+// busybox-static of another release runs on the host as well).
+func (r *rootFS) busyboxFrom(ctx context.Context, src string) error {
+	if err := requireStatic(src); err != nil {
+		return err
+	}
+	bin, err := os.ReadFile(src)
 	if err != nil {
 		return err
 	}
 	r.File("/usr/bin/busybox", 0o755, bin)
-	out, err := exec.CommandContext(ctx, hostBusybox, "--list-full").Output()
+	out, err := exec.CommandContext(ctx, src, "--list-full").Output()
 	if err != nil {
 		return fmt.Errorf("busybox --list-full: %w", err)
 	}

@@ -19,11 +19,20 @@ func (r *rootFS) copyLibraries(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
+	return r.addHostLibraries(ctx, elves, func(string) bool { return true })
+}
+
+// addHostLibraries adds the host libraries ldd lists for the host files
+// elves, those that want says yes to.
+func (r *rootFS) addHostLibraries(ctx context.Context, elves []string, want func(lib string) bool) error {
 	libs, err := lddLibraries(ctx, elves)
 	if err != nil {
 		return err
 	}
 	for _, l := range libs {
+		if !want(l) {
+			continue
+		}
 		if err := r.copyFile(l); err != nil {
 			return fmt.Errorf("library %s: %w", l, err)
 		}

@@ -3,9 +3,11 @@ package nodeimages
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -108,31 +110,8 @@ func libraryClosure(graph map[string][]string, root string) []string {
 
 // pgbouncerTree unpacks the packages into staging and lays the image out.
 func pgbouncerTree(ctx context.Context, debs string, pkgs []debPackage, staging string) (*rootFS, error) {
-	for _, p := range pkgs {
-		out, err := exec.CommandContext(ctx, "dpkg-deb", "-x", filepath.Join(debs, p.file()), staging).CombinedOutput()
-		if err != nil {
-			return nil, fmt.Errorf("dpkg-deb -x %s: %w\n%s", p.file(), err, out)
-		}
-	}
-	if err := onlyUsrAndEtc(staging); err != nil {
-		return nil, err
-	}
-	r := newRootFS()
-	for _, l := range []string{"bin", "lib", "lib64", "sbin"} {
-		r.Symlink("/"+l, "usr/"+l) // trixie ships everything under /usr
-	}
-	skip := func(p string) bool {
-		for _, s := range pgbouncerSkipped {
-			if p == s {
-				return true
-			}
-		}
-		return false
-	}
-	if err := r.copyTree(staging, "/usr", skip); err != nil {
-		return nil, err
-	}
-	if err := r.copyTree(staging, "/etc", skip); err != nil {
+	r, err := debianTree(ctx, debs, pkgs, staging, skipPaths(pgbouncerSkipped))
+	if err != nil {
 		return nil, err
 	}
 	if !r.Has("/usr/sbin/pgbouncer") {
@@ -144,17 +123,59 @@ func pgbouncerTree(ctx context.Context, debs string, pkgs []debPackage, staging 
 	return r, nil
 }
 
+// debianTree unpacks the packages, from the cache directory debs, into
+// staging and starts an image of their /usr and /etc, without what skip
+// names; /bin, /lib, /lib64 and /sbin are links into /usr, as on trixie,
+// which ships everything there.
+func debianTree(ctx context.Context, debs string, pkgs []debPackage, staging string, skip func(string) bool) (*rootFS, error) {
+	for _, p := range pkgs {
+		out, err := exec.CommandContext(ctx, "dpkg-deb", "-x", filepath.Join(debs, p.file()), staging).CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("dpkg-deb -x %s: %w\n%s", p.file(), err, out)
+		}
+	}
+	if err := onlyUsrAndEtc(staging); err != nil {
+		return nil, err
+	}
+	r := newRootFS()
+	for _, l := range []string{"bin", "lib", "lib64", "sbin"} {
+		r.Symlink("/"+l, "usr/"+l)
+	}
+	for _, dir := range []string{"/usr", "/etc"} {
+		if err := r.copyTree(staging, dir, skip); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// skipPaths leaves out exactly the image paths named (and what is under
+// them).
+func skipPaths(paths []string) func(string) bool {
+	return func(p string) bool { return slices.Contains(paths, p) }
+}
+
 // onlyUsrAndEtc refuses a package set that ships files outside /usr and
-// /etc: they would be left out of the image without a word (pgbouncer's
-// and the barman-cloud sidecar's images are unpacked Debian packages).
+// /etc: they would be left out of the image without a word (the images
+// made of unpacked Debian packages). Empty directories elsewhere (libc-bin's
+// /var/cache/ldconfig) are left out.
 func onlyUsrAndEtc(staging string) error {
 	top, err := os.ReadDir(staging)
 	if err != nil {
 		return err
 	}
 	for _, d := range top {
-		if d.Name() != "usr" && d.Name() != "etc" {
-			return fmt.Errorf("a package ships /%s: the image keeps only /usr and /etc", d.Name())
+		if d.Name() == "usr" || d.Name() == "etc" {
+			continue
+		}
+		err := filepath.WalkDir(filepath.Join(staging, d.Name()), func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				return fmt.Errorf("a package ships %s: the image keeps only /usr and /etc", strings.TrimPrefix(p, staging))
+			}
+			return err
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -47,7 +47,7 @@ func (postgres) prepare(ctx context.Context, _ *env) (*plan, error) {
 	in := inputs{"debian": strings.Join(versions, " ")}
 	return &plan{tag: tag, in: in, build: func(ctx context.Context, _ string) (*rootFS, config, error) {
 		r, err := postgresTree(ctx)
-		return r, postgresConfig(), err
+		return r, pgConfig(pgLib), err
 	}}, nil
 }
 
@@ -119,11 +119,12 @@ func (r *rootFS) postgresAccounts() error {
 	return nil
 }
 
-func postgresConfig() config {
+// pgConfig runs postgres as CNPG does, with lib's binaries first on PATH.
+func pgConfig(lib string) config {
 	return config{
 		User: fmt.Sprint(pgUID),
 		Env: []string{
-			"PATH=" + pgLib + "/bin:/usr/bin:/bin",
+			"PATH=" + lib + "/bin:/usr/bin:/bin",
 			"LANG=C.UTF-8",
 			"PGDATA=" + pgDataDir + "/pgdata",
 		},

@@ -12,6 +12,16 @@ type recipe interface {
 	prepare(ctx context.Context, e *env) (*plan, error)
 }
 
+// repository is the image's repository under the registry prefix: its
+// name, unless it shares another image's repository under a tag of its
+// own (PostgreSQL's majors: CNPG reads the major from the tag).
+func repository(rc recipe) string {
+	if s, ok := rc.(interface{ repository() string }); ok {
+		return s.repository()
+	}
+	return rc.name()
+}
+
 // plan is a recipe's answer for this machine: the image's tag and inputs,
 // and the build, which may use what prepare found.
 type plan struct {

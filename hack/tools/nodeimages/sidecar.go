@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -132,31 +131,9 @@ func dependencyClosure(graph map[string][]string, root string, skipped map[strin
 // Debian's /usr and /etc, the manager at /manager (where the plugin's
 // sidecar template runs it, `/manager healthcheck unix` included).
 func sidecarTree(ctx context.Context, debs string, pkgs []debPackage, staging string, manager []byte) (*rootFS, error) {
-	for _, p := range pkgs {
-		out, err := exec.CommandContext(ctx, "dpkg-deb", "-x", filepath.Join(debs, p.file()), staging).CombinedOutput()
-		if err != nil {
-			return nil, fmt.Errorf("dpkg-deb -x %s: %w\n%s", p.file(), err, out)
-		}
-	}
-	if err := onlyUsrAndEtc(staging); err != nil {
+	r, err := debianTree(ctx, debs, pkgs, staging, skipPaths(sidecarSkippedPaths))
+	if err != nil {
 		return nil, err
-	}
-	r := newRootFS()
-	for _, l := range []string{"bin", "lib", "lib64", "sbin"} {
-		r.Symlink("/"+l, "usr/"+l) // trixie ships everything under /usr
-	}
-	skip := func(p string) bool {
-		for _, s := range sidecarSkippedPaths {
-			if p == s {
-				return true
-			}
-		}
-		return false
-	}
-	for _, dir := range []string{"/usr", "/etc"} {
-		if err := r.copyTree(staging, dir, skip); err != nil {
-			return nil, err
-		}
 	}
 	bundle, err := caBundle(filepath.Join(staging, caCertificatesDir))
 	if err != nil {

@@ -31,8 +31,9 @@ var structure = map[string]func(t *testing.T, u unpacked){
 		wantFile(t, u, "/coredns", 0o755, 65532)
 		wantConfig(t, u, "65532:65532", nil, []string{"/coredns"})
 	},
-	"postgresql": checkPostgres,
-	"pgbouncer":  checkPgbouncer,
+	"postgresql":    func(t *testing.T, u unpacked) { checkPostgres(t, u, pgMajor) },
+	"postgresql-17": func(t *testing.T, u unpacked) { checkPostgres(t, u, pg17Major) },
+	"pgbouncer":     checkPgbouncer,
 	"barman-cloud": func(t *testing.T, u unpacked) {
 		wantFile(t, u, "/manager", 0o755, 65532)
 		wantConfig(t, u, "65532:65532", nil, []string{"/manager"})
@@ -62,11 +63,16 @@ func checkSidecar(t *testing.T, u unpacked) {
 	}
 }
 
-func checkPostgres(t *testing.T, u unpacked) {
-	for _, bin := range []string{"postgres", "initdb", "pg_ctl", "pg_controldata", "pg_basebackup", "pg_rewind", "pg_isready", "psql"} {
-		wantFile(t, u, pgLib+"/bin/"+bin, 0o755, 0)
+// checkPostgres: what CNPG's instance manager runs, and the extensions
+// the tests create (contrib's), for either major, laid out alike.
+func checkPostgres(t *testing.T, u unpacked, major string) {
+	lib, share := "/usr/lib/postgresql/"+major, "/usr/share/postgresql/"+major
+	for _, bin := range []string{"postgres", "initdb", "pg_ctl", "pg_controldata", "pg_basebackup", "pg_rewind", "pg_isready",
+		"psql", "pg_config", "pg_upgrade", "pg_dump"} {
+		wantFile(t, u, lib+"/bin/"+bin, 0o755, 0)
 	}
-	for _, f := range []string{pgShare + "/postgres.bki", pgShare + "/extension/pgcrypto.control",
+	for _, f := range []string{share + "/postgres.bki", share + "/extension/pgcrypto.control", share + "/extension/pg_trgm.control",
+		share + "/extension/uuid-ossp.control", lib + "/lib/pg_trgm.so", lib + "/lib/uuid-ossp.so",
 		"/usr/lib/locale/C.utf8/LC_CTYPE", "/usr/lib/x86_64-linux-gnu/gconv/gconv-modules",
 		"/usr/share/zoneinfo/Etc/UTC", "/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libpq.so.5",
 		"/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"} {
@@ -79,17 +85,20 @@ func checkPostgres(t *testing.T, u unpacked) {
 	}
 	wantPresent(t, u, "/usr/lib64/ld-linux-x86-64.so.2") // the ELF interpreter's path
 	for p := range u.files {
-		if strings.Contains(p, "llvmjit") || strings.Contains(p, "/bitcode") {
+		if strings.Contains(p, "llvmjit") || strings.Contains(p, "/bitcode") || strings.Contains(p, "libLLVM") {
 			t.Errorf("%s: LLVM JIT files must be left out", p)
 			break
 		}
 	}
 	wantDir(t, u, pgDataDir, 26)
 	wantPasswd(t, u, "postgres:x:26:26:")
-	wantConfig(t, u, "26", []string{"PATH=/usr/lib/postgresql/15/bin:/usr/bin:/bin", "LANG=C.UTF-8",
+	wantConfig(t, u, "26", []string{"PATH=" + lib + "/bin:/usr/bin:/bin", "LANG=C.UTF-8",
 		"PGDATA=/var/lib/postgresql/data/pgdata"}, nil)
-	if tag := u.annotations[imagebuild.RefNameAnnotation]; !strings.HasPrefix(tag, "15.") {
-		t.Errorf("tag %q, want 15.N (CNPG reads the major version from it)", tag)
+	if tag := u.annotations[imagebuild.RefNameAnnotation]; !strings.HasPrefix(tag, major+".") {
+		t.Errorf("tag %q, want %s.N (CNPG reads the major version from it)", tag, major)
+	}
+	if repo, _, _ := strings.Cut(u.annotations[containerdNameAnnotation], ":"); !strings.HasSuffix(repo, "/postgresql") {
+		t.Errorf("reference %q, want repository …/postgresql for every major", u.annotations[containerdNameAnnotation])
 	}
 }
 
@@ -146,7 +155,7 @@ func TestBuiltArchives(t *testing.T) {
 			check(t, u)
 		})
 	}
-	if want := []string{"pause", "cnpg", "postgresql", "pgbouncer", "coredns", "barman-cloud", "barman-cloud-sidecar", "s3store"}; !slices.Equal(names, want) {
+	if want := []string{"pause", "cnpg", "postgresql", "pgbouncer", "postgresql-17", "coredns", "barman-cloud", "barman-cloud-sidecar", "s3store"}; !slices.Equal(names, want) {
 		t.Errorf("images.json lists %v, want %v", names, want)
 	}
 }

@@ -22,7 +22,7 @@ func main() {
 	flag.StringVar(&o.BinDir, "bin-dir", "../../bin", "build directory: archives go to <bin-dir>/images")
 	flag.StringVar(&o.CacheDir, "cache-dir", "", "downloads and the private apt state (default <bin-dir>/cache/nodeimages)")
 	flag.StringVar(&o.Registry, "registry", "localhost/setpoint", "repository prefix of the image references")
-	flag.StringVar(&o.Mirror, "debian-mirror", "http://deb.debian.org/debian", "Debian mirror for trixie's pgbouncer and barman-cli-cloud")
+	flag.StringVar(&o.Mirror, "debian-mirror", "http://deb.debian.org/debian", "Debian mirror for trixie's pgbouncer, postgresql-17 and barman-cli-cloud")
 	flag.BoolVar(&o.AptUpdate, "apt-update", false, "refresh trixie's package lists (else fetched only once)")
 	flag.Parse()
 	o.Log = os.Stdout
