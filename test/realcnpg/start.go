@@ -23,7 +23,8 @@ type StartOptions struct {
 }
 
 // Start brings the real node up with everything installed as a user
-// installs it: CloudNativePG from its release manifest, the barman-cloud
+// installs it: CloudNativePG from its release manifest with a
+// ClusterImageCatalog of the node's PostgreSQL majors, the barman-cloud
 // plugin, the S3 store it archives to, and setpoint's release
 // (install.yaml) running in-cluster. On error nothing is left running.
 func Start(ctx context.Context, s Setup, o StartOptions) (*node.Node, error) {
@@ -54,7 +55,10 @@ func install(ctx context.Context, n *node.Node, s Setup, say func(string)) error
 	if err := InstallCNPG(ctx, n.Config, s.Images); err != nil {
 		return err
 	}
-	say("CNPG Available")
+	if err := InstallImageCatalog(ctx, n.Config, s.Images); err != nil {
+		return err
+	}
+	say("CNPG Available, image catalog " + ImageCatalog + " installed")
 	// The plugin and the store start while setpoint does; the plugin's
 	// ObjectStore CRD is then served before setpoint first looks.
 	if err := ApplyBarmanCloud(ctx, n.Config, s.Images); err != nil {
