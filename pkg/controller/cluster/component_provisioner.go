@@ -91,8 +91,8 @@ const specHashAnnotation = "postgres.setpoint.dev/spec-hash"
 
 const barmanPlugin = "barman-cloud.cloudnative-pg.io"
 
-func (provisionerComponent) Name() string            { return "provisioner" }
-func (provisionerComponent) Condition() string       { return pgv1.ConditionProvisionerReady }
+func (provisionerComponent) Name() string      { return "provisioner" }
+func (provisionerComponent) Condition() string { return pgv1.ConditionProvisionerReady }
 func (provisionerComponent) Requires() []contractKey {
 	return []contractKey{contractSecret, contractCertificates}
 }

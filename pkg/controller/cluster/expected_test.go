@@ -31,8 +31,8 @@ var (
 	// checked by certificates_test.go.
 	generatedCA   = []ct.Option{ct.Generated("data", "ca.crt"), ct.Generated("data", "ca.key")}
 	generatedLeaf = []ct.Option{ct.Generated("data", "tls.crt"), ct.Generated("data", "tls.key"), ct.Generated("data", "ca.crt")}
-	wallClock      = ct.Generated("status", "conditions", "*", "lastTransitionTime")
-	cnpgUID        = ct.Generated("status", "provisionerRef", "uid")
+	wallClock     = ct.Generated("status", "conditions", "*", "lastTransitionTime")
+	cnpgUID       = ct.Generated("status", "provisionerRef", "uid")
 )
 
 // shopRef is the controller reference shop puts on what it owns.

@@ -34,6 +34,7 @@ var reasons = []reasonAdvice{
 
 	// Any component of PostgresCluster
 	{"ReasonWaitingForSecret", pgv1.ReasonWaitingForSecret, "", "wait: the component goes on once SecretReady is True; if it is not, see SecretReady's reason"},
+	{"ReasonWaitingForCertificates", pgv1.ReasonWaitingForCertificates, "", "wait: the component goes on once CertificatesReady is True; if it is not, see CertificatesReady's reason"},
 	{"ReasonWaitingForCNPGCluster", pgv1.ReasonWaitingForCNPGCluster, "", "wait: the component goes on once ProvisionerReady is True; if it is not, see ProvisionerReady's reason"},
 	{"ReasonNotConfigured", pgv1.ReasonNotConfigured, "", "nothing, or enable it"},
 
@@ -114,6 +115,12 @@ var reasons = []reasonAdvice{
 	{"ReasonMetricsServiceApplied", pgv1.ReasonMetricsServiceApplied, pgv1.ConditionMetricsServiceReady, "nothing"},
 	{"ReasonMetricsServiceConflict", pgv1.ReasonMetricsServiceConflict, pgv1.ConditionMetricsServiceReady, "delete that Service or rename it (the message names it; setpoint never takes over an object it did not create), or create the PostgresCluster under another name"},
 	{"ReasonMetricsServiceError", pgv1.ReasonMetricsServiceError, pgv1.ConditionMetricsServiceReady, "wait: setpoint retries with backoff; if it persists, the message quotes the API server's error (a verb setpoint's RBAC lacks, an admission webhook, a quota) to fix"},
+
+	// CertificatesReady of PostgresCluster
+	{"ReasonClientCAIsolated", pgv1.ReasonClientCAIsolated, pgv1.ConditionCertificatesReady, "nothing"},
+	{"ReasonClientCAMoving", pgv1.ReasonClientCAMoving, pgv1.ConditionCertificatesReady, "wait; a pooler's certificate is re-signed only when CloudNativePG renews it, near its expiry (the message gives the date)"},
+	{"ReasonCertificatesConflict", pgv1.ReasonCertificatesConflict, pgv1.ConditionCertificatesReady, "delete or rename that Secret (the message names it; setpoint never takes over an object it did not create), or create the PostgresCluster under another name"},
+	{"ReasonCertificatesError", pgv1.ReasonCertificatesError, pgv1.ConditionCertificatesReady, "wait: setpoint retries with backoff; if it persists, the message quotes the error to fix"},
 
 	// PostgresUnreachable of PostgresCluster
 	{"ReasonSampleFailed", pgv1.ReasonSampleFailed, pgv1.ConditionPostgresUnreachable, "check the primary's Pod and the network between the operator and it; the condition clears by itself once a sample succeeds"},

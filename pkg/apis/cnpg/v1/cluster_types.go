@@ -156,8 +156,8 @@ type ClusterStatus struct {
 	ManagedRolesStatus *ManagedRoles      `json:"managedRolesStatus,omitempty"`
 	// HealthyPVC lists the PVCs that are neither dangling nor
 	// initializing; ResizingPVC those with a resize in progress.
-	HealthyPVC  []string `json:"healthyPVC,omitempty"`
-	ResizingPVC []string `json:"resizingPVC,omitempty"`
+	HealthyPVC         []string            `json:"healthyPVC,omitempty"`
+	ResizingPVC        []string            `json:"resizingPVC,omitempty"`
 	Certificates       *CertificatesStatus `json:"certificates,omitempty"`
 	PoolerIntegrations *PoolerIntegrations `json:"poolerIntegrations,omitempty"`
 }
