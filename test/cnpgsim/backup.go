@@ -73,7 +73,7 @@ func (r *backupRun) sync(ctx context.Context) (time.Duration, error) {
 	if err := a.ensure(r.s.owner); err != nil {
 		return 0, err
 	}
-	return 0, r.run(ctx, inst.backend.srv, a)
+	return r.run(ctx, inst.backend.srv, a)
 }
 
 // unsupportedBackup says why the stand-in will not take a Backup.
@@ -90,32 +90,38 @@ func unsupportedBackup(b *cnpgv1.Backup, shared bool) string {
 }
 
 // run takes the backup, reporting phase running then completed (or
-// failed) with the fields CNPG's plugin backups report.
-func (r *backupRun) run(ctx context.Context, srv *server, a *archive) error {
+// failed) with the fields CNPG's plugin backups report; a stalled backup
+// stays running and is looked at again after the duration returned.
+func (r *backupRun) run(ctx context.Context, srv *server, a *archive) (time.Duration, error) {
 	started := metav1.Now()
 	err := r.writeStatus(ctx, func(st *cnpgv1.BackupStatus) {
 		st.Phase = cnpgv1.BackupPhaseRunning
 		st.Method = cnpgv1.BackupMethodPlugin
 		st.Online = ptr.To(true)
-		st.StartedAt = &started
+		if st.StartedAt == nil { // a stalled backup started at its first look
+			st.StartedAt = &started
+		}
 		// No serverName or destinationPath: CNPG fills them for its
 		// in-tree barman backups only, never for a plugin's.
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := r.s.setClusterCondition(ctx, r.backup.Namespace, r.backup.Spec.Cluster.Name, backupStarting()); err != nil {
-		return err
+		return 0, err
 	}
 	logger := klog.FromContext(ctx)
 	if refusal := r.s.storeRefusal(r.backup.Namespace, a.config); refusal != "" {
 		logger.Info("Backup refused by the object store", "backup", klog.KObj(r.backup), "err", refusal)
-		return r.failBeforeBarman(ctx, refusal)
+		return 0, r.failBeforeBarman(ctx, refusal)
+	}
+	if retry, stalled := r.stalled(ctx); stalled {
+		return retry, nil
 	}
 	info, berr := r.s.takeBaseBackup(ctx, srv, a, r.backup.Name)
 	if berr != nil {
 		logger.Info("Base backup failed", "backup", klog.KObj(r.backup), "err", berr)
-		return r.fail(ctx, a, berr.Error())
+		return 0, r.fail(ctx, a, berr.Error())
 	}
 	logger.V(2).Info("Base backup completed", "backup", klog.KObj(r.backup), "id", info.BackupID, "took", info.StoppedAt.Sub(info.StartedAt))
 	if err := r.writeStatus(ctx, func(st *cnpgv1.BackupStatus) {
@@ -127,12 +133,12 @@ func (r *backupRun) run(ctx context.Context, srv *server, a *archive) error {
 		st.BackupID, st.BackupName = info.BackupID, info.BackupName
 		st.MajorVersion = srv.majorVersion()
 	}); err != nil {
-		return err
+		return 0, err
 	}
 	if err := r.s.setClusterCondition(ctx, r.backup.Namespace, r.backup.Spec.Cluster.Name, backupSucceeded()); err != nil {
-		return err
+		return 0, err
 	}
-	return r.s.updateRecoveryWindow(ctx, r.backup.Namespace, a, nil)
+	return 0, r.s.updateRecoveryWindow(ctx, r.backup.Namespace, a, nil)
 }
 
 // fail records a failed backup; a is the archive when one was resolved,

@@ -152,8 +152,10 @@
 //     cnpg.io/scheduled-backup (plus cnpg.io/immediateBackup for the
 //     immediate one), owned per backupOwnerReference — one at once when
 //     immediate is set and lastScheduleTime is unset, then each time the
-//     schedule fires, recording lastScheduleTime. Volume-snapshot schedules
-//     only report their times.
+//     schedule fires, recording lastScheduleTime. While one of its Backups
+//     is neither completed nor failed it fires none and writes no status,
+//     looking again each minute (CNPG's concurrency rule): a hung backup
+//     stops the schedule. Volume-snapshot schedules only report their times.
 //   - Recovery window: after each backup the ObjectStore's
 //     status.serverRecoveryWindow[serverName] gets firstRecoverabilityPoint
 //     (end of the oldest base backup), lastSuccessfulBackupTime (end of the
@@ -246,7 +248,9 @@
 // and ClearRoleFailure (the role is left alone and reported in
 // cannotReconcile with the given message and in pending-reconciliation);
 // SetHealthyDelay and Options.HealthyDelay (the Cluster stays in "Setting up
-// primary", readyInstances 0, for that long after its server starts). A
+// primary", readyInstances 0, for that long after its server starts);
+// StallBackups and ResumeBackups (each Backup of the Cluster hangs in phase
+// running, LastBackupSucceeded False "BackupStarted", until resumed). A
 // postmaster that dies on its own is noticed at once: "Failing over", then
 // restarted and healthy again. Faults may be set before the Cluster exists
 // and are forgotten when it is deleted.

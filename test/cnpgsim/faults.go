@@ -17,6 +17,8 @@ type faults struct {
 	phase        string
 	failRoles    map[string]string
 	healthyDelay *time.Duration
+	// stallBackups: backups hang once started (backup_stall.go).
+	stallBackups bool
 }
 
 func (f *faults) clone() faults {

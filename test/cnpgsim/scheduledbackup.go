@@ -38,6 +38,16 @@ func (s *Simulator) syncScheduledBackup(ctx context.Context, key cache.ObjectNam
 	if sb.DeletionTimestamp != nil || (sb.Spec.Suspend != nil && *sb.Spec.Suspend) {
 		return 0, nil
 	}
+	// As CNPG: while a Backup of this schedule runs, no firing and no
+	// status write.
+	running, err := s.runningChild(sb)
+	if err != nil {
+		return 0, err
+	}
+	if running != nil {
+		klog.FromContext(ctx).V(2).Info("A backup of the schedule is still running", "scheduledBackup", key, "backup", klog.KObj(running), "phase", running.Status.Phase)
+		return childBackupRetry, nil
+	}
 	want := sb.Status.DeepCopy()
 	var requeue time.Duration
 	schedule, err := cnpgSchedule.Parse(sb.Spec.Schedule)
@@ -107,8 +117,8 @@ func (s *Simulator) createScheduledBackup(ctx context.Context, sb *cnpgv1.Schedu
 			Name:      sb.Name + "-" + now.Format("20060102150405"),
 			Namespace: sb.Namespace,
 			Labels: map[string]string{
-				"cnpg.io/cluster":          sb.Spec.Cluster.Name,
-				"cnpg.io/scheduled-backup": sb.Name,
+				"cnpg.io/cluster":    sb.Spec.Cluster.Name,
+				scheduledBackupLabel: sb.Name,
 			},
 		},
 		Spec: cnpgv1.BackupSpec{
