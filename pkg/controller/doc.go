@@ -1,7 +1,7 @@
 // Package controller holds the configuration both controllers are built
 // from (Config) and the backup gauges it carries. The controllers live in
 // cluster and database; what they run on in pipeline (the stage runner and
-// status vocabulary), informers (the client-go kit), cachelag (the records
+// status vocabulary), informers (the client-go kit), cachelag (the record
 // of our own writes a cache has not shown yet) and ownership (the proof
 // before every write); what they share in cnpgca (CNPG's CA certificates),
 // credentials (the rotation and recreation records of the password

@@ -46,9 +46,10 @@ type Controller struct {
 	samples    collector.Reader
 	components []pipeline.Stage[*pass]
 
-	// The resourceVersions this controller's own writes of a
-	// PostgresCluster replaced, until its cache shows them (in memory only).
-	lag cachelag.CacheLag
+	// expect: this controller's own updates of a PostgresCluster (the
+	// finalizer, status) its cache may not show yet; a pass waits until it
+	// does (in memory only).
+	expect cachelag.Expectations
 }
 
 // New wires the controller to the informers; call before they start.
@@ -91,7 +92,7 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 	owned := informers.OwnerHandler("PostgresCluster", uid, enqueue)
 	regs := []informers.Registration{
 		informers.On(pg.PostgresClusters().Informer(), informers.PrimaryHandler(enqueue, c.queue.AddLater, Finalizer)),
-		informers.On(pg.PostgresClusters().Informer(), c.lag.Handler(enqueue)),
+		informers.On(pg.PostgresClusters().Informer(), c.expect.Handler(enqueue)),
 		informers.On(pg.PostgresClusterClasses().Informer(), informers.MappedHandler(c.clustersOfClass, nil, enqueue)),
 		// A class being deleted, and every cluster that goes away, let
 		// syncClass decide whether the class may go too.

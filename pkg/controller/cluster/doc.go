@@ -4,7 +4,7 @@
 // runs, in this order:
 //
 //  1. skip while the cache has not seen our own last write of the object
-//     (cachelag.CacheLag);
+//     (cachelag.Expectations);
 //  2. on deletion, carry out clusterDeletionPolicy (finalize);
 //  3. add the finalizer, and read one observation snapshot (observe):
 //     the children several components read are read by snapshot.go;

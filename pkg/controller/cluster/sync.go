@@ -30,7 +30,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	name := types.NamespacedName{Namespace: key.Namespace, Name: key.Name}
 	if apierrors.IsNotFound(err) {
 		c.cas.Forget(key.Namespace, naming.CASecret(key.Name))
-		c.lag.Forget(name)
+		c.expect.Forget(name)
 		c.deps.settle.forget(name)
 		c.deps.backupMetrics.Forget(name)
 		return workqueue.Result{}, nil // children go with their owner references
@@ -38,10 +38,10 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if err != nil {
 		return workqueue.Result{}, err
 	}
-	if c.lag.Behind(name, pc.ResourceVersion) {
+	if !c.expect.CaughtUp(name, cachelag.At(pc.ResourceVersion), c.deps.clock.Now()) {
 		// The cache has not seen our last write of this cluster yet: a pass
 		// now would redo work on what that write replaced, and its status
-		// write could only conflict (cachelag.CacheLag).
+		// write could only conflict (cachelag.Expectations).
 		return workqueue.Result{RequeueAfter: cachelag.CacheLagRecheck}, nil
 	}
 	if pc.DeletionTimestamp != nil {
@@ -52,7 +52,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	if pc, err = ownership.AddFinalizer(ctx, c.deps.pg.PostgresV1alpha1().PostgresClusters(pc.Namespace), pc, Finalizer); err != nil {
 		return workqueue.Result{}, err
 	}
-	c.lag.Wrote(name, before, pc.ResourceVersion)
+	c.expect.Updated(name, before, pc.ResourceVersion)
 	obs, err := c.observe(ctx, pc)
 	if err != nil {
 		return workqueue.Result{}, fmt.Errorf("observe: %w", err)
@@ -110,7 +110,7 @@ func (c *Controller) writeStatus(ctx context.Context, pc *pgv1.PostgresCluster, 
 }
 
 func (c *Controller) statusWriter() pipeline.StatusWriter[*pgv1.PostgresCluster, pgv1.PostgresClusterStatus] {
-	return pipeline.NewStatusWriter(c.deps.pg.PostgresV1alpha1().PostgresClusters, fieldManager, &c.lag, c.announce)
+	return pipeline.NewStatusWriter(c.deps.pg.PostgresV1alpha1().PostgresClusters, fieldManager, &c.expect, c.announce)
 }
 
 // announce tells people of a status change: the phase's Event, and the

@@ -43,7 +43,7 @@ func TestPassSkippedWhileCacheBehindOwnWrite(t *testing.T) {
 	if res := mustSync(t, f, "shop"); res == cachelag.CacheLagRecheck || statusWritten(f) {
 		t.Errorf("pass on the current object: requeue %v writes %v", res, f.allWrites())
 	}
-	if f.c.lag.Behind(types.NamespacedName{Namespace: ns, Name: "shop"}, "7") {
+	if !f.c.expect.CaughtUp(types.NamespacedName{Namespace: ns, Name: "shop"}, cachelag.At("7"), f.c.clock.Now()) {
 		t.Error("replaced versions kept after the cache caught up")
 	}
 }

@@ -40,9 +40,10 @@ type Controller struct {
 	queue  *workqueue.Queue
 	synced []cache.InformerSynced
 
-	// lag: which resourceVersions the controller's writes of a
-	// PostgresDatabase replaced; a pass waits until the cache has them.
-	lag cachelag.CacheLag
+	// expect: the controller's own updates of a PostgresDatabase (the
+	// finalizer, status) its cache may not show yet; a pass waits until it
+	// does.
+	expect cachelag.Expectations
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresDatabase")
@@ -90,7 +91,7 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 	var err error
 	c.synced, err = informers.Register([]informers.Registration{
 		informers.On(pg.PostgresDatabases().Informer(), informers.PrimaryHandler(enqueue, c.queue.AddLater, Finalizer)),
-		informers.On(pg.PostgresDatabases().Informer(), c.lag.Handler(enqueue)),
+		informers.On(pg.PostgresDatabases().Informer(), c.expect.Handler(enqueue)),
 		// The updates of a cluster a database pass reads (clusterView).
 		informers.On(pg.PostgresClusters().Informer(), c.clusterHandler()),
 		// A change of the CNPG Cluster's spec.managed.roles, which a new

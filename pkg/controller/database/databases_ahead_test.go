@@ -63,7 +63,7 @@ func TestDatabaseAheadIsWrittenOnce(t *testing.T) {
 	if n := stalePass(); n != 0 {
 		t.Errorf("written again in the step's turn by a pass whose cache is behind: %d writes", n)
 	}
-	f.clock.Step(cachelag.RecentWriteWindow)
+	f.clock.Step(cachelag.CreationWindow)
 	if n := stalePass(); n != 1 {
 		t.Errorf("%d writes once the window ran out, want the write made again", n)
 	}

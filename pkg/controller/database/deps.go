@@ -45,10 +45,10 @@ type deps struct {
 	// deferred status is behind (stale). In memory only; a restart loses
 	// nothing but a deferral's head start.
 	stale staleSince
-	// written: the CNPG Databases a pass created that the cache may not
+	// created: the CNPG Databases a pass created that the cache may not
 	// show yet (ensureDatabase): the next pass, often queued by an event
 	// that came while the first worked, would create them again.
-	written cachelag.RecentWrites
+	created cachelag.Expectations
 }
 
 // roleObjectsOf are the cached DatabaseRoles that manage role on cluster.

@@ -2,7 +2,7 @@
 // runs, in this order:
 //
 //  1. skip while the cache has not seen our own last write of the object
-//     (cachelag.CacheLag), and read one observation snapshot (observe);
+//     (cachelag.Expectations), and read one observation snapshot (observe);
 //  2. on deletion, carry out each database's deletionPolicy (finalize);
 //  3. refuse child names another PostgresDatabase's would share
 //     (InvalidName, Failed until the spec changes);

@@ -26,7 +26,7 @@ func (c *Controller) writeStatus(ctx context.Context, db *pgv1.PostgresDatabase,
 }
 
 func (c *Controller) statusWriter() pipeline.StatusWriter[*pgv1.PostgresDatabase, pgv1.PostgresDatabaseStatus] {
-	return pipeline.NewStatusWriter(c.pg.PostgresV1alpha1().PostgresDatabases, fieldManager, &c.lag, c.statusEvent)
+	return pipeline.NewStatusWriter(c.pg.PostgresV1alpha1().PostgresDatabases, fieldManager, &c.expect, c.statusEvent)
 }
 
 func (c *Controller) statusEvent(ctx context.Context, db *pgv1.PostgresDatabase, st *pgv1.PostgresDatabaseStatus) {

@@ -8,9 +8,11 @@ import (
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cachelag"
 	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
@@ -51,10 +53,12 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	if conflict := p.owner().Check("CNPG Database", cur); conflict != nil {
 		return conflict.Health(pgv1.ReasonDatabaseConflict)
 	}
-	key, now := p.db.Namespace+"/"+n.CNPG, p.deps.clock.Now()
+	key, now := types.NamespacedName{Namespace: p.db.Namespace, Name: n.CNPG}, p.deps.clock.Now()
+	seen := cachelag.Absent
 	if cur != nil {
-		p.deps.written.Seen(key)
-	} else if p.deps.written.Recent(key, now) {
+		seen = cachelag.At(cur.ResourceVersion)
+	}
+	if !p.deps.created.CaughtUp(key, seen, now) {
 		// Created by a pass just before this one, whose cache does not
 		// show it yet: not a second write, and not a second check.
 		return databaseApplying(n)
@@ -75,7 +79,7 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 			return apiError(pgv1.ReasonDatabaseApplyFailed, fmt.Errorf("apply CNPG Database %s: %w", n.CNPG, err))
 		}
 		if cur == nil {
-			p.deps.written.Wrote(key, now)
+			p.deps.created.Created(key, now)
 		}
 		// The same message as the wait that follows: the status written
 		// now stays current until CloudNativePG is done (one write, not two).

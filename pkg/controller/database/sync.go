@@ -21,15 +21,15 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	name := types.NamespacedName{Namespace: key.Namespace, Name: key.Name}
 	if apierrors.IsNotFound(err) {
 		c.stale.clear(name)
-		c.lag.Forget(name)
+		c.expect.Forget(name)
 		return workqueue.Result{}, nil // children go with their owner references
 	}
 	if err != nil {
 		return workqueue.Result{}, err
 	}
-	if c.lag.Behind(name, db.ResourceVersion) {
+	if !c.expect.CaughtUp(name, cachelag.At(db.ResourceVersion), c.deps.clock.Now()) {
 		// The cache has not seen our last write of this object yet: a pass
-		// now would work from what that write replaced (CacheLag).
+		// now would work from what that write replaced (cachelag.Expectations).
 		return workqueue.Result{RequeueAfter: cachelag.CacheLagRecheck}, nil
 	}
 	obs, err := c.observe(ctx, db)
@@ -57,7 +57,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, err
 	}
 	p.db = db
-	c.lag.Wrote(name, before, db.ResourceVersion)
+	c.expect.Updated(name, before, db.ResourceVersion)
 	out, err := pipeline.Run(ctx, stages, p)
 	if err != nil {
 		return workqueue.Result{}, err // a wiring bug: loud, with backoff

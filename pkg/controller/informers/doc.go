@@ -3,6 +3,8 @@
 // repeated strings and labels maps shared, a ConfigMap's data as a
 // digest), the indexes the controllers look children
 // up by, the routing of a child's event to its owner's key, and the
-// registration of handlers whose sync the controllers wait for. The record
-// of our own writes a cache has not shown yet is in cachelag.
+// registration of handlers whose sync the controllers wait for. Whether
+// the cache has caught up with our own writes is cachelag's to say; what
+// is here changes what a cache keeps or which events wake a pass, never
+// whether a pass may trust what it reads.
 package informers

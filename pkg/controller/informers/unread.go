@@ -14,6 +14,10 @@ import (
 // DatabaseRole three times on its way to applied (its password condition,
 // its finalizer, its status); at 100 × 10 the first of those alone woke
 // 2,200 passes of workers that were the bench's bottleneck.
+//
+// Not a cache-lag rule (cachelag.Expectations): an update dropped here
+// is one the cache holds all the same, so a pass woken by anything else
+// reads it; what is spared is a pass, never a fact.
 func IgnoreUnread(h cache.ResourceEventHandler) cache.ResourceEventHandler {
 	return IgnoreUpdates(h, onlyVersionChanged)
 }

@@ -24,10 +24,10 @@ type StatusUpdater[T any] interface {
 	UpdateStatus(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
 }
 
-// Lag learns of the resourceVersion a write replaced, so a pass on the
-// stale cache is skipped (cachelag.CacheLag).
-type Lag interface {
-	Wrote(key types.NamespacedName, before, after string)
+// Expectations learn of the resourceVersion a write replaced, so a pass
+// on the stale cache is skipped (cachelag.Expectations).
+type Expectations interface {
+	Updated(key types.NamespacedName, before, after string)
 }
 
 // StatusWriter is the one status write of a pass for objects of type T
@@ -35,7 +35,7 @@ type Lag interface {
 type StatusWriter[T StatusObject[T, S], S any] struct {
 	// Update writes the status subresource and returns the object stored.
 	Update func(ctx context.Context, obj T) (T, error)
-	Lag    Lag
+	Expect Expectations
 	// Announce tells people of the change from obj's status to st (an
 	// Event for the transitions they care about: StatusEvent).
 	Announce func(ctx context.Context, obj T, st *S)
@@ -45,12 +45,12 @@ type StatusWriter[T StatusObject[T, S], S any] struct {
 // typed clientset's namespaced getter, such as PostgresClusters), as
 // fieldManager.
 func NewStatusWriter[T StatusObject[T, S], S any, C StatusUpdater[T]](client func(namespace string) C, fieldManager string,
-	lag Lag, announce func(ctx context.Context, obj T, st *S)) StatusWriter[T, S] {
+	expect Expectations, announce func(ctx context.Context, obj T, st *S)) StatusWriter[T, S] {
 	return StatusWriter[T, S]{
 		Update: func(ctx context.Context, obj T) (T, error) {
 			return client(obj.GetNamespace()).UpdateStatus(ctx, obj, metav1.UpdateOptions{FieldManager: fieldManager})
 		},
-		Lag:      lag,
+		Expect:   expect,
 		Announce: announce,
 	}
 }
@@ -68,7 +68,7 @@ func (w StatusWriter[T, S]) Write(ctx context.Context, obj T, st *S) (T, error) 
 		return none, fmt.Errorf("update status: %w", err)
 	}
 	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	w.Lag.Wrote(key, obj.GetResourceVersion(), out.GetResourceVersion())
+	w.Expect.Updated(key, obj.GetResourceVersion(), out.GetResourceVersion())
 	w.Announce(ctx, obj, st)
 	return out, nil
 }

@@ -13,7 +13,7 @@ import (
 
 type lagLog []string
 
-func (l *lagLog) Wrote(key types.NamespacedName, before, after string) {
+func (l *lagLog) Updated(key types.NamespacedName, before, after string) {
 	*l = append(*l, key.String()+" "+before+"->"+after)
 }
 
