@@ -6,6 +6,8 @@
 // real node is slower than the stand-in, and never sleeps a fixed time as
 // proof: it polls for the thing it waits on.
 //
-// It holds no connection code: a helper reaches Postgres through a Query
-// the tier builds from its own connection (Conn wraps a pgx.Conn).
+// It dials nothing: a helper reaches Postgres through a Query the tier
+// builds from a session it opened its own way (Conn wraps a pgx.Conn),
+// since each tier reaches the cluster differently (a host map on the
+// stand-in, the node's Services on the real tier).
 package testkit
