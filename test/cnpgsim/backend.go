@@ -3,6 +3,7 @@ package cnpgsim
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -22,6 +23,30 @@ type backend struct {
 
 	mu   sync.Mutex // serialises start-up and configuration changes
 	sans string     // DNS names in the installed certificate, joined
+	// clientCA is the installed bundle client certificates are verified
+	// with (client_ca.go); clientCAs each Cluster's share of it.
+	clientCA  []byte
+	clientCAs map[string][]byte
+}
+
+// trust is the bundle the server verifies client certificates with once
+// cluster's client CA is clientCA: that, on a Cluster's own server; on a
+// shared one, its own CA and every Cluster's, so each keeps its logins.
+func (b *backend) trust(cluster string, clientCA []byte) []byte {
+	if !b.shared {
+		return clientCA
+	}
+	if b.clientCAs == nil {
+		b.clientCAs = map[string][]byte{}
+	}
+	b.clientCAs[cluster] = clientCA
+	out := slices.Clone(b.ca.certPEM)
+	for _, k := range slices.Sorted(maps.Keys(b.clientCAs)) {
+		if ca := b.clientCAs[k]; string(ca) != string(b.ca.certPEM) {
+			out = append(out, ca...)
+		}
+	}
+	return out
 }
 
 // newBackend allocates a server directory and port; nothing starts yet.
@@ -45,7 +70,7 @@ func (s *Simulator) newBackend(ca *authority, shared bool, onCrash func()) (*bac
 // converge brings the server to the wanted access policy and certificate,
 // initialising and starting it when needed. It reports whether it started
 // the server.
-func (b *backend) converge(ctx context.Context, hba hbaConfig, sans []string) (started bool, err error) {
+func (b *backend) converge(ctx context.Context, hba hbaConfig, sans []string, cluster string, clientCA []byte) (started bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	fresh := false
@@ -69,7 +94,7 @@ func (b *backend) converge(ctx context.Context, hba hbaConfig, sans []string) (s
 	if err != nil {
 		return false, err
 	}
-	certChanged, err := b.ensureCert(sans)
+	certChanged, err := b.ensureCert(sans, b.trust(cluster, clientCA))
 	if err != nil {
 		return false, err
 	}
@@ -90,19 +115,21 @@ func (b *backend) converge(ctx context.Context, hba hbaConfig, sans []string) (s
 	return true, nil
 }
 
-func (b *backend) ensureCert(sans []string) (bool, error) {
+// ensureCert issues the server certificate for sans and installs it with
+// clientCA, the bundle client certificates are verified with.
+func (b *backend) ensureCert(sans []string, clientCA []byte) (bool, error) {
 	joined := strings.Join(sans, ",")
-	if joined == b.sans {
+	if joined == b.sans && string(clientCA) == string(b.clientCA) {
 		return false, nil
 	}
 	certPEM, keyPEM, err := b.ca.issueServer(sans)
 	if err != nil {
 		return false, err
 	}
-	if _, err := b.srv.writeCert(b.ca.certPEM, certPEM, keyPEM); err != nil {
+	if _, err := b.srv.writeCert(clientCA, certPEM, keyPEM); err != nil {
 		return false, err
 	}
-	b.sans = joined
+	b.sans, b.clientCA = joined, clientCA
 	return true, nil
 }
 

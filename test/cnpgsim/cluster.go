@@ -119,7 +119,11 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 		}
 		archived = true
 	}
-	started, err := b.converge(ctx, r.hba(), r.certNames())
+	clientCA, err := r.clientCATrust()
+	if err != nil {
+		return 0, err
+	}
+	started, err := b.converge(ctx, r.hba(), r.certNames(), r.cluster.Namespace+"/"+r.cluster.Name, clientCA)
 	if err != nil {
 		return 0, r.recoveryError(ctx, err)
 	}

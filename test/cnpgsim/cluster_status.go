@@ -44,6 +44,7 @@ func (r *clusterRun) writeStatus(ctx context.Context, phase string, ready bool, 
 	st.WriteService = c.Name + "-rw"
 	r.pvcStatus(st)
 	st.ReadService = c.Name + "-r"
+	st.Certificates = certificatesStatus(c)
 	switch {
 	case r.roles != nil:
 		st.ManagedRolesStatus = r.roles

@@ -105,10 +105,11 @@ func (s *Simulator) clientCertState(ctx context.Context, role *cnpgv1.DatabaseRo
 		}
 		return nil, nil
 	}
-	if _, err := s.clusters.Clusters(role.Namespace).Get(role.Spec.Cluster.Name); err != nil {
+	cluster, err := s.clusters.Clusters(role.Namespace).Get(role.Spec.Cluster.Name)
+	if err != nil {
 		return role.Status.ClientCertificate, nil // CNPG: retried when the Cluster appears
 	}
-	caName := caSecretName(role.Spec.Cluster.Name)
+	caName := clientCASecretName(cluster)
 	caSecret, err := s.secrets.Secrets(role.Namespace).Get(caName)
 	if apierrors.IsNotFound(err) {
 		return role.Status.ClientCertificate, nil

@@ -111,6 +111,9 @@ func usesSecret(c *cnpgv1.Cluster, secret string) bool {
 	if superuserAccess(c) && superuserSecretName(c) == secret {
 		return true
 	}
+	if cc := c.Spec.Certificates; cc != nil && (cc.ClientCASecret == secret || cc.ReplicationTLSSecret == secret) {
+		return true
+	}
 	if c.Spec.Managed == nil {
 		return false
 	}

@@ -281,6 +281,9 @@ func (s *Simulator) secretChanged(obj any) {
 		return
 	}
 	s.enqueueOwner(secret)
+	if len(secret.Data[caCertKey]) > 0 && len(secret.Data[caKeyKey]) > 0 {
+		s.enqueueClientCADatabaseRoles(secret)
+	}
 	if secret.Labels[reloadLabel] != "true" {
 		return
 	}

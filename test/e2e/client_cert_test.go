@@ -32,25 +32,49 @@ func connectByCert(t *testing.T, ns string, cm map[string]string, user, certSecr
 	if err != nil {
 		t.Fatalf("Secret %s: %v", certSecret, err)
 	}
+	return connectWithCert(t, ns, cm, user, s.Data["tls.crt"], s.Data["tls.key"])
+}
+
+// connectWithCert is connectByCert with a certificate and key in hand: one
+// an application kept from earlier, or one forged.
+func connectWithCert(t *testing.T, ns string, cm map[string]string, user string, crt, key []byte) (*pgx.Conn, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
 	ca, err := kube.CoreV1().Secrets(ns).Get(ctx, cm["ca-secret"], metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("CA Secret: %v", err)
 	}
-	dir := t.TempDir()
-	files := map[string][]byte{"tls.crt": s.Data["tls.crt"], "tls.key": s.Data["tls.key"], "ca.crt": ca.Data[cm["ca-secret-key"]]}
+	cfg, err := certConfig(t.TempDir(), cm, user, crt, key, ca.Data[cm["ca-secret-key"]])
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err == nil {
+		t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
+	}
+	return conn, err
+}
+
+// certConfig is how a libpq application given the ConfigMap cm and a
+// certificate connects: files in dir for sslcert, sslkey and sslrootcert,
+// sslmode from the ConfigMap, no password. Only the TCP dial goes through
+// the host map.
+func certConfig(dir string, cm map[string]string, user string, crt, key, ca []byte) (*pgx.ConnConfig, error) {
+	files := map[string][]byte{"tls.crt": crt, "tls.key": key, "ca.crt": ca}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 	}
 	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%s dbname=%s user=%s sslmode=%s sslrootcert=%s sslcert=%s sslkey=%s",
 		cm["host"], cm["port"], cm["database"], user, cm["sslmode"],
 		filepath.Join(dir, "ca.crt"), filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if cfg.Password != "" {
-		t.Fatal("a password crept into the connection")
+		return nil, errors.New("a password crept into the connection")
 	}
 	hosts := postgres.NewHostMap(hostMap)
 	cfg.LookupFunc = func(_ context.Context, h string) ([]string, error) { return []string{h}, nil }
@@ -62,11 +86,7 @@ func connectByCert(t *testing.T, ns string, cm map[string]string, user, certSecr
 		var d net.Dialer
 		return d.DialContext(ctx, network, to)
 	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err == nil {
-		t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
-	}
-	return conn, err
+	return cfg, nil
 }
 
 // A database with authentication: certificate is Ready once CloudNativePG
@@ -149,6 +169,13 @@ func TestClientCertificateLogin(t *testing.T) {
 	if r.Spec.ClientCertificate == nil || !slices.Equal(r.Spec.InRoles, []string{"setpoint_cert_auth"}) ||
 		r.Status.ClientCertificate == nil || r.Status.ClientCertificate.Expiration == "" {
 		t.Errorf("DatabaseRole spec %+v status %+v", r.Spec, r.Status.ClientCertificate)
+	}
+
+	// No application can mint a login: the CA it is pointed to holds no
+	// key, and the server CA's key signs nothing Postgres accepts.
+	applicationsCannotMint(t, ns, cm)
+	if r, err := certificateReason(t.Context(), ns); err != nil || r != pgv1.ReasonClientCAIsolated {
+		t.Errorf("CertificatesReady: %q, %v; want %s", r, err, pgv1.ReasonClientCAIsolated)
 	}
 
 	// Set when the database is added.

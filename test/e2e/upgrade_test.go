@@ -98,13 +98,14 @@ func runPrevious(t *testing.T, commit string) runningPrevious {
 }
 
 // upgrade stops the earlier setpoint at once, as a lost Pod would, and
-// starts this build on the same namespace with this build's CRDs.
-func (r runningPrevious) upgrade(t *testing.T) {
+// starts this build on the same namespace with this build's CRDs (and
+// extra flags of this build).
+func (r runningPrevious) upgrade(t *testing.T, extra ...string) {
 	t.Helper()
 	r.op.signal(syscall.SIGKILL)
 	<-r.op.done
 	installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd"))
-	startOperator(t, "upgraded", r.args...)
+	startOperator(t, "upgraded", append(slices.Clone(r.args), extra...)...)
 }
 
 // previous is a setpoint built from an earlier commit of this repository.

@@ -108,15 +108,17 @@ func (certificatesComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
+	// The move first: the replication certificate follows a CA that
+	// begins to sign in this pass.
+	if err := settleMove(ctx, p, ca); err != nil {
+		return err
+	}
 	leafRenew, err := ensureReplicationCert(ctx, p, s.replication, ca)
 	if err != nil {
 		return err
 	}
 	p.certificates.renewAt = earliest(leafRenew, ca.renewAt())
-	if err := ensureServerCACopy(ctx, p, s.serverCA); err != nil {
-		return err
-	}
-	return settleMove(ctx, p, ca)
+	return ensureServerCACopy(ctx, p, s.serverCA)
 }
 
 func (certificatesComponent) Observe(_ context.Context, p *pass, err error) health {
@@ -135,7 +137,9 @@ func (certificatesComponent) Observe(_ context.Context, p *pass, err error) heal
 	}
 	if st.trusted > 1 {
 		h := ready(pgv1.ReasonClientCAMoving, moveMessage(p, st, now)+note)
-		h.RequeueAfter = eventRecheck // CNPG's certificate Secrets are not ours to watch
+		// CNPG's certificate Secrets are not ours to watch, nor is
+		// Postgres reloading its CA file: polled.
+		h.RequeueAfter = provisionRecheck
 		if len(st.waiting) == 0 {
 			h.RequeueAfter = max(st.moveEnds.Sub(now), time.Second)
 		}

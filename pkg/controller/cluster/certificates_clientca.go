@@ -3,13 +3,12 @@ package cluster
 import (
 	"context"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/pki"
 )
@@ -19,26 +18,37 @@ import (
 // life costs nothing and leaves years for the move to finish.
 const clientCAValidity = 5 * 365 * 24 * time.Hour
 
+// nextKeyKey holds, while Postgres is being taught to trust a new client
+// CA, that CA's key: it signs nothing until Postgres trusts it
+// (certificates_move.go).
+const nextKeyKey = "next.key"
+
 // replacedCATrustedUntil, on the client CA Secret, is when the CA it
 // replaces stops being trusted: set once nothing holds a certificate
 // that CA signed, the grace after it lets clients that read their
 // certificate file only now and then pick up the re-issued one.
 const replacedCATrustedUntil = "setpoint.dev/replaced-ca-trusted-until"
 
-// clientCA is the client CA as this pass leaves it.
+// clientCA is the client CA Secret as this pass leaves it. CNPG signs
+// with ca.key and the first certificate of ca.crt; Postgres trusts every
+// certificate of ca.crt.
 type clientCA struct {
+	// auth signs now.
 	auth *pki.Authority
-	// trusted is ca.crt: auth's certificate first, then any CA it
-	// replaces that is still trusted.
+	// trusted is ca.crt: auth's certificate first.
 	trusted []*x509.Certificate
-	secret  *corev1.Secret
+	// next is the CA that will sign once Postgres trusts it (its
+	// certificate is in trusted already); nil when none waits.
+	next   *pki.Authority
+	secret *corev1.Secret
 }
 
 func (c *clientCA) renewAt() time.Time { return pki.RenewAt(c.auth.Cert) }
 
-// ensureClientCA makes the client CA, or replaces it when it nears its
-// end. A new CA on a cluster CNPG already runs also trusts the CA CNPG
-// signed client certificates with until then (replacedByNewCA).
+// ensureClientCA makes the client CA, or begins its replacement when it
+// nears its end. On a cluster CNPG already runs with its default, the
+// server CA signed the client certificates: it keeps signing until
+// Postgres also trusts the new CA (certificates_move.go).
 func ensureClientCA(ctx context.Context, p *pass, cached *corev1.Secret) (*clientCA, error) {
 	name := naming.ClientCASecret(p.cluster.Name)
 	cur, err := claim(ctx, p, "Secret", cached, p.deps.kube.CoreV1().Secrets(p.cluster.Namespace), name)
@@ -46,32 +56,28 @@ func ensureClientCA(ctx context.Context, p *pass, cached *corev1.Secret) (*clien
 		return nil, err
 	}
 	now := p.deps.clock.Now()
-	var trusted []*x509.Certificate
+	var signing *pki.Authority
 	if cur == nil {
-		trusted, err = replacedByNewCA(p)
-	} else {
-		var ca *pki.Authority
-		if ca, trusted, err = readClientCA(cur); err != nil {
+		if signing, err = signingBeforeUs(ctx, p); err != nil {
 			return nil, err
 		}
-		if !pki.Expiring(ca.Cert, now) {
-			return &clientCA{auth: ca, trusted: trusted, secret: cur}, nil
+	} else {
+		c, err := readClientCA(cur)
+		if err != nil || c.next != nil || len(c.trusted) > 1 || !pki.Expiring(c.auth.Cert, now) {
+			return c, err
 		}
+		signing = c.auth
 	}
+	fresh, err := pki.NewAuthority(name, now, clientCAValidity)
 	if err != nil {
 		return nil, err
 	}
-	next, err := pki.NewAuthority(name, now, clientCAValidity)
-	if err != nil {
-		return nil, err
+	c := &clientCA{auth: fresh, trusted: []*x509.Certificate{fresh.Cert}}
+	if signing != nil {
+		c = &clientCA{auth: signing, trusted: []*x509.Certificate{signing.Cert, fresh.Cert}, next: fresh}
 	}
-	c := &clientCA{auth: next, trusted: append([]*x509.Certificate{next.Cert}, trusted...)}
 	if c.secret, err = writeClientCA(ctx, p, cur, c, ""); err != nil {
 		return nil, err
-	}
-	if len(c.trusted) > 1 {
-		p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, pgv1.EventClientCAReplaced,
-			"%s signs client certificates from now on; the CA it replaces stays trusted while CloudNativePG re-issues what it signed", name)
 	}
 	return c, nil
 }
@@ -79,33 +85,53 @@ func ensureClientCA(ctx context.Context, p *pass, cached *corev1.Secret) (*clien
 // readClientCA parses our client CA Secret. It is ours, so one that does
 // not parse was edited by hand: refused, never silently replaced, since
 // a new CA would lock out every certificate it signed.
-func readClientCA(s *corev1.Secret) (*pki.Authority, []*x509.Certificate, error) {
+func readClientCA(s *corev1.Secret) (*clientCA, error) {
+	bad := func(err error) error {
+		return fmt.Errorf("client CA Secret %s is unreadable: %w (delete it and setpoint makes a new one; certificate logins fail until CloudNativePG re-issues them)", s.Name, err)
+	}
 	trusted, err := pki.ParseBundle(s.Data[naming.CACertKey])
-	if err == nil {
-		var ca *pki.Authority
-		if ca, err = pki.ParseAuthority(s.Data[naming.CACertKey], s.Data[naming.CAKeyKey]); err == nil {
-			return ca, trusted, nil
+	if err != nil {
+		return nil, bad(err)
+	}
+	auth, err := pki.ParseAuthority(s.Data[naming.CACertKey], s.Data[naming.CAKeyKey])
+	if err != nil {
+		return nil, bad(err)
+	}
+	c := &clientCA{auth: auth, trusted: trusted, secret: s}
+	if key, ok := s.Data[nextKeyKey]; ok {
+		if len(trusted) < 2 {
+			return nil, bad(fmt.Errorf("%s without a second certificate", nextKeyKey))
+		}
+		if c.next, err = pki.ParseAuthority(pki.Bundle(trusted[1]), key); err != nil {
+			return nil, bad(err)
 		}
 	}
-	return nil, nil, fmt.Errorf("client CA Secret %s is unreadable: %w (delete it and setpoint makes a new one; certificate logins fail until CloudNativePG re-issues them)", s.Name, err)
+	return c, nil
 }
 
-// replacedByNewCA is what a new client CA must keep trusting: on a
-// Cluster CNPG runs with its default, the server CA also signed the
-// client certificates, and those keep logging in until re-issued.
-func replacedByNewCA(p *pass) ([]*x509.Certificate, error) {
+// signingBeforeUs is the CA that signs client certificates on a Cluster
+// CNPG already runs without our client CA: its default, the server CA
+// (<cluster>-ca, with its key). nil for a new Cluster, or one that names
+// ours already (then ours was deleted: nothing else signed for it).
+func signingBeforeUs(ctx context.Context, p *pass) (*pki.Authority, error) {
 	cl := p.obs.cnpg
-	if cl == nil || len(p.obs.ca) == 0 {
+	if cl == nil {
 		return nil, nil
 	}
 	if c := cl.Spec.Certificates; c != nil && c.ClientCASecret == naming.ClientCASecret(p.cluster.Name) {
-		return nil, nil // ours already: it was deleted, nothing else signed for this cluster
+		return nil, nil
 	}
-	old, err := pki.ParseBundle(p.obs.ca)
+	// CNPG's Secret, not ours and not cached: read once, when our client
+	// CA is made, and only read.
+	s, err := p.deps.kube.CoreV1().Secrets(p.cluster.Namespace).Get(ctx, naming.CASecret(p.cluster.Name), metav1.GetOptions{})
 	if err != nil {
-		return nil, errors.Join(errors.New("read CloudNativePG's CA certificate"), err)
+		return nil, fmt.Errorf("read CloudNativePG's CA %s, which signs client certificates until the client CA does: %w", naming.CASecret(p.cluster.Name), err)
 	}
-	return old, nil
+	ca, err := pki.ParseAuthority(s.Data[naming.CACertKey], s.Data[naming.CAKeyKey])
+	if err != nil {
+		return nil, fmt.Errorf("read CloudNativePG's CA %s: %w", s.Name, err)
+	}
+	return ca, nil
 }
 
 // writeClientCA creates or updates the client CA Secret with c, and the
@@ -115,8 +141,11 @@ func writeClientCA(ctx context.Context, p *pass, cur *corev1.Secret, c *clientCA
 	if until != "" {
 		ann = map[string]string{replacedCATrustedUntil: until}
 	}
+	data := map[string][]byte{naming.CACertKey: pki.Bundle(c.trusted...), naming.CAKeyKey: c.auth.KeyPEM}
+	if c.next != nil {
+		data[nextKeyKey] = c.next.KeyPEM
+	}
 	return writeOwnSecret(ctx, p, cur, ownSecret{
-		name: naming.ClientCASecret(p.cluster.Name), typ: corev1.SecretTypeOpaque, reload: true, annotations: ann,
-		data: map[string][]byte{naming.CACertKey: pki.Bundle(c.trusted...), naming.CAKeyKey: c.auth.KeyPEM},
+		name: naming.ClientCASecret(p.cluster.Name), typ: corev1.SecretTypeOpaque, reload: true, annotations: ann, data: data,
 	})
 }

@@ -1,9 +1,11 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,20 +20,28 @@ import (
 // A move from one client CA to the next (a cluster an earlier setpoint
 // made, whose client certificates the server CA signed; or a client CA
 // near its end) never fails a certificate login:
-//  1. the new CA signs, and ca.crt trusts the new and the replaced one;
-//  2. CNPG takes the new CA (the Cluster names it), re-issues every
-//     DatabaseRole's certificate at once, and our replication
-//     certificate is re-signed in the same pass;
+//  1. trusting: ca.crt lists the CA that signs now, then the new one,
+//     whose key waits under next.key. CNPG takes the Secret; Postgres
+//     reloads ca.crt and trusts both; nothing is re-issued, since the CA
+//     that signs is the same.
+//  2. signing: once Postgres is seen to trust the new CA — its TLS
+//     handshake lists it among the CAs it accepts — the new CA signs
+//     (first in ca.crt, its key ca.key). CNPG re-issues every
+//     DatabaseRole's certificate at once; our replication certificate is
+//     re-signed in the same pass. A client that picks up its new
+//     certificate is trusted already: teaching Postgres before signing
+//     is what keeps that first login from failing.
 //  3. once nothing holds a certificate the replaced CA signed, it stays
-//     trusted for the grace (--client-ca-grace) for clients that re-read
+//     trusted for the grace (--client-ca-grace), for clients that re-read
 //     their certificate files only now and then;
 //  4. then ca.crt holds the new CA alone, and a certificate signed with
-//     the replaced key — the one every application could read — is
-//     refused.
+//     the replaced key — for an upgraded cluster the server CA's, which
+//     every application could read — is refused.
 //
-// Waiting is read from the certificates themselves, never from time
-// alone: a pooler's certificate, which CNPG re-signs only near its
-// expiry, keeps the move open until then, and status says so.
+// Each step is read from the world (CNPG's status, Postgres's handshake,
+// the certificates), never from time alone: a pooler's certificate,
+// which CNPG re-signs only near its expiry, keeps step 3 open until then,
+// and status says so.
 
 // settleMove advances a move, if one is under way.
 func settleMove(ctx context.Context, p *pass, ca *clientCA) error {
@@ -39,6 +49,9 @@ func settleMove(ctx context.Context, p *pass, ca *clientCA) error {
 	st.trusted = len(ca.trusted)
 	if st.trusted == 1 {
 		return nil
+	}
+	if ca.next != nil {
+		return teachPostgres(ctx, p, ca)
 	}
 	waiting, err := stillOnReplacedCA(ctx, p, ca.auth.Cert)
 	if err != nil {
@@ -69,6 +82,46 @@ func settleMove(ctx context.Context, p *pass, ca *clientCA) error {
 	return nil
 }
 
+// teachPostgres is step 1: it waits for CNPG to take the client CA
+// Secret and for Postgres to trust the new CA, then lets it sign.
+func teachPostgres(ctx context.Context, p *pass, ca *clientCA) error {
+	st := &p.certificates
+	if !cnpgTookOurs(p) {
+		st.waiting = []string{"CloudNativePG has not taken the new client CA yet"}
+		return nil
+	}
+	accepted, err := p.deps.acceptedClientCAs(ctx, p)
+	if err != nil || !slices.ContainsFunc(accepted, func(dn []byte) bool { return bytes.Equal(dn, ca.next.Cert.RawSubject) }) {
+		why := "it does not list it among the CAs it accepts yet"
+		if err != nil {
+			why = err.Error()
+		}
+		st.waiting = []string{"Postgres does not trust the new client CA yet (" + why + ")"}
+		return nil // CNPG's instance manager reloads it on its own: polled
+	}
+	promoted := &clientCA{auth: ca.next, trusted: append([]*x509.Certificate{ca.next.Cert}, ca.trusted[0]), secret: ca.secret}
+	if promoted.secret, err = writeClientCA(ctx, p, ca.secret, promoted, ""); err != nil {
+		return err
+	}
+	*ca = *promoted
+	st.waiting = []string{"CloudNativePG re-issues the certificates the replaced CA signed"}
+	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, pgv1.EventClientCAReplaced,
+		"%s signs client certificates from now on; the CA it replaces stays trusted while CloudNativePG re-issues what it signed",
+		naming.ClientCASecret(p.cluster.Name))
+	return nil
+}
+
+// cnpgTookOurs: CNPG's status names our client CA and replication
+// certificate as the ones in use.
+func cnpgTookOurs(p *pass) bool {
+	if p.obs.cnpg == nil {
+		return false
+	}
+	st := p.obs.cnpg.Status.Certificates
+	return st != nil && st.ClientCASecret == naming.ClientCASecret(p.cluster.Name) &&
+		st.ReplicationTLSSecret == naming.ReplicationTLSSecret(p.cluster.Name)
+}
+
 // stillOnReplacedCA names what still holds a client certificate that the
 // current CA did not sign: CNPG before it takes the new CA, a
 // DatabaseRole's certificate not yet re-issued, a pooler's. The
@@ -79,10 +132,8 @@ func stillOnReplacedCA(ctx context.Context, p *pass, current *x509.Certificate) 
 	if cl == nil {
 		return nil, nil
 	}
-	name := p.cluster.Name
 	var waiting []string
-	if st := cl.Status.Certificates; st == nil || st.ClientCASecret != naming.ClientCASecret(name) ||
-		st.ReplicationTLSSecret != naming.ReplicationTLSSecret(name) {
+	if !cnpgTookOurs(p) {
 		waiting = append(waiting, "CloudNativePG has not taken the new client CA yet")
 	}
 	for _, role := range certificatesPart.of(p.obs).certRoles {

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,8 @@ type certWorld struct {
 	cnpg  *cnpgv1.Cluster
 	ca    []byte // CNPG's <cluster>-ca ca.crt
 	roles []string
+	// accepts are the client CAs Postgres's handshake lists.
+	accepts []*pki.Authority
 }
 
 func newCertWorld(t *testing.T, objs ...*corev1.Secret) *certWorld {
@@ -47,9 +50,26 @@ func (w *certWorld) pass() (health, *pass) {
 	s := certSecrets{certRoles: w.roles}
 	s.clientCA, s.replication, s.serverCA = w.secret("shop-client-ca"), w.secret("shop-replication-tls"), w.secret("shop-server-ca")
 	certificatesPart.set(p.obs, s)
-	p.deps = &deps{kube: w.cs, recorder: w.rec, clock: w.clock, clientCAGrace: time.Hour}
+	p.deps = &deps{kube: w.cs, recorder: w.rec, clock: w.clock, clientCAGrace: time.Hour,
+		clientCAs: func(context.Context, *pass) ([][]byte, error) {
+			var out [][]byte
+			for _, a := range w.accepts {
+				out = append(out, a.Cert.RawSubject)
+			}
+			return out, nil
+		}}
 	c := certificatesComponent{}
 	return c.Observe(w.t.Context(), p, c.Reconcile(w.t.Context(), p)), p
+}
+
+// acceptEverything makes Postgres's handshake list every CA of ca.crt.
+func (w *certWorld) acceptEverything() {
+	s := w.secret("shop-client-ca")
+	certs, _ := pki.ParseBundle(s.Data["ca.crt"])
+	w.accepts = nil
+	for _, c := range certs {
+		w.accepts = append(w.accepts, &pki.Authority{Cert: c})
+	}
 }
 
 func (w *certWorld) secret(name string) *corev1.Secret {
@@ -147,31 +167,67 @@ func TestServerCACopyHoldsNoKey(t *testing.T) {
 }
 
 // An existing cluster (an earlier setpoint let CNPG sign client
-// certificates with the server CA) moves without a failed login: the old
-// CA stays trusted until CNPG took the new one, every certificate it
-// signed is re-issued, and the grace has passed; then it is refused.
+// certificates with the server CA) moves without a failed login: Postgres
+// first learns to trust the new CA while the old one still signs; then
+// the new one signs, the old one stays trusted until CNPG re-issued every
+// certificate it signed and the grace has passed; then it is refused.
 func TestExistingClusterMovesToItsOwnClientCA(t *testing.T) {
 	t.Parallel()
 	server, _ := pki.NewAuthority("shop", t0.Add(-24*time.Hour), 90*24*time.Hour)
+	serverSecret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shop-ca", Namespace: "ns"},
+		Data: map[string][]byte{"ca.crt": server.CertPEM, "ca.key": server.KeyPEM}}
 	oldRole := certSecret(t, "shop.orders-rw-client-cert", server, t0.Add(-time.Hour))
-	w := newCertWorld(t, oldRole)
+	w := newCertWorld(t, serverSecret, oldRole)
 	w.roles = []string{"shop.orders-rw"}
 	w.ca = server.CertPEM
 	w.cnpg = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}}
 
+	// Trusting: the server CA still signs, the new CA is trusted too.
 	h, _ := w.pass()
-	if got := w.trusted(); len(got) != 2 || got[0] != "shop-client-ca" || got[1] != "shop" {
-		t.Fatalf("during the move the client CA trusts %v, want the new one then the server CA", got)
+	if got := w.trusted(); len(got) != 2 || got[0] != "shop" || got[1] != "shop-client-ca" {
+		t.Fatalf("while Postgres learns the new CA, ca.crt = %v, want the server CA (signing) then the new one", got)
+	}
+	if !pki.SignedBy(w.secret("shop-replication-tls").Data["tls.crt"], server.Cert) {
+		t.Fatal("the replication certificate is not signed by the CA that signs now")
 	}
 	if h.Reason != pgv1.ReasonClientCAMoving || !strings.Contains(h.Message, "CloudNativePG has not taken") {
 		t.Fatalf("health = %+v", h)
 	}
+	next := w.secret("shop-client-ca").Data["next.key"]
+	if len(next) == 0 {
+		t.Fatal("the new CA's key is not kept while it waits")
+	}
+
+	// CNPG takes it, but Postgres has not reloaded: still trusting.
+	w.cnpg.Status.Certificates = &cnpgv1.CertificatesStatus{ClientCASecret: "shop-client-ca", ReplicationTLSSecret: "shop-replication-tls"}
+	h, _ = w.pass()
+	if w.trusted()[0] != "shop" || !strings.Contains(h.Message, "Postgres does not trust the new client CA yet") {
+		t.Fatalf("before Postgres trusts it: ca.crt %v, health %+v", w.trusted(), h)
+	}
+	if ev := ct.Events(w.rec); len(ev) != 0 {
+		t.Fatalf("events before the new CA signs: %v", ev)
+	}
+
+	// Postgres lists it: the new CA signs; the role's certificate waits.
+	bundle, _ := pki.ParseBundle(w.secret("shop-client-ca").Data["ca.crt"])
+	nextCA, err := pki.ParseAuthority(pki.Bundle(bundle[1]), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.accepts = []*pki.Authority{server, nextCA}
+	h, _ = w.pass()
+	if got := w.trusted(); len(got) != 2 || got[0] != "shop-client-ca" || got[1] != "shop" {
+		t.Fatalf("once Postgres trusts it, ca.crt = %v, want the new CA first", got)
+	}
+	if _, ok := w.secret("shop-client-ca").Data["next.key"]; ok || !w.clientCA().Cert.Equal(nextCA.Cert) {
+		t.Fatal("the new CA does not sign with its own key")
+	}
+	if !pki.SignedBy(w.secret("shop-replication-tls").Data["tls.crt"], nextCA.Cert) {
+		t.Fatal("the replication certificate was not re-signed in the pass the new CA began to sign")
+	}
 	if ev := ct.Events(w.rec); len(ev) != 1 || !strings.Contains(ev[0], pgv1.EventClientCAReplaced) {
 		t.Fatalf("events = %v", ev)
 	}
-
-	// CNPG takes it; the role's certificate is still the old one.
-	w.cnpg.Status.Certificates = &cnpgv1.CertificatesStatus{ClientCASecret: "shop-client-ca", ReplicationTLSSecret: "shop-replication-tls"}
 	h, _ = w.pass()
 	if h.Reason != pgv1.ReasonClientCAMoving || !strings.Contains(h.Message, "DatabaseRole shop.orders-rw's certificate") {
 		t.Fatalf("health with a certificate not re-issued = %+v", h)
@@ -212,12 +268,16 @@ func TestPoolerCertificateHoldsTheMoveOpen(t *testing.T) {
 	t.Parallel()
 	server, _ := pki.NewAuthority("shop", t0.Add(-24*time.Hour), 90*24*time.Hour)
 	pooler := certSecret(t, "shop-pooler", server, t0.Add(-time.Hour))
-	w := newCertWorld(t, pooler)
+	serverSecret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shop-ca", Namespace: "ns"},
+		Data: map[string][]byte{"ca.crt": server.CertPEM, "ca.key": server.KeyPEM}}
+	w := newCertWorld(t, serverSecret, pooler)
 	w.ca = server.CertPEM
 	w.cnpg = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"}}
 	w.pass()
 	w.cnpg.Status.Certificates = &cnpgv1.CertificatesStatus{ClientCASecret: "shop-client-ca", ReplicationTLSSecret: "shop-replication-tls"}
 	w.cnpg.Status.PoolerIntegrations = &cnpgv1.PoolerIntegrations{PgBouncerIntegration: cnpgv1.PgBouncerIntegrationStatus{Secrets: []string{"shop-pooler"}}}
+	w.acceptEverything()
+	w.pass() // the new CA begins to sign
 	h, _ := w.pass()
 	leaf, _ := pki.ParseBundle(pooler.Data["tls.crt"])
 	by := leaf[0].NotAfter.Add(-7 * 24 * time.Hour).UTC().Format(time.RFC3339)
@@ -237,7 +297,15 @@ func TestClientCAIsRenewedBeforeItsEnd(t *testing.T) {
 	w := newCertWorld(t)
 	w.pass()
 	first := w.clientCA()
+	w.cnpg = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
+		Spec:   cnpgv1.ClusterSpec{Certificates: &cnpgv1.CertificatesConfiguration{ClientCASecret: "shop-client-ca"}},
+		Status: cnpgv1.ClusterStatus{Certificates: &cnpgv1.CertificatesStatus{ClientCASecret: "shop-client-ca", ReplicationTLSSecret: "shop-replication-tls"}}}
 	w.clock.SetTime(pki.RenewAt(first.Cert).Add(time.Minute))
+	w.pass() // trusting: the expiring CA still signs
+	if !w.clientCA().Cert.Equal(first.Cert) || len(w.trusted()) != 2 {
+		t.Fatalf("the expiring CA should keep signing while Postgres learns the next; trusted %v", w.trusted())
+	}
+	w.acceptEverything()
 	h, _ := w.pass()
 	next := w.clientCA()
 	if next.Cert.Equal(first.Cert) || len(w.trusted()) != 2 || h.Reason != pgv1.ReasonClientCAMoving {

@@ -39,6 +39,10 @@ type deps struct {
 	// settle holds back CNPG status that flaps (provisioner_settle.go); nil
 	// reports it as it is.
 	settle *phaseSettler
+	// clientCAs, when set, replaces the TLS handshake that asks the
+	// primary which client CAs it trusts (acceptedClientCAs): the seam of
+	// unit tests.
+	clientCAs func(ctx context.Context, p *pass) ([][]byte, error)
 	// roleComment, when set, replaces the SQL that reads a role's comment
 	// (monitor_claim.go): the seam of unit tests.
 	roleComment func(ctx context.Context, p *pass, role string) (comment *string, exists bool, err error)
@@ -60,3 +64,14 @@ const (
 )
 
 var applyOpts = metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
+
+// acceptedClientCAs are the subjects of the CAs the primary verifies
+// client certificates with, as its TLS handshake lists them.
+func (d *deps) acceptedClientCAs(ctx context.Context, p *pass) ([][]byte, error) {
+	if d.clientCAs != nil {
+		return d.clientCAs(ctx, p)
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.pgTimeout)
+	defer cancel()
+	return d.connector.AcceptedClientCAs(ctx, p.cluster.Namespace, p.cluster.Name, p.obs.ca)
+}

@@ -1,0 +1,241 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/pki"
+)
+
+// forgeCert signs a client certificate for cn with the CA in Secret
+// caSecret: what anyone who can read that Secret could do.
+func forgeCert(t *testing.T, ns, caSecret, cn string) (crt, key []byte) {
+	t.Helper()
+	s := getSecret(t, ns, caSecret)
+	ca, err := pki.ParseAuthority(s.Data["ca.crt"], s.Data["ca.key"])
+	if err != nil {
+		t.Fatalf("CA in %s: %v", caSecret, err)
+	}
+	crt, key, err = ca.IssueClient(cn, time.Now(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return crt, key
+}
+
+// holdsNoOtherKey fails unless the Secret's only private key, if any, is
+// the one of its own certificate (tls.key beside tls.crt).
+func holdsNoOtherKey(t *testing.T, s *corev1.Secret) {
+	t.Helper()
+	for k, v := range s.Data {
+		if bytes.Contains(v, []byte("PRIVATE KEY")) && k != "tls.key" {
+			t.Errorf("Secret %s holds a private key under %q", s.Name, k)
+		}
+	}
+	if key, ok := s.Data["tls.key"]; ok {
+		if _, err := tls.X509KeyPair(s.Data["tls.crt"], key); err != nil {
+			t.Errorf("Secret %s: tls.key is not its own certificate's key: %v", s.Name, err)
+		}
+	}
+}
+
+// applicationsCannotMint checks what an application of database app
+// (ConfigMap cm) can reach on cluster shop: no Secret it is pointed to
+// holds a key other than its own certificate's, and a certificate signed
+// with CNPG's server CA key — the Secret every application was pointed to
+// before — is refused, for any role.
+func applicationsCannotMint(t *testing.T, ns string, cm map[string]string) {
+	t.Helper()
+	if cm["ca-secret"] != "shop-server-ca" {
+		t.Errorf("ConfigMap points to CA Secret %q, want shop-server-ca", cm["ca-secret"])
+	}
+	for _, k := range []string{"ca-secret", "admin-cert-secret", "rw-cert-secret", "ro-cert-secret"} {
+		if name := cm[k]; name != "" {
+			holdsNoOtherKey(t, getSecret(t, ns, name))
+		}
+	}
+	if keys := getSecret(t, ns, "shop-server-ca").Data; len(keys) != 1 || len(keys["ca.crt"]) == 0 {
+		t.Errorf("shop-server-ca holds %d keys, want ca.crt alone", len(keys))
+	}
+	for _, user := range []string{cm["admin-user"], cm["rw-user"]} {
+		crt, key := forgeCert(t, ns, "shop-ca", user)
+		if conn, err := connectWithCert(t, ns, cm, user, crt, key); err == nil {
+			_ = conn.Close(t.Context())
+			t.Errorf("a certificate signed with shop-ca's key logged in as %s", user)
+		}
+	}
+}
+
+// certificateReason is shop's CertificatesReady reason.
+func certificateReason(ctx context.Context, ns string) (string, error) {
+	pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	if c := meta.FindStatusCondition(pc.Status.Conditions, pgv1.ConditionCertificatesReady); c != nil {
+		return c.Reason, nil
+	}
+	return "", nil
+}
+
+// certApp is an application that logs in by certificate over a new
+// connection every 100 ms, reading its certificate from the Secret each
+// time, as one reading a mounted Secret's files does.
+type certApp struct {
+	ok, failed atomic.Int64
+	lastErr    atomic.Value
+	cancel     context.CancelFunc
+	done       chan struct{}
+}
+
+func startCertApp(t *testing.T, ns string, cm map[string]string, user, certSecret string) *certApp {
+	t.Helper()
+	ca := getSecret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	a := &certApp{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(a.done)
+		for ctx.Err() == nil {
+			if err := certLoginOnce(ctx, dir, ns, cm, user, certSecret, ca); err != nil && ctx.Err() == nil {
+				a.failed.Add(1)
+				a.lastErr.Store(err)
+			} else if err == nil {
+				a.ok.Add(1)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(a.stop)
+	return a
+}
+
+func certLoginOnce(ctx context.Context, dir, ns string, cm map[string]string, user, certSecret string, ca []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	s, err := kube.CoreV1().Secrets(ns).Get(ctx, certSecret, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("read certificate: %w", err)
+	}
+	cfg, err := certConfig(dir, cm, user, s.Data["tls.crt"], s.Data["tls.key"], ca)
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("log in: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var one int
+	return conn.QueryRow(ctx, "SELECT 1").Scan(&one)
+}
+
+func (a *certApp) stop() {
+	a.cancel()
+	<-a.done
+}
+
+// An upgrade from the setpoint whose clusters signed client certificates
+// with the server CA — which every application was pointed to — moves
+// each cluster to its own client CA with no failed certificate login: an
+// application re-reading its certificate logs in throughout; one holding
+// the old certificate keeps working while the move lasts; afterwards
+// only certificates the client CA signed log in, and one forged with the
+// server CA's key, which worked before, is refused.
+func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
+	prev := runPrevious(t, lastOpenRelease)
+	ns := prev.ns
+	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", Authentication: pgv1.AuthenticationCertificate})
+	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	cm := getConfigMap(t, ns, "app-orders-config")
+	if cm["ca-secret"] != "shop-ca" {
+		t.Fatalf("the previous setpoint pointed applications to %q, want shop-ca", cm["ca-secret"])
+	}
+	// The hole: under the previous setpoint, shop-ca's key mints a login.
+	forged, forgedKey := forgeCert(t, ns, "shop-ca", "orders_admin")
+	conn, err := connectWithCert(t, ns, cm, "orders_admin", forged, forgedKey)
+	if err != nil {
+		t.Fatalf("before the upgrade a forged certificate should log in (the hole this closes): %v", err)
+	}
+	_ = conn.Close(t.Context())
+	old := getSecret(t, ns, "shop.orders-rw-client-cert")
+
+	app := startCertApp(t, ns, cm, "orders_rw", "shop.orders-rw-client-cert")
+	eventually(t, 30*time.Second, "the application logs in by certificate", func(context.Context) (bool, error) {
+		return app.ok.Load() >= 5, nil
+	})
+	prev.upgrade(t, "--client-ca-grace=15s")
+
+	// The move: every certificate re-issued, the old CA still trusted
+	// during the grace — the kept certificate still logs in then.
+	eventually(t, 120*time.Second, "the grace of the move begins", func(ctx context.Context) (bool, error) {
+		s, err := kube.CoreV1().Secrets(ns).Get(ctx, "shop-client-ca", metav1.GetOptions{})
+		if err != nil {
+			return false, nil //nolint:nilerr // not made yet
+		}
+		_, ok := s.Annotations["setpoint.dev/replaced-ca-trusted-until"]
+		return ok, nil
+	})
+	conn, err = connectWithCert(t, ns, cm, "orders_rw", old.Data["tls.crt"], old.Data["tls.key"])
+	if err != nil {
+		t.Errorf("during the move the certificate the old CA signed was refused: %v", err)
+	} else {
+		_ = conn.Close(t.Context())
+	}
+	if r, err := certificateReason(t.Context(), ns); err != nil || r != pgv1.ReasonClientCAMoving {
+		t.Errorf("CertificatesReady during the move: %q, %v", r, err)
+	}
+
+	eventually(t, 60*time.Second, "the move ends", func(ctx context.Context) (bool, error) {
+		r, err := certificateReason(ctx, ns)
+		return r == pgv1.ReasonClientCAIsolated, err
+	})
+	app.stop()
+	if n := app.failed.Load(); n > 0 {
+		t.Errorf("%d of %d certificate logins failed across the upgrade; last error: %v", n, n+app.ok.Load(), app.lastErr.Load())
+	}
+	trusted, err := pki.ParseBundle(getSecret(t, ns, "shop-client-ca").Data["ca.crt"])
+	if err != nil || len(trusted) != 1 {
+		t.Fatalf("after the move the client CA trusts %d certificates (%v), want its own alone", len(trusted), err)
+	}
+	now := getSecret(t, ns, "shop.orders-rw-client-cert")
+	if !pki.SignedBy(now.Data["tls.crt"], trusted[0]) {
+		t.Error("orders_rw's certificate is not signed by shop-client-ca")
+	}
+	if conn, err := connectWithCert(t, ns, cm, "orders_rw", old.Data["tls.crt"], old.Data["tls.key"]); err == nil {
+		_ = conn.Close(t.Context())
+		t.Error("after the move the certificate the old CA signed still logs in")
+	}
+	cm = getConfigMap(t, ns, "app-orders-config")
+	applicationsCannotMint(t, ns, cm)
+	if conn, err := connectByCert(t, ns, cm, "orders_rw", "shop.orders-rw-client-cert"); err != nil {
+		t.Errorf("the re-issued certificate: %v", err)
+	} else {
+		_ = conn.Close(t.Context())
+	}
+	waitEvents(t, ns, pgv1.EventClientCAReplaced, 1)
+	waitEvents(t, ns, pgv1.EventClientCAMoved, 1)
+}
+
+func getConfigMap(t *testing.T, ns, name string) map[string]string {
+	t.Helper()
+	cm, err := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("ConfigMap %s: %v", name, err)
+	}
+	return cm.Data
+}
