@@ -65,6 +65,8 @@ func TestClientCertificateLoginOnRealCNPG(t *testing.T) {
 		t.Error("orders_rw's certificate logged in as orders_admin")
 	}
 
+	applicationsCannotMint(t, ns, d)
+
 	// kubectl setpoint psql by certificate: the port-forward, the
 	// certificate and key from CNPG's Secret in libpq's files, no password.
 	out, errOut, err := kubectlSetpoint(t, ns, "psql", "app", "--role", "rw", "--",
@@ -93,26 +95,32 @@ func connectByCert(t *testing.T, ns, user, certSecret string) *pgx.Conn {
 
 func loginByCert(t *testing.T, ns, user, certSecret string) (*pgx.Conn, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	s, err := kube.CoreV1().Secrets(ns).Get(ctx, certSecret, metav1.GetOptions{})
+	s, err := kube.CoreV1().Secrets(ns).Get(t.Context(), certSecret, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("Secret %s: %v", certSecret, err)
 	}
-	pair, err := tls.X509KeyPair(s.Data["tls.crt"], s.Data["tls.key"])
-	if err != nil {
-		t.Fatalf("Secret %s holds no certificate and key: %v", certSecret, err)
+	conn, err := loginWithCert(t, ns, user, s.Data["tls.crt"], s.Data["tls.key"])
+	if err == nil {
+		t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
 	}
+	return conn, err
+}
+
+// loginWithCert logs in through -rw to database orders as user with a
+// certificate and key in hand, and no password.
+func loginWithCert(t *testing.T, ns, user string, crt, key []byte) (*pgx.Conn, error) {
+	t.Helper()
+	pair, err := tls.X509KeyPair(crt, key)
+	if err != nil {
+		t.Fatalf("no certificate and key: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
 	cfg, err := sessionConfig(ctx, ns, "shop", "shop-rw", "orders")
 	if err != nil {
 		return nil, err
 	}
 	cfg.User = user
 	cfg.TLSConfig.Certificates = []tls.Certificate{pair}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
-	return conn, nil
+	return pgx.ConnectConfig(ctx, cfg)
 }

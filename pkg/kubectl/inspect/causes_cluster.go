@@ -18,6 +18,9 @@ func (r Reader) clusterCauses(ctx context.Context, c *pgv1.PostgresCluster, cond
 		return r.objectStoreCause(ctx, naming.ObjectStore(c.Name))
 	case pgv1.ConditionProvisionerReady:
 		return r.cnpgClusterCause(ctx, c.Name)
+	case pgv1.ConditionCertificatesReady:
+		names := []string{naming.ClientCASecret(c.Name), naming.ReplicationTLSSecret(c.Name), naming.ServerCASecret(c.Name)}
+		return children(ctx, "Secret", names, r.Kube.CoreV1().Secrets(r.Namespace).Get, exists)
 	case pgv1.ConditionMonitorReady:
 		return r.roleCauses(ctx, c.Name, []string{naming.MonitorRole})
 	case pgv1.ConditionPoolerReady:
