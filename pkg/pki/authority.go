@@ -28,15 +28,20 @@ type Authority struct {
 }
 
 // NewAuthority makes a self-signed CA valid from an hour before now (for
-// clocks a little behind) for validity.
+// clocks a little behind) for validity. Its subject is unique: the name
+// and the certificate's random serial.
 func NewAuthority(commonName string, now time.Time, validity time.Duration) (*Authority, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("generate CA key: %w", err)
 	}
+	sn := serial()
 	tmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: commonName, Organization: []string{"setpoint"}},
+		SerialNumber: sn,
+		// The serial in the subject tells one CA of a name from its
+		// successor: a verifier (OpenSSL, Postgres's handshake that lists
+		// the CAs it trusts) finds issuers by subject.
+		Subject:               pkix.Name{CommonName: commonName, Organization: []string{"setpoint"}, SerialNumber: sn.Text(16)},
 		NotBefore:             now.Add(-time.Hour),
 		NotAfter:              now.Add(validity),
 		IsCA:                  true,
@@ -124,4 +129,22 @@ func serial() *big.Int {
 		panic(fmt.Sprintf("read random serial: %v", err)) // crypto/rand does not fail on Linux
 	}
 	return n
+}
+
+// Redated is a's certificate issued again — same subject, key and key
+// identifier, so it verifies what a signed — valid only from notBefore.
+// A replaced CA stays trusted this way by a verifier that checks at the
+// present (Postgres), while one that checks a certificate at its own
+// NotBefore (CloudNativePG, deciding whether a certificate needs
+// re-issuing after a CA change) no longer counts what a signed earlier
+// as current. a must be self-signed.
+func (a *Authority) Redated(notBefore time.Time) (*x509.Certificate, error) {
+	tmpl := *a.Cert
+	tmpl.SerialNumber = serial()
+	tmpl.NotBefore = notBefore
+	der, err := x509.CreateCertificate(rand.Reader, &tmpl, &tmpl, &a.key.PublicKey, a.key)
+	if err != nil {
+		return nil, fmt.Errorf("re-date CA certificate: %w", err)
+	}
+	return x509.ParseCertificate(der)
 }

@@ -1,6 +1,8 @@
 package pki
 
 import (
+	"bytes"
+	"crypto/x509"
 	"testing"
 	"time"
 )
@@ -75,5 +77,54 @@ func TestExpiringAtTwoThirdsOfLife(t *testing.T) {
 	at := RenewAt(ca.Cert)
 	if Expiring(ca.Cert, at.Add(-time.Minute)) || !Expiring(ca.Cert, at.Add(time.Minute)) {
 		t.Fatalf("Expiring does not turn at RenewAt (%v)", at)
+	}
+}
+
+// A re-dated CA verifies what it signed at the present, as Postgres does,
+// but not at the certificate's own NotBefore, as CloudNativePG checks
+// whether a certificate is signed by the current CA: so CNPG re-issues,
+// while Postgres still accepts the certificate it replaces.
+func TestRedatedCAVerifiesNowButNotAtTheLeafsStart(t *testing.T) {
+	now := time.Now()
+	ca, _ := NewAuthority("shop", now.Add(-48*time.Hour), 90*24*time.Hour)
+	leafPEM, _, err := ca.IssueClient("orders_rw", now.Add(-24*time.Hour), time.Hour*48)
+	if err != nil {
+		t.Fatal(err)
+	}
+	redated, err := ca.Redated(now.Add(-2 * time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(redated.RawSubject, ca.Cert.RawSubject) || !bytes.Equal(redated.SubjectKeyId, ca.Cert.SubjectKeyId) {
+		t.Fatal("the re-dated CA is not the same CA")
+	}
+	leaf, _ := ParseBundle(leafPEM)
+	roots := x509.NewCertPool()
+	roots.AddCert(redated)
+	opts := x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	if _, err := leaf[0].Verify(opts); err != nil {
+		t.Fatalf("at the present the re-dated CA does not verify what the CA signed: %v", err)
+	}
+	opts.CurrentTime = leaf[0].NotBefore
+	if _, err := leaf[0].Verify(opts); err == nil {
+		t.Fatal("at the leaf's NotBefore the re-dated CA still verifies it: CNPG would not re-issue")
+	}
+	if SignedBy(leafPEM, redated) {
+		t.Fatal("SignedBy (CNPG's check) counts the leaf as signed by the re-dated CA")
+	}
+}
+
+// Two CAs of one name have different subjects, so a handshake that lists
+// the CAs a server trusts, and OpenSSL looking up an issuer, tell them
+// apart.
+func TestCAsOfOneNameDiffer(t *testing.T) {
+	now := time.Now()
+	a, _ := NewAuthority("shop-client-ca", now, time.Hour)
+	b, _ := NewAuthority("shop-client-ca", now, time.Hour)
+	if bytes.Equal(a.Cert.RawSubject, b.Cert.RawSubject) {
+		t.Fatal("two CAs of one name share a subject")
+	}
+	if a.Cert.Subject.CommonName != "shop-client-ca" {
+		t.Fatalf("CN = %q", a.Cert.Subject.CommonName)
 	}
 }

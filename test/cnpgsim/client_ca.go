@@ -47,13 +47,16 @@ func (r *clusterRun) clientCATrust() ([]byte, error) {
 	return s.Data[caCertKey], nil
 }
 
-// certificatesStatus is CNPG's status.certificates: the Secrets in use.
-func certificatesStatus(c *cnpgv1.Cluster) *cnpgv1.CertificatesStatus {
+// certificatesStatus is CNPG's status.certificates: the Secrets in use and
+// their expirations. (The stand-in makes no server or replication
+// certificate Secret of its own: those of the Secrets that exist.)
+func (s *Simulator) certificatesStatus(c *cnpgv1.Cluster) *cnpgv1.CertificatesStatus {
 	st := &cnpgv1.CertificatesStatus{ServerCASecret: caSecretName(c.Name), ClientCASecret: clientCASecretName(c),
 		ReplicationTLSSecret: c.Name + "-replication"}
 	if cc := c.Spec.Certificates; cc != nil && cc.ReplicationTLSSecret != "" {
 		st.ReplicationTLSSecret = cc.ReplicationTLSSecret
 	}
+	st.Expirations = s.certificateExpirations(c, st.ServerCASecret, st.ClientCASecret, st.ReplicationTLSSecret)
 	return st
 }
 

@@ -127,6 +127,9 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, r.recoveryError(ctx, err)
 	}
+	if err := s.ensurePoolerSecret(ctx, r.cluster); err != nil {
+		return 0, err
+	}
 	if !archived {
 		if archiveRetry, err = r.archiveStep(ctx); err != nil {
 			return 0, err

@@ -44,7 +44,12 @@ func (r *clusterRun) writeStatus(ctx context.Context, phase string, ready bool, 
 	st.WriteService = c.Name + "-rw"
 	r.pvcStatus(st)
 	st.ReadService = c.Name + "-r"
-	st.Certificates = certificatesStatus(c)
+	st.Certificates = r.s.certificatesStatus(c)
+	pi, err := r.s.poolerIntegrations(c)
+	if err != nil {
+		return err
+	}
+	st.PoolerIntegrations = pi
 	switch {
 	case r.roles != nil:
 		st.ManagedRolesStatus = r.roles

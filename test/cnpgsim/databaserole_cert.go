@@ -129,7 +129,7 @@ func (s *Simulator) clientCertState(ctx context.Context, role *cnpgv1.DatabaseRo
 		return nil, err
 	}
 	if cur != nil {
-		if leaf, err := signedLeaf(cur.Data[corev1.TLSCertKey], ca); err == nil {
+		if leaf, err := signedLeaf(cur.Data[corev1.TLSCertKey], caSecret.Data[caCertKey]); err == nil {
 			return &cnpgv1.ClientCertificateState{Expiration: leaf.NotAfter.UTC().Format(time.RFC3339)}, nil
 		}
 	}
@@ -164,20 +164,21 @@ func (s *Simulator) clientCertState(ctx context.Context, role *cnpgv1.DatabaseRo
 	return &cnpgv1.ClientCertificateState{Expiration: leaf.NotAfter.UTC().Format(time.RFC3339)}, nil
 }
 
-// signedLeaf parses a client certificate and checks that ca, as it is
-// now, signed it for client authentication (CNPG's
-// clientCertSignedByCurrentCA, at the certificate's NotBefore).
-func signedLeaf(certPEM []byte, ca *authority) (*x509.Certificate, error) {
-	b, _ := pem.Decode(certPEM)
-	if b == nil {
-		return nil, errors.New("no PEM certificate")
-	}
-	leaf, err := x509.ParseCertificate(b.Bytes)
+// signedLeaf parses a client certificate and checks that some CA of the
+// client CA's ca.crt, as it is now, signed it for client authentication,
+// at the certificate's own NotBefore: CNPG's clientCertSignedByCurrentCA
+// (certs.KeyPair.IsValid puts the whole bundle in the roots). So a CA
+// rotation that keeps the old CA in the bundle as it was re-issues
+// nothing, and one that keeps it re-dated re-issues everything.
+func signedLeaf(certPEM, caBundle []byte) (*x509.Certificate, error) {
+	leaf, err := firstCertificate(certPEM)
 	if err != nil {
-		return nil, fmt.Errorf("parse client certificate: %w", err)
+		return nil, err
 	}
 	pool := x509.NewCertPool()
-	pool.AddCert(ca.cert)
+	if !pool.AppendCertsFromPEM(caBundle) {
+		return nil, errors.New("invalid CA certificates")
+	}
 	if _, err := leaf.Verify(x509.VerifyOptions{Roots: pool, CurrentTime: leaf.NotBefore,
 		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
 		return nil, fmt.Errorf("verify client certificate: %w", err)
@@ -216,4 +217,17 @@ func (a *authority) issueClient(role string) (certPEM, keyPEM []byte, leaf *x509
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), leaf, nil
+}
+
+// firstCertificate parses the first certificate of PEM data.
+func firstCertificate(certPEM []byte) (*x509.Certificate, error) {
+	b, _ := pem.Decode(certPEM)
+	if b == nil {
+		return nil, errors.New("no PEM certificate")
+	}
+	c, err := x509.ParseCertificate(b.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("parse certificate: %w", err)
+	}
+	return c, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/pki"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // forgeCert signs a client certificate for cn with the CA in Secret
@@ -89,39 +89,18 @@ func certificateReason(ctx context.Context, ns string) (string, error) {
 	return "", nil
 }
 
-// certApp is an application that logs in by certificate over a new
+// startCertApp is an application that logs in by certificate over a new
 // connection every 100 ms, reading its certificate from the Secret each
 // time, as one reading a mounted Secret's files does.
-type certApp struct {
-	ok, failed atomic.Int64
-	lastErr    atomic.Value
-	cancel     context.CancelFunc
-	done       chan struct{}
-}
-
-func startCertApp(t *testing.T, ns string, cm map[string]string, user, certSecret string) *certApp {
+func startCertApp(t *testing.T, ns string, cm map[string]string, user, certSecret string) *testkit.App {
 	t.Helper()
 	ca := getSecret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
-	a := &certApp{cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(a.done)
-		for ctx.Err() == nil {
-			if err := certLoginOnce(ctx, dir, ns, cm, user, certSecret, ca); err != nil && ctx.Err() == nil {
-				a.failed.Add(1)
-				a.lastErr.Store(err)
-			} else if err == nil {
-				a.ok.Add(1)
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
-	t.Cleanup(a.stop)
-	return a
+	app := testkit.StartApp(context.WithoutCancel(t.Context()), 100*time.Millisecond, func(ctx context.Context) error {
+		return certLoginOnce(ctx, dir, ns, cm, user, certSecret, ca)
+	})
+	t.Cleanup(app.Stop)
+	return app
 }
 
 func certLoginOnce(ctx context.Context, dir, ns string, cm map[string]string, user, certSecret string, ca []byte) error {
@@ -142,11 +121,6 @@ func certLoginOnce(ctx context.Context, dir, ns string, cm map[string]string, us
 	defer conn.Close(context.WithoutCancel(ctx))
 	var one int
 	return conn.QueryRow(ctx, "SELECT 1").Scan(&one)
-}
-
-func (a *certApp) stop() {
-	a.cancel()
-	<-a.done
 }
 
 // An upgrade from the setpoint whose clusters signed client certificates
@@ -176,7 +150,7 @@ func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
 
 	app := startCertApp(t, ns, cm, "orders_rw", "shop.orders-rw-client-cert")
 	eventually(t, 30*time.Second, "the application logs in by certificate", func(context.Context) (bool, error) {
-		return app.ok.Load() >= 5, nil
+		return app.OK() >= 5, nil
 	})
 	prev.upgrade(t, "--client-ca-grace=15s")
 
@@ -204,9 +178,9 @@ func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
 		r, err := certificateReason(ctx, ns)
 		return r == pgv1.ReasonClientCAIsolated, err
 	})
-	app.stop()
-	if n := app.failed.Load(); n > 0 {
-		t.Errorf("%d of %d certificate logins failed across the upgrade; last error: %v", n, n+app.ok.Load(), app.lastErr.Load())
+	app.Stop()
+	if n := app.Failed(); n > 0 {
+		t.Errorf("%d of %d certificate logins failed across the upgrade; last error: %v", n, n+app.OK(), app.LastErr())
 	}
 	trusted, err := pki.ParseBundle(getSecret(t, ns, "shop-client-ca").Data["ca.crt"])
 	if err != nil || len(trusted) != 1 {

@@ -122,13 +122,13 @@ func TestUpgradeClosesExistingDatabases(t *testing.T) {
 	})
 	refusedEntry(t, ns, "orders", "teamb_rw", intruder)
 	refusedEntry(t, ns, "teamb", "orders_rw", password(t, ns, "app-orders-rw"))
-	app.await(t, app.ok.Load()+5) // and goes on after it
-	app.stop()
+	app.await(t, app.OK()+5) // and goes on after it
+	app.Stop()
 	if n, seen := phases.count(); n != 0 {
 		t.Errorf("PostgresDatabase app changed phase %d time(s) across the upgrade, want it Ready throughout: %q", n, seen)
 	}
-	if n := app.failed.Load(); n > 0 {
-		t.Errorf("%d of %d logins and writes failed across the upgrade; last error: %v", n, n+app.ok.Load(), app.lastErr.Load())
+	if n := app.Failed(); n > 0 {
+		t.Errorf("%d of %d logins and writes failed across the upgrade; last error: %v", n, n+app.OK(), app.LastErr())
 	}
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/test/envtest"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // rolesInManagedRoles is the last commit whose setpoint kept every role of
@@ -60,10 +60,10 @@ func TestUpgradeMovesRolesToDatabaseRoles(t *testing.T) {
 		return true, nil
 	})
 	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
-	app.await(t, app.ok.Load()+5) // and goes on after the move
-	app.stop()
-	if n := app.failed.Load(); n > 0 {
-		t.Errorf("%d of %d logins and writes failed across the upgrade; last error: %v", n, n+app.ok.Load(), app.lastErr.Load())
+	app.await(t, app.OK()+5) // and goes on after the move
+	app.Stop()
+	if n := app.Failed(); n > 0 {
+		t.Errorf("%d of %d logins and writes failed across the upgrade; last error: %v", n, n+app.OK(), app.LastErr())
 	}
 	if now := string(getSecret(t, ns, "app-orders-rw").Data["password"]); now != password {
 		t.Error("the upgrade changed the rw password")
@@ -190,37 +190,18 @@ func setpointManagedRoles(t *testing.T, ns string) []string {
 }
 
 // writer is an application that logs in as orders_rw and writes a row,
-// over a new connection each time, until stopped.
-type writer struct {
-	ok, failed atomic.Int64
-	lastErr    atomic.Value
-	cancel     context.CancelFunc
-	done       chan struct{}
-}
+// over a new connection every 100 ms, until stopped.
+type writer struct{ *testkit.App }
 
-func startWriter(t *testing.T, ns, password string) *writer {
+func startWriter(t *testing.T, ns, password string) writer {
 	t.Helper()
 	ca := getSecret(t, ns, "shop-ca").Data["ca.crt"]
-	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
-	w := &writer{cancel: cancel, done: make(chan struct{})}
 	connector := postgres.NewConnector(postgres.NewHostMap(hostMap))
 	target := postgres.Target{Namespace: ns, Cluster: "shop", Database: "orders", User: "orders_rw", Password: password, CACert: ca}
-	go func() {
-		defer close(w.done)
-		for ctx.Err() == nil {
-			if err := writeOnce(ctx, connector, target); err != nil && ctx.Err() == nil {
-				w.failed.Add(1)
-				w.lastErr.Store(err)
-			} else if err == nil {
-				w.ok.Add(1)
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
-	t.Cleanup(w.stop)
+	w := writer{testkit.StartApp(context.WithoutCancel(t.Context()), 100*time.Millisecond, func(ctx context.Context) error {
+		return writeOnce(ctx, connector, target)
+	})}
+	t.Cleanup(w.Stop)
 	return w
 }
 
@@ -239,18 +220,12 @@ func writeOnce(ctx context.Context, connector *postgres.Connector, t postgres.Ta
 }
 
 // await waits until n writes have succeeded.
-func (w *writer) await(t *testing.T, n int64) {
+func (w writer) await(t *testing.T, n int64) {
 	t.Helper()
 	eventually(t, 60*time.Second, fmt.Sprintf("%d successful writes", n), func(context.Context) (bool, error) {
-		if w.ok.Load() == 0 && w.failed.Load() > 0 {
-			err, _ := w.lastErr.Load().(error)
-			return false, errors.Join(errors.New("the application cannot write at all"), err)
+		if w.OK() == 0 && w.Failed() > 0 {
+			return false, errors.Join(errors.New("the application cannot write at all"), w.LastErr())
 		}
-		return w.ok.Load() >= n, nil
+		return w.OK() >= n, nil
 	})
-}
-
-func (w *writer) stop() {
-	w.cancel()
-	<-w.done
 }

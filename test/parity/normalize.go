@@ -32,7 +32,7 @@ var volatile = map[string]bool{
 	"firstRecoverabilityPoint": true, "lastSuccessfulBackupTime": true, "lastFailedBackupTime": true,
 	"beginWal": true, "endWal": true, "beginLSN": true, "endLSN": true,
 	"backupId": true, "backupName": true, "destinationPath": true, "archivePath": true,
-	"secretResourceVersion": true, "expiration": true, "requestedAt": true, "handledAt": true,
+	"secretResourceVersion": true, "expiration": true, "expirations": true, "requestedAt": true, "handledAt": true,
 }
 
 // volatileMessage are the condition types whose message is a value of

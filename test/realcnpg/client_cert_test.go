@@ -80,6 +80,8 @@ func TestClientCertificateLoginOnRealCNPG(t *testing.T) {
 	if _, errOut, err := kubectlSetpoint(t, ns, "conn", "app", "--role", "rw"); err != nil || !strings.Contains(errOut, d["rw-cert-secret"]) {
 		t.Errorf("kubectl setpoint conn by certificate: %v; stderr %q, want the certificate Secret named", err, errOut)
 	}
+
+	t.Run("a rotated client CA moves every certificate login", func(t *testing.T) { rotateClientCA(t, ns, d) })
 }
 
 // connectByCert logs in through -rw as user with the certificate and key

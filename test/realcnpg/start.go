@@ -67,7 +67,7 @@ func install(ctx context.Context, n *node.Node, s Setup, say func(string)) error
 	if err := ApplyS3Store(ctx, n.Config, s.Images); err != nil {
 		return err
 	}
-	if err := InstallSetpoint(ctx, n.Config, s.ReleaseDir); err != nil {
+	if err := InstallSetpoint(ctx, n.Config, s.ReleaseDir, "--client-ca-grace="+ClientCAGrace.String()); err != nil {
 		return err
 	}
 	say("setpoint Available")

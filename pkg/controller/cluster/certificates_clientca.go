@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/pki"
 )
@@ -57,14 +58,25 @@ func ensureClientCA(ctx context.Context, p *pass, cached *corev1.Secret) (*clien
 	}
 	now := p.deps.clock.Now()
 	var signing *pki.Authority
+	var ann map[string]string
 	if cur == nil {
 		if signing, err = signingBeforeUs(ctx, p); err != nil {
 			return nil, err
 		}
 	} else {
 		c, err := readClientCA(cur)
-		if err != nil || c.next != nil || len(c.trusted) > 1 || !pki.Expiring(c.auth.Cert, now) {
+		// One move at a time: a request made during a move waits for it.
+		if err != nil || c.next != nil || len(c.trusted) > 1 {
 			return c, err
+		}
+		request := rotationAsked(p, cur)
+		if request == "" && !pki.Expiring(c.auth.Cert, now) {
+			return c, nil
+		}
+		if request != "" {
+			ann = map[string]string{pgv1.ClientCARotatedForAnnotation: request}
+			p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, pgv1.EventClientCARotating,
+				"rotating the client CA for request %q", request)
 		}
 		signing = c.auth
 	}
@@ -76,10 +88,20 @@ func ensureClientCA(ctx context.Context, p *pass, cached *corev1.Secret) (*clien
 	if signing != nil {
 		c = &clientCA{auth: signing, trusted: []*x509.Certificate{signing.Cert, fresh.Cert}, next: fresh}
 	}
-	if c.secret, err = writeClientCA(ctx, p, cur, c, ""); err != nil {
+	if c.secret, err = writeClientCA(ctx, p, cur, c, ann); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// rotationAsked is the rotate-client-ca request on the PostgresCluster
+// that the client CA Secret has not answered yet, or "".
+func rotationAsked(p *pass, cur *corev1.Secret) string {
+	request := p.cluster.Annotations[pgv1.RotateClientCAAnnotation]
+	if request == "" || cur.Annotations[pgv1.ClientCARotatedForAnnotation] == request {
+		return ""
+	}
+	return request
 }
 
 // readClientCA parses our client CA Secret. It is ours, so one that does
@@ -134,13 +156,10 @@ func signingBeforeUs(ctx context.Context, p *pass) (*pki.Authority, error) {
 	return ca, nil
 }
 
-// writeClientCA creates or updates the client CA Secret with c, and the
-// time the replaced CA stays trusted until ("" while unknown or none).
-func writeClientCA(ctx context.Context, p *pass, cur *corev1.Secret, c *clientCA, until string) (*corev1.Secret, error) {
-	var ann map[string]string
-	if until != "" {
-		ann = map[string]string{replacedCATrustedUntil: until}
-	}
+// writeClientCA creates or updates the client CA Secret with c and ann:
+// the time the replaced CA stays trusted until (none while unknown), the
+// rotation request answered (kept once written).
+func writeClientCA(ctx context.Context, p *pass, cur *corev1.Secret, c *clientCA, ann map[string]string) (*corev1.Secret, error) {
 	data := map[string][]byte{naming.CACertKey: pki.Bundle(c.trusted...), naming.CAKeyKey: c.auth.KeyPEM}
 	if c.next != nil {
 		data[nextKeyKey] = c.next.KeyPEM

@@ -26,11 +26,15 @@ import (
 //     that signs is the same.
 //  2. signing: once Postgres is seen to trust the new CA — its TLS
 //     handshake lists it among the CAs it accepts — the new CA signs
-//     (first in ca.crt, its key ca.key). CNPG re-issues every
-//     DatabaseRole's certificate at once; our replication certificate is
-//     re-signed in the same pass. A client that picks up its new
-//     certificate is trusted already: teaching Postgres before signing
-//     is what keeps that first login from failing.
+//     (first in ca.crt, its key ca.key), and the replaced one follows it
+//     re-dated to now (pki.Authority.Redated): Postgres, which verifies
+//     at the present, still accepts what it signed; CNPG, which counts a
+//     certificate as current when some CA of ca.crt verifies it at its
+//     own NotBefore, does not, and re-issues every DatabaseRole's
+//     certificate at once. Our replication certificate is re-signed in
+//     the same pass. A client that picks up its new certificate is
+//     trusted already: teaching Postgres before signing is what keeps
+//     that first login from failing.
 //  3. once nothing holds a certificate the replaced CA signed, it stays
 //     trusted for the grace (--client-ca-grace), for clients that re-read
 //     their certificate files only now and then;
@@ -64,7 +68,7 @@ func settleMove(ctx context.Context, p *pass, ca *clientCA) error {
 	until, err := time.Parse(time.RFC3339, ca.secret.Annotations[replacedCATrustedUntil])
 	if err != nil {
 		until = now.Add(p.deps.clientCAGrace).Truncate(time.Second)
-		ca.secret, err = writeClientCA(ctx, p, ca.secret, ca, until.UTC().Format(time.RFC3339))
+		ca.secret, err = writeClientCA(ctx, p, ca.secret, ca, map[string]string{replacedCATrustedUntil: until.UTC().Format(time.RFC3339)})
 		st.moveEnds = until
 		return err
 	}
@@ -73,7 +77,7 @@ func settleMove(ctx context.Context, p *pass, ca *clientCA) error {
 		return nil
 	}
 	ca.trusted = ca.trusted[:1]
-	if ca.secret, err = writeClientCA(ctx, p, ca.secret, ca, ""); err != nil {
+	if ca.secret, err = writeClientCA(ctx, p, ca.secret, ca, nil); err != nil {
 		return err
 	}
 	st.trusted = 1
@@ -81,6 +85,11 @@ func settleMove(ctx context.Context, p *pass, ca *clientCA) error {
 		"only certificates %s signed log in now; the CA it replaced is no longer trusted", naming.ClientCASecret(p.cluster.Name))
 	return nil
 }
+
+// redateSlack backdates the re-dated replaced CA for clocks a little
+// behind ours. It stays after the NotBefore of every certificate CNPG
+// signed before (CNPG backdates those by 5 minutes from their issue).
+const redateSlack = 2 * time.Minute
 
 // teachPostgres is step 1: it waits for CNPG to take the client CA
 // Secret and for Postgres to trust the new CA, then lets it sign.
@@ -99,8 +108,16 @@ func teachPostgres(ctx context.Context, p *pass, ca *clientCA) error {
 		st.waiting = []string{"Postgres does not trust the new client CA yet (" + why + ")"}
 		return nil // CNPG's instance manager reloads it on its own: polled
 	}
-	promoted := &clientCA{auth: ca.next, trusted: append([]*x509.Certificate{ca.next.Cert}, ca.trusted[0]), secret: ca.secret}
-	if promoted.secret, err = writeClientCA(ctx, p, ca.secret, promoted, ""); err != nil {
+	// The replaced CA stays in ca.crt re-dated (redateSlack before now):
+	// Postgres, checking at the present, still accepts what it signed;
+	// CNPG, checking a certificate at its own NotBefore, no longer counts
+	// it as signed by a current CA, and re-issues it.
+	replaced, err := ca.auth.Redated(p.deps.clock.Now().Add(-redateSlack))
+	if err != nil {
+		return err
+	}
+	promoted := &clientCA{auth: ca.next, trusted: []*x509.Certificate{ca.next.Cert, replaced}, secret: ca.secret}
+	if promoted.secret, err = writeClientCA(ctx, p, ca.secret, promoted, nil); err != nil {
 		return err
 	}
 	*ca = *promoted

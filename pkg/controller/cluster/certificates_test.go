@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,8 @@ type certWorld struct {
 	roles []string
 	// accepts are the client CAs Postgres's handshake lists.
 	accepts []*pki.Authority
+	// annotations are the PostgresCluster's.
+	annotations map[string]string
 }
 
 func newCertWorld(t *testing.T, objs ...*corev1.Secret) *certWorld {
@@ -46,6 +49,7 @@ func newCertWorld(t *testing.T, objs ...*corev1.Secret) *certWorld {
 func (w *certWorld) pass() (health, *pass) {
 	w.t.Helper()
 	p := testPass()
+	p.cluster.Annotations = w.annotations
 	p.obs = &observation{cnpg: w.cnpg, ca: w.ca}
 	s := certSecrets{certRoles: w.roles}
 	s.clientCA, s.replication, s.serverCA = w.secret("shop-client-ca"), w.secret("shop-replication-tls"), w.secret("shop-server-ca")
@@ -219,6 +223,15 @@ func TestExistingClusterMovesToItsOwnClientCA(t *testing.T) {
 	if got := w.trusted(); len(got) != 2 || got[0] != "shop-client-ca" || got[1] != "shop" {
 		t.Fatalf("once Postgres trusts it, ca.crt = %v, want the new CA first", got)
 	}
+	// The server CA follows re-dated: what it signed still verifies now
+	// (Postgres), not at its own start (CNPG's check), so CNPG re-issues.
+	bundle, _ = pki.ParseBundle(w.secret("shop-client-ca").Data["ca.crt"])
+	if !bundle[1].NotBefore.Equal(t0.Add(-redateSlack).Truncate(time.Second)) || !bundle[1].PublicKey.(interface{ Equal(crypto.PublicKey) bool }).Equal(server.Cert.PublicKey) {
+		t.Fatalf("the replaced CA in ca.crt: from %v, same key %v", bundle[1].NotBefore, bundle[1].PublicKey)
+	}
+	if pki.SignedBy(oldRole.Data["tls.crt"], bundle[1]) {
+		t.Fatal("CNPG's check would still count the old certificate as current")
+	}
 	if _, ok := w.secret("shop-client-ca").Data["next.key"]; ok || !w.clientCA().Cert.Equal(nextCA.Cert) {
 		t.Fatal("the new CA does not sign with its own key")
 	}
@@ -289,17 +302,23 @@ func TestPoolerCertificateHoldsTheMoveOpen(t *testing.T) {
 	}
 }
 
+// runningOnItsClientCA is a cluster whose CNPG Cluster runs on the client
+// CA the first pass made, and that CA.
+func runningOnItsClientCA(t *testing.T) (*certWorld, *pki.Authority) {
+	w := newCertWorld(t)
+	w.pass()
+	w.cnpg = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
+		Spec:   cnpgv1.ClusterSpec{Certificates: &cnpgv1.CertificatesConfiguration{ClientCASecret: "shop-client-ca"}},
+		Status: cnpgv1.ClusterStatus{Certificates: &cnpgv1.CertificatesStatus{ClientCASecret: "shop-client-ca", ReplicationTLSSecret: "shop-replication-tls"}}}
+	return w, w.clientCA()
+}
+
 // A client CA with a third of its life left is replaced by the same
 // move: the new one signs, the old one stays trusted meanwhile, and the
 // replication certificate is re-signed at once.
 func TestClientCAIsRenewedBeforeItsEnd(t *testing.T) {
 	t.Parallel()
-	w := newCertWorld(t)
-	w.pass()
-	first := w.clientCA()
-	w.cnpg = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
-		Spec:   cnpgv1.ClusterSpec{Certificates: &cnpgv1.CertificatesConfiguration{ClientCASecret: "shop-client-ca"}},
-		Status: cnpgv1.ClusterStatus{Certificates: &cnpgv1.CertificatesStatus{ClientCASecret: "shop-client-ca", ReplicationTLSSecret: "shop-replication-tls"}}}
+	w, first := runningOnItsClientCA(t)
 	w.clock.SetTime(pki.RenewAt(first.Cert).Add(time.Minute))
 	w.pass() // trusting: the expiring CA still signs
 	if !w.clientCA().Cert.Equal(first.Cert) || len(w.trusted()) != 2 {
@@ -335,5 +354,42 @@ func TestForeignClientCASecretIsRefused(t *testing.T) {
 	}
 	if string(w.secret("shop-client-ca").Data["ca.crt"]) != "theirs" {
 		t.Fatal("the foreign Secret was changed")
+	}
+}
+
+// A rotate-client-ca request replaces the client CA by the same move, once:
+// the Secret records the request it answered, so neither the next pass
+// nor a new operator starts another for it.
+func TestRotationRequestMovesOnce(t *testing.T) {
+	t.Parallel()
+	w, first := runningOnItsClientCA(t)
+	w.annotations = map[string]string{pgv1.RotateClientCAAnnotation: "r1"}
+	w.pass()
+	if got := w.secret("shop-client-ca").Annotations[pgv1.ClientCARotatedForAnnotation]; got != "r1" || len(w.trusted()) != 2 {
+		t.Fatalf("after the request: answered %q, trusted %v", got, w.trusted())
+	}
+	if ev := ct.Events(w.rec); len(ev) != 1 || !strings.Contains(ev[0], pgv1.EventClientCARotating) {
+		t.Fatalf("events = %v", ev)
+	}
+	// Postgres still lists only the CA of the same name it had: the new
+	// one does not sign yet (a subject per CA, not per name).
+	w.accepts = []*pki.Authority{first}
+	w.pass()
+	if !w.clientCA().Cert.Equal(first.Cert) {
+		t.Fatal("the new CA signs before Postgres lists it")
+	}
+	w.acceptEverything()
+	w.pass() // the new CA signs
+	w.clock.SetTime(t0.Add(2 * time.Hour))
+	w.pass() // nothing waits: the grace begins
+	w.clock.SetTime(t0.Add(4 * time.Hour))
+	h, _ := w.pass()
+	second := w.clientCA()
+	if second.Cert.Equal(first.Cert) || len(w.trusted()) != 1 || h.Reason != pgv1.ReasonClientCAIsolated {
+		t.Fatalf("after the move: new CA %v, trusted %v, health %+v", !second.Cert.Equal(first.Cert), w.trusted(), h)
+	}
+	w.pass()
+	if !w.clientCA().Cert.Equal(second.Cert) || len(w.trusted()) != 1 {
+		t.Fatal("the same request started a second move")
 	}
 }

@@ -2,11 +2,12 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
@@ -22,10 +23,8 @@ type ownSecret struct {
 	reload bool
 }
 
-// writeOwnSecret creates the Secret, or updates cur (which claim proved
-// ours) at its resourceVersion: a change since it was read is a
-// Conflict, retried on a fresher read. The key material is generated, so
-// the write is a whole-object one, never a merge with someone else's.
+// writeOwnSecret creates the Secret, or rewrites cur's data (claim proved
+// cur ours) at its resourceVersion.
 func writeOwnSecret(ctx context.Context, p *pass, cur *corev1.Secret, w ownSecret) (*corev1.Secret, error) {
 	client := p.deps.kube.CoreV1().Secrets(p.cluster.Namespace)
 	labels := ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)
@@ -46,23 +45,35 @@ func writeOwnSecret(ctx context.Context, p *pass, cur *corev1.Secret, w ownSecre
 		}
 		return created, nil
 	}
-	next := cur.DeepCopy()
-	next.Data = w.data
-	next.Labels = mergedStrings(next.Labels, labels)
-	next.Annotations = mergedStrings(next.Annotations, nil)
-	delete(next.Annotations, replacedCATrustedUntil)
-	maps.Copy(next.Annotations, w.annotations)
-	updated, err := client.Update(ctx, next, metav1.UpdateOptions{FieldManager: fieldManager})
+	// A merge patch carrying cur's resourceVersion: a change since it was
+	// read is a Conflict (retried on a fresher read), and keys the Secret
+	// should no longer hold are removed (null), so it is the whole data.
+	data := map[string]any{}
+	for k, v := range w.data {
+		data[k] = v
+	}
+	for k := range cur.Data {
+		if _, ok := w.data[k]; !ok {
+			data[k] = nil
+		}
+	}
+	ann := map[string]any{}
+	if _, ok := cur.Annotations[replacedCATrustedUntil]; ok {
+		ann[replacedCATrustedUntil] = nil
+	}
+	for k, v := range w.annotations {
+		ann[k] = v
+	}
+	body, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": cur.ResourceVersion, "labels": labels, "annotations": ann},
+		"data":     data,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("update Secret %s: %w", w.name, err)
+		return nil, fmt.Errorf("patch Secret %s: %w", w.name, err)
 	}
-	return updated, nil
-}
-
-func mergedStrings(into, from map[string]string) map[string]string {
-	if into == nil {
-		into = map[string]string{}
+	patched, err := client.Patch(ctx, w.name, types.MergePatchType, body, metav1.PatchOptions{FieldManager: fieldManager})
+	if err != nil {
+		return nil, fmt.Errorf("patch Secret %s: %w", w.name, err)
 	}
-	maps.Copy(into, from)
-	return into
+	return patched, nil
 }

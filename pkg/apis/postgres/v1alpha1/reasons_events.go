@@ -83,6 +83,10 @@ const (
 	// deletionPolicy (Warning). What to do: delete what is left by hand,
 	// or adopt it with a PostgresDatabase of the same name.
 	EventClusterGone = "ClusterGone"
+	// EventClientCARotating says a rotate-client-ca request began a move
+	// to a new client CA (Normal). What to do: nothing; CertificatesReady
+	// follows the move.
+	EventClientCARotating = "ClientCARotating"
 	// EventClientCAReplaced says a new client CA signs client
 	// certificates from now on, and the one it replaced is still trusted
 	// while what it signed is re-issued (Normal). What to do: nothing;
