@@ -10,6 +10,7 @@ import (
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
@@ -95,8 +96,8 @@ func TestObjectStoreCarriesNamespacedFolder(t *testing.T) {
 
 // connectionRecording is the connection ConfigMap of shop recording that
 // its CNPG Cluster archived under root.
-func connectionRecording(root string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-connection", Namespace: "ns",
+func connectionRecording(root string) *informers.CachedConfigMap {
+	return informers.CachedConfigMapOf(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-connection", Namespace: "ns",
 		OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(&metav1.ObjectMeta{Name: "shop", UID: "uid-shop"}, gvk)},
-		Annotations:     map[string]string{archiveRootAnnotation: root}}}
+		Annotations:     map[string]string{archiveRootAnnotation: root}}})
 }

@@ -8,7 +8,6 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
@@ -62,13 +61,13 @@ func (configMapComponent) Reconcile(ctx context.Context, p *pass) error {
 	client := p.deps.kube.CoreV1().ConfigMaps(p.cluster.Namespace)
 	// The ConfigMap cache holds only labelled objects: claim asks the API
 	// server before we write over a ConfigMap we cannot see.
-	cur, err := claim(ctx, p, "ConfigMap", p.obs.configMap, client, p.name(configMapSuffix))
+	cur, err := claim(ctx, p, "ConfigMap", p.obs.configMap, cachedViews{client}, p.name(configMapSuffix))
 	if err != nil {
 		return err
 	}
 	marks := connectionMarks(p)
 	labels := ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)
-	if cur != nil && informers.DataEqual(cur, data) && marksMatch(cur, marks) && ownership.HasLabels(cur.Labels, labels) &&
+	if cur != nil && cur.DataEqual(data) && marksMatch(cur, marks) && ownership.HasLabels(cur.Labels, labels) &&
 		ownership.IsControlledBy(cur, p.cluster.UID) {
 		return nil
 	}

@@ -1,9 +1,8 @@
 package cluster
 
 import (
-	corev1 "k8s.io/api/core/v1"
-
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
@@ -41,7 +40,7 @@ func connectionMarks(p *pass) map[string]string {
 
 // marksMatch: cm carries exactly the marks we want (a mark we no longer
 // set, such as the archive of a cluster that stopped archiving, is drift).
-func marksMatch(cm *corev1.ConfigMap, want map[string]string) bool {
+func marksMatch(cm *informers.CachedConfigMap, want map[string]string) bool {
 	for _, k := range connectionMarkKeys {
 		if cm.Annotations[k] != want[k] {
 			return false

@@ -36,7 +36,7 @@ type Controller struct {
 	databaseRoles cnpglisters.DatabaseRoleLister
 	roleIndex     cache.Indexer
 	secrets       corelisters.SecretLister
-	configMaps    corelisters.ConfigMapLister
+	configMaps    informers.ConfigMapLister
 	// readers read the children components cache themselves (watch.go).
 	readers []reader
 
@@ -72,7 +72,7 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		databaseRoles: cnpg.DatabaseRoles().Lister(),
 		roleIndex:     cnpg.DatabaseRoles().Informer().GetIndexer(),
 		secrets:       core.Secrets().Lister(),
-		configMaps:    core.ConfigMaps().Lister(),
+		configMaps:    inf.ConfigMaps(),
 		queue:         workqueue.New(workqueue.Options{Name: "postgrescluster", Metrics: cfg.Metrics}),
 		cas:           cfg.CAs,
 		samples:       cfg.Samples,

@@ -12,6 +12,7 @@ import (
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
@@ -41,9 +42,9 @@ func lostPass(t *testing.T, request string, objs ...*cnpgv1.Cluster) (*pass, *fa
 	p.cluster = pc
 	rec := record.NewFakeRecorder(10)
 	p.deps.recorder = rec
-	p.obs.configMap = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-connection", Namespace: "ns",
+	p.obs.configMap = informers.CachedConfigMapOf(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-connection", Namespace: "ns",
 		OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(pc, gvk)},
-		Annotations:     map[string]string{provisionerUIDAnnotation: lostUID, archiveServerAnnotation: "shop", archiveRootAnnotation: "s3://b/pg/ns"}}}
+		Annotations:     map[string]string{provisionerUIDAnnotation: lostUID, archiveServerAnnotation: "shop", archiveRootAnnotation: "s3://b/pg/ns"}}})
 	p.obs.objectStore = &barmanv1.ObjectStore{ObjectMeta: metav1.ObjectMeta{Name: "shop-backup", Namespace: "ns",
 		OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(pc, gvk)}},
 		Spec: barmanv1.ObjectStoreSpec{Configuration: barmanv1.BarmanObjectStoreConfiguration{DestinationPath: "s3://b/pg/ns"}}}

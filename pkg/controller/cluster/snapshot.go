@@ -28,8 +28,10 @@ type observation struct {
 	objectStore *barmanv1.ObjectStore
 	// archives are the other clusters' archive folders (archiveConflict),
 	// gathered only for a cluster whose class or spec has an object store.
-	archives  []archiveUse
-	configMap *corev1.ConfigMap
+	archives []archiveUse
+	// configMap is the connection ConfigMap as the cache keeps it: its
+	// data only as a digest.
+	configMap *informers.CachedConfigMap
 	// monitorSecret and monitorRole are the monitor role's Secret and
 	// DatabaseRole; monitorRivals the other DatabaseRoles that manage
 	// that role on this cluster.
@@ -77,7 +79,7 @@ func (c *Controller) observe(ctx context.Context, pc *pgv1.PostgresCluster) (*ob
 			return nil, err
 		}
 	}
-	if o.configMap, err = informers.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(name + configMapSuffix)); err != nil {
+	if o.configMap, err = informers.IgnoreNotFound(c.configMaps.Get(ns, name+configMapSuffix)); err != nil {
 		return nil, err
 	}
 	if err := c.observeMonitor(pc, o); err != nil {

@@ -57,9 +57,10 @@ func (p *pass) createConfigMap(ctx context.Context, name, policy string, data ma
 
 // patchConfigMap makes cur, proven ours or retained for us, what we
 // publish: our labels, policy and controller reference (other references
-// kept), exactly our data, no retained marks.
-func (p *pass) patchConfigMap(ctx context.Context, cur *corev1.ConfigMap, policy string, data map[string]string) error {
-	have, err := p.configMapData(ctx, cur)
+// kept), exactly our data, no retained marks. live is cur as read from
+// the API server by this pass, nil when cur came from the cache.
+func (p *pass) patchConfigMap(ctx context.Context, cur *informers.CachedConfigMap, live *corev1.ConfigMap, policy string, data map[string]string) error {
+	have, err := p.configMapData(ctx, cur, live)
 	if err != nil {
 		return err
 	}
@@ -84,13 +85,17 @@ func (p *pass) patchConfigMap(ctx context.Context, cur *corev1.ConfigMap, policy
 }
 
 // configMapData is cur's data. The cache keeps only a digest of it
-// (informers.DataKnown); the patch needs the keys to remove, so they are read
-// from the API server — only when the data changed, which is rare. A
-// ConfigMap replaced since cur was judged is not patched: the next pass
-// judges the new one.
-func (p *pass) configMapData(ctx context.Context, cur *corev1.ConfigMap) (map[string]string, error) {
-	if informers.DataKnown(cur) {
-		return cur.Data, nil
+// (informers.CachedConfigMap); the patch needs the keys to remove, so
+// unless this pass read cur live, or it has no data, they are read from
+// the API server — only when the data changed, which is rare. A ConfigMap
+// replaced since cur was judged is not patched: the next pass judges the
+// new one.
+func (p *pass) configMapData(ctx context.Context, cur *informers.CachedConfigMap, live *corev1.ConfigMap) (map[string]string, error) {
+	if live != nil {
+		return live.Data, nil
+	}
+	if !cur.HasData() {
+		return nil, nil
 	}
 	live, err := p.deps.kube.CoreV1().ConfigMaps(p.db.Namespace).Get(ctx, cur.Name, metav1.GetOptions{})
 	if err != nil {
@@ -107,7 +112,7 @@ func (p *pass) configMapData(ctx context.Context, cur *corev1.ConfigMap) (map[st
 // releaseConfigMap hands cur over to a later PostgresDatabase of this
 // name: our reference removed, the retained marks set, the policy Retain
 // (whoever deletes it later decides); data kept.
-func (p *pass) releaseConfigMap(ctx context.Context, cur *corev1.ConfigMap) error {
+func (p *pass) releaseConfigMap(ctx context.Context, cur *informers.CachedConfigMap) error {
 	patch, err := p.owner().ReleasePatch(cur, map[string]string{policyAnnotation: string(pgv1.DeletionPolicyRetain)})
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/types"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -35,7 +34,7 @@ type Controller struct {
 	cnpgDatabaseIndex cache.Indexer
 	cnpgClusters      cnpglisters.ClusterLister
 	roleObjects       cnpglisters.DatabaseRoleLister
-	configMaps        corelisters.ConfigMapLister
+	configMaps        informers.ConfigMapLister
 
 	queue  *workqueue.Queue
 	synced []cache.InformerSynced
@@ -77,7 +76,7 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		cnpgDatabaseIndex: cnpg.Databases().Informer().GetIndexer(),
 		cnpgClusters:      cnpg.Clusters().Lister(),
 		roleObjects:       cnpg.DatabaseRoles().Lister(),
-		configMaps:        core.ConfigMaps().Lister(),
+		configMaps:        inf.ConfigMaps(),
 		queue:             workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
 	}
 	if c.cas == nil {

@@ -27,9 +27,10 @@ type observation struct {
 	// roles are the DatabaseRoles of every role of every known database,
 	// by object name (cached in full), whoever controls them.
 	roles map[string]*cnpgv1.DatabaseRole
-	// secrets and configMaps are ours (label-selected cache), by name.
+	// secrets and configMaps are ours (label-selected cache), by name;
+	// a ConfigMap as the cache keeps it, its data only as a digest.
 	secrets    map[string]*corev1.Secret
-	configMaps map[string]*corev1.ConfigMap
+	configMaps map[string]*informers.CachedConfigMap
 	// external are the user's Secrets named in passwordConfig; a missing
 	// one maps to nil.
 	external map[string]*corev1.Secret
@@ -45,7 +46,7 @@ type observation struct {
 func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*observation, error) {
 	ns := db.Namespace
 	o := &observation{
-		secrets: map[string]*corev1.Secret{}, configMaps: map[string]*corev1.ConfigMap{},
+		secrets: map[string]*corev1.Secret{}, configMaps: map[string]*informers.CachedConfigMap{},
 		external: map[string]*corev1.Secret{}, cnpg: map[string]*cnpgv1.Database{},
 		roles: map[string]*cnpgv1.DatabaseRole{},
 	}
@@ -73,7 +74,7 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 				return nil, err
 			}
 		}
-		if o.configMaps[n.ConfigMap], err = informers.IgnoreNotFound(c.configMaps.ConfigMaps(ns).Get(n.ConfigMap)); err != nil {
+		if o.configMaps[n.ConfigMap], err = informers.IgnoreNotFound(c.configMaps.Get(ns, n.ConfigMap)); err != nil {
 			return nil, err
 		}
 		if o.cnpg[n.CNPG], err = informers.IgnoreNotFound(c.cnpgDatabases.Databases(ns).Get(n.CNPG)); err != nil {

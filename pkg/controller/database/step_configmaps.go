@@ -41,6 +41,9 @@ func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health 
 	}
 	policy := string(policyOf(d))
 	cur := p.obs.configMaps[n.ConfigMap]
+	// live is the ConfigMap as the API server has it, when this pass read
+	// it: the patch then needs no second read of its data.
+	var live *corev1.ConfigMap
 	if cur == nil {
 		// Not in our cache: the create proves it absent, or reads it.
 		existing, created, err := p.createConfigMap(ctx, n.ConfigMap, policy, data)
@@ -51,7 +54,7 @@ func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health 
 			e.ConfigMapRef = &pgv1.LocalObjectReference{Name: n.ConfigMap}
 			return ready("", "")
 		}
-		cur = existing
+		cur, live = informers.CachedConfigMapOf(existing), existing
 	}
 	if conflict := p.owner().Check("ConfigMap", cur); conflict != nil {
 		return conflict.Health(pgv1.ReasonConfigMapConflict)
@@ -59,7 +62,7 @@ func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health 
 	if !configMapCurrent(cur, p.db, data, policy) {
 		// Also adopts a ConfigMap retained for us: the patch drops the
 		// retained marks and adds our reference.
-		if err := p.patchConfigMap(ctx, cur, policy, data); err != nil {
+		if err := p.patchConfigMap(ctx, cur, live, policy, data); err != nil {
 			return apiError(pgv1.ReasonConfigMapWriteFailed, err)
 		}
 	}
@@ -69,11 +72,11 @@ func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health 
 
 // configMapCurrent: ours, not marked retained, with the data and policy
 // we want — nothing to apply.
-func configMapCurrent(cm *corev1.ConfigMap, db *pgv1.PostgresDatabase, data map[string]string, policy string) bool {
+func configMapCurrent(cm *informers.CachedConfigMap, db *pgv1.PostgresDatabase, data map[string]string, policy string) bool {
 	_, retained := cm.Labels[ownership.RetainedLabel]
 	return ownership.IsControlledBy(cm, db.UID) && !retained &&
 		ownership.HasLabels(cm.Labels, ownership.ManagedLabels(ownership.DatabaseLabel, db.Name)) &&
-		cm.Annotations[policyAnnotation] == policy && informers.DataEqual(cm, data)
+		cm.Annotations[policyAnnotation] == policy && cm.DataEqual(data)
 }
 
 // connectionData is the content of a database's connection ConfigMap.

@@ -4,17 +4,15 @@ import (
 	"crypto/sha256"
 	"maps"
 	"slices"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // setpoint reads its ConfigMaps' data for one thing only: whether it is
 // what setpoint would write (drift). A database's connection ConfigMap
 // holds a dozen keys, so at 1,000 databases their maps were a megabyte
 // of the cache. The cache keeps a digest of the data instead, under a key
-// no ConfigMap can have (a ConfigMap key cannot contain '/'); DataEqual
-// compares it. A writer that needs the keys themselves reads the
-// ConfigMap from the API server (DataKnown tells it).
+// no ConfigMap can have (a ConfigMap key cannot contain '/'). Readers
+// never see that key: the ConfigMap lister hands out CachedConfigMaps
+// (configmap_cached.go), which compare the digest and have no Data.
 const dataDigestKey = "setpoint.dev/data-sha256"
 
 // digestData replaces data by its digest. Data that is a digest already
@@ -44,19 +42,4 @@ func dataDigest(data map[string]string) string {
 		h.Write([]byte{0})
 	}
 	return string(h.Sum(nil))
-}
-
-// DataKnown reports whether cm carries its data, not only its digest: a
-// ConfigMap read from the API server does, one from the cache does not.
-func DataKnown(cm *corev1.ConfigMap) bool {
-	return !isDigest(cm.Data)
-}
-
-// DataEqual reports whether cm's data is want, cm from the cache or from
-// the API server alike.
-func DataEqual(cm *corev1.ConfigMap, want map[string]string) bool {
-	if isDigest(cm.Data) {
-		return cm.Data[dataDigestKey] == dataDigest(want)
-	}
-	return maps.Equal(cm.Data, want)
 }

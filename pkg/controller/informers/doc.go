@@ -7,4 +7,14 @@
 // the cache has caught up with our own writes is cachelag's to say; what
 // is here changes what a cache keeps or which events wake a pass, never
 // whether a pass may trust what it reads.
+//
+// A cached object whose trimming changes what a field means is read
+// through a type of its own, never the API type (ADR-0012): a ConfigMap's
+// Data holds a digest in the cache, so ConfigMaps are read through
+// ConfigMapLister as CachedConfigMap, which has no Data, only DataEqual.
+// The other trims drop fields nobody reads, and keep the API type: every
+// kind's managedFields and kubectl's last-applied annotation
+// (trimForCache), a DatabaseRole's status.conditions (intern.go) and a
+// PgBouncer Deployment's Pod template (trimDeployment). Each says so where
+// it is dropped; a reader of one of them needs a type of its own first.
 package informers

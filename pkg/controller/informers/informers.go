@@ -36,7 +36,8 @@ type Informers struct {
 
 // AsCached returns obj as the Setpoint and Kube caches hold it (trimmed,
 // interned, a ConfigMap's data as its digest): for tests that seed a
-// cache by hand. obj itself is changed.
+// cache by hand; the controllers read a ConfigMap so seeded through
+// ConfigMapLister. obj itself is changed.
 func (i *Informers) AsCached(obj any) any {
 	out, _ := i.in.trimForCache(obj)
 	return out
@@ -70,7 +71,8 @@ func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace s
 const PoolerDeploymentSelector = "cnpg.io/podRole=pooler"
 
 // trimDeployment is trimForCache, and drops a Deployment's Pod template:
-// setpoint reads only its owner, generation and status.
+// setpoint reads only its owner, generation and status. The API type
+// stays, as nothing reads the template (doc.go).
 func (in *interner) trimDeployment(obj any) (any, error) {
 	if d, ok := obj.(*appsv1.Deployment); ok {
 		d.Spec.Template = corev1.PodTemplateSpec{}

@@ -61,6 +61,8 @@ func (in *interner) internObject(obj any) {
 		o.Type = corev1.SecretType(in.s(string(o.Type)))
 		o.Data = internKeys(in, o.Data)
 	case *corev1.ConfigMap:
+		// Read only as CachedConfigMap (configmap_cached.go), which
+		// has neither field.
 		o.Data = digestData(o.Data) // configmap_data.go
 		o.BinaryData = nil          // setpoint writes none
 	case *v1alpha1.PostgresDatabase:
@@ -78,7 +80,8 @@ func (in *interner) internObject(obj any) {
 		// Never read: CNPG's operator keeps the password Secret's version
 		// there, and setpoint reads the one the instance manager applied
 		// (status.secretResourceVersion). Dropped, an update of it alone
-		// wakes nobody (IgnoreUnread).
+		// wakes nobody (IgnoreUnread). The API type stays: a nil list here
+		// means "not kept", and nothing reads it (doc.go).
 		o.Status.Conditions = nil
 		o.Spec.Cluster.Name = in.s(o.Spec.Cluster.Name)
 		// A database's three roles carry one ownership comment.

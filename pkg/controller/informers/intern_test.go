@@ -87,9 +87,9 @@ func TestTrimForCacheKeepsEveryValueReadersUse(t *testing.T) {
 			t.Fatal(err)
 		}
 		if cm, ok := got.(*corev1.ConfigMap); ok {
-			// Its data is kept as a digest, which DataEqual reads.
+			// Its data is kept as a digest, which CachedConfigMap reads.
 			wantCM := want.(*corev1.ConfigMap)
-			if !DataEqual(cm, wantCM.Data) || DataKnown(cm) {
+			if !CachedConfigMapOf(cm).DataEqual(wantCM.Data) || !isDigest(cm.Data) {
 				t.Errorf("ConfigMap data %v does not read as %v", cm.Data, wantCM.Data)
 			}
 			cm.Data, wantCM.Data = nil, nil
@@ -222,7 +222,7 @@ func TestTrimForCacheIsIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !DataEqual(cm, map[string]string{"host": "main-rw"}) {
+	if !CachedConfigMapOf(cm).DataEqual(map[string]string{"host": "main-rw"}) {
 		t.Error("a ConfigMap transformed twice no longer reads as its data")
 	}
 }
