@@ -9,9 +9,11 @@
 // whether a pass may trust what it reads.
 //
 // A cached object whose trimming changes what a field means is read
-// through a type of its own, never the API type (ADR-0012): a ConfigMap's
-// Data holds a digest in the cache, so ConfigMaps are read through
-// ConfigMapLister as CachedConfigMap, which has no Data, only DataEqual.
+// through a type of its own, never the API type
+// (docs/adr/0014-a-cached-object-that-means-otherwise-has-a-type.md):
+// a ConfigMap's Data holds a digest in the cache, so ConfigMaps are read
+// through ConfigMapLister as CachedConfigMap, which has no Data, only
+// DataEqual.
 // The other trims drop fields nobody reads, and keep the API type: every
 // kind's managedFields and kubectl's last-applied annotation
 // (trimForCache), a DatabaseRole's status.conditions (intern.go) and a
