@@ -72,6 +72,13 @@ var settingsCases = []struct {
 		"schedule day-of-week must be 0-6 or sun-sat" + msgCronTail},
 	{"step zero", func(s *pgv1.ClusterSettings) { s.Backup = &pgv1.BackupSpec{Schedule: "*/0 2 * * *"} },
 		"schedule minute must be 0-59" + msgCronTail},
+	{"image catalog and image name", func(s *pgv1.ClusterSettings) {
+		s.ImageName = "ghcr.io/cloudnative-pg/postgresql:16.4"
+		s.ImageCatalog = &pgv1.ImageCatalogRef{Kind: pgv1.ImageCatalogKindCluster, Name: "postgresql"}
+	}, `spec: Invalid value: imageName and imageCatalog both name the image: set one (imageCatalog pins a fleet's images, imageName is for a one-off image)`},
+	{"image catalog of another kind", func(s *pgv1.ClusterSettings) {
+		s.ImageCatalog = &pgv1.ImageCatalogRef{Kind: "ConfigMap", Name: "postgresql"}
+	}, `spec.imageCatalog.kind: Invalid value: imageCatalog.kind must be ClusterImageCatalog or ImageCatalog: CloudNativePG resolves images from these two kinds only`},
 }
 
 func TestClusterSettingsInputRules(t *testing.T) {
@@ -113,6 +120,7 @@ func TestClusterSettingsAcceptedInputs(t *testing.T) {
 		"include_if_exists extra_hba.conf",
 	}
 	c.Spec.Backup = &pgv1.BackupSpec{Schedule: "*/15 2-4,22 1,15 jan-jun MON-fri"}
+	c.Spec.ImageCatalog = &pgv1.ImageCatalogRef{Kind: pgv1.ImageCatalogKindNamespaced, Name: "postgresql"}
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("refused valid input: %v", err)
 	}

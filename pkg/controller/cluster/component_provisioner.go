@@ -151,11 +151,17 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 	}
 	spec := cnpgac.ClusterSpec().
 		WithInstances(int(w.Instances)).
-		WithImageName(w.ImageName).
 		// Always said, false included: CNPG's default is false too, but a
 		// CNPG Cluster an earlier setpoint turned on must be turned off.
 		WithEnableSuperuserAccess(w.Superuser).
 		WithStorage(storage)
+	// One of the two, never both (CNPG refuses both): the field left out
+	// is ours, so applying without it removes it.
+	if w.ImageCatalog != nil {
+		spec.WithImageCatalogRef(catalogRefApply(w))
+	} else {
+		spec.WithImageName(w.ImageName)
+	}
 	if w.Superuser {
 		// Without access the field goes (it is ours): CNPG would ignore
 		// the Secret, and setpoint deletes it (superuser_retire.go).
@@ -201,7 +207,7 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 // field we own; defaults CNPG or the API server add elsewhere are not drift.
 func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
 	w, s := p.want, cur.Spec
-	if s.Instances != int(w.Instances) || s.ImageName != w.ImageName ||
+	if s.Instances != int(w.Instances) || !imageMatches(s, w) ||
 		hasSuperuserAccess(cur) != w.Superuser ||
 		s.Storage == nil || s.Storage.Size != w.StorageSize.String() {
 		return false
@@ -372,6 +378,7 @@ func describePhase(cl *cnpgv1.Cluster) string {
 	if cl.Status.PhaseReason != "" {
 		m += ": " + cl.Status.PhaseReason
 	}
+	m += catalogHint(cl)
 	return fmt.Sprintf("%s (%d/%d instances ready)", m, cl.Status.ReadyInstances, cl.Status.Instances)
 }
 

@@ -36,11 +36,11 @@ func refuseDowngrade(pc *pgv1.PostgresCluster, d *desired, running *cnpgv1.Clust
 	if running == nil || !runsFor(pc, running) {
 		return nil
 	}
-	if have, ok := imageMajor(running.Spec.ImageName); ok {
-		if want, ok := imageMajor(d.ImageName); ok && want < have {
+	if have, ok := runningMajor(running); ok {
+		if want, ok := wantedMajor(d); ok && want < have {
 			return &specError{pgv1.ReasonDowngradeRefused, fmt.Sprintf(
-				"postgresVersion %d (image %s, from class %q and the cluster) is below major version %d, which the CNPG Cluster runs (image %s): Postgres cannot go down a major version; set postgresVersion %d or higher, or restore the class",
-				want, d.ImageName, pc.Spec.Class, have, running.Spec.ImageName, have)}
+				"postgresVersion %d (%s, from class %q and the cluster) is below major version %d, which the CNPG Cluster runs (%s): Postgres cannot go down a major version; set postgresVersion %d or higher, or restore the class",
+				want, wantedImage(d), pc.Spec.Class, have, describeImage(running), have)}
 		}
 	}
 	if have, ok := runningSize(pc, running); ok && d.StorageSize.Cmp(have) < 0 {

@@ -16,10 +16,11 @@ import (
 type desired struct {
 	Instances        int32
 	PostgresVersion  int32
-	ImageName        string
-	StorageSize      resource.Quantity // what the CNPG Cluster gets: see storage_grow.go
-	SpecStorageSize  resource.Quantity // storage.size as class and cluster say
-	StorageMark      string            // auto-grow's record on the CNPG Cluster: see storage_mark.go
+	ImageName        string                // "" when ImageCatalog names the image
+	ImageCatalog     *pgv1.ImageCatalogRef // nil when ImageName does (image_catalog.go)
+	StorageSize      resource.Quantity     // what the CNPG Cluster gets: see storage_grow.go
+	SpecStorageSize  resource.Quantity     // storage.size as class and cluster say
+	StorageMark      string                // auto-grow's record on the CNPG Cluster: see storage_mark.go
 	StorageClass     *string
 	AutoGrow         *autoGrowPolicy      // nil when auto-grow is off
 	Settings         pgv1.ClusterSettings // merged, for resources, parameters, pg_hba
@@ -65,15 +66,12 @@ func resolve(c *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass) (*desire
 	d := &desired{
 		Instances:       deref(m.Instances, defaultInstances),
 		PostgresVersion: deref(m.PostgresVersion, defaultPostgresVersion),
-		ImageName:       m.ImageName,
 		StorageSize:     resource.MustParse(defaultStorage),
 		Settings:        m,
 		PoolMode:        pgv1.PoolModeSession,
 		PoolerInstances: defaultPoolerInstances,
 	}
-	if d.ImageName == "" {
-		d.ImageName = fmt.Sprintf("ghcr.io/cloudnative-pg/postgresql:%d", d.PostgresVersion)
-	}
+	d.ImageName, d.ImageCatalog = imageChoice(c.Spec.ClusterSettings, m, d.PostgresVersion)
 	if m.Storage != nil {
 		if m.Storage.Size != nil {
 			d.StorageSize = *m.Storage.Size

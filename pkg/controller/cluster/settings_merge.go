@@ -73,6 +73,10 @@ var settingsMergeExceptions = map[string]mergeRule{
 	"backup.objectStore": mergeReplace,
 	// Requests and limits go together (a Kubernetes type: whole anyway).
 	"resources": mergeReplace,
+	// A catalog's kind and name go together: a cluster's name never
+	// pairs with its class's kind. (A cluster's imageName or imageCatalog
+	// also replaces its class's other one: imageChoice, image_catalog.go.)
+	"imageCatalog": mergeReplace,
 }
 
 // mergePlan is the rule of each field of a struct, in field order.

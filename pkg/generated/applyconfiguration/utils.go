@@ -90,6 +90,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.DatabaseSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("DatabaseStatus"):
 		return &postgresv1alpha1.DatabaseStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ImageCatalogRef"):
+		return &postgresv1alpha1.ImageCatalogRefApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("LocalObjectReference"):
 		return &postgresv1alpha1.LocalObjectReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("MonitoringSpec"):
@@ -176,6 +178,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.ExtensionSpecApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ExternalCluster"):
 		return &applyconfigurationcnpgv1.ExternalClusterApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("ImageCatalogRef"):
+		return &applyconfigurationcnpgv1.ImageCatalogRefApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("LocalObjectReference"):
 		return &applyconfigurationcnpgv1.LocalObjectReferenceApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ManagedConfiguration"):

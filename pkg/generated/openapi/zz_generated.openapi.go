@@ -70,6 +70,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseStatus":                        schema_pkg_apis_cnpg_v1_DatabaseStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExtensionSpec":                         schema_pkg_apis_cnpg_v1_ExtensionSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster":                       schema_pkg_apis_cnpg_v1_ExternalCluster(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ImageCatalogRef":                       schema_pkg_apis_cnpg_v1_ImageCatalogRef(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference":                  schema_pkg_apis_cnpg_v1_LocalObjectReference(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration":                  schema_pkg_apis_cnpg_v1_ManagedConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedRoles":                          schema_pkg_apis_cnpg_v1_ManagedRoles(ref),
@@ -107,6 +108,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabasePasswordConfig":      schema_pkg_apis_postgres_v1alpha1_DatabasePasswordConfig(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseSpec":                schema_pkg_apis_postgres_v1alpha1_DatabaseSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseStatus":              schema_pkg_apis_postgres_v1alpha1_DatabaseStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef":             schema_pkg_apis_postgres_v1alpha1_ImageCatalogRef(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference":        schema_pkg_apis_postgres_v1alpha1_LocalObjectReference(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec":              schema_pkg_apis_postgres_v1alpha1_MonitoringSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectStoreSpec":             schema_pkg_apis_postgres_v1alpha1_ObjectStoreSpec(ref),
@@ -1369,6 +1371,11 @@ func schema_pkg_apis_cnpg_v1_ClusterSpec(ref common.ReferenceCallback) common.Op
 							Format: "",
 						},
 					},
+					"imageCatalogRef": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ImageCatalogRef"),
+						},
+					},
 					"postgresql": {
 						SchemaProps: spec.SchemaProps{
 							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration"),
@@ -1459,7 +1466,7 @@ func schema_pkg_apis_cnpg_v1_ClusterSpec(ref common.ReferenceCallback) common.Op
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -1474,6 +1481,13 @@ func schema_pkg_apis_cnpg_v1_ClusterStatus(ref common.ReferenceCallback) common.
 						SchemaProps: spec.SchemaProps{
 							Type:   []string{"string"},
 							Format: "",
+						},
+					},
+					"image": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Image is the image CNPG resolved for the instances: imageName, or the catalog's image for imageCatalogRef's major.",
+							Type:        []string{"string"},
+							Format:      "",
 						},
 					},
 					"phaseReason": {
@@ -2193,6 +2207,52 @@ func schema_pkg_apis_cnpg_v1_ExternalCluster(ref common.ReferenceCallback) commo
 		},
 		Dependencies: []string{
 			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration"},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_ImageCatalogRef(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ImageCatalogRef picks the image of one major from an ImageCatalog or ClusterImageCatalog. CNPG's CRD refuses it beside imageName, and requires apiGroup postgresql.cnpg.io. The field is atomic in CNPG's schema: one field manager owns the whole reference.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"apiGroup": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+					"major": {
+						SchemaProps: spec.SchemaProps{
+							Default: 0,
+							Type:    []string{"integer"},
+							Format:  "int32",
+						},
+					},
+				},
+				Required: []string{"kind", "name", "major"},
+			},
+			VendorExtensible: spec.VendorExtensible{
+				Extensions: spec.Extensions{
+					"x-kubernetes-map-type": "atomic",
+				},
+			},
+		},
 	}
 }
 
@@ -3432,9 +3492,15 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 					},
 					"imageName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "imageName overrides the operand image; by default the CloudNativePG image for postgresVersion is used.",
+							Description: "imageName overrides the operand image; by default the CloudNativePG image for postgresVersion is used. For a one-off image: a fleet's pinned images belong in an image catalog (imageCatalog). A class or a cluster sets one of the two; a cluster's choice replaces its class's.",
 							Type:        []string{"string"},
 							Format:      "",
+						},
+					},
+					"imageCatalog": {
+						SchemaProps: spec.SchemaProps{
+							Description: "imageCatalog names a CloudNativePG image catalog: the CNPG Cluster then runs the catalog's image for postgresVersion, so every instance runs the exact image the catalog pins, and changing the catalog's image for a major is the minor-upgrade path. A catalog without postgresVersion's major is reported by CloudNativePG, and the cluster is not Ready until the catalog has it.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef"),
 						},
 					},
 					"storage": {
@@ -3512,7 +3578,7 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -3792,6 +3858,36 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseStatus(ref common.ReferenceCallba
 		},
 		Dependencies: []string{
 			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleStatus"},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_ImageCatalogRef(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ImageCatalogRef names a CloudNativePG ClusterImageCatalog or ImageCatalog (group postgresql.cnpg.io). The major is not part of it: it is the cluster's postgresVersion, so a major upgrade stays one field.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "kind is ClusterImageCatalog (cluster-scoped) or ImageCatalog (in the cluster's namespace).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the catalog.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"kind", "name"},
+			},
+		},
 	}
 }
 
@@ -4086,9 +4182,15 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 					},
 					"imageName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "imageName overrides the operand image; by default the CloudNativePG image for postgresVersion is used.",
+							Description: "imageName overrides the operand image; by default the CloudNativePG image for postgresVersion is used. For a one-off image: a fleet's pinned images belong in an image catalog (imageCatalog). A class or a cluster sets one of the two; a cluster's choice replaces its class's.",
 							Type:        []string{"string"},
 							Format:      "",
+						},
+					},
+					"imageCatalog": {
+						SchemaProps: spec.SchemaProps{
+							Description: "imageCatalog names a CloudNativePG image catalog: the CNPG Cluster then runs the catalog's image for postgresVersion, so every instance runs the exact image the catalog pins, and changing the catalog's image for a major is the minor-upgrade path. A catalog without postgresVersion's major is reported by CloudNativePG, and the cluster is not Ready until the catalog has it.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef"),
 						},
 					},
 					"storage": {
@@ -4166,7 +4268,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -4249,9 +4351,15 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 					},
 					"imageName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "imageName overrides the operand image; by default the CloudNativePG image for postgresVersion is used.",
+							Description: "imageName overrides the operand image; by default the CloudNativePG image for postgresVersion is used. For a one-off image: a fleet's pinned images belong in an image catalog (imageCatalog). A class or a cluster sets one of the two; a cluster's choice replaces its class's.",
 							Type:        []string{"string"},
 							Format:      "",
+						},
+					},
+					"imageCatalog": {
+						SchemaProps: spec.SchemaProps{
+							Description: "imageCatalog names a CloudNativePG image catalog: the CNPG Cluster then runs the catalog's image for postgresVersion, so every instance runs the exact image the catalog pins, and changing the catalog's image for a major is the minor-upgrade path. A catalog without postgresVersion's major is reported by CloudNativePG, and the cluster is not Ready until the catalog has it.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef"),
 						},
 					},
 					"storage": {
@@ -4349,7 +4457,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 

@@ -21,6 +21,7 @@ type Cluster struct {
 type ClusterSpec struct {
 	Instances             int                          `json:"instances"`
 	ImageName             string                       `json:"imageName,omitempty"`
+	ImageCatalogRef       *ImageCatalogRef             `json:"imageCatalogRef,omitempty"`
 	PostgresConfiguration *PostgresConfiguration       `json:"postgresql,omitempty"`
 	SuperuserSecret       *LocalObjectReference        `json:"superuserSecret,omitempty"`
 	EnableSuperuserAccess *bool                        `json:"enableSuperuserAccess,omitempty"`
@@ -35,6 +36,19 @@ type ClusterSpec struct {
 	// +listType=atomic
 	ExternalClusters []ExternalCluster          `json:"externalClusters,omitempty"`
 	Certificates     *CertificatesConfiguration `json:"certificates,omitempty"`
+}
+
+// ImageCatalogRef picks the image of one major from an ImageCatalog or
+// ClusterImageCatalog. CNPG's CRD refuses it beside imageName, and
+// requires apiGroup postgresql.cnpg.io. The field is atomic in CNPG's
+// schema: one field manager owns the whole reference.
+//
+// +structType=atomic
+type ImageCatalogRef struct {
+	APIGroup *string `json:"apiGroup,omitempty"`
+	Kind     string  `json:"kind"`
+	Name     string  `json:"name"`
+	Major    int     `json:"major"`
 }
 
 // CertificatesConfiguration is the subset of the Cluster's certificates
@@ -144,7 +158,10 @@ type MonitoringConfiguration struct {
 
 // ClusterStatus is the subset of CNPG's cluster status setpoint reads.
 type ClusterStatus struct {
-	Phase              string             `json:"phase,omitempty"`
+	Phase string `json:"phase,omitempty"`
+	// Image is the image CNPG resolved for the instances: imageName, or
+	// the catalog's image for imageCatalogRef's major.
+	Image              string             `json:"image,omitempty"`
 	PhaseReason        string             `json:"phaseReason,omitempty"`
 	Instances          int                `json:"instances,omitempty"`
 	ReadyInstances     int                `json:"readyInstances,omitempty"`

@@ -25,6 +25,8 @@ type PostgresClusterClass struct {
 }
 
 // PostgresClusterClassSpec is the preset: every ClusterSettings field.
+//
+// +kubebuilder:validation:XValidation:rule="!(has(self.imageName) && has(self.imageCatalog))",message="imageName and imageCatalog both name the image: set one (imageCatalog pins a fleet's images, imageName is for a one-off image)"
 type PostgresClusterClassSpec struct {
 	ClusterSettings `json:",inline"`
 }

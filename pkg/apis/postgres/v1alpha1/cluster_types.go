@@ -71,6 +71,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="has(self.restore) == has(oldSelf.restore)",message="restore can only be set when the cluster is created",fieldPath=".restore"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.storage) || !has(oldSelf.storage.size) || (has(self.storage) && has(self.storage.size) && quantity(string(self.storage.size)).compareTo(quantity(string(oldSelf.storage.size))) >= 0)",message="storage.size cannot shrink or be removed once set",fieldPath=".storage.size"
 // +kubebuilder:validation:XValidation:rule="!(has(self.superuserAccess) && !self.superuserAccess && has(self.passwordConfig) && has(self.passwordConfig.superuserExternalSecretRef))",message="passwordConfig.superuserExternalSecretRef is a superuser Secret, and superuserAccess is false: remove one of them",fieldPath=".passwordConfig.superuserExternalSecretRef"
+// +kubebuilder:validation:XValidation:rule="!(has(self.imageName) && has(self.imageCatalog))",message="imageName and imageCatalog both name the image: set one (imageCatalog pins a fleet's images, imageName is for a one-off image)"
 type PostgresClusterSpec struct {
 	// class is the name of the PostgresClusterClass this cluster starts
 	// from. It cannot change after creation.

@@ -174,6 +174,35 @@ type MonitoringSpec struct {
 	Service *bool `json:"service,omitempty"`
 }
 
+// ImageCatalogKind is the kind of a CloudNativePG image catalog.
+type ImageCatalogKind string
+
+const (
+	// ImageCatalogKindCluster is a ClusterImageCatalog: one catalog for
+	// every namespace, which a platform team publishes.
+	ImageCatalogKindCluster ImageCatalogKind = "ClusterImageCatalog"
+	// ImageCatalogKindNamespaced is an ImageCatalog in the cluster's own
+	// namespace.
+	ImageCatalogKindNamespaced ImageCatalogKind = "ImageCatalog"
+)
+
+// ImageCatalogRef names a CloudNativePG ClusterImageCatalog or
+// ImageCatalog (group postgresql.cnpg.io). The major is not part of it:
+// it is the cluster's postgresVersion, so a major upgrade stays one field.
+//
+// +kubebuilder:validation:XValidation:rule="self.kind in ['ClusterImageCatalog', 'ImageCatalog']",message="imageCatalog.kind must be ClusterImageCatalog or ImageCatalog: CloudNativePG resolves images from these two kinds only",fieldPath=".kind"
+type ImageCatalogRef struct {
+	// kind is ClusterImageCatalog (cluster-scoped) or ImageCatalog (in
+	// the cluster's namespace).
+	// +kubebuilder:validation:MaxLength=64
+	Kind ImageCatalogKind `json:"kind"`
+
+	// name of the catalog.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
 // ClusterSettings are the values a PostgresClusterClass presets and a
 // PostgresCluster may override field by field.
 type ClusterSettings struct {
@@ -195,10 +224,22 @@ type ClusterSettings struct {
 	PostgresVersion *int32 `json:"postgresVersion,omitempty"`
 
 	// imageName overrides the operand image; by default the CloudNativePG
-	// image for postgresVersion is used.
+	// image for postgresVersion is used. For a one-off image: a fleet's
+	// pinned images belong in an image catalog (imageCatalog). A class or
+	// a cluster sets one of the two; a cluster's choice replaces its
+	// class's.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	ImageName string `json:"imageName,omitempty"`
+
+	// imageCatalog names a CloudNativePG image catalog: the CNPG Cluster
+	// then runs the catalog's image for postgresVersion, so every
+	// instance runs the exact image the catalog pins, and changing the
+	// catalog's image for a major is the minor-upgrade path. A catalog
+	// without postgresVersion's major is reported by CloudNativePG, and
+	// the cluster is not Ready until the catalog has it.
+	// +optional
+	ImageCatalog *ImageCatalogRef `json:"imageCatalog,omitempty"`
 
 	// storage sizes the data volumes.
 	// +optional

@@ -29,6 +29,7 @@ import (
 type ClusterSpecApplyConfiguration struct {
 	Instances             *int                                           `json:"instances,omitempty"`
 	ImageName             *string                                        `json:"imageName,omitempty"`
+	ImageCatalogRef       *ImageCatalogRefApplyConfiguration             `json:"imageCatalogRef,omitempty"`
 	PostgresConfiguration *PostgresConfigurationApplyConfiguration       `json:"postgresql,omitempty"`
 	SuperuserSecret       *LocalObjectReferenceApplyConfiguration        `json:"superuserSecret,omitempty"`
 	EnableSuperuserAccess *bool                                          `json:"enableSuperuserAccess,omitempty"`
@@ -62,6 +63,14 @@ func (b *ClusterSpecApplyConfiguration) WithInstances(value int) *ClusterSpecApp
 // If called multiple times, the ImageName field is set to the value of the last call.
 func (b *ClusterSpecApplyConfiguration) WithImageName(value string) *ClusterSpecApplyConfiguration {
 	b.ImageName = &value
+	return b
+}
+
+// WithImageCatalogRef sets the ImageCatalogRef field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ImageCatalogRef field is set to the value of the last call.
+func (b *ClusterSpecApplyConfiguration) WithImageCatalogRef(value *ImageCatalogRefApplyConfiguration) *ClusterSpecApplyConfiguration {
+	b.ImageCatalogRef = value
 	return b
 }
 

@@ -38,8 +38,18 @@ type ClusterSettingsApplyConfiguration struct {
 	// superuser, so a database could not be closed to other tenants.
 	PostgresVersion *int32 `json:"postgresVersion,omitempty"`
 	// imageName overrides the operand image; by default the CloudNativePG
-	// image for postgresVersion is used.
+	// image for postgresVersion is used. For a one-off image: a fleet's
+	// pinned images belong in an image catalog (imageCatalog). A class or
+	// a cluster sets one of the two; a cluster's choice replaces its
+	// class's.
 	ImageName *string `json:"imageName,omitempty"`
+	// imageCatalog names a CloudNativePG image catalog: the CNPG Cluster
+	// then runs the catalog's image for postgresVersion, so every
+	// instance runs the exact image the catalog pins, and changing the
+	// catalog's image for a major is the minor-upgrade path. A catalog
+	// without postgresVersion's major is reported by CloudNativePG, and
+	// the cluster is not Ready until the catalog has it.
+	ImageCatalog *ImageCatalogRefApplyConfiguration `json:"imageCatalog,omitempty"`
 	// storage sizes the data volumes.
 	Storage *StorageSpecApplyConfiguration `json:"storage,omitempty"`
 	// resources are the CPU and memory requests and limits of each instance.
@@ -106,6 +116,14 @@ func (b *ClusterSettingsApplyConfiguration) WithPostgresVersion(value int32) *Cl
 // If called multiple times, the ImageName field is set to the value of the last call.
 func (b *ClusterSettingsApplyConfiguration) WithImageName(value string) *ClusterSettingsApplyConfiguration {
 	b.ImageName = &value
+	return b
+}
+
+// WithImageCatalog sets the ImageCatalog field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ImageCatalog field is set to the value of the last call.
+func (b *ClusterSettingsApplyConfiguration) WithImageCatalog(value *ImageCatalogRefApplyConfiguration) *ClusterSettingsApplyConfiguration {
+	b.ImageCatalog = value
 	return b
 }
 

@@ -81,6 +81,14 @@ func (b *PostgresClusterSpecApplyConfiguration) WithImageName(value string) *Pos
 	return b
 }
 
+// WithImageCatalog sets the ImageCatalog field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ImageCatalog field is set to the value of the last call.
+func (b *PostgresClusterSpecApplyConfiguration) WithImageCatalog(value *ImageCatalogRefApplyConfiguration) *PostgresClusterSpecApplyConfiguration {
+	b.ClusterSettingsApplyConfiguration.ImageCatalog = value
+	return b
+}
+
 // WithStorage sets the Storage field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Storage field is set to the value of the last call.
