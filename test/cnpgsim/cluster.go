@@ -82,6 +82,11 @@ type clusterRun struct {
 
 func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 	s, b := r.s, r.inst.backend
+	// CNPG picks the image before anything else, and stops there when it
+	// cannot (image_catalog.go).
+	if done, err := r.reconcileImage(ctx); done || err != nil {
+		return 0, err
+	}
 	if err := s.ensureCASecret(ctx, r.cluster, b.ca); err != nil {
 		return 0, err
 	}
@@ -102,8 +107,9 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 	// shared server is already up.
 	if !b.srv.running() || r.cluster.Status.Phase == "" {
 		phase := PhaseSettingUpPrimary
-		if prev := r.cluster.Status.Phase; prev != "" && prev != PhaseSettingUpPrimary {
+		if prev := r.cluster.Status.Phase; prev != "" && prev != PhaseSettingUpPrimary && (prev != PhaseImageCatalogError || r.instanceRan()) {
 			// It ran before and is gone: CNPG would be promoting a replica.
+			// (A Cluster held at first by its catalog has not run.)
 			phase = PhaseFailingOver
 		}
 		if err := r.writeStatus(ctx, phase, false, ""); err != nil {

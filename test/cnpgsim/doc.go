@@ -9,6 +9,17 @@
 // A Simulator watches CNPG objects (level-triggered informers and work
 // queues, one per kind) and, for each Cluster:
 //
+//   - first picks the image as CNPG does (image_catalog.go): with
+//     spec.imageCatalogRef, the image of its major in the
+//     ClusterImageCatalog or ImageCatalog it names, into status.image;
+//     when the catalog or the major is missing, phase "Cluster has
+//     incomplete or invalid image catalog" with CNPG's phaseReason
+//     ("selected major version is not available in the catalog",
+//     "catalog ClusterImageCatalog/x not found"), Ready False, and
+//     nothing else, until the Cluster or the catalog changes (catalogs
+//     are watched, whatever Options.Selector says). status.image is not
+//     written for a Cluster with imageName: test/parity's real-CNPG
+//     record predates its reading;
 //   - runs a real Postgres server (initdb, then postgres, as the postgres OS
 //     user when we are root) on a free 127.0.0.1 port, with SCRAM-SHA-256
 //     authentication and TLS 1.3 only (ssl=on);
@@ -262,7 +273,7 @@
 //     failover (the -ro Service reaches the primary), no Pods, PVCs, PDBs or
 //     instance status; resources, affinity and imageName are
 //     ignored, and the server is always Debian's PostgreSQL 15 whatever the
-//     image says.
+//     image (or the catalog's image for the major) says.
 //   - Only the fields of setpoint's typed CNPG subset (pkg/apis/cnpg/v1) are
 //     read: no bootstrap (no `app` database, `app` owner or `<name>-app`
 //     Secret), no superuser/createdb/createrole/replication/bypassrls,

@@ -41,6 +41,7 @@ type Simulator struct {
 	secrets       corelisters.SecretLister
 	services      corelisters.ServiceLister
 	synced        []cache.InformerSynced
+	catalogs      *imageCatalogs
 
 	clusterLoop  *loop
 	databaseLoop *loop
@@ -101,6 +102,9 @@ func New(cfg *rest.Config, opts Options) (*Simulator, error) {
 	if err := s.wireInformers(); err != nil {
 		return nil, err
 	}
+	if err := s.wireImageCatalogs(cfg); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -158,6 +162,8 @@ func (s *Simulator) Run(ctx context.Context) error {
 	s.cnpgInformers.StartWithContext(ctx)
 	defer s.kubeInformers.Shutdown()
 	defer s.cnpgInformers.Shutdown()
+	s.catalogs.factory.Start(ctx.Done())
+	defer s.catalogs.factory.Shutdown()
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, s.synced...) {
 		return fmt.Errorf("cnpgsim: caches did not sync: %w", ctx.Err())
 	}

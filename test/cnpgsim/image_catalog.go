@@ -1,0 +1,158 @@
+package cnpgsim
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+)
+
+// PhaseImageCatalogError is CNPG's phase when it cannot pick the image of
+// a Cluster's imageCatalogRef (internal/controller/cluster_image.go).
+const PhaseImageCatalogError = "Cluster has incomplete or invalid image catalog"
+
+// The catalog kinds CNPG resolves images from, and their resources.
+var catalogResources = map[string]schema.GroupVersionResource{
+	"ClusterImageCatalog": {Group: "postgresql.cnpg.io", Version: "v1", Resource: "clusterimagecatalogs"},
+	"ImageCatalog":        {Group: "postgresql.cnpg.io", Version: "v1", Resource: "imagecatalogs"},
+}
+
+// imageCatalogs watches both catalog kinds, as CNPG's Cluster controller
+// does: a catalog's change is a change of the image of every Cluster that
+// names it (the minor-upgrade path), and a missing major added later
+// lets a Cluster stuck on it proceed.
+type imageCatalogs struct {
+	factory dynamicinformer.DynamicSharedInformerFactory
+	listers map[string]cache.GenericLister // by kind
+}
+
+// wireImageCatalogs adds the catalogs' informers; unlike the CNPG objects
+// they are not filtered by Options.Selector: a catalog is shared, and
+// CNPG reads it whatever its labels.
+func (s *Simulator) wireImageCatalogs(cfg *rest.Config) error {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("dynamic client: %w", err)
+	}
+	s.catalogs = &imageCatalogs{factory: dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0), listers: map[string]cache.GenericLister{}}
+	for kind, gvr := range catalogResources {
+		inf := s.catalogs.factory.ForResource(gvr)
+		s.catalogs.listers[kind] = inf.Lister()
+		reg, err := inf.Informer().AddEventHandler(handlerFunc(func(obj any) { s.enqueueCatalogClusters(kind, obj) }))
+		if err != nil {
+			return fmt.Errorf("add event handler: %w", err)
+		}
+		s.synced = append(s.synced, reg.HasSynced)
+	}
+	return nil
+}
+
+// enqueueCatalogClusters looks again at the Clusters that name the catalog.
+func (s *Simulator) enqueueCatalogClusters(kind string, obj any) {
+	cat, ok := unwrapTombstone(obj).(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	clusters, err := s.clusters.List(everything)
+	if err != nil {
+		return
+	}
+	for _, c := range clusters {
+		r := c.Spec.ImageCatalogRef
+		if r == nil || r.Kind != kind || r.Name != cat.GetName() || (kind == "ImageCatalog" && c.Namespace != cat.GetNamespace()) {
+			continue
+		}
+		s.clusterLoop.add(cache.ObjectName{Namespace: c.Namespace, Name: c.Name})
+	}
+}
+
+// requestedImage is CNPG's getRequestedImageInfo: imageName, or the image
+// the catalog holds for imageCatalogRef's major. The error's text is
+// CNPG's, word for word: it becomes the phaseReason.
+func (s *Simulator) requestedImage(c *cnpgv1.Cluster) (string, error) {
+	r := c.Spec.ImageCatalogRef
+	if r == nil {
+		if c.Spec.ImageName != "" {
+			return c.Spec.ImageName, nil
+		}
+		return "", fmt.Errorf("ImageName is not defined and no catalog is referenced")
+	}
+	lister, ok := s.catalogs.listers[r.Kind]
+	if !ok {
+		return "", fmt.Errorf("invalid image catalog type: %s", r.Kind)
+	}
+	if r.APIGroup == nil || *r.APIGroup != "postgresql.cnpg.io" {
+		return "", fmt.Errorf("invalid image catalog group")
+	}
+	key := r.Name
+	if r.Kind == "ImageCatalog" {
+		key = c.Namespace + "/" + r.Name
+	}
+	obj, err := lister.Get(key)
+	if err != nil {
+		return "", fmt.Errorf("catalog %s/%s not found", r.Kind, r.Name)
+	}
+	images, _, _ := unstructured.NestedSlice(obj.(*unstructured.Unstructured).Object, "spec", "images")
+	for _, im := range images {
+		m, _ := im.(map[string]any)
+		if major, _, _ := unstructured.NestedInt64(m, "major"); int(major) == r.Major {
+			image, _, _ := unstructured.NestedString(m, "image")
+			return image, nil
+		}
+	}
+	return "", fmt.Errorf("selected major version is not available in the catalog")
+}
+
+// reconcileImage is the first step of a Cluster's sync, as in CNPG: it
+// reports the image it picked in status.image, or, when it cannot pick
+// one, the phase "Cluster has incomplete or invalid image catalog" with
+// CNPG's reason and Ready False, and goes no further (done). CNPG does not
+// retry on its own: a change of the Cluster or of its catalog does.
+//
+// status.image is written only for Clusters that name a catalog: the
+// real-CNPG record of test/parity was taken before setpoint's typed
+// status read status.image, so writing it for every Cluster would make
+// the stand-in differ from that record where real CNPG does not.
+func (r *clusterRun) reconcileImage(ctx context.Context) (done bool, err error) {
+	c := r.cluster
+	image, perr := r.s.requestedImage(c)
+	st := c.Status.DeepCopy()
+	if perr == nil {
+		if c.Spec.ImageCatalogRef == nil || st.Image == image {
+			return false, nil
+		}
+		st.Image = image
+	} else {
+		// CNPG's RegisterPhase: the phase, its reason and the Ready
+		// condition it implies; nothing else changes.
+		st.Phase, st.PhaseReason = PhaseImageCatalogError, perr.Error()
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+			Type: conditionReady, Status: metav1.ConditionFalse, Reason: reasonClusterUnready, Message: messageUnready,
+		})
+	}
+	if equality.Semantic.DeepEqual(*st, c.Status) {
+		return perr != nil, nil
+	}
+	next := c.DeepCopy()
+	next.Status = *st
+	updated, err := r.s.cnpg.CNPGV1().Clusters(c.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: r.s.opts.FieldManager})
+	if err != nil {
+		return true, fmt.Errorf("update cluster status: %w", err)
+	}
+	r.cluster = updated
+	if perr != nil {
+		klog.FromContext(ctx).Info("Cannot pick the image", "cluster", klog.KObj(c), "reason", perr.Error())
+	}
+	return perr != nil, nil
+}
