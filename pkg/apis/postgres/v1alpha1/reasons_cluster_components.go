@@ -138,7 +138,10 @@ const (
 	// phase and reason are quoted). What to do: fix what CloudNativePG
 	// names (its phase and reason are in the message); see the CNPG
 	// Cluster's status and events (kubectl describe
-	// clusters.postgresql.cnpg.io <cluster>).
+	// clusters.postgresql.cnpg.io <cluster>). An image catalog without
+	// the cluster's major ("Cluster has incomplete or invalid image
+	// catalog", the catalog and major named): give the catalog an image
+	// for that major, or name another catalog.
 	ReasonCNPGFailed = "CNPGFailed"
 	// ReasonRestoreFailed means the restore that spec.restore asks for
 	// cannot be carried out: CloudNativePG reports phase Failed (quoted).
