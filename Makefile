@@ -5,7 +5,7 @@ GO ?= go
 CONTROLPLANE_BINS := $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kube-controller-manager $(BIN)/cnpg-manager
 NODE_BINS := $(BIN)/kubelet $(BIN)/kube-scheduler $(BIN)/kube-proxy
 
-.PHONY: all generate manifests docs verify build test unit lint controlplane postgres node node-packages node-images node-smoke release-test test-real demo bench image release clean
+.PHONY: all generate manifests docs verify build test unit lint controlplane postgres node node-packages node-images node-smoke release-test release-previous test-real demo bench image release clean
 
 # Image and release inputs. VERSION defaults to the nearest v* tag (else
 # v0.0.0-<commit>), with -dirty when the work tree has changes; the commit
@@ -97,8 +97,20 @@ release-test:
 	cd hack/tools && $(GO) run ./cmd/release -root $(CURDIR) -out $(BIN)/release -repository $(IMAGE_REPO) -version $(VERSION) \
 	  -commit $$(git rev-parse HEAD) -created $$(git log -1 --format=%ct)
 
+## release-previous: the release of PREVIOUS_RELEASE, the setpoint before tenant isolation and the client CA, which the real tier's upgrade test starts from; built once per commit into bin/release-previous
+PREVIOUS_RELEASE ?= 3c81cf9
+release-previous:
+	@if [ "$$(cat $(BIN)/release-previous/commit 2>/dev/null)" != "$(PREVIOUS_RELEASE)" ]; then \
+	  set -e; rm -rf $(BIN)/release-previous; mkdir -p $(BIN)/release-previous/src; \
+	  git archive $(PREVIOUS_RELEASE) | tar -x -C $(BIN)/release-previous/src; \
+	  cd $(BIN)/release-previous/src/hack/tools && $(GO) run ./cmd/release -root $(BIN)/release-previous/src \
+	    -out $(BIN)/release-previous/release -repository $(IMAGE_REPO) -version v0.0.0-$(PREVIOUS_RELEASE) \
+	    -commit $$(git -C $(CURDIR) rev-parse $(PREVIOUS_RELEASE)) -created $$(git -C $(CURDIR) log -1 --format=%ct $(PREVIOUS_RELEASE)); \
+	  rm -rf $(BIN)/release-previous/src; echo $(PREVIOUS_RELEASE) > $(BIN)/release-previous/commit; \
+	fi
+
 ## test-real: the real-CNPG tier (test/realcnpg): real CloudNativePG and setpoint's release on a real one-node Kubernetes (root)
-test-real: node node-images release-test
+test-real: node node-images release-test release-previous
 	SETPOINT_REQUIRE_CONTROLPLANE=1 SETPOINT_BIN_DIR=$(BIN) $(GO) test -count=1 -timeout 45m -v ./test/realcnpg
 
 ## postgres: install PostgreSQL's server binaries when missing
@@ -106,7 +118,7 @@ postgres:
 	hack/ensure-postgres.sh
 
 ## test: unit tests, the integration tests on a real control plane, and the real-CNPG tier on a real node (root)
-test: controlplane postgres node release-test
+test: controlplane postgres node release-test release-previous
 	SETPOINT_REQUIRE_CONTROLPLANE=1 SETPOINT_BIN_DIR=$(BIN) $(GO) test -count=1 -timeout 40m ./...
 	cd hack/tools && SETPOINT_NODE_IMAGES=$(BIN)/images/images.json $(GO) test -count=1 -timeout 20m ./...
 

@@ -68,11 +68,16 @@ func TestArchivingReportsEachOutcome(t *testing.T) {
 	if b.Status.Error != missingAccessKey {
 		t.Errorf("Backup error %q, want %q", b.Status.Error, missingAccessKey)
 	}
-	c := getCluster(t, ns, "arc")
-	if cond := meta.FindStatusCondition(c.Status.Conditions, "LastBackupSucceeded"); cond == nil ||
-		cond.Status != metav1.ConditionFalse || cond.Reason != "LastBackupFailed" || cond.Message != missingAccessKey {
-		t.Errorf("LastBackupSucceeded = %+v, want False LastBackupFailed with the plugin's error", cond)
-	}
+	// The Cluster's condition is a status write of its own after the
+	// Backup's (BackupStarted comes first, as CNPG writes it).
+	eventually(t, 20*time.Second, "LastBackupSucceeded False LastBackupFailed with the plugin's error", func() error {
+		c := getCluster(t, ns, "arc")
+		if cond := meta.FindStatusCondition(c.Status.Conditions, "LastBackupSucceeded"); cond == nil ||
+			cond.Status != metav1.ConditionFalse || cond.Reason != "LastBackupFailed" || cond.Message != missingAccessKey {
+			return fmt.Errorf("LastBackupSucceeded = %+v", cond)
+		}
+		return nil
+	})
 	if s, err := pg.BarmanCloudV1().ObjectStores(ns).Get(t.Context(), "store", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
 	} else if w := s.Status.ServerRecoveryWindow["arc"]; w.LastFailedBackupTime != nil {

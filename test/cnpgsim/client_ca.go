@@ -48,15 +48,20 @@ func (r *clusterRun) clientCATrust() ([]byte, error) {
 }
 
 // certificatesStatus is CNPG's status.certificates: the Secrets in use and
-// their expirations. (The stand-in makes no server or replication
-// certificate Secret of its own: those of the Secrets that exist.)
-func (s *Simulator) certificatesStatus(c *cnpgv1.Cluster) *cnpgv1.CertificatesStatus {
+// their expirations. The server CA's comes from the server's own CA,
+// which its Secret holds (a Secret written in this pass is not in the
+// cache yet: reading it would write the status twice); the stand-in makes
+// no server or replication certificate Secret of its own, so the others
+// are those of the Secrets that exist.
+func (r *clusterRun) certificatesStatus() *cnpgv1.CertificatesStatus {
+	c := r.cluster
 	st := &cnpgv1.CertificatesStatus{ServerCASecret: caSecretName(c.Name), ClientCASecret: clientCASecretName(c),
 		ReplicationTLSSecret: c.Name + "-replication"}
 	if cc := c.Spec.Certificates; cc != nil && cc.ReplicationTLSSecret != "" {
 		st.ReplicationTLSSecret = cc.ReplicationTLSSecret
 	}
-	st.Expirations = s.certificateExpirations(c, st.ServerCASecret, st.ClientCASecret, st.ReplicationTLSSecret)
+	st.Expirations = r.s.certificateExpirations(c, st.ClientCASecret, st.ReplicationTLSSecret)
+	st.Expirations[st.ServerCASecret] = cnpgTime(r.inst.backend.ca.cert.NotAfter)
 	return st
 }
 

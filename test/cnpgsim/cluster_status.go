@@ -44,7 +44,7 @@ func (r *clusterRun) writeStatus(ctx context.Context, phase string, ready bool, 
 	st.WriteService = c.Name + "-rw"
 	r.pvcStatus(st)
 	st.ReadService = c.Name + "-r"
-	st.Certificates = r.s.certificatesStatus(c)
+	st.Certificates = r.certificatesStatus()
 	pi, err := r.s.poolerIntegrations(c)
 	if err != nil {
 		return err

@@ -81,6 +81,10 @@ func (s *Simulator) ensurePoolerSecret(ctx context.Context, c *cnpgv1.Cluster) e
 	return nil
 }
 
+// cnpgTime is a time as CNPG writes it into status (Go's
+// time.Time.String, in UTC).
+func cnpgTime(t time.Time) string { return t.UTC().String() }
+
 // certificateExpirations is status.certificates.expirations: each
 // certificate Secret in use and when its certificate ends, written as
 // CNPG writes it (Go's time.Time.String).
@@ -96,7 +100,7 @@ func (s *Simulator) certificateExpirations(c *cnpgv1.Cluster, names ...string) m
 			crt = tls
 		}
 		if leaf, err := firstCertificate(crt); err == nil {
-			out[name] = leaf.NotAfter.UTC().Truncate(time.Minute).String()
+			out[name] = cnpgTime(leaf.NotAfter)
 		}
 	}
 	return out

@@ -16,6 +16,9 @@ import (
 const (
 	ImagesEnv  = "SETPOINT_NODE_IMAGES" // images.json of `make node-images`
 	ReleaseEnv = "SETPOINT_RELEASE_DIR" // a `make release` directory
+	// PreviousEnv is the release of an earlier setpoint that the upgrade
+	// test starts from (`make release-previous`).
+	PreviousEnv = "SETPOINT_PREVIOUS_RELEASE_DIR"
 )
 
 // Setup is what the tier runs on.
@@ -23,6 +26,10 @@ type Setup struct {
 	BinDir     string
 	Images     node.Images // the node's images, setpoint's included
 	ReleaseDir string
+	// PreviousReleaseDir is the earlier release, "" when it was not built
+	// (the upgrade test then fails saying how to build it); its image is
+	// among Images as "setpoint-previous".
+	PreviousReleaseDir string
 }
 
 // FindSetup finds the binaries, images and release, or says what is
@@ -48,6 +55,16 @@ func FindSetup() (Setup, error) {
 		return s, err
 	}
 	s.Images[img.Name] = img
+	prev := envOr(PreviousEnv, filepath.Join(s.BinDir, "release-previous", "release"))
+	if _, err := os.Stat(filepath.Join(prev, "install.yaml")); err == nil {
+		img, err := releaseImage(prev)
+		if err != nil {
+			return s, fmt.Errorf("previous release: %w", err)
+		}
+		img.Name = "setpoint-previous"
+		s.Images[img.Name] = img
+		s.PreviousReleaseDir = prev
+	}
 	return s, nil
 }
 

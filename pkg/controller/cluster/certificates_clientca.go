@@ -166,5 +166,6 @@ func writeClientCA(ctx context.Context, p *pass, cur *corev1.Secret, c *clientCA
 	}
 	return writeOwnSecret(ctx, p, cur, ownSecret{
 		name: naming.ClientCASecret(p.cluster.Name), typ: corev1.SecretTypeOpaque, reload: true, annotations: ann, data: data,
+		drop: []string{replacedCATrustedUntil}, // unless ann sets it again
 	})
 }

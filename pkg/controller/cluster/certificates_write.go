@@ -18,6 +18,8 @@ type ownSecret struct {
 	typ         corev1.SecretType
 	data        map[string][]byte
 	annotations map[string]string // setpoint's: any other annotation is kept
+	// drop are annotations of ours the Secret should no longer carry.
+	drop []string
 	// reload labels it for CNPG's instance manager to pick up a change
 	// without a restart.
 	reload bool
@@ -58,8 +60,10 @@ func writeOwnSecret(ctx context.Context, p *pass, cur *corev1.Secret, w ownSecre
 		}
 	}
 	ann := map[string]any{}
-	if _, ok := cur.Annotations[replacedCATrustedUntil]; ok {
-		ann[replacedCATrustedUntil] = nil
+	for _, k := range w.drop {
+		if _, ok := cur.Annotations[k]; ok {
+			ann[k] = nil
+		}
 	}
 	for k, v := range w.annotations {
 		ann[k] = v
