@@ -67,6 +67,7 @@ func (s *Simulator) syncCluster(ctx context.Context, key cache.ObjectName) (time
 // are released.
 func (s *Simulator) clusterGone(ctx context.Context, key cache.ObjectName, known bool) error {
 	s.teardown(ctx, key)
+	s.catalogs.pick(key, "")
 	return s.releaseDatabaseRoles(ctx, key, known)
 }
 

@@ -189,8 +189,8 @@ func serverDirByPort(t *testing.T, port string) string {
 }
 
 // collectPhases returns the distinct phases a watch sees, in order, up to
-// and including last.
-func collectPhases(w watch.Interface, last string) []string {
+// and including last; with from, those before the first from are skipped.
+func collectPhases(w watch.Interface, last string, from ...string) []string {
 	var phases []string
 	timeout := time.After(30 * time.Second)
 	for {
@@ -206,6 +206,9 @@ func collectPhases(w watch.Interface, last string) []string {
 		}
 		c, ok := ev.Object.(*cnpgv1.Cluster)
 		if !ok || c.Status.Phase == "" {
+			continue
+		}
+		if len(phases) == 0 && len(from) > 0 && c.Status.Phase != from[0] {
 			continue
 		}
 		if len(phases) == 0 || phases[len(phases)-1] != c.Status.Phase {

@@ -9,17 +9,17 @@
 // A Simulator watches CNPG objects (level-triggered informers and work
 // queues, one per kind) and, for each Cluster:
 //
-//   - first picks the image as CNPG does (image_catalog.go): with
-//     spec.imageCatalogRef, the image of its major in the
-//     ClusterImageCatalog or ImageCatalog it names, into status.image;
-//     when the catalog or the major is missing, phase "Cluster has
-//     incomplete or invalid image catalog" with CNPG's phaseReason
-//     ("selected major version is not available in the catalog",
-//     "catalog ClusterImageCatalog/x not found"), Ready False, and
-//     nothing else, until the Cluster or the catalog changes (catalogs
-//     are watched, whatever Options.Selector says). status.image is not
-//     written for a Cluster with imageName: test/parity's real-CNPG
-//     record predates its reading;
+//   - first picks the image as CNPG does (image_catalog.go): imageName,
+//     or with spec.imageCatalogRef the image of its major in the
+//     ClusterImageCatalog or ImageCatalog it names; Simulator.Image
+//     reports it (CNPG's status.image, which setpoint's typed status
+//     does not read, so the stand-in does not write it). When the catalog
+//     or the major is missing: phase "Cluster has incomplete or invalid
+//     image catalog" with CNPG's phaseReason ("selected major version is
+//     not available in the catalog", "catalog ClusterImageCatalog/x not
+//     found"), Ready False, and nothing else, until the Cluster or the
+//     catalog changes (catalogs are watched, whatever Options.Selector
+//     says);
 //   - runs a real Postgres server (initdb, then postgres, as the postgres OS
 //     user when we are root) on a free 127.0.0.1 port, with SCRAM-SHA-256
 //     authentication and TLS 1.3 only (ssl=on);

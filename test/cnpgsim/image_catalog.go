@@ -3,6 +3,7 @@ package cnpgsim
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -35,6 +36,32 @@ var catalogResources = map[string]schema.GroupVersionResource{
 type imageCatalogs struct {
 	factory dynamicinformer.DynamicSharedInformerFactory
 	listers map[string]cache.GenericLister // by kind
+
+	mu sync.Mutex
+	// picked is each Cluster's image as CNPG reports it in status.image,
+	// which setpoint's typed status subset does not read (pkg/apis/cnpg/v1
+	// ClusterStatus says why): Image reports it to tests.
+	picked map[cache.ObjectName]string
+}
+
+// Image is the image the stand-in picked for a Cluster as CNPG 1.30 does
+// (its status.image): imageName, or its catalog's image for the major; ""
+// before one was first picked. Like CNPG's status.image it keeps the last
+// image picked while none can be.
+func (s *Simulator) Image(namespace, name string) string {
+	s.catalogs.mu.Lock()
+	defer s.catalogs.mu.Unlock()
+	return s.catalogs.picked[cache.ObjectName{Namespace: namespace, Name: name}]
+}
+
+func (c *imageCatalogs) pick(key cache.ObjectName, image string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if image == "" {
+		delete(c.picked, key)
+		return
+	}
+	c.picked[key] = image
 }
 
 // wireImageCatalogs adds the catalogs' informers; unlike the CNPG objects
@@ -45,7 +72,8 @@ func (s *Simulator) wireImageCatalogs(cfg *rest.Config) error {
 	if err != nil {
 		return fmt.Errorf("dynamic client: %w", err)
 	}
-	s.catalogs = &imageCatalogs{factory: dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0), listers: map[string]cache.GenericLister{}}
+	s.catalogs = &imageCatalogs{factory: dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0), listers: map[string]cache.GenericLister{},
+		picked: map[cache.ObjectName]string{}}
 	for kind, gvr := range catalogResources {
 		inf := s.catalogs.factory.ForResource(gvr)
 		s.catalogs.listers[kind] = inf.Lister()
@@ -115,34 +143,27 @@ func (s *Simulator) requestedImage(c *cnpgv1.Cluster) (string, error) {
 }
 
 // reconcileImage is the first step of a Cluster's sync, as in CNPG: it
-// reports the image it picked in status.image, or, when it cannot pick
-// one, the phase "Cluster has incomplete or invalid image catalog" with
-// CNPG's reason and Ready False, and goes no further (done). CNPG does not
-// retry on its own: a change of the Cluster or of its catalog does.
-//
-// status.image is written only for Clusters that name a catalog: the
-// real-CNPG record of test/parity was taken before setpoint's typed
-// status read status.image, so writing it for every Cluster would make
-// the stand-in differ from that record where real CNPG does not.
+// picks the image (Image reports it), or, when it cannot pick one, writes
+// the phase "Cluster has incomplete or invalid image catalog" with CNPG's
+// reason and Ready False, and goes no further (done). CNPG does not retry
+// on its own: a change of the Cluster or of its catalog does. Like CNPG
+// it keeps the image it picked last while it cannot pick one.
 func (r *clusterRun) reconcileImage(ctx context.Context) (done bool, err error) {
 	c := r.cluster
 	image, perr := r.s.requestedImage(c)
-	st := c.Status.DeepCopy()
 	if perr == nil {
-		if c.Spec.ImageCatalogRef == nil || st.Image == image {
-			return false, nil
-		}
-		st.Image = image
-	} else {
-		// CNPG's RegisterPhase: the phase, its reason and the Ready
-		// condition it implies; nothing else changes.
-		st.Phase, st.PhaseReason = PhaseImageCatalogError, perr.Error()
-		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-			Type: conditionReady, Status: metav1.ConditionFalse, Reason: reasonClusterUnready, Message: messageUnready,
-		})
+		r.s.catalogs.pick(r.inst.key, image)
+		return false, nil
 	}
+	// CNPG's RegisterPhase: the phase, its reason and the Ready condition
+	// it implies; nothing else changes.
+	st := c.Status.DeepCopy()
+	st.Phase, st.PhaseReason = PhaseImageCatalogError, perr.Error()
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+		Type: conditionReady, Status: metav1.ConditionFalse, Reason: reasonClusterUnready, Message: messageUnready,
+	})
 	if equality.Semantic.DeepEqual(*st, c.Status) {
-		return perr != nil, nil
+		return true, nil
 	}
 	next := c.DeepCopy()
 	next.Status = *st
@@ -151,8 +172,6 @@ func (r *clusterRun) reconcileImage(ctx context.Context) (done bool, err error) 
 		return true, fmt.Errorf("update cluster status: %w", err)
 	}
 	r.cluster = updated
-	if perr != nil {
-		klog.FromContext(ctx).Info("Cannot pick the image", "cluster", klog.KObj(c), "reason", perr.Error())
-	}
-	return perr != nil, nil
+	klog.FromContext(ctx).Info("Cannot pick the image", "cluster", klog.KObj(c), "reason", perr.Error())
+	return true, nil
 }

@@ -157,11 +157,12 @@ type MonitoringConfiguration struct {
 }
 
 // ClusterStatus is the subset of CNPG's cluster status setpoint reads.
+// status.image (the image CNPG picked, from imageName or a catalog) is
+// left out: setpoint does not need it, and test/parity holds what this
+// subset decodes of real CNPG's status to its record exactly, where the
+// image is the site's own.
 type ClusterStatus struct {
-	Phase string `json:"phase,omitempty"`
-	// Image is the image CNPG resolved for the instances: imageName, or
-	// the catalog's image for imageCatalogRef's major.
-	Image              string             `json:"image,omitempty"`
+	Phase              string             `json:"phase,omitempty"`
 	PhaseReason        string             `json:"phaseReason,omitempty"`
 	Instances          int                `json:"instances,omitempty"`
 	ReadyInstances     int                `json:"readyInstances,omitempty"`
