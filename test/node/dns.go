@@ -3,14 +3,12 @@ package node
 import (
 	"context"
 	"fmt"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 )
@@ -140,23 +138,4 @@ func dnsService() *corev1.Service {
 			},
 		},
 	}
-}
-
-// WaitAvailable waits until Deployment ns/name has all its replicas
-// available.
-func WaitAvailable(ctx context.Context, client kubernetes.Interface, ns, name string) error {
-	var last string
-	err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		d, err := client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			last = err.Error()
-			return false, nil
-		}
-		last = fmt.Sprintf("%d of %d available", d.Status.AvailableReplicas, ptr.Deref(d.Spec.Replicas, 1))
-		return d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == ptr.Deref(d.Spec.Replicas, 1), nil
-	})
-	if err != nil {
-		return fmt.Errorf("Deployment %s/%s not available (%s): %w", ns, name, last, err)
-	}
-	return nil
 }
