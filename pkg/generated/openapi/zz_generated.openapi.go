@@ -1474,20 +1474,13 @@ func schema_pkg_apis_cnpg_v1_ClusterStatus(ref common.ReferenceCallback) common.
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "ClusterStatus is the subset of CNPG's cluster status setpoint reads.",
+				Description: "ClusterStatus is the subset of CNPG's cluster status setpoint reads. status.image (the image CNPG picked, from imageName or a catalog) is left out: setpoint does not need it, and test/parity holds what this subset decodes of real CNPG's status to its record exactly, where the image is the site's own.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"phase": {
 						SchemaProps: spec.SchemaProps{
 							Type:   []string{"string"},
 							Format: "",
-						},
-					},
-					"image": {
-						SchemaProps: spec.SchemaProps{
-							Description: "Image is the image CNPG resolved for the instances: imageName, or the catalog's image for imageCatalogRef's major.",
-							Type:        []string{"string"},
-							Format:      "",
 						},
 					},
 					"phaseReason": {
