@@ -10,6 +10,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // databaseOn creates PostgresDatabase name on cluster with one database
@@ -46,25 +47,25 @@ func passwordRefused(t *testing.T, ns, cluster, database, user, password string)
 func adoptRestored(t *testing.T, ns, source, cluster string, wantT1 int) {
 	t.Helper()
 	databaseOn(t, ns, "intruder", cluster, "", "orders")
-	got := waitDatabase(t, ns, "intruder", pgv1.PhaseFailed, 60*time.Second)
-	expectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists",
+	got := kit.WaitDatabase(t, ns, "intruder", pgv1.PhaseFailed, 60*time.Second)
+	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists",
 		"created by setpoint for PostgresDatabase "+ns+"/app (kept by a Retain deletion, or restored from a backup); only that PostgresDatabase may adopt it, or a new PostgresDatabase created with spec.adoptFrom: app")
 	// adoptFrom takes only what is marked for the object it names.
 	databaseOn(t, ns, "wrong-source", cluster, "nobody", "orders")
-	got = waitDatabase(t, ns, "wrong-source", pgv1.PhaseFailed, 60*time.Second)
-	expectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists",
+	got = kit.WaitDatabase(t, ns, "wrong-source", pgv1.PhaseFailed, 60*time.Second)
+	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists",
 		"spec.adoptFrom takes over only what setpoint marked for PostgresDatabase "+ns+"/nobody")
 
 	oldRW := string(getSecret(t, ns, "app-orders-rw").Data["password"])
 	oldAdmin := string(getSecret(t, ns, "app-orders-admin").Data["password"])
 	began := time.Now()
 	databaseOn(t, ns, "copy-app", cluster, "app", "orders")
-	waitDatabase(t, ns, "copy-app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "copy-app", pgv1.PhaseReady, 120*time.Second)
 	t.Logf("adoption: %s from create to Ready", time.Since(began).Round(time.Millisecond))
 	// The refused ones, first in line, did not hold the roles back; their
 	// deletion (policy Delete) drops nothing of the adopter's.
-	deleteDatabase(t, ns, "intruder")
-	deleteDatabase(t, ns, "wrong-source")
+	kit.DeleteDatabase(t, ns, "intruder")
+	kit.DeleteDatabase(t, ns, "wrong-source")
 
 	if newRW := string(getSecret(t, ns, "copy-app-orders-rw").Data["password"]); newRW == oldRW {
 		t.Fatal("the adopter's rw Secret holds the source's password")

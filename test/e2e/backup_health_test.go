@@ -59,8 +59,8 @@ func TestBackupHealthFollowsTheObjectStore(t *testing.T) {
 	t.Run("a backup failed while the store refused: LastBackupFailed until one succeeds", func(t *testing.T) {
 		breakArchiving(t, ns)
 		waitBackupHealth(t, ns, pgv1.ReasonArchivingFailing, missingAccessKey, 60*time.Second)
-		name := requestBackup(t, ns, "shop", "refused")
-		eventually(t, 60*time.Second, "Backup "+name+" failed", func(ctx context.Context) (bool, error) {
+		name := kit.RequestBackup(t, ns, "shop", "refused")
+		kit.Until(t, 60*time.Second, "Backup "+name+" failed", func(ctx context.Context) (bool, error) {
 			b, err := pg.CNPGV1().Backups(ns).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				return false, nil
@@ -75,14 +75,14 @@ func TestBackupHealthFollowsTheObjectStore(t *testing.T) {
 		waitBackupHealth(t, ns, pgv1.ReasonLastBackupFailed, missingAccessKey, 100*time.Second)
 		waitGauge(t, op, ns, "setpoint_cluster_wal_archiving_ok", 1)
 		waitEvents(t, ns, pgv1.EventBackupsFailing, 3) // ArchivingFailing twice, then LastBackupFailed
-		waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "after"))
+		kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "after"), 2*time.Minute)
 		waitBackupHealth(t, ns, pgv1.ReasonBackupsHealthy, "", 60*time.Second)
 		waitEvents(t, ns, pgv1.EventBackupsRecovered, 2)
 		// The recovery window is the ObjectStore's status, which the
 		// plugin writes apart from CNPG's LastBackupSucceeded: it may
 		// reach the PostgresCluster a pass later than the condition.
 		var c *pgv1.PostgresCluster
-		eventually(t, 60*time.Second, "the recovery window in backupStatus", func(ctx context.Context) (bool, error) {
+		kit.Until(t, 60*time.Second, "the recovery window in backupStatus", func(ctx context.Context) (bool, error) {
 			var err error
 			c, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 			if err != nil {
@@ -106,7 +106,7 @@ func backupHealthCluster(t *testing.T, schedule string) (string, *operatorProc) 
 	op := startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
 	setBackupCreds(t, ns, true)
 	newCluster(t, ns, "shop", backupClass(t, ns, schedule), pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	return ns, op
 }
 
@@ -149,7 +149,7 @@ func waitBackupHealth(t *testing.T, ns, reason, message string, timeout time.Dur
 	t.Helper()
 	var got *pgv1.PostgresCluster
 	var last *metav1.Condition
-	eventually(t, timeout, "BackupHealthy "+reason, func(ctx context.Context) (bool, error) {
+	kit.Until(t, timeout, "BackupHealthy "+reason, func(ctx context.Context) (bool, error) {
 		var err error
 		if got, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{}); err != nil {
 			return false, err
@@ -166,7 +166,7 @@ func waitBackupHealth(t *testing.T, ns, reason, message string, timeout time.Dur
 func waitGauge(t *testing.T, op *operatorProc, ns, name string, want float64) {
 	t.Helper()
 	// Present and equal: an absent series is not a 0.
-	eventually(t, 20*time.Second, fmt.Sprintf("%s = %v", name, want), func(context.Context) (bool, error) {
+	kit.Until(t, 20*time.Second, fmt.Sprintf("%s = %v", name, want), func(context.Context) (bool, error) {
 		for _, s := range op.samples(t, name) {
 			if s.labels["namespace"] == ns && s.labels["cluster"] == "shop" {
 				return s.value == want, nil
@@ -193,7 +193,7 @@ func countEvents(t *testing.T, ns, reason string) int {
 // on more.
 func waitEvents(t *testing.T, ns, reason string, n int) {
 	t.Helper()
-	eventually(t, 20*time.Second, fmt.Sprintf("%d %s Event(s)", n, reason), func(context.Context) (bool, error) {
+	kit.Until(t, 20*time.Second, fmt.Sprintf("%d %s Event(s)", n, reason), func(context.Context) (bool, error) {
 		got := countEvents(t, ns, reason)
 		if got > n {
 			return false, fmt.Errorf("%d %s Events, want %d", got, reason, n)
@@ -215,7 +215,7 @@ func passesAfter(t *testing.T, op *operatorProc, n float64) {
 		return sum
 	}
 	start := total()
-	eventually(t, 30*time.Second, fmt.Sprintf("%v more cluster passes", n), func(context.Context) (bool, error) {
+	kit.Until(t, 30*time.Second, fmt.Sprintf("%v more cluster passes", n), func(context.Context) (bool, error) {
 		return total() >= start+n, nil
 	})
 }

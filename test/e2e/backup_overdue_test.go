@@ -72,11 +72,11 @@ func TestBackupOverdueWhileScheduledBackupsHang(t *testing.T) {
 			t.Fatal("no last successful backup in backupStatus")
 		}
 		sim.ResumeBackups(ns, "shop")
-		waitBackupCompleted(t, ns, stuck.Name)
+		kit.WaitBackupCompleted(t, ns, stuck.Name, 2*time.Minute)
 		waitBackupHealth(t, ns, pgv1.ReasonBackupsHealthy, "", 60*time.Second)
 		waitEvents(t, ns, pgv1.EventBackupsRecovered, 1)
 		var after *metav1.Time
-		eventually(t, 60*time.Second, "a later last successful backup in backupStatus", func(ctx context.Context) (bool, error) {
+		kit.Until(t, 60*time.Second, "a later last successful backup in backupStatus", func(ctx context.Context) (bool, error) {
 			after = getBackupStatus(t, ns).LastSuccessfulBackupTime
 			return after != nil && after.After(before.Time), nil
 		})
@@ -89,7 +89,7 @@ func TestBackupOverdueWhileScheduledBackupsHang(t *testing.T) {
 func waitScheduledBackup(t *testing.T, ns, what string, timeout time.Duration, ok func(cnpgv1.Backup) bool) cnpgv1.Backup {
 	t.Helper()
 	var found cnpgv1.Backup
-	eventually(t, timeout, what, func(ctx context.Context) (bool, error) {
+	kit.Until(t, timeout, what, func(ctx context.Context) (bool, error) {
 		for _, b := range scheduledBackups(t, ns) {
 			if b.Status.Phase == cnpgv1.BackupPhaseFailed {
 				return false, fmt.Errorf("backup %s failed: %s", b.Name, b.Status.Error)

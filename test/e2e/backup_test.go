@@ -53,52 +53,10 @@ func switchWAL(t *testing.T, ns, cluster, secret string) {
 	if err := conn.QueryRow(t.Context(), "SELECT pg_walfile_name(pg_switch_wal())").Scan(&wal); err != nil {
 		t.Fatalf("pg_switch_wal: %v", err)
 	}
-	eventually(t, 60*time.Second, "WAL "+wal+" archived", func(context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "WAL "+wal+" archived", func(context.Context) (bool, error) {
 		_, err := os.Stat(filepath.Join(walFolder(ns, cluster), wal))
 		return err == nil, nil
 	})
-}
-
-// requestBackup asks for an on-demand backup the way a user does (the
-// backup-request annotation) and returns the Backup the operator created.
-func requestBackup(t *testing.T, ns, cluster, id string) string {
-	t.Helper()
-	updateCluster(t, ns, cluster, func(c *pgv1.PostgresCluster) {
-		if c.Annotations == nil {
-			c.Annotations = map[string]string{}
-		}
-		c.Annotations[pgv1.BackupRequestAnnotation] = id
-	})
-	var name string
-	eventually(t, 60*time.Second, "backup request "+id+" handled", func(ctx context.Context) (bool, error) {
-		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, cluster, metav1.GetOptions{})
-		if err != nil || c.Status.BackupStatus == nil || c.Status.BackupStatus.LastRequest == nil ||
-			c.Status.BackupStatus.LastRequest.ID != id {
-			return false, nil
-		}
-		if r := c.Status.BackupStatus.LastRequest; r.Backup == "" {
-			return false, fmt.Errorf("request refused: %s", r.Message)
-		}
-		name = c.Status.BackupStatus.LastRequest.Backup
-		return true, nil
-	})
-	return name
-}
-
-func waitBackupCompleted(t *testing.T, ns, name string) *cnpgv1.Backup {
-	t.Helper()
-	var b *cnpgv1.Backup
-	eventually(t, 2*time.Minute, "Backup "+name+" completed", func(ctx context.Context) (bool, error) {
-		var err error
-		if b, err = pg.CNPGV1().Backups(ns).Get(ctx, name, metav1.GetOptions{}); err != nil {
-			return false, nil
-		}
-		if b.Status.Phase == cnpgv1.BackupPhaseFailed {
-			return false, fmt.Errorf("backup failed: %s", b.Status.Error)
-		}
-		return b.Status.Phase == cnpgv1.BackupPhaseCompleted, nil
-	})
-	return b
 }
 
 // Point-in-time recovery through setpoint: rows written at t1 and t2
@@ -112,18 +70,18 @@ func TestPointInTimeRecovery(t *testing.T) {
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	admin := connectAs(t, ns, "app-orders-config", "app-orders-admin")
 	execSQL(t, admin, "CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)")
 
 	began := time.Now()
-	b := waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "before-t1"))
+	b := kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "before-t1"), 2*time.Minute)
 	t.Logf("backup: %s from request to completed (CNPG status %s → %s)", time.Since(began).Round(time.Millisecond),
 		b.Status.StartedAt.Format(time.RFC3339), b.Status.StoppedAt.Format(time.RFC3339))
 
-	eventually(t, 30*time.Second, "recovery window in status", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 30*time.Second, "recovery window in status", func(ctx context.Context) (bool, error) {
 		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil || c.Status.BackupStatus == nil {
 			return false, err
@@ -151,7 +109,7 @@ func TestPointInTimeRecovery(t *testing.T) {
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got := waitCluster(t, ns, "copy", pgv1.PhaseReady, 180*time.Second)
+	got := kit.WaitCluster(t, ns, "copy", pgv1.PhaseReady, 180*time.Second)
 	t.Logf("recovery: %s from create to Ready", time.Since(began).Round(time.Millisecond))
 	if r := got.Status.RestoredFrom; r == nil || r.Source != "shop" || r.ObjectStore != "copy-backup" ||
 		r.TargetTime == nil || !r.TargetTime.Equal(&metav1.Time{Time: target}) {
@@ -192,8 +150,8 @@ func TestScheduledBackupsRun(t *testing.T) {
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := backupClass(t, ns, "* * * * *") // every minute
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	eventually(t, 100*time.Second, "a scheduled Backup completed", func(ctx context.Context) (bool, error) {
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.Until(t, 100*time.Second, "a scheduled Backup completed", func(ctx context.Context) (bool, error) {
 		list, err := pg.CNPGV1().Backups(ns).List(ctx, metav1.ListOptions{LabelSelector: "cnpg.io/scheduled-backup=shop-backup"})
 		if err != nil {
 			return false, err
@@ -208,7 +166,7 @@ func TestScheduledBackupsRun(t *testing.T) {
 		}
 		return false, nil
 	})
-	eventually(t, 30*time.Second, "lastScheduleTime and recovery window in status", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 30*time.Second, "lastScheduleTime and recovery window in status", func(ctx context.Context) (bool, error) {
 		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil || c.Status.BackupStatus == nil {
 			return false, err
@@ -227,16 +185,16 @@ func TestRetainKeepsArchiving(t *testing.T) {
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := backupClass(t, ns, "0 2 * * *")
 	newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyRetain)
-	waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
 	switchWAL(t, ns, "kept", "kept-superuser")
 	if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "kept", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	gone(t, "PostgresCluster", func(ctx context.Context) error {
+	kit.Gone(t, "PostgresCluster", func(ctx context.Context) error {
 		_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "kept", metav1.GetOptions{})
 		return err
 	})
-	settleGC(t, ns)
+	kit.SettleGC(t, ns)
 	store, err := pg.BarmanCloudV1().ObjectStores(ns).Get(t.Context(), "kept-backup", metav1.GetOptions{})
 	if err != nil || len(store.OwnerReferences) != 0 || store.Labels["postgres.setpoint.dev/retained"] == "" {
 		t.Fatalf("retained ObjectStore: %v, owners %v, labels %v", err, store.OwnerReferences, store.Labels)
@@ -248,8 +206,8 @@ func TestRetainKeepsArchiving(t *testing.T) {
 	switchWAL(t, ns, "kept", "kept-superuser") // archived with no PostgresCluster around
 
 	again := newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
-	eventually(t, 30*time.Second, "ObjectStore and ScheduledBackup adopted", func(ctx context.Context) (bool, error) {
+	kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
+	kit.Until(t, 30*time.Second, "ObjectStore and ScheduledBackup adopted", func(ctx context.Context) (bool, error) {
 		store, err := pg.BarmanCloudV1().ObjectStores(ns).Get(ctx, "kept-backup", metav1.GetOptions{})
 		if err != nil {
 			return false, err

@@ -18,7 +18,7 @@ func TestCARotation(t *testing.T) {
 	ns := newNamespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	old, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "shop-ca", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -26,12 +26,12 @@ func TestCARotation(t *testing.T) {
 	if err := sim.RotateCA(t.Context(), ns, "shop"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "CA Secret rotated", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 30*time.Second, "CA Secret rotated", func(ctx context.Context) (bool, error) {
 		s, err := kube.CoreV1().Secrets(ns).Get(ctx, "shop-ca", metav1.GetOptions{})
 		return err == nil && !bytes.Equal(s.Data["ca.crt"], old.Data["ca.crt"]), err
 	})
 	// The server now presents the new certificate.
-	eventually(t, 30*time.Second, "server serves the new certificate", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 30*time.Second, "server serves the new certificate", func(ctx context.Context) (bool, error) {
 		_, err := login(t, ns, "shop", "postgres", "postgres", superuserPassword(t, ns))
 		return err == nil, nil
 	})
@@ -40,10 +40,10 @@ func TestCARotation(t *testing.T) {
 	updateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) {
 		pc.Spec.PostgreSQLConfig = map[string]string{"work_mem": "8MB"}
 	})
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 90*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 90*time.Second)
 	// The database controller must grant on a new database.
 	newDatabase(t, ns, "app2", pgv1.DatabaseSpec{Name: "items"})
-	waitDatabase(t, ns, "app2", pgv1.PhaseReady, 90*time.Second)
+	kit.WaitDatabase(t, ns, "app2", pgv1.PhaseReady, 90*time.Second)
 	connectAs(t, ns, "app2-items-config", "app2-items-rw")
 }
 

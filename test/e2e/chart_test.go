@@ -92,8 +92,8 @@ func TestHelmChartInstalls(t *testing.T) {
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
 	newCluster(t, watched, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	newDatabase(t, watched, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitCluster(t, watched, "shop", pgv1.PhaseReady, 120*time.Second)
-	waitDatabase(t, watched, "app", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitCluster(t, watched, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, watched, "app", pgv1.PhaseReady, 60*time.Second)
 	for _, s := range op.samples(t, "setpoint_api_requests_total") {
 		if s.labels["code"] == "Forbidden" {
 			t.Errorf("refused %v %s %s requests under the chart's RBAC", s.value, s.labels["verb"], s.labels["resource"])

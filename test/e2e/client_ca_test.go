@@ -134,7 +134,7 @@ func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
 	prev := runPrevious(t, lastOpenRelease)
 	ns := prev.ns
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", Authentication: pgv1.AuthenticationCertificate})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	cm := getConfigMap(t, ns, "app-orders-config")
 	if cm["ca-secret"] != "shop-ca" {
 		t.Fatalf("the previous setpoint pointed applications to %q, want shop-ca", cm["ca-secret"])
@@ -149,14 +149,14 @@ func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
 	old := getSecret(t, ns, "shop.orders-rw-client-cert")
 
 	app := startCertApp(t, ns, cm, "orders_rw", "shop.orders-rw-client-cert")
-	eventually(t, 30*time.Second, "the application logs in by certificate", func(context.Context) (bool, error) {
+	kit.Until(t, 30*time.Second, "the application logs in by certificate", func(context.Context) (bool, error) {
 		return app.OK() >= 5, nil
 	})
 	prev.upgrade(t, "--client-ca-grace=15s")
 
 	// The move: every certificate re-issued, the old CA still trusted
 	// during the grace — the kept certificate still logs in then.
-	eventually(t, 120*time.Second, "the grace of the move begins", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 120*time.Second, "the grace of the move begins", func(ctx context.Context) (bool, error) {
 		s, err := kube.CoreV1().Secrets(ns).Get(ctx, "shop-client-ca", metav1.GetOptions{})
 		if err != nil {
 			return false, nil //nolint:nilerr // not made yet
@@ -174,7 +174,7 @@ func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
 		t.Errorf("CertificatesReady during the move: %q, %v", r, err)
 	}
 
-	eventually(t, 60*time.Second, "the move ends", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "the move ends", func(ctx context.Context) (bool, error) {
 		r, err := certificateReason(ctx, ns)
 		return r == pgv1.ReasonClientCAIsolated, err
 	})

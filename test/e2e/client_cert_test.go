@@ -111,7 +111,7 @@ func TestClientCertificateLogin(t *testing.T) {
 		}
 	})
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true, Authentication: pgv1.AuthenticationCertificate})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 
 	cmObj, err := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "app-orders-config", metav1.GetOptions{})
 	if err != nil {

@@ -152,7 +152,7 @@ func TestClusterLifecycle(t *testing.T) {
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 
 	start := time.Now()
-	c := waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	c := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	t.Logf("PostgresCluster Ready %v after creation: %v passes, %v API writes (%v status updates)",
 		time.Since(start).Round(time.Millisecond),
 		op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster"), writes(t, op),
@@ -177,7 +177,7 @@ func TestClusterLifecycle(t *testing.T) {
 		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 			c.Spec.PostgreSQLConfig = map[string]string{"work_mem": "16MB"}
 		})
-		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+		kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 		if got := show(t, connectMonitor(t, ns, "shop"), "work_mem"); got != "16MB" {
 			t.Errorf("work_mem = %s after the change, want 16MB", got)
 		}
@@ -187,7 +187,7 @@ func TestClusterLifecycle(t *testing.T) {
 		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 			c.Spec.ConnectionPooler = &pgv1.ConnectionPoolerSpec{Enabled: ptr.To(true), Instances: ptr.To[int32](2), PoolMode: pgv1.PoolModeTransaction}
 		})
-		c := waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+		c := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 		if c.Status.ConnectionPoolerStatus == nil || !c.Status.ConnectionPoolerStatus.Enabled {
 			t.Errorf("pooler status = %+v", c.Status.ConnectionPoolerStatus)
 		}
@@ -203,12 +203,12 @@ func TestClusterLifecycle(t *testing.T) {
 		}
 		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.ConnectionPooler.Enabled = ptr.To(false) })
 		for _, n := range []string{"shop-pooler-rw", "shop-pooler-ro"} {
-			gone(t, "pooler "+n, func(ctx context.Context) error {
+			kit.Gone(t, "pooler "+n, func(ctx context.Context) error {
 				_, err := pg.CNPGV1().Poolers(ns).Get(ctx, n, metav1.GetOptions{})
 				return err
 			})
 		}
-		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+		kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 	})
 
 	t.Run("backups on and off", func(t *testing.T) {
@@ -216,7 +216,7 @@ func TestClusterLifecycle(t *testing.T) {
 			c.Spec.Backup = &pgv1.BackupSpec{Schedule: "0 2 * * *", ObjectStore: &pgv1.ObjectStoreSpec{
 				DestinationPath: "s3://backups/shop", CredentialsSecretName: "backup-creds", RetentionPolicy: "7d"}}
 		})
-		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+		kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 		sb, err := pg.CNPGV1().ScheduledBackups(ns).Get(t.Context(), "shop-backup", metav1.GetOptions{})
 		if err != nil || sb.Spec.Schedule != "0 0 2 * * *" || sb.Spec.Method != "plugin" {
 			t.Fatalf("scheduled backup: %v %+v", err, sb)
@@ -229,22 +229,22 @@ func TestClusterLifecycle(t *testing.T) {
 			t.Errorf("CNPG Cluster has no barman-cloud plugin: %+v", cl.Spec.Plugins)
 		}
 		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.Backup = nil })
-		gone(t, "scheduled backup", func(ctx context.Context) error {
+		kit.Gone(t, "scheduled backup", func(ctx context.Context) error {
 			_, err := pg.CNPGV1().ScheduledBackups(ns).Get(ctx, "shop-backup", metav1.GetOptions{})
 			return err
 		})
-		gone(t, "object store", func(ctx context.Context) error {
+		kit.Gone(t, "object store", func(ctx context.Context) error {
 			_, err := pg.BarmanCloudV1().ObjectStores(ns).Get(ctx, "shop-backup", metav1.GetOptions{})
 			return err
 		})
-		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+		kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 	})
 
 	t.Run("stopped postgres shows and recovers", func(t *testing.T) {
 		if err := sim.StopServer(t.Context(), ns, "shop"); err != nil {
 			t.Fatal(err)
 		}
-		c := waitCluster(t, ns, "shop", pgv1.PhasePending, 60*time.Second)
+		c := kit.WaitCluster(t, ns, "shop", pgv1.PhasePending, 60*time.Second)
 		// CNPG reports the failover (the stand-in's "Failing over"), or,
 		// before its status changes, Postgres cannot be reached.
 		if msg := readyMessage(c); !strings.Contains(msg, "Failing over") && !strings.HasPrefix(msg, "PostgresUnreachable: ") {
@@ -253,18 +253,18 @@ func TestClusterLifecycle(t *testing.T) {
 		if err := sim.StartServer(t.Context(), ns, "shop"); err != nil {
 			t.Fatal(err)
 		}
-		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+		kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 	})
 
 	t.Run("delete policy removes the CNPG cluster", func(t *testing.T) {
 		if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "shop", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		gone(t, "CNPG cluster", func(ctx context.Context) error {
+		kit.Gone(t, "CNPG cluster", func(ctx context.Context) error {
 			_, err := pg.CNPGV1().Clusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 			return err
 		})
-		gone(t, "PostgresCluster", func(ctx context.Context) error {
+		kit.Gone(t, "PostgresCluster", func(ctx context.Context) error {
 			_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 			return err
 		})

@@ -30,7 +30,7 @@ const withinTwoSamples = 2*sampleInterval + 5*time.Second
 func waitCondition(t *testing.T, ns, name, typ string, status metav1.ConditionStatus, timeout time.Duration) *pgv1.PostgresCluster {
 	t.Helper()
 	var got *pgv1.PostgresCluster
-	eventually(t, timeout, fmt.Sprintf("%s=%s", typ, status), func(ctx context.Context) (bool, error) {
+	kit.Until(t, timeout, fmt.Sprintf("%s=%s", typ, status), func(ctx context.Context) (bool, error) {
 		var err error
 		got, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -46,7 +46,7 @@ func waitCondition(t *testing.T, ns, name, typ string, status metav1.ConditionSt
 // for the cluster.
 func expectEvent(t *testing.T, ns, name, typ, reason string) {
 	t.Helper()
-	eventually(t, 10*time.Second, "Event "+reason, func(ctx context.Context) (bool, error) {
+	kit.Until(t, 10*time.Second, "Event "+reason, func(ctx context.Context) (bool, error) {
 		evs, err := kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + name + ",reason=" + reason})
 		if err != nil {
 			return false, err
@@ -84,11 +84,11 @@ func TestCollector(t *testing.T) {
 		SuperuserAccess: ptr.To(true),
 	})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 
 	t.Run("first sample recorded in status and metrics", func(t *testing.T) {
 		var c *pgv1.PostgresCluster
-		eventually(t, withinTwoSamples, "status.postgres", func(ctx context.Context) (bool, error) {
+		kit.Until(t, withinTwoSamples, "status.postgres", func(ctx context.Context) (bool, error) {
 			var err error
 			c, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 			return err == nil && c.Status.Postgres != nil, err
@@ -128,7 +128,7 @@ func TestCollector(t *testing.T) {
 		ok := op.metric(t, "setpoint_collector_samples_total", "result", "ok")
 		// Proof by the collector's own count: five more samples were
 		// taken (five intervals), not by a sleep.
-		eventually(t, 10*sampleInterval, "five more samples", func(context.Context) (bool, error) {
+		kit.Until(t, 10*sampleInterval, "five more samples", func(context.Context) (bool, error) {
 			return op.metric(t, "setpoint_collector_samples_total", "result", "ok") >= ok+5, nil
 		})
 		if d := diffCounts(w, writesBy(t, op)); len(d) != 0 {
@@ -187,7 +187,7 @@ func TestCollector(t *testing.T) {
 			t.Errorf("NotAcceptingWrites after recovery = %+v, want False", cond)
 		}
 		expectEvent(t, ns, "shop", "Normal", "PostgresReachable")
-		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+		kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 		if v := op.metric(t, "setpoint_postgres_sample_failing", "namespace", ns, "cluster", "shop"); v != 0 {
 			t.Errorf("setpoint_postgres_sample_failing = %v after recovery, want 0", v)
 		}
@@ -200,7 +200,7 @@ func TestCollector(t *testing.T) {
 		if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "shop", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 60*time.Second, "cluster gone", func(ctx context.Context) (bool, error) {
+		kit.Until(t, 60*time.Second, "cluster gone", func(ctx context.Context) (bool, error) {
 			_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
 				return true, nil
@@ -209,7 +209,7 @@ func TestCollector(t *testing.T) {
 		})
 		// The operator hears of the deletion from its watch, so the
 		// series go eventually; one left behind would stay for good.
-		eventually(t, withinTwoSamples, "no setpoint_postgres_* series of the deleted cluster", func(context.Context) (bool, error) {
+		kit.Until(t, withinTwoSamples, "no setpoint_postgres_* series of the deleted cluster", func(context.Context) (bool, error) {
 			for _, family := range []string{"setpoint_postgres_used_bytes", "setpoint_postgres_sample_failing",
 				"setpoint_postgres_max_connections", "setpoint_postgres_sample_timestamp_seconds"} {
 				for _, s := range op.samples(t, family) {
@@ -239,14 +239,14 @@ func TestCollectorRunsOnlyWhileLeading(t *testing.T) {
 		return *l.Spec.HolderIdentity
 	}
 	a := startOperator(t, "collector-a", args...)
-	eventually(t, 30*time.Second, "collector-a leads", func(ctx context.Context) (bool, error) { return holder(ctx) == "collector-a", nil })
+	kit.Until(t, 30*time.Second, "collector-a leads", func(ctx context.Context) (bool, error) { return holder(ctx) == "collector-a", nil })
 	b := startOperator(t, "collector-b", args...)
 
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	eventually(t, 10*sampleInterval, "three samples by the leader", func(context.Context) (bool, error) {
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.Until(t, 10*sampleInterval, "three samples by the leader", func(context.Context) (bool, error) {
 		return a.metric(t, "setpoint_collector_samples_total", "result", "ok") >= 3, nil
 	})
 	if n := b.metric(t, "setpoint_collector_samples_total"); n != 0 {
@@ -257,8 +257,8 @@ func TestCollectorRunsOnlyWhileLeading(t *testing.T) {
 	}
 
 	a.signal(syscall.SIGTERM)
-	eventually(t, 30*time.Second, "collector-b leads", func(ctx context.Context) (bool, error) { return holder(ctx) == "collector-b", nil })
-	eventually(t, withinTwoSamples+sampleInterval, "a sample by the new leader", func(context.Context) (bool, error) {
+	kit.Until(t, 30*time.Second, "collector-b leads", func(ctx context.Context) (bool, error) { return holder(ctx) == "collector-b", nil })
+	kit.Until(t, withinTwoSamples+sampleInterval, "a sample by the new leader", func(context.Context) (bool, error) {
 		return b.metric(t, "setpoint_postgres_used_bytes", "namespace", ns, "cluster", "shop") > 0, nil
 	})
 }
@@ -276,7 +276,7 @@ func TestStorageNearlyFull(t *testing.T) {
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),
 		Storage: &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("1Gi"))}})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 
 	c := waitCondition(t, ns, "shop", pgv1.ConditionStorageNearlyFull, metav1.ConditionTrue, withinTwoSamples)
 	h := c.Status.Postgres

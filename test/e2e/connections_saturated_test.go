@@ -36,11 +36,11 @@ func TestConnectionsSaturated(t *testing.T) {
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{
 		PostgreSQLConfig: map[string]string{"max_connections": strconv.Itoa(saturatedMaxConnections)},
 	}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	// The collector reads max_connections from the server: once it
 	// reports 20, the parameter is in force (the stand-in restarts
 	// Postgres for it, as CNPG does).
-	eventually(t, 60*time.Second, "max_connections applied and sampled", func(context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "max_connections applied and sampled", func(context.Context) (bool, error) {
 		return op.metric(t, "setpoint_postgres_max_connections", "namespace", ns, "cluster", "shop") == saturatedMaxConnections, nil
 	})
 	if c := cluster(t, ns, "shop"); meta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionConnectionsSaturated) != nil {

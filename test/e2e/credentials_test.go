@@ -21,6 +21,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // Credentials people can live with (issue 17): rotation on request, the
@@ -73,32 +74,22 @@ func accepted(t *testing.T, ns, database, user, password string) bool {
 // refuses the old one.
 func passwordSwitched(t *testing.T, ns, database, user, oldPassword, newPassword string) {
 	t.Helper()
-	eventually(t, 60*time.Second, user+" logs in with the new password and not the old one", func(context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, user+" logs in with the new password and not the old one", func(context.Context) (bool, error) {
 		return accepted(t, ns, database, user, newPassword) && refused(t, ns, database, user, oldPassword), nil
 	})
-}
-
-// rotatedFor reports whether every role in db's status records request.
-func rotatedFor(db *pgv1.PostgresDatabase, request string, roles int) bool {
-	n := 0
-	for _, e := range db.Status.Databases {
-		for _, r := range e.Roles {
-			if r.LastRotation == nil || r.LastRotation.Request != request {
-				return false
-			}
-			n++
-		}
-	}
-	return n == roles
 }
 
 func waitRotated(t *testing.T, ns, name, request string, roles int) *pgv1.PostgresDatabase {
 	t.Helper()
 	var db *pgv1.PostgresDatabase
-	eventually(t, 60*time.Second, fmt.Sprintf("PostgresDatabase %s records rotation %s", name, request), func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, fmt.Sprintf("PostgresDatabase %s records rotation %s", name, request), func(ctx context.Context) (bool, error) {
 		var err error
 		db, err = pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, name, metav1.GetOptions{})
-		return err == nil && rotatedFor(db, request, roles), err
+		if err != nil {
+			return false, err
+		}
+		rotated, all := testkit.RotatedFor(db, request)
+		return rotated == roles && all == roles, nil
 	})
 	return db
 }
@@ -111,7 +102,7 @@ func TestPasswordRotationOnRequest(t *testing.T) {
 	ns := newNamespace(t)
 	op := readyCluster(t, ns)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	names := []string{"app-orders-admin", "app-orders-rw", "app-orders-ro"}
 	before := map[string]*corev1.Secret{}
 	for _, n := range names {
@@ -159,7 +150,7 @@ func TestPasswordRotationOnRequest(t *testing.T) {
 	// The superuser.
 	su := getSecret(t, ns, "shop-superuser")
 	annotatePostgres(t, ns, "PostgresCluster", "shop", map[string]string{pgv1.RotatePasswordsAnnotation: "su-1"})
-	eventually(t, 60*time.Second, "the cluster records the superuser rotation", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "the cluster records the superuser rotation", func(ctx context.Context) (bool, error) {
 		pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		return err == nil && pc.Status.SuperuserPasswordRotation != nil && pc.Status.SuperuserPasswordRotation.Request == "su-1", err
 	})
@@ -171,8 +162,8 @@ func TestPasswordRotationOnRequest(t *testing.T) {
 	// setpoint works on with the new superuser password: a new database
 	// needs it for its grants.
 	newDatabase(t, ns, "later", pgv1.DatabaseSpec{Name: "invoices"})
-	waitDatabase(t, ns, "later", pgv1.PhaseReady, 120*time.Second)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 30*time.Second)
+	kit.WaitDatabase(t, ns, "later", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 30*time.Second)
 
 	// The rotation is in the log, the passwords are not.
 	logs := op.logs()
@@ -202,7 +193,7 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 		newDatabase(t, ns, fmt.Sprintf("app%d", i), pgv1.DatabaseSpec{Name: fmt.Sprintf("db%d", i), ReadOnlyRole: true})
 	}
 	for i := range dbs {
-		waitDatabase(t, ns, fmt.Sprintf("app%d", i), pgv1.PhaseReady, 120*time.Second)
+		kit.WaitDatabase(t, ns, fmt.Sprintf("app%d", i), pgv1.PhaseReady, 120*time.Second)
 	}
 	secretsOf := func() map[string]*corev1.Secret {
 		list, err := kube.CoreV1().Secrets(ns).List(t.Context(), metav1.ListOptions{LabelSelector: ownership.DatabaseLabel})
@@ -230,7 +221,7 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 	for i := range dbs {
 		annotatePostgres(t, ns, "PostgresDatabase", fmt.Sprintf("app%d", i), map[string]string{pgv1.RotatePasswordsAnnotation: request})
 	}
-	eventually(t, 30*time.Second, "a first Secret rotated", func(context.Context) (bool, error) {
+	kit.Until(t, 30*time.Second, "a first Secret rotated", func(context.Context) (bool, error) {
 		for _, s := range secretsOf() {
 			if s.Annotations[credentials.RotatedForAnnotation] == request {
 				return true, nil
@@ -289,7 +280,7 @@ func TestReadOnlyRole(t *testing.T) {
 	newDatabase(t, ns, "app",
 		pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true},
 		pgv1.DatabaseSpec{Name: "catalog", ReadOnlyRole: true, DeletionPolicy: pgv1.DeletionPolicyRetain})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	cm, err := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "app-orders-config", metav1.GetOptions{})
 	if err != nil || cm.Data["ro-user"] != "orders_ro" || cm.Data["ro-secret"] != "app-orders-ro" {
 		t.Fatalf("ConfigMap = %v (%v)", cm.Data, err)
@@ -320,7 +311,7 @@ func TestReadOnlyRole(t *testing.T) {
 	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), db, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	su := dial(t, ns, "shop", "postgres", "shop-superuser", "shop-ca")
 	roles := func() []string {
 		rows, err := su.Query(t.Context(), "SELECT rolname::text FROM pg_roles WHERE rolname LIKE '%\\_ro' ORDER BY 1")
@@ -368,7 +359,7 @@ func TestReadOnlyRole(t *testing.T) {
 	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), db, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	ro = connectAs(t, ns, "app-orders-config", "app-orders-ro")
 	if got := queryString(t, ro, "SELECT count(*)::text FROM later"); got != "2" {
 		t.Errorf("the new ro role reads %s rows of the existing table, want 2", got)
@@ -396,7 +387,7 @@ func TestExternalSecretChangeReachesPostgres(t *testing.T) {
 	}
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", PasswordConfig: &pgv1.DatabasePasswordConfig{
 		RWSecretRef: &pgv1.LocalObjectReference{Name: "vault-rw"}, ReloadOnChange: true}})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	got := getSecret(t, ns, "vault-rw")
 	if !maps.Equal(got.Labels, map[string]string{"team": "orders", ownership.ReloadLabel: "true"}) ||
 		string(got.Data["password"]) != "first-password-1" || len(got.OwnerReferences) != 0 || len(got.Annotations) != 0 {
@@ -412,7 +403,7 @@ func TestExternalSecretChangeReachesPostgres(t *testing.T) {
 
 	// A rotation request never writes it, and says so.
 	annotatePostgres(t, ns, "PostgresDatabase", "app", map[string]string{pgv1.RotatePasswordsAnnotation: "r1"})
-	eventually(t, 30*time.Second, "PasswordRotation names the external Secret", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 30*time.Second, "PasswordRotation names the external Secret", func(ctx context.Context) (bool, error) {
 		db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -438,7 +429,7 @@ func TestExistingPasswordsSurviveUpgrade(t *testing.T) {
 	ns := newNamespace(t)
 	op := readyCluster(t, ns)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	names := []string{"app-orders-admin", "app-orders-rw", "shop-superuser"}
 	before := map[string]*corev1.Secret{}
 	for _, n := range names {

@@ -47,7 +47,7 @@ func TestTenantsOnOneClusterStayApart(t *testing.T) {
 	newDatabase(t, ns, "teama", pgv1.DatabaseSpec{Name: "teama", ReadOnlyRole: true})
 	newDatabase(t, ns, "teamb", pgv1.DatabaseSpec{Name: "teamb"})
 	for _, name := range []string{"teama", "teamb"} {
-		db := waitDatabase(t, ns, name, pgv1.PhaseReady, 120*time.Second)
+		db := kit.WaitDatabase(t, ns, name, pgv1.PhaseReady, 120*time.Second)
 		if c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady); c == nil || c.Reason != pgv1.ReasonPrivilegesIsolated {
 			t.Errorf("%s PrivilegesReady = %+v", name, c)
 		}
@@ -94,8 +94,8 @@ func TestUpgradeClosesExistingDatabases(t *testing.T) {
 	ns := prev.ns
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
 	newDatabase(t, ns, "other", pgv1.DatabaseSpec{Name: "teamb"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
-	waitDatabase(t, ns, "other", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "other", pgv1.PhaseReady, 120*time.Second)
 	intruder := password(t, ns, "other-teamb-rw")
 	if _, err := login(t, ns, "shop", "orders", "teamb_rw", intruder); err != nil {
 		t.Fatalf("the previous setpoint already closed orders to teamb_rw (%v): this test proves nothing", err)
@@ -108,7 +108,7 @@ func TestUpgradeClosesExistingDatabases(t *testing.T) {
 	phases := watchDatabasePhase(t, ns, "app")
 	prev.upgrade(t)
 
-	eventually(t, 120*time.Second, "the existing databases closed", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 120*time.Second, "the existing databases closed", func(ctx context.Context) (bool, error) {
 		for _, name := range []string{"app", "other"} {
 			db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
@@ -130,7 +130,7 @@ func TestUpgradeClosesExistingDatabases(t *testing.T) {
 	if n := app.Failed(); n > 0 {
 		t.Errorf("%d of %d logins and writes failed across the upgrade; last error: %v", n, n+app.OK(), app.LastErr())
 	}
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
 }
 
 // watchDatabasePhase counts the phase changes of a PostgresDatabase from

@@ -1,17 +1,16 @@
 package e2e_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // readyCluster starts an operator for ns and returns once a PostgresCluster
@@ -23,7 +22,7 @@ func readyCluster(t *testing.T, ns string) *operatorProc {
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	return op
 }
 
@@ -36,20 +35,6 @@ func newDatabase(t *testing.T, ns, name string, dbs ...pgv1.DatabaseSpec) {
 	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create PostgresDatabase: %v", err)
 	}
-}
-
-func waitDatabase(t *testing.T, ns, name string, phase pgv1.Phase, timeout time.Duration) *pgv1.PostgresDatabase {
-	t.Helper()
-	var got *pgv1.PostgresDatabase
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		var err error
-		got, err = pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, name, metav1.GetOptions{})
-		return err == nil && got.Status.Phase == phase && got.Status.ObservedGeneration == got.Generation, nil
-	})
-	if err != nil {
-		t.Fatalf("PostgresDatabase %s not %s in %v: phase %s, conditions %+v", name, phase, timeout, got.Status.Phase, got.Status.Conditions)
-	}
-	return got
 }
 
 // connectAs connects with an application's credentials, read the way an
@@ -75,7 +60,7 @@ func TestDatabaseBecomesReadyAndUsable(t *testing.T) {
 	op := readyCluster(t, ns)
 	start := time.Now()
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", Extensions: []string{"pg_trgm"}})
-	db := waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	db := kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	t.Logf("PostgresDatabase Ready %v after creation on a Ready cluster", time.Since(start).Round(time.Millisecond))
 	for _, c := range db.Status.Conditions {
 		if c.Status != metav1.ConditionTrue {
@@ -109,9 +94,9 @@ func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
 	ns := newNamespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "first", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "first", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "first", pgv1.PhaseReady, 120*time.Second)
 	newDatabase(t, ns, "second", pgv1.DatabaseSpec{Name: "orders"})
-	second := waitDatabase(t, ns, "second", pgv1.PhaseFailed, 60*time.Second)
+	second := kit.WaitDatabase(t, ns, "second", pgv1.PhaseFailed, 60*time.Second)
 	var msg string
 	for _, c := range second.Status.Conditions {
 		if c.Type == pgv1.ConditionRolesReady {
@@ -126,8 +111,8 @@ func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
 	}
 	// A third claimant is refused too.
 	newDatabase(t, ns, "third", pgv1.DatabaseSpec{Name: "orders"})
-	third := waitDatabase(t, ns, "third", pgv1.PhaseFailed, 60*time.Second)
-	expectReason(t, third.Status.Conditions, pgv1.ConditionRolesReady, "RoleConflict", `controlled by PostgresDatabase "first"`)
+	third := kit.WaitDatabase(t, ns, "third", pgv1.PhaseFailed, 60*time.Second)
+	testkit.ExpectReason(t, third.Status.Conditions, pgv1.ConditionRolesReady, "RoleConflict", `controlled by PostgresDatabase "first"`)
 	// The API server decided: one DatabaseRole per role, the first's.
 	for _, name := range []string{"shop.orders-admin", "shop.orders-rw"} {
 		r, err := pg.CNPGV1().DatabaseRoles(ns).Get(t.Context(), name, metav1.GetOptions{})
@@ -139,7 +124,7 @@ func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
 		}
 	}
 	// The first keeps working.
-	first := waitDatabase(t, ns, "first", pgv1.PhaseReady, 10*time.Second)
+	first := kit.WaitDatabase(t, ns, "first", pgv1.PhaseReady, 10*time.Second)
 	if first.Status.Phase != pgv1.PhaseReady {
 		t.Errorf("first claimant lost its database")
 	}
@@ -163,7 +148,7 @@ func TestDatabaseStatusWritesOnAReadyCluster(t *testing.T) {
 	}
 	before := count()
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
 	if n := count() - before; n > 2 || n == 0 {
 		t.Errorf("%v status writes to reach Ready, want 1 or 2", n)
 	}

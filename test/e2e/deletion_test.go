@@ -36,7 +36,7 @@ func TestDatabaseDeletionPolicies(t *testing.T) {
 	newDatabase(t, ns, "app",
 		pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyDelete},
 		pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	for _, r := range []string{"orders_admin", "orders_rw", "catalog_admin", "catalog_rw"} {
 		if !roleExists(t, ns, r) {
 			t.Fatalf("role %s missing before deletion", r)
@@ -45,7 +45,7 @@ func TestDatabaseDeletionPolicies(t *testing.T) {
 	if err := pg.PostgresV1alpha1().PostgresDatabases(ns).Delete(t.Context(), "app", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	gone(t, "PostgresDatabase", func(ctx context.Context) error {
+	kit.Gone(t, "PostgresDatabase", func(ctx context.Context) error {
 		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
 		return err
 	})
@@ -53,7 +53,7 @@ func TestDatabaseDeletionPolicies(t *testing.T) {
 	if databaseExists(t, ns, "orders") || roleExists(t, ns, "orders_admin") || roleExists(t, ns, "orders_rw") {
 		t.Error("Delete policy left the orders database or its roles behind")
 	}
-	gone(t, "orders admin Secret", func(ctx context.Context) error {
+	kit.Gone(t, "orders admin Secret", func(ctx context.Context) error {
 		_, err := kube.CoreV1().Secrets(ns).Get(ctx, "app-orders-admin", metav1.GetOptions{})
 		return err
 	})
@@ -61,7 +61,7 @@ func TestDatabaseDeletionPolicies(t *testing.T) {
 	if !databaseExists(t, ns, "catalog") || !roleExists(t, ns, "catalog_admin") {
 		t.Error("Retain policy lost the catalog database or its roles")
 	}
-	settleGC(t, ns) // what the garbage collector would remove is gone by now
+	kit.SettleGC(t, ns) // what the garbage collector would remove is gone by now
 	sec, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "app-catalog-admin", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("retained Secret: %v", err)
@@ -76,7 +76,7 @@ func TestDatabaseDeletionPolicies(t *testing.T) {
 	// A new PostgresDatabase of the same name adopts what was retained,
 	// with the same password.
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	again, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "app-catalog-admin", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -94,15 +94,15 @@ func TestClusterRetainKeepsCNPGClusterAndSecret(t *testing.T) {
 	newClass(t, class, pgv1.ClusterSettings{})
 	// With superuser access, so that there is a superuser Secret to keep.
 	newCluster(t, ns, "kept", class, pgv1.ClusterSettings{SuperuserAccess: ptr.To(true)}, pgv1.DeletionPolicyRetain)
-	waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
 	if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "kept", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	gone(t, "PostgresCluster", func(ctx context.Context) error {
+	kit.Gone(t, "PostgresCluster", func(ctx context.Context) error {
 		_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "kept", metav1.GetOptions{})
 		return err
 	})
-	settleGC(t, ns) // what the garbage collector would remove is gone by now
+	kit.SettleGC(t, ns) // what the garbage collector would remove is gone by now
 	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "kept", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("Retain deleted the CNPG Cluster: %v", err)
@@ -119,7 +119,7 @@ func TestClusterRetainKeepsCNPGClusterAndSecret(t *testing.T) {
 	// password: superuserAccess unset keeps the access the kept CNPG
 	// Cluster has.
 	newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
 	again, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "kept-superuser", metav1.GetOptions{})
 	if err != nil || string(again.Data["password"]) != string(sec.Data["password"]) || len(again.OwnerReferences) != 1 {
 		t.Fatalf("adopted Secret: %v, owners %v, same password %v", err, again.OwnerReferences,

@@ -35,7 +35,7 @@ func comesBack[T metav1.Object](t *testing.T, what string, owner types.UID,
 		t.Fatalf("delete %s: %v", what, err)
 	}
 	var got T
-	eventually(t, repairTimeout, what+" created again", func(ctx context.Context) (bool, error) {
+	kit.Until(t, repairTimeout, what+" created again", func(ctx context.Context) (bool, error) {
 		cur, err := get(ctx)
 		if err != nil {
 			return false, err
@@ -58,7 +58,7 @@ func editedBack[T metav1.Object](t *testing.T, what string, get func(context.Con
 	if ok(edited) {
 		t.Fatalf("the edit of %s changed nothing setpoint checks", what)
 	}
-	eventually(t, repairTimeout, what+" set back", func(ctx context.Context) (bool, error) {
+	kit.Until(t, repairTimeout, what+" set back", func(ctx context.Context) (bool, error) {
 		cur, err := get(ctx)
 		if err != nil {
 			return false, err

@@ -42,9 +42,9 @@ func TestChildrenComeBack(t *testing.T) {
 		SuperuserAccess: ptr.To(true), // the superuser Secret is one of the children disturbed
 	})
 	pc := newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain})
-	db := waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	db := kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	execSQL(t, connectAs(t, ns, "app-orders-config", "app-orders-admin"),
 		"CREATE TABLE items (id int PRIMARY KEY); INSERT INTO items SELECT generate_series(1, 100); GRANT SELECT ON items TO orders_rw")
 
@@ -75,8 +75,8 @@ func TestChildrenComeBack(t *testing.T) {
 	t.Run("superuser Secret", func(t *testing.T) { superuserSecretComesBack(t, ns, pc.UID) })
 	t.Run("monitor DatabaseRole and Secret", func(t *testing.T) { monitorComesBack(t, ns, pc.UID) })
 
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
 	var n int
 	if err := connectAs(t, ns, "app-orders-config", "app-orders-rw").QueryRow(t.Context(), "SELECT count(*) FROM items").Scan(&n); err != nil || n != 100 {
 		t.Fatalf("after the disturbances: %d rows (%v), want the 100 written before", n, err)
@@ -205,7 +205,7 @@ func cnpgDatabaseComesBack(t *testing.T, ns string, owner types.UID) {
 	editedBack(t, "CNPG Database reclaim policy", get, func(ctx context.Context) (*cnpgv1.Database, error) {
 		return client.Patch(ctx, "app-orders", types.MergePatchType, []byte(`{"spec":{"databaseReclaimPolicy":"delete"}}`), editor)
 	}, ok)
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
 	var n int
 	if err := connectAs(t, ns, "app-orders-config", "app-orders-admin").QueryRow(t.Context(), "SELECT count(*) FROM items").Scan(&n); err != nil || n != 100 {
 		t.Fatalf("rows after the CNPG Database came back: %d (%v), want 100", n, err)
@@ -234,7 +234,7 @@ func databaseRoleComesBack(t *testing.T, ns string, owner types.UID) {
 		return client.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"databaseRoleReclaimPolicy":"delete"}}`), editor)
 	}, ok)
 	password := string(getSecret(t, ns, "app-orders-rw").Data["password"])
-	eventually(t, repairTimeout, "orders_rw logs in", func(context.Context) (bool, error) {
+	kit.Until(t, repairTimeout, "orders_rw logs in", func(context.Context) (bool, error) {
 		return accepted(t, ns, "orders", "orders_rw", password), nil
 	})
 }
@@ -264,7 +264,7 @@ func generatedSecretComesBack(t *testing.T, ns string, owner types.UID) {
 	}
 	passwordSwitched(t, ns, "orders", "orders_rw", old, fresh)
 	expectEvent(t, ns, "app", corev1.EventTypeWarning, "SecretRecreated")
-	eventually(t, repairTimeout, "SecretsReady names the re-created Secret", func(ctx context.Context) (bool, error) {
+	kit.Until(t, repairTimeout, "SecretsReady names the re-created Secret", func(ctx context.Context) (bool, error) {
 		d, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -293,7 +293,7 @@ func superuserSecretComesBack(t *testing.T, ns string, owner types.UID) {
 	if fresh == old || s.Annotations[credentials.RecreatedAtAnnotation] == "" {
 		t.Fatalf("re-created superuser Secret: same password %v, annotations %v", fresh == old, s.Annotations)
 	}
-	eventually(t, repairTimeout, "postgres logs in with the new password and not the old one", func(context.Context) (bool, error) {
+	kit.Until(t, repairTimeout, "postgres logs in with the new password and not the old one", func(context.Context) (bool, error) {
 		_, errNew := login(t, ns, "shop", "postgres", "postgres", fresh)
 		_, errOld := login(t, ns, "shop", "postgres", "postgres", old)
 		return errNew == nil && errOld != nil, nil
@@ -340,7 +340,7 @@ func monitorComesBack(t *testing.T, ns string, owner types.UID) {
 	if fresh == old {
 		t.Fatal("the re-created monitor Secret has the deleted one's password")
 	}
-	eventually(t, repairTimeout, naming.MonitorRole+" logs in with the new password and not the old one", func(context.Context) (bool, error) {
+	kit.Until(t, repairTimeout, naming.MonitorRole+" logs in with the new password and not the old one", func(context.Context) (bool, error) {
 		_, errNew := login(t, ns, "shop", "postgres", naming.MonitorRole, fresh)
 		_, errOld := login(t, ns, "shop", "postgres", naming.MonitorRole, old)
 		return errNew == nil && errOld != nil, nil

@@ -88,9 +88,9 @@ func applyAndWaitReady(t *testing.T, objs []*unstructured.Unstructured) {
 	for _, o := range objs {
 		switch o.GetKind() {
 		case "PostgresCluster":
-			waitCluster(t, o.GetNamespace(), o.GetName(), pgv1.PhaseReady, 180*time.Second)
+			kit.WaitCluster(t, o.GetNamespace(), o.GetName(), pgv1.PhaseReady, 180*time.Second)
 		case "PostgresDatabase":
-			waitDatabase(t, o.GetNamespace(), o.GetName(), pgv1.PhaseReady, 180*time.Second)
+			kit.WaitDatabase(t, o.GetNamespace(), o.GetName(), pgv1.PhaseReady, 180*time.Second)
 		}
 	}
 }
@@ -163,17 +163,17 @@ func TestExamplesBecomeReady(t *testing.T) {
 		if err := pg.PostgresV1alpha1().PostgresDatabases(ns).Delete(t.Context(), "ledger-app", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		gone(t, "PostgresDatabase ledger-app", func(ctx context.Context) error {
+		kit.Gone(t, "PostgresDatabase ledger-app", func(ctx context.Context) error {
 			_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "ledger-app", metav1.GetOptions{})
 			return err
 		})
 		// scratch has the default policy, Delete: its CNPG Database goes.
-		gone(t, "CNPG Database ledger-app-scratch", func(ctx context.Context) error {
+		kit.Gone(t, "CNPG Database ledger-app-scratch", func(ctx context.Context) error {
 			_, err := pg.CNPGV1().Databases(ns).Get(ctx, "ledger-app-scratch", metav1.GetOptions{})
 			return err
 		})
-		deleteCluster(t, ns, "ledger")
-		settleGC(t, ns) // what the garbage collector would remove is gone by now
+		kit.DeleteCluster(t, ns, "ledger")
+		kit.SettleGC(t, ns) // what the garbage collector would remove is gone by now
 		cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "ledger", metav1.GetOptions{})
 		if err != nil {
 			t.Fatalf("Retain deleted the CNPG Cluster: %v", err)

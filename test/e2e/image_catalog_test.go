@@ -43,7 +43,7 @@ func TestClassPinsImagesThroughACatalog(t *testing.T) {
 	newClass(t, "e2e-missing-"+ns, settings(17))
 
 	newCluster(t, ns, "pinned", "e2e-pinned-"+ns, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "pinned", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "pinned", pgv1.PhaseReady, 120*time.Second)
 	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "pinned", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestClassPinsImagesThroughACatalog(t *testing.T) {
 	}
 
 	newCluster(t, ns, "missing", "e2e-missing-"+ns, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	got := waitCluster(t, ns, "missing", pgv1.PhaseFailed, 120*time.Second)
+	got := kit.WaitCluster(t, ns, "missing", pgv1.PhaseFailed, 120*time.Second)
 	c := meta.FindStatusCondition(got.Status.Conditions, pgv1.ConditionProvisionerReady)
 	for _, want := range []string{
 		`"Cluster has incomplete or invalid image catalog": selected major version is not available in the catalog`,
@@ -76,12 +76,12 @@ func TestClassPinsImagesThroughACatalog(t *testing.T) {
 
 	images[17] = "ghcr.io/cloudnative-pg/postgresql:17.2-pinned"
 	putCatalog(t, dyn, catalog, images)
-	waitCluster(t, ns, "missing", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "missing", pgv1.PhaseReady, 120*time.Second)
 
 	// The minor-upgrade path: a new image for major 16 in the catalog.
 	images[16] = "ghcr.io/cloudnative-pg/postgresql:16.7-pinned"
 	putCatalog(t, dyn, catalog, images)
-	eventually(t, 60*time.Second, "the catalog's new image picked", func(context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "the catalog's new image picked", func(context.Context) (bool, error) {
 		return sim.Image(ns, "pinned") == images[16], nil
 	})
 }

@@ -128,8 +128,8 @@ func TestShippedDeploymentInCluster(t *testing.T) {
 	}
 	leader := leaderOf(t, d, pods)
 	applySamples(t)
-	waitCluster(t, "default", "shop", pgv1.PhaseReady, 180*time.Second)
-	waitDatabase(t, "default", "shop-app", pgv1.PhaseReady, 180*time.Second)
+	kit.WaitCluster(t, "default", "shop", pgv1.PhaseReady, 180*time.Second)
+	kit.WaitDatabase(t, "default", "shop-app", pgv1.PhaseReady, 180*time.Second)
 
 	for _, p := range pods {
 		passes := p.metric(t, "setpoint_reconcile_total")
@@ -516,14 +516,14 @@ func deleteSamples(t *testing.T) {
 	if err := pg.PostgresV1alpha1().PostgresDatabases("default").Delete(ctx, "shop-app", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	gone(t, "PostgresDatabase shop-app", func(ctx context.Context) error {
+	kit.Gone(t, "PostgresDatabase shop-app", func(ctx context.Context) error {
 		_, err := pg.PostgresV1alpha1().PostgresDatabases("default").Get(ctx, "shop-app", metav1.GetOptions{})
 		return err
 	})
 	if err := pg.PostgresV1alpha1().PostgresClusters("default").Delete(ctx, "shop", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	gone(t, "PostgresCluster shop", func(ctx context.Context) error {
+	kit.Gone(t, "PostgresCluster shop", func(ctx context.Context) error {
 		_, err := pg.PostgresV1alpha1().PostgresClusters("default").Get(ctx, "shop", metav1.GetOptions{})
 		return err
 	})

@@ -25,7 +25,7 @@ import (
 func waitReason(t *testing.T, ns, name, reason string, timeout time.Duration) *pgv1.PostgresCluster {
 	t.Helper()
 	var got *pgv1.PostgresCluster
-	eventually(t, timeout, "PostgresCluster "+name+" reason "+reason, func(ctx context.Context) (bool, error) {
+	kit.Until(t, timeout, "PostgresCluster "+name+" reason "+reason, func(ctx context.Context) (bool, error) {
 		var err error
 		got, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -66,7 +66,7 @@ func TestParametersComparedAsPostgresDoes(t *testing.T) {
 		PostgreSQLConfig: map[string]string{"timezone": "UTC", "DateStyle": "ISO", "work_mem": "16384kB",
 			"log_min_duration_statement": "250ms"},
 	}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "params", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "params", pgv1.PhaseReady, 120*time.Second)
 	conn := connectMonitor(t, ns, "params")
 	if tz, ds := show(t, conn, "TimeZone"), show(t, conn, "DateStyle"); tz != "UTC" || ds != "ISO, MDY" {
 		t.Fatalf("TimeZone %q, DateStyle %q in effect", tz, ds)
@@ -89,7 +89,7 @@ func TestParametersComparedAsPostgresDoes(t *testing.T) {
 		// CNPG may pass through "Applying configuration" again meanwhile
 		// (a restart for the parameter): move the clock back only while
 		// the wait is ParametersPending, retrying on a conflict.
-		eventually(t, 60*time.Second, "ParametersPending moved back past the bound", func(ctx context.Context) (bool, error) {
+		kit.Until(t, 60*time.Second, "ParametersPending moved back past the bound", func(ctx context.Context) (bool, error) {
 			c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "params", metav1.GetOptions{})
 			if err != nil {
 				return false, err
@@ -111,12 +111,12 @@ func TestParametersComparedAsPostgresDoes(t *testing.T) {
 		}
 		// Past the bound the cluster is looked at every two minutes, not
 		// every five seconds: the pass that saw it asked for a slow recheck.
-		eventually(t, 30*time.Second, "a recheck slower than a minute asked for", func(context.Context) (bool, error) {
+		kit.Until(t, 30*time.Second, "a recheck slower than a minute asked for", func(context.Context) (bool, error) {
 			return slowRechecks(t, op) > slowBefore, nil
 		})
 
 		updateCluster(t, ns, "params", func(c *pgv1.PostgresCluster) { delete(c.Spec.PostgreSQLConfig, "wal_buffers") })
-		waitCluster(t, ns, "params", pgv1.PhaseReady, 90*time.Second)
+		kit.WaitCluster(t, ns, "params", pgv1.PhaseReady, 90*time.Second)
 	})
 }
 
@@ -127,19 +127,19 @@ func TestInvalidPgHBAIsReported(t *testing.T) {
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
 	// Only a superuser can read pg_hba_file_rules: the check needs access.
 	newCluster(t, ns, "hba", class, pgv1.ClusterSettings{SuperuserAccess: ptr.To(true)}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "hba", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "hba", pgv1.PhaseReady, 120*time.Second)
 	// The shape is valid, so the API server accepts it; only Postgres
 	// knows there is no such method. The running server keeps its old
 	// rules after the reload, so everything still works: until a restart.
 	updateCluster(t, ns, "hba", func(c *pgv1.PostgresCluster) { c.Spec.PgHBA = []string{"host all all 10.0.0.0/8 scram-sha-257"} })
-	c := waitCluster(t, ns, "hba", pgv1.PhaseFailed, 90*time.Second)
+	c := kit.WaitCluster(t, ns, "hba", pgv1.PhaseFailed, 90*time.Second)
 	msg := readyMessage(c)
 	if !strings.HasPrefix(msg, "PgHBAInvalid: ") || !strings.Contains(msg, `invalid authentication method "scram-sha-257"`) ||
 		!strings.Contains(msg, "line ") {
 		t.Fatalf("Ready = %q, want PgHBAInvalid naming the line and Postgres's error", msg)
 	}
 	updateCluster(t, ns, "hba", func(c *pgv1.PostgresCluster) { c.Spec.PgHBA = []string{"host all all 10.0.0.0/8 scram-sha-256"} })
-	waitCluster(t, ns, "hba", pgv1.PhaseReady, 90*time.Second)
+	kit.WaitCluster(t, ns, "hba", pgv1.PhaseReady, 90*time.Second)
 }
 
 func TestInvalidScheduleIsReported(t *testing.T) {
@@ -152,14 +152,14 @@ func TestInvalidScheduleIsReported(t *testing.T) {
 	newCluster(t, ns, "sched", class, pgv1.ClusterSettings{
 		Backup: &pgv1.BackupSpec{Schedule: "0 5-2 * * *", VolumeSnapshotClass: "csi-snapshots"},
 	}, pgv1.DeletionPolicyDelete)
-	c := waitCluster(t, ns, "sched", pgv1.PhaseFailed, 120*time.Second)
+	c := kit.WaitCluster(t, ns, "sched", pgv1.PhaseFailed, 120*time.Second)
 	cond := apimeta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionBackupReady)
 	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != "ScheduledBackupInvalid" ||
 		!strings.Contains(cond.Message, "spec.schedule") {
 		t.Fatalf("BackupReady = %+v, want ScheduledBackupInvalid with CNPG's error", cond)
 	}
 	updateCluster(t, ns, "sched", func(c *pgv1.PostgresCluster) { c.Spec.Backup.Schedule = "0 2-5 * * *" })
-	c = waitCluster(t, ns, "sched", pgv1.PhaseReady, 90*time.Second)
+	c = kit.WaitCluster(t, ns, "sched", pgv1.PhaseReady, 90*time.Second)
 	if cond := apimeta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionBackupReady); cond.Reason != "BackupsScheduled" {
 		t.Fatalf("BackupReady = %+v after the fix", cond)
 	}
@@ -175,7 +175,7 @@ func TestClassEditNeverGoesBackwards(t *testing.T) {
 		Storage:         &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("2Gi"))},
 	})
 	newCluster(t, ns, "down", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "down", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "down", pgv1.PhaseReady, 120*time.Second)
 	running := func() (string, string) {
 		cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "down", metav1.GetOptions{})
 		if err != nil {
@@ -194,7 +194,7 @@ func TestClassEditNeverGoesBackwards(t *testing.T) {
 		t.Fatalf("CNPG Cluster changed to %s / %s", i, s)
 	}
 	updateClass(t, class, func(c *pgv1.PostgresClusterClass) { c.Spec.PostgresVersion = ptr.To[int32](16) })
-	waitCluster(t, ns, "down", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitCluster(t, ns, "down", pgv1.PhaseReady, 60*time.Second)
 
 	updateClass(t, class, func(c *pgv1.PostgresClusterClass) { c.Spec.Storage.Size = ptr.To(resource.MustParse("1Gi")) })
 	waitReason(t, ns, "down", "StorageShrinkRefused", 60*time.Second)
@@ -202,7 +202,7 @@ func TestClassEditNeverGoesBackwards(t *testing.T) {
 		t.Fatalf("CNPG Cluster changed to %s / %s", i, s)
 	}
 	updateClass(t, class, func(c *pgv1.PostgresClusterClass) { c.Spec.Storage.Size = ptr.To(resource.MustParse("3Gi")) })
-	waitCluster(t, ns, "down", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitCluster(t, ns, "down", pgv1.PhaseReady, 60*time.Second)
 }
 
 // slowRechecks counts the cluster passes that waited and asked to be looked

@@ -45,7 +45,7 @@ func TestInvalidClusterFailsWithoutHotLoop(t *testing.T) {
 		reason      string
 	}{"no-external-secret", "", pgv1.ClusterSettings{}, "SuperuserSecretNotFound"})
 	for _, c := range cases {
-		got := waitCluster(t, ns, c.name, pgv1.PhaseFailed, 30*time.Second)
+		got := kit.WaitCluster(t, ns, c.name, pgv1.PhaseFailed, 30*time.Second)
 		if r := readyMessage(got); !strings.HasPrefix(r, c.reason+": ") {
 			t.Errorf("%s: Ready condition %q, want reason %s", c.name, r, c.reason)
 		}
@@ -67,5 +67,5 @@ func TestInvalidClusterFailsWithoutHotLoop(t *testing.T) {
 
 	// Fixing the input recovers without restarting anything.
 	newClass(t, "missing-"+ns, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
-	waitCluster(t, ns, "no-class", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "no-class", pgv1.PhaseReady, 120*time.Second)
 }

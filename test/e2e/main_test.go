@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +19,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	"github.com/setpoint-dev/setpoint/test/cnpgsim"
 	"github.com/setpoint-dev/setpoint/test/envtest"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 var (
@@ -28,6 +30,8 @@ var (
 	buildErr error
 	sim      *cnpgsim.Simulator
 	hostMap  string // the stand-in's host map, for --postgres-host-map
+	// kit waits on the API at the stand-in's pace.
+	kit testkit.Kit
 )
 
 func TestMain(m *testing.M) {
@@ -35,6 +39,7 @@ func TestMain(m *testing.M) {
 		env = e
 		kube = kubernetes.NewForConfigOrDie(e.Config)
 		pg = versioned.NewForConfigOrDie(e.Config)
+		kit = testkit.Kit{Kube: kube, PG: pg, Poll: 100 * time.Millisecond, Scale: 1}
 		setpoint = filepath.Join(e.Dir(), "setpoint")
 		buildErr = build(setpoint)
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "setpoint-system"}}

@@ -12,6 +12,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // monitoring.service keeps a headless Service <cluster>-metrics over the
@@ -29,9 +30,9 @@ func TestMonitoringMetricsService(t *testing.T) {
 		Monitoring: &pgv1.MonitoringSpec{Service: ptr.To(true)}})
 	pc := newCluster(t, ns, "shop", class, pgv1.ClusterSettings{
 		Monitoring: &pgv1.MonitoringSpec{Enabled: ptr.To(false)}}, pgv1.DeletionPolicyDelete)
-	c := waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	expectReason(t, c.Status.Conditions, pgv1.ConditionMetricsServiceReady, pgv1.ReasonMetricsServiceApplied, `"shop-metrics"`)
-	expectReason(t, c.Status.Conditions, pgv1.ConditionPodMonitorReady, pgv1.ReasonNotConfigured, "monitoring disabled")
+	c := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	testkit.ExpectReason(t, c.Status.Conditions, pgv1.ConditionMetricsServiceReady, pgv1.ReasonMetricsServiceApplied, `"shop-metrics"`)
+	testkit.ExpectReason(t, c.Status.Conditions, pgv1.ConditionPodMonitorReady, pgv1.ReasonNotConfigured, "monitoring disabled")
 
 	svc, err := kube.CoreV1().Services(ns).Get(t.Context(), "shop-metrics", metav1.GetOptions{})
 	if err != nil {
@@ -53,7 +54,7 @@ func TestMonitoringMetricsService(t *testing.T) {
 		}
 		newCluster(t, ns, "theirs", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 		c := waitReason(t, ns, "theirs", pgv1.ReasonMetricsServiceConflict, 120*time.Second)
-		expectReason(t, c.Status.Conditions, pgv1.ConditionMetricsServiceReady, pgv1.ReasonMetricsServiceConflict, `Service "theirs-metrics"`)
+		testkit.ExpectReason(t, c.Status.Conditions, pgv1.ConditionMetricsServiceReady, pgv1.ReasonMetricsServiceConflict, `Service "theirs-metrics"`)
 		if c.Status.Phase != pgv1.PhaseFailed {
 			t.Errorf("phase %s with a conflict, want Failed", c.Status.Phase)
 		}
@@ -65,9 +66,9 @@ func TestMonitoringMetricsService(t *testing.T) {
 
 	t.Run("Retain keeps the Service for the next cluster of the name", func(t *testing.T) {
 		newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyRetain)
-		waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
-		deleteCluster(t, ns, "kept")
-		settleGC(t, ns) // what the garbage collector would remove is gone by now
+		kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
+		kit.DeleteCluster(t, ns, "kept")
+		kit.SettleGC(t, ns) // what the garbage collector would remove is gone by now
 		svc, err := kube.CoreV1().Services(ns).Get(t.Context(), "kept-metrics", metav1.GetOptions{})
 		if err != nil {
 			t.Fatalf("Retain deleted the metrics Service: %v", err)
@@ -76,7 +77,7 @@ func TestMonitoringMetricsService(t *testing.T) {
 			t.Errorf("kept Service: owners %v, labels %v; want released and marked retained", svc.OwnerReferences, svc.Labels)
 		}
 		again := newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-		waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
+		kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
 		svc, err = kube.CoreV1().Services(ns).Get(t.Context(), "kept-metrics", metav1.GetOptions{})
 		if err != nil || !ownership.IsControlledBy(svc, again.UID) {
 			t.Fatalf("the new cluster did not adopt the metrics Service: %v %+v", err, svc)
@@ -87,12 +88,12 @@ func TestMonitoringMetricsService(t *testing.T) {
 		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 			c.Spec.Monitoring = &pgv1.MonitoringSpec{Service: ptr.To(false)}
 		})
-		gone(t, "metrics Service", func(ctx context.Context) error {
+		kit.Gone(t, "metrics Service", func(ctx context.Context) error {
 			_, err := kube.CoreV1().Services(ns).Get(ctx, "shop-metrics", metav1.GetOptions{})
 			return err
 		})
 		c := waitReason(t, ns, "shop", pgv1.ReasonAllComponentsReady, 60*time.Second)
-		expectReason(t, c.Status.Conditions, pgv1.ConditionMetricsServiceReady, pgv1.ReasonNotConfigured, "monitoring.service is off")
+		testkit.ExpectReason(t, c.Status.Conditions, pgv1.ConditionMetricsServiceReady, pgv1.ReasonNotConfigured, "monitoring.service is off")
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // warnings records the warnings the API server returns (CNPG's webhooks
@@ -66,8 +67,8 @@ func TestMonitoringPodMonitor(t *testing.T) {
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),
 		Monitoring: &pgv1.MonitoringSpec{Enabled: ptr.To(true)}})
 	pc := newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	c := waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	expectReason(t, c.Status.Conditions, pgv1.ConditionPodMonitorReady, "PodMonitorApplied", `"shop-metrics"`)
+	c := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	testkit.ExpectReason(t, c.Status.Conditions, pgv1.ConditionPodMonitorReady, "PodMonitorApplied", `"shop-metrics"`)
 
 	pm, err := pg.MonitoringV1().PodMonitors(ns).Get(t.Context(), "shop-metrics", metav1.GetOptions{})
 	if err != nil {
@@ -133,18 +134,18 @@ func TestMonitoringPodMonitor(t *testing.T) {
 			metav1.ApplyOptions{FieldManager: ownership.FieldManager, Force: true}); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 60*time.Second, "enablePodMonitor removed", func(ctx context.Context) (bool, error) {
+		kit.Until(t, 60*time.Second, "enablePodMonitor removed", func(ctx context.Context) (bool, error) {
 			cl, err := pg.CNPGV1().Clusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 			return err == nil && !enablesPodMonitor(cl), err
 		})
-		waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+		kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 	})
 
 	t.Run("Retain keeps the PodMonitor for the next cluster of the name", func(t *testing.T) {
 		newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyRetain)
-		waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
-		deleteCluster(t, ns, "kept")
-		settleGC(t, ns) // what the garbage collector would remove is gone by now
+		kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
+		kit.DeleteCluster(t, ns, "kept")
+		kit.SettleGC(t, ns) // what the garbage collector would remove is gone by now
 		pm, err := pg.MonitoringV1().PodMonitors(ns).Get(t.Context(), "kept-metrics", metav1.GetOptions{})
 		if err != nil {
 			t.Fatalf("Retain deleted the PodMonitor: %v", err)
@@ -153,7 +154,7 @@ func TestMonitoringPodMonitor(t *testing.T) {
 			t.Errorf("kept PodMonitor: owners %v, labels %v; want released and marked retained", pm.OwnerReferences, pm.Labels)
 		}
 		again := newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-		waitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
+		kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
 		pm, err = pg.MonitoringV1().PodMonitors(ns).Get(t.Context(), "kept-metrics", metav1.GetOptions{})
 		if err != nil || !ownership.IsControlledBy(pm, again.UID) {
 			t.Fatalf("the new cluster did not adopt the PodMonitor: %v %+v", err, pm)
@@ -164,11 +165,11 @@ func TestMonitoringPodMonitor(t *testing.T) {
 		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 			c.Spec.Monitoring = &pgv1.MonitoringSpec{Enabled: ptr.To(false)}
 		})
-		gone(t, "PodMonitor", func(ctx context.Context) error {
+		kit.Gone(t, "PodMonitor", func(ctx context.Context) error {
 			_, err := pg.MonitoringV1().PodMonitors(ns).Get(ctx, "shop-metrics", metav1.GetOptions{})
 			return err
 		})
-		c := waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
-		expectReason(t, c.Status.Conditions, pgv1.ConditionPodMonitorReady, "NotConfigured", "monitoring disabled")
+		c := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+		testkit.ExpectReason(t, c.Status.Conditions, pgv1.ConditionPodMonitorReady, "NotConfigured", "monitoring disabled")
 	})
 }

@@ -100,9 +100,9 @@ func TestNamespaceScopedInstalls(t *testing.T) {
 	}
 	newDatabase(t, b, "app", pgv1.DatabaseSpec{Name: "orders"})
 	for _, ns := range []string{a, b, c} {
-		waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+		kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	}
-	waitDatabase(t, b, "app", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitDatabase(t, b, "app", pgv1.PhaseReady, 60*time.Second)
 	// The second leads its own Lease while the first holds its own.
 	if h := leaseHolderOf(t.Context(), one.lease); h != one.sa {
 		t.Errorf("Lease %s held by %q, want %q", one.lease, h, one.sa)

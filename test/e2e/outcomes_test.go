@@ -19,15 +19,15 @@ func TestFailedCNPGClusterIsCountedAsFailed(t *testing.T) {
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
 	newCluster(t, ns, "broken", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "broken", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "broken", pgv1.PhaseReady, 120*time.Second)
 	if n := op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster", "outcome", "failed"); n != 0 {
 		t.Fatalf("%v failed passes before anything failed", n)
 	}
 
 	sim.ForcePhase(ns, "broken", "Cluster is unrecoverable and needs manual intervention")
 	t.Cleanup(func() { sim.ForcePhase(ns, "broken", "") })
-	waitCluster(t, ns, "broken", pgv1.PhaseFailed, 60*time.Second)
-	eventually(t, 30*time.Second, "a failed pass counted", func(context.Context) (bool, error) {
+	kit.WaitCluster(t, ns, "broken", pgv1.PhaseFailed, 60*time.Second)
+	kit.Until(t, 30*time.Second, "a failed pass counted", func(context.Context) (bool, error) {
 		return op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster", "outcome", "failed") > 0, nil
 	})
 

@@ -16,7 +16,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
-	"github.com/setpoint-dev/setpoint/test/envtest"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // What setpoint did not create it never modifies or deletes: each test sets
@@ -72,45 +72,6 @@ func condition(t *testing.T, conds []metav1.Condition, typ string) metav1.Condit
 	return metav1.Condition{}
 }
 
-func expectReason(t *testing.T, conds []metav1.Condition, typ, reason, msgPart string) {
-	t.Helper()
-	c := condition(t, conds, typ)
-	if c.Reason != reason || !strings.Contains(c.Message, msgPart) {
-		t.Errorf("%s = %s %q, want %s containing %q", typ, c.Reason, c.Message, reason, msgPart)
-	}
-}
-
-func deleteDatabase(t *testing.T, ns, name string) {
-	t.Helper()
-	if err := pg.PostgresV1alpha1().PostgresDatabases(ns).Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	gone(t, "PostgresDatabase "+name, func(ctx context.Context) error {
-		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, name, metav1.GetOptions{})
-		return err
-	})
-}
-
-func deleteCluster(t *testing.T, ns, name string) {
-	t.Helper()
-	if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	gone(t, "PostgresCluster "+name, func(ctx context.Context) error {
-		_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, name, metav1.GetOptions{})
-		return err
-	})
-}
-
-// settleGC waits until the garbage collector has caught up with every
-// deletion so far (envtest.SettleGC).
-func settleGC(t *testing.T, ns string) {
-	t.Helper()
-	if err := envtest.SettleGC(t.Context(), kube, ns, 60*time.Second); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestNeverSeizesACNPGCluster(t *testing.T) {
 	ns := newNamespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
@@ -126,7 +87,7 @@ func TestNeverSeizesACNPGCluster(t *testing.T) {
 	if _, err := pg.CNPGV1().Clusters(ns).Create(t.Context(), legacy, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, "legacy cluster healthy", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "legacy cluster healthy", func(ctx context.Context) (bool, error) {
 		c, err := pg.CNPGV1().Clusters(ns).Get(ctx, "legacy", metav1.GetOptions{})
 		return err == nil && c.Status.Phase == "Cluster in healthy state", err
 	})
@@ -139,8 +100,8 @@ func TestNeverSeizesACNPGCluster(t *testing.T) {
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](3)})
 	newCluster(t, ns, "legacy", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	got := waitCluster(t, ns, "legacy", pgv1.PhaseFailed, 60*time.Second)
-	expectReason(t, got.Status.Conditions, pgv1.ConditionReady, "ClusterConflict", `CNPG Cluster "legacy" exists and was not created by setpoint`)
+	got := kit.WaitCluster(t, ns, "legacy", pgv1.PhaseFailed, 60*time.Second)
+	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionReady, "ClusterConflict", `CNPG Cluster "legacy" exists and was not created by setpoint`)
 	expectUntouched := func(when string) {
 		t.Helper()
 		now, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "legacy", metav1.GetOptions{})
@@ -156,8 +117,8 @@ func TestNeverSeizesACNPGCluster(t *testing.T) {
 	}
 	expectUntouched("after creation")
 
-	deleteCluster(t, ns, "legacy")
-	settleGC(t, ns)
+	kit.DeleteCluster(t, ns, "legacy")
+	kit.SettleGC(t, ns)
 	expectUntouched("after deletion with policy Delete")
 }
 
@@ -188,13 +149,13 @@ func TestNeverSeizesPostgresRolesOrDatabases(t *testing.T) {
 
 	// A role that exists: refused, its password untouched.
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	got := waitDatabase(t, ns, "app", pgv1.PhaseFailed, 60*time.Second)
-	expectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists", "role orders_rw exists in Postgres and was not created by setpoint")
+	got := kit.WaitDatabase(t, ns, "app", pgv1.PhaseFailed, 60*time.Second)
+	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists", "role orders_rw exists in Postgres and was not created by setpoint")
 	// A database that exists (its roles do not): refused before CNPG
 	// would change its owner.
 	newDatabase(t, ns, "app2", pgv1.DatabaseSpec{Name: "legacy"})
-	got = waitDatabase(t, ns, "app2", pgv1.PhaseFailed, 60*time.Second)
-	expectReason(t, got.Status.Conditions, pgv1.ConditionDatabasesReady, "DatabaseExists", "database legacy exists in Postgres and was not created by setpoint")
+	got = kit.WaitDatabase(t, ns, "app2", pgv1.PhaseFailed, 60*time.Second)
+	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionDatabasesReady, "DatabaseExists", "database legacy exists in Postgres and was not created by setpoint")
 	for _, name := range []string{"app-orders", "app2-legacy"} {
 		if _, err := pg.CNPGV1().Databases(ns).Get(t.Context(), name, metav1.GetOptions{}); err == nil {
 			t.Errorf("CNPG Database %s created for a database setpoint did not create", name)
@@ -204,8 +165,8 @@ func TestNeverSeizesPostgresRolesOrDatabases(t *testing.T) {
 
 	// Deleting them (policy Delete) drops only what setpoint created: the
 	// legacy_* roles, never the database or the foreign role.
-	deleteDatabase(t, ns, "app")
-	deleteDatabase(t, ns, "app2")
+	kit.DeleteDatabase(t, ns, "app")
+	kit.DeleteDatabase(t, ns, "app2")
 	expectIntact("after deletion with policy Delete")
 	for _, r := range []string{"legacy_admin", "legacy_rw", "orders_admin"} {
 		if roleExists(t, ns, r) {
@@ -238,16 +199,16 @@ func TestNeverSeizesConfigMaps(t *testing.T) {
 	}
 
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "items"})
-	got := waitDatabase(t, ns, "app", pgv1.PhaseFailed, 60*time.Second)
-	expectReason(t, got.Status.Conditions, pgv1.ConditionConfigMapsReady, "ConfigMapConflict", `ConfigMap "app-items-config" exists and was not created by setpoint`)
+	got := kit.WaitDatabase(t, ns, "app", pgv1.PhaseFailed, 60*time.Second)
+	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionConfigMapsReady, "ConfigMapConflict", `ConfigMap "app-items-config" exists and was not created by setpoint`)
 	newCluster(t, ns, "other", "e2e-"+ns, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	pc := waitCluster(t, ns, "other", pgv1.PhaseFailed, 120*time.Second)
-	expectReason(t, pc.Status.Conditions, pgv1.ConditionReady, "ConfigMapConflict", `ConfigMap "other-connection" exists and was not created by setpoint`)
+	pc := kit.WaitCluster(t, ns, "other", pgv1.PhaseFailed, 120*time.Second)
+	testkit.ExpectReason(t, pc.Status.Conditions, pgv1.ConditionReady, "ConfigMapConflict", `ConfigMap "other-connection" exists and was not created by setpoint`)
 	expectIntact("after creation")
 
-	deleteDatabase(t, ns, "app")
-	deleteCluster(t, ns, "other")
-	settleGC(t, ns)
+	kit.DeleteDatabase(t, ns, "app")
+	kit.DeleteCluster(t, ns, "other")
+	kit.SettleGC(t, ns)
 	expectIntact("after deletion")
 }
 
@@ -270,8 +231,8 @@ func TestNeverSeizesAnObjectStore(t *testing.T) {
 	newClass(t, class, pgv1.ClusterSettings{Backup: &pgv1.BackupSpec{ObjectStore: &pgv1.ObjectStoreSpec{
 		DestinationPath: "s3://ours/", CredentialsSecretName: "creds", RetentionPolicy: "7d"}}})
 	newCluster(t, ns, "bk", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	got := waitCluster(t, ns, "bk", pgv1.PhaseFailed, 60*time.Second)
-	expectReason(t, got.Status.Conditions, pgv1.ConditionReady, "ObjectStoreConflict", `ObjectStore "bk-backup" exists and was not created by setpoint`)
+	got := kit.WaitCluster(t, ns, "bk", pgv1.PhaseFailed, 60*time.Second)
+	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionReady, "ObjectStoreConflict", `ObjectStore "bk-backup" exists and was not created by setpoint`)
 	expectUntouched := func(when string) {
 		t.Helper()
 		now, err := pg.BarmanCloudV1().ObjectStores(ns).Get(t.Context(), "bk-backup", metav1.GetOptions{})
@@ -284,8 +245,8 @@ func TestNeverSeizesAnObjectStore(t *testing.T) {
 		}
 	}
 	expectUntouched("after creation")
-	deleteCluster(t, ns, "bk")
-	settleGC(t, ns)
+	kit.DeleteCluster(t, ns, "bk")
+	kit.SettleGC(t, ns)
 	expectUntouched("after deletion")
 }
 
@@ -296,7 +257,7 @@ func TestRetainedDataIsNotHandedToAnotherApplication(t *testing.T) {
 	ns := newNamespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "first", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain})
-	waitDatabase(t, ns, "first", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "first", pgv1.PhaseReady, 120*time.Second)
 	admin := connectAs(t, ns, "first-orders-config", "first-orders-admin")
 	execSQL(t, admin, "CREATE TABLE secrets (x text); INSERT INTO secrets VALUES ('first app data')")
 	sec, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "first-orders-admin", metav1.GetOptions{})
@@ -304,11 +265,11 @@ func TestRetainedDataIsNotHandedToAnotherApplication(t *testing.T) {
 		t.Fatal(err)
 	}
 	password := string(sec.Data["password"])
-	deleteDatabase(t, ns, "first")
+	kit.DeleteDatabase(t, ns, "first")
 
 	newDatabase(t, ns, "second", pgv1.DatabaseSpec{Name: "orders"})
-	got := waitDatabase(t, ns, "second", pgv1.PhaseFailed, 60*time.Second)
-	expectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists", "created by setpoint for PostgresDatabase "+ns+"/first")
+	got := kit.WaitDatabase(t, ns, "second", pgv1.PhaseFailed, 60*time.Second)
+	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists", "created by setpoint for PostgresDatabase "+ns+"/first")
 	expectIntact := func(when string) {
 		t.Helper()
 		c := mustLogin(t, ns, "shop", "orders", "orders_admin", password)
@@ -317,25 +278,25 @@ func TestRetainedDataIsNotHandedToAnotherApplication(t *testing.T) {
 		}
 	}
 	expectIntact("after the other claim")
-	deleteDatabase(t, ns, "second")
+	kit.DeleteDatabase(t, ns, "second")
 	expectIntact("after the other claimant's deletion")
 
 	// A PostgresDatabase of the same name on another cluster does not take
 	// the retained objects either.
 	newCluster(t, ns, "elsewhere", "e2e-"+ns, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "elsewhere", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "elsewhere", pgv1.PhaseReady, 120*time.Second)
 	d := &pgv1.PostgresDatabase{ObjectMeta: metav1.ObjectMeta{Name: "first", Namespace: ns}, Spec: pgv1.PostgresDatabaseSpec{
 		ClusterRef: pgv1.LocalObjectReference{Name: "elsewhere"}, Databases: []pgv1.DatabaseSpec{{Name: "orders"}}}}
 	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got = waitDatabase(t, ns, "first", pgv1.PhaseFailed, 60*time.Second)
-	expectReason(t, got.Status.Conditions, pgv1.ConditionSecretsReady, "SecretConflict", `retained for PostgresDatabase/first on cluster "shop"`)
+	got = kit.WaitDatabase(t, ns, "first", pgv1.PhaseFailed, 60*time.Second)
+	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionSecretsReady, "SecretConflict", `retained for PostgresDatabase/first on cluster "shop"`)
 	again, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "first-orders-admin", metav1.GetOptions{})
 	if err != nil || string(again.Data["password"]) != password || len(again.OwnerReferences) != 0 {
 		t.Fatalf("retained Secret changed: %v %+v", err, again.ObjectMeta)
 	}
-	deleteDatabase(t, ns, "first")
+	kit.DeleteDatabase(t, ns, "first")
 	expectIntact("after the same-named object on another cluster")
 }
 
@@ -350,18 +311,18 @@ func TestRetainedClusterKeepsItsDatabases(t *testing.T) {
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyRetain)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	execSQL(t, connectAs(t, ns, "app-orders-config", "app-orders-admin"), "CREATE TABLE t (x int); INSERT INTO t VALUES (7)")
 	rw, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "app-orders-rw", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	deleteCluster(t, ns, "shop")
-	deleteDatabase(t, ns, "app")
-	settleGC(t, ns)
+	kit.DeleteCluster(t, ns, "shop")
+	kit.DeleteDatabase(t, ns, "app")
+	kit.SettleGC(t, ns)
 	if !databaseExistsAs(t, ns) {
 		t.Fatal("database orders dropped although its cluster was retained")
 	}
@@ -373,9 +334,9 @@ func TestRetainedClusterKeepsItsDatabases(t *testing.T) {
 	mustLogin(t, ns, "shop", "orders", "orders_rw", string(rw.Data["password"]))
 
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	c := connectAs(t, ns, "app-orders-config", "app-orders-rw")
 	if n := queryString(t, c, "SELECT count(*)::text FROM t WHERE x = 7"); n != "1" {
 		t.Errorf("rows lost through Retain and adoption")
@@ -398,7 +359,7 @@ func TestClassInUseIsKept(t *testing.T) {
 	if err := pg.PostgresV1alpha1().PostgresClusterClasses().Delete(t.Context(), class, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "ClassInUse event", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 30*time.Second, "ClassInUse event", func(ctx context.Context) (bool, error) {
 		evs, err := kube.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: "reason=ClassInUse,involvedObject.name=" + class})
 		return err == nil && len(evs.Items) > 0 && strings.Contains(evs.Items[0].Message, ns+"/shop"), err
 	})
@@ -408,10 +369,10 @@ func TestClassInUseIsKept(t *testing.T) {
 	}
 	// The cluster keeps running on its class, Ready (resync every 2 s).
 	updateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { pc.Spec.Instances = ptr.To[int32](1) })
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 
-	deleteCluster(t, ns, "shop")
-	gone(t, "PostgresClusterClass", func(ctx context.Context) error {
+	kit.DeleteCluster(t, ns, "shop")
+	kit.Gone(t, "PostgresClusterClass", func(ctx context.Context) error {
 		_, err := pg.PostgresV1alpha1().PostgresClusterClasses().Get(ctx, class, metav1.GetOptions{})
 		return err
 	})
@@ -429,7 +390,7 @@ func TestStatusCannotMakeSetpointManageARole(t *testing.T) {
 	// are, so what we write below stays in the status.
 	newDatabase(t, ns, "evil", pgv1.DatabaseSpec{Name: "harmless",
 		PasswordConfig: &pgv1.DatabasePasswordConfig{AdminSecretRef: &pgv1.LocalObjectReference{Name: "missing"}}})
-	waitDatabase(t, ns, "evil", pgv1.PhaseFailed, 60*time.Second)
+	kit.WaitDatabase(t, ns, "evil", pgv1.PhaseFailed, 60*time.Second)
 	evil := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "evil-password", Namespace: ns}, Type: corev1.SecretTypeBasicAuth,
 		Data: map[string][]byte{"username": []byte("victim"), "password": []byte("taken-over")}}
 	if _, err := kube.CoreV1().Secrets(ns).Create(t.Context(), evil, metav1.CreateOptions{}); err != nil {
@@ -450,7 +411,7 @@ func TestStatusCannotMakeSetpointManageARole(t *testing.T) {
 	}
 	// Let the cluster pass several times with that status in place.
 	passes := op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster")
-	eventually(t, 60*time.Second, "three more cluster passes", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "three more cluster passes", func(ctx context.Context) (bool, error) {
 		return op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster") >= passes+3, nil
 	})
 	still, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(t.Context(), "evil", metav1.GetOptions{})

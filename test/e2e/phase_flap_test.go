@@ -20,7 +20,7 @@ func TestFlappingCNPGPhaseIsCoalesced(t *testing.T) {
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
 	newCluster(t, ns, "flappy", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "flappy", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "flappy", pgv1.PhaseReady, 120*time.Second)
 	settle(t, op)
 	ours, theirs := watchClusterStatus(t, ns, "flappy"), watchCNPGStatus(t, ns, "flappy")
 	t.Cleanup(func() { sim.ForcePhase(ns, "flappy", "") })
@@ -58,5 +58,5 @@ func TestFlappingCNPGPhaseIsCoalesced(t *testing.T) {
 
 	// CNPG settles (healthy again): reported within seconds.
 	sim.ForcePhase(ns, "flappy", "")
-	waitCluster(t, ns, "flappy", pgv1.PhaseReady, 15*time.Second)
+	kit.WaitCluster(t, ns, "flappy", pgv1.PhaseReady, 15*time.Second)
 }

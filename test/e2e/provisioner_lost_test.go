@@ -25,9 +25,9 @@ func TestLostCNPGCluster(t *testing.T) {
 	startOperator(t, "lost-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 
 	t.Run("a request with nothing lost is removed", func(t *testing.T) {
 		before := cnpgCluster(t, ns).UID
@@ -42,7 +42,7 @@ func TestLostCNPGCluster(t *testing.T) {
 	admin := connectAs(t, ns, "app-orders-config", "app-orders-admin")
 	execSQL(t, admin, "CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)")
 	execSQL(t, admin, "INSERT INTO items (label) SELECT 'backed-up-' || g FROM generate_series(1, 100) AS g")
-	waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "before-loss"))
+	kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "before-loss"), 2*time.Minute)
 	execSQL(t, admin, "INSERT INTO items (label) SELECT 'archived-' || g FROM generate_series(1, 50) AS g")
 	switchWAL(t, ns, "shop", "shop-superuser")
 	waitRecoveryWindow(t, ns, "shop")
@@ -50,7 +50,7 @@ func TestLostCNPGCluster(t *testing.T) {
 	lost := loseCluster(t, ns)
 	t.Run("latest-backup", func(t *testing.T) {
 		annotatePostgres(t, ns, "PostgresCluster", "shop", map[string]string{pgv1.RecreateAnnotation: pgv1.RecreateLatestBackup})
-		got := waitCluster(t, ns, "shop", pgv1.PhaseReady, 180*time.Second)
+		got := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 180*time.Second)
 		waitRequestRemoved(t, ns)
 		expectEvent(t, ns, "shop", "Normal", "Recreated")
 		if cl := cnpgCluster(t, ns); cl.UID == lost {
@@ -63,7 +63,7 @@ func TestLostCNPGCluster(t *testing.T) {
 		if r := got.Status.RestoredFrom; r == nil || r.Source != "shop" {
 			t.Errorf("status.restoredFrom = %+v, want source shop", r)
 		}
-		waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+		kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 		rw := dial(t, ns, "shop", "orders", "app-orders-rw", "shop-ca")
 		if n := queryString(t, rw, "SELECT count(*) FILTER (WHERE label LIKE 'backed-up-%')::text || '/' || count(*) FILTER (WHERE label LIKE 'archived-%')::text FROM items"); n != "100/50" {
 			t.Fatalf("recovered rows (backed up / archived after the backup) = %s, want 100/50", n)
@@ -76,7 +76,7 @@ func TestLostCNPGCluster(t *testing.T) {
 			t.Errorf("the second loss does not name the recreated cluster's folder: %q", msg)
 		}
 		annotatePostgres(t, ns, "PostgresCluster", "shop", map[string]string{pgv1.RecreateAnnotation: pgv1.RecreateEmpty})
-		got := waitCluster(t, ns, "shop", pgv1.PhaseReady, 180*time.Second)
+		got := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 180*time.Second)
 		waitRequestRemoved(t, ns)
 		if st := got.Status.BackupStatus; st == nil || st.ServerName != "shop-"+string(lost)[:8] {
 			t.Errorf("status.backupStatus = %+v, want serverName shop-%s", got.Status.BackupStatus, string(lost)[:8])
@@ -84,7 +84,7 @@ func TestLostCNPGCluster(t *testing.T) {
 		if got.Status.RestoredFrom != nil {
 			t.Errorf("status.restoredFrom = %+v on an empty cluster", got.Status.RestoredFrom)
 		}
-		waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+		kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 		rw := dial(t, ns, "shop", "orders", "app-orders-rw", "shop-ca")
 		if reg := queryString(t, rw, "SELECT coalesce(to_regclass('items')::text, 'none')"); reg != "none" {
 			t.Fatalf("table %s in a cluster asked to start empty", reg)
@@ -92,8 +92,8 @@ func TestLostCNPGCluster(t *testing.T) {
 	})
 
 	// The PostgresCluster's own deletion is no loss: it finishes.
-	deleteCluster(t, ns, "shop")
-	gone(t, "CNPG Cluster", func(ctx context.Context) error {
+	kit.DeleteCluster(t, ns, "shop")
+	kit.Gone(t, "CNPG Cluster", func(ctx context.Context) error {
 		_, err := pg.CNPGV1().Clusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		return err
 	})
@@ -134,7 +134,7 @@ func loseCluster(t *testing.T, ns string) (lost types.UID) {
 
 	// A later pass: a request setpoint refuses, and says so.
 	annotatePostgres(t, ns, "PostgresCluster", "shop", map[string]string{pgv1.RecreateAnnotation: "please"})
-	eventually(t, 60*time.Second, "the refused request in status", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "the refused request in status", func(ctx context.Context) (bool, error) {
 		return strings.Contains(readyMessage(cluster(t, ns, "shop")), `Request refused: postgres.setpoint.dev/recreate="please"`), nil
 	})
 	barrier := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "barrier", Namespace: ns},
@@ -170,7 +170,7 @@ func cnpgCluster(t *testing.T, ns string) *cnpgv1.Cluster {
 
 func waitRequestRemoved(t *testing.T, ns string) {
 	t.Helper()
-	eventually(t, 60*time.Second, "recreate request removed", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "recreate request removed", func(ctx context.Context) (bool, error) {
 		_, there := cluster(t, ns, "shop").Annotations[pgv1.RecreateAnnotation]
 		return !there, nil
 	})
@@ -180,7 +180,7 @@ func waitRequestRemoved(t *testing.T, ns string) {
 // serverName in the cluster's ObjectStore: what latest-backup checks.
 func waitRecoveryWindow(t *testing.T, ns, serverName string) {
 	t.Helper()
-	eventually(t, 60*time.Second, "recovery window of "+serverName, func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "recovery window of "+serverName, func(ctx context.Context) (bool, error) {
 		os, err := pg.BarmanCloudV1().ObjectStores(ns).Get(ctx, "shop-backup", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -193,7 +193,7 @@ func waitRecoveryWindow(t *testing.T, ns, serverName string) {
 // waitDatabaseNot waits until the PostgresDatabase has left phase.
 func waitDatabaseNot(t *testing.T, ns, name string, phase pgv1.Phase) {
 	t.Helper()
-	eventually(t, 60*time.Second, "PostgresDatabase "+name+" not "+string(phase), func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "PostgresDatabase "+name+" not "+string(phase), func(ctx context.Context) (bool, error) {
 		d, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, name, metav1.GetOptions{})
 		return err == nil && d.Status.Phase != phase, err
 	})

@@ -200,34 +200,34 @@ func fullLifecycle(t *testing.T, ns string) {
 		Monitoring: &pgv1.MonitoringSpec{Enabled: ptr.To(true), Service: ptr.To(true)},
 	}, pgv1.DeletionPolicyDelete)
 	newCluster(t, ns, "keep", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyRetain)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	waitCluster(t, ns, "keep", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "keep", pgv1.PhaseReady, 120*time.Second)
 
-	requestBackup(t, ns, "shop", "rbac-1")
+	kit.RequestBackup(t, ns, "shop", "rbac-1")
 	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.PostgreSQLConfig = map[string]string{"work_mem": "16MB"} })
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 		c.Spec.ConnectionPooler.Enabled = ptr.To(false)
 		c.Spec.Backup = nil
 		c.Spec.Monitoring.Enabled = ptr.To(false)
 		c.Spec.Monitoring.Service = ptr.To(false)
 	})
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
-	gone(t, "ObjectStore", func(ctx context.Context) error {
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
+	kit.Gone(t, "ObjectStore", func(ctx context.Context) error {
 		_, err := pg.BarmanCloudV1().ObjectStores(ns).Get(ctx, "shop-backup", metav1.GetOptions{})
 		return err
 	})
-	gone(t, "PodMonitor", func(ctx context.Context) error {
+	kit.Gone(t, "PodMonitor", func(ctx context.Context) error {
 		_, err := pg.MonitoringV1().PodMonitors(ns).Get(ctx, "shop-metrics", metav1.GetOptions{})
 		return err
 	})
-	gone(t, "metrics Service", func(ctx context.Context) error {
+	kit.Gone(t, "metrics Service", func(ctx context.Context) error {
 		_, err := kube.CoreV1().Services(ns).Get(ctx, "shop-metrics", metav1.GetOptions{})
 		return err
 	})
 
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"}, pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	// A changed deletionPolicy is a new reclaim policy on the database's
 	// CNPG Database: applied again. (Its DatabaseRoles stay at reclaim
 	// retain while the database lives; the deletion below sets delete.)
@@ -243,15 +243,15 @@ func fullLifecycle(t *testing.T, ns string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, "catalog's CNPG Database with reclaim delete", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "catalog's CNPG Database with reclaim delete", func(ctx context.Context) (bool, error) {
 		d, err := pg.CNPGV1().Databases(ns).Get(ctx, "app-catalog", metav1.GetOptions{})
 		return err == nil && d.Spec.DatabaseReclaimPolicy == "delete", err
 	})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
 	if err := pg.PostgresV1alpha1().PostgresDatabases(ns).Delete(t.Context(), "app", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	gone(t, "PostgresDatabase", func(ctx context.Context) error {
+	kit.Gone(t, "PostgresDatabase", func(ctx context.Context) error {
 		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
 		return err
 	})
@@ -259,7 +259,7 @@ func fullLifecycle(t *testing.T, ns string) {
 		if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		gone(t, "PostgresCluster "+name, func(ctx context.Context) error {
+		kit.Gone(t, "PostgresCluster "+name, func(ctx context.Context) error {
 			_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, name, metav1.GetOptions{})
 			return err
 		})

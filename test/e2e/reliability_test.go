@@ -39,9 +39,9 @@ func startWorkload(t *testing.T, ns string, dbs int) {
 
 func waitWorkload(t *testing.T, ns string, dbs int) {
 	t.Helper()
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	for i := range dbs {
-		waitDatabase(t, ns, fmt.Sprintf("app%d", i), pgv1.PhaseReady, 120*time.Second)
+		kit.WaitDatabase(t, ns, fmt.Sprintf("app%d", i), pgv1.PhaseReady, 120*time.Second)
 	}
 }
 
@@ -73,7 +73,7 @@ func TestOperatorKilledMidPipeline(t *testing.T) {
 	const dbs = 4
 	startWorkload(t, ns, dbs)
 	// Kill as soon as some children exist but not everything is Ready.
-	eventually(t, 60*time.Second, "some database Secrets", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "some database Secrets", func(ctx context.Context) (bool, error) {
 		return len(passwords(t, ns)) >= 3, nil
 	})
 	op.signal(syscall.SIGKILL)
@@ -100,7 +100,7 @@ func TestAPIServerRestartUnderLoad(t *testing.T) {
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	const dbs = 4
 	startWorkload(t, ns, dbs)
-	eventually(t, 60*time.Second, "some database Secrets", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "some database Secrets", func(ctx context.Context) (bool, error) {
 		return len(passwords(t, ns)) >= 3, nil
 	})
 	if err := env.RestartAPIServer(t.Context(), 2*time.Second); err != nil {
@@ -110,5 +110,5 @@ func TestAPIServerRestartUnderLoad(t *testing.T) {
 	checkNoDuplicates(t, ns, dbs)
 	// A change after the restart still arrives through the new watches.
 	newDatabase(t, ns, "late", pgv1.DatabaseSpec{Name: "late"})
-	waitDatabase(t, ns, "late", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "late", pgv1.PhaseReady, 120*time.Second)
 }

@@ -25,8 +25,8 @@ func TestFailedRestoreStaysFailedQuietly(t *testing.T) {
 	op := startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	b := waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "first"))
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	b := kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "first"), 2*time.Minute)
 
 	failing := map[string]struct {
 		restore pgv1.RestoreSpec
@@ -73,7 +73,7 @@ func TestFailedRestoreStaysFailedQuietly(t *testing.T) {
 			poke(t, ns, name, i)
 		}
 		want := passes + float64((i+1)*len(failing))
-		eventually(t, 30*time.Second, fmt.Sprintf("poke %d seen by every cluster", i), func(context.Context) (bool, error) {
+		kit.Until(t, 30*time.Second, fmt.Sprintf("poke %d seen by every cluster", i), func(context.Context) (bool, error) {
 			return op.metric(t, "setpoint_reconcile_total", "name", "postgrescluster") >= want, nil
 		})
 	}

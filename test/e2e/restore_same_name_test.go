@@ -22,15 +22,15 @@ func TestRestoreUnderTheSameName(t *testing.T) {
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	admin := connectAs(t, ns, "app-orders-config", "app-orders-admin")
 	execSQL(t, admin, "CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)")
 	execSQL(t, admin, "INSERT INTO items (label) SELECT 'before-' || g FROM generate_series(1, 100) AS g")
-	first := waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "before-delete"))
+	first := kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "before-delete"), 2*time.Minute)
 	switchWAL(t, ns, "shop", "shop-superuser")
-	deleteCluster(t, ns, "shop")
+	kit.DeleteCluster(t, ns, "shop")
 
 	began := time.Now()
 	c := &pgv1.PostgresCluster{
@@ -42,7 +42,7 @@ func TestRestoreUnderTheSameName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := waitCluster(t, ns, "shop", pgv1.PhaseReady, 180*time.Second)
+	got := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 180*time.Second)
 	t.Logf("recovery under the same name: %s from create to Ready", time.Since(began).Round(time.Millisecond))
 	serverName := "shop-" + string(created.UID)[:8]
 	if st := got.Status.BackupStatus; st == nil || st.ServerName != serverName {
@@ -54,7 +54,7 @@ func TestRestoreUnderTheSameName(t *testing.T) {
 
 	// The PostgresDatabase that stayed is served again, with its own
 	// Secrets (the restored roles are marked for it).
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	rw := dial(t, ns, "shop", "orders", "app-orders-rw", "shop-ca")
 	if n := queryString(t, rw, "SELECT count(*)::text FROM items WHERE label LIKE 'before-%'"); n != "100" {
 		t.Fatalf("restored rows: %s, want 100", n)
@@ -64,7 +64,7 @@ func TestRestoreUnderTheSameName(t *testing.T) {
 	// WAL goes to the new folder, and not to the source's.
 	su := dial(t, ns, "shop", "postgres", "shop-superuser", "shop-ca")
 	wal := queryString(t, su, "SELECT pg_walfile_name(pg_switch_wal())")
-	eventually(t, 60*time.Second, "WAL "+wal+" archived under "+serverName, func(context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "WAL "+wal+" archived under "+serverName, func(context.Context) (bool, error) {
 		_, err := os.Stat(filepath.Join(walFolder(ns, serverName), wal))
 		return err == nil, nil
 	})
@@ -75,11 +75,11 @@ func TestRestoreUnderTheSameName(t *testing.T) {
 	// A backup of the new cluster goes to its folder, and status shows that
 	// folder's recovery window (which starts with it, not with the source's
 	// backup).
-	b := waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "after-restore"))
+	b := kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "after-restore"), 2*time.Minute)
 	if _, err := os.Stat(filepath.Join(filepath.Dir(walFolder(ns, serverName)), "base", b.Status.BackupID)); err != nil {
 		t.Errorf("base backup %s not under %s: %v", b.Status.BackupID, serverName, err)
 	}
-	eventually(t, 30*time.Second, "the new folder's recovery window in status", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 30*time.Second, "the new folder's recovery window in status", func(ctx context.Context) (bool, error) {
 		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil || c.Status.BackupStatus == nil {
 			return false, err

@@ -32,11 +32,11 @@ func TestRestoreTargetInTheFutureIsRefused(t *testing.T) {
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got := waitCluster(t, ns, "later", pgv1.PhaseFailed, 60*time.Second)
+	got := kit.WaitCluster(t, ns, "later", pgv1.PhaseFailed, 60*time.Second)
 	futureRefused(t, got, target)
 
 	// The target passes; a new generation makes the operator judge again.
-	eventually(t, 10*time.Second, "the target time passing", func(context.Context) (bool, error) {
+	kit.Until(t, 10*time.Second, "the target time passing", func(context.Context) (bool, error) {
 		return time.Now().After(target.Add(time.Second)), nil
 	})
 	clusters := pg.PostgresV1alpha1().PostgresClusters(ns)
@@ -52,7 +52,7 @@ func TestRestoreTargetInTheFutureIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = waitCluster(t, ns, "later", pgv1.PhaseFailed, 60*time.Second) // at the new generation
+	got = kit.WaitCluster(t, ns, "later", pgv1.PhaseFailed, 60*time.Second) // at the new generation
 	if got.Generation < 2 {
 		t.Fatalf("generation %d: the edit did not reach the object", got.Generation)
 	}

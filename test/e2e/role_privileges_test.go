@@ -35,7 +35,7 @@ func TestRolePrivilegesGivenByHandAreTakenBack(t *testing.T) {
 	ns := newNamespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 
 	patch := `{"spec":{"superuser":true,"createrole":true,"bypassrls":true,"validUntil":"2099-01-01T00:00:00Z",
 		"inRoles":["pg_read_server_files","pg_execute_server_program"]}}`
@@ -43,7 +43,7 @@ func TestRolePrivilegesGivenByHandAreTakenBack(t *testing.T) {
 		metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, "orders_rw unprivileged again, on its DatabaseRole and in Postgres", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "orders_rw unprivileged again, on its DatabaseRole and in Postgres", func(ctx context.Context) (bool, error) {
 		r, err := pg.CNPGV1().DatabaseRoles(ns).Get(ctx, "shop.orders-rw", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -57,7 +57,7 @@ func TestRolePrivilegesGivenByHandAreTakenBack(t *testing.T) {
 		return err == nil && !privileged, nil
 	})
 	expectEvent(t, ns, "app", "Warning", pgv1.EventRolePrivilegesReverted)
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
 	if _, err := login(t, ns, "shop", "orders", "orders_rw", password(t, ns, "app-orders-rw")); err != nil {
 		t.Errorf("orders_rw cannot log in after the repair: %v", err)
 	}
@@ -71,7 +71,7 @@ func TestDatabaseRoleDeletedByHandComesBack(t *testing.T) {
 	ns := newNamespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	before, err := pg.CNPGV1().DatabaseRoles(ns).Get(t.Context(), "shop.orders-admin", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -82,12 +82,12 @@ func TestDatabaseRoleDeletedByHandComesBack(t *testing.T) {
 	if err := pg.CNPGV1().DatabaseRoles(ns).Delete(t.Context(), "shop.orders-admin", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, "DatabaseRole shop.orders-admin made again and applied", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "DatabaseRole shop.orders-admin made again and applied", func(ctx context.Context) (bool, error) {
 		r, err := pg.CNPGV1().DatabaseRoles(ns).Get(ctx, "shop.orders-admin", metav1.GetOptions{})
 		return err == nil && r.UID != before.UID && r.DeletionTimestamp == nil && r.Status.Applied != nil && *r.Status.Applied &&
 			r.Status.ObservedGeneration == r.Generation, nil
 	})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
 	admin, err := login(t, ns, "shop", "orders", "orders_admin", password(t, ns, "app-orders-admin"))
 	if err != nil {
 		t.Fatalf("orders_admin cannot log in with its password: %v", err)

@@ -20,10 +20,10 @@ func TestNoPasswordLeaks(t *testing.T) {
 	ns := newNamespace(t)
 	op := readyCluster(t, ns)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	// A failing pass too: errors are where secrets usually slip out.
 	newDatabase(t, ns, "clash", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "clash", pgv1.PhaseFailed, 60*time.Second)
+	kit.WaitDatabase(t, ns, "clash", pgv1.PhaseFailed, 60*time.Second)
 
 	secrets, err := kube.CoreV1().Secrets(ns).List(t.Context(), metav1.ListOptions{})
 	if err != nil {

@@ -72,7 +72,7 @@ func growEvents(t *testing.T, ns, name string) []string {
 func waitStorage(t *testing.T, ns, name, size string, timeout time.Duration) *pgv1.PostgresCluster {
 	t.Helper()
 	var c *pgv1.PostgresCluster
-	eventually(t, timeout, "status.storage.size "+size, func(ctx context.Context) (bool, error) {
+	kit.Until(t, timeout, "status.storage.size "+size, func(ctx context.Context) (bool, error) {
 		var err error
 		c, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -137,7 +137,7 @@ func TestStorageAutoGrow(t *testing.T) {
 		SuperuserAccess: ptr.To(true), // the test fills the volume as postgres
 	})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	conn := connect(t, ns, "shop")
 	base := usedBytes(t, conn)
 	t.Logf("an empty PG15 cluster holds %d bytes (%.1f MiB) of databases and WAL", base, float64(base)/(1<<20))
@@ -201,7 +201,7 @@ func TestStorageAutoGrow(t *testing.T) {
 		// Proof by the collector's count: samples over the threshold
 		// were taken inside the window, and the size held.
 		ok := op.metric(t, "setpoint_collector_samples_total", "result", "ok")
-		eventually(t, 10*sampleInterval, "three samples over the threshold", func(context.Context) (bool, error) {
+		kit.Until(t, 10*sampleInterval, "three samples over the threshold", func(context.Context) (bool, error) {
 			return op.metric(t, "setpoint_collector_samples_total", "result", "ok") >= ok+3, nil
 		})
 		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
@@ -226,7 +226,7 @@ func TestStorageAutoGrow(t *testing.T) {
 		}
 		// The Event is sent after the status write, asynchronously: wait
 		// for it to be recorded, then count.
-		eventually(t, 30*time.Second, "the second StorageGrown Event", func(context.Context) (bool, error) {
+		kit.Until(t, 30*time.Second, "the second StorageGrown Event", func(context.Context) (bool, error) {
 			return len(growEvents(t, ns, "shop")) >= 2, nil
 		})
 		if ev := growEvents(t, ns, "shop"); len(ev) != 2 {
@@ -254,7 +254,7 @@ func TestStorageAutoGrow(t *testing.T) {
 			t.Fatalf("status.storage.lastGrowTime %s is in the future", c.Status.Storage.LastGrowTime)
 		}
 		ok := op.metric(t, "setpoint_collector_samples_total", "result", "ok")
-		eventually(t, wait+10*sampleInterval, "samples after the window", func(context.Context) (bool, error) {
+		kit.Until(t, wait+10*sampleInterval, "samples after the window", func(context.Context) (bool, error) {
 			return time.Now().After(c.Status.Storage.LastGrowTime.Add(growCooldown+time.Second)) &&
 				op.metric(t, "setpoint_collector_samples_total", "result", "ok") >= ok+3, nil
 		})
@@ -289,7 +289,7 @@ func TestStorageAutoGrow(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitStorage(t, ns, "shop", "300Mi", 30*time.Second)
-		eventually(t, 30*time.Second, "CNPG storage.size 300Mi", func(ctx context.Context) (bool, error) {
+		kit.Until(t, 30*time.Second, "CNPG storage.size 300Mi", func(ctx context.Context) (bool, error) {
 			return cnpgStorageSize(t, ns, "shop") == "300Mi", nil
 		})
 		waitCondition(t, ns, "shop", pgv1.ConditionStorageAtLimit, metav1.ConditionFalse, 30*time.Second)

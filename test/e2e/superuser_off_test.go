@@ -30,7 +30,7 @@ func TestClusterWithoutSuperuser(t *testing.T) {
 	newClassAsGiven(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),
 		Storage: &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("1Gi"))}})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	pc := waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	pc := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 
 	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
 	if err != nil {
@@ -51,7 +51,7 @@ func TestClusterWithoutSuperuser(t *testing.T) {
 	}
 
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	admin := connectAs(t, ns, "app-orders-config", "app-orders-admin")
 	execSQL(t, admin, "CREATE TABLE items (id int PRIMARY KEY)")
 	execSQL(t, connectAs(t, ns, "app-orders-config", "app-orders-rw"), "INSERT INTO items VALUES (1)")
@@ -63,7 +63,7 @@ func TestClusterWithoutSuperuser(t *testing.T) {
 		t.Errorf("ro INSERT: %v, want insufficient_privilege", err)
 	}
 
-	eventually(t, withinTwoSamples, "the collector's first sample", func(ctx context.Context) (bool, error) {
+	kit.Until(t, withinTwoSamples, "the collector's first sample", func(ctx context.Context) (bool, error) {
 		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil {
 			return false, err

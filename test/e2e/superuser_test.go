@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // TestSuperuserAccess: a new cluster has no superuser (CNPG's default):
@@ -25,13 +26,13 @@ func TestSuperuserAccess(t *testing.T) {
 	class := "e2e-" + ns
 	newClassAsGiven(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{PostgreSQLConfig: map[string]string{"work_mem": "8MB"}}, pgv1.DeletionPolicyDelete)
-	c := waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	c := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 
 	var su string // the superuser password while access was on
 	t.Run("off by default", func(t *testing.T) {
 		expectNoSuperuser(t, ns, c)
-		expectReason(t, c.Status.Conditions, pgv1.ConditionProvisionerReady, "ClusterHealthy", "; pg_hba.conf not checked: superuser access is off")
-		expectReason(t, c.Status.Conditions, pgv1.ConditionMonitorReady, "MonitorRoleApplied", `"shop.setpoint-monitor"`)
+		testkit.ExpectReason(t, c.Status.Conditions, pgv1.ConditionProvisionerReady, "ClusterHealthy", "; pg_hba.conf not checked: superuser access is off")
+		testkit.ExpectReason(t, c.Status.Conditions, pgv1.ConditionMonitorReady, "MonitorRoleApplied", `"shop.setpoint-monitor"`)
 		// The monitor logs in, reads what the checks read, and is no
 		// superuser.
 		conn := connectMonitor(t, ns, "shop")
@@ -45,7 +46,7 @@ func TestSuperuserAccess(t *testing.T) {
 			t.Errorf("setpoint_monitor: superuser %v, pg_monitor %v, sees pg_database %q", super, monitor, datname)
 		}
 		// The collector samples as the monitor.
-		eventually(t, withinTwoSamples, "status.postgres", func(ctx context.Context) (bool, error) {
+		kit.Until(t, withinTwoSamples, "status.postgres", func(ctx context.Context) (bool, error) {
 			got, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 			return err == nil && got.Status.Postgres != nil && got.Status.Postgres.WALBytes > 0, err
 		})
@@ -53,7 +54,7 @@ func TestSuperuserAccess(t *testing.T) {
 
 	t.Run("turned on", func(t *testing.T) {
 		updateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { pc.Spec.SuperuserAccess = ptr.To(true) })
-		eventually(t, 90*time.Second, "superuser Secret published", func(ctx context.Context) (bool, error) {
+		kit.Until(t, 90*time.Second, "superuser Secret published", func(ctx context.Context) (bool, error) {
 			got, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 			return err == nil && got.Status.Phase == pgv1.PhaseReady && got.Status.ObservedGeneration == got.Generation &&
 				got.Status.Resources != nil && got.Status.Resources.SuperUserSecretRef != nil, err
@@ -63,14 +64,14 @@ func TestSuperuserAccess(t *testing.T) {
 			t.Fatalf("CNPG Cluster with access on: %v %+v", err, cl.Spec)
 		}
 		su = superuserPassword(t, ns)
-		eventually(t, 30*time.Second, "postgres logs in", func(context.Context) (bool, error) {
+		kit.Until(t, 30*time.Second, "postgres logs in", func(context.Context) (bool, error) {
 			_, err := login(t, ns, "shop", "postgres", "postgres", su)
 			return err == nil, nil
 		})
 		// With the superuser the pg_hba.conf check runs again: a
 		// parameter change makes the provisioner look.
 		updateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { pc.Spec.PostgreSQLConfig["work_mem"] = "16MB" })
-		eventually(t, 90*time.Second, "checked with pg_hba.conf", func(ctx context.Context) (bool, error) {
+		kit.Until(t, 90*time.Second, "checked with pg_hba.conf", func(ctx context.Context) (bool, error) {
 			got, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 			if err != nil || got.Status.Phase != pgv1.PhaseReady || got.Status.ObservedGeneration != got.Generation {
 				return false, err
@@ -82,11 +83,11 @@ func TestSuperuserAccess(t *testing.T) {
 
 	t.Run("turned off again", func(t *testing.T) {
 		updateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { pc.Spec.SuperuserAccess = ptr.To(false) })
-		gone(t, "superuser Secret", func(ctx context.Context) error {
+		kit.Gone(t, "superuser Secret", func(ctx context.Context) error {
 			_, err := kube.CoreV1().Secrets(ns).Get(ctx, "shop-superuser", metav1.GetOptions{})
 			return err
 		})
-		c := waitCluster(t, ns, "shop", pgv1.PhaseReady, 90*time.Second)
+		c := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 90*time.Second)
 		expectNoSuperuser(t, ns, c)
 		if _, err := login(t, ns, "shop", "postgres", "postgres", su); err == nil {
 			t.Error("postgres logs in with its old password after access was turned off")

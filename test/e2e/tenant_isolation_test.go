@@ -36,14 +36,14 @@ func tenantClass(t *testing.T, name string, layout pgv1.ArchiveLayout) {
 func tenantWithRows(t *testing.T, ns, name, class string, n int) *pgv1.PostgresCluster {
 	t.Helper()
 	newCluster(t, ns, name, class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	c := waitCluster(t, ns, name, pgv1.PhaseReady, 120*time.Second)
+	c := kit.WaitCluster(t, ns, name, pgv1.PhaseReady, 120*time.Second)
 	su := connect(t, ns, name)
 	execSQL(t, su, "CREATE TABLE secrets (id int PRIMARY KEY)")
 	execSQL(t, su, "INSERT INTO secrets SELECT generate_series(1, "+strconv.Itoa(n)+")")
-	waitBackupCompleted(t, ns, requestBackup(t, ns, name, "tenant-"+name))
+	kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, name, "tenant-"+name), 2*time.Minute)
 	wal := queryString(t, su, "SELECT pg_walfile_name(pg_switch_wal())")
 	folder := storeFolder(c.Status.BackupStatus.ArchivePath)
-	eventually(t, 60*time.Second, "WAL "+wal+" archived in "+folder, func(context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, "WAL "+wal+" archived in "+folder, func(context.Context) (bool, error) {
 		_, err := os.Stat(filepath.Join(folder, "wals", wal))
 		return err == nil, nil
 	})
@@ -137,7 +137,7 @@ func TestNamespacesDoNotShareArchives(t *testing.T) {
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(b).Create(t.Context(), mine, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitCluster(t, b, "mine", pgv1.PhaseReady, 180*time.Second)
+	kit.WaitCluster(t, b, "mine", pgv1.PhaseReady, 180*time.Second)
 	if n := queryString(t, connect(t, b, "mine"), "SELECT count(*) FROM secrets"); n != "7" {
 		t.Fatalf("B's restore of its own shop holds %s rows, want B's 7", n)
 	}
@@ -186,7 +186,7 @@ func TestSharedLayoutIsExplicit(t *testing.T) {
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(b).Create(t.Context(), copyOf, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitCluster(t, b, "copy", pgv1.PhaseReady, 180*time.Second)
+	kit.WaitCluster(t, b, "copy", pgv1.PhaseReady, 180*time.Second)
 	if n := queryString(t, connect(t, b, "copy"), "SELECT count(*) FROM secrets"); n != "5" {
 		t.Fatalf("restore through the Shared layout holds %s rows, want 5", n)
 	}

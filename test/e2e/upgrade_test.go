@@ -35,7 +35,7 @@ func TestUpgradeMovesRolesToDatabaseRoles(t *testing.T) {
 	prev := runPrevious(t, rolesInManagedRoles)
 	ns := prev.ns
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	if got := setpointManagedRoles(t, ns); !slices.Equal(got, []string{"orders_admin", "orders_rw"}) {
 		t.Fatalf("the previous setpoint's managed.roles: %v, want orders_admin and orders_rw", got)
 	}
@@ -47,7 +47,7 @@ func TestUpgradeMovesRolesToDatabaseRoles(t *testing.T) {
 	app.await(t, 5) // the application runs against the previous setpoint
 	prev.upgrade(t)
 
-	eventually(t, 120*time.Second, "both roles moved to applied DatabaseRoles", func(ctx context.Context) (bool, error) {
+	kit.Until(t, 120*time.Second, "both roles moved to applied DatabaseRoles", func(ctx context.Context) (bool, error) {
 		if len(setpointManagedRoles(t, ns)) > 0 {
 			return false, nil
 		}
@@ -59,7 +59,7 @@ func TestUpgradeMovesRolesToDatabaseRoles(t *testing.T) {
 		}
 		return true, nil
 	})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
 	app.await(t, app.OK()+5) // and goes on after the move
 	app.Stop()
 	if n := app.Failed(); n > 0 {
@@ -93,7 +93,7 @@ func runPrevious(t *testing.T, commit string) runningPrevious {
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	return r
 }
 
@@ -222,7 +222,7 @@ func writeOnce(ctx context.Context, connector *postgres.Connector, t postgres.Ta
 // await waits until n writes have succeeded.
 func (w writer) await(t *testing.T, n int64) {
 	t.Helper()
-	eventually(t, 60*time.Second, fmt.Sprintf("%d successful writes", n), func(context.Context) (bool, error) {
+	kit.Until(t, 60*time.Second, fmt.Sprintf("%d successful writes", n), func(context.Context) (bool, error) {
 		if w.OK() == 0 && w.Failed() > 0 {
 			return false, errors.Join(errors.New("the application cannot write at all"), w.LastErr())
 		}

@@ -22,7 +22,7 @@ func TestCNPGWebhookRefusalIsFailed(t *testing.T) {
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](2)})
 	newCluster(t, ns, "hints", class, pgv1.ClusterSettings{PostgreSQLConfig: map[string]string{"wal_log_hints": "off"}}, pgv1.DeletionPolicyDelete)
 
-	c := waitCluster(t, ns, "hints", pgv1.PhaseFailed, 60*time.Second)
+	c := kit.WaitCluster(t, ns, "hints", pgv1.PhaseFailed, 60*time.Second)
 	msg := readyMessage(c)
 	if !strings.HasPrefix(msg, "ClusterSpecInvalid: ") ||
 		!strings.Contains(msg, `admission webhook "vcluster.cnpg.io" denied the request`) ||
@@ -34,5 +34,5 @@ func TestCNPGWebhookRefusalIsFailed(t *testing.T) {
 	}
 
 	updateCluster(t, ns, "hints", func(c *pgv1.PostgresCluster) { c.Spec.PostgreSQLConfig = map[string]string{"wal_log_hints": "on"} })
-	waitCluster(t, ns, "hints", pgv1.PhaseReady, 120*time.Second)
+	kit.WaitCluster(t, ns, "hints", pgv1.PhaseReady, 120*time.Second)
 }

@@ -14,6 +14,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/test/cnpgsim"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // Auto-grow on real CloudNativePG. A threshold of 1 % of the 1 Gi volume
@@ -35,9 +36,9 @@ func TestAutoGrowOnRealCNPG(t *testing.T) {
 			Limit: &limit, Cooldown: &metav1.Duration{Duration: time.Hour}}
 	})
 	createCluster(t, ns, "shop", "grow-"+ns)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 
-	eventually(t, 3*time.Minute, "the CNPG Cluster asked for 2Gi, with setpoint's mark", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 3*time.Minute, "the CNPG Cluster asked for 2Gi, with setpoint's mark", func(ctx context.Context) (bool, string, error) {
 		cl, err := pg.CNPGV1().Clusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
@@ -47,7 +48,7 @@ func TestAutoGrowOnRealCNPG(t *testing.T) {
 		return ok, fmt.Sprintf("storage %+v, mark %q", cl.Spec.Storage, mark), nil
 	})
 	var pc *pgv1.PostgresCluster
-	eventually(t, 3*time.Minute, "Ready again, grown, at the limit", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 3*time.Minute, "Ready again, grown, at the limit", func(ctx context.Context) (bool, string, error) {
 		var err error
 		if pc, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{}); err != nil {
 			return false, "", err
@@ -55,7 +56,7 @@ func TestAutoGrowOnRealCNPG(t *testing.T) {
 		st := pc.Status.Storage
 		grown := st != nil && st.Size != nil && st.Size.Equal(limit) && st.LastGrowFrom != nil && st.LastGrowFrom.String() == "1Gi"
 		atLimit := meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionStorageAtLimit)
-		return pc.Status.Phase == pgv1.PhaseReady && grown && atLimit, conditions(pc.Status.Phase, pc.Status.Conditions), nil
+		return pc.Status.Phase == pgv1.PhaseReady && grown && atLimit, testkit.Conditions(pc.Status.Phase, pc.Status.Conditions), nil
 	})
 	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
 	if err != nil {

@@ -33,7 +33,7 @@ func TestBackupHealthOnRealCNPG(t *testing.T) {
 	token := metricsReaderToken(t, ns)
 	class := backupClass(t, ns, "")
 	createCluster(t, ns, "shop", class)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 	switchWAL(t, ns, "shop")
 	waitBackupHealthy(t, ns, pgv1.ReasonBackupsHealthy, 3*time.Minute)
 	waitBackupGauge(t, token, ns, "setpoint_cluster_wal_archiving_ok", 1)
@@ -59,8 +59,8 @@ func TestBackupHealthOnRealCNPG(t *testing.T) {
 	waitBackupGauge(t, token, ns, "setpoint_cluster_wal_archiving_ok", 0)
 	waitBackupEvents(t, ns, pgv1.EventBackupsFailing, 1)
 
-	name := requestBackup(t, ns, "shop", "refused")
-	eventually(t, 5*time.Minute, "Backup "+name+" failed", func(ctx context.Context) (bool, string, error) {
+	name := kit.RequestBackup(t, ns, "shop", "refused")
+	kit.Eventually(t, 5*time.Minute, "Backup "+name+" failed", func(ctx context.Context) (bool, string, error) {
 		b, err := pg.CNPGV1().Backups(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
@@ -77,14 +77,14 @@ func TestBackupHealthOnRealCNPG(t *testing.T) {
 	t.Logf("archiving working again %s after the key came back, by itself", time.Since(start).Round(time.Second))
 	waitBackupGauge(t, token, ns, "setpoint_cluster_wal_archiving_ok", 1)
 
-	waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "after"), 5*time.Minute)
+	kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "after"), 5*time.Minute)
 	c = waitBackupHealthy(t, ns, pgv1.ReasonBackupsHealthy, 2*time.Minute)
 	waitBackupEvents(t, ns, pgv1.EventBackupsRecovered, 1)
 	waitBackupEvents(t, ns, pgv1.EventBackupsFailing, 2) // ArchivingFailing, then LastBackupFailed
 	// The last successful backup is the ObjectStore's status, which the
 	// plugin writes apart from CNPG's LastBackupSucceeded: it may reach the
 	// PostgresCluster a pass after the condition.
-	eventually(t, 2*time.Minute, "the last successful backup in backupStatus", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 2*time.Minute, "the last successful backup in backupStatus", func(ctx context.Context) (bool, string, error) {
 		var err error
 		c, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil {
@@ -127,7 +127,7 @@ func closeSegment(t *testing.T, ns, cluster string) {
 func waitBackupHealthy(t *testing.T, ns, reason string, timeout time.Duration) *pgv1.PostgresCluster {
 	t.Helper()
 	var c *pgv1.PostgresCluster
-	eventually(t, timeout, "BackupHealthy "+reason, func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, timeout, "BackupHealthy "+reason, func(ctx context.Context) (bool, string, error) {
 		var err error
 		if c, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{}); err != nil {
 			return false, "", err
@@ -140,7 +140,7 @@ func waitBackupHealthy(t *testing.T, ns, reason string, timeout time.Duration) *
 
 func waitBackupGauge(t *testing.T, token, ns, metric string, want float64) {
 	t.Helper()
-	eventually(t, time.Minute, fmt.Sprintf("%s = %v", metric, want), func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, time.Minute, fmt.Sprintf("%s = %v", metric, want), func(ctx context.Context) (bool, string, error) {
 		samples, err := operatorMetrics(ctx, token)
 		if err != nil {
 			return false, err.Error(), nil
@@ -155,7 +155,7 @@ func waitBackupGauge(t *testing.T, token, ns, metric string, want float64) {
 // once on more.
 func waitBackupEvents(t *testing.T, ns, reason string, n int) {
 	t.Helper()
-	eventually(t, 30*time.Second, fmt.Sprintf("%d %s Event(s)", n, reason), func(context.Context) (bool, string, error) {
+	kit.Eventually(t, 30*time.Second, fmt.Sprintf("%d %s Event(s)", n, reason), func(context.Context) (bool, string, error) {
 		got := backupEvents(t, ns, reason)
 		if got > n {
 			t.Fatalf("%d %s Events, want %d", got, reason, n)

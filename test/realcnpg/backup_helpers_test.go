@@ -6,10 +6,8 @@ import (
 	"testing"
 	"time"
 
-	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -39,52 +37,6 @@ func backupClass(t *testing.T, ns, schedule string) string {
 	return name
 }
 
-// requestBackup asks for an on-demand backup as a user does (setpoint's
-// backup-request annotation) and returns the Backup setpoint created.
-func requestBackup(t *testing.T, ns, cluster, id string) string {
-	t.Helper()
-	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, pgv1.BackupRequestAnnotation, id)
-	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Patch(t.Context(), cluster, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		t.Fatalf("request backup %s: %v", id, err)
-	}
-	var name string
-	eventually(t, time.Minute, "backup request "+id+" answered", func(ctx context.Context) (bool, string, error) {
-		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, cluster, metav1.GetOptions{})
-		if err != nil {
-			return false, "", err
-		}
-		if c.Status.BackupStatus == nil || c.Status.BackupStatus.LastRequest == nil || c.Status.BackupStatus.LastRequest.ID != id {
-			return false, "no answer yet", nil
-		}
-		r := c.Status.BackupStatus.LastRequest
-		if r.Backup == "" {
-			t.Fatalf("backup request %s refused: %s", id, r.Message)
-		}
-		name = r.Backup
-		return true, "", nil
-	})
-	return name
-}
-
-// waitBackupCompleted waits until real CNPG, through the barman-cloud
-// plugin, reports the Backup completed; a failed one ends the test with
-// CNPG's error.
-func waitBackupCompleted(t *testing.T, ns, name string, timeout time.Duration) *cnpgv1.Backup {
-	t.Helper()
-	var b *cnpgv1.Backup
-	eventually(t, timeout, "Backup "+name+" completed", func(ctx context.Context) (bool, string, error) {
-		var err error
-		if b, err = pg.CNPGV1().Backups(ns).Get(ctx, name, metav1.GetOptions{}); err != nil {
-			return false, "", err
-		}
-		if b.Status.Phase == cnpgv1.BackupPhaseFailed {
-			t.Fatalf("Backup %s failed: %s", name, b.Status.Error)
-		}
-		return b.Status.Phase == cnpgv1.BackupPhaseCompleted, fmt.Sprintf("phase %q", b.Status.Phase), nil
-	})
-	return b
-}
-
 // switchWAL closes the current WAL segment on the cluster's primary, as
 // the superuser, and waits until Postgres reports it archived (through
 // the plugin's sidecar into the store).
@@ -95,7 +47,7 @@ func switchWAL(t *testing.T, ns, cluster string) {
 	if err := su.QueryRow(t.Context(), "SELECT pg_walfile_name(pg_switch_wal())").Scan(&wal); err != nil {
 		t.Fatalf("pg_switch_wal: %v", err)
 	}
-	eventually(t, 2*time.Minute, "WAL "+wal+" archived", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 2*time.Minute, "WAL "+wal+" archived", func(ctx context.Context) (bool, string, error) {
 		var last, failed string
 		err := su.QueryRow(ctx, "SELECT coalesce(last_archived_wal, ''), coalesce(last_failed_wal, '') FROM pg_stat_archiver").Scan(&last, &failed)
 		// WAL file names of one timeline sort in write order.

@@ -23,12 +23,12 @@ func TestBackupsOnRealCNPG(t *testing.T) {
 	class := backupClass(t, ns, "* * * * *") // every minute
 	createCluster(t, ns, "shop", class)
 	start := time.Now()
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 	t.Logf("PostgresCluster with backups Ready in %s", time.Since(start).Round(time.Second))
 
 	start = time.Now()
-	name := requestBackup(t, ns, "shop", "first")
-	b := waitBackupCompleted(t, ns, name, 5*time.Minute)
+	name := kit.RequestBackup(t, ns, "shop", "first")
+	b := kit.WaitBackupCompleted(t, ns, name, 5*time.Minute)
 	t.Logf("on-demand Backup %s completed %s after the request (CNPG: %s → %s, backupId %s)", name,
 		time.Since(start).Round(time.Second), b.Status.StartedAt, b.Status.StoppedAt, b.Status.BackupID)
 	if b.Spec.Method != "plugin" || b.Status.BackupID == "" {
@@ -43,7 +43,7 @@ func TestBackupsOnRealCNPG(t *testing.T) {
 		t.Errorf("ScheduledBackup method %q, want plugin", sb.Spec.Method)
 	}
 	start = time.Now()
-	eventually(t, 4*time.Minute, "a scheduled Backup completed", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 4*time.Minute, "a scheduled Backup completed", func(ctx context.Context) (bool, string, error) {
 		list, err := pg.CNPGV1().Backups(ns).List(ctx, metav1.ListOptions{LabelSelector: "cnpg.io/scheduled-backup=shop-backup"})
 		if err != nil {
 			return false, "", err
@@ -62,7 +62,7 @@ func TestBackupsOnRealCNPG(t *testing.T) {
 	})
 	t.Logf("a scheduled Backup completed %s after the first one", time.Since(start).Round(time.Second))
 
-	eventually(t, time.Minute, "recovery window and schedule in status.backupStatus", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, time.Minute, "recovery window and schedule in status.backupStatus", func(ctx context.Context) (bool, string, error) {
 		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil || c.Status.BackupStatus == nil {
 			return false, "no backupStatus", err
@@ -85,14 +85,14 @@ func TestPointInTimeRecoveryOnRealCNPG(t *testing.T) {
 	ns := newNamespace(t)
 	class := backupClass(t, ns, "")
 	createCluster(t, ns, "shop", class)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
 	if _, err := admin.Exec(t.Context(), "CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)"); err != nil {
 		t.Fatal(err)
 	}
-	waitBackupCompleted(t, ns, requestBackup(t, ns, "shop", "before-t1"), 5*time.Minute)
+	kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "before-t1"), 5*time.Minute)
 
 	rw := connect(t, ns, "shop", "orders", "app-orders-rw")
 	if _, err := rw.Exec(t.Context(), "INSERT INTO items (label) SELECT 't1-' || g FROM generate_series(1, 1000) AS g"); err != nil {
@@ -116,7 +116,7 @@ func TestPointInTimeRecoveryOnRealCNPG(t *testing.T) {
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got := waitCluster(t, ns, "copy", pgv1.PhaseReady, 8*time.Minute)
+	got := kit.WaitCluster(t, ns, "copy", pgv1.PhaseReady, 8*time.Minute)
 	t.Logf("recovery on real CNPG: %s from create to Ready", time.Since(start).Round(time.Second))
 	if r := got.Status.RestoredFrom; r == nil || r.Source != "shop" || r.TargetTime == nil || !r.TargetTime.Equal(&metav1.Time{Time: target}) {
 		t.Errorf("status.restoredFrom = %+v, want source shop at %s", got.Status.RestoredFrom, target.Format(time.RFC3339))
@@ -150,7 +150,7 @@ func adoptRestored(t *testing.T, ns, cluster string) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	waitDatabase(t, ns, "copy-app", pgv1.PhaseReady, 3*time.Minute)
+	kit.WaitDatabase(t, ns, "copy-app", pgv1.PhaseReady, 3*time.Minute)
 	t.Logf("adoption of the restored database: Ready %s after create", time.Since(start).Round(time.Second))
 	rw := connect(t, ns, cluster, "orders", "copy-app-orders-rw")
 	var n int

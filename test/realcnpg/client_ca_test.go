@@ -115,7 +115,7 @@ func rotateClientCA(t *testing.T, ns string, d map[string]string) {
 		t.Fatal(err)
 	}
 	app := startCertApp(t, ns, user, certSecret)
-	eventually(t, 30*time.Second, "the application logs in by certificate", func(context.Context) (bool, string, error) {
+	kit.Eventually(t, 30*time.Second, "the application logs in by certificate", func(context.Context) (bool, string, error) {
 		return app.OK() >= 3, fmt.Sprintf("%d ok, %d failed (%v)", app.OK(), app.Failed(), app.LastErr()), nil
 	})
 
@@ -125,7 +125,7 @@ func rotateClientCA(t *testing.T, ns string, d map[string]string) {
 		return err
 	}, pgv1.RotateClientCAAnnotation, "real-1")
 	var signing time.Duration
-	eventually(t, 3*time.Minute, "the new client CA signs and the grace begins", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 3*time.Minute, "the new client CA signs and the grace begins", func(ctx context.Context) (bool, string, error) {
 		s, err := kube.CoreV1().Secrets(ns).Get(ctx, "shop-client-ca", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
@@ -143,7 +143,7 @@ func rotateClientCA(t *testing.T, ns string, d map[string]string) {
 	} else {
 		_ = conn.Close(t.Context())
 	}
-	eventually(t, 2*time.Minute, "the move ends", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 2*time.Minute, "the move ends", func(ctx context.Context) (bool, string, error) {
 		pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err

@@ -101,7 +101,7 @@ func passwordRefused(err error) bool {
 // refuses oldPassword.
 func passwordSwitched(t *testing.T, ns, cluster, database, user, oldPassword, newPassword string) {
 	t.Helper()
-	eventually(t, 90*time.Second, user+" logs in with the new password and not the old one", func(context.Context) (bool, string, error) {
+	kit.Eventually(t, 90*time.Second, user+" logs in with the new password and not the old one", func(context.Context) (bool, string, error) {
 		conn, err := login(t, ns, cluster, database, user, newPassword)
 		if err != nil {
 			return false, "new password: " + err.Error(), nil

@@ -16,6 +16,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // rotation asks for new passwords of every generated role of PostgresDatabase
@@ -24,7 +25,7 @@ import (
 // password logs in and the old one is refused.
 func rotation(t *testing.T, ns string) {
 	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 	names := []string{"app-orders-admin", "app-orders-rw", "app-orders-ro"}
 	before := map[string]*corev1.Secret{}
 	for _, n := range names {
@@ -36,12 +37,13 @@ func rotation(t *testing.T, ns string) {
 		return err
 	}, pgv1.RotatePasswordsAnnotation, "real-1")
 	start := time.Now()
-	eventually(t, 2*time.Minute, "every role of app records rotation real-1", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 2*time.Minute, "every role of app records rotation real-1", func(ctx context.Context) (bool, string, error) {
 		db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
 		}
-		return rotatedFor(db, "real-1") == 3, conditions(db.Status.Phase, db.Status.Conditions), nil
+		rotated, _ := testkit.RotatedFor(db, "real-1")
+		return rotated == 3, testkit.Conditions(db.Status.Phase, db.Status.Conditions), nil
 	})
 	for _, n := range names {
 		old, cur := before[n], secret(t, ns, n)
@@ -52,7 +54,7 @@ func rotation(t *testing.T, ns string) {
 		passwordSwitched(t, ns, "shop", "orders", string(cur.Data["username"]), string(old.Data["password"]), string(cur.Data["password"]))
 		t.Logf("%s: new password in Postgres %s after the request", n, time.Since(start).Round(100*time.Millisecond))
 	}
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, time.Minute)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, time.Minute)
 
 	su := secret(t, ns, "shop-superuser")
 	annotate(t, ns, "shop", func(name string, patch []byte) error {
@@ -60,13 +62,13 @@ func rotation(t *testing.T, ns string) {
 		return err
 	}, pgv1.RotatePasswordsAnnotation, "su-1")
 	start = time.Now()
-	eventually(t, 2*time.Minute, "the cluster records the superuser rotation", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 2*time.Minute, "the cluster records the superuser rotation", func(ctx context.Context) (bool, string, error) {
 		pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
 		}
 		return pc.Status.SuperuserPasswordRotation != nil && pc.Status.SuperuserPasswordRotation.Request == "su-1",
-			conditions(pc.Status.Phase, pc.Status.Conditions), nil
+			testkit.Conditions(pc.Status.Phase, pc.Status.Conditions), nil
 	})
 	su2 := secret(t, ns, "shop-superuser")
 	if string(su2.Data["password"]) == string(su.Data["password"]) {
@@ -74,19 +76,6 @@ func rotation(t *testing.T, ns string) {
 	}
 	passwordSwitched(t, ns, "shop", "postgres", "postgres", string(su.Data["password"]), string(su2.Data["password"]))
 	t.Logf("superuser: new password in Postgres %s after the request", time.Since(start).Round(100*time.Millisecond))
-}
-
-// rotatedFor counts the roles of db whose status records request.
-func rotatedFor(db *pgv1.PostgresDatabase, request string) int {
-	n := 0
-	for _, e := range db.Status.Databases {
-		for _, r := range e.Roles {
-			if r.LastRotation != nil && r.LastRotation.Request == request {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 // readOnlyOff removes orders' read-only role (policy Delete): setpoint
@@ -106,7 +95,7 @@ func readOnlyOff(t *testing.T, ns string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
 	su := connect(t, ns, "shop", "postgres", "shop-superuser")
 	if exists(t, su, roleSQL, "orders_ro") {
 		t.Error("role orders_ro still in Postgres after readOnlyRole was removed (policy Delete)")
@@ -145,7 +134,7 @@ func externalSecret(t *testing.T, ns string) {
 	}
 	createDatabase(t, ns, "billing", "shop", pgv1.DatabaseSpec{Name: "billing", PasswordConfig: &pgv1.DatabasePasswordConfig{
 		RWSecretRef: &pgv1.LocalObjectReference{Name: "vault-billing-rw"}, ReloadOnChange: true}})
-	waitDatabase(t, ns, "billing", pgv1.PhaseReady, 2*time.Minute)
+	kit.WaitDatabase(t, ns, "billing", pgv1.PhaseReady, 2*time.Minute)
 	got := secret(t, ns, "vault-billing-rw")
 	if len(got.Labels) != 2 || got.Labels["team"] != "billing" || got.Labels[ownership.ReloadLabel] != "true" ||
 		len(got.OwnerReferences) != 0 || len(got.Annotations) != 0 {
@@ -160,7 +149,7 @@ func externalSecret(t *testing.T, ns string) {
 		t.Fatal(err)
 	}
 	passwordSwitched(t, ns, "shop", "billing", "billing_rw", "first-password-1", "second-password-2")
-	waitDatabase(t, ns, "billing", pgv1.PhaseReady, time.Minute)
+	kit.WaitDatabase(t, ns, "billing", pgv1.PhaseReady, time.Minute)
 }
 
 // annotate sets one annotation with a merge patch through apply.

@@ -74,7 +74,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	phases := watchPhases(t, ns, "shop")
 	createCluster(t, ns, "shop", "small-"+ns)
 	start := time.Now()
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 	t.Logf("PostgresCluster Ready in %s", time.Since(start).Round(time.Second))
 	seen, _ := phases.seen()
 	knownPhases(t, seen)
@@ -98,7 +98,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 		pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true},
 		pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
 	start = time.Now()
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 	t.Logf("PostgresDatabase Ready in %s", time.Since(start).Round(time.Second))
 	d, err := pg.CNPGV1().Databases(ns).Get(t.Context(), "app-orders", metav1.GetOptions{})
 	if err != nil || d.Status.Applied == nil || !*d.Status.Applied {
@@ -149,7 +149,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	if err := pg.PostgresV1alpha1().PostgresDatabases(ns).Delete(t.Context(), "app", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 3*time.Minute, "PostgresDatabase app gone", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 3*time.Minute, "PostgresDatabase app gone", func(ctx context.Context) (bool, string, error) {
 		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
 	})

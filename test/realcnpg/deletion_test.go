@@ -6,11 +6,9 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/test/envtest"
 )
 
 // clusterDeletion deletes PostgresCluster shop with policy Retain under
@@ -27,9 +25,9 @@ func clusterDeletion(t *testing.T, ns, class string) {
 	_ = admin.Close(t.Context())
 	rw := secret(t, ns, "app-orders-rw")
 
-	deleteCluster(t, ns, "shop")
-	deleteDatabase(t, ns, "app")
-	settleGC(t, ns)
+	kit.DeleteCluster(t, ns, "shop")
+	kit.DeleteDatabase(t, ns, "app")
+	kit.SettleGC(t, ns)
 	cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("Retain deleted the CNPG Cluster: %v", err)
@@ -60,9 +58,9 @@ func clusterDeletion(t *testing.T, ns, class string) {
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 3*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 3*time.Minute)
 	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
 	back := connect(t, ns, "shop", "orders", "app-orders-rw")
 	var n int
 	if err := back.QueryRow(t.Context(), "SELECT count(*) FROM t WHERE x = 7").Scan(&n); err != nil || n != 1 {
@@ -73,18 +71,18 @@ func clusterDeletion(t *testing.T, ns, class string) {
 	// drops WITH (FORCE)). So the application's session ends first.
 	_ = back.Close(t.Context())
 
-	deleteDatabase(t, ns, "app")
+	kit.DeleteDatabase(t, ns, "app")
 	su = connect(t, ns, "shop", "postgres", "shop-superuser")
 	if exists(t, su, dbSQL, "orders") {
 		t.Error("database orders left in Postgres after its PostgresDatabase was deleted with policy Delete")
 	}
 	_ = su.Close(t.Context())
-	deleteCluster(t, ns, "shop")
-	gone(t, 3*time.Minute, "CNPG Cluster shop", func(ctx context.Context) error {
+	kit.DeleteCluster(t, ns, "shop")
+	kit.Gone(t, "CNPG Cluster shop", func(ctx context.Context) error {
 		_, err := pg.CNPGV1().Clusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		return err
 	})
-	eventually(t, 3*time.Minute, "the cluster's Pods and volumes gone", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 3*time.Minute, "the cluster's Pods and volumes gone", func(ctx context.Context) (bool, string, error) {
 		sel := metav1.ListOptions{LabelSelector: "cnpg.io/cluster=shop"}
 		pods, err := kube.CoreV1().Pods(ns).List(ctx, sel)
 		if err != nil {
@@ -96,44 +94,4 @@ func clusterDeletion(t *testing.T, ns, class string) {
 		}
 		return len(pods.Items)+len(pvcs.Items) == 0, fmt.Sprintf("%d Pods, %d PVCs", len(pods.Items), len(pvcs.Items)), nil
 	})
-}
-
-func deleteDatabase(t *testing.T, ns, name string) {
-	t.Helper()
-	if err := pg.PostgresV1alpha1().PostgresDatabases(ns).Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	gone(t, 3*time.Minute, "PostgresDatabase "+name, func(ctx context.Context) error {
-		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, name, metav1.GetOptions{})
-		return err
-	})
-}
-
-func deleteCluster(t *testing.T, ns, name string) {
-	t.Helper()
-	if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	gone(t, 3*time.Minute, "PostgresCluster "+name, func(ctx context.Context) error {
-		_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, name, metav1.GetOptions{})
-		return err
-	})
-}
-
-// gone waits until get answers NotFound.
-func gone(t *testing.T, timeout time.Duration, what string, get func(ctx context.Context) error) {
-	t.Helper()
-	eventually(t, timeout, what+" deleted", func(ctx context.Context) (bool, string, error) {
-		err := get(ctx)
-		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
-	})
-}
-
-// settleGC waits until the garbage collector has caught up with every
-// deletion so far (envtest.SettleGC).
-func settleGC(t *testing.T, ns string) {
-	t.Helper()
-	if err := envtest.SettleGC(t.Context(), kube, ns, 2*time.Minute); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/cluster"
 	"github.com/setpoint-dev/setpoint/test/cnpgsim"
@@ -35,10 +36,10 @@ func TestPoolerSwitchoverAndFailoverOnRealCNPG(t *testing.T) {
 	})
 	createCluster(t, ns, "shop", class)
 	start := time.Now()
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 8*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 8*time.Minute)
 	t.Logf("PostgresCluster with 2 instances and a pooler Ready in %s", time.Since(start).Round(time.Second))
 	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 
 	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
 	for _, ddl := range []string{"CREATE TABLE items (id bigserial PRIMARY KEY, name text)", "CREATE TABLE ledger (id int PRIMARY KEY)"} {
@@ -84,7 +85,7 @@ func rolesThroughPoolers(t *testing.T, ns string) {
 	}
 	replica := connectVia(t, ns, "shop", "shop-pooler-ro", "orders", "app-orders-ro")
 	defer func() { _ = replica.Close(context.WithoutCancel(t.Context())) }()
-	eventually(t, time.Minute, "the row streams to the replica, read as _ro through shop-pooler-ro", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, time.Minute, "the row streams to the replica, read as _ro through shop-pooler-ro", func(ctx context.Context) (bool, string, error) {
 		var inRecovery bool
 		err := replica.QueryRow(ctx, "SELECT pg_is_in_recovery(), (SELECT count(*) FROM items)", simple).Scan(&inRecovery, &n)
 		return err == nil && inRecovery && n == 1, fmt.Sprintf("in recovery %t, %d rows", inRecovery, n), err
@@ -99,7 +100,7 @@ func switchover(t *testing.T, ns string) {
 	old := cnpgPrimary(t, ns, "shop")
 	replica := otherInstance(t, ns, "shop", old)
 	w := startWriter(t, ns, "shop", "orders", "ledger", "app-orders-rw")
-	eventually(t, time.Minute, "the application writes through -rw", func(context.Context) (bool, string, error) {
+	kit.Eventually(t, time.Minute, "the application writes through -rw", func(context.Context) (bool, string, error) {
 		n := w.ackedCount()
 		return n >= 20, fmt.Sprintf("%d rows acknowledged", n), nil
 	})
@@ -108,12 +109,12 @@ func switchover(t *testing.T, ns string) {
 	start := time.Now()
 	healthyWithPrimary(t, ns, "CNPG switches over to "+replica, func(p string) bool { return p == replica })
 	t.Logf("switched over from %s to %s in %s", old, replica, time.Since(start).Round(time.Second))
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 2*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 2*time.Minute)
 	// CNPG is healthy again once the new primary serves; the demoted
 	// instance restarts as a replica after that (on a loaded machine the
 	// PostgresCluster was Ready with 1 ready instance first): setpoint's
 	// status must follow it to both.
-	eventually(t, 2*time.Minute, "PostgresCluster status shows the new primary and 2 ready instances", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 2*time.Minute, "PostgresCluster status shows the new primary and 2 ready instances", func(ctx context.Context) (bool, string, error) {
 		pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
@@ -124,7 +125,7 @@ func switchover(t *testing.T, ns string) {
 	})
 	// The application writes on the new primary by itself.
 	after := w.ackedCount()
-	eventually(t, time.Minute, "the application writes on the new primary", func(context.Context) (bool, string, error) {
+	kit.Eventually(t, time.Minute, "the application writes on the new primary", func(context.Context) (bool, string, error) {
 		n := w.ackedCount()
 		return n >= after+20, fmt.Sprintf("%d rows acknowledged, %d at the switchover's end", n, after), nil
 	})
@@ -155,7 +156,7 @@ func failover(t *testing.T, ns string) {
 	start := time.Now()
 	healthyWithPrimary(t, ns, "CNPG fails over", func(p string) bool { return p != old })
 	t.Logf("failed over from %s in %s", old, time.Since(start).Round(time.Second))
-	pc := waitCluster(t, ns, "shop", pgv1.PhaseReady, 2*time.Minute)
+	pc := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 2*time.Minute)
 	if pc.Status.CurrentPrimary == old {
 		t.Errorf("PostgresCluster still names %s primary after the failover", old)
 	}
@@ -210,7 +211,7 @@ func cnpgPrimary(t *testing.T, ns, cluster string) string {
 // instances ready and a primary that wanted accepts.
 func healthyWithPrimary(t *testing.T, ns, what string, wanted func(primary string) bool) {
 	t.Helper()
-	eventually(t, 4*time.Minute, what+" and is healthy again", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 4*time.Minute, what+" and is healthy again", func(ctx context.Context) (bool, string, error) {
 		c, err := pg.CNPGV1().Clusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err

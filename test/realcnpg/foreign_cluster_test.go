@@ -12,6 +12,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // foreignCluster makes a CNPG Cluster by hand, as a team that ran CNPG
@@ -31,7 +32,7 @@ func foreignCluster(t *testing.T, ns, class string) {
 	if _, err := pg.CNPGV1().Clusters(ns).Create(t.Context(), theirs, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 2*time.Minute, "CNPG takes up the foreign Cluster", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 2*time.Minute, "CNPG takes up the foreign Cluster", func(ctx context.Context) (bool, string, error) {
 		c, err := pg.CNPGV1().Clusters(ns).Get(ctx, "legacy", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
@@ -66,10 +67,10 @@ func foreignCluster(t *testing.T, ns, class string) {
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got := waitCluster(t, ns, "legacy", pgv1.PhaseFailed, 2*time.Minute)
-	expectReason(t, got.Status.Conditions, pgv1.ConditionReady, "ClusterConflict", `CNPG Cluster "legacy" exists and was not created by setpoint`)
+	got := kit.WaitCluster(t, ns, "legacy", pgv1.PhaseFailed, 2*time.Minute)
+	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionReady, "ClusterConflict", `CNPG Cluster "legacy" exists and was not created by setpoint`)
 	untouched("refused")
-	deleteCluster(t, ns, "legacy")
-	settleGC(t, ns)
+	kit.DeleteCluster(t, ns, "legacy")
+	kit.SettleGC(t, ns)
 	untouched("after deletion with policy Delete")
 }

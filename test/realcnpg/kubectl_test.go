@@ -43,9 +43,9 @@ func TestKubectlPluginOnRealCNPG(t *testing.T) {
 		s.ConnectionPooler = &pgv1.ConnectionPoolerSpec{Enabled: ptr.To(true), Instances: ptr.To[int32](1), PoolMode: pgv1.PoolModeTransaction}
 	})
 	createCluster(t, ns, "shop", "small-"+ns)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 
 	out, errOut, err := kubectlSetpoint(t, ns, "psql", "app", "--database", "orders", "--role", "admin", "--",
 		"-XAtc", "select current_user || ' ' || current_database() || ' ' || (select ssl from pg_stat_ssl where pid = pg_backend_pid())")

@@ -31,11 +31,11 @@ func TestLeaderHandoverOnRealCNPG(t *testing.T) {
 	ns := newNamespace(t)
 	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "kept", "small-"+ns)
-	waitCluster(t, ns, "kept", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 6*time.Minute)
 	kept := readTakeover(t, ns, "kept")
 
 	var lease *coordinationv1.Lease
-	eventually(t, time.Minute, "a replica holds the Lease", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, time.Minute, "a replica holds the Lease", func(ctx context.Context) (bool, string, error) {
 		var err error
 		lease, err = kube.CoordinationV1().Leases(SetpointNamespace).Get(ctx, leaderLease, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
@@ -53,7 +53,7 @@ func TestLeaderHandoverOnRealCNPG(t *testing.T) {
 		t.Fatalf("delete the leader's Pod %s: %v", leader, err)
 	}
 	var next string
-	eventually(t, 90*time.Second, "another replica leads", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 90*time.Second, "another replica leads", func(ctx context.Context) (bool, string, error) {
 		l, err := kube.CoordinationV1().Leases(SetpointNamespace).Get(ctx, leaderLease, metav1.GetOptions{})
 		if err != nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" {
 			return false, "no holder", err
@@ -74,7 +74,7 @@ func TestLeaderHandoverOnRealCNPG(t *testing.T) {
 	}
 
 	createCluster(t, ns, "shop", "small-"+ns)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 	// The new leader queued every PostgresCluster when its caches synced,
 	// kept before shop, which was made later and needed passes of its own
 	// to become Ready: kept has had its first pass under the new leader.
@@ -140,7 +140,7 @@ func podOf(t *testing.T, identity string) string {
 // shape.
 func waitDeploymentAvailable(t *testing.T) {
 	t.Helper()
-	eventually(t, 3*time.Minute, "the operator's Deployment is available again", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 3*time.Minute, "the operator's Deployment is available again", func(ctx context.Context) (bool, string, error) {
 		d, err := kube.AppsV1().Deployments(SetpointNamespace).Get(ctx, "setpoint", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err

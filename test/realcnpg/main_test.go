@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	"github.com/setpoint-dev/setpoint/test/envtest"
 	"github.com/setpoint-dev/setpoint/test/node"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // The one node of the package, with CNPG and setpoint installed; each
@@ -20,6 +22,9 @@ var (
 	theNode *node.Node
 	kube    kubernetes.Interface
 	pg      versioned.Interface
+	// kit waits on the API at the real node's pace: a look a second,
+	// its own timeouts three times the stand-in's.
+	kit testkit.Kit
 )
 
 func TestMain(m *testing.M) {
@@ -48,5 +53,6 @@ func run(m *testing.M) int {
 	}()
 	kube = kubernetes.NewForConfigOrDie(n.Config)
 	pg = versioned.NewForConfigOrDie(n.Config)
+	kit = testkit.Kit{Kube: kube, PG: pg, Poll: time.Second, Scale: 3}
 	return m.Run()
 }

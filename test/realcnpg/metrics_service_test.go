@@ -41,7 +41,7 @@ func metricsServiceScrapes(t *testing.T, ns, cluster string) {
 	}
 	slices.Sort(want)
 	var ips []string
-	eventually(t, 2*time.Minute, "the metrics Service's endpoints are the instance pods", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 2*time.Minute, "the metrics Service's endpoints are the instance pods", func(ctx context.Context) (bool, string, error) {
 		ips = readyEndpoints(ctx, ns, svc.Name)
 		return slices.Equal(ips, want), fmt.Sprintf("endpoints %v, instance pods %v", ips, want), nil
 	})

@@ -25,17 +25,17 @@ func TestNamespaceDeletionOnRealCNPG(t *testing.T) {
 	ns := newNamespace(t)
 	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "shop", "small-"+ns)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 	createDatabase(t, ns, "app", "shop",
 		pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true},
 		pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 
 	start := time.Now()
 	if err := kube.CoreV1().Namespaces().Delete(t.Context(), ns, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 4*time.Minute, "the namespace is deleted", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 4*time.Minute, "the namespace is deleted", func(ctx context.Context) (bool, string, error) {
 		_, err := kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, "", nil

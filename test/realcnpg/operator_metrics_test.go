@@ -85,7 +85,7 @@ func collectorSeesTheReplica(t *testing.T, ns, cluster string) {
 	t.Helper()
 	token := metricsReaderToken(t, ns)
 	var lag float64
-	eventually(t, 3*time.Minute, "the collector's sample of "+cluster, func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 3*time.Minute, "the collector's sample of "+cluster, func(ctx context.Context) (bool, string, error) {
 		samples, err := operatorMetrics(ctx, token)
 		if err != nil {
 			return false, err.Error(), nil

@@ -1,13 +1,13 @@
 package realcnpg
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // handMadeUntouched makes a role and a database by hand, as the superuser: a
@@ -45,11 +45,11 @@ func handMadeUntouched(t *testing.T, ns string) {
 	}
 
 	createDatabase(t, ns, "crm", "shop", pgv1.DatabaseSpec{Name: "crm"})
-	got := waitDatabase(t, ns, "crm", pgv1.PhaseFailed, 2*time.Minute)
-	expectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists", "role crm_rw exists in Postgres and was not created by setpoint")
+	got := kit.WaitDatabase(t, ns, "crm", pgv1.PhaseFailed, 2*time.Minute)
+	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists", "role crm_rw exists in Postgres and was not created by setpoint")
 	createDatabase(t, ns, "legacy", "shop", pgv1.DatabaseSpec{Name: "legacy"})
-	got = waitDatabase(t, ns, "legacy", pgv1.PhaseFailed, 2*time.Minute)
-	expectReason(t, got.Status.Conditions, pgv1.ConditionDatabasesReady, "DatabaseExists", "database legacy exists in Postgres and was not created by setpoint")
+	got = kit.WaitDatabase(t, ns, "legacy", pgv1.PhaseFailed, 2*time.Minute)
+	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionDatabasesReady, "DatabaseExists", "database legacy exists in Postgres and was not created by setpoint")
 	for _, name := range []string{"crm-crm", "legacy-legacy"} {
 		if _, err := pg.CNPGV1().Databases(ns).Get(t.Context(), name, metav1.GetOptions{}); err == nil {
 			t.Errorf("CNPG Database %s made for a database setpoint did not create", name)
@@ -58,8 +58,8 @@ func handMadeUntouched(t *testing.T, ns string) {
 	intact("refused")
 
 	start := time.Now()
-	deleteDatabase(t, ns, "crm")
-	deleteDatabase(t, ns, "legacy")
+	kit.DeleteDatabase(t, ns, "crm")
+	kit.DeleteDatabase(t, ns, "legacy")
 	t.Logf("the refused PostgresDatabases deleted in %s", time.Since(start).Round(100*time.Millisecond))
 	intact("after deletion with policy Delete")
 	for _, r := range []string{"crm_admin", "legacy_admin", "legacy_rw"} {
@@ -67,17 +67,4 @@ func handMadeUntouched(t *testing.T, ns string) {
 			t.Errorf("role %s, which setpoint made, left after its PostgresDatabase was deleted", r)
 		}
 	}
-}
-
-func expectReason(t *testing.T, conds []metav1.Condition, typ, reason, msgPart string) {
-	t.Helper()
-	for _, c := range conds {
-		if c.Type == typ {
-			if c.Reason != reason || !strings.Contains(c.Message, msgPart) {
-				t.Errorf("%s = %s %q, want %s containing %q", typ, c.Reason, c.Message, reason, msgPart)
-			}
-			return
-		}
-	}
-	t.Errorf("no condition %s in %s", typ, conditions("", conds))
 }

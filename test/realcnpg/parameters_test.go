@@ -19,7 +19,7 @@ func TestParametersOnRealCNPG(t *testing.T) {
 	ns := newNamespace(t)
 	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "shop", "small-"+ns)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 
 	phases := watchPhases(t, ns, "shop")
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -35,7 +35,7 @@ func TestParametersOnRealCNPG(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 5*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 5*time.Minute)
 	t.Logf("parameters applied, Ready again in %s", time.Since(start).Round(time.Second))
 	seen := phases.clusterPhases()
 	if !slices.Contains(seen, pgv1.PhaseConfiguring) {

@@ -42,7 +42,7 @@ func TestPostgres17OnRealCNPG(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := setup.Images.Ref(PostgresImages[17])
-	eventually(t, 5*time.Minute, "the major-17 Cluster healthy on "+want, func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 5*time.Minute, "the major-17 Cluster healthy on "+want, func(ctx context.Context) (bool, string, error) {
 		c, err := dyn.Resource(clustersGVR).Namespace(ns).Get(ctx, "pg17", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err

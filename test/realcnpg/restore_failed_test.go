@@ -17,6 +17,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/test/cnpgsim"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // A restore that cannot succeed, on real CNPG: the source has no backups,
@@ -41,14 +42,14 @@ func TestFailedRestoreOnRealCNPG(t *testing.T) {
 	}
 	start := time.Now()
 	var got *pgv1.PostgresCluster
-	eventually(t, 16*time.Minute, "PostgresCluster ghost Failed with RestoreFailed", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 16*time.Minute, "PostgresCluster ghost Failed with RestoreFailed", func(ctx context.Context) (bool, string, error) {
 		var err error
 		if got, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "ghost", metav1.GetOptions{}); err != nil {
 			return false, "", err
 		}
 		r := apimeta.FindStatusCondition(got.Status.Conditions, pgv1.ConditionReady)
 		return r != nil && r.Reason == pgv1.ReasonRestoreFailed && r.ObservedGeneration == got.Generation,
-			conditions(got.Status.Phase, got.Status.Conditions), nil
+			testkit.Conditions(got.Status.Phase, got.Status.Conditions), nil
 	})
 	t.Logf("Failed with RestoreFailed %s after create", time.Since(start).Round(time.Second))
 	ready := apimeta.FindStatusCondition(got.Status.Conditions, pgv1.ConditionReady)

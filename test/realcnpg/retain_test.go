@@ -32,10 +32,10 @@ func TestRetainKeepsArchivingOnRealCNPG(t *testing.T) {
 		return got
 	}
 	retain("kept", pgv1.DeletionPolicyRetain)
-	waitCluster(t, ns, "kept", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 6*time.Minute)
 	switchWAL(t, ns, "kept")
-	deleteCluster(t, ns, "kept")
-	settleGC(t, ns)
+	kit.DeleteCluster(t, ns, "kept")
+	kit.SettleGC(t, ns)
 	store, err := pg.BarmanCloudV1().ObjectStores(ns).Get(t.Context(), "kept-backup", metav1.GetOptions{})
 	if err != nil || len(store.OwnerReferences) != 0 {
 		t.Fatalf("retained ObjectStore: %v, owners %v", err, store.OwnerReferences)
@@ -47,8 +47,8 @@ func TestRetainKeepsArchivingOnRealCNPG(t *testing.T) {
 	switchWAL(t, ns, "kept") // archived by real CNPG with no PostgresCluster around
 
 	again := retain("kept", pgv1.DeletionPolicyDelete)
-	waitCluster(t, ns, "kept", pgv1.PhaseReady, 3*time.Minute)
-	eventually(t, time.Minute, "ObjectStore and ScheduledBackup adopted", func(ctx context.Context) (bool, string, error) {
+	kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 3*time.Minute)
+	kit.Eventually(t, time.Minute, "ObjectStore and ScheduledBackup adopted", func(ctx context.Context) (bool, string, error) {
 		store, err := pg.BarmanCloudV1().ObjectStores(ns).Get(ctx, "kept-backup", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err

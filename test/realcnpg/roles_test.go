@@ -22,7 +22,7 @@ func TestRolesOwnershipAndDeletionOnRealCNPG(t *testing.T) {
 	smallClass(t, class, func(s *pgv1.ClusterSettings) { s.SuperuserAccess = ptr.To(true) })
 	createCluster(t, ns, "shop", class)
 	start := time.Now()
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 	t.Logf("PostgresCluster Ready in %s", time.Since(start).Round(time.Second))
 	for _, step := range []struct {
 		name string

@@ -36,7 +36,7 @@ func deniedEntry(t *testing.T, ns, database, user, password string) {
 // orders, and orders' own roles still work (the caller checked them).
 func tenantsApart(t *testing.T, ns string) {
 	createDatabase(t, ns, "teamb", "shop", pgv1.DatabaseSpec{Name: "teamb"})
-	db := waitDatabase(t, ns, "teamb", pgv1.PhaseReady, 3*time.Minute)
+	db := kit.WaitDatabase(t, ns, "teamb", pgv1.PhaseReady, 3*time.Minute)
 	if c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady); c == nil || c.Reason != pgv1.ReasonPrivilegesIsolated {
 		t.Errorf("teamb PrivilegesReady = %+v", c)
 	}
@@ -59,7 +59,7 @@ func tenantsApart(t *testing.T, ns string) {
 	if _, err := rw.Exec(t.Context(), "CREATE TEMP TABLE scratch (id int)"); err != nil {
 		t.Errorf("orders_rw lost its temporary tables: %v", err)
 	}
-	deleteDatabase(t, ns, "teamb")
+	kit.DeleteDatabase(t, ns, "teamb")
 }
 
 // privilegesTakenBack gives orders_rw superuser, createrole, bypassrls, two
@@ -74,7 +74,7 @@ func privilegesTakenBack(t *testing.T, ns string) {
 		t.Fatal(err)
 	}
 	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
-	eventually(t, 2*time.Minute, "orders_rw unprivileged again, on its DatabaseRole and in Postgres", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 2*time.Minute, "orders_rw unprivileged again, on its DatabaseRole and in Postgres", func(ctx context.Context) (bool, string, error) {
 		r, err := pg.CNPGV1().DatabaseRoles(ns).Get(ctx, "shop.orders-rw", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
@@ -91,11 +91,11 @@ func privilegesTakenBack(t *testing.T, ns string) {
 		seen := fmt.Sprintf("in Postgres: superuser %v, createrole %v, bypassrls %v, expires %v, member %v", super, createRole, bypass, expires, member)
 		return err == nil && !super && !createRole && !bypass && !expires && !member, seen, err
 	})
-	eventually(t, 30*time.Second, "a RolePrivilegesReverted Event", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 30*time.Second, "a RolePrivilegesReverted Event", func(ctx context.Context) (bool, string, error) {
 		evs, err := kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=app,reason=" + pgv1.EventRolePrivilegesReverted})
 		return err == nil && len(evs.Items) > 0, fmt.Sprint(err), err
 	})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
 	if _, err := login(t, ns, "shop", "orders", "orders_rw", string(secret(t, ns, "app-orders-rw").Data["password"])); err != nil {
 		t.Errorf("orders_rw cannot log in after the repair: %v", err)
 	}
@@ -116,7 +116,7 @@ func deletedRoleComesBack(t *testing.T, ns string) {
 	if err := pg.CNPGV1().DatabaseRoles(ns).Delete(t.Context(), "shop.orders-admin", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 2*time.Minute, "DatabaseRole shop.orders-admin made again and applied by CNPG", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 2*time.Minute, "DatabaseRole shop.orders-admin made again and applied by CNPG", func(ctx context.Context) (bool, string, error) {
 		r, err := pg.CNPGV1().DatabaseRoles(ns).Get(ctx, "shop.orders-admin", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
@@ -124,7 +124,7 @@ func deletedRoleComesBack(t *testing.T, ns string) {
 		return r.UID != before.UID && r.DeletionTimestamp == nil && r.Status.Applied != nil && *r.Status.Applied &&
 			r.Status.ObservedGeneration == r.Generation, fmt.Sprintf("uid %s (before %s), deleting %v, status %+v", r.UID, before.UID, r.DeletionTimestamp, r.Status), nil
 	})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
 	admin, err := login(t, ns, "shop", "orders", "orders_admin", string(secret(t, ns, "app-orders-admin").Data["password"]))
 	if err != nil {
 		t.Fatalf("orders_admin cannot log in with its password: %v", err)

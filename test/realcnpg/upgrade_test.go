@@ -44,11 +44,11 @@ func TestUpgradeFromThePreviousReleaseOnRealCNPG(t *testing.T) {
 	ns := newNamespace(t)
 	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "shop", "small-"+ns)
-	waitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", Authentication: pgv1.AuthenticationCertificate})
 	createDatabase(t, ns, "ledger", "shop", pgv1.DatabaseSpec{Name: "ledger"})
-	waitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
-	waitDatabase(t, ns, "ledger", pgv1.PhaseReady, 3*time.Minute)
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
+	kit.WaitDatabase(t, ns, "ledger", pgv1.PhaseReady, 3*time.Minute)
 
 	rwPassword := string(secret(t, ns, "ledger-ledger-rw").Data["password"])
 	admin := connect(t, ns, "shop", "ledger", "ledger-ledger-admin")
@@ -72,7 +72,7 @@ func TestUpgradeFromThePreviousReleaseOnRealCNPG(t *testing.T) {
 	})
 	t.Cleanup(writes.Stop)
 	certs := startCertApp(t, ns, "orders_rw", "shop.orders-rw-client-cert")
-	eventually(t, 30*time.Second, "both applications run", func(context.Context) (bool, string, error) {
+	kit.Eventually(t, 30*time.Second, "both applications run", func(context.Context) (bool, string, error) {
 		return writes.OK() >= 3 && certs.OK() >= 3, fmt.Sprintf("writes %d/%d, certificate logins %d/%d (%v; %v)",
 			writes.OK(), writes.Failed(), certs.OK(), certs.Failed(), writes.LastErr(), certs.LastErr()), nil
 	})
@@ -83,7 +83,7 @@ func TestUpgradeFromThePreviousReleaseOnRealCNPG(t *testing.T) {
 	}
 	rolled := time.Since(start)
 	for _, name := range []string{"app", "ledger"} {
-		eventually(t, 3*time.Minute, name+"'s database is closed to other roles", func(ctx context.Context) (bool, string, error) {
+		kit.Eventually(t, 3*time.Minute, name+"'s database is closed to other roles", func(ctx context.Context) (bool, string, error) {
 			db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				return false, "", err
@@ -93,7 +93,7 @@ func TestUpgradeFromThePreviousReleaseOnRealCNPG(t *testing.T) {
 		})
 	}
 	isolated := time.Since(start)
-	eventually(t, 4*time.Minute, "the cluster moved to its own client CA", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 4*time.Minute, "the cluster moved to its own client CA", func(ctx context.Context) (bool, string, error) {
 		pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err

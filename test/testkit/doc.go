@@ -4,7 +4,9 @@
 // own copy with its own timeouts and pacing (issue 45, "one test kit").
 // A helper takes its deadline and poll interval from the caller, since a
 // real node is slower than the stand-in, and never sleeps a fixed time as
-// proof: it polls for the thing it waits on.
+// proof: it polls for the thing it waits on. The waits on the API are the
+// methods of a Kit, one per tier, whose Scale grows the kit's own
+// timeouts on a slower tier.
 //
 // It dials nothing: a helper reaches Postgres through a Query the tier
 // builds from a session it opened its own way (Conn wraps a pgx.Conn),
