@@ -1,11 +1,9 @@
 package e2e_test
 
 import (
-	"errors"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -25,15 +23,6 @@ func databaseOn(t *testing.T, ns, name, cluster, adoptFrom, database string) {
 	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create PostgresDatabase %s: %v", name, err)
 	}
-}
-
-// passwordRefused reports whether Postgres rejects user's password on
-// cluster (SQLSTATE 28P01), not failing for another reason.
-func passwordRefused(t *testing.T, ns, cluster, database, user, password string) bool {
-	t.Helper()
-	_, err := login(t, ns, cluster, database, user, password)
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "28P01"
 }
 
 // adoptRestored hands the database "orders" that cluster restored from the
@@ -82,7 +71,7 @@ func adoptRestored(t *testing.T, ns, source, cluster string, wantT1 int) {
 	execSQL(t, rw, "INSERT INTO items (label) VALUES ('after adoption')")
 
 	for user, old := range map[string]string{"orders_rw": oldRW, "orders_admin": oldAdmin} {
-		if !passwordRefused(t, ns, cluster, "orders", user, old) {
+		if _, err := kit.Login(t, ns, cluster, "orders", user, old); !testkit.PasswordRefused(err) {
 			t.Errorf("%s: the source's password still authenticates on the restored cluster %s", user, cluster)
 		}
 		mustLogin(t, ns, source, "orders", user, old) // the source is untouched

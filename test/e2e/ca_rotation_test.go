@@ -32,7 +32,7 @@ func TestCARotation(t *testing.T) {
 	})
 	// The server now presents the new certificate.
 	kit.Until(t, 30*time.Second, "server serves the new certificate", func(ctx context.Context) (bool, error) {
-		_, err := login(t, ns, "shop", "postgres", "postgres", superuserPassword(t, ns))
+		_, err := kit.Login(t, ns, "shop", "postgres", "postgres", superuserPassword(t, ns))
 		return err == nil, nil
 	})
 

@@ -146,7 +146,7 @@ func TestClientCertificateLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	var refused *pgconn.PgError
-	if _, err := login(t, ns, "shop", "orders", "orders_rw", string(sec.Data["password"])); !errors.As(err, &refused) || refused.Code != "28000" {
+	if _, err := kit.Login(t, ns, "shop", "orders", "orders_rw", string(sec.Data["password"])); !errors.As(err, &refused) || refused.Code != "28000" {
 		t.Errorf("orders_rw by password: %v, want refused (28000)", err)
 	}
 	// A certificate logs in only as the role it was issued for.

@@ -59,24 +59,15 @@ func getSecret(t *testing.T, ns, name string) *corev1.Secret {
 // password (SQLSTATE 28P01), not for any other reason.
 func refused(t *testing.T, ns, database, user, password string) bool {
 	t.Helper()
-	_, err := login(t, ns, "shop", database, user, password)
+	_, err := kit.Login(t, ns, "shop", database, user, password)
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "28P01"
 }
 
 func accepted(t *testing.T, ns, database, user, password string) bool {
 	t.Helper()
-	_, err := login(t, ns, "shop", database, user, password)
+	_, err := kit.Login(t, ns, "shop", database, user, password)
 	return err == nil
-}
-
-// passwordSwitched waits until Postgres takes the new password of user and
-// refuses the old one.
-func passwordSwitched(t *testing.T, ns, database, user, oldPassword, newPassword string) {
-	t.Helper()
-	kit.Until(t, 60*time.Second, user+" logs in with the new password and not the old one", func(context.Context) (bool, error) {
-		return accepted(t, ns, database, user, newPassword) && refused(t, ns, database, user, oldPassword), nil
-	})
 }
 
 func waitRotated(t *testing.T, ns, name, request string, roles int) *pgv1.PostgresDatabase {
@@ -130,7 +121,7 @@ func TestPasswordRotationOnRequest(t *testing.T) {
 			t.Errorf("%s changed beyond the password: %+v", n, cur.ObjectMeta)
 		}
 		user := string(cur.Data["username"])
-		passwordSwitched(t, ns, "orders", user, string(old.Data["password"]), string(cur.Data["password"]))
+		kit.PasswordSwitched(t, ns, "shop", "orders", user, string(old.Data["password"]), string(cur.Data["password"]))
 	}
 	// The rotation never made the database stop being Ready.
 	events, err := kube.CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=app"})
@@ -158,7 +149,7 @@ func TestPasswordRotationOnRequest(t *testing.T) {
 	if string(su2.Data["password"]) == string(su.Data["password"]) || string(su2.Data["username"]) != "postgres" {
 		t.Fatal("superuser password not rotated")
 	}
-	passwordSwitched(t, ns, "postgres", "postgres", string(su.Data["password"]), string(su2.Data["password"]))
+	kit.PasswordSwitched(t, ns, "shop", "postgres", "postgres", string(su.Data["password"]), string(su2.Data["password"]))
 	// setpoint works on with the new superuser password: a new database
 	// needs it for its grants.
 	newDatabase(t, ns, "later", pgv1.DatabaseSpec{Name: "invoices"})
@@ -268,7 +259,7 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 			t.Errorf("%s was never rotated", name)
 		}
 		db := fmt.Sprintf("db%c", name[3])
-		passwordSwitched(t, ns, db, string(s.Data["username"]), string(before[name].Data["password"]), pw)
+		kit.PasswordSwitched(t, ns, "shop", db, string(s.Data["username"]), string(before[name].Data["password"]), pw)
 	}
 }
 
@@ -399,7 +390,7 @@ func TestExternalSecretChangeReachesPostgres(t *testing.T) {
 	if _, err := kube.CoreV1().Secrets(ns).Update(t.Context(), got, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	passwordSwitched(t, ns, "orders", "orders_rw", "first-password-1", "second-password-2")
+	kit.PasswordSwitched(t, ns, "shop", "orders", "orders_rw", "first-password-1", "second-password-2")
 
 	// A rotation request never writes it, and says so.
 	annotatePostgres(t, ns, "PostgresDatabase", "app", map[string]string{pgv1.RotatePasswordsAnnotation: "r1"})

@@ -32,7 +32,7 @@ func password(t *testing.T, ns, secret string) string {
 // database: Postgres answers 42501 (no CONNECT), not a login failure.
 func refusedEntry(t *testing.T, ns, database, user, pw string) {
 	t.Helper()
-	if _, err := login(t, ns, "shop", database, user, pw); sqlState(err) != "42501" {
+	if _, err := kit.Login(t, ns, "shop", database, user, pw); sqlState(err) != "42501" {
 		t.Errorf("%s connecting to database %s: %v, want SQLSTATE 42501 (permission denied for database)", user, database, err)
 	}
 }
@@ -97,7 +97,7 @@ func TestUpgradeClosesExistingDatabases(t *testing.T) {
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	kit.WaitDatabase(t, ns, "other", pgv1.PhaseReady, 120*time.Second)
 	intruder := password(t, ns, "other-teamb-rw")
-	if _, err := login(t, ns, "shop", "orders", "teamb_rw", intruder); err != nil {
+	if _, err := kit.Login(t, ns, "shop", "orders", "teamb_rw", intruder); err != nil {
 		t.Fatalf("the previous setpoint already closed orders to teamb_rw (%v): this test proves nothing", err)
 	}
 	execSQL(t, connectAs(t, ns, "app-orders-config", "app-orders-admin"),

@@ -262,7 +262,7 @@ func generatedSecretComesBack(t *testing.T, ns string, owner types.UID) {
 	if s.Annotations[credentials.RecreatedAtAnnotation] == "" {
 		t.Errorf("re-created Secret not marked: %v", s.Annotations)
 	}
-	passwordSwitched(t, ns, "orders", "orders_rw", old, fresh)
+	kit.PasswordSwitched(t, ns, "shop", "orders", "orders_rw", old, fresh)
 	expectEvent(t, ns, "app", corev1.EventTypeWarning, "SecretRecreated")
 	kit.Until(t, repairTimeout, "SecretsReady names the re-created Secret", func(ctx context.Context) (bool, error) {
 		d, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
@@ -294,8 +294,8 @@ func superuserSecretComesBack(t *testing.T, ns string, owner types.UID) {
 		t.Fatalf("re-created superuser Secret: same password %v, annotations %v", fresh == old, s.Annotations)
 	}
 	kit.Until(t, repairTimeout, "postgres logs in with the new password and not the old one", func(context.Context) (bool, error) {
-		_, errNew := login(t, ns, "shop", "postgres", "postgres", fresh)
-		_, errOld := login(t, ns, "shop", "postgres", "postgres", old)
+		_, errNew := kit.Login(t, ns, "shop", "postgres", "postgres", fresh)
+		_, errOld := kit.Login(t, ns, "shop", "postgres", "postgres", old)
 		return errNew == nil && errOld != nil, nil
 	})
 	expectEvent(t, ns, "shop", corev1.EventTypeWarning, "SecretRecreated")
@@ -341,8 +341,8 @@ func monitorComesBack(t *testing.T, ns string, owner types.UID) {
 		t.Fatal("the re-created monitor Secret has the deleted one's password")
 	}
 	kit.Until(t, repairTimeout, naming.MonitorRole+" logs in with the new password and not the old one", func(context.Context) (bool, error) {
-		_, errNew := login(t, ns, "shop", "postgres", naming.MonitorRole, fresh)
-		_, errOld := login(t, ns, "shop", "postgres", naming.MonitorRole, old)
+		_, errNew := kit.Login(t, ns, "shop", "postgres", naming.MonitorRole, fresh)
+		_, errOld := kit.Login(t, ns, "shop", "postgres", naming.MonitorRole, old)
 		return errNew == nil && errOld != nil, nil
 	})
 	waitCondition(t, ns, "shop", pgv1.ConditionMonitorReady, metav1.ConditionTrue, repairTimeout)

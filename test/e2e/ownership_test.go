@@ -15,7 +15,6 @@ import (
 	barmanv1 "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1"
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
@@ -23,28 +22,9 @@ import (
 // up the object or data first, applies the setpoint object, and proves
 // that nothing changed — after creation and after deletion.
 
-// login connects as user with password, TLS verified against the
-// cluster's CA: the proof that a password still works.
-func login(t *testing.T, ns, cluster, database, user, password string) (*pgx.Conn, error) {
-	t.Helper()
-	ca, err := kube.CoreV1().Secrets(ns).Get(t.Context(), cluster+"-ca", metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("CA Secret: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	conn, err := postgres.NewConnector(postgres.NewHostMap(hostMap)).Connect(ctx, postgres.Target{
-		Namespace: ns, Cluster: cluster, Database: database, User: user, Password: password, CACert: ca.Data["ca.crt"],
-	})
-	if err == nil {
-		t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
-	}
-	return conn, err
-}
-
 func mustLogin(t *testing.T, ns, cluster, database, user, password string) *pgx.Conn {
 	t.Helper()
-	conn, err := login(t, ns, cluster, database, user, password)
+	conn, err := kit.Login(t, ns, cluster, database, user, password)
 	if err != nil {
 		t.Fatalf("%s can no longer log in with its own password: %v", user, err)
 	}

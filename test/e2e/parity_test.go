@@ -2,16 +2,12 @@ package e2e_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/naming"
-	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/test/parity"
 )
 
@@ -26,7 +22,7 @@ func TestStandInHeldToRealCNPG(t *testing.T) {
 		Name: "the stand-in", Kube: kube, PG: pg, Namespace: ns,
 		Fit: func(s *pgv1.ClusterSettings) { fitToStandIn(ns, s) },
 		Connect: func(ctx context.Context, cluster, database, user, password string) (*pgx.Conn, error) {
-			return openSession(ctx, ns, cluster, database, user, password)
+			return kit.Open(ctx, ns, cluster, database, user, password)
 		},
 		Timeout: 2 * time.Minute,
 		Mode:    parity.StandIn,
@@ -39,17 +35,4 @@ func fitToStandIn(ns string, s *pgv1.ClusterSettings) {
 	if s.Backup != nil && s.Backup.ObjectStore != nil {
 		s.Backup.ObjectStore.DestinationPath = "s3://e2e/" + ns
 	}
-}
-
-// openSession is dial without a test: through the host map to the
-// cluster's -rw Service, TLS verified against its CA; closed by the
-// caller.
-func openSession(ctx context.Context, ns, cluster, database, user, password string) (*pgx.Conn, error) {
-	ca, err := kube.CoreV1().Secrets(ns).Get(ctx, naming.CASecret(cluster), metav1.GetOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("CA Secret: %w", err)
-	}
-	return postgres.NewConnector(postgres.NewHostMap(hostMap)).Connect(ctx, postgres.Target{
-		Namespace: ns, Cluster: cluster, Database: database, User: user, Password: password, CACert: ca.Data["ca.crt"],
-	})
 }

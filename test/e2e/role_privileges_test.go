@@ -16,7 +16,7 @@ import (
 // would add.
 func roleAttributes(ctx context.Context, t *testing.T, ns, role string) (privileged bool, err error) {
 	t.Helper()
-	admin, err := login(t, ns, "shop", "orders", "orders_admin", password(t, ns, "app-orders-admin"))
+	admin, err := kit.Login(t, ns, "shop", "orders", "orders_admin", password(t, ns, "app-orders-admin"))
 	if err != nil {
 		return false, err
 	}
@@ -58,7 +58,7 @@ func TestRolePrivilegesGivenByHandAreTakenBack(t *testing.T) {
 	})
 	expectEvent(t, ns, "app", "Warning", pgv1.EventRolePrivilegesReverted)
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
-	if _, err := login(t, ns, "shop", "orders", "orders_rw", password(t, ns, "app-orders-rw")); err != nil {
+	if _, err := kit.Login(t, ns, "shop", "orders", "orders_rw", password(t, ns, "app-orders-rw")); err != nil {
 		t.Errorf("orders_rw cannot log in after the repair: %v", err)
 	}
 }
@@ -88,7 +88,7 @@ func TestDatabaseRoleDeletedByHandComesBack(t *testing.T) {
 			r.Status.ObservedGeneration == r.Generation, nil
 	})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
-	admin, err := login(t, ns, "shop", "orders", "orders_admin", password(t, ns, "app-orders-admin"))
+	admin, err := kit.Login(t, ns, "shop", "orders", "orders_admin", password(t, ns, "app-orders-admin"))
 	if err != nil {
 		t.Fatalf("orders_admin cannot log in with its password: %v", err)
 	}

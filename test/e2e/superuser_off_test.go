@@ -46,7 +46,7 @@ func TestClusterWithoutSuperuser(t *testing.T) {
 		t.Errorf("status.resources = %+v, want a monitor Secret and no superuser Secret", r)
 	}
 	var refused *pgconn.PgError
-	if _, err := login(t, ns, "shop", "postgres", "postgres", rand.Text()); !errors.As(err, &refused) || refused.Code != "28P01" {
+	if _, err := kit.Login(t, ns, "shop", "postgres", "postgres", rand.Text()); !errors.As(err, &refused) || refused.Code != "28P01" {
 		t.Errorf("postgres logs in over the network with superuser access off: %v", err)
 	}
 

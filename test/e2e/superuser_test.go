@@ -65,7 +65,7 @@ func TestSuperuserAccess(t *testing.T) {
 		}
 		su = superuserPassword(t, ns)
 		kit.Until(t, 30*time.Second, "postgres logs in", func(context.Context) (bool, error) {
-			_, err := login(t, ns, "shop", "postgres", "postgres", su)
+			_, err := kit.Login(t, ns, "shop", "postgres", "postgres", su)
 			return err == nil, nil
 		})
 		// With the superuser the pg_hba.conf check runs again: a
@@ -89,7 +89,7 @@ func TestSuperuserAccess(t *testing.T) {
 		})
 		c := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 90*time.Second)
 		expectNoSuperuser(t, ns, c)
-		if _, err := login(t, ns, "shop", "postgres", "postgres", su); err == nil {
+		if _, err := kit.Login(t, ns, "shop", "postgres", "postgres", su); err == nil {
 			t.Error("postgres logs in with its old password after access was turned off")
 		}
 	})
@@ -133,7 +133,7 @@ func expectNoSuperuser(t *testing.T, ns string, c *pgv1.PostgresCluster) {
 		t.Errorf("CNPG Cluster: enableSuperuserAccess %v, superuserSecret %+v", cl.Spec.EnableSuperuserAccess, cl.Spec.SuperuserSecret)
 	}
 	// CNPG sets postgres's password to NULL: no password logs in.
-	if _, err := login(t, ns, c.Name, "postgres", "postgres", "any-password"); err == nil {
+	if _, err := kit.Login(t, ns, c.Name, "postgres", "postgres", "any-password"); err == nil {
 		t.Error("postgres logs in over the network without superuser access")
 	}
 }

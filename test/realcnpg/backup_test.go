@@ -10,6 +10,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // Backups through the real barman-cloud plugin into the node's S3 store:
@@ -160,7 +161,7 @@ func adoptRestored(t *testing.T, ns, cluster string) {
 	if _, err := rw.Exec(t.Context(), "INSERT INTO items (label) VALUES ('after adoption')"); err != nil {
 		t.Fatalf("the adopter's rw role writes: %v", err)
 	}
-	if _, err := login(t, ns, cluster, "orders", "orders_rw", old); !passwordRefused(err) {
+	if _, err := kit.Login(t, ns, cluster, "orders", "orders_rw", old); !testkit.PasswordRefused(err) {
 		t.Errorf("the source's orders_rw password on the adopted copy: %v, want refused", err)
 	}
 }

@@ -51,7 +51,7 @@ func rotation(t *testing.T, ns string) {
 			t.Errorf("%s: password unchanged or request not recorded (%v)", n, cur.Annotations)
 			continue
 		}
-		passwordSwitched(t, ns, "shop", "orders", string(cur.Data["username"]), string(old.Data["password"]), string(cur.Data["password"]))
+		kit.PasswordSwitched(t, ns, "shop", "orders", string(cur.Data["username"]), string(old.Data["password"]), string(cur.Data["password"]))
 		t.Logf("%s: new password in Postgres %s after the request", n, time.Since(start).Round(100*time.Millisecond))
 	}
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, time.Minute)
@@ -74,7 +74,7 @@ func rotation(t *testing.T, ns string) {
 	if string(su2.Data["password"]) == string(su.Data["password"]) {
 		t.Fatal("superuser password not rotated")
 	}
-	passwordSwitched(t, ns, "shop", "postgres", "postgres", string(su.Data["password"]), string(su2.Data["password"]))
+	kit.PasswordSwitched(t, ns, "shop", "postgres", "postgres", string(su.Data["password"]), string(su2.Data["password"]))
 	t.Logf("superuser: new password in Postgres %s after the request", time.Since(start).Round(100*time.Millisecond))
 }
 
@@ -141,14 +141,14 @@ func externalSecret(t *testing.T, ns string) {
 		t.Errorf("the user's Secret after setpoint: labels %v, owners %v, annotations %v; want only the reload label added",
 			got.Labels, got.OwnerReferences, got.Annotations)
 	}
-	if _, err := login(t, ns, "shop", "billing", "billing_rw", "first-password-1"); err != nil {
+	if _, err := kit.Login(t, ns, "shop", "billing", "billing_rw", "first-password-1"); err != nil {
 		t.Fatalf("billing_rw with the user's password: %v", err)
 	}
 	got.Data["password"] = []byte("second-password-2")
 	if _, err := kube.CoreV1().Secrets(ns).Update(t.Context(), got, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	passwordSwitched(t, ns, "shop", "billing", "billing_rw", "first-password-1", "second-password-2")
+	kit.PasswordSwitched(t, ns, "shop", "billing", "billing_rw", "first-password-1", "second-password-2")
 	kit.WaitDatabase(t, ns, "billing", pgv1.PhaseReady, time.Minute)
 }
 

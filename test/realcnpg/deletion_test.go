@@ -44,7 +44,7 @@ func clusterDeletion(t *testing.T, ns, class string) {
 	if !exists(t, su, dbSQL, "orders") || !exists(t, su, roleSQL, "orders_rw") {
 		t.Fatal("the retained cluster lost database orders or its role when the PostgresDatabase was deleted")
 	}
-	if c, err := login(t, ns, "shop", "orders", "orders_rw", string(rw.Data["password"])); err != nil {
+	if c, err := kit.Login(t, ns, "shop", "orders", "orders_rw", string(rw.Data["password"])); err != nil {
 		t.Errorf("orders_rw on the retained cluster: %v", err)
 	} else {
 		_ = c.Close(t.Context())

@@ -53,6 +53,6 @@ func run(m *testing.M) int {
 	}()
 	kube = kubernetes.NewForConfigOrDie(n.Config)
 	pg = versioned.NewForConfigOrDie(n.Config)
-	kit = testkit.Kit{Kube: kube, PG: pg, Poll: time.Second, Scale: 3}
+	kit = testkit.Kit{Kube: kube, PG: pg, Poll: time.Second, Scale: 3, Sessions: sessionConfig}
 	return m.Run()
 }

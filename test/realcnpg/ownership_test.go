@@ -29,7 +29,7 @@ func handMadeUntouched(t *testing.T, ns string) {
 	_ = legacy.Close(t.Context())
 	intact := func(when string) {
 		t.Helper()
-		if _, err := login(t, ns, "shop", "postgres", "crm_rw", "theirs"); err != nil {
+		if _, err := kit.Login(t, ns, "shop", "postgres", "crm_rw", "theirs"); err != nil {
 			t.Errorf("%s: crm_rw no longer logs in with its own password: %v", when, err)
 		}
 		var owner string

@@ -27,7 +27,7 @@ func TestParityScenariosOnRealCNPG(t *testing.T) {
 		Name: "real CNPG", Kube: kube, PG: pg, Namespace: ns,
 		Fit: fitToNode,
 		Connect: func(ctx context.Context, cluster, database, user, password string) (*pgx.Conn, error) {
-			return openSession(ctx, ns, cluster, database, user, password)
+			return kit.Open(ctx, ns, cluster, database, user, password)
 		},
 		Timeout: 5 * time.Minute,
 		Mode:    mode,
@@ -41,15 +41,4 @@ func fitToNode(s *pgv1.ClusterSettings) {
 		s.Backup.ObjectStore.DestinationPath = "s3://" + S3Bucket + "/parity"
 		s.Backup.ObjectStore.EndpointURL = S3Endpoint
 	}
-}
-
-// openSession is loginVia without a test: a session through the -rw
-// Service, closed by the caller.
-func openSession(ctx context.Context, ns, cluster, database, user, password string) (*pgx.Conn, error) {
-	cfg, err := sessionConfig(ctx, ns, cluster, cluster+"-rw", database)
-	if err != nil {
-		return nil, err
-	}
-	cfg.User, cfg.Password = user, password
-	return pgx.ConnectConfig(ctx, cfg)
 }

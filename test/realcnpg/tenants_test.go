@@ -24,7 +24,7 @@ import (
 // database: 42501 (no CONNECT), not a login failure.
 func deniedEntry(t *testing.T, ns, database, user, password string) {
 	t.Helper()
-	_, err := login(t, ns, "shop", database, user, password)
+	_, err := kit.Login(t, ns, "shop", database, user, password)
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "42501" {
 		t.Errorf("%s connecting to database %s: %v, want SQLSTATE 42501 (permission denied for database)", user, database, err)
@@ -96,7 +96,7 @@ func privilegesTakenBack(t *testing.T, ns string) {
 		return err == nil && len(evs.Items) > 0, fmt.Sprint(err), err
 	})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
-	if _, err := login(t, ns, "shop", "orders", "orders_rw", string(secret(t, ns, "app-orders-rw").Data["password"])); err != nil {
+	if _, err := kit.Login(t, ns, "shop", "orders", "orders_rw", string(secret(t, ns, "app-orders-rw").Data["password"])); err != nil {
 		t.Errorf("orders_rw cannot log in after the repair: %v", err)
 	}
 }
@@ -125,7 +125,7 @@ func deletedRoleComesBack(t *testing.T, ns string) {
 			r.Status.ObservedGeneration == r.Generation, fmt.Sprintf("uid %s (before %s), deleting %v, status %+v", r.UID, before.UID, r.DeletionTimestamp, r.Status), nil
 	})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
-	admin, err := login(t, ns, "shop", "orders", "orders_admin", string(secret(t, ns, "app-orders-admin").Data["password"]))
+	admin, err := kit.Login(t, ns, "shop", "orders", "orders_admin", string(secret(t, ns, "app-orders-admin").Data["password"]))
 	if err != nil {
 		t.Fatalf("orders_admin cannot log in with its password: %v", err)
 	}

@@ -56,7 +56,7 @@ func TestUpgradeFromThePreviousReleaseOnRealCNPG(t *testing.T) {
 		t.Fatalf("ledger_admin: CREATE TABLE: %v", err)
 	}
 	// The holes, under the earlier release.
-	if conn, err := login(t, ns, "shop", "orders", "ledger_rw", rwPassword); err != nil {
+	if conn, err := kit.Login(t, ns, "shop", "orders", "ledger_rw", rwPassword); err != nil {
 		t.Fatalf("under the earlier release ledger_rw should enter orders (the hole this closes): %v", err)
 	} else {
 		_ = conn.Close(t.Context())
@@ -115,7 +115,7 @@ func TestUpgradeFromThePreviousReleaseOnRealCNPG(t *testing.T) {
 
 	// Both holes closed.
 	var refused *pgconn.PgError
-	if _, err := login(t, ns, "shop", "orders", "ledger_rw", rwPassword); !errors.As(err, &refused) || refused.Code != "42501" {
+	if _, err := kit.Login(t, ns, "shop", "orders", "ledger_rw", rwPassword); !errors.As(err, &refused) || refused.Code != "42501" {
 		t.Errorf("after the upgrade ledger_rw entering orders: %v, want 42501", err)
 	}
 	if conn, err := loginWithForged(t, ns, "shop-ca", "orders_admin"); err == nil {

@@ -20,8 +20,9 @@ import (
 	"github.com/setpoint-dev/setpoint/test/envtest"
 )
 
-// Kit is one tier's way to wait on the API: its clients, how often it
-// polls, and how much slower than the stand-in it is. The waits every tier
+// Kit is one tier's way to wait on the API and reach Postgres: its
+// clients, how often it polls, how much slower than the stand-in it is,
+// and how it dials a cluster. The waits every tier
 // needs are its methods, written once; a timeout a caller passes is used
 // as given, the kit's own defaults (deletion, garbage collection, a
 // backup request's answer) are scaled by Scale.
@@ -32,6 +33,8 @@ type Kit struct {
 	Poll time.Duration
 	// Scale multiplies the kit's default timeouts (1 on the stand-in).
 	Scale float64
+	// Sessions reaches the tier's clusters (session.go).
+	Sessions Sessions
 }
 
 // scaled is one of the kit's default timeouts on this tier.
