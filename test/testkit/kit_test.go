@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
 )
@@ -125,5 +127,33 @@ func TestExpectReasonAndRotatedFor(t *testing.T) {
 	}}}}
 	if rotated, roles := RotatedFor(db, "r1"); rotated != 1 || roles != 2 {
 		t.Errorf("RotatedFor = %d of %d, want 1 of 2", rotated, roles)
+	}
+}
+
+func TestPasswordRefusedIsInvalidPasswordOnly(t *testing.T) {
+	if !PasswordRefused(fmt.Errorf("log in: %w", &pgconn.PgError{Code: "28P01"})) {
+		t.Error("a wrapped 28P01 is a refused password")
+	}
+	for _, err := range []error{nil, errors.New("dial tcp: connection refused"), &pgconn.PgError{Code: "42501"}} {
+		if PasswordRefused(err) {
+			t.Errorf("%v counted as a refused password", err)
+		}
+	}
+}
+
+func TestOpenNeedsTheTiersSessions(t *testing.T) {
+	if _, err := newKit().Open(t.Context(), "ns", "shop", "app", "u", "p"); err == nil {
+		t.Error("a kit without Sessions opened a session")
+	}
+	want := errors.New("no such Service")
+	k := newKit()
+	k.Sessions = func(_ context.Context, ns, cluster, service, database string) (*pgx.ConnConfig, error) {
+		if ns != "ns" || cluster != "shop" || service != "shop-rw" || database != "app" {
+			t.Errorf("Sessions asked for %s/%s via %s, database %s", ns, cluster, service, database)
+		}
+		return nil, want
+	}
+	if _, err := k.Open(t.Context(), "ns", "shop", "app", "u", "p"); !errors.Is(err, want) {
+		t.Errorf("Open = %v, want the tier's error", err)
 	}
 }
