@@ -61,49 +61,30 @@ var (
 func failed(reason, message string) health { return pipeline.Failed(reason, message, 0) }
 
 // component is one step of the pipeline
-// (docs/adr/0002-component-pipelines.md). Besides the pass, a
-// component may own what happens to its children when the cluster goes
-// (teardown.go).
+// (docs/adr/0002-component-pipelines.md): the shared shape
+// (pipeline.Component: Reconcile, then Observe) with the contracts it
+// declares. Besides the pass, a component may own its part of the
+// snapshot (watcher, watch.go) and what happens to its children when the
+// cluster goes (teardown.go); one that can start ahead of its turn
+// implements pipeline.Preparer.
 type component interface {
-	Name() string
-	// Condition is the status condition the component owns.
-	Condition() string
+	pipeline.Component[*pass]
 	Requires() []contractKey
 	Provides() []contractKey
-	// Reconcile actuates: makes the desired state true.
-	Reconcile(ctx context.Context, p *pass) error
-	// Observe converges: classifies where things stand, given Reconcile's
-	// error, and publishes the contracts it provides.
-	Observe(ctx context.Context, p *pass, reconcileErr error) health
 }
 
-// stage runs a component as a stage of the shared runner: Reconcile, then
-// Observe; a Reconcile error the component did not judge Failed is the
-// pass's transient error (retried with backoff once status is written).
+// stage runs a component as a stage of the shared runner: the shared
+// adapter (pipeline.ComponentStage: Reconcile, then Observe; Prepare when
+// the component has one) around the cluster's component, whose contracts
+// it declares.
 type stage struct{ component }
 
 func (s stage) Run(ctx context.Context, p *pass) health {
-	err := s.Reconcile(ctx, p)
-	h := s.Observe(ctx, p, err)
-	if err != nil && h.Err == nil {
-		h.Err = err
-	}
-	return h
+	return pipeline.ComponentStage[*pass]{Component: s.component}.Run(ctx, p)
 }
 
-// preparer is a component that can start ahead of its turn
-// (pipeline.Preparer).
-type preparer interface {
-	Prepare(ctx context.Context, p *pass) error
-}
-
-// Prepare lets the runner start a blocked component that can begin ahead;
-// the others have nothing to prepare.
 func (s stage) Prepare(ctx context.Context, p *pass) error {
-	if pr, ok := s.component.(preparer); ok {
-		return pr.Prepare(ctx, p)
-	}
-	return nil
+	return pipeline.ComponentStage[*pass]{Component: s.component}.Prepare(ctx, p)
 }
 
 // stages is the ordered component list

@@ -13,6 +13,9 @@
 // from the Outcome and writes status once, and not at all when nothing
 // changed (StatusWriter; docs/adr/0007-one-status-write-per-pass.md).
 //
+// A stage is usually a Component, Reconcile then Observe, run by
+// ComponentStage: both controllers write their stages that way.
+//
 // Stages that build on what an earlier stage publishes declare it
 // (Contracted); the runner checks the order on every pass, so a wiring
 // mistake fails loudly rather than running a stage on missing input.
