@@ -70,13 +70,22 @@ func (k Kit) Eventually(t testing.TB, timeout time.Duration, what string, cond f
 	}
 }
 
-// Until is Eventually for a condition with nothing to say but its error.
+// Until polls cond until it holds or timeout passes. Unlike Eventually,
+// an error other than NotFound ends the wait at once: cond returns one for
+// what must never be seen on the way (a second Event, a failed backup),
+// and NotFound for what is not there yet.
 func (k Kit) Until(t testing.TB, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
-	k.Eventually(t, timeout, what, func(ctx context.Context) (bool, string, error) {
+	err := wait.PollUntilContextTimeout(t.Context(), k.Poll, timeout, true, func(ctx context.Context) (bool, error) {
 		ok, err := cond(ctx)
-		return ok, "", err
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return ok, err
 	})
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
 }
 
 // WaitCluster waits for the PostgresCluster's phase at its generation.

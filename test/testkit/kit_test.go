@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/jackc/pgx/v5"
@@ -72,13 +74,27 @@ func TestEventuallyPollsUntilTheConditionHolds(t *testing.T) {
 		newKit().Until(tb, 5*time.Second, "the third look", func(context.Context) (bool, error) {
 			looks++
 			if looks < 3 {
-				return false, errors.New("not yet")
+				return false, apierrors.NewNotFound(schema.GroupResource{Resource: "things"}, "x")
 			}
 			return true, nil
 		})
 	})
 	if failed != "" || looks != 3 {
 		t.Errorf("failed %q after %d looks, want success at the third", failed, looks)
+	}
+}
+
+func TestUntilEndsAtOnceOnAnError(t *testing.T) {
+	tb := &fatalTB{TB: t}
+	looks := 0
+	failed := tb.run(func() {
+		newKit().Until(tb, 5*time.Second, "no second Event", func(context.Context) (bool, error) {
+			looks++
+			return false, errors.New("2 Events, want 1")
+		})
+	})
+	if failed != "no second Event: 2 Events, want 1" || looks != 1 {
+		t.Errorf("failed %q after %d looks, want at once", failed, looks)
 	}
 }
 
