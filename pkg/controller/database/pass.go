@@ -73,7 +73,7 @@ var (
 // Each step is named after the condition it owns.
 var stages = []pipeline.Stage[*pass]{
 	pipeline.Func[*pass]{Cond: pgv1.ConditionSecretsReady, Do: secretsStep},
-	pipeline.Func[*pass]{Cond: pgv1.ConditionClusterReady, Do: clusterStep},
+	pipeline.ComponentStage[*pass]{Component: clusterStep{}},
 	pipeline.Func[*pass]{Cond: pgv1.ConditionConfigMapsReady, Do: configMapsStep},
 	pipeline.Func[*pass]{Cond: pgv1.ConditionRolesReady, Do: rolesStep},
 	databasesStage{},

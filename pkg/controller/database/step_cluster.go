@@ -19,7 +19,16 @@ import (
 // through a transient phase (a parameter change, a pooler scale, a
 // switchover); only a cluster that is gone, being deleted or Failed is
 // reflected, with its reason.
-func clusterStep(_ context.Context, p *pass) health {
+//
+// It writes nothing: Observe alone judges the snapshot.
+type clusterStep struct{}
+
+func (clusterStep) Name() string      { return pgv1.ConditionClusterReady }
+func (clusterStep) Condition() string { return pgv1.ConditionClusterReady }
+
+func (clusterStep) Reconcile(context.Context, *pass) error { return nil }
+
+func (clusterStep) Observe(_ context.Context, p *pass, _ error) health {
 	name := p.db.Spec.ClusterRef.Name
 	pc := p.obs.cluster
 	switch {
