@@ -22,6 +22,10 @@ type pass struct {
 	problems map[string]string
 	// rotation is what this pass did about a rotation request.
 	rotation rotationReport
+
+	// What each step carries from its Reconcile to its Observe, declared
+	// in the step's file and touched only there (step.go).
+	privileges privilegesState
 }
 
 func newPass(d *deps, db *pgv1.PostgresDatabase, obs *observation) *pass {
@@ -77,7 +81,7 @@ var stages = []pipeline.Stage[*pass]{
 	pipeline.Func[*pass]{Cond: pgv1.ConditionConfigMapsReady, Do: configMapsStep},
 	pipeline.Func[*pass]{Cond: pgv1.ConditionRolesReady, Do: rolesStep},
 	databasesStage{},
-	pipeline.Func[*pass]{Cond: pgv1.ConditionPrivilegesReady, Do: privilegesStep},
+	pipeline.ComponentStage[*pass]{Component: privilegesStep{}},
 }
 
 // Status is the status this pass builds, for the runner.

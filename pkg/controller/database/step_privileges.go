@@ -28,26 +28,55 @@ import (
 // when a release makes the plan guarantee more (PrivilegesGranted became
 // PrivilegesIsolated when PUBLIC's rights were revoked), the new reason
 // makes an upgraded operator run the plan once on every existing database.
-func privilegesStep(ctx context.Context, p *pass) health {
+type privilegesStep struct{}
+
+// privilegesState is what the grants of this pass came to: where the
+// step stands, and the database they stopped at, if any (at most one: the
+// step stops at the first database it cannot grant on).
+type privilegesState struct {
+	h       health
+	stopped []dbOutcome
+}
+
+func (privilegesStep) Name() string      { return pgv1.ConditionPrivilegesReady }
+func (privilegesStep) Condition() string { return pgv1.ConditionPrivilegesReady }
+
+func (privilegesStep) Reconcile(ctx context.Context, p *pass) error {
+	p.privileges = p.grantPrivileges(ctx)
+	return nil
+}
+
+func (privilegesStep) Observe(_ context.Context, p *pass, _ error) health {
+	p.report(p.privileges.stopped)
+	return p.privileges.h
+}
+
+// grantPrivileges runs the grants of every database, unless they hold
+// from an earlier pass, and stops at the first database that fails.
+func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 	if pipeline.ConditionTrue(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady, p.db.Generation) {
 		if c := meta.FindStatusCondition(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady); c.Reason == pgv1.ReasonPrivilegesIsolated {
-			return ready(c.Reason, c.Message)
+			return privilegesState{h: ready(c.Reason, c.Message)}
 		}
 	}
 	for _, d := range p.db.Spec.Databases {
 		n := namesOf(p.db.Name, d.Name)
 		t, err := p.asAdmin(ctx, d, n)
 		if err != nil {
-			p.problem(d.Name, err.Error())
-			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonAdminUnavailable, err.Error(), sqlRecheck)
+			return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonAdminUnavailable, err.Error(), sqlRecheck))
 		}
 		if err := p.deps.sql.execTx(ctx, t, grantPlan(n, ownership.PostgresMarker(p.db.Namespace, p.db.Name), d.ReadOnlyRole)); err != nil {
 			p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
 			msg := fmt.Sprintf("grant privileges on database %s: %v", n.DB, err)
-			p.problem(d.Name, msg)
-			return waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck)
+			return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck))
 		}
 		klog.FromContext(ctx).V(2).Info("Granted privileges", "database", n.DB, "role", n.RWRole)
 	}
-	return ready(pgv1.ReasonPrivilegesIsolated, fmt.Sprintf("privileges granted on %d database(s); no other role may connect", len(p.db.Spec.Databases)))
+	return privilegesState{h: ready(pgv1.ReasonPrivilegesIsolated, fmt.Sprintf("privileges granted on %d database(s); no other role may connect", len(p.db.Spec.Databases)))}
+}
+
+// stoppedAt is the grants stopped at database name, where the step
+// stands h: its message is the database's problem.
+func stoppedAt(name string, h health) privilegesState {
+	return privilegesState{h: h, stopped: []dbOutcome{{name: name, h: h}}}
 }
