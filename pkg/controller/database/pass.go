@@ -25,6 +25,7 @@ type pass struct {
 
 	// What each step carries from its Reconcile to its Observe, declared
 	// in the step's file and touched only there (step.go).
+	configMaps configMapsState
 	privileges privilegesState
 }
 
@@ -78,7 +79,7 @@ var (
 var stages = []pipeline.Stage[*pass]{
 	pipeline.Func[*pass]{Cond: pgv1.ConditionSecretsReady, Do: secretsStep},
 	pipeline.ComponentStage[*pass]{Component: clusterStep{}},
-	pipeline.Func[*pass]{Cond: pgv1.ConditionConfigMapsReady, Do: configMapsStep},
+	pipeline.ComponentStage[*pass]{Component: configMapsStep{}},
 	pipeline.Func[*pass]{Cond: pgv1.ConditionRolesReady, Do: rolesStep},
 	databasesStage{},
 	pipeline.ComponentStage[*pass]{Component: privilegesStep{}},

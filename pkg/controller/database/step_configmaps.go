@@ -17,16 +17,26 @@ import (
 // configMapsStep publishes, per database, what an application needs to
 // connect: endpoints, port, database and user names, and where the
 // credentials and the CA are.
-func configMapsStep(ctx context.Context, p *pass) health {
-	var hs []health
+type configMapsStep struct{}
+
+// configMapsState is where each database's ConfigMap stands, in spec
+// order, as Reconcile left it.
+type configMapsState struct{ databases []dbOutcome }
+
+func (configMapsStep) Name() string      { return pgv1.ConditionConfigMapsReady }
+func (configMapsStep) Condition() string { return pgv1.ConditionConfigMapsReady }
+
+func (configMapsStep) Reconcile(ctx context.Context, p *pass) error {
+	outs := make([]dbOutcome, 0, len(p.db.Spec.Databases))
 	for _, d := range p.db.Spec.Databases {
-		h := p.ensureConfigMap(ctx, d)
-		if h.Phase != pgv1.PhaseReady {
-			p.problem(d.Name, h.Message)
-		}
-		hs = append(hs, h)
+		outs = append(outs, dbOutcome{name: d.Name, h: p.ensureConfigMap(ctx, d)})
 	}
-	if h := worst(hs); h.Phase != pgv1.PhaseReady {
+	p.configMaps = configMapsState{databases: outs}
+	return nil
+}
+
+func (configMapsStep) Observe(_ context.Context, p *pass, _ error) health {
+	if h := p.report(p.configMaps.databases); h.Phase != pgv1.PhaseReady {
 		return h
 	}
 	return ready(pgv1.ReasonConfigMapsReady, fmt.Sprintf("connection info of %d database(s) published", len(p.db.Spec.Databases)))
