@@ -42,7 +42,8 @@ func externalRO(d pgv1.DatabaseSpec) string {
 
 // databaseCredentials ensures the Secrets of one database's roles, carries
 // out a rotation request on the generated ones, and lists the roles in
-// the database's status entry.
+// the database's status entry. What it returns not Ready is the database's
+// problem (the step reports it).
 func (p *pass) databaseCredentials(ctx context.Context, d pgv1.DatabaseSpec) health {
 	n := namesOf(p.db.Name, d.Name)
 	creds := credentialsOf(d, n)
@@ -58,7 +59,6 @@ func (p *pass) databaseCredentials(ctx context.Context, d pgv1.DatabaseSpec) hea
 	if h := worst(hs); h.Phase != pgv1.PhaseReady {
 		// Keep the previous entry: withdrawing a role over a passing
 		// problem would churn its DatabaseRole.
-		p.problem(d.Name, h.Message)
 		return h
 	}
 	e := p.entry(d.Name)
@@ -82,9 +82,6 @@ func (p *pass) databaseCredentials(ctx context.Context, d pgv1.DatabaseSpec) hea
 	}
 	kept, h := p.removeReadOnly(ctx, d, n, previous)
 	e.Roles = append(e.Roles, kept...)
-	if h.Phase != pgv1.PhaseReady {
-		p.problem(d.Name, h.Message)
-	}
 	return h
 }
 

@@ -25,6 +25,7 @@ type pass struct {
 
 	// What each step carries from its Reconcile to its Observe, declared
 	// in the step's file and touched only there (step.go).
+	secrets    secretsState
 	configMaps configMapsState
 	privileges privilegesState
 }
@@ -77,7 +78,7 @@ var (
 // database created with its cluster has them while the cluster comes up.
 // Each step is named after the condition it owns.
 var stages = []pipeline.Stage[*pass]{
-	pipeline.Func[*pass]{Cond: pgv1.ConditionSecretsReady, Do: secretsStep},
+	pipeline.ComponentStage[*pass]{Component: secretsStep{}},
 	pipeline.ComponentStage[*pass]{Component: clusterStep{}},
 	pipeline.ComponentStage[*pass]{Component: configMapsStep{}},
 	pipeline.Func[*pass]{Cond: pgv1.ConditionRolesReady, Do: rolesStep},

@@ -15,6 +15,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -244,7 +245,7 @@ func TestCreateAlreadyExistsUsesExisting(t *testing.T) {
 	}
 	f.kube.ClearActions()
 	p := newPass(&f.c.deps, db, &observation{cluster: readyCluster(), secrets: map[string]*corev1.Secret{}})
-	if h := secretsStep(t.Context(), p); h.Phase != pgv1.PhaseReady {
+	if h := (pipeline.ComponentStage[*pass]{Component: secretsStep{}}).Run(t.Context(), p); h.Phase != pgv1.PhaseReady {
 		t.Fatalf("secrets step = %+v", h)
 	}
 	if string(f.secret("shop-orders-rw").Data["password"]) != "kept" {

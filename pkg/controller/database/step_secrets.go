@@ -19,14 +19,28 @@ import (
 // secretsStep gives every database's roles a credential Secret —
 // generated once and rewritten only by a rotation request, or the user's
 // own, validated — for the roles step's DatabaseRoles.
-func secretsStep(ctx context.Context, p *pass) health {
+type secretsStep struct{}
+
+// secretsState is where each database's credentials stand, in spec
+// order, as Reconcile left them.
+type secretsState struct{ databases []dbOutcome }
+
+func (secretsStep) Name() string      { return pgv1.ConditionSecretsReady }
+func (secretsStep) Condition() string { return pgv1.ConditionSecretsReady }
+
+func (secretsStep) Reconcile(ctx context.Context, p *pass) error {
 	p.createMissingSecrets(ctx)
-	var hs []health
+	outs := make([]dbOutcome, 0, len(p.db.Spec.Databases))
 	for _, d := range p.db.Spec.Databases {
-		hs = append(hs, p.databaseCredentials(ctx, d))
+		outs = append(outs, dbOutcome{name: d.Name, h: p.databaseCredentials(ctx, d)})
 	}
 	p.recordRotation()
-	if h := worst(hs); h.Phase != pgv1.PhaseReady {
+	p.secrets = secretsState{databases: outs}
+	return nil
+}
+
+func (secretsStep) Observe(_ context.Context, p *pass, _ error) health {
+	if h := p.report(p.secrets.databases); h.Phase != pgv1.PhaseReady {
 		return h
 	}
 	return ready(pgv1.ReasonSecretsReady, fmt.Sprintf("credentials of %d database(s) in place", len(p.db.Spec.Databases))+recreatedNote(p))
