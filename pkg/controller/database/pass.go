@@ -27,6 +27,7 @@ type pass struct {
 	// in the step's file and touched only there (step.go).
 	secrets    secretsState
 	configMaps configMapsState
+	roles      rolesState
 	privileges privilegesState
 }
 
@@ -81,7 +82,7 @@ var stages = []pipeline.Stage[*pass]{
 	pipeline.ComponentStage[*pass]{Component: secretsStep{}},
 	pipeline.ComponentStage[*pass]{Component: clusterStep{}},
 	pipeline.ComponentStage[*pass]{Component: configMapsStep{}},
-	pipeline.Func[*pass]{Cond: pgv1.ConditionRolesReady, Do: rolesStep},
+	pipeline.ComponentStage[*pass]{Component: rolesStep{}},
 	databasesStage{},
 	pipeline.ComponentStage[*pass]{Component: privilegesStep{}},
 }

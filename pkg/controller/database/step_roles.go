@@ -21,30 +21,49 @@ import (
 // waits until CNPG reports each applied at its generation. Before the
 // first write of a role, claimRole proves that nothing else has it, and
 // the first write is a create, which fails if another object won a race.
-func rolesStep(ctx context.Context, p *pass) health {
-	var hs, all []health
-	pending := 0
+type rolesStep struct{}
+
+// rolesState is where each database's roles stand, in spec order, as
+// Reconcile left them: per database the worst of its roles, and over all
+// of them how many wait for CNPG and the soonest recheck one asked for.
+type rolesState struct {
+	databases []dbOutcome
+	pending   int
+	recheck   time.Duration
+}
+
+func (rolesStep) Name() string      { return pgv1.ConditionRolesReady }
+func (rolesStep) Condition() string { return pgv1.ConditionRolesReady }
+
+func (rolesStep) Reconcile(ctx context.Context, p *pass) error {
+	var st rolesState
+	var all []health
 	for _, d := range p.db.Spec.Databases {
 		e := p.entry(d.Name)
 		var dbh []health
 		for _, c := range credentialsOf(d, namesOf(p.db.Name, d.Name)) {
 			h := p.ensureRole(ctx, d, c.role, secretOf(e, c))
 			if h.Phase != pgv1.PhaseReady && h.Phase != pgv1.PhaseFailed {
-				pending++
+				st.pending++
 			}
 			markExists(e, c.role, h.Phase == pgv1.PhaseReady || certWait(h))
 			dbh = append(dbh, h)
 			all = append(all, h)
 		}
-		h := worst(dbh)
-		if h.Phase != pgv1.PhaseReady {
-			p.problem(d.Name, h.Message)
-		}
-		hs = append(hs, h)
+		st.databases = append(st.databases, dbOutcome{name: d.Name, h: worst(dbh)})
 	}
-	h := worst(hs)
+	st.recheck = soonestRecheck(all)
+	p.roles = st
+	return nil
+}
+
+// Observe reports the roles that wait for CNPG as one wait, with their
+// count, rather than the first database's.
+func (rolesStep) Observe(_ context.Context, p *pass, _ error) health {
+	st := p.roles
+	h := p.report(st.databases)
 	if h.Phase == pgv1.PhaseProvisioning && h.Reason == pgv1.ReasonRolesPending {
-		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRolesPending, fmt.Sprintf("%d role(s) not yet applied by CloudNativePG", pending), soonestRecheck(all))
+		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRolesPending, fmt.Sprintf("%d role(s) not yet applied by CloudNativePG", st.pending), st.recheck)
 	}
 	if h.Phase != pgv1.PhaseReady {
 		return h
