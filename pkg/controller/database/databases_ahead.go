@@ -5,27 +5,22 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
-// databasesStage is the databases step (databasesStep) as a stage that can
-// start ahead of its turn (pipeline.Preparer): while the roles step waits
-// for CNPG, a database whose owner role CNPG has applied gets its CNPG
-// Database at once. CNPG's instance manager applies roles one at a time
-// and Databases beside them, so the database is created while the other
-// roles (_rw, _ro) are still being applied, instead of after the last.
-type databasesStage struct{}
-
-func (databasesStage) Name() string                            { return pgv1.ConditionDatabasesReady }
-func (databasesStage) Condition() string                       { return pgv1.ConditionDatabasesReady }
-func (databasesStage) Run(ctx context.Context, p *pass) health { return databasesStep(ctx, p) }
-
-// Prepare creates the CNPG Database of each database that has none yet
-// and whose owner role CNPG has applied, with the same checks as the step
+// Prepare starts the databases step ahead of its turn (pipeline.Preparer):
+// while the roles step waits for CNPG, a database whose owner role CNPG
+// has applied gets its CNPG Database at once. CNPG's instance manager
+// applies roles one at a time and Databases beside them, so the database
+// is created while the other roles (_rw, _ro) are still being applied,
+// instead of after the last.
+//
+// It creates the CNPG Database of each database that has none yet and
+// whose owner role CNPG has applied, with the same checks as the step
 // (ensureDatabase: ownership, and whether Postgres has the database
-// already). Anything but a failed write is left for the step to report.
+// already). Anything but a failed write is left for the step to report;
+// it records nothing in the step's state.
 func (databasesStage) Prepare(ctx context.Context, p *pass) error {
 	if p.obs.cluster == nil {
 		return nil

@@ -28,6 +28,7 @@ type pass struct {
 	secrets    secretsState
 	configMaps configMapsState
 	roles      rolesState
+	databases  databasesState
 	privileges privilegesState
 }
 
@@ -72,20 +73,6 @@ var (
 	failed   = pipeline.Failed
 	apiError = pipeline.APIError
 )
-
-// stages is the database's linear condition pipeline
-// (docs/adr/0002-component-pipelines.md). The Secrets come first, unlike
-// in the seed design: they depend on nothing of the cluster, so a
-// database created with its cluster has them while the cluster comes up.
-// Each step is named after the condition it owns.
-var stages = []pipeline.Stage[*pass]{
-	pipeline.ComponentStage[*pass]{Component: secretsStep{}},
-	pipeline.ComponentStage[*pass]{Component: clusterStep{}},
-	pipeline.ComponentStage[*pass]{Component: configMapsStep{}},
-	pipeline.ComponentStage[*pass]{Component: rolesStep{}},
-	databasesStage{},
-	pipeline.ComponentStage[*pass]{Component: privilegesStep{}},
-}
 
 // Status is the status this pass builds, for the runner.
 func (p *pass) Status() pipeline.Status {

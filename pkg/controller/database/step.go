@@ -22,6 +22,19 @@ import (
 // into a retry with backoff.
 type step = pipeline.Component[*pass]
 
+// steps is the database's linear condition pipeline
+// (docs/adr/0002-component-pipelines.md), in pipeline order. The Secrets
+// come first, unlike in the seed design: they depend on nothing of the
+// cluster, so a database created with its cluster has them while the
+// cluster comes up. Each step is named after the condition it owns.
+func steps() []step {
+	return []step{secretsStep{}, clusterStep{}, configMapsStep{}, rolesStep{}, databasesStage{}, privilegesStep{}}
+}
+
+// stages are the steps as stages of the runner. The steps keep nothing of
+// a pass (their state is in it), so one list serves every worker.
+var stages = pipeline.StagesOf[*pass](steps())
+
 // dbOutcome is where one database stands in a step, as Reconcile left it.
 type dbOutcome struct {
 	name string

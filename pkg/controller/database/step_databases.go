@@ -19,7 +19,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
-// databasesStep keeps one CNPG Database per database, server-side applied
+// databasesStage keeps one CNPG Database per database, server-side applied
 // with only the fields we own, and waits until CNPG reports it applied for
 // its current generation.
 //
@@ -30,16 +30,28 @@ import (
 // Provisioning with CNPG's message, not Failed: the message is visible in
 // the DatabasesReady condition and the database's status entry, and the
 // pass resumes by itself when CNPG succeeds.
-func databasesStep(ctx context.Context, p *pass) health {
-	var hs []health
+//
+// It can start ahead of its turn (Prepare, databases_ahead.go).
+type databasesStage struct{}
+
+// databasesState is where each database's CNPG Database stands, in spec
+// order, as Reconcile left it.
+type databasesState struct{ databases []dbOutcome }
+
+func (databasesStage) Name() string      { return pgv1.ConditionDatabasesReady }
+func (databasesStage) Condition() string { return pgv1.ConditionDatabasesReady }
+
+func (databasesStage) Reconcile(ctx context.Context, p *pass) error {
+	outs := make([]dbOutcome, 0, len(p.db.Spec.Databases))
 	for _, d := range p.db.Spec.Databases {
-		h := p.ensureDatabase(ctx, d)
-		if h.Phase != pgv1.PhaseReady {
-			p.problem(d.Name, h.Message)
-		}
-		hs = append(hs, h)
+		outs = append(outs, dbOutcome{name: d.Name, h: p.ensureDatabase(ctx, d)})
 	}
-	if h := worst(hs); h.Phase != pgv1.PhaseReady {
+	p.databases = databasesState{databases: outs}
+	return nil
+}
+
+func (databasesStage) Observe(_ context.Context, p *pass, _ error) health {
+	if h := p.report(p.databases.databases); h.Phase != pgv1.PhaseReady {
 		return h
 	}
 	return ready(pgv1.ReasonDatabasesApplied, fmt.Sprintf("CloudNativePG applied %d database(s)", len(p.db.Spec.Databases)))
