@@ -27,16 +27,6 @@ type Contracted interface {
 	Provides() []Contract
 }
 
-// Func is a stage made of a function, named after its condition.
-type Func[P any] struct {
-	Cond string
-	Do   func(ctx context.Context, p P) Health
-}
-
-func (f Func[P]) Name() string                        { return f.Cond }
-func (f Func[P]) Condition() string                   { return f.Cond }
-func (f Func[P]) Run(ctx context.Context, p P) Health { return f.Do(ctx, p) }
-
 // Preparer is a stage that can start its work ahead of its turn. When the
 // stage just before it waits (not when it failed), the runner calls
 // Prepare, provided the contracts the stage requires are published: it may
