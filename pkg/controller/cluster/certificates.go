@@ -55,6 +55,9 @@ type certificatesState struct {
 	// waits (zero while something does).
 	waiting  []string
 	moveEnds time.Time
+	// dropping: ca.crt trusts our CA alone, Postgres not yet (waiting
+	// says why).
+	dropping bool
 	// renewAt is when the client CA or the replication certificate is
 	// next replaced.
 	renewAt time.Time
@@ -135,7 +138,7 @@ func (certificatesComponent) Observe(_ context.Context, p *pass, err error) heal
 	if st.serverCAPending {
 		note = fmt.Sprintf("; %s follows once CloudNativePG has made its server CA", naming.ServerCASecret(p.cluster.Name))
 	}
-	if st.trusted > 1 {
+	if st.trusted > 1 || st.dropping {
 		h := ready(pgv1.ReasonClientCAMoving, moveMessage(p, st, now)+note)
 		// CNPG's certificate Secrets are not ours to watch, nor is
 		// Postgres reloading its CA file: polled.
@@ -156,6 +159,10 @@ func (certificatesComponent) Observe(_ context.Context, p *pass, err error) heal
 
 func moveMessage(p *pass, st certificatesState, now time.Time) string {
 	name := naming.ClientCASecret(p.cluster.Name)
+	if st.dropping {
+		return fmt.Sprintf("%s alone signs client certificates and is alone in its Secret; the move ends once Postgres trusts it alone: %s",
+			name, strings.Join(st.waiting, "; "))
+	}
 	if len(st.waiting) > 0 {
 		return fmt.Sprintf("%s signs client certificates; the CA it replaces is still trusted while these are re-issued: %s",
 			name, strings.Join(st.waiting, "; "))

@@ -30,6 +30,11 @@ const nextKeyKey = "next.key"
 // certificate file only now and then pick up the re-issued one.
 const replacedCATrustedUntil = "setpoint.dev/replaced-ca-trusted-until"
 
+// replacedCADropped, on the client CA Secret, is when ca.crt last lost the
+// CA it replaced: kept until Postgres is seen to trust ours alone
+// (confirmDrop), so a restarted operator still checks.
+const replacedCADropped = "setpoint.dev/replaced-ca-dropped"
+
 // clientCA is the client CA Secret as this pass leaves it. CNPG signs
 // with ca.key and the first certificate of ca.crt; Postgres trusts every
 // certificate of ca.crt.
@@ -65,8 +70,9 @@ func ensureClientCA(ctx context.Context, p *pass, cached *corev1.Secret) (*clien
 		}
 	} else {
 		c, err := readClientCA(cur)
-		// One move at a time: a request made during a move waits for it.
-		if err != nil || c.next != nil || len(c.trusted) > 1 {
+		// One move at a time: a request made during a move waits for it,
+		// until Postgres has dropped the replaced CA too.
+		if _, dropping := cur.Annotations[replacedCADropped]; err != nil || c.next != nil || len(c.trusted) > 1 || dropping {
 			return c, err
 		}
 		request := rotationAsked(p, cur)
@@ -166,6 +172,6 @@ func writeClientCA(ctx context.Context, p *pass, cur *corev1.Secret, c *clientCA
 	}
 	return writeOwnSecret(ctx, p, cur, ownSecret{
 		name: naming.ClientCASecret(p.cluster.Name), typ: corev1.SecretTypeOpaque, reload: true, annotations: ann, data: data,
-		drop: []string{replacedCATrustedUntil}, // unless ann sets it again
+		drop: []string{replacedCATrustedUntil, replacedCADropped}, // unless ann sets them again
 	})
 }

@@ -38,9 +38,11 @@ import (
 //  3. once nothing holds a certificate the replaced CA signed, it stays
 //     trusted for the grace (--client-ca-grace), for clients that re-read
 //     their certificate files only now and then;
-//  4. then ca.crt holds the new CA alone, and a certificate signed with
-//     the replaced key — for an upgraded cluster the server CA's, which
-//     every application could read — is refused.
+//  4. then ca.crt holds the new CA alone, and once Postgres is seen to
+//     have dropped the replaced CA too (its handshake lists ours alone),
+//     a certificate signed with the replaced key — for an upgraded
+//     cluster the server CA's, which every application could read — is
+//     refused, and status says so: not before.
 //
 // Each step is read from the world (CNPG's status, Postgres's handshake,
 // the certificates), never from time alone: a pooler's certificate,
@@ -52,6 +54,9 @@ func settleMove(ctx context.Context, p *pass, ca *clientCA) error {
 	st := &p.certificates
 	st.trusted = len(ca.trusted)
 	if st.trusted == 1 {
+		if _, dropping := ca.secret.Annotations[replacedCADropped]; dropping {
+			return confirmDrop(ctx, p, ca)
+		}
 		return nil
 	}
 	if ca.next != nil {
@@ -77,10 +82,35 @@ func settleMove(ctx context.Context, p *pass, ca *clientCA) error {
 		return nil
 	}
 	ca.trusted = ca.trusted[:1]
-	if ca.secret, err = writeClientCA(ctx, p, ca.secret, ca, nil); err != nil {
+	if ca.secret, err = writeClientCA(ctx, p, ca.secret, ca, map[string]string{replacedCADropped: now.UTC().Format(time.RFC3339)}); err != nil {
 		return err
 	}
-	st.trusted = 1
+	st.trusted, st.dropping = 1, true
+	st.waiting = []string{"Postgres has not reloaded the client CA Secret yet"}
+	return nil
+}
+
+// confirmDrop is the end of step 4: the Secret trusts our CA alone, and
+// the move is over once Postgres does too. CNPG's instance manager
+// reloads the Secret on its own, a moment after it changed; until then a
+// certificate the replaced key signed still logs in, and a status saying
+// otherwise would be a false promise to whoever retires that key.
+func confirmDrop(ctx context.Context, p *pass, ca *clientCA) error {
+	st := &p.certificates
+	accepted, err := p.deps.acceptedClientCAs(ctx, p)
+	if err != nil || slices.ContainsFunc(accepted, func(dn []byte) bool { return !bytes.Equal(dn, ca.auth.Cert.RawSubject) }) {
+		why := "its TLS handshake still lists another CA among those it accepts"
+		if err != nil {
+			why = err.Error()
+		}
+		st.dropping = true
+		st.waiting = []string{"Postgres still trusts the replaced client CA (" + why + ")"}
+		return nil // polled, as in teachPostgres
+	}
+	var werr error
+	if ca.secret, werr = writeClientCA(ctx, p, ca.secret, ca, nil); werr != nil {
+		return werr
+	}
 	p.deps.recorder.Eventf(p.cluster, corev1.EventTypeNormal, pgv1.EventClientCAMoved,
 		"only certificates %s signed log in now; the CA it replaced is no longer trusted", naming.ClientCASecret(p.cluster.Name))
 	return nil

@@ -261,14 +261,34 @@ func TestExistingClusterMovesToItsOwnClientCA(t *testing.T) {
 		t.Fatal("the old CA was dropped before the grace ended")
 	}
 
-	// The grace ends: only the cluster's own CA is trusted.
+	// The grace ends: the Secret trusts the cluster's own CA alone; the
+	// move lasts until Postgres does too.
 	w.clock.SetTime(t0.Add(time.Hour))
 	h, _ = w.pass()
-	if got := w.trusted(); len(got) != 1 || got[0] != "shop-client-ca" || h.Reason != pgv1.ReasonClientCAIsolated {
+	if got := w.trusted(); len(got) != 1 || got[0] != "shop-client-ca" || h.Reason != pgv1.ReasonClientCAMoving ||
+		!strings.Contains(h.Message, "Postgres has not reloaded") || h.RequeueAfter != provisionRecheck {
 		t.Fatalf("after the grace: trusted %v, health %+v", got, h)
 	}
-	if _, ok := w.secret("shop-client-ca").Annotations[replacedCATrustedUntil]; ok {
-		t.Fatal("the annotation outlived the move")
+	// A restarted operator's pass still waits for Postgres, and a
+	// rotation request waits for the move to end.
+	w.annotations = map[string]string{pgv1.RotateClientCAAnnotation: "too-soon"}
+	h, _ = w.pass()
+	if got := w.trusted(); len(got) != 1 || h.Reason != pgv1.ReasonClientCAMoving || !strings.Contains(h.Message, "Postgres still trusts the replaced client CA") {
+		t.Fatalf("while Postgres still lists the replaced CA: trusted %v, health %+v", got, h)
+	}
+	if ev := ct.Events(w.rec); len(ev) != 0 {
+		t.Fatalf("events before Postgres dropped the replaced CA: %v", ev)
+	}
+	w.annotations = nil
+	w.accepts = []*pki.Authority{nextCA}
+	h, _ = w.pass()
+	if got := w.trusted(); len(got) != 1 || got[0] != "shop-client-ca" || h.Reason != pgv1.ReasonClientCAIsolated {
+		t.Fatalf("once Postgres trusts the new CA alone: trusted %v, health %+v", got, h)
+	}
+	for _, a := range []string{replacedCATrustedUntil, replacedCADropped} {
+		if _, ok := w.secret("shop-client-ca").Annotations[a]; ok {
+			t.Fatalf("annotation %s outlived the move", a)
+		}
 	}
 	if ev := ct.Events(w.rec); len(ev) != 1 || !strings.Contains(ev[0], pgv1.EventClientCAMoved) {
 		t.Fatalf("events = %v", ev)
@@ -383,7 +403,9 @@ func TestRotationRequestMovesOnce(t *testing.T) {
 	w.clock.SetTime(t0.Add(2 * time.Hour))
 	w.pass() // nothing waits: the grace begins
 	w.clock.SetTime(t0.Add(4 * time.Hour))
-	h, _ := w.pass()
+	w.pass() // the Secret drops the replaced CA
+	w.acceptEverything()
+	h, _ := w.pass() // and so has Postgres
 	second := w.clientCA()
 	if second.Cert.Equal(first.Cert) || len(w.trusted()) != 1 || h.Reason != pgv1.ReasonClientCAIsolated {
 		t.Fatalf("after the move: new CA %v, trusted %v, health %+v", !second.Cert.Equal(first.Cert), w.trusted(), h)

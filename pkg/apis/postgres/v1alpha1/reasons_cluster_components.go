@@ -375,12 +375,14 @@ const (
 const (
 	// ReasonClientCAIsolated means client certificates are signed by the
 	// cluster's own client CA alone, whose key no application is pointed
-	// to. What to do: nothing.
+	// to, and Postgres trusts no other CA for them (seen in its TLS
+	// handshake). What to do: nothing.
 	ReasonClientCAIsolated = "ClientCAIsolated"
 	// ReasonClientCAMoving means a new client CA is in place and the one
 	// it replaces (the server CA's, on a cluster an earlier setpoint made,
 	// or an expiring one) is still trusted while the certificates it
-	// signed are re-issued; the message names what is still waiting.
+	// signed are re-issued, or until Postgres has reloaded the Secret that
+	// dropped it; the message names what is still waiting.
 	// Certificate logins keep working meanwhile. What to do: wait; a
 	// pooler's certificate is re-signed only when CloudNativePG renews it,
 	// near its expiry (the message gives the date).

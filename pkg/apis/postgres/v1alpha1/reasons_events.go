@@ -94,7 +94,7 @@ const (
 	// restarted before the move ends (CertificatesReady says when).
 	EventClientCAReplaced = "ClientCAReplaced"
 	// EventClientCAMoved says the replaced client CA is no longer
-	// trusted: only certificates the cluster's own client CA signed log
-	// in (Normal). What to do: nothing.
+	// trusted, by the Secret or by Postgres: only certificates the
+	// cluster's own client CA signed log in (Normal). What to do: nothing.
 	EventClientCAMoved = "ClientCAMoved"
 )
