@@ -472,7 +472,7 @@ func (lb *lowerBound) databaseFinish(ctx context.Context, st *dbState, _ **pgx.C
 	d = d.DeepCopy()
 	d.Status = pgv1.PostgresDatabaseStatus{
 		Phase: pgv1.PhaseReady, ObservedGeneration: d.Generation,
-		Conditions: conditions(d.Generation, "ClusterReady", "SecretsReady", "ConfigMapsReady", "RolesReady", "DatabasesReady", "PrivilegesReady"),
+		Conditions: conditions(d.Generation, pgv1.DatabaseConditions...),
 		Databases: []pgv1.DatabaseStatus{{Name: db, Ready: true,
 			AdminSecretRef: &pgv1.LocalObjectReference{Name: admin}, RWSecretRef: &pgv1.LocalObjectReference{Name: rw},
 			ConfigMapRef: &pgv1.LocalObjectReference{Name: st.base + "-config"},

@@ -9,8 +9,8 @@
 //  4. add the finalizer, creating missing generated Secrets beside it;
 //  5. walk the linear condition pipeline on the shared runner
 //     (pipeline.Run over stages; docs/adr/0002-component-pipelines.md):
-//     SecretsReady → ClusterReady → ConfigMapsReady → RolesReady →
-//     DatabasesReady → PrivilegesReady. Conditions accumulate; the pass
+//     steps() in step.go, whose conditions, in order, are
+//     pgv1.DatabaseConditions (checked by a test). Conditions accumulate; the pass
 //     stops at the first step that is not ready, with that step's requeue
 //     hint, and marks the conditions after it Blocked; while the roles
 //     step waits, a database whose owner role CNPG applied gets its CNPG

@@ -4746,7 +4746,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresDatabaseStatus(ref common.Referen
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conditions: ClusterReady, SecretsReady, ConfigMapsReady, RolesReady, DatabasesReady, PrivilegesReady and Ready; PasswordRotation while a rotate-passwords annotation is set.",
+							Description: "conditions: one per step of the pipeline, in its order (the reference lists them), then Ready; PasswordRotation while a rotate-passwords annotation is set.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

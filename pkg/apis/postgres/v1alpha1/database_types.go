@@ -197,8 +197,8 @@ type PostgresDatabaseStatus struct {
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
 
-	// conditions: ClusterReady, SecretsReady, ConfigMapsReady, RolesReady,
-	// DatabasesReady, PrivilegesReady and Ready; PasswordRotation while a
+	// conditions: one per step of the pipeline, in its order (the
+	// reference lists them), then Ready; PasswordRotation while a
 	// rotate-passwords annotation is set.
 	// +optional
 	// +listType=map

@@ -30,8 +30,8 @@ import (
 type PostgresDatabaseStatusApplyConfiguration struct {
 	// phase is one of Pending, Provisioning, Ready, Failed, Deleting.
 	Phase *postgresv1alpha1.Phase `json:"phase,omitempty"`
-	// conditions: ClusterReady, SecretsReady, ConfigMapsReady, RolesReady,
-	// DatabasesReady, PrivilegesReady and Ready; PasswordRotation while a
+	// conditions: one per step of the pipeline, in its order (the
+	// reference lists them), then Ready; PasswordRotation while a
 	// rotate-passwords annotation is set.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 	// observedGeneration is the spec generation this status describes.
