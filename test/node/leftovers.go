@@ -98,6 +98,15 @@ func alive(pid int) bool {
 // killShims kills the containerd shims whose command line names a socket
 // under dir: they were started by that node's containerd, and only they.
 func killShims(dir string) {
+	for _, pid := range shimsOf(dir) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// shimsOf are the PIDs of the containerd shims whose command line names a
+// socket under dir.
+func shimsOf(dir string) []int {
+	var pids []int
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
 		data, err := os.ReadFile(p)
@@ -105,13 +114,12 @@ func killShims(dir string) {
 			continue
 		}
 		args := strings.Split(string(data), "\x00")
-		if !strings.HasPrefix(filepath.Base(args[0]), "containerd-shim") {
+		if !strings.HasPrefix(filepath.Base(args[0]), "containerd-shim") || !strings.Contains(string(data), dir+"/") {
 			continue
 		}
-		if strings.Contains(string(data), dir+"/") {
-			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+			pids = append(pids, pid)
 		}
 	}
+	return pids
 }

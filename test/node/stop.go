@@ -26,6 +26,12 @@ func (n *Node) Stop() error {
 		n.stopStorage()
 	}
 	n.stopProcesses()
+	if n.dir != "" {
+		// A shim of a container containerd was still starting while
+		// removeAll listed them outlives containerd: one from a real-tier
+		// run was found 40 minutes after its node stopped.
+		killShims(n.dir)
+	}
 	if n.closeBridge != nil {
 		n.closeBridge()
 	}
@@ -79,8 +85,8 @@ func (n *Node) note(err error) {
 }
 
 // HostChanges reports what the node left changed on the host after Stop:
-// sysctls not restored, the namespace still bound, mounts left under the
-// state directory. An empty answer means the host is as it was.
+// sysctls not restored, the namespace still bound, a containerd shim still
+// running, mounts left under the state directory. An empty answer means the host is as it was.
 func (n *Node) HostChanges() ([]string, error) {
 	var left []string
 	diff, err := n.sysctls.changed()
@@ -94,6 +100,9 @@ func (n *Node) HostChanges() ([]string, error) {
 		}
 	}
 	if n.dir != "" {
+		for _, pid := range shimsOf(n.dir) {
+			left = append(left, fmt.Sprintf("containerd shim left: pid %d", pid))
+		}
 		mounts, err := mountsUnder(n.dir)
 		if err != nil {
 			return nil, err
