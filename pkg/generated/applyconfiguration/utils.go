@@ -180,6 +180,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.ExternalClusterApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ImageCatalogRef"):
 		return &applyconfigurationcnpgv1.ImageCatalogRefApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("ImageInfo"):
+		return &applyconfigurationcnpgv1.ImageInfoApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("LocalObjectReference"):
 		return &applyconfigurationcnpgv1.LocalObjectReferenceApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ManagedConfiguration"):

@@ -71,6 +71,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExtensionSpec":                         schema_pkg_apis_cnpg_v1_ExtensionSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster":                       schema_pkg_apis_cnpg_v1_ExternalCluster(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ImageCatalogRef":                       schema_pkg_apis_cnpg_v1_ImageCatalogRef(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ImageInfo":                             schema_pkg_apis_cnpg_v1_ImageInfo(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference":                  schema_pkg_apis_cnpg_v1_LocalObjectReference(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration":                  schema_pkg_apis_cnpg_v1_ManagedConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedRoles":                          schema_pkg_apis_cnpg_v1_ManagedRoles(ref),
@@ -1579,11 +1580,17 @@ func schema_pkg_apis_cnpg_v1_ClusterStatus(ref common.ReferenceCallback) common.
 							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerIntegrations"),
 						},
 					},
+					"pgDataImageInfo": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PGDataImageInfo is the image that last ran on the primary's data directory, and its major. A spec asking for a higher major is an in-place major upgrade: CNPG stops every instance, runs pg_upgrade in a Job, and moves this to the new image when the Job succeeds (pkg/reconciler/majorupgrade). setpoint reads the major, and the image to hold while an upgrade waits for its preflight and backup.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ImageInfo"),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesStatus", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedRoles", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerIntegrations", metav1.Condition{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesStatus", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ImageInfo", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedRoles", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerIntegrations", metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -2244,6 +2251,34 @@ func schema_pkg_apis_cnpg_v1_ImageCatalogRef(ref common.ReferenceCallback) commo
 				Extensions: spec.Extensions{
 					"x-kubernetes-map-type": "atomic",
 				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_ImageInfo(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ImageInfo is an image CNPG ran, with its Postgres major.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"image": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+					"majorVersion": {
+						SchemaProps: spec.SchemaProps{
+							Default: 0,
+							Type:    []string{"integer"},
+							Format:  "int32",
+						},
+					},
+				},
+				Required: []string{"image", "majorVersion"},
 			},
 		},
 	}

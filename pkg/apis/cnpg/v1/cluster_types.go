@@ -178,6 +178,19 @@ type ClusterStatus struct {
 	ResizingPVC        []string            `json:"resizingPVC,omitempty"`
 	Certificates       *CertificatesStatus `json:"certificates,omitempty"`
 	PoolerIntegrations *PoolerIntegrations `json:"poolerIntegrations,omitempty"`
+	// PGDataImageInfo is the image that last ran on the primary's data
+	// directory, and its major. A spec asking for a higher major is an
+	// in-place major upgrade: CNPG stops every instance, runs pg_upgrade
+	// in a Job, and moves this to the new image when the Job succeeds
+	// (pkg/reconciler/majorupgrade). setpoint reads the major, and the
+	// image to hold while an upgrade waits for its preflight and backup.
+	PGDataImageInfo *ImageInfo `json:"pgDataImageInfo,omitempty"`
+}
+
+// ImageInfo is an image CNPG ran, with its Postgres major.
+type ImageInfo struct {
+	Image        string `json:"image"`
+	MajorVersion int    `json:"majorVersion"`
 }
 
 // ConditionClusterReady is the Cluster's condition CNPG sets True

@@ -47,6 +47,13 @@ type ClusterStatusApplyConfiguration struct {
 	ResizingPVC        []string                              `json:"resizingPVC,omitempty"`
 	Certificates       *CertificatesStatusApplyConfiguration `json:"certificates,omitempty"`
 	PoolerIntegrations *PoolerIntegrationsApplyConfiguration `json:"poolerIntegrations,omitempty"`
+	// PGDataImageInfo is the image that last ran on the primary's data
+	// directory, and its major. A spec asking for a higher major is an
+	// in-place major upgrade: CNPG stops every instance, runs pg_upgrade
+	// in a Job, and moves this to the new image when the Job succeeds
+	// (pkg/reconciler/majorupgrade). setpoint reads the major, and the
+	// image to hold while an upgrade waits for its preflight and backup.
+	PGDataImageInfo *ImageInfoApplyConfiguration `json:"pgDataImageInfo,omitempty"`
 }
 
 // ClusterStatusApplyConfiguration constructs a declarative configuration of the ClusterStatus type for use with
@@ -173,5 +180,13 @@ func (b *ClusterStatusApplyConfiguration) WithCertificates(value *CertificatesSt
 // If called multiple times, the PoolerIntegrations field is set to the value of the last call.
 func (b *ClusterStatusApplyConfiguration) WithPoolerIntegrations(value *PoolerIntegrationsApplyConfiguration) *ClusterStatusApplyConfiguration {
 	b.PoolerIntegrations = value
+	return b
+}
+
+// WithPGDataImageInfo sets the PGDataImageInfo field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PGDataImageInfo field is set to the value of the last call.
+func (b *ClusterStatusApplyConfiguration) WithPGDataImageInfo(value *ImageInfoApplyConfiguration) *ClusterStatusApplyConfiguration {
+	b.PGDataImageInfo = value
 	return b
 }
