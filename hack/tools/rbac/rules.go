@@ -64,10 +64,46 @@ var Operator = []Rule{
 	},
 	{
 		Why: `On-demand backups: created once per request (get is the ownership
-			check before the first write), never read back or deleted.`,
+			check before the first write), never deleted; the backup before a
+			major upgrade is read until it completes.`,
 		APIGroups: []string{"postgresql.cnpg.io"},
 		Resources: []string{"backups"},
 		Verbs:     []string{"get", "create", "patch"},
+	},
+	{
+		Why: `A major upgrade's preflight: a short-lived Pod of the target image
+			lists the declared extensions it lacks (get is the ownership check
+			before the create; delete once read); list finds the Pod of a failed
+			pg_upgrade Job, whose log is quoted.`,
+		APIGroups: []string{""},
+		Resources: []string{"pods"},
+		Verbs:     []string{"get", "list", "create", "delete"},
+	},
+	{
+		Why: `A failed major upgrade: CloudNativePG's pg_upgrade Job is found by
+			its labels, and the last lines of its Pod's log are quoted in status
+			before CloudNativePG's rollback deletes them. Read only.`,
+		APIGroups: []string{"batch"},
+		Resources: []string{"jobs"},
+		Verbs:     []string{"list"},
+	},
+	{
+		APIGroups: []string{""},
+		Resources: []string{"pods/log"},
+		Verbs:     []string{"get"},
+	},
+	{
+		Why: `A major upgrade's preflight reads the image the catalog gives the
+			target major. Read only.`,
+		APIGroups: []string{"postgresql.cnpg.io"},
+		Resources: []string{"imagecatalogs"},
+		Verbs:     []string{"get"},
+	},
+	{
+		APIGroups: []string{"postgresql.cnpg.io"},
+		Resources: []string{"clusterimagecatalogs"},
+		Verbs:     []string{"get"},
+		Scope:     Cluster,
 	},
 	{
 		APIGroups: []string{"barmancloud.cnpg.io"},

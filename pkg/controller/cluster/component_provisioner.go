@@ -156,11 +156,13 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 		WithEnableSuperuserAccess(w.Superuser).
 		WithStorage(storage)
 	// One of the two, never both (CNPG refuses both): the field left out
-	// is ours, so applying without it removes it.
-	if w.ImageCatalog != nil {
-		spec.WithImageCatalogRef(catalogRefApply(w))
+	// is ours, so applying without it removes it. A major upgrade that has
+	// not reached pg_upgrade, or failed, holds the data's image (upgrade.go).
+	name, catalog := imageApplied(p)
+	if catalog != nil {
+		spec.WithImageCatalogRef(catalog)
 	} else {
-		spec.WithImageName(w.ImageName)
+		spec.WithImageName(name)
 	}
 	if w.Superuser {
 		// Without access the field goes (it is ours): CNPG would ignore
@@ -207,7 +209,7 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 // field we own; defaults CNPG or the API server add elsewhere are not drift.
 func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
 	w, s := p.want, cur.Spec
-	if s.Instances != int(w.Instances) || !imageMatches(s, w) ||
+	if s.Instances != int(w.Instances) || !imageMatches(s, p) ||
 		hasSuperuserAccess(cur) != w.Superuser ||
 		s.Storage == nil || s.Storage.Size != w.StorageSize.String() {
 		return false

@@ -63,7 +63,7 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		deps: &deps{clock: clk, settle: newPhaseSettler(clk), kube: cfg.Kube, pg: cfg.PG, recorder: cfg.Recorder,
 			connector: cfg.Connector, pgTimeout: cfg.PostgresTimeout, classesReadOnly: cfg.ClassesReadOnly,
 			objectStoresMissing: !inf.Served(objectStoreAPI), backupMetrics: cfg.BackupMetrics,
-			clientCAGrace: cfg.ClientCAGraceOrDefault()},
+			clientCAGrace: cfg.ClientCAGraceOrDefault(), databases: pg.PostgresDatabases().Informer().GetIndexer()},
 		clusters:      pg.PostgresClusters().Lister(),
 		clusterIndex:  pg.PostgresClusters().Informer().GetIndexer(),
 		classes:       pg.PostgresClusterClasses().Lister(),
@@ -113,6 +113,9 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(informers.IgnoreUpdates(owned, roleChangeUnread))),
 		informers.On(core.Secrets().Informer(), owned),
 		informers.On(core.ConfigMaps().Informer(), owned),
+		// A database's change matters to its cluster only during a major
+		// upgrade (its extensions, its analysis): upgradingClusterOf.
+		informers.On(pg.PostgresDatabases().Informer(), informers.MappedHandler(c.upgradingClusterOf, nil, enqueue)),
 	}
 	if objectStoreInformer != nil {
 		regs = append(regs, informers.On(objectStoreInformer, owned))

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 
@@ -46,6 +47,10 @@ type deps struct {
 	// roleComment, when set, replaces the SQL that reads a role's comment
 	// (monitor_claim.go): the seam of unit tests.
 	roleComment func(ctx context.Context, p *pass, role string) (comment *string, exists bool, err error)
+	// databases are the PostgresDatabases, indexed by the cluster they
+	// name (informers.ByClusterRef): a major upgrade reads their declared
+	// extensions and whether each was analyzed on the new major.
+	databases cache.Indexer
 }
 
 var gvk = pgv1.SchemeGroupVersion.WithKind("PostgresCluster")

@@ -38,22 +38,39 @@ func imageChoice(cluster, merged pgv1.ClusterSettings, major int32) (string, *pg
 }
 
 // catalogRefApply is imageCatalogRef as the CNPG Cluster gets it: the
-// catalog with the cluster's major, so a major upgrade stays one field
+// catalog with a major, so a major upgrade stays one field
 // (postgresVersion) and the catalog keeps the exact image of each major.
-func catalogRefApply(w *desired) *cnpgac.ImageCatalogRefApplyConfiguration {
-	return cnpgac.ImageCatalogRef().WithAPIGroup(cnpgGroup).WithKind(string(w.ImageCatalog.Kind)).
-		WithName(w.ImageCatalog.Name).WithMajor(int(w.PostgresVersion))
+func catalogRefApply(ref *pgv1.ImageCatalogRef, major int) *cnpgac.ImageCatalogRefApplyConfiguration {
+	return cnpgac.ImageCatalogRef().WithAPIGroup(cnpgGroup).WithKind(string(ref.Kind)).
+		WithName(ref.Name).WithMajor(major)
 }
 
-// imageMatches: the CNPG Cluster names the image we want, by name or by
-// catalog and major, and not the other one too.
-func imageMatches(s cnpgv1.ClusterSpec, w *desired) bool {
+// imageApplied is the image the CNPG Cluster gets in this pass: the one
+// the spec wants, or the one a major upgrade holds (upgradeState.hold).
+// Exactly one of name and catalog is set.
+func imageApplied(p *pass) (string, *cnpgac.ImageCatalogRefApplyConfiguration) {
+	if h := p.upgradeHold(); h != nil {
+		if h.catalog != nil {
+			return "", catalogRefApply(h.catalog, h.major)
+		}
+		return h.name, nil
+	}
+	if w := p.want; w.ImageCatalog != nil {
+		return "", catalogRefApply(w.ImageCatalog, int(w.PostgresVersion))
+	}
+	return p.want.ImageName, nil
+}
+
+// imageMatches: the CNPG Cluster names the image this pass applies, by
+// name or by catalog and major, and not the other one too.
+func imageMatches(s cnpgv1.ClusterSpec, p *pass) bool {
 	r := s.ImageCatalogRef
-	if w.ImageCatalog == nil {
-		return r == nil && s.ImageName == w.ImageName
+	name, want := imageApplied(p)
+	if want == nil {
+		return r == nil && s.ImageName == name
 	}
 	return s.ImageName == "" && r != nil && r.APIGroup != nil && *r.APIGroup == cnpgGroup &&
-		r.Kind == string(w.ImageCatalog.Kind) && r.Name == w.ImageCatalog.Name && r.Major == int(w.PostgresVersion)
+		r.Kind == *want.Kind && r.Name == *want.Name && r.Major == *want.Major
 }
 
 // runningMajor is the major the CNPG Cluster asks for: its catalog's, or

@@ -42,6 +42,8 @@ type pass struct {
 	monitor     monitorState     // component_monitor.go
 	// certificates is written by certificates_*.go.
 	certificates certificatesState
+	// upgrade is written by upgrade*.go, before the components run.
+	upgrade upgradeState
 }
 
 // Status is the status this pass builds, for the runner.

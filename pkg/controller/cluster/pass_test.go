@@ -18,6 +18,7 @@ var stateRooms = controllertest.StateRooms{
 		return f == "component_provisioner.go" || strings.HasPrefix(f, "provisioner_")
 	},
 	"certificates": func(f string) bool { return strings.HasPrefix(f, "certificates") },
+	"upgrade":      func(f string) bool { return strings.HasPrefix(f, "upgrade") },
 	"monitor": func(f string) bool {
 		return f == "component_monitor.go" || strings.HasPrefix(f, "monitor_")
 	},

@@ -71,6 +71,9 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, workqueue.Terminal(err)
 	}
 	p.want = want
+	if err := p.planUpgrade(ctx); err != nil {
+		return workqueue.Result{}, fmt.Errorf("major upgrade: %w", err)
+	}
 	grow := p.planStorage(obs.sample)
 	if err := c.ensureClassFinalizer(ctx, obs.class); err != nil {
 		return workqueue.Result{}, err
@@ -97,6 +100,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, out.Err
 	}
 	requeue := pipeline.Soonest(pipeline.Soonest(out.RequeueAfter, grow.recheck), backupRecheck(backups))
+	requeue = pipeline.Soonest(requeue, p.upgrade.recheck)
 	return workqueue.Result{RequeueAfter: requeue, Failed: st.Phase == pgv1.PhaseFailed}, nil
 }
 

@@ -71,12 +71,23 @@ type clusterView struct {
 	failed    string
 	resources *pgv1.ClusterResources
 	poolers   *pgv1.ConnectionPoolerStatus
+	// upgrade is the major upgrade's target and phase (clusterStep
+	// reports it; the privileges step analyzes after it).
+	upgrade upgradeView
+}
+
+type upgradeView struct {
+	to    int32
+	phase pgv1.UpgradePhase
 }
 
 func viewOf(pc *pgv1.PostgresCluster) clusterView {
 	v := clusterView{uid: pc.UID, deleting: pc.DeletionTimestamp != nil,
 		ready:     meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionReady),
 		resources: pc.Status.Resources, poolers: pc.Status.ConnectionPoolerStatus}
+	if u := pc.Status.Upgrade; u != nil {
+		v.upgrade = upgradeView{to: u.To, phase: u.Phase}
+	}
 	if pc.Status.Phase == pgv1.PhaseFailed {
 		v.failed = "Failed"
 		if c := meta.FindStatusCondition(pc.Status.Conditions, pgv1.ConditionReady); c != nil {

@@ -46,6 +46,8 @@ type fakeSQL struct {
 	// databases are the databases the server has, with their comments.
 	databases map[string]string
 	err       error
+	// analyzed counts the ANALYZE runs.
+	analyzed int
 }
 
 type sqlCall struct {
@@ -98,6 +100,13 @@ func (f *fakeSQL) role(role string) (string, bool) {
 	defer f.mu.Unlock()
 	c, ok := f.roles[role]
 	return c, ok
+}
+
+func (f *fakeSQL) analyze(context.Context, postgres.Target) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.analyzed++
+	return nil, f.err
 }
 
 func (f *fakeSQL) databaseComment(_ context.Context, _ postgres.Target, name string) (bool, string, error) {

@@ -26,7 +26,16 @@ type sqlRunner interface {
 	// databaseComment reports whether database name exists on target's
 	// server and its comment ("" when none).
 	databaseComment(ctx context.Context, t postgres.Target, name string) (exists bool, comment string, err error)
+	// analyze runs ANALYZE on target's database, and returns its
+	// extensions whose installed version is older than the server's
+	// default ("name 1.0 → 1.1").
+	analyze(ctx context.Context, t postgres.Target) (outdated []string, err error)
 }
+
+// analyzeTimeout bounds ANALYZE after a major upgrade: it reads a sample
+// of every table, so it takes far longer than the other statements, but
+// runs once per database and major.
+const analyzeTimeout = 10 * time.Minute
 
 // pgxRunner runs SQL over the Connector, each call bounded by timeout.
 type pgxRunner struct {
@@ -188,4 +197,36 @@ func revokeReadOnlyPlan(n names) []string {
 // Postgres, so doubling single quotes suffices.
 func quoteLiteral(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+func (r pgxRunner) analyze(ctx context.Context, t postgres.Target) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, analyzeTimeout)
+	defer cancel()
+	t.StatementTimeout = analyzeTimeout
+	conn, err := r.connector.Connect(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	// As the owner: ANALYZE skips, with a warning, the tables the owner
+	// does not own, which are not setpoint's to analyze.
+	if _, err := conn.Exec(ctx, "ANALYZE"); err != nil {
+		return nil, fmt.Errorf("ANALYZE: %w", err)
+	}
+	rows, err := conn.Query(ctx, `SELECT e.extname::text, e.extversion, a.default_version
+FROM pg_extension e JOIN pg_available_extensions a ON a.name = e.extname
+WHERE a.default_version IS NOT NULL AND a.default_version <> e.extversion ORDER BY 1`)
+	if err != nil {
+		return nil, fmt.Errorf("read extension versions: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name, have, def string
+		if err := rows.Scan(&name, &have, &def); err != nil {
+			return nil, fmt.Errorf("read extension versions: %w", err)
+		}
+		out = append(out, fmt.Sprintf("%s %s \u2192 %s", name, have, def))
+	}
+	return out, rows.Err()
 }

@@ -50,6 +50,13 @@ func (clusterStep) Observe(_ context.Context, p *pass, _ error) health {
 		// it stands.
 		return waiting(pgv1.PhasePending, pgv1.ReasonClusterNotReady, fmt.Sprintf("PostgresCluster %q is not ready", name), clusterNotReadyRecheck)
 	}
+	if u := pc.Status.Upgrade; u != nil && u.Phase.InProgress() {
+		// A major upgrade is transient too, but long and announced: said,
+		// one status write per phase.
+		return ready(pgv1.ReasonClusterUpgrading, fmt.Sprintf(
+			"PostgresCluster %q is in a major upgrade from PostgreSQL %d to %d (%s); the database stays Ready through it, and is analyzed again on %d",
+			name, u.From, u.To, u.Phase, u.To))
+	}
 	// The same reason and message whether the cluster is Ready or passing
 	// through a transient phase: a held readiness costs no status write.
 	return ready(pgv1.ReasonClusterReady, fmt.Sprintf("PostgresCluster %q is ready", name))

@@ -54,7 +54,8 @@ func (privilegesStep) Observe(_ context.Context, p *pass, _ error) health {
 // grantPrivileges runs the grants of every database, unless they hold
 // from an earlier pass, and stops at the first database that fails.
 func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
-	if pipeline.ConditionTrue(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady, p.db.Generation) {
+	major := analysisDue(p.db, p.obs.cluster)
+	if major == 0 && pipeline.ConditionTrue(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady, p.db.Generation) {
 		if c := meta.FindStatusCondition(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady); c.Reason == pgv1.ReasonPrivilegesIsolated {
 			return privilegesState{h: ready(c.Reason, c.Message)}
 		}
@@ -71,8 +72,18 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 			return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck))
 		}
 		klog.FromContext(ctx).V(2).Info("Granted privileges", "database", n.DB, "role", n.RWRole)
+		if major > 0 {
+			if h, ok := p.analyzeAfterUpgrade(ctx, t, n.DB, major); !ok {
+				return stoppedAt(d.Name, h)
+			}
+		}
 	}
-	return privilegesState{h: ready(pgv1.ReasonPrivilegesIsolated, fmt.Sprintf("privileges granted on %d database(s); no other role may connect", len(p.db.Spec.Databases)))}
+	msg := fmt.Sprintf("privileges granted on %d database(s); no other role may connect", len(p.db.Spec.Databases))
+	if major > 0 {
+		p.status.StatisticsMajor = major
+		msg += fmt.Sprintf("; analyzed on PostgreSQL %d", major)
+	}
+	return privilegesState{h: ready(pgv1.ReasonPrivilegesIsolated, msg)}
 }
 
 // stoppedAt is the grants stopped at database name, where the step

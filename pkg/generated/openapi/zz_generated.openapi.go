@@ -111,6 +111,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseStatus":              schema_pkg_apis_postgres_v1alpha1_DatabaseStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef":             schema_pkg_apis_postgres_v1alpha1_ImageCatalogRef(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference":        schema_pkg_apis_postgres_v1alpha1_LocalObjectReference(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MajorUpgradeStatus":          schema_pkg_apis_postgres_v1alpha1_MajorUpgradeStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec":              schema_pkg_apis_postgres_v1alpha1_MonitoringSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ObjectStoreSpec":             schema_pkg_apis_postgres_v1alpha1_ObjectStoreSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation":            schema_pkg_apis_postgres_v1alpha1_PasswordRotation(ref),
@@ -3941,6 +3942,86 @@ func schema_pkg_apis_postgres_v1alpha1_LocalObjectReference(ref common.Reference
 	}
 }
 
+func schema_pkg_apis_postgres_v1alpha1_MajorUpgradeStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "MajorUpgradeStatus is the record of the cluster's last major upgrade (docs/guides/upgrading.md). setpoint reads it back only to resume the upgrade where it stood; the intent is spec.postgresVersion.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"from": {
+						SchemaProps: spec.SchemaProps{
+							Description: "from is the major the data ran on before the upgrade.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"to": {
+						SchemaProps: spec.SchemaProps{
+							Description: "to is the major the upgrade goes to.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"phase": {
+						SchemaProps: spec.SchemaProps{
+							Description: "phase is where the upgrade stands.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"startTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "startTime is when the upgrade was first seen.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"lastTransitionTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastTransitionTime is when the phase last changed.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"backup": {
+						SchemaProps: spec.SchemaProps{
+							Description: "backup names the CNPG Backup taken before the upgrade; empty when the upgrade was acknowledged to run without one.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says what the current phase waits for, or what stopped the upgrade and what to do.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"serverVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "serverVersion is the version Postgres reports (server_version) once the upgrade has run.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"retryRequest": {
+						SchemaProps: spec.SchemaProps{
+							Description: "retryRequest is the value of the retry-upgrade annotation this attempt answered; a new value starts a new attempt after Failed.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"from", "to", "phase", "startTime", "lastTransitionTime"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_postgres_v1alpha1_MonitoringSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4600,11 +4681,17 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation"),
 						},
 					},
+					"upgrade": {
+						SchemaProps: spec.SchemaProps{
+							Description: "upgrade is the last major upgrade: its phase while it runs, then how it ended.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MajorUpgradeStatus"),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresHealth", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MajorUpgradeStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresHealth", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -4818,6 +4905,13 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresDatabaseStatus(ref common.Referen
 									},
 								},
 							},
+						},
+					},
+					"statisticsMajor": {
+						SchemaProps: spec.SchemaProps{
+							Description: "statisticsMajor is the Postgres major the databases' planner statistics were last rebuilt on: pg_upgrade keeps none, so after a major upgrade of the cluster each database is analyzed again, as its owner, and this moves to the new major.",
+							Type:        []string{"integer"},
+							Format:      "int32",
 						},
 					},
 				},

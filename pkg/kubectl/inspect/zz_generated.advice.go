@@ -145,6 +145,17 @@ var reasons = []reasonAdvice{
 	{"ReasonUnderThreshold", pgv1.ReasonUnderThreshold, pgv1.ConditionStorageAtLimit, "nothing yet; raise the limit before usage grows"},
 	{"ReasonBelowLimit", pgv1.ReasonBelowLimit, pgv1.ConditionStorageAtLimit, "nothing"},
 
+	// MajorUpgrade of PostgresCluster
+	{"ReasonUpgradePreflight", pgv1.ReasonUpgradePreflight, pgv1.ConditionMajorUpgrade, "wait; the cluster still runs its old major"},
+	{"ReasonUpgradePreflightFailed", pgv1.ReasonUpgradePreflightFailed, pgv1.ConditionMajorUpgrade, "remove the obstacles (drop the extension, unset the parameter, pick an image that has it), or set postgresVersion back to the running major"},
+	{"ReasonUpgradeBackingUp", pgv1.ReasonUpgradeBackingUp, pgv1.ConditionMajorUpgrade, "wait"},
+	{"ReasonUpgradeNeedsBackup", pgv1.ReasonUpgradeNeedsBackup, pgv1.ConditionMajorUpgrade, "configure backup.objectStore, or set the annotation postgres.setpoint.dev/upgrade-without-backup to the target major"},
+	{"ReasonUpgradeBackupFailed", pgv1.ReasonUpgradeBackupFailed, pgv1.ConditionMajorUpgrade, "fix what the backup's error names (see BackupHealthy), then set postgres.setpoint.dev/retry-upgrade to a new value"},
+	{"ReasonUpgrading", pgv1.ReasonUpgrading, pgv1.ConditionMajorUpgrade, "wait; applications reconnect by themselves afterwards"},
+	{"ReasonUpgradeAnalyzing", pgv1.ReasonUpgradeAnalyzing, pgv1.ConditionMajorUpgrade, "wait"},
+	{"ReasonUpgradeSucceeded", pgv1.ReasonUpgradeSucceeded, pgv1.ConditionMajorUpgrade, "take a new base backup soon if none is scheduled: backups of the old major cannot be replayed across it"},
+	{"ReasonUpgradeFailed", pgv1.ReasonUpgradeFailed, pgv1.ConditionMajorUpgrade, "read the Job's log (the message names the command), fix the cause, then set postgres.setpoint.dev/retry-upgrade to a new value"},
+
 	// Ready of PostgresDatabase
 	{"ReasonAllReady", pgv1.ReasonAllReady, pgv1.ConditionReady, "nothing"},
 	{"ReasonInvalidName", pgv1.ReasonInvalidName, pgv1.ConditionReady, "fix the name the message names: shorten a database name whose role or object name is too long or invalid; when another PostgresDatabase would use the same objects (the message names it), rename one of them"},
@@ -161,6 +172,7 @@ var reasons = []reasonAdvice{
 
 	// ClusterReady of PostgresDatabase
 	{"ReasonClusterReady", pgv1.ReasonClusterReady, pgv1.ConditionClusterReady, "nothing"},
+	{"ReasonClusterUpgrading", pgv1.ReasonClusterUpgrading, pgv1.ConditionClusterReady, "nothing; follow the cluster's MajorUpgrade condition"},
 	{"ReasonClusterNotFound", pgv1.ReasonClusterNotFound, pgv1.ConditionClusterReady, "create the PostgresCluster that spec.clusterRef names, in the same namespace (clusterRef is immutable: to use another cluster, create a new PostgresDatabase)"},
 	{"ReasonClusterDeleting", pgv1.ReasonClusterDeleting, pgv1.ConditionClusterReady, "this database cannot become Ready on a PostgresCluster that is going away: delete the PostgresDatabase, or, if it should live on, create it again on another cluster (clusterRef is immutable)"},
 	{"ReasonClusterFailed", pgv1.ReasonClusterFailed, pgv1.ConditionClusterReady, "fix the cluster first: its Ready condition says why (kubectl setpoint explain on the database explains the cluster too)"},
@@ -208,6 +220,7 @@ var reasons = []reasonAdvice{
 	{"ReasonPrivilegesIsolated", pgv1.ReasonPrivilegesIsolated, pgv1.ConditionPrivilegesReady, "nothing"},
 	{"ReasonAdminUnavailable", pgv1.ReasonAdminUnavailable, pgv1.ConditionPrivilegesReady, "wait: the admin role's password is being applied, and setpoint tries again; if it lasts, read the message"},
 	{"ReasonGrantFailed", pgv1.ReasonGrantFailed, pgv1.ConditionPrivilegesReady, "read Postgres's error in the message; setpoint tries again. \"every role may still CREATE in schema public\" means PostgreSQL 14 or earlier: upgrade to 15 or later"},
+	{"ReasonAnalyzeFailed", pgv1.ReasonAnalyzeFailed, pgv1.ConditionPrivilegesReady, "read the error; a timeout on a very large database means running ANALYZE by hand, as the owner, once"},
 
 	// Any condition of both kinds
 	{"ReasonBlocked", pgv1.ReasonBlocked, "", "look at the earlier condition the message names; its reason says what to do"},

@@ -23,7 +23,9 @@ import (
 // +kubebuilder:printcolumn:name="Primary",type=string,JSONPath=`.status.currentPrimary`,priority=1
 // +kubebuilder:printcolumn:name="Used%",type=integer,JSONPath=`.status.postgres.usedPercent`,description="Share of the data volume in use at the last recorded sample"
 // +kubebuilder:printcolumn:name="Backup",type=string,JSONPath=`.status.conditions[?(@.type=="BackupHealthy")].reason`,description="The BackupHealthy condition's reason: WAL archiving and base backups (a cluster whose backups fail stays Ready)"
+// +kubebuilder:printcolumn:name="Upgrade",type=string,JSONPath=`.status.upgrade.phase`,priority=1,description="The last major upgrade's phase"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.spec.postgresVersion) || (has(self.spec.postgresVersion) && (self.spec.postgresVersion >= oldSelf.spec.postgresVersion || (has(oldSelf.status) && has(oldSelf.status.upgrade) && oldSelf.status.upgrade.phase in ['Preflight', 'BackingUp', 'Failed'] && self.spec.postgresVersion == oldSelf.status.upgrade.from)))",message="postgresVersion cannot go down or be removed once set; it may only go back to status.upgrade.from while a major upgrade has not reached pg_upgrade (Preflight, BackingUp) or has Failed",fieldPath=".spec.postgresVersion"
 //
 // The name becomes the CNPG Cluster's name and the stem of every child's
 // name, some of them Services (DNS-1035 labels, at most 63 characters):
@@ -66,7 +68,6 @@ const (
 
 // PostgresClusterSpec is the desired cluster: a class plus overrides.
 //
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.postgresVersion) || (has(self.postgresVersion) && self.postgresVersion >= oldSelf.postgresVersion)",message="postgresVersion cannot go down or be removed once set",fieldPath=".postgresVersion"
 // +kubebuilder:validation:XValidation:rule="!has(self.backup) || !has(self.backup.objectStore) || !has(self.backup.objectStore.layout)",message="backup.objectStore.layout can only be set in a PostgresClusterClass: sharing archive folders across namespaces is the platform's decision",fieldPath=".backup.objectStore.layout"
 // +kubebuilder:validation:XValidation:rule="has(self.restore) == has(oldSelf.restore)",message="restore can only be set when the cluster is created",fieldPath=".restore"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.storage) || !has(oldSelf.storage.size) || (has(self.storage) && has(self.storage.size) && quantity(string(self.storage.size)).compareTo(quantity(string(oldSelf.storage.size))) >= 0)",message="storage.size cannot shrink or be removed once set",fieldPath=".storage.size"
@@ -202,6 +203,11 @@ type PostgresClusterStatus struct {
 	// superuser password, read from its Secret.
 	// +optional
 	SuperuserPasswordRotation *PasswordRotation `json:"superuserPasswordRotation,omitempty"`
+
+	// upgrade is the last major upgrade: its phase while it runs, then
+	// how it ended.
+	// +optional
+	Upgrade *MajorUpgradeStatus `json:"upgrade,omitempty"`
 }
 
 // ProvisionerReference names the CNPG object that runs a cluster.

@@ -96,6 +96,17 @@ const (
 	ConditionPasswordRotation = "PasswordRotation"
 )
 
+// Conditions of PostgresCluster with a major upgrade
+//
+// Present from the first time postgresVersion rises above the major the
+// data runs on.
+const (
+	// ConditionMajorUpgrade is the last major upgrade: False while it
+	// runs or after it failed, True once it succeeded; status.upgrade
+	// has the details. What to do: see its reason.
+	ConditionMajorUpgrade = "MajorUpgrade"
+)
+
 // Retired conditions
 //
 // Conditions an earlier setpoint wrote. setpoint removes them from the

@@ -214,6 +214,13 @@ type PostgresDatabaseStatus struct {
 	// +listType=map
 	// +listMapKey=name
 	Databases []DatabaseStatus `json:"databases,omitempty"`
+
+	// statisticsMajor is the Postgres major the databases' planner
+	// statistics were last rebuilt on: pg_upgrade keeps none, so after a
+	// major upgrade of the cluster each database is analyzed again, as
+	// its owner, and this moves to the new major.
+	// +optional
+	StatisticsMajor int32 `json:"statisticsMajor,omitempty"`
 }
 
 // DatabaseStatus reports one database.

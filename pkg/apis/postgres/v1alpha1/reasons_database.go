@@ -74,6 +74,12 @@ const (
 	// ReasonClusterReady means the PostgresCluster is Ready. What to do:
 	// nothing.
 	ReasonClusterReady = "ClusterReady"
+	// ReasonClusterUpgrading means the PostgresCluster is in a major
+	// upgrade (the message gives its phase); the database stays Ready
+	// through it, and is analyzed again on the new major. The condition
+	// is True. What to do: nothing; follow the cluster's MajorUpgrade
+	// condition.
+	ReasonClusterUpgrading = "ClusterUpgrading"
 	// ReasonClusterNotFound means spec.clusterRef names no
 	// PostgresCluster. What to do: create the PostgresCluster that
 	// spec.clusterRef names, in the same namespace (clusterRef is
@@ -290,4 +296,10 @@ const (
 	// schema public" means PostgreSQL 14 or earlier: upgrade to 15 or
 	// later.
 	ReasonGrantFailed = "GrantFailed"
+	// ReasonAnalyzeFailed means ANALYZE after the cluster's major upgrade
+	// failed in a database (Postgres's error is quoted): pg_upgrade keeps
+	// no planner statistics, so queries may plan badly until it runs; it
+	// tries again. What to do: read the error; a timeout on a very large
+	// database means running ANALYZE by hand, as the owner, once.
+	ReasonAnalyzeFailed = "AnalyzeFailed"
 )

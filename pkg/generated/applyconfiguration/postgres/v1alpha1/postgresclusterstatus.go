@@ -65,6 +65,9 @@ type PostgresClusterStatusApplyConfiguration struct {
 	// superuserPasswordRotation is the last rotation of the generated
 	// superuser password, read from its Secret.
 	SuperuserPasswordRotation *PasswordRotationApplyConfiguration `json:"superuserPasswordRotation,omitempty"`
+	// upgrade is the last major upgrade: its phase while it runs, then
+	// how it ended.
+	Upgrade *MajorUpgradeStatusApplyConfiguration `json:"upgrade,omitempty"`
 }
 
 // PostgresClusterStatusApplyConfiguration constructs a declarative configuration of the PostgresClusterStatus type for use with
@@ -187,5 +190,13 @@ func (b *PostgresClusterStatusApplyConfiguration) WithPostgres(value *PostgresHe
 // If called multiple times, the SuperuserPasswordRotation field is set to the value of the last call.
 func (b *PostgresClusterStatusApplyConfiguration) WithSuperuserPasswordRotation(value *PasswordRotationApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
 	b.SuperuserPasswordRotation = value
+	return b
+}
+
+// WithUpgrade sets the Upgrade field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Upgrade field is set to the value of the last call.
+func (b *PostgresClusterStatusApplyConfiguration) WithUpgrade(value *MajorUpgradeStatusApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
+	b.Upgrade = value
 	return b
 }

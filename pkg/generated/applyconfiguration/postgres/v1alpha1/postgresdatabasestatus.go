@@ -38,6 +38,11 @@ type PostgresDatabaseStatusApplyConfiguration struct {
 	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
 	// databases reports each database.
 	Databases []DatabaseStatusApplyConfiguration `json:"databases,omitempty"`
+	// statisticsMajor is the Postgres major the databases' planner
+	// statistics were last rebuilt on: pg_upgrade keeps none, so after a
+	// major upgrade of the cluster each database is analyzed again, as
+	// its owner, and this moves to the new major.
+	StatisticsMajor *int32 `json:"statisticsMajor,omitempty"`
 }
 
 // PostgresDatabaseStatusApplyConfiguration constructs a declarative configuration of the PostgresDatabaseStatus type for use with
@@ -85,5 +90,13 @@ func (b *PostgresDatabaseStatusApplyConfiguration) WithDatabases(values ...*Data
 		}
 		b.Databases = append(b.Databases, *values[i])
 	}
+	return b
+}
+
+// WithStatisticsMajor sets the StatisticsMajor field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the StatisticsMajor field is set to the value of the last call.
+func (b *PostgresDatabaseStatusApplyConfiguration) WithStatisticsMajor(value int32) *PostgresDatabaseStatusApplyConfiguration {
+	b.StatisticsMajor = &value
 	return b
 }

@@ -1,0 +1,245 @@
+package cluster
+
+import (
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefakecs "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
+)
+
+const (
+	image15 = "ghcr.io/cloudnative-pg/postgresql:15.8"
+	image17 = "ghcr.io/cloudnative-pg/postgresql:17.6"
+)
+
+// upgradeWorld is the API a run of upgrade passes shares: each pass is a
+// new one, built from the status the last one left, as after an operator
+// restart, so every test step is also a resume.
+type upgradeWorld struct {
+	t      *testing.T
+	kube   *kubefakecs.Clientset
+	pg     *fake.Clientset
+	rec    *record.FakeRecorder
+	pc     *pgv1.PostgresCluster
+	cnpg   *cnpgv1.Cluster
+	want   *desired
+	facts  *facts
+	status *pgv1.PostgresClusterStatus
+	// databases are the PostgresDatabases by cluster, as the informer
+	// indexes them.
+	databases cache.Indexer
+	// now is the passes' time.
+	now time.Time
+}
+
+func newUpgradeWorld(t *testing.T) *upgradeWorld {
+	pc := &pgv1.PostgresCluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", UID: "pc-uid", Generation: 2,
+		Annotations: map[string]string{}}}
+	cl := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns",
+		OwnerReferences: []metav1.OwnerReference{{Kind: "PostgresCluster", Name: "shop", UID: "pc-uid", Controller: ptrTo(true)}}},
+		Spec: cnpgv1.ClusterSpec{ImageName: image15},
+		Status: cnpgv1.ClusterStatus{Phase: cnpgHealthy, Instances: 2, ReadyInstances: 2,
+			PGDataImageInfo: &cnpgv1.ImageInfo{Image: image15, MajorVersion: 15}}}
+	w := &upgradeWorld{t: t, kube: kubefakecs.NewClientset(), pg: fake.NewClientset(), rec: record.NewFakeRecorder(100),
+		pc: pc, cnpg: cl, want: &desired{PostgresVersion: 17, ImageName: image17}, status: &pgv1.PostgresClusterStatus{}}
+	inf := informers.NewInformers(w.kube, w.pg, "", 0)
+	if err := inf.AddIndexers(); err != nil {
+		t.Fatal(err)
+	}
+	w.now = t0
+	w.databases = inf.Setpoint.Postgres().V1alpha1().PostgresDatabases().Informer().GetIndexer()
+	return w
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// pass runs one upgrade plan and keeps the status it built.
+func (w *upgradeWorld) pass() *pass {
+	w.t.Helper()
+	p := &pass{cluster: w.pc, want: w.want, obs: &observation{cnpg: w.cnpg}, status: w.status.DeepCopy(),
+		deps: &deps{kube: w.kube, pg: w.pg, recorder: w.rec, clock: clocktesting.NewFakeClock(w.now), databases: w.databases}}
+	p.facts = onceFacts{read: true, facts: w.facts}
+	if p.facts.facts == nil {
+		p.facts.facts = &facts{err: errUnreachable}
+	}
+	if err := p.planUpgrade(w.t.Context()); err != nil {
+		w.t.Fatal(err)
+	}
+	w.status = p.status
+	return p
+}
+
+var errUnreachable = errFor("unreachable")
+
+type errFor string
+
+func (e errFor) Error() string { return string(e) }
+
+func (w *upgradeWorld) expect(p *pass, phase pgv1.UpgradePhase, reason string, hold string) {
+	w.t.Helper()
+	u := w.status.Upgrade
+	if u == nil || u.Phase != phase || u.From != 15 || u.To != 17 {
+		w.t.Fatalf("status.upgrade = %+v, want phase %s from 15 to 17", u, phase)
+	}
+	if c := apimeta.FindStatusCondition(w.status.Conditions, pgv1.ConditionMajorUpgrade); c == nil || c.Reason != reason {
+		w.t.Fatalf("MajorUpgrade = %+v, want reason %s", c, reason)
+	}
+	got := ""
+	if h := p.upgradeHold(); h != nil {
+		got = h.name
+	}
+	if got != hold {
+		w.t.Fatalf("held image %q, want %q (\"\": the spec's)", got, hold)
+	}
+}
+
+// Without an object store the upgrade waits for the acknowledgement, holding
+// the data's image; with it, CloudNativePG is asked to upgrade.
+func TestUpgradeWithoutObjectStoreWaitsForAcknowledgement(t *testing.T) {
+	w := newUpgradeWorld(t)
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeNeedsBackup, image15)
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeNeedsBackup, image15) // a restart changes nothing
+	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "16"                         // another major's
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeNeedsBackup, image15)
+	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "17"
+	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
+}
+
+// The backup is taken once, whatever the number of passes (or restarts),
+// and the upgrade starts only once it completed.
+func TestUpgradeTakesOneBackupFirst(t *testing.T) {
+	w := newUpgradeWorld(t)
+	w.want.ObjectStore = &pgv1.ObjectStoreSpec{DestinationPath: "s3://b/pg"}
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeBackingUp, image15)
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeBackingUp, image15)
+	backups, err := w.pg.CNPGV1().Backups("ns").List(t.Context(), metav1.ListOptions{})
+	if err != nil || len(backups.Items) != 1 || backups.Items[0].Name != w.status.Upgrade.Backup {
+		t.Fatalf("backups %v (%v), want exactly the one status names (%q)", backups, err, w.status.Upgrade.Backup)
+	}
+	b := &backups.Items[0]
+	b.Status.Phase = cnpgv1.BackupPhaseCompleted
+	if _, err := w.pg.CNPGV1().Backups("ns").UpdateStatus(t.Context(), b, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
+}
+
+// A pg_upgrade Job that failed ends the attempt: the failure is recorded
+// with the target image still held, then the data's image comes back
+// (CloudNativePG's rollback), and stays until a retry is asked for.
+func TestFailedUpgradeRollsBackOnceRecordedAndWaitsForARetry(t *testing.T) {
+	w := newUpgradeWorld(t)
+	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "17"
+	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
+	w.cnpg.Spec.ImageName = image17
+	w.cnpg.Status.Phase = "Upgrading Postgres major version"
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "shop-1-major-upgrade", Namespace: "ns", CreationTimestamp: metav1.NewTime(t0),
+		Labels: map[string]string{cnpgClusterLabel: "shop", cnpgJobRoleLabel: cnpgMajorUpgradeRole}},
+		Status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
+			Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit"}}}}
+	if _, err := w.kube.BatchV1().Jobs("ns").Create(t.Context(), job, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.expect(w.pass(), pgv1.UpgradeFailed, pgv1.ReasonUpgradeFailed, image17)
+	if m := w.status.Upgrade.Message; !contains(m, "shop-1-major-upgrade", "backoff limit", pgv1.RetryUpgradeAnnotation) {
+		t.Errorf("message %q does not name the Job, its failure and the retry", m)
+	}
+	w.expect(w.pass(), pgv1.UpgradeFailed, pgv1.ReasonUpgradeFailed, image15)
+	w.cnpg.Spec.ImageName = image15 // CloudNativePG rolled back
+	w.cnpg.Status.Phase = cnpgHealthy
+	w.expect(w.pass(), pgv1.UpgradeFailed, pgv1.ReasonUpgradeFailed, image15)
+
+	// The retry starts while the failed Job is still there: CloudNativePG
+	// deletes it, but it is not this attempt's failure.
+	w.now = t0.Add(time.Hour)
+	w.pc.Annotations[pgv1.RetryUpgradeAnnotation] = "again"
+	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
+	if w.status.Upgrade.RetryRequest != "again" {
+		t.Errorf("retryRequest %q, want the annotation's value", w.status.Upgrade.RetryRequest)
+	}
+}
+
+// A parameter the target major removed stops the upgrade before anything
+// changes, and names itself.
+func TestPreflightRefusesARemovedParameter(t *testing.T) {
+	w := newUpgradeWorld(t)
+	w.want.Settings.PostgreSQLConfig = map[string]string{"old_snapshot_threshold": "10min", "work_mem": "8MB"}
+	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "17"
+	w.expect(w.pass(), pgv1.UpgradePreflight, pgv1.ReasonUpgradePreflightFailed, image15)
+	if m := w.status.Upgrade.Message; !contains(m, "old_snapshot_threshold", "PostgreSQL 17") || contains(m, "work_mem") {
+		t.Errorf("message %q, want old_snapshot_threshold named, and only it", m)
+	}
+	delete(w.want.Settings.PostgreSQLConfig, "old_snapshot_threshold")
+	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
+}
+
+// Once CloudNativePG moved the data to 17 and every instance is back, the
+// upgrade waits for the databases' analysis and the version Postgres
+// reports, then succeeds; a later pass changes nothing.
+func TestUpgradeSucceedsOncePostgresReportsAndDatabasesAreAnalyzed(t *testing.T) {
+	w := newUpgradeWorld(t)
+	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "17"
+	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
+	w.cnpg.Spec.ImageName = image17
+	w.cnpg.Status.PGDataImageInfo = &cnpgv1.ImageInfo{Image: image17, MajorVersion: 17}
+	w.cnpg.Status.ReadyInstances = 1
+	w.cnpg.Status.Phase = "Creating a new replica"
+	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
+	w.cnpg.Status.ReadyInstances, w.cnpg.Status.Phase = 2, cnpgHealthy
+	db := &pgv1.PostgresDatabase{ObjectMeta: metav1.ObjectMeta{Name: "orders", Namespace: "ns"},
+		Spec:   pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "shop"}},
+		Status: pgv1.PostgresDatabaseStatus{Phase: pgv1.PhaseReady}}
+	if err := w.databases.Add(db); err != nil {
+		t.Fatal(err)
+	}
+	w.expect(w.pass(), pgv1.UpgradeAnalyzing, pgv1.ReasonUpgradeAnalyzing, "")
+	w.facts = &facts{version: "17.6 (Debian 17.6-1)"}
+	w.expect(w.pass(), pgv1.UpgradeAnalyzing, pgv1.ReasonUpgradeAnalyzing, "")
+	if m := w.status.Upgrade.Message; !contains(m, "orders") {
+		t.Errorf("message %q does not name the database waited for", m)
+	}
+	analyzed := db.DeepCopy()
+	analyzed.Status.StatisticsMajor = 17
+	if err := w.databases.Update(analyzed); err != nil {
+		t.Fatal(err)
+	}
+	w.expect(w.pass(), pgv1.UpgradeSucceeded, pgv1.ReasonUpgradeSucceeded, "")
+	if w.status.Upgrade.ServerVersion != "17.6 (Debian 17.6-1)" {
+		t.Errorf("serverVersion %q, want what Postgres reported", w.status.Upgrade.ServerVersion)
+	}
+	before := w.status.DeepCopy()
+	w.expect(w.pass(), pgv1.UpgradeSucceeded, pgv1.ReasonUpgradeSucceeded, "")
+	if w.status.Upgrade.LastTransitionTime != before.Upgrade.LastTransitionTime || w.status.Upgrade.Message != before.Upgrade.Message {
+		t.Errorf("a pass after success changed the record: %+v, was %+v", w.status.Upgrade, before.Upgrade)
+	}
+}
+
+func contains(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !containsOne(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsOne(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
