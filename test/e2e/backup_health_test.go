@@ -102,7 +102,7 @@ func TestBackupHealthFollowsTheObjectStore(t *testing.T) {
 // gives a pass soon after each change the stand-in makes.
 func backupHealthCluster(t *testing.T, schedule string) (string, *operatorProc) {
 	t.Helper()
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
 	setBackupCreds(t, ns, true)
 	newCluster(t, ns, "shop", backupClass(t, ns, schedule), pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
@@ -138,7 +138,7 @@ func setBackupCreds(t *testing.T, ns string, whole bool) {
 // every 2 s, so the first segment may still be archived).
 func breakArchiving(t *testing.T, ns string) {
 	t.Helper()
-	q := testkit.Conn(connect(t, ns, "shop"))
+	q := testkit.Conn(connectSuperuser(t, ns, "shop"))
 	setBackupCreds(t, ns, false)
 	if _, err := testkit.CloseSegmentsUntilRefused(t.Context(), q, testkit.SwitchSegment, testkit.Pace{Poll: time.Second, Timeout: time.Minute}); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,9 @@ package e2e_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // backupClass is a class that archives to s3://e2e/<ns> (a folder of the
@@ -44,19 +47,15 @@ func storeFolder(location string) string {
 	return filepath.Join(append([]string{sim.Dir(), "objectstore", scheme}, strings.Split(rest, "/")...)...)
 }
 
-// switchWAL closes the current WAL segment on cluster's primary (as the
-// superuser of secret, CA of caCluster) and waits until it is archived.
-func switchWAL(t *testing.T, ns, cluster, secret string) {
-	t.Helper()
-	conn := dial(t, ns, cluster, "postgres", secret, cluster+"-ca")
-	var wal string
-	if err := conn.QueryRow(t.Context(), "SELECT pg_walfile_name(pg_switch_wal())").Scan(&wal); err != nil {
-		t.Fatalf("pg_switch_wal: %v", err)
+// inStandInStore is this tier's testkit.WALArchived: the segment's file
+// is in the stand-in's folder for backupClass's object store, where a
+// restore reads it.
+func inStandInStore(_ context.Context, ns, cluster string, _ testkit.Query, wal string) (bool, string, error) {
+	_, err := os.Stat(filepath.Join(walFolder(ns, cluster), wal))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, "not in " + walFolder(ns, cluster), nil
 	}
-	kit.Until(t, 60*time.Second, "WAL "+wal+" archived", func(context.Context) (bool, error) {
-		_, err := os.Stat(filepath.Join(walFolder(ns, cluster), wal))
-		return err == nil, nil
-	})
+	return err == nil, "", err
 }
 
 // Point-in-time recovery through setpoint: rows written at t1 and t2
@@ -64,9 +63,9 @@ func switchWAL(t *testing.T, ns, cluster, secret string) {
 // the target has exactly the t1 rows, read through the role the
 // PostgresDatabase created (roles and their passwords are restored with
 // the data, so the source's Secret still works) — until a PostgresDatabase
-// with spec.adoptFrom takes them over with new passwords (adoptRestored).
+// with spec.adoptFrom takes them over with new passwords (adoptRestoredOverIntruders).
 func TestPointInTimeRecovery(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
@@ -98,7 +97,7 @@ func TestPointInTimeRecovery(t *testing.T) {
 	target := time.Now().Truncate(time.Second).Add(time.Second)
 	time.Sleep(time.Until(target.Add(200 * time.Millisecond)))
 	execSQL(t, rw, "INSERT INTO items (label) SELECT 't2-' || g FROM generate_series(1, 1000) AS g")
-	switchWAL(t, ns, "shop", "shop-superuser")
+	kit.SwitchWAL(t, ns, "shop")
 
 	began = time.Now()
 	c := &pgv1.PostgresCluster{
@@ -124,7 +123,7 @@ func TestPointInTimeRecovery(t *testing.T) {
 	if t1 != 1000 || t2 != 0 {
 		t.Fatalf("restored to %s: %d t1 rows and %d t2 rows, want exactly the 1000 t1 rows", target.Format(time.RFC3339), t1, t2)
 	}
-	adoptRestored(t, ns, "shop", "copy", 1000)
+	adoptRestoredOverIntruders(t, ns, "shop", "copy", 1000)
 
 	// A target before the first backup cannot be recovered: Failed, with
 	// CloudNativePG's phase and reason (its failed recovery Job) in the
@@ -146,7 +145,7 @@ func TestPointInTimeRecovery(t *testing.T) {
 // The class's schedule becomes a plugin ScheduledBackup whose Backups run
 // when it fires and complete with a real base backup.
 func TestScheduledBackupsRun(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := backupClass(t, ns, "* * * * *") // every minute
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
@@ -181,12 +180,12 @@ func TestScheduledBackupsRun(t *testing.T) {
 // after the PostgresCluster is gone lands in the archive), and a new
 // PostgresCluster of the same name adopts them.
 func TestRetainKeepsArchiving(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := backupClass(t, ns, "0 2 * * *")
 	newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyRetain)
 	kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
-	switchWAL(t, ns, "kept", "kept-superuser")
+	kit.SwitchWAL(t, ns, "kept")
 	if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "kept", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +202,7 @@ func TestRetainKeepsArchiving(t *testing.T) {
 	if err != nil || len(sb.OwnerReferences) != 0 || sb.Labels["postgres.setpoint.dev/retained"] == "" {
 		t.Fatalf("retained ScheduledBackup: %v, owners %v, labels %v", err, sb.OwnerReferences, sb.Labels)
 	}
-	switchWAL(t, ns, "kept", "kept-superuser") // archived with no PostgresCluster around
+	kit.SwitchWAL(t, ns, "kept") // archived with no PostgresCluster around
 
 	again := newCluster(t, ns, "kept", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 120*time.Second)
@@ -222,5 +221,5 @@ func TestRetainKeepsArchiving(t *testing.T) {
 		}
 		return owned(store) && owned(sb), nil
 	})
-	switchWAL(t, ns, "kept", "kept-superuser")
+	kit.SwitchWAL(t, ns, "kept")
 }

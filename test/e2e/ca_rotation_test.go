@@ -15,7 +15,7 @@ import (
 // against the new one without a restart: a verification failure makes them
 // read <cluster>-ca again.
 func TestCARotation(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)

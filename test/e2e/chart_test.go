@@ -75,7 +75,7 @@ func chartArgs(t *testing.T, objs []*unstructured.Unstructured) []string {
 // the Lease the chart's Role allows, makes a cluster and a database in
 // the watched namespace Ready, and is never refused a request.
 func TestHelmChartInstalls(t *testing.T) {
-	release, watched := newNamespace(t), newNamespace(t)
+	release, watched := kit.Namespace(t), kit.Namespace(t)
 	name := "chart-" + watched
 	objs := renderChart(t, release, map[string]any{"watchNamespaces": []string{watched}, "fullnameOverride": name})
 	if _, err := envtest.ApplyObjects(t.Context(), env.Config, "helm", objs); err != nil {

@@ -1,15 +1,10 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
-	"fmt"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -18,62 +13,16 @@ import (
 	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
-// forgeCert signs a client certificate for cn with the CA in Secret
-// caSecret: what anyone who can read that Secret could do.
-func forgeCert(t *testing.T, ns, caSecret, cn string) (crt, key []byte) {
+// libpqCannotMint checks what an application of database app (ConfigMap
+// cm) can reach on cluster shop, logging in as a libpq application does
+// (kit.ApplicationsCannotMint, what both tiers check), and that the
+// server CA's copy it is pointed to holds ca.crt alone.
+func libpqCannotMint(t *testing.T, ns string, cm map[string]string) {
 	t.Helper()
-	s := getSecret(t, ns, caSecret)
-	ca, err := pki.ParseAuthority(s.Data["ca.crt"], s.Data["ca.key"])
-	if err != nil {
-		t.Fatalf("CA in %s: %v", caSecret, err)
-	}
-	crt, key, err = ca.IssueClient(cn, time.Now(), time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return crt, key
-}
-
-// holdsNoOtherKey fails unless the Secret's only private key, if any, is
-// the one of its own certificate (tls.key beside tls.crt).
-func holdsNoOtherKey(t *testing.T, s *corev1.Secret) {
-	t.Helper()
-	for k, v := range s.Data {
-		if bytes.Contains(v, []byte("PRIVATE KEY")) && k != "tls.key" {
-			t.Errorf("Secret %s holds a private key under %q", s.Name, k)
-		}
-	}
-	if key, ok := s.Data["tls.key"]; ok {
-		if _, err := tls.X509KeyPair(s.Data["tls.crt"], key); err != nil {
-			t.Errorf("Secret %s: tls.key is not its own certificate's key: %v", s.Name, err)
-		}
-	}
-}
-
-// applicationsCannotMint checks what an application of database app
-// (ConfigMap cm) can reach on cluster shop: no Secret it is pointed to
-// holds a key other than its own certificate's, and a certificate signed
-// with CNPG's server CA key — the Secret every application was pointed to
-// before — is refused, for any role.
-func applicationsCannotMint(t *testing.T, ns string, cm map[string]string) {
-	t.Helper()
-	if cm["ca-secret"] != "shop-server-ca" {
-		t.Errorf("ConfigMap points to CA Secret %q, want shop-server-ca", cm["ca-secret"])
-	}
-	for _, k := range []string{"ca-secret", "admin-cert-secret", "rw-cert-secret", "ro-cert-secret"} {
-		if name := cm[k]; name != "" {
-			holdsNoOtherKey(t, getSecret(t, ns, name))
-		}
-	}
+	ca := getSecret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
+	kit.ApplicationsCannotMint(t, ns, "shop", cm, libpqCertConfig(t.TempDir(), cm, ca))
 	if keys := getSecret(t, ns, "shop-server-ca").Data; len(keys) != 1 || len(keys["ca.crt"]) == 0 {
 		t.Errorf("shop-server-ca holds %d keys, want ca.crt alone", len(keys))
-	}
-	for _, user := range []string{cm["admin-user"], cm["rw-user"]} {
-		crt, key := forgeCert(t, ns, "shop-ca", user)
-		if conn, err := connectWithCert(t, ns, cm, user, crt, key); err == nil {
-			_ = conn.Close(t.Context())
-			t.Errorf("a certificate signed with shop-ca's key logged in as %s", user)
-		}
 	}
 }
 
@@ -89,38 +38,15 @@ func certificateReason(ctx context.Context, ns string) (string, error) {
 	return "", nil
 }
 
-// startCertApp is an application that logs in by certificate over a new
-// connection every 100 ms, reading its certificate from the Secret each
-// time, as one reading a mounted Secret's files does.
-func startCertApp(t *testing.T, ns string, cm map[string]string, user, certSecret string) *testkit.App {
+// startLibpqCertApp is an application that logs in by certificate as a
+// libpq application given cm does, over a new connection every 100 ms,
+// reading its certificate from the Secret each time, as one reading a
+// mounted Secret's files does.
+func startLibpqCertApp(t *testing.T, ns string, cm map[string]string, user, certSecret string) *testkit.App {
 	t.Helper()
 	ca := getSecret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
-	dir := t.TempDir()
-	app := testkit.StartApp(context.WithoutCancel(t.Context()), 100*time.Millisecond, func(ctx context.Context) error {
-		return certLoginOnce(ctx, dir, ns, cm, user, certSecret, ca)
-	})
-	t.Cleanup(app.Stop)
-	return app
-}
-
-func certLoginOnce(ctx context.Context, dir, ns string, cm map[string]string, user, certSecret string, ca []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	s, err := kube.CoreV1().Secrets(ns).Get(ctx, certSecret, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("read certificate: %w", err)
-	}
-	cfg, err := certConfig(dir, cm, user, s.Data["tls.crt"], s.Data["tls.key"], ca)
-	if err != nil {
-		return err
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("log in: %w", err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	var one int
-	return conn.QueryRow(ctx, "SELECT 1").Scan(&one)
+	return kit.StartCertApp(t, ns, user, certSecret, testkit.Pace{Poll: 100 * time.Millisecond, Timeout: 10 * time.Second},
+		libpqCertConfig(t.TempDir(), cm, ca))
 }
 
 // An upgrade from the setpoint whose clusters signed client certificates
@@ -140,15 +66,15 @@ func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
 		t.Fatalf("the previous setpoint pointed applications to %q, want shop-ca", cm["ca-secret"])
 	}
 	// The hole: under the previous setpoint, shop-ca's key mints a login.
-	forged, forgedKey := forgeCert(t, ns, "shop-ca", "orders_admin")
-	conn, err := connectWithCert(t, ns, cm, "orders_admin", forged, forgedKey)
+	forged, forgedKey := kit.ForgeCert(t, ns, "shop-ca", "orders_admin")
+	conn, err := libpqLoginWithCert(t, ns, cm, "orders_admin", forged, forgedKey)
 	if err != nil {
 		t.Fatalf("before the upgrade a forged certificate should log in (the hole this closes): %v", err)
 	}
 	_ = conn.Close(t.Context())
 	old := getSecret(t, ns, "shop.orders-rw-client-cert")
 
-	app := startCertApp(t, ns, cm, "orders_rw", "shop.orders-rw-client-cert")
+	app := startLibpqCertApp(t, ns, cm, "orders_rw", "shop.orders-rw-client-cert")
 	kit.Until(t, 30*time.Second, "the application logs in by certificate", func(context.Context) (bool, error) {
 		return app.OK() >= 5, nil
 	})
@@ -164,7 +90,7 @@ func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
 		_, ok := s.Annotations["setpoint.dev/replaced-ca-trusted-until"]
 		return ok, nil
 	})
-	conn, err = connectWithCert(t, ns, cm, "orders_rw", old.Data["tls.crt"], old.Data["tls.key"])
+	conn, err = libpqLoginWithCert(t, ns, cm, "orders_rw", old.Data["tls.crt"], old.Data["tls.key"])
 	if err != nil {
 		t.Errorf("during the move the certificate the old CA signed was refused: %v", err)
 	} else {
@@ -190,13 +116,13 @@ func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
 	if !pki.SignedBy(now.Data["tls.crt"], trusted[0]) {
 		t.Error("orders_rw's certificate is not signed by shop-client-ca")
 	}
-	if conn, err := connectWithCert(t, ns, cm, "orders_rw", old.Data["tls.crt"], old.Data["tls.key"]); err == nil {
+	if conn, err := libpqLoginWithCert(t, ns, cm, "orders_rw", old.Data["tls.crt"], old.Data["tls.key"]); err == nil {
 		_ = conn.Close(t.Context())
 		t.Error("after the move the certificate the old CA signed still logs in")
 	}
 	cm = getConfigMap(t, ns, "app-orders-config")
-	applicationsCannotMint(t, ns, cm)
-	if conn, err := connectByCert(t, ns, cm, "orders_rw", "shop.orders-rw-client-cert"); err != nil {
+	libpqCannotMint(t, ns, cm)
+	if conn, err := libpqLoginByCert(t, ns, cm, "orders_rw", "shop.orders-rw-client-cert"); err != nil {
 		t.Errorf("the re-issued certificate: %v", err)
 	} else {
 		_ = conn.Close(t.Context())

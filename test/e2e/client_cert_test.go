@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 	"net"
 	"os"
 	"path/filepath"
@@ -20,40 +21,30 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
-// connectByCert logs in the way a libpq application given the database's
-// ConfigMap and its role's certificate Secret would: files for sslcert,
-// sslkey and sslrootcert, sslmode from the ConfigMap, and no password at
-// all. Only the TCP dial goes through the host map.
-func connectByCert(t *testing.T, ns string, cm map[string]string, user, certSecret string) (*pgx.Conn, error) {
+// libpqLoginByCert logs in the way a libpq application given the
+// database's ConfigMap and its role's certificate Secret would: files for
+// sslcert, sslkey and sslrootcert, sslmode from the ConfigMap, and no
+// password at all. Only the TCP dial goes through the host map.
+func libpqLoginByCert(t *testing.T, ns string, cm map[string]string, user, certSecret string) (*pgx.Conn, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	s, err := kube.CoreV1().Secrets(ns).Get(ctx, certSecret, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("Secret %s: %v", certSecret, err)
-	}
-	return connectWithCert(t, ns, cm, user, s.Data["tls.crt"], s.Data["tls.key"])
+	ca := getSecret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
+	return kit.LoginByCert(t, ns, user, certSecret, libpqCertConfig(t.TempDir(), cm, ca))
 }
 
-// connectWithCert is connectByCert with a certificate and key in hand: one
-// an application kept from earlier, or one forged.
-func connectWithCert(t *testing.T, ns string, cm map[string]string, user string, crt, key []byte) (*pgx.Conn, error) {
+// libpqLoginWithCert is libpqLoginByCert with a certificate and key in
+// hand: one an application kept from earlier, or one forged.
+func libpqLoginWithCert(t *testing.T, ns string, cm map[string]string, user string, crt, key []byte) (*pgx.Conn, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	ca, err := kube.CoreV1().Secrets(ns).Get(ctx, cm["ca-secret"], metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("CA Secret: %v", err)
+	ca := getSecret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
+	return kit.LoginWithCert(t, libpqCertConfig(t.TempDir(), cm, ca), user, crt, key)
+}
+
+// libpqCertConfig is this tier's testkit.CertConfig: certConfig, with the
+// files in dir and the server verified with ca.
+func libpqCertConfig(dir string, cm map[string]string, ca []byte) testkit.CertConfig {
+	return func(_ context.Context, user string, crt, key []byte) (*pgx.ConnConfig, error) {
+		return certConfig(dir, cm, user, crt, key, ca)
 	}
-	cfg, err := certConfig(t.TempDir(), cm, user, crt, key, ca.Data[cm["ca-secret-key"]])
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err == nil {
-		t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
-	}
-	return conn, err
 }
 
 // certConfig is how a libpq application given the ConfigMap cm and a
@@ -96,7 +87,7 @@ func certConfig(dir string, cm map[string]string, user string, crt, key, ca []by
 // created. The roles' passwords are refused over TLS, a certificate logs
 // in only as its own role, and the method cannot change.
 func TestClientCertificateLogin(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
 	t.Cleanup(func() {
 		if !t.Failed() {
@@ -123,12 +114,12 @@ func TestClientCertificateLogin(t *testing.T) {
 		t.Errorf("ConfigMap = %v", cm)
 	}
 
-	admin, err := connectByCert(t, ns, cm, cm["admin-user"], cm["admin-cert-secret"])
+	admin, err := libpqLoginByCert(t, ns, cm, cm["admin-user"], cm["admin-cert-secret"])
 	if err != nil {
 		t.Fatalf("%s by certificate: %v", cm["admin-user"], err)
 	}
 	execSQL(t, admin, "CREATE TABLE items (id bigserial PRIMARY KEY, name text)")
-	rw, err := connectByCert(t, ns, cm, cm["rw-user"], cm["rw-cert-secret"])
+	rw, err := libpqLoginByCert(t, ns, cm, cm["rw-user"], cm["rw-cert-secret"])
 	if err != nil {
 		t.Fatalf("%s by certificate: %v", cm["rw-user"], err)
 	}
@@ -150,7 +141,7 @@ func TestClientCertificateLogin(t *testing.T) {
 		t.Errorf("orders_rw by password: %v, want refused (28000)", err)
 	}
 	// A certificate logs in only as the role it was issued for.
-	if _, err := connectByCert(t, ns, cm, cm["admin-user"], cm["rw-cert-secret"]); err == nil {
+	if _, err := libpqLoginByCert(t, ns, cm, cm["admin-user"], cm["rw-cert-secret"]); err == nil {
 		t.Error("orders_rw's certificate logged in as orders_admin")
 	}
 
@@ -173,7 +164,7 @@ func TestClientCertificateLogin(t *testing.T) {
 
 	// No application can mint a login: the CA it is pointed to holds no
 	// key, and the server CA's key signs nothing Postgres accepts.
-	applicationsCannotMint(t, ns, cm)
+	libpqCannotMint(t, ns, cm)
 	if r, err := certificateReason(t.Context(), ns); err != nil || r != pgv1.ReasonClientCAIsolated {
 		t.Errorf("CertificatesReady: %q, %v; want %s", r, err, pgv1.ReasonClientCAIsolated)
 	}

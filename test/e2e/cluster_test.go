@@ -57,10 +57,11 @@ func newCluster(t *testing.T, ns, name, class string, s pgv1.ClusterSettings, po
 	return got
 }
 
-// connect opens a connection the way an application would: with the
-// ConfigMap's service name, the superuser Secret and the CA Secret it
-// names, TLS verified (the host map only redirects the address).
-func connect(t *testing.T, ns, cluster string) *pgx.Conn {
+// connectSuperuser opens a superuser session the way an application
+// would: with the connection ConfigMap's service name, the superuser
+// Secret and the CA Secret it names, TLS verified (the host map only
+// redirects the address).
+func connectSuperuser(t *testing.T, ns, cluster string) *pgx.Conn {
 	t.Helper()
 	cm, err := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), cluster+"-connection", metav1.GetOptions{})
 	if err != nil {
@@ -139,7 +140,7 @@ func updateCluster(t *testing.T, ns, name string, mutate func(*pgv1.PostgresClus
 }
 
 func TestClusterLifecycle(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := startOperator(t, "cluster-op", "--leader-elect=false", "--namespace", ns,
 		"--postgres-host-map", hostMap, "--resync-period", "2s")
 	class := "e2e-" + ns

@@ -62,7 +62,7 @@ func expectEvent(t *testing.T, ns, name, typ, reason string) {
 
 func execAll(t *testing.T, ns string, statements ...string) {
 	t.Helper()
-	conn := connect(t, ns, "shop")
+	conn := connectSuperuser(t, ns, "shop")
 	for _, s := range statements {
 		if _, err := conn.Exec(t.Context(), s); err != nil {
 			t.Fatalf("%s: %v", s, err)
@@ -71,7 +71,7 @@ func execAll(t *testing.T, ns string, statements ...string) {
 }
 
 func TestCollector(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := startOperator(t, "collector-op", "--leader-elect=false", "--namespace", ns,
 		"--postgres-host-map", hostMap, "--postgres-sample-interval", sampleInterval.String())
 	class := "e2e-" + ns
@@ -227,7 +227,7 @@ func TestCollector(t *testing.T) {
 // exports no per-cluster gauge; once the leader steps down, the new
 // leader's collector takes over.
 func TestCollectorRunsOnlyWhileLeading(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	lease := "collector-" + ns
 	args := []string{"--namespace", ns, "--postgres-host-map", hostMap,
 		"--postgres-sample-interval", sampleInterval.String(), "--leader-election-id", lease}
@@ -269,7 +269,7 @@ func TestCollectorRunsOnlyWhileLeading(t *testing.T) {
 // the CNPG Cluster's real storage.size; growing the volume tenfold takes
 // usage under the threshold and clears it.
 func TestStorageNearlyFull(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "nearly-full-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap,
 		"--postgres-sample-interval", sampleInterval.String(), "--storage-nearly-full-percent", "3")
 	class := "e2e-" + ns

@@ -27,7 +27,7 @@ const saturatedMaxConnections = 20
 // count reaches 90 % of it: ConnectionsSaturated turns True with a
 // Warning within two intervals, and clears once the sessions close.
 func TestConnectionsSaturated(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := startOperator(t, "saturated-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap,
 		"--postgres-sample-interval", sampleInterval.String())
 	class := "e2e-" + ns
@@ -52,7 +52,7 @@ func TestConnectionsSaturated(t *testing.T) {
 	open := int(math.Ceil(collector.SaturatedAt * saturatedMaxConnections))
 	var sessions []*pgx.Conn
 	for len(sessions) < open {
-		sessions = append(sessions, connect(t, ns, "shop"))
+		sessions = append(sessions, connectSuperuser(t, ns, "shop"))
 	}
 	c := waitCondition(t, ns, "shop", pgv1.ConditionConnectionsSaturated, metav1.ConditionTrue, withinTwoSamples)
 	if h := c.Status.Postgres; h == nil || h.MaxConnections != saturatedMaxConnections || int(h.Connections) < open {

@@ -90,7 +90,7 @@ func waitRotated(t *testing.T, ns, name, request string, roles int) *pgv1.Postgr
 // everything else. The same for the superuser, which setpoint itself then
 // uses. Converged again, resyncs write nothing.
 func TestPasswordRotationOnRequest(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := readyCluster(t, ns)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
@@ -177,7 +177,7 @@ func TestPasswordRotationOnRequest(t *testing.T) {
 // untouched; its successor finishes the request without rotating any
 // Secret twice.
 func TestRotationSurvivesOperatorKill(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := readyCluster(t, ns)
 	const dbs = 3
 	for i := range dbs {
@@ -266,7 +266,7 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 // <db>_ro reads what <db>_admin creates after the grants and cannot
 // write; removing the flag drops it with Delete and keeps it with Retain.
 func TestReadOnlyRole(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "app",
 		pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true},
@@ -366,7 +366,7 @@ func TestReadOnlyRole(t *testing.T) {
 // Secret reaches Postgres; setpoint adds only the reload label and never
 // rotates that Secret.
 func TestExternalSecretChangeReachesPostgres(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
 	ext := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "vault-rw", Namespace: ns, Labels: map[string]string{"team": "orders"}},
@@ -417,7 +417,7 @@ func TestExternalSecretChangeReachesPostgres(t *testing.T) {
 // its Secrets byte for byte and untouched (same resourceVersion) when a new
 // operator takes over and resyncs it.
 func TestExistingPasswordsSurviveUpgrade(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := readyCluster(t, ns)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)

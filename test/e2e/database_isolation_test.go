@@ -42,7 +42,7 @@ func refusedEntry(t *testing.T, ns, database, user, pw string) {
 // roles work as before (the admin creates, rw writes and makes a temporary
 // table, ro reads).
 func TestTenantsOnOneClusterStayApart(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "teama", pgv1.DatabaseSpec{Name: "teama", ReadOnlyRole: true})
 	newDatabase(t, ns, "teamb", pgv1.DatabaseSpec{Name: "teamb"})

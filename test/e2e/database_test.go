@@ -56,7 +56,7 @@ func execSQL(t *testing.T, conn *pgx.Conn, sql string) {
 }
 
 func TestDatabaseBecomesReadyAndUsable(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := readyCluster(t, ns)
 	start := time.Now()
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", Extensions: []string{"pg_trgm"}})
@@ -91,7 +91,7 @@ func TestDatabaseBecomesReadyAndUsable(t *testing.T) {
 }
 
 func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "first", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "first", pgv1.PhaseReady, 120*time.Second)
@@ -139,7 +139,7 @@ func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
 // only if it outlasts progressReportDelay (30 s; the stand-in applies
 // within a second).
 func TestDatabaseStatusWritesOnAReadyCluster(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := readyCluster(t, ns)
 	count := func() float64 {
 		// Writes that took: a 409 from a cache a step behind is a retry

@@ -15,7 +15,7 @@ import (
 func roleExists(t *testing.T, ns, role string) bool {
 	t.Helper()
 	var n int
-	if err := connect(t, ns, "shop").QueryRow(t.Context(), "SELECT count(*) FROM pg_roles WHERE rolname = $1", role).Scan(&n); err != nil {
+	if err := connectSuperuser(t, ns, "shop").QueryRow(t.Context(), "SELECT count(*) FROM pg_roles WHERE rolname = $1", role).Scan(&n); err != nil {
 		t.Fatalf("query pg_roles: %v", err)
 	}
 	return n == 1
@@ -24,14 +24,14 @@ func roleExists(t *testing.T, ns, role string) bool {
 func databaseExists(t *testing.T, ns, db string) bool {
 	t.Helper()
 	var n int
-	if err := connect(t, ns, "shop").QueryRow(t.Context(), "SELECT count(*) FROM pg_database WHERE datname = $1", db).Scan(&n); err != nil {
+	if err := connectSuperuser(t, ns, "shop").QueryRow(t.Context(), "SELECT count(*) FROM pg_database WHERE datname = $1", db).Scan(&n); err != nil {
 		t.Fatalf("query pg_database: %v", err)
 	}
 	return n == 1
 }
 
 func TestDatabaseDeletionPolicies(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "app",
 		pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyDelete},
@@ -88,7 +88,7 @@ func TestDatabaseDeletionPolicies(t *testing.T) {
 }
 
 func TestClusterRetainKeepsCNPGClusterAndSecret(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{})

@@ -30,7 +30,7 @@ import (
 // operator resyncs hourly: repairTimeout). A deleted generated Secret
 // comes back with a new password that Postgres accepts, and says so.
 func TestChildrenComeBack(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "disturb-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{

@@ -98,7 +98,7 @@ func applyAndWaitReady(t *testing.T, objs []*unstructured.Unstructured) {
 // The main examples, applied for real with the operator and the CNPG
 // stand-in on real Postgres, become Ready and do what their headers say.
 func TestExamplesBecomeReady(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "examples-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	objs := isolatedExamples(t, ns, mainExamples...)
 	start := time.Now()

@@ -28,7 +28,7 @@ var clusterImageCatalogs = schema.GroupVersionResource{Group: "postgresql.cnpg.i
 // catalog (a minor upgrade) reaches the CNPG Cluster with no edit of the
 // cluster.
 func TestClassPinsImagesThroughACatalog(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	dyn := dynamic.NewForConfigOrDie(env.Config)
 	catalog := "e2e-" + ns
 	images := map[int64]string{16: "ghcr.io/cloudnative-pg/postgresql:16.6-pinned"}
@@ -55,7 +55,7 @@ func TestClassPinsImagesThroughACatalog(t *testing.T) {
 	if got := sim.Image(ns, "pinned"); got != images[16] {
 		t.Errorf("the stand-in runs image %q, want the catalog's %q", got, images[16])
 	}
-	if v := queryString(t, connect(t, ns, "pinned"), "SELECT current_setting('server_version_num')"); v == "" {
+	if v := queryString(t, connectSuperuser(t, ns, "pinned"), "SELECT current_setting('server_version_num')"); v == "" {
 		t.Errorf("Postgres gave no server_version_num")
 	}
 

@@ -116,7 +116,7 @@ func TestShippedDeploymentInCluster(t *testing.T) {
 	for i := range pods {
 		pods[i] = startPod(t, d, root, saDir, fmt.Sprintf("%s-%d", d.Name, i))
 	}
-	reader := metricsReaderToken(t, d.Namespace)
+	reader := kit.MetricsReaderToken(t, d.Namespace)
 	for _, p := range pods {
 		p.metricsToken = reader
 		p.probe(t, "liveness", p.container.LivenessProbe)

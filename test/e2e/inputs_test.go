@@ -54,7 +54,7 @@ func updateClass(t *testing.T, name string, mutate func(*pgv1.PostgresClusterCla
 }
 
 func TestParametersComparedAsPostgresDoes(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := startOperator(t, "params-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
@@ -121,7 +121,7 @@ func TestParametersComparedAsPostgresDoes(t *testing.T) {
 }
 
 func TestInvalidPgHBAIsReported(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "hba-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
@@ -143,7 +143,7 @@ func TestInvalidPgHBAIsReported(t *testing.T) {
 }
 
 func TestInvalidScheduleIsReported(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "schedule-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
@@ -166,7 +166,7 @@ func TestInvalidScheduleIsReported(t *testing.T) {
 }
 
 func TestClassEditNeverGoesBackwards(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "class-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{

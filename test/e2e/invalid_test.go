@@ -14,7 +14,7 @@ import (
 // Invalid input the API cannot refuse reaches Failed with a precise reason
 // and is not retried hot: only resyncs and real changes bring a pass.
 func TestInvalidClusterFailsWithoutHotLoop(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := startOperator(t, "op", "--leader-elect=false", "--namespace", ns,
 		"--postgres-host-map", hostMap, "--resync-period", "2s")
 	cases := []struct {

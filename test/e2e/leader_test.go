@@ -60,7 +60,7 @@ func probeCluster(t *testing.T, ns, name string) time.Duration {
 }
 
 func TestLeaderElectionAndFailover(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	a := startOperator(t, "replica-a")
 	waitLeader(t, "replica-a", 30*time.Second)
 	b := startOperator(t, "replica-b")

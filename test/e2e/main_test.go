@@ -39,7 +39,8 @@ func TestMain(m *testing.M) {
 		env = e
 		kube = kubernetes.NewForConfigOrDie(e.Config)
 		pg = versioned.NewForConfigOrDie(e.Config)
-		kit = testkit.Kit{Kube: kube, PG: pg, Poll: 100 * time.Millisecond, Scale: 1, Sessions: standInSessions}
+		kit = testkit.Kit{Kube: kube, PG: pg, Poll: 100 * time.Millisecond, Scale: 1,
+			Sessions: standInSessions, WALArchived: inStandInStore}
 		setpoint = filepath.Join(e.Dir(), "setpoint")
 		buildErr = build(setpoint)
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "setpoint-system"}}

@@ -3,21 +3,13 @@ package e2e_test
 import (
 	"context"
 	"crypto/tls"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	authnv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 )
-
-// metricsReaderRole is the shipped ClusterRole that may scrape /metrics.
-const metricsReaderRole = "setpoint-metrics-reader"
 
 // scrapeMetrics GETs url, with a bearer token when token is set. The
 // operator's certificate is self-signed, as a Prometheus scraping with
@@ -42,51 +34,15 @@ func scrapeMetrics(ctx context.Context, url, token string) (int, string, error) 
 	return resp.StatusCode, string(body), err
 }
 
-// serviceAccountToken creates ServiceAccount ns/name (unless it exists) and
-// returns a token for it from the TokenRequest API, as the kubelet gets one.
-func serviceAccountToken(t *testing.T, ns, name string) string {
-	t.Helper()
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
-	if _, err := kube.CoreV1().ServiceAccounts(ns).Create(t.Context(), sa, metav1.CreateOptions{}); err != nil && !strings.Contains(err.Error(), "already exists") {
-		t.Fatalf("create ServiceAccount %s/%s: %v", ns, name, err)
-	}
-	tr, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(t.Context(), name, &authnv1.TokenRequest{
-		Spec: authnv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("TokenRequest for %s/%s: %v", ns, name, err)
-	}
-	return tr.Status.Token
-}
-
-// metricsReaderToken returns a token of a ServiceAccount bound to the
-// shipped metrics-reader ClusterRole (apply manifests/rbac first).
-func metricsReaderToken(t *testing.T, ns string) string {
-	t.Helper()
-	token := serviceAccountToken(t, ns, "scraper")
-	crb := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "scraper-" + ns},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReaderRole},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "scraper", Namespace: ns}},
-	}
-	if _, err := kube.RbacV1().ClusterRoleBindings().Create(t.Context(), crb, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("bind %s: %v", metricsReaderRole, err)
-	}
-	t.Cleanup(func() {
-		_ = kube.RbacV1().ClusterRoleBindings().Delete(context.WithoutCancel(t.Context()), crb.Name, metav1.DeleteOptions{})
-	})
-	return token
-}
-
 // /metrics over HTTPS: no token 401, a token without the role 403, a
 // ServiceAccount bound to the shipped metrics-reader role 200.
 func TestMetricsAuthorization(t *testing.T) {
 	applyManifests(t, "../../manifests/rbac")
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := startOperator(t, "metrics-op", "--leader-elect=false", "--namespace", ns, "--metrics-secure=true")
 	url := "https://" + op.metricsAddr + "/metrics"
-	reader := metricsReaderToken(t, ns)
-	stranger := serviceAccountToken(t, ns, "stranger")
+	reader := kit.MetricsReaderToken(t, ns)
+	stranger := kit.ServiceAccountToken(t, ns, "stranger")
 
 	for _, c := range []struct {
 		who, token string
@@ -95,7 +51,7 @@ func TestMetricsAuthorization(t *testing.T) {
 		{"no token", "", http.StatusUnauthorized},
 		{"a forged token", "not-a-token", http.StatusUnauthorized},
 		{"a ServiceAccount without the role", stranger, http.StatusForbidden},
-		{"a ServiceAccount bound to " + metricsReaderRole, reader, http.StatusOK},
+		{"a ServiceAccount bound to " + testkit.MetricsReaderRole, reader, http.StatusOK},
 	} {
 		code, body, err := scrapeMetrics(t.Context(), url, c.token)
 		if err != nil {

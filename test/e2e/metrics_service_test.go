@@ -23,7 +23,7 @@ import (
 // written; Retain keeps ours for the next cluster of the name; off
 // removes it.
 func TestMonitoringMetricsService(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "metrics-svc-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),

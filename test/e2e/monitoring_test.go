@@ -61,7 +61,7 @@ func enablesPodMonitor(cl *cnpgv1.Cluster) bool {
 // applied is removed. A Retain deletion keeps the PodMonitor for the next
 // cluster of the name; monitoring off removes it.
 func TestMonitoringPodMonitor(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := startOperator(t, "monitoring-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15),

@@ -86,7 +86,7 @@ func (in *namespacedInstall) start(t *testing.T) {
 // refused a request, neither writes the class they share, and a namespace
 // neither watches is never touched — neither could even read it.
 func TestNamespaceScopedInstalls(t *testing.T) {
-	a, b, c, unwatched := newNamespace(t), newNamespace(t), newNamespace(t), newNamespace(t)
+	a, b, c, unwatched := kit.Namespace(t), kit.Namespace(t), kit.Namespace(t), kit.Namespace(t)
 	one := &namespacedInstall{sa: "setpoint-" + a, watch: []string{a, b}, lease: "setpoint-ns-" + a}
 	two := &namespacedInstall{sa: "setpoint-" + c, watch: []string{c}, lease: "setpoint-ns-" + c}
 	for _, in := range []*namespacedInstall{one, two} {

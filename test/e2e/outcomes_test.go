@@ -14,7 +14,7 @@ import (
 // and the passes that record it are counted as failed, not as success; no
 // other outcome name appears.
 func TestFailedCNPGClusterIsCountedAsFailed(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := startOperator(t, "outcome-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})

@@ -53,7 +53,7 @@ func condition(t *testing.T, conds []metav1.Condition, typ string) metav1.Condit
 }
 
 func TestNeverSeizesACNPGCluster(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	// A CNPG Cluster another tool made, with its own superuser Secret.
 	su := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "legacy-own", Namespace: ns}, Type: corev1.SecretTypeBasicAuth,
@@ -103,9 +103,9 @@ func TestNeverSeizesACNPGCluster(t *testing.T) {
 }
 
 func TestNeverSeizesPostgresRolesOrDatabases(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
-	su := connect(t, ns, "shop")
+	su := connectSuperuser(t, ns, "shop")
 	execSQL(t, su, "CREATE ROLE orders_rw LOGIN PASSWORD 'theirs'")
 	execSQL(t, su, "CREATE DATABASE orders")
 	execSQL(t, su, "CREATE DATABASE legacy")
@@ -156,7 +156,7 @@ func TestNeverSeizesPostgresRolesOrDatabases(t *testing.T) {
 }
 
 func TestNeverSeizesConfigMaps(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
 	theirs := map[string]string{"user-key": "user-value"}
 	for _, name := range []string{"app-items-config", "other-connection"} {
@@ -193,7 +193,7 @@ func TestNeverSeizesConfigMaps(t *testing.T) {
 }
 
 func TestNeverSeizesAnObjectStore(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	store := &barmanv1.ObjectStore{ObjectMeta: metav1.ObjectMeta{Name: "bk-backup", Namespace: ns}, Spec: barmanv1.ObjectStoreSpec{
 		RetentionPolicy: "90d", Configuration: barmanv1.BarmanObjectStoreConfiguration{
@@ -234,7 +234,7 @@ func TestNeverSeizesAnObjectStore(t *testing.T) {
 // PostgresDatabase claiming the same database name is refused, and the
 // first one's password and rows survive both its claim and its deletion.
 func TestRetainedDataIsNotHandedToAnotherApplication(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "first", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain})
 	kit.WaitDatabase(t, ns, "first", pgv1.PhaseReady, 120*time.Second)
@@ -286,7 +286,7 @@ func TestRetainedDataIsNotHandedToAnotherApplication(t *testing.T) {
 // new PostgresCluster and PostgresDatabase of the same names take it all
 // back, passwords and rows included.
 func TestRetainedClusterKeepsItsDatabases(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
@@ -333,7 +333,7 @@ func databaseExistsAs(t *testing.T, ns string) bool {
 
 // A class that live clusters use is kept until they are gone.
 func TestClassInUseIsKept(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
 	class := "e2e-" + ns
 	if err := pg.PostgresV1alpha1().PostgresClusterClasses().Delete(t.Context(), class, metav1.DeleteOptions{}); err != nil {
@@ -362,9 +362,9 @@ func TestClassInUseIsKept(t *testing.T) {
 // (here a role someone made by hand) makes setpoint manage nothing of it,
 // even while that status persists across the cluster's passes.
 func TestStatusCannotMakeSetpointManageARole(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := readyCluster(t, ns) // resync every 2 s
-	execSQL(t, connect(t, ns, "shop"), "CREATE ROLE victim LOGIN PASSWORD 'victim-password'")
+	execSQL(t, connectSuperuser(t, ns, "shop"), "CREATE ROLE victim LOGIN PASSWORD 'victim-password'")
 	// A spec database whose external Secret is missing: the database
 	// controller stops at SecretsReady and keeps the entry's roles as they
 	// are, so what we write below stays in the status.

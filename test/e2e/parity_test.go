@@ -16,7 +16,7 @@ import (
 // test/realcnpg holds real CNPG to), but for the differences listed in
 // test/parity/differences.go.
 func TestStandInHeldToRealCNPG(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
 	parity.Run(t, parity.Site{
 		Name: "the stand-in", Kube: kube, PG: pg, Namespace: ns,

@@ -15,7 +15,7 @@ import (
 // constant of status writes per minute, not one per flip; once CNPG holds
 // still, the cluster reports it within seconds.
 func TestFlappingCNPGPhaseIsCoalesced(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})

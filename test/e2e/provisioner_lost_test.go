@@ -21,7 +21,7 @@ import (
 // asked for empty, it starts empty and the PostgresDatabase is served
 // again. A request with nothing lost is removed, never kept for later.
 func TestLostCNPGCluster(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "lost-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
@@ -44,7 +44,7 @@ func TestLostCNPGCluster(t *testing.T) {
 	execSQL(t, admin, "INSERT INTO items (label) SELECT 'backed-up-' || g FROM generate_series(1, 100) AS g")
 	kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "before-loss"), 2*time.Minute)
 	execSQL(t, admin, "INSERT INTO items (label) SELECT 'archived-' || g FROM generate_series(1, 50) AS g")
-	switchWAL(t, ns, "shop", "shop-superuser")
+	kit.SwitchWAL(t, ns, "shop")
 	waitRecoveryWindow(t, ns, "shop")
 
 	lost := loseCluster(t, ns)

@@ -105,14 +105,14 @@ func listBehindWatch(p string, used map[string]bool) bool {
 // included).
 func TestShippedRBACSuffices(t *testing.T) {
 	applyManifests(t, filepath.Join("..", "..", "manifests", "rbac"))
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	lease := "setpoint-rbac-" + ns
 	args := []string{"--kubeconfig", serviceAccountKubeconfig(t), "--namespace", ns,
 		"--leader-election-id", lease, "--postgres-host-map", hostMap, "--metrics-secure=true"}
 	a := startOperator(t, "rbac-a", args...)
 	waitLeaseHolder(t, lease, "rbac-a")
 	b := startOperator(t, "rbac-b", args...) // the standby watches the Lease
-	token := metricsReaderToken(t, ns)
+	token := kit.MetricsReaderToken(t, ns)
 	a.metricsToken, b.metricsToken = token, token
 
 	fullLifecycle(t, ns)

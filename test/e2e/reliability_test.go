@@ -67,7 +67,7 @@ func checkNoDuplicates(t *testing.T, ns string, dbs int) {
 // The operator killed mid-pipeline converges after a restart, with no
 // duplicate object and no regenerated password.
 func TestOperatorKilledMidPipeline(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	args := []string{"--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap}
 	op := startOperator(t, "first", args...)
 	const dbs = 4
@@ -96,7 +96,7 @@ func TestOperatorKilledMidPipeline(t *testing.T) {
 // The API server restarted while the operator converges: watches recover,
 // nothing is duplicated, and later changes are still seen.
 func TestAPIServerRestartUnderLoad(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	const dbs = 4
 	startWorkload(t, ns, dbs)

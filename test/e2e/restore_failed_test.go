@@ -21,7 +21,7 @@ import (
 // fail: a source with no backups, an ObjectStore that does not exist, a
 // target time before the first backup.
 func TestFailedRestoreStaysFailedQuietly(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)

@@ -18,7 +18,7 @@ import (
 // archives under a serverName of its own — its WAL lands there, never in
 // the source's folder — and reports the recovery window of that folder.
 func TestRestoreUnderTheSameName(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
@@ -29,7 +29,7 @@ func TestRestoreUnderTheSameName(t *testing.T) {
 	execSQL(t, admin, "CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)")
 	execSQL(t, admin, "INSERT INTO items (label) SELECT 'before-' || g FROM generate_series(1, 100) AS g")
 	first := kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "before-delete"), 2*time.Minute)
-	switchWAL(t, ns, "shop", "shop-superuser")
+	kit.SwitchWAL(t, ns, "shop")
 	kit.DeleteCluster(t, ns, "shop")
 
 	began := time.Now()

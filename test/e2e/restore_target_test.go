@@ -20,7 +20,7 @@ import (
 // and no CNPG Cluster. It stays refused once the target has passed: a
 // pass of a later generation, after the target, still writes nothing.
 func TestRestoreTargetInTheFutureIsRefused(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := backupClass(t, ns, "")
 	target := time.Now().Add(3 * time.Second).Truncate(time.Second).Add(time.Second)

@@ -32,7 +32,7 @@ func roleAttributes(ctx context.Context, t *testing.T, ns, role string) (privile
 // DatabaseRole. setpoint takes every one back, Postgres shows the role
 // unprivileged again, a Warning Event says so, and the database is Ready.
 func TestRolePrivilegesGivenByHandAreTakenBack(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
@@ -68,7 +68,7 @@ func TestRolePrivilegesGivenByHandAreTakenBack(t *testing.T) {
 // keeps the role; setpoint makes the object again, and the role keeps its
 // password and its ownership of the database.
 func TestDatabaseRoleDeletedByHandComesBack(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	readyCluster(t, ns)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)

@@ -17,7 +17,7 @@ import (
 // No password reaches the operator's log, an Event, a status, or the
 // Postgres server log — checked by grepping for every password we know.
 func TestNoPasswordLeaks(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := readyCluster(t, ns)
 	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)

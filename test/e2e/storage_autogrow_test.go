@@ -123,7 +123,7 @@ func cnpgStorageSize(t *testing.T, ns, name string) string {
 // and then reports StorageAtLimit with a Warning; the user's spec never
 // changes.
 func TestStorageAutoGrow(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	args := []string{"--leader-elect=false", "--namespace", ns,
 		"--postgres-host-map", hostMap, "--postgres-sample-interval", sampleInterval.String()}
 	op := startOperator(t, "autogrow-op", args...)
@@ -138,7 +138,7 @@ func TestStorageAutoGrow(t *testing.T) {
 	})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	conn := connect(t, ns, "shop")
+	conn := connectSuperuser(t, ns, "shop")
 	base := usedBytes(t, conn)
 	t.Logf("an empty PG15 cluster holds %d bytes (%.1f MiB) of databases and WAL", base, float64(base)/(1<<20))
 	if base*100 >= 75*96<<20 {

@@ -23,7 +23,7 @@ import (
 // privileges (granted as its <db>_admin), and the collector samples
 // Postgres (as setpoint_monitor). postgres cannot log in over the network.
 func TestClusterWithoutSuperuser(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	op := startOperator(t, "nosuper-op", "--leader-elect=false", "--namespace", ns,
 		"--postgres-host-map", hostMap, "--postgres-sample-interval", sampleInterval.String())
 	class := "e2e-" + ns

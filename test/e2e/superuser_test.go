@@ -20,7 +20,7 @@ import (
 // superuserAccess: true turns it on, with a generated Secret; false turns
 // it off again and the Secret goes.
 func TestSuperuserAccess(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "superuser-op", "--leader-elect=false", "--namespace", ns,
 		"--postgres-host-map", hostMap, "--postgres-sample-interval", sampleInterval.String())
 	class := "e2e-" + ns

@@ -37,7 +37,7 @@ func tenantWithRows(t *testing.T, ns, name, class string, n int) *pgv1.PostgresC
 	t.Helper()
 	newCluster(t, ns, name, class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	c := kit.WaitCluster(t, ns, name, pgv1.PhaseReady, 120*time.Second)
-	su := connect(t, ns, name)
+	su := connectSuperuser(t, ns, name)
 	execSQL(t, su, "CREATE TABLE secrets (id int PRIMARY KEY)")
 	execSQL(t, su, "INSERT INTO secrets SELECT generate_series(1, "+strconv.Itoa(n)+")")
 	kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, name, "tenant-"+name), 2*time.Minute)
@@ -74,7 +74,7 @@ func getObjectStore(t *testing.T, ns, name string) *barmanv1.ObjectStore {
 // same name in the other namespace archives beside it, not into it, and a
 // restore in the other namespace cannot read the first one's backups.
 func TestNamespacesDoNotShareArchives(t *testing.T) {
-	a, b := newNamespace(t), newNamespace(t)
+	a, b := kit.Namespace(t), kit.Namespace(t)
 	startOperator(t, "tenants", "--leader-elect=false", "--postgres-host-map", hostMap)
 	class := "tenants-" + a
 	tenantClass(t, class, "")
@@ -121,7 +121,7 @@ func TestNamespacesDoNotShareArchives(t *testing.T) {
 	// identifier in the segment's first page header).
 	sysids := map[string]bool{}
 	for _, c := range []*pgv1.PostgresCluster{shopA, shopB} {
-		sysid := queryString(t, connect(t, c.Namespace, c.Name), "SELECT system_identifier::text FROM pg_control_system()")
+		sysid := queryString(t, connectSuperuser(t, c.Namespace, c.Name), "SELECT system_identifier::text FROM pg_control_system()")
 		assertWALOf(t, storeFolder(c.Status.BackupStatus.ArchivePath), sysid)
 		sysids[sysid] = true
 	}
@@ -138,7 +138,7 @@ func TestNamespacesDoNotShareArchives(t *testing.T) {
 		t.Fatal(err)
 	}
 	kit.WaitCluster(t, b, "mine", pgv1.PhaseReady, 180*time.Second)
-	if n := queryString(t, connect(t, b, "mine"), "SELECT count(*) FROM secrets"); n != "7" {
+	if n := queryString(t, connectSuperuser(t, b, "mine"), "SELECT count(*) FROM secrets"); n != "7" {
 		t.Fatalf("B's restore of its own shop holds %s rows, want B's 7", n)
 	}
 }
@@ -148,7 +148,7 @@ func TestNamespacesDoNotShareArchives(t *testing.T) {
 // and of two clusters with one name the second is refused before it
 // writes anything, naming the first.
 func TestSharedLayoutIsExplicit(t *testing.T) {
-	a, b := newNamespace(t), newNamespace(t)
+	a, b := kit.Namespace(t), kit.Namespace(t)
 	startOperator(t, "shared", "--leader-elect=false", "--postgres-host-map", hostMap)
 	class := "shared-" + a
 	tenantClass(t, class, pgv1.ArchiveLayoutShared)
@@ -187,7 +187,7 @@ func TestSharedLayoutIsExplicit(t *testing.T) {
 		t.Fatal(err)
 	}
 	kit.WaitCluster(t, b, "copy", pgv1.PhaseReady, 180*time.Second)
-	if n := queryString(t, connect(t, b, "copy"), "SELECT count(*) FROM secrets"); n != "5" {
+	if n := queryString(t, connectSuperuser(t, b, "copy"), "SELECT count(*) FROM secrets"); n != "5" {
 		t.Fatalf("restore through the Shared layout holds %s rows, want 5", n)
 	}
 }
@@ -195,7 +195,7 @@ func TestSharedLayoutIsExplicit(t *testing.T) {
 // The API server refuses the layout on a PostgresCluster (only a class
 // chooses it) and a destinationPath with . or .. segments.
 func TestArchiveLayoutValidation(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	for _, tc := range []struct {
 		name string
 		os   pgv1.ObjectStoreSpec

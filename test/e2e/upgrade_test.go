@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jackc/pgx/v5"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,7 +88,7 @@ func runPrevious(t *testing.T, commit string) runningPrevious {
 	old := buildPrevious(t, commit)
 	installCRDs(t, filepath.Join(old.dir, "manifests", "crd"))
 	t.Cleanup(func() { installCRDs(t, filepath.Join(repoDir(t), "manifests", "crd")) })
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	args := []string{"--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s"}
 	r := runningPrevious{ns: ns, args: args, op: startBinary(t, "previous", old.binary, args...)}
 	class := "e2e-" + ns
@@ -199,24 +200,10 @@ func startWriter(t *testing.T, ns, password string) writer {
 	connector := postgres.NewConnector(postgres.NewHostMap(hostMap))
 	target := postgres.Target{Namespace: ns, Cluster: "shop", Database: "orders", User: "orders_rw", Password: password, CACert: ca}
 	w := writer{testkit.StartApp(context.WithoutCancel(t.Context()), 100*time.Millisecond, func(ctx context.Context) error {
-		return writeOnce(ctx, connector, target)
+		return testkit.WriteOnce(ctx, 10*time.Second, func(ctx context.Context) (*pgx.Conn, error) { return connector.Connect(ctx, target) })
 	})}
 	t.Cleanup(w.Stop)
 	return w
-}
-
-func writeOnce(ctx context.Context, connector *postgres.Connector, t postgres.Target) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	conn, err := connector.Connect(ctx, t)
-	if err != nil {
-		return fmt.Errorf("log in: %w", err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "INSERT INTO writes DEFAULT VALUES"); err != nil {
-		return fmt.Errorf("write: %w", err)
-	}
-	return nil
 }
 
 // await waits until n writes have succeeded.

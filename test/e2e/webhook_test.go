@@ -16,7 +16,7 @@ import (
 // with CNPG's message, never as endless Configuring, and is not created;
 // fixing it recovers.
 func TestCNPGWebhookRefusalIsFailed(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	startOperator(t, "webhook-op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap)
 	class := "e2e-" + ns
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](2)})

@@ -29,7 +29,7 @@ import (
 // the PostgresCluster is Ready again.
 func TestAutoGrowOnRealCNPG(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	limit := resource.MustParse("2Gi")
 	smallClass(t, "grow-"+ns, func(s *pgv1.ClusterSettings) {
 		s.Storage.AutoGrow = &pgv1.AutoGrowSpec{Enabled: ptr.To(true), Threshold: ptr.To[int32](1), Increment: ptr.To("1Gi"),

@@ -29,12 +29,12 @@ import (
 // BackupsRecovered Event and the last-backup gauge at its time.
 func TestBackupHealthOnRealCNPG(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
-	token := metricsReaderToken(t, ns)
-	class := backupClass(t, ns, "")
+	ns := kit.Namespace(t)
+	token := kit.MetricsReaderToken(t, ns)
+	class := s3BackupClass(t, ns, "")
 	createCluster(t, ns, "shop", class)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
-	switchWAL(t, ns, "shop")
+	kit.SwitchWAL(t, ns, "shop")
 	waitBackupHealthy(t, ns, pgv1.ReasonBackupsHealthy, 3*time.Minute)
 	waitBackupGauge(t, token, ns, "setpoint_cluster_wal_archiving_ok", 1)
 
@@ -118,7 +118,7 @@ func setCredentials(t *testing.T, ns string, whole bool) {
 // 5 s.
 func closeSegment(t *testing.T, ns, cluster string) {
 	t.Helper()
-	q := testkit.Conn(connect(t, ns, cluster, "postgres", cluster+"-superuser"))
+	q := testkit.Conn(kit.ConnectAs(t, ns, cluster, "postgres", cluster+"-superuser"))
 	if _, err := testkit.CloseSegmentsUntilRefused(t.Context(), q, testkit.SwitchSegment, testkit.Pace{Poll: 5 * time.Second, Timeout: 2 * time.Minute}); err != nil {
 		t.Fatal(err)
 	}

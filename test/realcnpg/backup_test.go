@@ -10,7 +10,6 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // Backups through the real barman-cloud plugin into the node's S3 store:
@@ -20,8 +19,8 @@ import (
 // setpoint reports the recovery window the plugin wrote in the ObjectStore.
 func TestBackupsOnRealCNPG(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
-	class := backupClass(t, ns, "* * * * *") // every minute
+	ns := kit.Namespace(t)
+	class := s3BackupClass(t, ns, "* * * * *") // every minute
 	createCluster(t, ns, "shop", class)
 	start := time.Now()
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
@@ -80,22 +79,22 @@ func TestBackupsOnRealCNPG(t *testing.T) {
 // then replay of the archived WAL) has exactly the t1 rows, read through
 // the role the PostgresDatabase created: roles and passwords come back
 // with the data, so the source's Secret works on the copy. Then a
-// PostgresDatabase of the copy adopts them (adoptRestored).
+// PostgresDatabase of the copy adopts them (kit.AdoptRestored).
 func TestPointInTimeRecoveryOnRealCNPG(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
-	class := backupClass(t, ns, "")
+	ns := kit.Namespace(t)
+	class := s3BackupClass(t, ns, "")
 	createCluster(t, ns, "shop", class)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
-	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
+	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
 	if _, err := admin.Exec(t.Context(), "CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)"); err != nil {
 		t.Fatal(err)
 	}
 	kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "before-t1"), 5*time.Minute)
 
-	rw := connect(t, ns, "shop", "orders", "app-orders-rw")
+	rw := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-rw")
 	if _, err := rw.Exec(t.Context(), "INSERT INTO items (label) SELECT 't1-' || g FROM generate_series(1, 1000) AS g"); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +105,7 @@ func TestPointInTimeRecoveryOnRealCNPG(t *testing.T) {
 	if _, err := rw.Exec(t.Context(), "INSERT INTO items (label) SELECT 't2-' || g FROM generate_series(1, 1000) AS g"); err != nil {
 		t.Fatal(err)
 	}
-	switchWAL(t, ns, "shop") // the segment with t2's commit, where replay stops
+	kit.SwitchWAL(t, ns, "shop") // the segment with t2's commit, where replay stops
 
 	start := time.Now()
 	c := &pgv1.PostgresCluster{
@@ -122,7 +121,7 @@ func TestPointInTimeRecoveryOnRealCNPG(t *testing.T) {
 	if r := got.Status.RestoredFrom; r == nil || r.Source != "shop" || r.TargetTime == nil || !r.TargetTime.Equal(&metav1.Time{Time: target}) {
 		t.Errorf("status.restoredFrom = %+v, want source shop at %s", got.Status.RestoredFrom, target.Format(time.RFC3339))
 	}
-	restored := connect(t, ns, "copy", "orders", "app-orders-rw")
+	restored := kit.ConnectAs(t, ns, "copy", "orders", "app-orders-rw")
 	var t1, t2 int
 	if err := restored.QueryRow(t.Context(),
 		"SELECT count(*) FILTER (WHERE label LIKE 't1-%'), count(*) FILTER (WHERE label LIKE 't2-%') FROM items").Scan(&t1, &t2); err != nil {
@@ -131,37 +130,7 @@ func TestPointInTimeRecoveryOnRealCNPG(t *testing.T) {
 	if t1 != 1000 || t2 != 0 {
 		t.Fatalf("restored to %s: %d t1 rows and %d t2 rows, want exactly the 1000 t1 rows", target.Format(time.RFC3339), t1, t2)
 	}
-	adoptRestored(t, ns, "copy")
-}
-
-// adoptRestored hands the restored database "orders" to a PostgresDatabase
-// of the copy, with spec.adoptFrom naming the source's: it becomes Ready
-// with new passwords that real CNPG applies to the restored roles, its rw
-// role reads the restored rows and writes, and the source's password no
-// longer works on the copy.
-func adoptRestored(t *testing.T, ns, cluster string) {
-	t.Helper()
-	old := string(secret(t, ns, "app-orders-rw").Data["password"])
-	d := &pgv1.PostgresDatabase{
-		ObjectMeta: metav1.ObjectMeta{Name: "copy-app", Namespace: ns},
-		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: cluster}, AdoptFrom: "app",
-			Databases: []pgv1.DatabaseSpec{{Name: "orders"}}},
-	}
-	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	kit.WaitDatabase(t, ns, "copy-app", pgv1.PhaseReady, 3*time.Minute)
-	t.Logf("adoption of the restored database: Ready %s after create", time.Since(start).Round(time.Second))
-	rw := connect(t, ns, cluster, "orders", "copy-app-orders-rw")
-	var n int
-	if err := rw.QueryRow(t.Context(), "SELECT count(*) FROM items WHERE label LIKE 't1-%'").Scan(&n); err != nil || n != 1000 {
-		t.Fatalf("the adopter's rw role reads %d t1 rows (%v), want 1000", n, err)
-	}
-	if _, err := rw.Exec(t.Context(), "INSERT INTO items (label) VALUES ('after adoption')"); err != nil {
-		t.Fatalf("the adopter's rw role writes: %v", err)
-	}
-	if _, err := kit.Login(t, ns, cluster, "orders", "orders_rw", old); !testkit.PasswordRefused(err) {
-		t.Errorf("the source's orders_rw password on the adopted copy: %v, want refused", err)
-	}
+	// The adoption, as both tiers check it: real CNPG applies copy-app's
+	// new passwords to the restored roles.
+	kit.AdoptRestored(t, ns, "copy", 1000, 3*time.Minute, map[string]string{"orders_rw": "rw"})
 }

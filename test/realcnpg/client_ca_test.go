@@ -1,9 +1,7 @@
 package realcnpg
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"testing"
 	"time"
@@ -19,44 +17,16 @@ import (
 )
 
 // applicationsCannotMint checks, on real CNPG, what an application of the
-// database whose ConfigMap data is d can do with what it is pointed to:
-// the CA Secret holds no key, each certificate Secret only its own; a
-// certificate signed with CNPG's server CA key (the Secret applications
-// were pointed to before) is refused for every role, while one signed
-// with the client CA's key — which no application is pointed to — logs
-// in, so the refusal is the CA's and nothing else. CNPG uses setpoint's
-// client CA and replication certificate.
+// database whose ConfigMap data is d can do with what it is pointed to
+// (kit.ApplicationsCannotMint, what both tiers check: no key but its own
+// certificate's in what it is pointed to, a certificate signed with
+// CNPG's server CA key refused for every role), and what only this tier
+// sees: one signed with the client CA's key — which no application is
+// pointed to — logs in, so the refusal is the CA's and nothing else; and
+// CNPG uses setpoint's client CA and replication certificate.
 func applicationsCannotMint(t *testing.T, ns string, d map[string]string) {
 	t.Helper()
-	if d["ca-secret"] != "shop-server-ca" {
-		t.Errorf("ConfigMap ca-secret = %q, want shop-server-ca", d["ca-secret"])
-	}
-	for _, k := range []string{"ca-secret", "admin-cert-secret", "rw-cert-secret", "ro-cert-secret"} {
-		name := d[k]
-		if name == "" {
-			continue
-		}
-		s, err := kube.CoreV1().Secrets(ns).Get(t.Context(), name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("Secret %s: %v", name, err)
-		}
-		for key, v := range s.Data {
-			if bytes.Contains(v, []byte("PRIVATE KEY")) && key != "tls.key" {
-				t.Errorf("Secret %s, which applications are pointed to, holds a private key under %q", name, key)
-			}
-		}
-		if key, ok := s.Data["tls.key"]; ok {
-			if _, err := tls.X509KeyPair(s.Data["tls.crt"], key); err != nil {
-				t.Errorf("Secret %s: tls.key is not its own certificate's: %v", name, err)
-			}
-		}
-	}
-	for _, user := range []string{d["admin-user"], d["rw-user"]} {
-		if conn, err := loginWithForged(t, ns, "shop-ca", user); err == nil {
-			_ = conn.Close(t.Context())
-			t.Errorf("a certificate signed with shop-ca's key logged in as %s", user)
-		}
-	}
+	kit.ApplicationsCannotMint(t, ns, "shop", d, shopCert(ns))
 	conn, err := loginWithForged(t, ns, "shop-client-ca", d["admin-user"])
 	if err != nil {
 		t.Errorf("control: a certificate signed with the client CA's key was refused (%v); the refusal above proves nothing", err)
@@ -84,18 +54,7 @@ func applicationsCannotMint(t *testing.T, ns string, d map[string]string) {
 // by the CA in Secret caSecret (ca.crt and ca.key).
 func loginWithForged(t *testing.T, ns, caSecret, user string) (*pgx.Conn, error) {
 	t.Helper()
-	s, err := kube.CoreV1().Secrets(ns).Get(t.Context(), caSecret, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("Secret %s: %v", caSecret, err)
-	}
-	ca, err := pki.ParseAuthority(s.Data["ca.crt"], s.Data["ca.key"])
-	if err != nil {
-		t.Fatalf("CA in %s: %v", caSecret, err)
-	}
-	crt, key, err := ca.IssueClient(user, time.Now(), time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	crt, key := kit.ForgeCert(t, ns, caSecret, user)
 	return loginWithCert(t, ns, user, crt, key)
 }
 
@@ -175,40 +134,11 @@ func rotateClientCA(t *testing.T, ns string, d map[string]string) {
 }
 
 // startCertApp logs in by certificate over a new connection every 200 ms,
-// reading the certificate from its Secret each time.
+// each attempt within 20 s, reading the certificate from its Secret each
+// time.
 func startCertApp(t *testing.T, ns, user, certSecret string) *testkit.App {
 	t.Helper()
-	app := testkit.StartApp(context.WithoutCancel(t.Context()), 200*time.Millisecond, func(ctx context.Context) error {
-		return certLoginOnce(ctx, ns, user, certSecret)
-	})
-	t.Cleanup(app.Stop)
-	return app
-}
-
-func certLoginOnce(ctx context.Context, ns, user, certSecret string) error {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	s, err := kube.CoreV1().Secrets(ns).Get(ctx, certSecret, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("read certificate: %w", err)
-	}
-	pair, err := tls.X509KeyPair(s.Data["tls.crt"], s.Data["tls.key"])
-	if err != nil {
-		return fmt.Errorf("certificate: %w", err)
-	}
-	cfg, err := sessionConfig(ctx, ns, "shop", "shop-rw", "orders")
-	if err != nil {
-		return err
-	}
-	cfg.User = user
-	cfg.TLSConfig.Certificates = []tls.Certificate{pair}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("log in: %w", err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	var one int
-	return conn.QueryRow(ctx, "SELECT 1").Scan(&one)
+	return kit.StartCertApp(t, ns, user, certSecret, testkit.Pace{Poll: 200 * time.Millisecond, Timeout: 20 * time.Second}, shopCert(ns))
 }
 
 // certificatesCondition is shop's CertificatesReady, for a failure's message.

@@ -1,9 +1,8 @@
 package realcnpg
 
 import (
-	"context"
-	"crypto/tls"
 	"errors"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ import (
 // CNPG's own, logs the roles in by certificate and no password over TLS
 // and refuses their passwords.
 func TestClientCertificateLoginOnRealCNPG(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "shop", "small-"+ns)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
@@ -61,7 +60,7 @@ func TestClientCertificateLoginOnRealCNPG(t *testing.T) {
 		t.Errorf("orders_rw by password: %v, want refused by pg_hba (28000)", err)
 	}
 	// A certificate logs in only as the role it was issued for.
-	if _, err := loginByCert(t, ns, d["admin-user"], d["rw-cert-secret"]); err == nil {
+	if _, err := kit.LoginByCert(t, ns, d["admin-user"], d["rw-cert-secret"], shopCert(ns)); err == nil {
 		t.Error("orders_rw's certificate logged in as orders_admin")
 	}
 
@@ -84,45 +83,20 @@ func TestClientCertificateLoginOnRealCNPG(t *testing.T) {
 	t.Run("a rotated client CA moves every certificate login", func(t *testing.T) { rotateClientCA(t, ns, d) })
 }
 
+// shopCert is how an application logs in by certificate to database
+// orders of cluster shop, through its -rw Service (kit.CertSessions).
+func shopCert(ns string) testkit.CertConfig { return kit.CertSessions(ns, "shop", "orders") }
+
 // connectByCert logs in through -rw as user with the certificate and key
 // of Secret certSecret, and no password.
 func connectByCert(t *testing.T, ns, user, certSecret string) *pgx.Conn {
 	t.Helper()
-	conn, err := loginByCert(t, ns, user, certSecret)
-	if err != nil {
-		t.Fatalf("%s by the certificate of %s: %v", user, certSecret, err)
-	}
-	return conn
-}
-
-func loginByCert(t *testing.T, ns, user, certSecret string) (*pgx.Conn, error) {
-	t.Helper()
-	s, err := kube.CoreV1().Secrets(ns).Get(t.Context(), certSecret, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("Secret %s: %v", certSecret, err)
-	}
-	conn, err := loginWithCert(t, ns, user, s.Data["tls.crt"], s.Data["tls.key"])
-	if err == nil {
-		t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
-	}
-	return conn, err
+	return kit.ConnectByCert(t, ns, user, certSecret, shopCert(ns))
 }
 
 // loginWithCert logs in through -rw to database orders as user with a
 // certificate and key in hand, and no password.
 func loginWithCert(t *testing.T, ns, user string, crt, key []byte) (*pgx.Conn, error) {
 	t.Helper()
-	pair, err := tls.X509KeyPair(crt, key)
-	if err != nil {
-		t.Fatalf("no certificate and key: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	cfg, err := sessionConfig(ctx, ns, "shop", "shop-rw", "orders")
-	if err != nil {
-		return nil, err
-	}
-	cfg.User = user
-	cfg.TLSConfig.Certificates = []tls.Certificate{pair}
-	return pgx.ConnectConfig(ctx, cfg)
+	return kit.LoginWithCert(t, shopCert(ns), user, crt, key)
 }

@@ -30,7 +30,7 @@ func rotation(t *testing.T, ns string) {
 	before := map[string]*corev1.Secret{}
 	for _, n := range names {
 		before[n] = secret(t, ns, n)
-		connect(t, ns, "shop", "orders", n)
+		kit.ConnectAs(t, ns, "shop", "orders", n)
 	}
 	annotate(t, ns, "app", func(name string, patch []byte) error {
 		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{})
@@ -96,7 +96,7 @@ func readOnlyOff(t *testing.T, ns string) {
 		t.Fatal(err)
 	}
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
-	su := connect(t, ns, "shop", "postgres", "shop-superuser")
+	su := kit.ConnectAs(t, ns, "shop", "postgres", "shop-superuser")
 	if exists(t, su, roleSQL, "orders_ro") {
 		t.Error("role orders_ro still in Postgres after readOnlyRole was removed (policy Delete)")
 	}

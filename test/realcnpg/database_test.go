@@ -67,7 +67,7 @@ func smallClass(t *testing.T, name string, tune ...func(*pgv1.ClusterSettings)) 
 // turns monitoring.service on: its Service's endpoints are the instance
 // pods, and each serves CNPG's exporter (metrics_service_test.go).
 func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	smallClass(t, "small-"+ns, func(s *pgv1.ClusterSettings) {
 		s.Monitoring = &pgv1.MonitoringSpec{Service: ptr.To(true)}
 	})
@@ -114,11 +114,11 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 		}
 	}
 
-	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
+	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
 	if _, err := admin.Exec(t.Context(), "CREATE TABLE items (id bigserial PRIMARY KEY, name text)"); err != nil {
 		t.Fatalf("admin creates a table: %v", err)
 	}
-	rw := connect(t, ns, "shop", "orders", "app-orders-rw")
+	rw := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-rw")
 	if _, err := rw.Exec(t.Context(), "INSERT INTO items (name) VALUES ('first')"); err != nil {
 		t.Fatalf("rw writes: %v", err)
 	}
@@ -130,7 +130,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	if _, err := rw.Exec(t.Context(), "CREATE DATABASE stolen"); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
 		t.Errorf("rw CREATE DATABASE: %v, want insufficient_privilege", err)
 	}
-	ro := connect(t, ns, "shop", "orders", "app-orders-ro")
+	ro := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-ro")
 	if err := ro.QueryRow(t.Context(), "SELECT count(*) FROM items").Scan(&n); err != nil || n != 1 {
 		t.Errorf("ro reads %d rows (%v), want 1", n, err)
 	}
@@ -153,7 +153,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
 	})
-	su := connect(t, ns, "shop", "postgres", "shop-monitor") // setpoint_monitor: superuser access is off, as CNPG has it by default
+	su := kit.ConnectAs(t, ns, "shop", "postgres", "shop-monitor") // setpoint_monitor: superuser access is off, as CNPG has it by default
 	has := func(sql, name string) bool { return exists(t, su, sql, name) }
 	for _, r := range []string{"orders_admin", "orders_rw", "orders_ro"} {
 		if has(roleSQL, r) {

@@ -18,7 +18,7 @@ import (
 // it all back with the rows; deleting those drops the database in
 // Postgres and then the CNPG Cluster with its Pods and volumes.
 func clusterDeletion(t *testing.T, ns, class string) {
-	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
+	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
 	if _, err := admin.Exec(t.Context(), "CREATE TABLE t (x int); INSERT INTO t VALUES (7)"); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func clusterDeletion(t *testing.T, ns, class string) {
 			t.Errorf("kept Secret %s still owned: %v", s, got.OwnerReferences)
 		}
 	}
-	su := connect(t, ns, "shop", "postgres", "shop-superuser")
+	su := kit.ConnectAs(t, ns, "shop", "postgres", "shop-superuser")
 	if !exists(t, su, dbSQL, "orders") || !exists(t, su, roleSQL, "orders_rw") {
 		t.Fatal("the retained cluster lost database orders or its role when the PostgresDatabase was deleted")
 	}
@@ -61,7 +61,7 @@ func clusterDeletion(t *testing.T, ns, class string) {
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 3*time.Minute)
 	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
-	back := connect(t, ns, "shop", "orders", "app-orders-rw")
+	back := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-rw")
 	var n int
 	if err := back.QueryRow(t.Context(), "SELECT count(*) FROM t WHERE x = 7").Scan(&n); err != nil || n != 1 {
 		t.Errorf("rows through Retain and adoption: %d (%v), want 1", n, err)
@@ -72,7 +72,7 @@ func clusterDeletion(t *testing.T, ns, class string) {
 	_ = back.Close(t.Context())
 
 	kit.DeleteDatabase(t, ns, "app")
-	su = connect(t, ns, "shop", "postgres", "shop-superuser")
+	su = kit.ConnectAs(t, ns, "shop", "postgres", "shop-superuser")
 	if exists(t, su, dbSQL, "orders") {
 		t.Error("database orders left in Postgres after its PostgresDatabase was deleted with policy Delete")
 	}

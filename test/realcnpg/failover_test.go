@@ -28,7 +28,7 @@ import (
 // stays Ready throughout (a Ready database stays Ready through its
 // cluster's transient states) while the written rows survive.
 func TestPoolerSwitchoverAndFailoverOnRealCNPG(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	class := "ha-" + ns
 	smallClass(t, class, func(s *pgv1.ClusterSettings) {
 		s.Instances = ptr.To[int32](2)
@@ -41,7 +41,7 @@ func TestPoolerSwitchoverAndFailoverOnRealCNPG(t *testing.T) {
 	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 
-	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
+	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
 	for _, ddl := range []string{"CREATE TABLE items (id bigserial PRIMARY KEY, name text)", "CREATE TABLE ledger (id int PRIMARY KEY)"} {
 		if _, err := admin.Exec(t.Context(), ddl); err != nil {
 			t.Fatalf("admin: %s: %v", ddl, err)
@@ -50,7 +50,7 @@ func TestPoolerSwitchoverAndFailoverOnRealCNPG(t *testing.T) {
 	// Ready means PgBouncer is available now: CNPG's Pooler counts Pods
 	// created, so setpoint reads PgBouncer's Deployment (this failed
 	// before it did).
-	pooled := connectVia(t, ns, "shop", "shop-pooler-rw", "orders", "app-orders-rw")
+	pooled := kit.ConnectAsVia(t, ns, "shop", "shop-pooler-rw", "orders", "app-orders-rw")
 	if _, err := pooled.Exec(t.Context(), "INSERT INTO items (name) VALUES ('through the pooler')"); err != nil {
 		t.Fatalf("rw writes through PgBouncer: %v", err)
 	}
@@ -69,7 +69,7 @@ func TestPoolerSwitchoverAndFailoverOnRealCNPG(t *testing.T) {
 func rolesThroughPoolers(t *testing.T, ns string) {
 	t.Helper()
 	var n int
-	admin := connectVia(t, ns, "shop", "shop-pooler-rw", "orders", "app-orders-admin")
+	admin := kit.ConnectAsVia(t, ns, "shop", "shop-pooler-rw", "orders", "app-orders-admin")
 	defer func() { _ = admin.Close(context.WithoutCancel(t.Context())) }()
 	// The simple protocol: no prepared statement to outlive PgBouncer's
 	// transaction-mode server assignment.
@@ -77,13 +77,13 @@ func rolesThroughPoolers(t *testing.T, ns string) {
 	if err := admin.QueryRow(t.Context(), "SELECT count(*) FROM items", simple).Scan(&n); err != nil || n != 1 {
 		t.Errorf("admin reads %d rows through PgBouncer (%v), want 1", n, err)
 	}
-	ro := connectVia(t, ns, "shop", "shop-pooler-rw", "orders", "app-orders-ro")
+	ro := kit.ConnectAsVia(t, ns, "shop", "shop-pooler-rw", "orders", "app-orders-ro")
 	defer func() { _ = ro.Close(context.WithoutCancel(t.Context())) }()
 	var pgErr *pgconn.PgError
 	if _, err := ro.Exec(t.Context(), "INSERT INTO items (name) VALUES ('no')"); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
 		t.Errorf("ro INSERT through PgBouncer: %v, want insufficient_privilege", err)
 	}
-	replica := connectVia(t, ns, "shop", "shop-pooler-ro", "orders", "app-orders-ro")
+	replica := kit.ConnectAsVia(t, ns, "shop", "shop-pooler-ro", "orders", "app-orders-ro")
 	defer func() { _ = replica.Close(context.WithoutCancel(t.Context())) }()
 	kit.Eventually(t, time.Minute, "the row streams to the replica, read as _ro through shop-pooler-ro", func(ctx context.Context) (bool, string, error) {
 		var inRecovery bool
@@ -99,7 +99,7 @@ func switchover(t *testing.T, ns string) {
 	t.Helper()
 	old := cnpgPrimary(t, ns, "shop")
 	replica := otherInstance(t, ns, "shop", old)
-	w := startWriter(t, ns, "shop", "orders", "ledger", "app-orders-rw")
+	w := startAckWriter(t, ns, "shop", "orders", "ledger", "app-orders-rw")
 	kit.Eventually(t, time.Minute, "the application writes through -rw", func(context.Context) (bool, string, error) {
 		n := w.ackedCount()
 		return n >= 20, fmt.Sprintf("%d rows acknowledged", n), nil
@@ -141,7 +141,7 @@ func switchover(t *testing.T, ns string) {
 	if slices.ContainsFunc(dbPhases, func(p pgv1.Phase) bool { return p != pgv1.PhaseReady }) {
 		t.Errorf("the PostgresDatabase left Ready during the switchover: %q", dbPhases)
 	}
-	rw := connect(t, ns, "shop", "orders", "app-orders-rw")
+	rw := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-rw")
 	checkNoRowLost(t, rw, "ledger", acked, uncertain)
 }
 
@@ -187,7 +187,7 @@ func failover(t *testing.T, ns string) {
 		t.Errorf("the PostgresDatabase left Ready during the failover: %q", dbPhases)
 	}
 
-	rw := connect(t, ns, "shop", "orders", "app-orders-rw")
+	rw := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-rw")
 	var n int
 	if err := rw.QueryRow(t.Context(), "SELECT count(*) FROM items").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("rows on the new primary = %d (%v), want 1", n, err)

@@ -2,33 +2,22 @@ package realcnpg
 
 import (
 	"context"
-	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// newNamespace makes a namespace for one test and deletes it after.
+// newNamespace is kit.Namespace, kept while upgrade_test.go, whose owner
+// moves it to the kit, still calls it by this name.
 func newNamespace(t *testing.T) string {
 	t.Helper()
-	name := strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := kube.CoreV1().Namespaces().Create(t.Context(), ns, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			describe(t, name)
-		}
-		_ = kube.CoreV1().Namespaces().Delete(context.WithoutCancel(t.Context()), name, metav1.DeleteOptions{})
-	})
-	return name
+	return kit.Namespace(t)
 }
 
 // describe logs what a failed test needs to see: the Pods of the
-// namespace, the operators' and CNPG's objects' states and recent events.
-func describe(t *testing.T, ns string) {
+// namespace, the operators' and CNPG's objects' states and recent events
+// (the kit's Describe: run before the namespace is deleted).
+func describe(t testing.TB, ns string) {
 	ctx := context.WithoutCancel(t.Context())
 	for _, n := range []string{ns, CNPGNamespace, SetpointNamespace} {
 		pods, err := kube.CoreV1().Pods(n).List(ctx, metav1.ListOptions{})

@@ -38,7 +38,7 @@ func TestKubectlPluginOnRealCNPG(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Fatalf("psql is not installed: %v", err)
 	}
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	smallClass(t, "small-"+ns, func(s *pgv1.ClusterSettings) {
 		s.ConnectionPooler = &pgv1.ConnectionPoolerSpec{Enabled: ptr.To(true), Instances: ptr.To[int32](1), PoolMode: pgv1.PoolModeTransaction}
 	})

@@ -28,7 +28,7 @@ const leaderLease = "setpoint-leader"
 // first leader, is not reconciled twice: the second leader takes it as
 // it stands (takeover).
 func TestLeaderHandoverOnRealCNPG(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "kept", "small-"+ns)
 	kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 6*time.Minute)

@@ -53,6 +53,7 @@ func run(m *testing.M) int {
 	}()
 	kube = kubernetes.NewForConfigOrDie(n.Config)
 	pg = versioned.NewForConfigOrDie(n.Config)
-	kit = testkit.Kit{Kube: kube, PG: pg, Poll: time.Second, Scale: 3, Sessions: sessionConfig}
+	kit = testkit.Kit{Kube: kube, PG: pg, Poll: time.Second, Scale: 3,
+		Sessions: sessionConfig, Describe: describe, WALArchived: testkit.ArchiverReported}
 	return m.Run()
 }

@@ -22,7 +22,7 @@ import (
 // namespace must still go, with no finalizer left holding it, whatever
 // the databases' deletion policies.
 func TestNamespaceDeletionOnRealCNPG(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "shop", "small-"+ns)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)

@@ -8,39 +8,11 @@ import (
 	"testing"
 	"time"
 
-	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/setpoint-dev/setpoint/test/promsample"
 )
-
-// metricsReaderToken is a token of a ServiceAccount in ns bound to the
-// shipped setpoint-metrics-reader ClusterRole, as a scraper would have.
-func metricsReaderToken(t *testing.T, ns string) string {
-	t.Helper()
-	ctx := t.Context()
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "scraper", Namespace: ns}}
-	if _, err := kube.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create ServiceAccount: %v", err)
-	}
-	crb := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "scraper-" + ns},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "setpoint-metrics-reader"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "scraper", Namespace: ns}},
-	}
-	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("bind setpoint-metrics-reader: %v", err)
-	}
-	tr, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "scraper", &authnv1.TokenRequest{
-		Spec: authnv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("TokenRequest: %v", err)
-	}
-	return tr.Status.Token
-}
 
 // operatorMetrics scrapes /metrics of every running setpoint Pod over
 // HTTPS with token, through the node's network namespace, and returns
@@ -83,7 +55,7 @@ func gauge(samples []promsample.Sample, metric, ns, cluster string) (float64, bo
 // absent without standbys) and says the primary accepts writes.
 func collectorSeesTheReplica(t *testing.T, ns, cluster string) {
 	t.Helper()
-	token := metricsReaderToken(t, ns)
+	token := kit.MetricsReaderToken(t, ns)
 	var lag float64
 	kit.Eventually(t, 3*time.Minute, "the collector's sample of "+cluster, func(ctx context.Context) (bool, string, error) {
 		samples, err := operatorMetrics(ctx, token)

@@ -16,13 +16,13 @@ import (
 // by the refusal and not by deleting the PostgresDatabases (policy
 // Delete), which drops only the roles setpoint made.
 func handMadeUntouched(t *testing.T, ns string) {
-	su := connect(t, ns, "shop", "postgres", "shop-superuser")
+	su := kit.ConnectAs(t, ns, "shop", "postgres", "shop-superuser")
 	for _, sql := range []string{"CREATE ROLE crm_rw LOGIN PASSWORD 'theirs'", "CREATE DATABASE legacy"} {
 		if _, err := su.Exec(t.Context(), sql); err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}
 	}
-	legacy := connect(t, ns, "shop", "legacy", "shop-superuser")
+	legacy := kit.ConnectAs(t, ns, "shop", "legacy", "shop-superuser")
 	if _, err := legacy.Exec(t.Context(), "CREATE TABLE kept (x int); INSERT INTO kept VALUES (42)"); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func handMadeUntouched(t *testing.T, ns string) {
 		if err := su.QueryRow(t.Context(), "SELECT pg_get_userbyid(datdba)::text FROM pg_database WHERE datname = 'legacy'").Scan(&owner); err != nil || owner != "postgres" {
 			t.Errorf("%s: database legacy owned by %q (%v), want postgres", when, owner, err)
 		}
-		c := connect(t, ns, "shop", "legacy", "shop-superuser")
+		c := kit.ConnectAs(t, ns, "shop", "legacy", "shop-superuser")
 		var n int
 		if err := c.QueryRow(t.Context(), "SELECT count(*) FROM kept WHERE x = 42").Scan(&n); err != nil || n != 1 {
 			t.Errorf("%s: legacy's rows: %d (%v), want 1", when, n, err)

@@ -16,7 +16,7 @@ import (
 // setpoint reports Configuring until Postgres has the values, then Ready,
 // and Postgres shows them.
 func TestParametersOnRealCNPG(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "shop", "small-"+ns)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
@@ -41,7 +41,7 @@ func TestParametersOnRealCNPG(t *testing.T) {
 	if !slices.Contains(seen, pgv1.PhaseConfiguring) {
 		t.Errorf("PostgresCluster phases while CNPG restarted Postgres: %q, want Configuring among them", seen)
 	}
-	su := connect(t, ns, "shop", "postgres", "shop-monitor") // setpoint_monitor: superuser access is off, as CNPG has it by default
+	su := kit.ConnectAs(t, ns, "shop", "postgres", "shop-monitor") // setpoint_monitor: superuser access is off, as CNPG has it by default
 	for param, want := range map[string]string{"max_connections": "150", "work_mem": "8MB"} {
 		var got string
 		if err := su.QueryRow(t.Context(), "SELECT current_setting($1)", param).Scan(&got); err != nil || got != want {

@@ -18,7 +18,7 @@ import (
 // the stand-in to the same record.
 func TestParityScenariosOnRealCNPG(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	mode := parity.HoldToRecord
 	if os.Getenv("SETPOINT_PARITY_RECORD") == "1" {
 		mode = parity.WriteRecord

@@ -22,7 +22,7 @@ var clustersGVR = schema.GroupVersionResource{Group: "postgresql.cnpg.io", Versi
 // (contrib's) are there and work for the database's owner.
 func TestPostgres17OnRealCNPG(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	start := time.Now()
 	dyn := dynamic.NewForConfigOrDie(theNode.Config)
 	cluster := &unstructured.Unstructured{Object: map[string]any{
@@ -62,7 +62,7 @@ func TestPostgres17OnRealCNPG(t *testing.T) {
 		t.Errorf("instance Pod runs %s, want the catalog's %s", got, want)
 	}
 
-	conn := connect(t, ns, "pg17", "app", "pg17-app")
+	conn := kit.ConnectAs(t, ns, "pg17", "app", "pg17-app")
 	var version string
 	if err := conn.QueryRow(t.Context(), "SHOW server_version_num").Scan(&version); err != nil {
 		t.Fatal(err)

@@ -29,8 +29,8 @@ import (
 // CNPG's phase and phaseReason are the stand-in's (test/cnpgsim).
 func TestFailedRestoreOnRealCNPG(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
-	class := backupClass(t, ns, "")
+	ns := kit.Namespace(t)
+	class := s3BackupClass(t, ns, "")
 	phases := watchPhases(t, ns, "ghost")
 	c := &pgv1.PostgresCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "ghost", Namespace: ns},

@@ -18,8 +18,8 @@ import (
 // same name adopts them and archives on.
 func TestRetainKeepsArchivingOnRealCNPG(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
-	class := backupClass(t, ns, "0 2 * * *")
+	ns := kit.Namespace(t)
+	class := s3BackupClass(t, ns, "0 2 * * *")
 	retain := func(name string, policy pgv1.DeletionPolicy) *pgv1.PostgresCluster {
 		c := &pgv1.PostgresCluster{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
@@ -33,7 +33,7 @@ func TestRetainKeepsArchivingOnRealCNPG(t *testing.T) {
 	}
 	retain("kept", pgv1.DeletionPolicyRetain)
 	kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 6*time.Minute)
-	switchWAL(t, ns, "kept")
+	kit.SwitchWAL(t, ns, "kept")
 	kit.DeleteCluster(t, ns, "kept")
 	kit.SettleGC(t, ns)
 	store, err := pg.BarmanCloudV1().ObjectStores(ns).Get(t.Context(), "kept-backup", metav1.GetOptions{})
@@ -44,7 +44,7 @@ func TestRetainKeepsArchivingOnRealCNPG(t *testing.T) {
 	if err != nil || len(sb.OwnerReferences) != 0 {
 		t.Fatalf("retained ScheduledBackup: %v, owners %v", err, sb.OwnerReferences)
 	}
-	switchWAL(t, ns, "kept") // archived by real CNPG with no PostgresCluster around
+	kit.SwitchWAL(t, ns, "kept") // archived by real CNPG with no PostgresCluster around
 
 	again := retain("kept", pgv1.DeletionPolicyDelete)
 	kit.WaitCluster(t, ns, "kept", pgv1.PhaseReady, 3*time.Minute)
@@ -63,5 +63,5 @@ func TestRetainKeepsArchivingOnRealCNPG(t *testing.T) {
 		}
 		return owned(store) && owned(sb), fmt.Sprintf("ObjectStore owners %v, ScheduledBackup owners %v", store.OwnerReferences, sb.OwnerReferences), nil
 	})
-	switchWAL(t, ns, "kept")
+	kit.SwitchWAL(t, ns, "kept")
 }

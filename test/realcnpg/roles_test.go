@@ -17,7 +17,7 @@ import (
 // foreign CNPG Cluster. Each step but the last two leaves the cluster
 // Ready for the next; a step that fails says so and the next still runs.
 func TestRolesOwnershipAndDeletionOnRealCNPG(t *testing.T) {
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	class := "su-" + ns
 	smallClass(t, class, func(s *pgv1.ClusterSettings) { s.SuperuserAccess = ptr.To(true) })
 	createCluster(t, ns, "shop", class)

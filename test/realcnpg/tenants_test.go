@@ -46,7 +46,7 @@ func tenantsApart(t *testing.T, ns string) {
 	deniedEntry(t, ns, "teamb", "orders_rw", pw("app-orders-rw"))
 	deniedEntry(t, ns, "teamb", "orders_ro", pw("app-orders-ro"))
 
-	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
+	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
 	var open bool
 	err := admin.QueryRow(t.Context(), `SELECT has_database_privilege('public', 'orders', 'CONNECT')
 		OR has_database_privilege('public', 'orders', 'TEMPORARY')
@@ -55,7 +55,7 @@ func tenantsApart(t *testing.T, ns string) {
 	if err != nil || open {
 		t.Errorf("PUBLIC or teamb_admin holds a right on orders: %v %v", open, err)
 	}
-	rw := connect(t, ns, "shop", "orders", "app-orders-rw")
+	rw := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-rw")
 	if _, err := rw.Exec(t.Context(), "CREATE TEMP TABLE scratch (id int)"); err != nil {
 		t.Errorf("orders_rw lost its temporary tables: %v", err)
 	}
@@ -73,7 +73,7 @@ func privilegesTakenBack(t *testing.T, ns string) {
 		metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
 		t.Fatal(err)
 	}
-	admin := connect(t, ns, "shop", "orders", "app-orders-admin")
+	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
 	kit.Eventually(t, 2*time.Minute, "orders_rw unprivileged again, on its DatabaseRole and in Postgres", func(ctx context.Context) (bool, string, error) {
 		r, err := pg.CNPGV1().DatabaseRoles(ns).Get(ctx, "shop.orders-rw", metav1.GetOptions{})
 		if err != nil {

@@ -12,13 +12,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// writer is an application that inserts one numbered row after another
+// ackWriter is an application that inserts one numbered row after another
 // through the cluster's -rw Service, one row per transaction, and
 // reconnects whenever its session breaks, as an application with a retry
 // loop does. It records which rows Postgres acknowledged (COMMIT
 // returned) and which it may or may not have committed (the session broke
 // before the answer came).
-type writer struct {
+type ackWriter struct {
 	mu        sync.Mutex
 	acked     []int
 	uncertain []int
@@ -27,9 +27,9 @@ type writer struct {
 	done      chan struct{}
 }
 
-// startWriter starts the loop as the user of Secret secret, writing into
+// startAckWriter starts the loop as the user of Secret secret, writing into
 // table (id int PRIMARY KEY) of database.
-func startWriter(t *testing.T, ns, cluster, database, table, secret string) *writer {
+func startAckWriter(t *testing.T, ns, cluster, database, table, secret string) *ackWriter {
 	t.Helper()
 	sec, err := kube.CoreV1().Secrets(ns).Get(t.Context(), secret, metav1.GetOptions{})
 	if err != nil {
@@ -42,13 +42,13 @@ func startWriter(t *testing.T, ns, cluster, database, table, secret string) *wri
 	cfg.User, cfg.Password = string(sec.Data["username"]), string(sec.Data["password"])
 	cfg.ConnectTimeout = 5 * time.Second
 	ctx, cancel := context.WithCancel(t.Context())
-	w := &writer{stop: cancel, done: make(chan struct{})}
+	w := &ackWriter{stop: cancel, done: make(chan struct{})}
 	go w.run(ctx, cfg, "INSERT INTO "+pgx.Identifier{table}.Sanitize()+" (id) VALUES ($1)")
 	t.Cleanup(w.end)
 	return w
 }
 
-func (w *writer) run(ctx context.Context, cfg *pgx.ConnConfig, insert string) {
+func (w *ackWriter) run(ctx context.Context, cfg *pgx.ConnConfig, insert string) {
 	defer close(w.done)
 	var conn *pgx.Conn
 	for id := 1; ctx.Err() == nil; {
@@ -89,7 +89,7 @@ func (w *writer) run(ctx context.Context, cfg *pgx.ConnConfig, insert string) {
 	}
 }
 
-func (w *writer) record(id int, acked bool, why string) {
+func (w *ackWriter) record(id int, acked bool, why string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if acked {
@@ -102,26 +102,26 @@ func (w *writer) record(id int, acked bool, why string) {
 	}
 }
 
-func (w *writer) failed(why string) {
+func (w *ackWriter) failed(why string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.errs = append(w.errs, why)
 }
 
 // ackedCount is how many rows Postgres has acknowledged so far.
-func (w *writer) ackedCount() int {
+func (w *ackWriter) ackedCount() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.acked)
 }
 
-func (w *writer) end() {
+func (w *ackWriter) end() {
 	w.stop()
 	<-w.done
 }
 
 // finish stops the loop and returns what it recorded.
-func (w *writer) finish() (acked, uncertain []int, errs []string) {
+func (w *ackWriter) finish() (acked, uncertain []int, errs []string) {
 	w.end()
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -2,8 +2,11 @@ package testkit
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // App is an application under test: it makes one attempt (a login, a
@@ -56,4 +59,22 @@ func (a *App) LastErr() error {
 func (a *App) Stop() {
 	a.cancel()
 	<-a.done
+}
+
+// WriteOnce is one attempt of an application that writes (StartApp): it
+// opens a new session with open, writes a row into table writes and
+// closes the session, all within timeout. Each tier opens the session its
+// own way; what counts as one write is the same on both.
+func WriteOnce(ctx context.Context, timeout time.Duration, open func(context.Context) (*pgx.Conn, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	conn, err := open(ctx)
+	if err != nil {
+		return fmt.Errorf("log in: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "INSERT INTO writes DEFAULT VALUES"); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
 }

@@ -8,8 +8,12 @@
 // methods of a Kit, one per tier, whose Scale grows the kit's own
 // timeouts on a slower tier.
 //
-// It dials nothing: a helper reaches Postgres through a Query the tier
-// builds from a session it opened its own way (Conn wraps a pgx.Conn),
-// since each tier reaches the cluster differently (a host map on the
-// stand-in, the node's Services on the real tier).
+// It has no way of its own to reach Postgres: a helper runs statements
+// through a Query the tier builds from a session (Conn wraps a pgx.Conn),
+// and opens sessions only through the tier's Sessions (a Service's
+// connection configuration) or CertConfig (a certificate login's), since
+// each tier reaches the cluster differently (a host map on the stand-in,
+// the node's Services on the real tier). Likewise a tier says how it sees
+// a WAL segment archived (WALArchived) and what a failed test's namespace
+// should log (Describe).
 package testkit

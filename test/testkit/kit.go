@@ -35,6 +35,24 @@ type Kit struct {
 	Scale float64
 	// Sessions reaches the tier's clusters (session.go).
 	Sessions Sessions
+	// Describe, when set, logs what a failed test's namespace holds
+	// before it is deleted (Namespace): on a real node the Pods' and
+	// Events' story is gone with the namespace.
+	Describe func(t testing.TB, ns string)
+	// WALArchived tells whether a WAL segment reached the tier's object
+	// store (wal.go, SwitchWAL).
+	WALArchived WALArchived
+}
+
+// Namespace creates a namespace for one test, named after it, and
+// deletes it when the test ends, after Describe when the test failed.
+func (k Kit) Namespace(t testing.TB) string {
+	t.Helper()
+	var onFailure func(string)
+	if k.Describe != nil {
+		onFailure = func(ns string) { k.Describe(t, ns) }
+	}
+	return envtest.CreateNamespace(t, k.Kube, onFailure)
 }
 
 // scaled is one of the kit's default timeouts on this tier.
@@ -99,6 +117,25 @@ func (k Kit) WaitCluster(t testing.TB, ns, name string, phase pgv1.Phase, timeou
 		}
 		got = c
 		return c.Status.Phase == phase && c.Status.ObservedGeneration == c.Generation,
+			fmt.Sprintf("generation %d/%d; %s", c.Status.ObservedGeneration, c.Generation, Conditions(c.Status.Phase, c.Status.Conditions)), nil
+	})
+	return got
+}
+
+// WaitClusterReason waits until the PostgresCluster's condition typ has
+// reason, in a status written for its generation, and returns the
+// cluster (the condition is then there).
+func (k Kit) WaitClusterReason(t testing.TB, ns, name, typ, reason string, timeout time.Duration) *pgv1.PostgresCluster {
+	t.Helper()
+	var got *pgv1.PostgresCluster
+	k.Eventually(t, timeout, "PostgresCluster "+name+" "+typ+" "+reason, func(ctx context.Context) (bool, string, error) {
+		c, err := k.PG.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		got = c
+		cond := meta.FindStatusCondition(c.Status.Conditions, typ)
+		return cond != nil && cond.Reason == reason && c.Status.ObservedGeneration == c.Generation,
 			fmt.Sprintf("generation %d/%d; %s", c.Status.ObservedGeneration, c.Generation, Conditions(c.Status.Phase, c.Status.Conditions)), nil
 	})
 	return got

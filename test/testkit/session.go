@@ -93,3 +93,25 @@ func (k Kit) PasswordSwitched(t testing.TB, ns, cluster, database, user, oldPass
 		return PasswordRefused(err), fmt.Sprintf("old password: %v", err), nil
 	})
 }
+
+// ConnectAs opens a session to database of cluster's -rw Service as the
+// user of Secret secret (its username and password), for a test that
+// needs it: Postgres refusing fails the test, and the session closes
+// with it.
+func (k Kit) ConnectAs(t testing.TB, ns, cluster, database, secret string) *pgx.Conn {
+	t.Helper()
+	return k.ConnectAsVia(t, ns, cluster, cluster+"-rw", database, secret)
+}
+
+// ConnectAsVia is ConnectAs through Service service (the cluster's -rw
+// or its pooler's).
+func (k Kit) ConnectAsVia(t testing.TB, ns, cluster, service, database, secret string) *pgx.Conn {
+	t.Helper()
+	s := k.Secret(t, ns, secret)
+	user, password := string(s.Data["username"]), string(s.Data["password"])
+	conn, err := k.LoginVia(t, ns, cluster, service, database, user, password)
+	if err != nil {
+		t.Fatalf("connect as %s: %v", user, err)
+	}
+	return conn
+}

@@ -3,6 +3,8 @@ package testkit
 import (
 	"context"
 	"fmt"
+	"strings"
+	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -109,4 +111,43 @@ func archiverCounts(ctx context.Context, q Query) (archiverStats, error) {
 		return archiverStats{}, fmt.Errorf("read pg_stat_archiver %q: %w", out, err)
 	}
 	return s, nil
+}
+
+// WALArchived reports whether WAL segment wal of cluster in ns has
+// reached the tier's object store, and what it saw, for a message; q is
+// a superuser's session on the cluster. The stand-in looks for the file
+// in its store's folder; the real tier asks Postgres's archiver
+// (ArchiverReported), since its store is behind the plugin's sidecar.
+type WALArchived func(ctx context.Context, ns, cluster string, q Query, wal string) (bool, string, error)
+
+// SwitchWAL closes the current WAL segment on cluster's primary
+// (SwitchSegment), as the superuser of its <cluster>-superuser Secret,
+// and waits until the tier's WALArchived finds it archived (a minute on
+// the stand-in).
+func (k Kit) SwitchWAL(t testing.TB, ns, cluster string) {
+	t.Helper()
+	if k.WALArchived == nil {
+		t.Fatal("this tier's kit has no WALArchived")
+	}
+	q := Conn(k.ConnectAs(t, ns, cluster, "postgres", cluster+"-superuser"))
+	wal, err := SwitchSegment(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Eventually(t, k.scaled(time.Minute), "WAL "+wal+" archived", func(ctx context.Context) (bool, string, error) {
+		return k.WALArchived(ctx, ns, cluster, q, wal)
+	})
+}
+
+// ArchiverReported is WALArchived as Postgres's archiver reports it
+// (pg_stat_archiver): wal is archived once the last archived segment
+// sorts at or after it, since the names of one timeline's segments sort
+// in write order.
+func ArchiverReported(ctx context.Context, _, _ string, q Query, wal string) (bool, string, error) {
+	out, err := q(ctx, "SELECT coalesce(last_archived_wal, '') || ' ' || coalesce(last_failed_wal, '') FROM pg_stat_archiver")
+	if err != nil {
+		return false, "", fmt.Errorf("read pg_stat_archiver: %w", err)
+	}
+	last, failed, _ := strings.Cut(out, " ")
+	return last >= wal, fmt.Sprintf("last archived %q, last failed %q", last, failed), nil
 }

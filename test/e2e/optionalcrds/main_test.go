@@ -10,9 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	"github.com/setpoint-dev/setpoint/test/envtest"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 var (
@@ -20,6 +24,9 @@ var (
 	pg       versioned.Interface
 	setpoint string
 	buildErr error
+	// kit waits on the API at the stand-in's pace, as test/e2e's does;
+	// this package dials no cluster, so it has no Sessions.
+	kit testkit.Kit
 )
 
 // isOptional matches the CRDs of CloudNativePG (postgresql.cnpg.io), of
@@ -34,6 +41,7 @@ func TestMain(m *testing.M) {
 	envtest.RunMain(m, envtest.Options{SkipCRDs: isOptional}, func(e *envtest.Environment) {
 		env = e
 		pg = versioned.NewForConfigOrDie(e.Config)
+		kit = testkit.Kit{Kube: kubernetes.NewForConfigOrDie(e.Config), PG: pg, Poll: 100 * time.Millisecond, Scale: 1}
 		setpoint = filepath.Join(e.Dir(), "setpoint")
 		cmd := exec.Command("go", "build", "-o", setpoint, "github.com/setpoint-dev/setpoint/cmd/setpoint")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr

@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -36,7 +35,7 @@ func TestOptionalCRDs(t *testing.T) {
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	ns := env.Namespace(t)
+	ns := kit.Namespace(t)
 	hostMap := filepath.Join(t.TempDir(), "hostmap.json")
 	op := start(t, "--kubeconfig", env.KubeconfigPath, "--leader-elect=false", "--namespace", ns,
 		"--postgres-host-map", hostMap, "--metrics-secure=false")
@@ -54,7 +53,7 @@ func TestOptionalCRDs(t *testing.T) {
 			t.Errorf("/readyz = %d %q", code, body)
 		}
 		// Several discovery polls (two requests each) have happened...
-		eventually(t, 30*time.Second, "three discovery polls", func(context.Context) (bool, error) {
+		kit.Until(t, 30*time.Second, "three discovery polls", func(context.Context) (bool, error) {
 			return op.apiRequests(t, "nonresource") >= 6, nil
 		})
 		// ...and the log says it once.
@@ -72,11 +71,11 @@ func TestOptionalCRDs(t *testing.T) {
 			t.Fatal(err)
 		}
 		startSimulator(top, hostMap)
-		eventually(t, 60*time.Second, "/readyz OK", func(context.Context) (bool, error) {
+		kit.Until(t, 60*time.Second, "/readyz OK", func(context.Context) (bool, error) {
 			code, _ := op.get(t, "/readyz")
 			return code == http.StatusOK, nil
 		})
-		waitCluster(t, ns, "plain", func(c *pgv1.PostgresCluster) bool { return c.Status.Phase == pgv1.PhaseReady })
+		kit.WaitCluster(t, ns, "plain", pgv1.PhaseReady, 120*time.Second)
 		if op.exited() || op.cmd.Process.Pid != pid {
 			t.Fatalf("the operator restarted")
 		}
@@ -89,11 +88,8 @@ func TestOptionalCRDs(t *testing.T) {
 		newClass(t, "backed-"+ns, &pgv1.BackupSpec{Schedule: "0 2 * * *", ObjectStore: &pgv1.ObjectStoreSpec{
 			DestinationPath: "s3://backups/pg", CredentialsSecretName: "backup-creds"}})
 		newCluster(t, ns, "backed", "backed-"+ns)
-		c := waitCluster(t, ns, "backed", func(c *pgv1.PostgresCluster) bool {
-			cond := condition(c, pgv1.ConditionObjectStoreReady)
-			return cond != nil && cond.Reason == "BackupTargetUnavailable"
-		})
-		cond := condition(c, pgv1.ConditionObjectStoreReady)
+		c := kit.WaitClusterReason(t, ns, "backed", pgv1.ConditionObjectStoreReady, "BackupTargetUnavailable", 120*time.Second)
+		cond := meta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionObjectStoreReady)
 		if cond.Status != metav1.ConditionFalse || !strings.Contains(cond.Message, "the barman-cloud plugin is not installed (CRD objectstores.barmancloud.cnpg.io missing)") {
 			t.Errorf("ObjectStoreReady = %s %q", cond.Status, cond.Message)
 		}
@@ -114,7 +110,7 @@ func TestOptionalCRDs(t *testing.T) {
 		if err := env.InstallCRDs(t.Context(), func(n string) bool { return strings.HasSuffix(n, ".barmancloud.cnpg.io") }); err != nil {
 			t.Fatal(err)
 		}
-		waitCluster(t, ns, "backed", func(c *pgv1.PostgresCluster) bool { return c.Status.Phase == pgv1.PhaseReady })
+		kit.WaitCluster(t, ns, "backed", pgv1.PhaseReady, 120*time.Second)
 		if _, err := pg.BarmanCloudV1().ObjectStores(ns).Get(t.Context(), "backed-backup", metav1.GetOptions{}); err != nil {
 			t.Errorf("ObjectStore: %v", err)
 		}
@@ -125,11 +121,8 @@ func TestOptionalCRDs(t *testing.T) {
 
 	t.Run("without the Prometheus Operator: MonitoringUnavailable", func(t *testing.T) {
 		newMonitoredCluster(t, ns, "watched", "plain-"+ns)
-		c := waitCluster(t, ns, "watched", func(c *pgv1.PostgresCluster) bool {
-			cond := condition(c, pgv1.ConditionPodMonitorReady)
-			return cond != nil && cond.Reason == "MonitoringUnavailable"
-		})
-		cond := condition(c, pgv1.ConditionPodMonitorReady)
+		c := kit.WaitClusterReason(t, ns, "watched", pgv1.ConditionPodMonitorReady, "MonitoringUnavailable", 120*time.Second)
+		cond := meta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionPodMonitorReady)
 		if cond.Status != metav1.ConditionFalse || cond.Message != "the Prometheus Operator is not installed (CRD podmonitors.monitoring.coreos.com missing)" {
 			t.Errorf("PodMonitorReady = %s %q", cond.Status, cond.Message)
 		}
@@ -146,7 +139,7 @@ func TestOptionalCRDs(t *testing.T) {
 		if err := env.InstallCRDs(t.Context(), func(n string) bool { return n == podMonitorCRD }); err != nil {
 			t.Fatal(err)
 		}
-		waitCluster(t, ns, "watched", func(c *pgv1.PostgresCluster) bool { return c.Status.Phase == pgv1.PhaseReady })
+		kit.WaitCluster(t, ns, "watched", pgv1.PhaseReady, 120*time.Second)
 		pm, err := pg.MonitoringV1().PodMonitors(ns).Get(t.Context(), "watched-metrics", metav1.GetOptions{})
 		if err != nil {
 			t.Fatalf("PodMonitor: %v", err)
@@ -209,44 +202,6 @@ func newMonitoredCluster(t *testing.T, ns, name, class string) {
 	}
 }
 
-func condition(c *pgv1.PostgresCluster, typ string) *metav1.Condition {
-	for i := range c.Status.Conditions {
-		if c.Status.Conditions[i].Type == typ {
-			return &c.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// waitCluster waits until ok holds for the cluster at its generation.
-func waitCluster(t *testing.T, ns, name string, ok func(*pgv1.PostgresCluster) bool) *pgv1.PostgresCluster {
-	t.Helper()
-	var got *pgv1.PostgresCluster
-	eventually(t, 120*time.Second, "PostgresCluster "+name, func(ctx context.Context) (bool, error) {
-		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		got = c
-		return c.Status.ObservedGeneration == c.Generation && ok(c), nil
-	})
-	return got
-}
-
-func eventually(t *testing.T, timeout time.Duration, what string, cond func(context.Context) (bool, error)) {
-	t.Helper()
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return ok, err
-	})
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
 // proc is the running operator.
 type proc struct {
 	cmd         *exec.Cmd
@@ -298,7 +253,7 @@ func start(t *testing.T, args ...string) *proc {
 			t.Logf("operator log:\n%s", p.logs())
 		}
 	})
-	eventually(t, 30*time.Second, "operator serving /healthz", func(context.Context) (bool, error) {
+	kit.Until(t, 30*time.Second, "operator serving /healthz", func(context.Context) (bool, error) {
 		if p.exited() {
 			t.Fatalf("operator exited:\n%s", p.logs())
 		}
