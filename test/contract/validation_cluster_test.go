@@ -2,6 +2,7 @@ package contract_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -135,6 +136,40 @@ func TestClusterUpdateRules(t *testing.T) {
 			t.Fatalf("upgrade, grow and scale refused: %v", err)
 		}
 	})
+
+	// Down to status.upgrade.from only while the upgrade has not reached
+	// pg_upgrade, or after it failed; never below it, never once upgrading.
+	for _, tc := range []struct {
+		phase   pgv1.UpgradePhase
+		to      int32
+		allowed bool
+	}{
+		{pgv1.UpgradePreflight, 16, true}, {pgv1.UpgradeBackingUp, 16, true}, {pgv1.UpgradeFailed, 16, true},
+		{pgv1.UpgradePreflight, 15, false}, {pgv1.UpgradeUpgrading, 16, false}, {pgv1.UpgradeSucceeded, 16, false},
+	} {
+		t.Run(fmt.Sprintf("back to %d during %s", tc.to, tc.phase), func(t *testing.T) {
+			c := validCluster(ns)
+			c.Name = strings.ToLower(fmt.Sprintf("back-%d-%s", tc.to, tc.phase))
+			c.Spec.PostgresVersion = ptr.To[int32](17)
+			created, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatalf("create: %v", err)
+			}
+			created.Status.Upgrade = &pgv1.MajorUpgradeStatus{From: 16, To: 17, Phase: tc.phase,
+				StartTime: metav1.Now(), LastTransitionTime: metav1.Now()}
+			if created, err = pg.PostgresV1alpha1().PostgresClusters(ns).UpdateStatus(t.Context(), created, metav1.UpdateOptions{}); err != nil {
+				t.Fatalf("status: %v", err)
+			}
+			created.Spec.PostgresVersion = ptr.To(tc.to)
+			_, err = pg.PostgresV1alpha1().PostgresClusters(ns).Update(t.Context(), created, metav1.UpdateOptions{})
+			if tc.allowed && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !tc.allowed {
+				expectRefused(t, err, "spec.postgresVersion: Invalid value: postgresVersion cannot go down or be removed once set")
+			}
+		})
+	}
 }
 
 func TestClassIsClusterScopedAndValidated(t *testing.T) {

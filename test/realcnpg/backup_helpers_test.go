@@ -15,7 +15,7 @@ import (
 // and superuser access on: the tests switch WAL as postgres (kit.SwitchWAL,
 // which waits for Postgres's archiver to report the segment archived
 // through the plugin's sidecar).
-func s3BackupClass(t *testing.T, ns, schedule string) string {
+func s3BackupClass(t *testing.T, ns, schedule string, tune ...func(*pgv1.ClusterSettings)) string {
 	t.Helper()
 	sec := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "backup-creds", Namespace: ns},
@@ -25,13 +25,13 @@ func s3BackupClass(t *testing.T, ns, schedule string) string {
 		t.Fatal(err)
 	}
 	name := "backup-" + ns
-	smallClass(t, name, func(s *pgv1.ClusterSettings) {
+	smallClass(t, name, append([]func(*pgv1.ClusterSettings){func(s *pgv1.ClusterSettings) {
 		s.SuperuserAccess = ptr.To(true)
 		s.Backup = &pgv1.BackupSpec{Schedule: schedule, ObjectStore: &pgv1.ObjectStoreSpec{
 			DestinationPath:       "s3://" + S3Bucket + "/realcnpg",
 			EndpointURL:           S3Endpoint,
 			CredentialsSecretName: "backup-creds",
 		}}
-	})
+	}}, tune...)...)
 	return name
 }

@@ -23,7 +23,12 @@ type ackWriter struct {
 	acked     []int
 	uncertain []int
 	errs      []string
-	stop      context.CancelFunc
+	// lastAck is when the last row was acknowledged, and longestGap the
+	// longest time between two acknowledgements: how long the
+	// application could not write.
+	lastAck    time.Time
+	longestGap time.Duration
+	stop       context.CancelFunc
 	done      chan struct{}
 }
 
@@ -31,11 +36,17 @@ type ackWriter struct {
 // table (id int PRIMARY KEY) of database.
 func startAckWriter(t *testing.T, ns, cluster, database, table, secret string) *ackWriter {
 	t.Helper()
+	return startAckWriterVia(t, ns, cluster, cluster+"-rw", database, table, secret)
+}
+
+// startAckWriterVia is startAckWriter through Service service (a pooler's).
+func startAckWriterVia(t *testing.T, ns, cluster, service, database, table, secret string) *ackWriter {
+	t.Helper()
 	sec, err := kube.CoreV1().Secrets(ns).Get(t.Context(), secret, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := sessionConfig(t.Context(), ns, cluster, cluster+"-rw", database)
+	cfg, err := sessionConfig(t.Context(), ns, cluster, service, database)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +105,11 @@ func (w *ackWriter) record(id int, acked bool, why string) {
 	defer w.mu.Unlock()
 	if acked {
 		w.acked = append(w.acked, id)
+		now := time.Now()
+		if !w.lastAck.IsZero() && now.Sub(w.lastAck) > w.longestGap {
+			w.longestGap = now.Sub(w.lastAck)
+		}
+		w.lastAck = now
 		return
 	}
 	w.uncertain = append(w.uncertain, id)
@@ -106,6 +122,13 @@ func (w *ackWriter) failed(why string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.errs = append(w.errs, why)
+}
+
+// gap is the longest time between two acknowledged rows so far.
+func (w *ackWriter) gap() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.longestGap
 }
 
 // ackedCount is how many rows Postgres has acknowledged so far.
