@@ -3,7 +3,6 @@ package realcnpg
 import (
 	"context"
 	"fmt"
-	"testing"
 
 	"github.com/jackc/pgx/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,13 +10,6 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"github.com/setpoint-dev/setpoint/test/demo"
 )
-
-// connect is kit.ConnectAs, kept while upgrade_test.go, whose owner
-// moves it to the kit, still calls it by this name.
-func connect(t *testing.T, ns, cluster, database, secret string) *pgx.Conn {
-	t.Helper()
-	return kit.ConnectAs(t, ns, cluster, database, secret)
-}
 
 // sessionConfig is how an application in the cluster reaches Service
 // service: TLS verified against the cluster's CA for the -rw Service's

@@ -7,13 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// newNamespace is kit.Namespace, kept while upgrade_test.go, whose owner
-// moves it to the kit, still calls it by this name.
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	return kit.Namespace(t)
-}
-
 // describe logs what a failed test needs to see: the Pods of the
 // namespace, the operators' and CNPG's objects' states and recent events
 // (the kit's Describe: run before the namespace is deleted).

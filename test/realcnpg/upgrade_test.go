@@ -41,7 +41,7 @@ func TestUpgradeFromThePreviousReleaseOnRealCNPG(t *testing.T) {
 			t.Errorf("install this release again: %v", err)
 		}
 	})
-	ns := newNamespace(t)
+	ns := kit.Namespace(t)
 	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "shop", "small-"+ns)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
@@ -51,7 +51,7 @@ func TestUpgradeFromThePreviousReleaseOnRealCNPG(t *testing.T) {
 	kit.WaitDatabase(t, ns, "ledger", pgv1.PhaseReady, 3*time.Minute)
 
 	rwPassword := string(secret(t, ns, "ledger-ledger-rw").Data["password"])
-	admin := connect(t, ns, "shop", "ledger", "ledger-ledger-admin")
+	admin := kit.ConnectAs(t, ns, "shop", "ledger", "ledger-ledger-admin")
 	if _, err := admin.Exec(t.Context(), "CREATE TABLE writes (at timestamptz DEFAULT now())"); err != nil {
 		t.Fatalf("ledger_admin: CREATE TABLE: %v", err)
 	}
@@ -68,7 +68,9 @@ func TestUpgradeFromThePreviousReleaseOnRealCNPG(t *testing.T) {
 	}
 
 	writes := testkit.StartApp(context.WithoutCancel(t.Context()), 200*time.Millisecond, func(ctx context.Context) error {
-		return writeOnce(ctx, ns, "ledger", "ledger_rw", rwPassword)
+		return testkit.WriteOnce(ctx, 20*time.Second, func(ctx context.Context) (*pgx.Conn, error) {
+			return kit.Open(ctx, ns, "shop", "ledger", "ledger_rw", rwPassword)
+		})
 	})
 	t.Cleanup(writes.Stop)
 	certs := startCertApp(t, ns, "orders_rw", "shop.orders-rw-client-cert")
@@ -128,25 +130,4 @@ func TestUpgradeFromThePreviousReleaseOnRealCNPG(t *testing.T) {
 		t.Fatal(err)
 	}
 	applicationsCannotMint(t, ns, cm.Data)
-}
-
-// writeOnce logs in as user with password over a new connection and
-// writes a row into database's table writes.
-func writeOnce(ctx context.Context, ns, database, user, password string) error {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	cfg, err := sessionConfig(ctx, ns, "shop", "shop-rw", database)
-	if err != nil {
-		return err
-	}
-	cfg.User, cfg.Password = user, password
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("log in: %w", err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "INSERT INTO writes DEFAULT VALUES"); err != nil {
-		return fmt.Errorf("write: %w", err)
-	}
-	return nil
 }
