@@ -79,6 +79,8 @@ type clusterRun struct {
 	cluster *cnpgv1.Cluster
 	faults  faults
 	roles   *cnpgv1.ManagedRoles
+	// requested is the image and major the spec asks for (reconcileImage).
+	requested cnpgv1.ImageInfo
 }
 
 func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
@@ -97,6 +99,9 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 	if err := s.ensureGeneratedSuperuserSecret(ctx, r.cluster); err != nil {
 		return 0, err
 	}
+	if done, requeue, err := r.majorUpgrade(ctx); done || err != nil {
+		return requeue, err
+	}
 	if r.faults.stopped {
 		b.srv.stop()
 		return 0, r.writeStatus(ctx, PhaseFailingOver, false, "Primary instance is not running")
@@ -106,14 +111,20 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 	}
 	// A new Cluster always shows "Setting up primary" first, even when a
 	// shared server is already up.
-	if !b.srv.running() || r.cluster.Status.Phase == "" {
-		phase := PhaseSettingUpPrimary
-		if prev := r.cluster.Status.Phase; prev != "" && prev != PhaseSettingUpPrimary && (prev != PhaseImageCatalogError || r.instanceRan()) {
+	// After a major upgrade (or its rollback: the phase is still the
+	// upgrade's) the instances start again, which CNPG reports as not yet
+	// active.
+	if prev := r.cluster.Status.Phase; !b.srv.running() || prev == "" || prev == PhaseMajorUpgrade {
+		phase, reason := PhaseSettingUpPrimary, ""
+		switch {
+		case prev == PhaseMajorUpgrade:
+			phase, reason = PhaseWaitingForInstances, reasonWaitingForInstances
+		case prev != "" && prev != PhaseSettingUpPrimary && (prev != PhaseImageCatalogError || r.instanceRan()):
 			// It ran before and is gone: CNPG would be promoting a replica.
 			// (A Cluster held at first by its catalog has not run.)
 			phase = PhaseFailingOver
 		}
-		if err := r.writeStatus(ctx, phase, false, ""); err != nil {
+		if err := r.writeStatus(ctx, phase, false, reason); err != nil {
 			return 0, err
 		}
 	}
@@ -168,6 +179,9 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 	resizing := r.resizeVolumes(time.Now())
 	if wait := time.Until(r.inst.readyAt.Add(s.healthyDelay(r.faults))); wait > 0 {
 		return wait, r.writeStatus(ctx, PhaseSettingUpPrimary, false, "")
+	}
+	if err := r.rejoinReplicas(ctx); err != nil {
+		return 0, err
 	}
 	wasReady := r.cluster.Status.ReadyInstances > 0
 	phase := PhaseHealthy

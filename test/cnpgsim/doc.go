@@ -20,6 +20,29 @@
 //     found"), Ready False, and nothing else, until the Cluster or the
 //     catalog changes (catalogs are watched, whatever Options.Selector
 //     says);
+//   - keeps status.pgDataImageInfo {image, majorVersion} as CNPG 1.30's
+//     reconcileImage does (data_image.go): set at the Cluster's first sync
+//     (before its primary runs) from that image and its major (the
+//     catalog reference's, or the imageName tag's leading number; a tag
+//     without one is CNPG's "cannot parse version from image …" in the
+//     catalog-error phase), moved at once to another image of the same
+//     major, and to a higher major only by a major upgrade;
+//   - plays CNPG's offline in-place major upgrade (major_upgrade.go) when
+//     the requested major is above pgDataImageInfo's: phase "Upgrading
+//     Postgres major version" ("Upgrading cluster to major version N"),
+//     Ready False, the server stopped, a Job
+//     `<name>-1-major-upgrade` as CNPG makes it whose status the stand-in
+//     writes as the Job controller would (no Job controller runs here),
+//     Complete after Options.MajorUpgradeDuration (default 2 s); then
+//     pgDataImageInfo on the new image and major, the Job deleted, the
+//     same data directory started again, the replicas re-created under
+//     new serials ("Creating a new replica", "Creating replica
+//     <name>-<serial>-join") and healthy. A failed Job (FailMajorUpgrade)
+//     leaves the Cluster upgrading with its server down, as CNPG's
+//     backoffLimit 0 does; asking for the old major again while the Job
+//     exists deletes it, records Event MajorUpgradeRollback and starts the
+//     server on the old image. server_version_num stays 15 after any
+//     upgrade: only PostgreSQL 15's binaries exist here;
 //   - runs a real Postgres server (initdb, then postgres, as the postgres OS
 //     user when we are root) on a free 127.0.0.1 port, with SCRAM-SHA-256
 //     authentication and TLS 1.3 only (ssl=on);
@@ -261,7 +284,9 @@
 // SetHealthyDelay and Options.HealthyDelay (the Cluster stays in "Setting up
 // primary", readyInstances 0, for that long after its server starts);
 // StallBackups and ResumeBackups (each Backup of the Cluster hangs in phase
-// running, LastBackupSucceeded False "BackupStarted", until resumed). A
+// running, LastBackupSucceeded False "BackupStarted", until resumed);
+// FailMajorUpgrade (the Cluster's next major-upgrade Job ends Failed,
+// BackoffLimitExceeded, and is not retried). A
 // postmaster that dies on its own is noticed at once: "Failing over", then
 // restarted and healthy again. Faults may be set before the Cluster exists
 // and are forgotten when it is deleted.
@@ -271,9 +296,26 @@
 //   - One server plays every instance: readyInstances is spec.instances when
 //     healthy; there are no replicas, no replication, no switchover or
 //     failover (the -ro Service reaches the primary), no Pods, PVCs, PDBs or
-//     instance status; resources, affinity and imageName are
-//     ignored, and the server is always Debian's PostgreSQL 15 whatever the
-//     image (or the catalog's image for the major) says.
+//     instance status; resources and affinity are ignored, and the
+//     server is always Debian's PostgreSQL 15 whatever the image (or the
+//     catalog's image for the major) says: the image only names the major
+//     (pgDataImageInfo, major upgrades). Replicas re-created after a major
+//     upgrade are announced once each ("Creating a new replica") and
+//     renamed in healthyPVC, nothing more (CNPG clones each, and reports
+//     the primary ready meanwhile: readyInstances is 0 there).
+//   - A major upgrade is played, not run: no pg_upgrade, the server's
+//     binaries and server_version_num stay 15, the system identifier and
+//     timeline do not change (CNPG's pg_upgrade makes a new system on
+//     timeline 1, so a new primary's archive check fails on a folder that
+//     holds the old WAL: change serverName, as CNPG's documentation says;
+//     the stand-in archives on into the same folder), and extensions are
+//     not checked against the target image. CNPG deletes the Pods and
+//     waits for them before it creates the Job; the stand-in stops the
+//     server and creates the Job at once. status.image and
+//     status.targetPGDataImageInfo are not written (setpoint's typed
+//     status has neither; Simulator.Image reports the first), nor
+//     status.timelineID. The Job has no bootstrap-controller init
+//     container, volumes or environment, and no Pod.
 //   - Only the fields of setpoint's typed CNPG subset (pkg/apis/cnpg/v1) are
 //     read: no bootstrap (no `app` database, `app` owner or `<name>-app`
 //     Secret), no superuser/createdb/createrole/replication/bypassrls,
@@ -284,8 +326,8 @@
 //     left them (its default parameters included) and never an object they
 //     refuse. Fixed parameters (port, ssl, listen_addresses, …) that reach it
 //     anyway (with the webhooks off) are skipped instead of rejected.
-//   - Status is a subset: no phaseReason beyond stopped/failing and failed
-//     recoveries, no passwordStatus, no conditions besides Ready,
+//   - Status is a subset: no phaseReason beyond stopped/failing, failed
+//     recoveries and major upgrades, no passwordStatus, no conditions besides Ready,
 //     Initialized, ConsistentSystemID and LastBackupSucceeded (no
 //     ContinuousArchiving: the archive_command's outcome is not watched),
 //     no Database extension/schema status, no `<name>-server` or

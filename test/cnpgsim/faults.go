@@ -19,6 +19,9 @@ type faults struct {
 	healthyDelay *time.Duration
 	// stallBackups: backups hang once started (backup_stall.go).
 	stallBackups bool
+	// failMajorUpgrade: the next major-upgrade Job ends Failed
+	// (major_upgrade.go).
+	failMajorUpgrade bool
 }
 
 func (f *faults) clone() faults {
@@ -158,4 +161,15 @@ func (s *Simulator) RotateCA(ctx context.Context, namespace, name string) error 
 	inst.mu.Unlock()
 	s.clusterLoop.add(key)
 	return nil
+}
+
+// FailMajorUpgrade makes the Cluster's next major-upgrade Job fail, as a
+// pg_upgrade that refuses the data (an extension the new image lacks)
+// does: the Job ends Failed (BackoffLimitExceeded) and, as with CNPG,
+// nothing is retried (backoffLimit 0): the Cluster stays in "Upgrading
+// Postgres major version" with every instance down until its spec asks
+// for the old major again (a rollback). It holds for one Job; it may be
+// set before the upgrade is asked for.
+func (s *Simulator) FailMajorUpgrade(namespace, name string) {
+	s.editFaults(namespace, name, func(f *faults) { f.failMajorUpgrade = true })
 }

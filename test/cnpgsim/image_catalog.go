@@ -143,17 +143,19 @@ func (s *Simulator) requestedImage(c *cnpgv1.Cluster) (string, error) {
 }
 
 // reconcileImage is the first step of a Cluster's sync, as in CNPG: it
-// picks the image (Image reports it), or, when it cannot pick one, writes
+// picks the image (Image reports it) and keeps pgDataImageInfo
+// (data_image.go), or, when it cannot pick one, writes
 // the phase "Cluster has incomplete or invalid image catalog" with CNPG's
 // reason and Ready False, and goes no further (done). CNPG does not retry
 // on its own: a change of the Cluster or of its catalog does. Like CNPG
 // it keeps the image it picked last while it cannot pick one.
 func (r *clusterRun) reconcileImage(ctx context.Context) (done bool, err error) {
 	c := r.cluster
-	image, perr := r.s.requestedImage(c)
+	info, perr := r.s.requestedImageInfo(c)
 	if perr == nil {
-		r.s.catalogs.pick(r.inst.key, image)
-		return false, nil
+		r.s.catalogs.pick(r.inst.key, info.Image)
+		r.requested = info
+		return false, r.reconcileDataImage(ctx, info)
 	}
 	// CNPG's RegisterPhase: the phase, its reason and the Ready condition
 	// it implies; nothing else changes.

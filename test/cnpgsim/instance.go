@@ -52,6 +52,11 @@ type instance struct {
 	// once the first WAL file was switched out (archive_outcome.go).
 	archiving atomic.Pointer[archive]
 	firstWAL  atomic.Bool
+	// upgrade is the major upgrade in flight, or its aftermath
+	// (major_upgrade.go); serials are the instances' serials, once a
+	// major upgrade re-created the replicas (serials.go).
+	upgrade upgradeState
+	serials []int
 }
 
 func (s *Simulator) instance(key cache.ObjectName) *instance {

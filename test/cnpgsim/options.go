@@ -26,6 +26,9 @@ type Options struct {
 	// ResizeDelay is how long a volume resize takes after spec.storage.size
 	// grows: the PVCs are listed in status.resizingPVC meanwhile.
 	ResizeDelay time.Duration
+	// MajorUpgradeDuration is how long a major-upgrade Job runs before it
+	// ends (Complete, or Failed after FailMajorUpgrade); zero means 2 s.
+	MajorUpgradeDuration time.Duration
 	// PostgresBinDir holds initdb and postgres. Empty means `pg_config
 	// --bindir`, then /usr/lib/postgresql/15/bin.
 	PostgresBinDir string

@@ -25,8 +25,8 @@ const poolerUser = "cnpg_pooler_pgbouncer"
 // poolerSecretName is the Secret CNPG keeps the poolers' certificate in.
 func poolerSecretName(cluster string) string { return cluster + "-pooler" }
 
-// poolerIntegrations is status.poolerIntegrations: nil while the Cluster
-// has no Pooler.
+// poolerIntegrations is status.poolerIntegrations: with no Secret while
+// the Cluster has no Pooler.
 func (s *Simulator) poolerIntegrations(c *cnpgv1.Cluster) (*cnpgv1.PoolerIntegrations, error) {
 	poolers, err := s.poolers.Poolers(c.Namespace).List(everything)
 	if err != nil {
@@ -38,7 +38,9 @@ func (s *Simulator) poolerIntegrations(c *cnpgv1.Cluster) (*cnpgv1.PoolerIntegra
 				Secrets: []string{poolerSecretName(c.Name)}}}, nil
 		}
 	}
-	return nil, nil
+	// CNPG's getPoolerIntegrationsNeeded: an empty integration, never none
+	// (real CNPG's record in test/parity shows {"pgBouncerIntegration": {}}).
+	return &cnpgv1.PoolerIntegrations{}, nil
 }
 
 // ensurePoolerSecret makes the poolers' certificate when the Cluster has a
@@ -47,7 +49,7 @@ func (s *Simulator) poolerIntegrations(c *cnpgv1.Cluster) (*cnpgv1.PoolerIntegra
 // test waits for).
 func (s *Simulator) ensurePoolerSecret(ctx context.Context, c *cnpgv1.Cluster) error {
 	pi, err := s.poolerIntegrations(c)
-	if err != nil || pi == nil {
+	if err != nil || len(pi.PgBouncerIntegration.Secrets) == 0 {
 		return err
 	}
 	name := poolerSecretName(c.Name)

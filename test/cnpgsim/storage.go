@@ -50,8 +50,8 @@ func (r *clusterRun) resizeVolumes(now time.Time) time.Duration {
 // CNPG names them) as healthy or resizing.
 func (r *clusterRun) pvcStatus(st *cnpgv1.ClusterStatus) {
 	var names []string
-	for i := 1; i <= r.cluster.Spec.Instances; i++ {
-		names = append(names, fmt.Sprintf("%s-%d", r.cluster.Name, i))
+	for _, serial := range r.inst.instanceSerials(r.cluster.Spec.Instances) {
+		names = append(names, fmt.Sprintf("%s-%d", r.cluster.Name, serial))
 	}
 	st.HealthyPVC, st.ResizingPVC = names, nil
 	if r.inst.volumes.target != "" {
