@@ -2,7 +2,8 @@
 // of scenarios (a cluster with a pooler and backups, a database with its
 // three roles, CNPG's own refusals of a DatabaseRole and a Database, an
 // on-demand backup, a restore, the object store's credentials wrong, then
-// fixed) that test/e2e runs against the stand-in and
+// fixed, and CNPG's own offline major upgrade of a Cluster from 15 to 17
+// through an image catalog, step by step) that test/e2e runs against the stand-in and
 // test/realcnpg against real CNPG, each through setpoint as a user drives
 // it. Every scenario step reads the CNPG status setpoint reads (the typed
 // subset of pkg/apis/cnpg/v1 and pkg/apis/barmancloud/v1: phases and

@@ -33,6 +33,9 @@ var volatile = map[string]bool{
 	"beginWal": true, "endWal": true, "beginLSN": true, "endLSN": true,
 	"backupId": true, "backupName": true, "destinationPath": true, "archivePath": true,
 	"secretResourceVersion": true, "expiration": true, "expirations": true, "requestedAt": true, "handledAt": true,
+	// pgDataImageInfo.image: each site names its own images (its major is
+	// compared).
+	"image": true,
 }
 
 // volatileMessage are the condition types whose message is a value of

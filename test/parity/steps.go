@@ -40,6 +40,7 @@ var steps = []step{
 	{"a database asks for an extension Postgres lacks", missingExtensionStep},
 	{"restore from the backup", restoreStep},
 	{"the object store's credentials are wrong, then fixed", credentialsStep},
+	{"CNPG upgrades a cluster's major in place", majorUpgradeStep},
 }
 
 // clusterStep: a class with both poolers and an object store, a
