@@ -49,11 +49,21 @@ func storeFolder(location string) string {
 
 // inStandInStore is this tier's testkit.WALArchived: the segment's file
 // is in the stand-in's folder for backupClass's object store, where a
-// restore reads it.
-func inStandInStore(_ context.Context, ns, cluster string, _ testkit.Query, wal string) (bool, string, error) {
-	_, err := os.Stat(filepath.Join(walFolder(ns, cluster), wal))
+// restore reads it: the folder of the serverName the cluster reports
+// (its name, until a major upgrade gives the new system a folder of its
+// own).
+func inStandInStore(ctx context.Context, ns, cluster string, _ testkit.Query, wal string) (bool, string, error) {
+	pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, cluster, metav1.GetOptions{})
+	if err != nil {
+		return false, "", err
+	}
+	serverName := cluster
+	if b := pc.Status.BackupStatus; b != nil && b.ServerName != "" {
+		serverName = b.ServerName
+	}
+	_, err = os.Stat(filepath.Join(walFolder(ns, serverName), wal))
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, "not in " + walFolder(ns, cluster), nil
+		return false, "not in " + walFolder(ns, serverName), nil
 	}
 	return err == nil, "", err
 }

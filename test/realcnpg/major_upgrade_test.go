@@ -33,7 +33,8 @@ func onCatalog(s *pgv1.ClusterSettings) {
 // walks the phases, and the databases stay Ready throughout. Afterwards
 // every role logs in as before (password or certificate), the privileges
 // hold, the data is there, Postgres says 17, each database has planner
-// statistics again, the collector samples the new server, and an
+// statistics again, WAL is archived into a folder of the new system's, the
+// collector samples the new server, and an
 // application writing through the pooler resumed by itself with no
 // acknowledged row lost.
 func TestMajorUpgradeOnRealCNPG(t *testing.T) {
@@ -161,6 +162,13 @@ func TestMajorUpgradeOnRealCNPG(t *testing.T) {
 		t.Errorf("ledger rw by certificate reads %d entries (%v), want 2", n, err)
 	}
 	_ = ledger.Close(t.Context())
+
+	// The new system archives into a folder of its own (its timeline
+	// restarts at 1), and archiving works there.
+	if b := got.Status.BackupStatus; b == nil || b.ServerName != "shop-pg17" {
+		t.Errorf("backupStatus %+v, want serverName shop-pg17", b)
+	}
+	kit.SwitchWAL(t, ns, "shop")
 
 	// The collector samples the new server.
 	kit.Eventually(t, 3*time.Minute, "a sample of the upgraded primary", func(ctx context.Context) (bool, string, error) {

@@ -1,6 +1,10 @@
 package cluster
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
@@ -21,12 +25,49 @@ import (
 //     its UID>: the source's folder is not empty, and barman-cloud refuses
 //     to archive a new cluster into a folder that holds WAL. The UID makes
 //     it stable for this object and distinct from any earlier one;
-//  3. else the cluster's name.
+//  3. else the cluster's name;
+//
+// and then, across a major upgrade, a folder of its own (upgradeFolder).
 func archiveServerName(p *pass) string {
-	if name := cnpgServerName(p); name != "" {
+	name := cnpgServerName(p)
+	if name == "" {
+		name = firstServerName(p.cluster)
+	}
+	return upgradeFolder(p, name)
+}
+
+// upgradeFolder moves the archive to <name>-pg<major> when the pass asks
+// CloudNativePG for a major above the one the data runs (an upgrade
+// starts), and back to name when it asks for the data's major again after
+// an upgrade that never ran (the rollback of a failed pg_upgrade).
+// pg_upgrade makes a new system with timeline 1: its WAL would collide
+// with the old system's files of timeline 1 in the same folder, which
+// barman-cloud refuses to overwrite (CloudNativePG's major upgrade guide
+// says to change serverName for this). The old folder keeps the backups
+// of the old major, the pre-upgrade backup among them.
+func upgradeFolder(p *pass, name string) string {
+	cl := p.observedCNPG()
+	if cl == nil || p.want == nil {
 		return name
 	}
-	return firstServerName(p.cluster)
+	data, ok := dataMajor(cl)
+	applied, ok2 := appliedMajor(p)
+	if !ok || !ok2 {
+		return name
+	}
+	if applied > data {
+		if suffix := fmt.Sprintf("-pg%d", applied); !strings.HasSuffix(name, suffix) {
+			return name + suffix
+		}
+		return name
+	}
+	// A suffix for a major the data never reached: the attempt failed.
+	if i := strings.LastIndex(name, "-pg"); i > 0 {
+		if n, err := strconv.Atoi(name[i+3:]); err == nil && n > data {
+			return name[:i]
+		}
+	}
+	return name
 }
 
 // firstServerName is the serverName a cluster starts archiving under

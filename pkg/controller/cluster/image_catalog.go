@@ -61,6 +61,15 @@ func imageApplied(p *pass) (string, *cnpgac.ImageCatalogRefApplyConfiguration) {
 	return p.want.ImageName, nil
 }
 
+// appliedMajor is the major of the image this pass applies.
+func appliedMajor(p *pass) (int, bool) {
+	name, catalog := imageApplied(p)
+	if catalog != nil {
+		return *catalog.Major, true
+	}
+	return imageMajor(name)
+}
+
 // imageMatches: the CNPG Cluster names the image this pass applies, by
 // name or by catalog and major, and not the other one too.
 func imageMatches(s cnpgv1.ClusterSpec, p *pass) bool {

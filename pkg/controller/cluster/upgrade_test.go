@@ -243,3 +243,33 @@ func containsOne(s, sub string) bool {
 	}
 	return false
 }
+
+// The archive moves to a folder of its own when the upgrade asks for the
+// new major (pg_upgrade's new system restarts at timeline 1), keeps it
+// once the data runs that major, and moves back when a failed attempt
+// rolls back.
+func TestUpgradeArchivesIntoAFolderOfItsOwn(t *testing.T) {
+	w := newUpgradeWorld(t)
+	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "17"
+	plugin := func(name string) {
+		w.cnpg.Spec.Plugins = []cnpgv1.PluginConfiguration{{Name: barmanPlugin, Parameters: map[string]string{"serverName": name}}}
+	}
+	plugin("shop")
+	if got := archiveServerName(w.pass()); got != "shop-pg17" {
+		t.Errorf("serverName %q as the upgrade starts, want shop-pg17", got)
+	}
+	plugin("shop-pg17")
+	w.cnpg.Spec.ImageName = image17
+	w.cnpg.Status.PGDataImageInfo = &cnpgv1.ImageInfo{Image: image17, MajorVersion: 17}
+	if got := archiveServerName(w.pass()); got != "shop-pg17" {
+		t.Errorf("serverName %q on 17, want shop-pg17 kept", got)
+	}
+
+	w = newUpgradeWorld(t)
+	w.status.Upgrade = &pgv1.MajorUpgradeStatus{From: 15, To: 17, Phase: pgv1.UpgradeFailed, StartTime: metav1.NewTime(t0)}
+	plugin("shop-pg17")
+	w.cnpg.Spec.ImageName = image17 // the failed attempt's
+	if got := archiveServerName(w.pass()); got != "shop" {
+		t.Errorf("serverName %q after a failed attempt, want shop again", got)
+	}
+}
