@@ -38,6 +38,7 @@ func onCatalog(s *pgv1.ClusterSettings) {
 // application writing through the pooler resumed by itself with no
 // acknowledged row lost.
 func TestMajorUpgradeOnRealCNPG(t *testing.T) {
+	t.Parallel() // its cluster's Pods alone stop
 	ns := kit.Namespace(t)
 	class := s3BackupClass(t, ns, "", onCatalog, func(s *pgv1.ClusterSettings) {
 		s.Instances = ptr.To[int32](2)
@@ -277,6 +278,7 @@ func (w *upgradeWatch) check(t *testing.T) {
 // name; the CNPG Cluster stays on 15, untouched, and Postgres still says
 // 15. Setting postgresVersion back to 15 ends the attempt.
 func TestMajorUpgradePreflightRefusesAMissingExtensionOnRealCNPG(t *testing.T) {
+	t.Parallel()
 	ns := kit.Namespace(t)
 	smallClass(t, "pre-"+ns, onCatalog)
 	createCluster(t, ns, "shop", "pre-"+ns)
