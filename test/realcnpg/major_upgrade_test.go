@@ -339,3 +339,80 @@ func TestMajorUpgradePreflightRefusesAMissingExtensionOnRealCNPG(t *testing.T) {
 		t.Errorf("Ready = %+v, want True on 15", c)
 	}
 }
+
+// TestFailedMajorUpgradeRollsBackOnRealCNPG: pg_upgrade refuses a cluster
+// whose tables hold a regproc column (it names functions by OIDs that
+// pg_upgrade does not keep), so CloudNativePG's upgrade Job fails. setpoint
+// reports it with the Job's message and the last lines of its log, and
+// asks for the old major again (CloudNativePG's rollback): the cluster
+// runs 15 again with its data, and nothing retries. Once the column is
+// gone, the retry annotation upgrades it.
+func TestFailedMajorUpgradeRollsBackOnRealCNPG(t *testing.T) {
+	t.Parallel()
+	ns := kit.Namespace(t)
+	smallClass(t, "fail-"+ns, onCatalog)
+	createCluster(t, ns, "shop", "fail-"+ns)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
+	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
+	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 4*time.Minute)
+	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
+	for _, sql := range []string{"CREATE TABLE hooks (id int PRIMARY KEY, fn regproc)", "INSERT INTO hooks VALUES (1, 'now')"} {
+		if _, err := admin.Exec(t.Context(), sql); err != nil {
+			t.Fatalf("admin: %s: %v", sql, err)
+		}
+	}
+	_ = admin.Close(t.Context())
+
+	pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.Annotations = map[string]string{pgv1.UpgradeWithoutBackupAnnotation: "17"}
+	pc.Spec.PostgresVersion = ptr.To[int32](17)
+	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Update(t.Context(), pc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got := kit.WaitClusterReason(t, ns, "shop", pgv1.ConditionMajorUpgrade, pgv1.ReasonUpgradeFailed, 10*time.Minute)
+	u := got.Status.Upgrade
+	if u == nil || u.Phase != pgv1.UpgradeFailed || !strings.Contains(u.Message, "major-upgrade") || !strings.Contains(u.Message, pgv1.RetryUpgradeAnnotation) {
+		t.Fatalf("status.upgrade %+v, want Failed naming the Job and the retry", u)
+	}
+	t.Logf("pg_upgrade failed after %s: %s", time.Since(start).Round(time.Second), u.Message)
+	kit.Eventually(t, 8*time.Minute, "the CNPG Cluster back on 15, healthy", func(ctx context.Context) (bool, string, error) {
+		cl, err := pg.CNPGV1().Clusters(ns).Get(ctx, "shop", metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		r := cl.Spec.ImageCatalogRef
+		return r != nil && r.Major == 15 && cl.Status.Phase == "Cluster in healthy state" && cl.Status.ReadyInstances == cl.Status.Instances,
+			fmt.Sprintf("major %+v, phase %q", r, cl.Status.Phase), nil
+	})
+	t.Logf("back on 15 %s after the upgrade was asked for", time.Since(start).Round(time.Second))
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 3*time.Minute)
+	admin = kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
+	var version, n int
+	if err := admin.QueryRow(t.Context(), "SELECT current_setting('server_version_num')::int, (SELECT count(*) FROM hooks)").Scan(&version, &n); err != nil || version/10000 != 15 || n != 1 {
+		t.Fatalf("after the rollback: server_version_num %d, hooks %d (%v), want 15xxxx and the row", version, n, err)
+	}
+	if got := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, time.Minute); got.Status.Upgrade.Phase != pgv1.UpgradeFailed {
+		t.Errorf("status.upgrade %+v after the rollback, want Failed until a retry", got.Status.Upgrade)
+	}
+
+	if _, err := admin.Exec(t.Context(), "ALTER TABLE hooks ALTER COLUMN fn TYPE text"); err != nil {
+		t.Fatal(err)
+	}
+	_ = admin.Close(t.Context())
+	pc, err = pg.PostgresV1alpha1().PostgresClusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.Annotations[pgv1.RetryUpgradeAnnotation] = "after-fixing-hooks"
+	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Update(t.Context(), pc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got = kit.WaitClusterReason(t, ns, "shop", pgv1.ConditionMajorUpgrade, pgv1.ReasonUpgradeSucceeded, 12*time.Minute)
+	if u := got.Status.Upgrade; !strings.HasPrefix(u.ServerVersion, "17.") || u.RetryRequest != "after-fixing-hooks" {
+		t.Errorf("status.upgrade %+v, want the retried attempt on 17", u)
+	}
+}
