@@ -62,7 +62,9 @@ func upgradeFolder(p *pass, name string) string {
 		return name
 	}
 	// A suffix for a major the data never reached: the attempt failed.
-	if i := strings.LastIndex(name, "-pg"); i > 0 {
+	// Only on a name an upgrade made: a cluster named shop-pg18 keeps its
+	// folder.
+	if i := strings.LastIndex(name, "-pg"); i > 0 && name != firstServerName(p.cluster) {
 		if n, err := strconv.Atoi(name[i+3:]); err == nil && n > data {
 			return name[:i]
 		}

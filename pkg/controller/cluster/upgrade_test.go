@@ -272,4 +272,13 @@ func TestUpgradeArchivesIntoAFolderOfItsOwn(t *testing.T) {
 	if got := archiveServerName(w.pass()); got != "shop" {
 		t.Errorf("serverName %q after a failed attempt, want shop again", got)
 	}
+
+	// A name that only looks like an upgrade's keeps its folder.
+	w = newUpgradeWorld(t)
+	w.pc.Name, w.cnpg.Name = "shop-pg18", "shop-pg18"
+	w.want.PostgresVersion, w.want.ImageName = 15, image15
+	plugin("shop-pg18")
+	if got := archiveServerName(w.pass()); got != "shop-pg18" {
+		t.Errorf("serverName %q of cluster shop-pg18 on 15, want its own name", got)
+	}
 }
