@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -102,6 +103,25 @@ func (p *pass) upgradeLog(ctx context.Context, job *batchv1.Job) string {
 	if err != nil || len(b) == 0 {
 		return ""
 	}
-	lines := strings.Fields(strings.ReplaceAll(string(b), "\n", " \u23ce "))
-	return fmt.Sprintf("; the last lines of `kubectl logs -n %s %s -c %s`: %s", pod.Namespace, pod.Name, cnpgMajorUpgradeRole, strings.Join(lines, " "))
+	return fmt.Sprintf("; the last lines of `kubectl logs -n %s %s -c %s`: %s", pod.Namespace, pod.Name, cnpgMajorUpgradeRole, logText(b))
+}
+
+// logText is the log's lines as one line of text: of CloudNativePG's JSON
+// log lines, their message (pg_upgrade's own words) and error, the rest
+// as written.
+func logText(b []byte) string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var entry struct {
+			Msg   string `json:"msg"`
+			Error string `json:"error"`
+		}
+		if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg != "" {
+			line = strings.TrimSpace(strings.TrimSpace(entry.Msg) + " " + entry.Error)
+		}
+		if line = strings.Join(strings.Fields(line), " "); line != "" {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, " \u23ce ")
 }

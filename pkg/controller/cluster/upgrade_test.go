@@ -282,3 +282,15 @@ func TestUpgradeArchivesIntoAFolderOfItsOwn(t *testing.T) {
 		t.Errorf("serverName %q of cluster shop-pg18 on 15, want its own name", got)
 	}
 }
+
+// A failed pg_upgrade's log reads as pg_upgrade wrote it.
+func TestUpgradeLogKeepsPgUpgradesWords(t *testing.T) {
+	log := `{"level":"info","logger":"pg_upgrade","msg":"Your installation contains one of the reg* data types in user tables.","pipe":"stdout"}
+{"level":"info","logger":"pg_upgrade","msg":"Failure, exiting","pipe":"stdout"}
+Error: error while running pg_upgrade: exit status 1
+`
+	want := "Your installation contains one of the reg* data types in user tables. \u23ce Failure, exiting \u23ce Error: error while running pg_upgrade: exit status 1"
+	if got := logText([]byte(log)); got != want {
+		t.Errorf("logText:\n got %q\nwant %q", got, want)
+	}
+}
