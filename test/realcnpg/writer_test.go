@@ -29,7 +29,7 @@ type ackWriter struct {
 	lastAck    time.Time
 	longestGap time.Duration
 	stop       context.CancelFunc
-	done      chan struct{}
+	done       chan struct{}
 }
 
 // startAckWriter starts the loop as the user of Secret secret, writing into

@@ -111,7 +111,7 @@ func TestUpgradeWithoutObjectStoreWaitsForAcknowledgement(t *testing.T) {
 	w := newUpgradeWorld(t)
 	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeNeedsBackup, image15)
 	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeNeedsBackup, image15) // a restart changes nothing
-	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "16"                         // another major's
+	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "16"                      // another major's
 	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeNeedsBackup, image15)
 	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "17"
 	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
