@@ -141,9 +141,10 @@ demo: $(DEMO_NEEDS)
 	$(GO) build -o $(BIN)/sandbox ./test/sandbox
 	SETPOINT_BIN_DIR=$(BIN) $(BIN)/sandbox -demo -cnpg $(CNPG) $(DEMO_FLAGS)
 
-## bench: convergence, cost, memory and failover figures (prints a table, writes bench.json; ≈8 min)
+## bench: convergence, cost, memory, latency against its floor and failover figures (prints a table, writes bench.json; ≈10 min a run; BENCH_RUNS=3: medians of 3 separate runs)
+BENCH_RUNS ?= 1
 bench: controlplane postgres
-	SETPOINT_BIN_DIR=$(BIN) $(GO) run ./test/bench $(BENCH_FLAGS)
+	SETPOINT_BIN_DIR=$(BIN) $(GO) run ./test/bench -runs $(BENCH_RUNS) $(BENCH_FLAGS)
 
 ## image: the operator's image (linux/amd64 + linux/arm64), built without a container runtime, into dist/
 image:

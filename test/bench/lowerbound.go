@@ -131,68 +131,129 @@ type lbResult struct {
 }
 
 // runLowerBound creates the workload's objects in w.ns and processes each
-// as soon as it is created.
+// as soon as it is created, then stops its instance managers.
 func runLowerBound(ctx context.Context, admin *rest.Config, cfg lbConfig) (*lbResult, error) {
+	run, err := startLowerBound(ctx, admin, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer run.close()
+	return run.converge()
+}
+
+// lbRun is a lower bound kept alive after its convergence: its clusters,
+// its worker places and its CNPG instance managers stay, so that a stream
+// of new databases over its clusters (floorstream.go) pays what a new
+// database costs on a converged lower bound, as the operator's stream does
+// on the converged operator.
+type lbRun struct {
+	lb                          *lowerBound
+	cnt                         *counter
+	creator                     versioned.Interface
+	clusterSlots, databaseSlots slots
+	// ctx lives until close: the instance managers run under it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	errs   chan error
+	closed sync.Once
+}
+
+// startLowerBound builds the loop's clients and places; nothing is created
+// until converge.
+func startLowerBound(ctx context.Context, admin *rest.Config, cfg lbConfig) (*lbRun, error) {
 	cnt := &counter{m: map[string]float64{}}
 	rc := rest.CopyConfig(admin)
 	rc.QPS, rc.Burst = cfg.qps, cfg.burst
 	rc.WrapTransport = cnt.wrap
 	kube, err := kubernetes.NewForConfig(rc)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lower bound client: %w", err)
 	}
 	pg, err := versioned.NewForConfig(rc)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lower bound client: %w", err)
 	}
 	creator, err := versioned.NewForConfig(admin)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lower bound creator: %w", err)
 	}
 	lb := &lowerBound{cfg: cfg, kube: kube, pg: pg, connector: postgres.NewConnector(postgres.NewHostMap(cfg.hostMapFile))}
 	lb.cnpg = &cnpgInstances{lb: lb, client: creator, byName: map[string]chan roleJob{}}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	return &lbRun{lb: lb, cnt: cnt, creator: creator, ctx: rctx, cancel: cancel, errs: make(chan error, 1),
+		clusterSlots: newSlots(cfg.clusterWorkers), databaseSlots: newSlots(cfg.databaseWorkers)}, nil
+}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make(chan error, 1)
-	fail := func(err error) {
-		select {
-		case errs <- err:
-		default:
-		}
-		cancel()
+// fail keeps the first error and stops the run.
+func (r *lbRun) fail(err error) {
+	select {
+	case r.errs <- err:
+	default:
 	}
-	clusterSlots, databaseSlots := newSlots(cfg.clusterWorkers), newSlots(cfg.databaseWorkers)
+	r.cancel()
+}
+
+// firstErr is the first error of any object's work, if any.
+func (r *lbRun) firstErr() error {
+	select {
+	case e := <-r.errs:
+		r.errs <- e // later callers see it too
+		return e
+	default:
+		return nil
+	}
+}
+
+// converge creates the workload and waits until every object is done.
+func (r *lbRun) converge() (*lbResult, error) {
+	lb, ctx := r.lb, r.ctx
 	var objects sync.WaitGroup
-	start, err := createAll(ctx, creator, cfg.w, cfg.creators, func(c created) {
+	start, err := createAll(ctx, r.creator, lb.cfg.w, lb.cfg.creators, func(c created) {
 		if c.cluObj != nil {
 			objects.Go(func() {
-				if err := lb.cluster(ctx, clusterSlots, c.cluObj); err != nil {
-					fail(fmt.Errorf("lower bound, cluster %s: %w", c.cluObj.Name, err))
+				if err := lb.cluster(ctx, r.clusterSlots, c.cluObj); err != nil {
+					r.fail(fmt.Errorf("lower bound, cluster %s: %w", c.cluObj.Name, err))
 				}
 			})
 			return
 		}
 		objects.Go(func() {
-			if err := lb.database(ctx, databaseSlots, c.dbObj); err != nil {
-				fail(fmt.Errorf("lower bound, database %s: %w", c.dbObj.Name, err))
+			if err := lb.database(ctx, r.databaseSlots, c.dbObj); err != nil {
+				r.fail(fmt.Errorf("lower bound, database %s: %w", c.dbObj.Name, err))
 			}
 		})
 	})
 	objects.Wait()
 	wall := time.Since(start)
-	lb.cnpg.stop()
-	clusterSlots.close()
-	databaseSlots.close()
-	select {
-	case e := <-errs:
+	if e := r.firstErr(); e != nil {
 		return nil, e
-	default:
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &lbResult{wall: wall, counts: cnt.snapshot(), statements: lb.statements.Load(), conns: lb.conns.Load()}, nil
+	return &lbResult{wall: wall, counts: r.cnt.snapshot(), statements: lb.statements.Load(), conns: lb.conns.Load()}, nil
+}
+
+// database does the loop's work for one new PostgresDatabase, created by
+// the caller in the lower bound's namespace; it returns once the database's
+// status is written Ready.
+func (r *lbRun) database(d *pgv1.PostgresDatabase) error {
+	if err := r.lb.database(r.ctx, r.databaseSlots, d); err != nil {
+		return fmt.Errorf("lower bound, database %s: %w", d.Name, err)
+	}
+	return nil
+}
+
+// close stops the instance managers once their queues are drained and
+// closes the places' connections; later calls do nothing, so that a
+// deferred close may follow an early one.
+func (r *lbRun) close() {
+	r.closed.Do(func() {
+		r.lb.cnpg.stop()
+		r.clusterSlots.close()
+		r.databaseSlots.close()
+		r.cancel()
+	})
 }
 
 type lowerBound struct {

@@ -7,7 +7,7 @@
 // object setpoint writes. It prints figures; it has no pass/fail
 // thresholds.
 //
-//	go run ./test/bench [-clusters 100] [-databases-per-cluster 10] [-reps 1] [-out bench.json]
+//	go run ./test/bench [-clusters 100] [-databases-per-cluster 10] [-reps 1] [-runs 1] [-out bench.json]
 package main
 
 import (
@@ -39,6 +39,7 @@ type flags struct {
 	clusters        int
 	perDB           int
 	reps            int
+	runs            int
 	out             string
 	resync          time.Duration
 	timeout         time.Duration
@@ -67,6 +68,7 @@ func main() {
 	flag.IntVar(&f.clusters, "clusters", 100, "PostgresClusters per repetition.")
 	flag.IntVar(&f.perDB, "databases-per-cluster", 10, "PostgresDatabases per PostgresCluster (one database each).")
 	flag.IntVar(&f.reps, "reps", 1, "Repetitions; each uses fresh namespaces and a fresh operator process. Figures are medians with min–max.")
+	flag.IntVar(&f.runs, "runs", 1, "Separate runs of the whole bench, each a process with its own control plane and Postgres server (make bench BENCH_RUNS=N); the figures are the runs' medians with their spread, each run's JSON is kept beside -out (NAME-runK.json).")
 	flag.StringVar(&f.out, "out", "bench.json", "Where to write the figures as JSON; empty writes none.")
 	flag.DurationVar(&f.resync, "resync-period", 60*time.Second, "The operator's --resync-period; the idle-cost phase waits out one period.")
 	flag.DurationVar(&f.timeout, "converge-timeout", 12*time.Minute, "Give up on convergence after this long.")
@@ -98,7 +100,12 @@ func main() {
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, f)
+	var err error
+	if f.runs > 1 {
+		err = runMany(ctx, f)
+	} else {
+		err = run(ctx, f)
+	}
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -450,11 +457,18 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["settle_before_lower_bound_s"] = settleDisk().Seconds()
 	logf("r%d: dirty pages written back in %.1fs", rep, fig["settle_before_lower_bound_s"])
 	logf("r%d: lower bound: the same workload by a plain loop in %s", rep, lbW.ns)
-	lbr, err := runLowerBound(ctx, b.env.Config, lbConfig{
+	floor, err := startLowerBound(ctx, b.env.Config, lbConfig{
 		w: lbW, clusterWorkers: f.clusterWorkers, databaseWorkers: f.databaseWorkers,
 		qps: float32(f.qps), burst: f.burst, creators: f.creators,
 		hostMapFile: b.hostMap, backendNS: w.ns, backendClu: w.clusterName(0), caCert: ca.Data["ca.crt"],
 	})
+	if err != nil {
+		return nil, err
+	}
+	// The lower bound stays up, clusters and instance managers, until
+	// the latency phase has streamed over it too (floorstream.go).
+	defer floor.close()
+	lbr, err := floor.converge()
 	if err != nil {
 		return nil, err
 	}
@@ -510,15 +524,27 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	if f.streamDuration > 0 && f.streamRate > 0 && f.perDB > 0 {
 		fig["settle_before_stream_s"] = settleDisk().Seconds()
 		logf("r%d: dirty pages written back in %.1fs", rep, fig["settle_before_stream_s"])
-		logf("r%d: latency: %g new PostgresDatabases/s for %v on the %d Ready clusters", rep, f.streamRate, f.streamDuration, w.clusters)
-		sr, err := b.runStream(ctx, op, w, f.streamRate, f.streamDuration)
+		// The machine's speed before the stream: what one CREATE
+		// DATABASE costs on the shared server now (marks.go).
+		mark, err := floor.lb.markCreateDatabase(ctx, fmt.Sprintf("r%d", rep))
+		if err != nil {
+			return nil, err
+		}
+		fig["mark_create_database_s"] = mark.Seconds()
+		logf("r%d: latency: %g new PostgresDatabases/s for %v on the %d Ready clusters, and as many on the lower bound's, interleaved", rep, f.streamRate, f.streamDuration, w.clusters)
+		sr, err := b.runStream(ctx, op, w, floor, lbW, f.streamRate, f.streamDuration)
 		if err != nil {
 			return nil, err
 		}
 		streamFigures(fig, sr)
 		res.streamBreakdown = sr.breakdown
-		logf("r%d: latency: %d databases, apply → Ready p50 %.2fs p99 %.2fs", rep, sr.n, fig["stream_ready_p50_s"], fig["stream_ready_p99_s"])
+		logf("r%d: latency: %d databases each, apply → Ready p50 %.2fs p99 %.2fs, floor p50 %.2fs p99 %.2fs, ratios %.2f / %.2f; marks: API round trip p50 %.1f ms, CREATE DATABASE %.0f ms",
+			rep, sr.n, fig["stream_ready_p50_s"], fig["stream_ready_p99_s"], fig["floor_stream_ready_p50_s"], fig["floor_stream_ready_p99_s"],
+			fig["stream_ratio_p50"], fig["stream_ratio_p99"], 1000*fig["mark_api_round_trip_p50_s"], 1000*fig["mark_create_database_s"])
 	}
+	// The floor's work is done: its goroutines and sessions go before the
+	// phases that follow measure anything.
+	floor.close()
 	if f.lightClusters > 0 {
 		logf("r%d: light load: %d PostgresClusters one at a time (times relative to CNPG's healthy moment)", rep, f.lightClusters)
 		lr, err := b.light(ctx, rep, op, w)

@@ -10,12 +10,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 )
 
 // The latency phase: with the convergence phase's clusters Ready and the
 // operator otherwise idle, new PostgresDatabases arrive at a steady rate
 // (as a busy platform sees them) and each one's apply → Ready is timed by
 // an informer. It measures one change on a busy operator, not a burst.
+//
+// Its floor is the lower bound's stream: the same rate of new databases
+// over the converged lower bound's clusters, done by its loop and its
+// instance managers (lbRun), timed by the same readiness watch. The two
+// streams are interleaved, one arrival of each in turn, so that both run
+// on the same machine at the same moments: neither gets the warmer or the
+// quieter minute, and the operator's periodic resync, if one falls in the
+// window, falls in both. The price is that each stream runs beside the
+// other's load; the ratio operator / floor is what to read, not either
+// side's seconds.
 
 // streamPrefix names the stream's objects; convergence objects are c###-d#.
 const streamPrefix = "s"
@@ -23,89 +34,138 @@ const streamPrefix = "s"
 // streamResult is what the latency phase measured.
 type streamResult struct {
 	n         int
-	latencies []time.Duration // sorted
+	latencies []time.Duration // the operator's, sorted
+	floor     []time.Duration // the lower bound's, sorted
 	// breakdown: mean time per database in each state, longest first.
 	breakdown []string
 	before    scrape
 	after     scrape
+	// apiRTT: the bench's own API reads during the stream (marks.go).
+	apiRTT      []time.Duration
+	apiRTTFails int
 }
 
-// runStream creates rate objects per second for d, spread round-robin
-// over w's clusters, and waits until each is Ready.
-func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, rate float64, d time.Duration) (*streamResult, error) {
+// streamSide is one of the two streams: where its databases go and what
+// follows their create.
+type streamSide struct {
+	w      workload
+	client versioned.Interface
+	track  *readiness
+	// then runs after the create in the arrival's goroutine: the lower
+	// bound's work for the database; nil for the operator's.
+	then func(*pgv1.PostgresDatabase) error
+}
+
+func newStreamSide(w workload, client versioned.Interface, n int) *streamSide {
+	track := newReadiness(n)
+	track.only = "database/" + streamPrefix
+	track.steps = map[string][]stateStep{}
+	return &streamSide{w: w, client: client, track: track}
+}
+
+// arrive creates the i-th database of the side and, for the lower bound,
+// does its work.
+func (s *streamSide) arrive(ctx context.Context, i int) error {
+	name := fmt.Sprintf("%s%04d", streamPrefix, i)
+	obj := &pgv1.PostgresDatabase{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.w.ns},
+		Spec: pgv1.PostgresDatabaseSpec{
+			ClusterRef: pgv1.LocalObjectReference{Name: s.w.clusterName(i % s.w.clusters)},
+			Databases:  []pgv1.DatabaseSpec{{Name: s.w.prefix + name}},
+		},
+	}
+	at := time.Now()
+	got, err := s.client.PostgresV1alpha1().PostgresDatabases(s.w.ns).Create(ctx, obj, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("create %s/%s: %w", s.w.ns, name, err)
+	}
+	s.track.markApplied("database/"+name, at)
+	if s.then != nil {
+		return s.then(got)
+	}
+	return nil
+}
+
+// runStream creates rate databases per second for d on each side, spread
+// round-robin over each side's clusters, the two sides' arrivals
+// interleaved, and waits until every one is Ready.
+func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, floor *lbRun, lbW workload, rate float64, d time.Duration) (*streamResult, error) {
 	n := int(rate * d.Seconds())
 	if n < 1 {
 		return nil, fmt.Errorf("-stream-rate × -stream-duration gives no database")
 	}
-	track := newReadiness(n)
-	track.only = "database/" + streamPrefix
-	track.steps = map[string][]stateStep{}
+	ops := newStreamSide(w, b.pg, n)
+	lbs := newStreamSide(lbW, floor.creator, n)
+	lbs.then = floor.database
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := watchReadiness(wctx, b.pg, w.ns, track); err != nil {
-		return nil, err
+	for _, s := range []*streamSide{ops, lbs} {
+		if err := watchReadiness(wctx, b.pg, s.w.ns, s.track); err != nil {
+			return nil, fmt.Errorf("stream readiness watch: %w", err)
+		}
 	}
 	roles := newRoleTrace(streamPrefix, func(obj string) string { return w.prefix + obj })
 	if err := roles.watch(wctx, b, w.ns); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("stream hand-over watch: %w", err)
 	}
 	before, err := op.scrape()
 	if err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
+	probe, err := startAPIProbe(wctx, b.env.Config, w.ns)
+	if err != nil {
 		return nil, err
 	}
-	errs := make(chan error, n)
+	errs := make(chan error, 2*n)
 	var wg sync.WaitGroup
-	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
+	// Twice the rate: each side gets every other tick, so each keeps rate.
+	tick := time.NewTicker(time.Duration(float64(time.Second) / (2 * rate)))
 	defer tick.Stop()
-	for i := range n {
+	for k := range 2 * n {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-tick.C:
 		}
-		// Each create in its own goroutine: a slow create must not delay
+		side := ops
+		if k%2 == 1 {
+			side = lbs
+		}
+		// Each arrival in its own goroutine: a slow create must not delay
 		// the next arrival, or the rate would bend to the API server.
 		wg.Go(func() {
-			name := fmt.Sprintf("%s%04d", streamPrefix, i)
-			obj := &pgv1.PostgresDatabase{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.ns},
-				Spec: pgv1.PostgresDatabaseSpec{
-					ClusterRef: pgv1.LocalObjectReference{Name: w.clusterName(i % w.clusters)},
-					Databases:  []pgv1.DatabaseSpec{{Name: w.prefix + name}},
-				},
+			if err := side.arrive(ctx, k/2); err != nil {
+				errs <- err
 			}
-			at := time.Now()
-			if _, err := b.pg.PostgresV1alpha1().PostgresDatabases(w.ns).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
-				errs <- fmt.Errorf("create %s: %w", name, err)
-				return
-			}
-			track.markApplied("database/"+name, at)
 		})
 	}
+	timeout := time.After(3 * time.Minute)
+	for _, s := range []*streamSide{ops, lbs} {
+		select {
+		case <-s.track.allReady:
+		case err := <-errs:
+			return nil, fmt.Errorf("latency phase: %w", err)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-op.done:
+			return nil, fmt.Errorf("operator exited during the latency phase; log %s:\n%s", op.logPath, tail(op.logPath, 30))
+		case <-timeout:
+			got, phases := s.track.progress()
+			return nil, fmt.Errorf("latency phase, %s: %d/%d Ready 3 minutes after the last create, others by phase %v", s.w.ns, got, n, phases)
+		}
+	}
 	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		return nil, err
-	}
-	select {
-	case <-track.allReady:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-op.done:
-		return nil, fmt.Errorf("operator exited during the latency phase; log %s:\n%s", op.logPath, tail(op.logPath, 30))
-	case <-time.After(3 * time.Minute):
-		got, phases := track.progress()
-		return nil, fmt.Errorf("latency phase: %d/%d Ready 3 minutes after the last create, others by phase %v", got, n, phases)
-	}
+	rtt, fails := probe.finish()
 	after, err := settle(ctx, op)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("stream: %w", err)
 	}
-	bd := breakdown(track.timeInStates("database/"), n)
-	if m := roles.milestones(track); len(m) > 0 {
+	bd := breakdown(ops.track.timeInStates("database/"), n)
+	if m := roles.milestones(ops.track); len(m) > 0 {
 		bd = append(append(bd, "role and database hand-over, "+m[0]), prefixed("  ", m[1:])...)
 	}
-	return &streamResult{n: n, latencies: track.latencies("database/"), breakdown: bd, before: before, after: after}, nil
+	return &streamResult{n: n, latencies: ops.track.latencies("database/"), floor: lbs.track.latencies("database/"),
+		breakdown: bd, before: before, after: after, apiRTT: rtt, apiRTTFails: fails}, nil
 }
 
 // breakdown turns summed time per state into lines of mean time per
@@ -141,4 +201,12 @@ func streamFigures(fig map[string]float64, r *streamResult) {
 	q := diffHistogram(r.before.histogram("workqueue_queue_duration_seconds", "name", "postgresdatabase"),
 		r.after.histogram("workqueue_queue_duration_seconds", "name", "postgresdatabase"))
 	fig["stream_queue_wait_p99_database_s"] = quantile(0.99, q)
+	fig["stream_queue_wait_p50_database_s"] = quantile(0.50, q)
+	floorFigures(fig, r)
+	passFigures(fig, r)
+	fig["mark_api_round_trip_p50_s"] = pct(r.apiRTT, 0.50)
+	fig["mark_api_round_trip_p99_s"] = pct(r.apiRTT, 0.99)
+	fig["mark_api_round_trip_failures"] = float64(r.apiRTTFails)
+	rt := diffHistogram(r.before.histogram("setpoint_api_request_duration_seconds"), r.after.histogram("setpoint_api_request_duration_seconds"))
+	fig["stream_op_api_request_p50_s"] = quantile(0.50, rt)
 }
