@@ -38,8 +38,12 @@ type streamResult struct {
 	floor     []time.Duration // the lower bound's, sorted
 	// breakdown: mean time per database in each state, longest first.
 	breakdown []string
-	before    scrape
-	after     scrape
+	// before and after: the operator's metrics around the whole stream.
+	before, after scrape
+	// segments: around each drained part of it; clusters: the converged
+	// clusters a resync passes.
+	segments []segment
+	clusters int
 	// apiRTT: the bench's own API reads during the stream (marks.go).
 	apiRTT      []time.Duration
 	apiRTTFails int
@@ -108,23 +112,57 @@ func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, flo
 	if err := roles.watch(wctx, b, w.ns); err != nil {
 		return nil, fmt.Errorf("stream hand-over watch: %w", err)
 	}
-	before, err := op.scrape()
-	if err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
-	}
 	probe, err := startAPIProbe(wctx, b.env.Config, w.ns)
 	if err != nil {
 		return nil, err
 	}
 	errs := make(chan error, 2*n)
 	var wg sync.WaitGroup
+	var segs []segment
+	for first := 0; first < n; {
+		count := min(n-first, max(1, int(rate*segmentLength.Seconds())))
+		seg, err := b.streamSegment(ctx, op, ops, lbs, first, count, rate, errs, &wg)
+		if err != nil {
+			return nil, err
+		}
+		segs = append(segs, seg)
+		first += count
+	}
+	wg.Wait()
+	rtt, fails := probe.finish()
+	bd := breakdown(ops.track.timeInStates("database/"), n)
+	if m := roles.milestones(ops.track); len(m) > 0 {
+		bd = append(append(bd, "role and database hand-over, "+m[0]), prefixed("  ", m[1:])...)
+	}
+	return &streamResult{n: n, latencies: ops.track.latencies("database/"), floor: lbs.track.latencies("database/"),
+		breakdown: bd, before: segs[0].before, after: segs[len(segs)-1].after, segments: segs, clusters: w.clusters,
+		apiRTT: rtt, apiRTTFails: fails}, nil
+}
+
+// segmentLength is how long a segment's arrivals last. The stream comes
+// in segments, each drained (every database Ready) before the next, so
+// that the operator's metrics can be read per segment and a segment a
+// periodic resync fell in left out of the per-database passes and queue
+// wait (streampasses.go); the latencies keep every segment, the resync's
+// too, since it fell in both streams' windows alike.
+const segmentLength = 20 * time.Second
+
+// streamSegment sends count databases to each side from index first,
+// interleaved, at rate per side, and waits until they are all Ready; it
+// returns the operator's metrics around it.
+func (b *bench) streamSegment(ctx context.Context, op *operatorProc, ops, lbs *streamSide, first, count int, rate float64,
+	errs chan error, wg *sync.WaitGroup) (segment, error) {
+	before, err := op.scrape()
+	if err != nil {
+		return segment{}, fmt.Errorf("stream: %w", err)
+	}
 	// Twice the rate: each side gets every other tick, so each keeps rate.
 	tick := time.NewTicker(time.Duration(float64(time.Second) / (2 * rate)))
 	defer tick.Stop()
-	for k := range 2 * n {
+	for k := range 2 * count {
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return segment{}, ctx.Err()
 		case <-tick.C:
 		}
 		side := ops
@@ -134,38 +172,37 @@ func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, flo
 		// Each arrival in its own goroutine: a slow create must not delay
 		// the next arrival, or the rate would bend to the API server.
 		wg.Go(func() {
-			if err := side.arrive(ctx, k/2); err != nil {
+			if err := side.arrive(ctx, first+k/2); err != nil {
 				errs <- err
 			}
 		})
 	}
 	timeout := time.After(3 * time.Minute)
 	for _, s := range []*streamSide{ops, lbs} {
-		select {
-		case <-s.track.allReady:
-		case err := <-errs:
-			return nil, fmt.Errorf("latency phase: %w", err)
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-op.done:
-			return nil, fmt.Errorf("operator exited during the latency phase; log %s:\n%s", op.logPath, tail(op.logPath, 30))
-		case <-timeout:
+		for {
 			got, phases := s.track.progress()
-			return nil, fmt.Errorf("latency phase, %s: %d/%d Ready 3 minutes after the last create, others by phase %v", s.w.ns, got, n, phases)
+			if got >= first+count {
+				break
+			}
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case err := <-errs:
+				return segment{}, fmt.Errorf("latency phase: %w", err)
+			case <-ctx.Done():
+				return segment{}, ctx.Err()
+			case <-op.done:
+				return segment{}, fmt.Errorf("operator exited during the latency phase; log %s:\n%s", op.logPath, tail(op.logPath, 30))
+			case <-timeout:
+				return segment{}, fmt.Errorf("latency phase, %s: %d/%d Ready 3 minutes after the segment's last create, others by phase %v",
+					s.w.ns, got, first+count, phases)
+			}
 		}
 	}
-	wg.Wait()
-	rtt, fails := probe.finish()
 	after, err := settle(ctx, op)
 	if err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
+		return segment{}, fmt.Errorf("stream: %w", err)
 	}
-	bd := breakdown(ops.track.timeInStates("database/"), n)
-	if m := roles.milestones(ops.track); len(m) > 0 {
-		bd = append(append(bd, "role and database hand-over, "+m[0]), prefixed("  ", m[1:])...)
-	}
-	return &streamResult{n: n, latencies: ops.track.latencies("database/"), floor: lbs.track.latencies("database/"),
-		breakdown: bd, before: before, after: after, apiRTT: rtt, apiRTTFails: fails}, nil
+	return segment{n: count, before: before, after: after}, nil
 }
 
 // breakdown turns summed time per state into lines of mean time per
@@ -198,10 +235,6 @@ func streamFigures(fig map[string]float64, r *streamResult) {
 	fig["stream_api_writes_per_database"] = sumWrites(api) / n
 	fig["stream_status_writes_per_database"] = statusWrites(api, "postgresdatabases") / n
 	fig["stream_events_per_database"] = eventWrites(api) / n
-	q := diffHistogram(r.before.histogram("workqueue_queue_duration_seconds", "name", "postgresdatabase"),
-		r.after.histogram("workqueue_queue_duration_seconds", "name", "postgresdatabase"))
-	fig["stream_queue_wait_p99_database_s"] = quantile(0.99, q)
-	fig["stream_queue_wait_p50_database_s"] = quantile(0.50, q)
 	floorFigures(fig, r)
 	passFigures(fig, r)
 	fig["mark_api_round_trip_p50_s"] = pct(r.apiRTT, 0.50)
