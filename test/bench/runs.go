@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -52,34 +53,49 @@ func runMany(ctx context.Context, f flags) error {
 	defer os.RemoveAll(dir)
 	began := time.Now()
 	var runs []*report
-	for k := 1; k <= f.runs; k++ {
-		path := runPath(f.out, dir, k)
-		logf("run %d of %d (figures in %s)", k, f.runs, path)
-		cmd := exec.CommandContext(ctx, self, runsChildArgs(os.Args[1:], path)...)
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-		// An interrupted parent lets the child tear its control plane down.
-		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-		cmd.WaitDelay = time.Minute
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("run %d of %d: %w", k, f.runs, err)
-		}
-		r, err := readReport(path)
+	var failed error
+	for k := 1; k <= f.runs && failed == nil; k++ {
+		r, err := runOnce(ctx, self, runPath(f.out, dir, k), k, f.runs)
 		if err != nil {
-			return fmt.Errorf("run %d of %d: %w", k, f.runs, err)
+			failed = err
+			break
 		}
 		runs = append(runs, r)
 	}
+	if len(runs) == 0 {
+		return failed
+	}
+	// A failed or interrupted run still leaves the medians of those done.
 	rep := medianOfRuns(runs, float64(f.clusters*(1+f.perDB)))
 	rep.Meta.TotalSeconds = time.Since(began).Seconds()
-	fmt.Fprintf(os.Stdout, "\n==== medians of %d separate runs (min–max: the spread over runs) ====\n", len(runs))
+	fmt.Fprintf(os.Stdout, "\n==== medians of %d separate runs of %d asked (min–max: the spread over runs) ====\n", len(runs), f.runs)
 	rep.print(os.Stdout)
 	if f.out != "" {
 		if err := rep.writeJSON(f.out); err != nil {
-			return fmt.Errorf("-runs: %w", err)
+			return errors.Join(failed, fmt.Errorf("-runs: %w", err))
 		}
 		logf("wrote %s", f.out)
 	}
-	return nil
+	return failed
+}
+
+// runOnce runs the bench once as a child process writing its figures to
+// path, and reads them.
+func runOnce(ctx context.Context, self, path string, k, n int) (*report, error) {
+	logf("run %d of %d (figures in %s)", k, n, path)
+	cmd := exec.CommandContext(ctx, self, runsChildArgs(os.Args[1:], path)...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	// An interrupted parent lets the child tear its control plane down.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = time.Minute
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("run %d of %d: %w", k, n, err)
+	}
+	r, err := readReport(path)
+	if err != nil {
+		return nil, fmt.Errorf("run %d of %d: %w", k, n, err)
+	}
+	return r, nil
 }
 
 func readReport(path string) (*report, error) {
