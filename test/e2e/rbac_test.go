@@ -77,9 +77,10 @@ var permissionsForALostRace = map[string]bool{
 // (pkg/controller/cluster/upgrade*.go): the preflight's probe Pod, which
 // the sandbox has no kubelet to run, the catalog read for its image, and
 // the failed pg_upgrade Job with its Pod's log. The lifecycle does no major
-// upgrade (the stand-in runs one major's binaries), so this test cannot
-// see them used: the unit tests of pkg/controller/cluster send the Job
-// list, and a real node the rest.
+// upgrade (the stand-in has no kubelet to run the probe), so this test
+// cannot see them used. The real tier runs the release's install.yaml, so
+// its major-upgrade tests send every one of these under the shipped RBAC
+// (the probe, the catalog read, the failed Job and its log).
 var permissionsOfAMajorUpgrade = map[string]bool{
 	"pods get": true, "pods list": true, "pods create": true, "pods delete": true, "pods/log get": true,
 	"jobs list": true, "imagecatalogs get": true, "clusterimagecatalogs get": true,
