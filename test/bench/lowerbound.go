@@ -156,6 +156,12 @@ type lbRun struct {
 	cancel context.CancelFunc
 	errs   chan error
 	closed sync.Once
+	// inflight counts the stream's databases being worked on: close waits
+	// for them, since a role submitted after stop would find its instance
+	// manager's queue closed.
+	inflight sync.WaitGroup
+	mu       sync.Mutex
+	ended    bool // close has begun: no new work
 }
 
 // startLowerBound builds the loop's clients and places; nothing is created
@@ -179,7 +185,7 @@ func startLowerBound(ctx context.Context, admin *rest.Config, cfg lbConfig) (*lb
 	}
 	lb := &lowerBound{cfg: cfg, kube: kube, pg: pg, connector: postgres.NewConnector(postgres.NewHostMap(cfg.hostMapFile))}
 	lb.cnpg = &cnpgInstances{lb: lb, client: creator, byName: map[string]chan roleJob{}}
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	rctx, cancel := context.WithCancel(ctx)
 	return &lbRun{lb: lb, cnt: cnt, creator: creator, ctx: rctx, cancel: cancel, errs: make(chan error, 1),
 		clusterSlots: newSlots(cfg.clusterWorkers), databaseSlots: newSlots(cfg.databaseWorkers)}, nil
 }
@@ -238,21 +244,34 @@ func (r *lbRun) converge() (*lbResult, error) {
 // the caller in the lower bound's namespace; it returns once the database's
 // status is written Ready.
 func (r *lbRun) database(d *pgv1.PostgresDatabase) error {
+	r.mu.Lock()
+	if r.ended {
+		r.mu.Unlock()
+		return fmt.Errorf("lower bound, database %s: the lower bound was closed", d.Name)
+	}
+	r.inflight.Add(1)
+	r.mu.Unlock()
+	defer r.inflight.Done()
 	if err := r.lb.database(r.ctx, r.databaseSlots, d); err != nil {
 		return fmt.Errorf("lower bound, database %s: %w", d.Name, err)
 	}
 	return nil
 }
 
-// close stops the instance managers once their queues are drained and
-// closes the places' connections; later calls do nothing, so that a
+// close ends the run: work still in flight (a stream cut short by an
+// error) is cancelled and waited for, then the instance managers stop and
+// the places' connections close. Later calls do nothing, so that a
 // deferred close may follow an early one.
 func (r *lbRun) close() {
 	r.closed.Do(func() {
+		r.mu.Lock()
+		r.ended = true
+		r.mu.Unlock()
+		r.cancel()
+		r.inflight.Wait()
 		r.lb.cnpg.stop()
 		r.clusterSlots.close()
 		r.databaseSlots.close()
-		r.cancel()
 	})
 }
 
