@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -400,7 +401,18 @@ func (r *report) print(out io.Writer) {
 	}
 }
 
-func (r *report) writeJSON(path string) error { return writeJSON(path, r) }
+// writeJSON writes the report without the figures that measured nothing
+// (NaN, printed n/a): JSON has no NaN, and one would fail the whole file.
+func (r *report) writeJSON(path string) error {
+	out := *r
+	out.Figures = map[string]stat{}
+	for k, st := range r.Figures {
+		if !slices.ContainsFunc(st.Values, math.IsNaN) && !math.IsNaN(st.Median) {
+			out.Figures[k] = st
+		}
+	}
+	return writeJSON(path, &out)
+}
 
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -40,5 +41,20 @@ func TestMedianOfRunsTakesEachRunsMedian(t *testing.T) {
 	}
 	if c := commitsOf([]*report{run(0, 0, "a"), run(0, 0, "a"), run(0, 0, "b")}); c != "a, b" {
 		t.Errorf("commits: %s", c)
+	}
+}
+
+func TestReportJSONLeavesNaNOut(t *testing.T) {
+	path := t.TempDir() + "/r.json"
+	r := &report{Figures: map[string]stat{"stream_ratio_p50": summarize([]float64{math.NaN()}), "x": summarize([]float64{1})}}
+	if err := r.writeJSON(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readReport(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got.Figures["stream_ratio_p50"]; ok || got.Figures["x"].Median != 1 {
+		t.Errorf("figures read back: %+v", got.Figures)
 	}
 }
