@@ -28,8 +28,11 @@ type Explanation struct {
 	Advice    string     `json:"advice,omitempty"`
 	// Backup is the cluster's backup health while it is not healthy,
 	// whether or not the cluster is Ready.
-	Backup  *BackupHealth `json:"backup,omitempty"`
-	Cluster *Explanation  `json:"cluster,omitempty"`
+	Backup *BackupHealth `json:"backup,omitempty"`
+	// Upgrade is the cluster's major upgrade while it runs or after it
+	// failed, whether or not the cluster is Ready.
+	Upgrade *Upgrade     `json:"upgrade,omitempty"`
+	Cluster *Explanation `json:"cluster,omitempty"`
 }
 
 // Cause is a child object and what its own status says.
@@ -68,6 +71,7 @@ func (r Reader) ExplainCluster(ctx context.Context, name string) (*Explanation, 
 func (r Reader) explainClusterObject(ctx context.Context, c *pgv1.PostgresCluster) (*Explanation, error) {
 	e := explanationOf("PostgresCluster", c.ObjectMeta, c.Status.Phase, c.Status.ObservedGeneration, c.Status.Conditions, ClusterChain)
 	e.Backup = backupHealth(c.Status.Conditions)
+	e.Upgrade = majorUpgrade(c.Status)
 	if e.Ready || e.Condition == nil {
 		return e, nil
 	}

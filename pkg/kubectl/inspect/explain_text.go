@@ -21,6 +21,7 @@ func writeExplanation(b *strings.Builder, e *Explanation, indent string) {
 	case e.Ready:
 		p("%s is Ready.", e.Object)
 		writeBackupHealth(p, e.Backup)
+		writeUpgrade(p, e.Upgrade)
 		return
 	case e.Condition == nil:
 		p("%s: %s", e.Object, orNone(e.Phase))
@@ -36,6 +37,7 @@ func writeExplanation(b *strings.Builder, e *Explanation, indent string) {
 		p("  what to do:  %s", e.Advice)
 	}
 	writeBackupHealth(p, e.Backup)
+	writeUpgrade(p, e.Upgrade)
 	if e.Cluster != nil {
 		writeExplanation(b, e.Cluster, indent+"    ")
 	}
