@@ -50,6 +50,11 @@ func TestClusterCreateRules(t *testing.T) {
 			"spec.instances: Invalid value: 0: spec.instances in body should be greater than or equal to 1"},
 		{"too many instances", func(c *pgv1.PostgresCluster) { c.Spec.Instances = ptr.To[int32](11) },
 			"spec.instances: Invalid value: 11: spec.instances in body should be less than or equal to 10"},
+		{"unknown anti-affinity", func(c *pgv1.PostgresCluster) { c.Spec.Placement = &pgv1.PlacementSpec{AntiAffinity: "Sometimes"} },
+			`spec.placement.antiAffinity: Unsupported value: "Sometimes": supported values: "Preferred", "Required", "Disabled"`},
+		{"a topology key for no anti-affinity", func(c *pgv1.PostgresCluster) {
+			c.Spec.Placement = &pgv1.PlacementSpec{AntiAffinity: pgv1.AntiAffinityDisabled, TopologyKey: "topology.kubernetes.io/zone"}
+		}, "spec.placement.topologyKey: Invalid value: placement.topologyKey is the anti-affinity's domain: it means nothing with antiAffinity Disabled"},
 		{"empty class", func(c *pgv1.PostgresCluster) { c.Spec.Class = "" },
 			"spec.class: Invalid value: \"\": spec.class in body should be at least 1 chars long"},
 		{"unknown deletion policy", func(c *pgv1.PostgresCluster) { c.Spec.ClusterDeletionPolicy = "Sometimes" },

@@ -200,6 +200,7 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 		certs.WithServerAltDNSNames(names...)
 	}
 	spec.WithCertificates(certs)
+	withPlacement(spec, w.Settings.Placement)
 	withRestore(p, spec)
 	withRecreate(p, spec)
 	return spec
@@ -250,7 +251,7 @@ func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
 		// keeps a PodMonitor of our own instead.
 		return false
 	}
-	if !certificatesMatch(s.Certificates, p) {
+	if !certificatesMatch(s.Certificates, p) || !placementMatches(s, w.Settings.Placement) {
 		return false
 	}
 	hasPlugin := slices.ContainsFunc(s.Plugins, func(pc cnpgv1.PluginConfiguration) bool { return pc.Name == barmanPlugin })

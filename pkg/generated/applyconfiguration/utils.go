@@ -102,6 +102,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.ObjectStoreSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PasswordRotation"):
 		return &postgresv1alpha1.PasswordRotationApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PlacementSpec"):
+		return &postgresv1alpha1.PlacementSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PostgresCluster"):
 		return &postgresv1alpha1.PostgresClusterApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PostgresClusterClass"):
@@ -134,6 +136,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.StorageStatusApplyConfiguration{}
 
 		// Group=postgresql.cnpg.io, Version=v1
+	case cnpgv1.SchemeGroupVersion.WithKind("AffinityConfiguration"):
+		return &applyconfigurationcnpgv1.AffinityConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("Backup"):
 		return &applyconfigurationcnpgv1.BackupApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("BackupConfiguration"):

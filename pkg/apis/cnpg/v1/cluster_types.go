@@ -36,6 +36,22 @@ type ClusterSpec struct {
 	// +listType=atomic
 	ExternalClusters []ExternalCluster          `json:"externalClusters,omitempty"`
 	Certificates     *CertificatesConfiguration `json:"certificates,omitempty"`
+	Affinity         *AffinityConfiguration     `json:"affinity,omitempty"`
+	// +listType=atomic
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+	PriorityClassName         string                            `json:"priorityClassName,omitempty"`
+}
+
+// AffinityConfiguration is the subset of CNPG's affinity setpoint sets:
+// the instances' anti-affinity (on by default in CNPG, preferred, per
+// node), node selector and tolerations.
+type AffinityConfiguration struct {
+	EnablePodAntiAffinity *bool             `json:"enablePodAntiAffinity,omitempty"`
+	TopologyKey           string            `json:"topologyKey,omitempty"`
+	PodAntiAffinityType   string            `json:"podAntiAffinityType,omitempty"`
+	NodeSelector          map[string]string `json:"nodeSelector,omitempty"`
+	// +listType=atomic
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 }
 
 // ImageCatalogRef picks the image of one major from an ImageCatalog or

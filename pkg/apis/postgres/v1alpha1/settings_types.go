@@ -276,6 +276,11 @@ type ClusterSettings struct {
 	// +kubebuilder:validation:XValidation:rule=`self.all(l, l.matches('^[ \t]*(local([ \t]+[^ \t]+){3,}|host(ssl|nossl|gssenc|nogssenc)?([ \t]+[^ \t]+){4,}|include(_if_exists|_dir)?[ \t]+[^ \t]+)[ \t]*$'))`,messageExpression=`'pgHBA line "' + self.filter(l, !l.matches('^[ \t]*(local([ \t]+[^ \t]+){3,}|host(ssl|nossl|gssenc|nogssenc)?([ \t]+[^ \t]+){4,}|include(_if_exists|_dir)?[ \t]+[^ \t]+)[ \t]*$'))[0] + '" must be "local DATABASE USER METHOD", "host|hostssl|hostnossl|hostgssenc|hostnogssenc DATABASE USER ADDRESS METHOD" (options may follow) or "include|include_if_exists|include_dir FILE"'`
 	PgHBA []string `json:"pgHBA,omitempty"`
 
+	// placement says where the instances run: anti-affinity, node
+	// selector, tolerations, topology spread and priority class.
+	// +optional
+	Placement *PlacementSpec `json:"placement,omitempty"`
+
 	// connectionPooler configures PgBouncer in front of the cluster.
 	// +optional
 	ConnectionPooler *ConnectionPoolerSpec `json:"connectionPooler,omitempty"`

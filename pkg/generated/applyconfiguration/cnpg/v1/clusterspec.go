@@ -19,6 +19,7 @@ limitations under the License.
 package v1
 
 import (
+	apicorev1 "k8s.io/api/core/v1"
 	corev1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
@@ -27,21 +28,24 @@ import (
 //
 // ClusterSpec is the subset of CNPG's cluster spec setpoint sets.
 type ClusterSpecApplyConfiguration struct {
-	Instances             *int                                           `json:"instances,omitempty"`
-	ImageName             *string                                        `json:"imageName,omitempty"`
-	ImageCatalogRef       *ImageCatalogRefApplyConfiguration             `json:"imageCatalogRef,omitempty"`
-	PostgresConfiguration *PostgresConfigurationApplyConfiguration       `json:"postgresql,omitempty"`
-	SuperuserSecret       *LocalObjectReferenceApplyConfiguration        `json:"superuserSecret,omitempty"`
-	EnableSuperuserAccess *bool                                          `json:"enableSuperuserAccess,omitempty"`
-	Storage               *StorageConfigurationApplyConfiguration        `json:"storage,omitempty"`
-	Resources             *corev1.ResourceRequirementsApplyConfiguration `json:"resources,omitempty"`
-	Managed               *ManagedConfigurationApplyConfiguration        `json:"managed,omitempty"`
-	Plugins               []PluginConfigurationApplyConfiguration        `json:"plugins,omitempty"`
-	Monitoring            *MonitoringConfigurationApplyConfiguration     `json:"monitoring,omitempty"`
-	Backup                *BackupConfigurationApplyConfiguration         `json:"backup,omitempty"`
-	Bootstrap             *BootstrapConfigurationApplyConfiguration      `json:"bootstrap,omitempty"`
-	ExternalClusters      []ExternalClusterApplyConfiguration            `json:"externalClusters,omitempty"`
-	Certificates          *CertificatesConfigurationApplyConfiguration   `json:"certificates,omitempty"`
+	Instances                 *int                                           `json:"instances,omitempty"`
+	ImageName                 *string                                        `json:"imageName,omitempty"`
+	ImageCatalogRef           *ImageCatalogRefApplyConfiguration             `json:"imageCatalogRef,omitempty"`
+	PostgresConfiguration     *PostgresConfigurationApplyConfiguration       `json:"postgresql,omitempty"`
+	SuperuserSecret           *LocalObjectReferenceApplyConfiguration        `json:"superuserSecret,omitempty"`
+	EnableSuperuserAccess     *bool                                          `json:"enableSuperuserAccess,omitempty"`
+	Storage                   *StorageConfigurationApplyConfiguration        `json:"storage,omitempty"`
+	Resources                 *corev1.ResourceRequirementsApplyConfiguration `json:"resources,omitempty"`
+	Managed                   *ManagedConfigurationApplyConfiguration        `json:"managed,omitempty"`
+	Plugins                   []PluginConfigurationApplyConfiguration        `json:"plugins,omitempty"`
+	Monitoring                *MonitoringConfigurationApplyConfiguration     `json:"monitoring,omitempty"`
+	Backup                    *BackupConfigurationApplyConfiguration         `json:"backup,omitempty"`
+	Bootstrap                 *BootstrapConfigurationApplyConfiguration      `json:"bootstrap,omitempty"`
+	ExternalClusters          []ExternalClusterApplyConfiguration            `json:"externalClusters,omitempty"`
+	Certificates              *CertificatesConfigurationApplyConfiguration   `json:"certificates,omitempty"`
+	Affinity                  *AffinityConfigurationApplyConfiguration       `json:"affinity,omitempty"`
+	TopologySpreadConstraints []apicorev1.TopologySpreadConstraint           `json:"topologySpreadConstraints,omitempty"`
+	PriorityClassName         *string                                        `json:"priorityClassName,omitempty"`
 }
 
 // ClusterSpecApplyConfiguration constructs a declarative configuration of the ClusterSpec type for use with
@@ -177,5 +181,31 @@ func (b *ClusterSpecApplyConfiguration) WithExternalClusters(values ...*External
 // If called multiple times, the Certificates field is set to the value of the last call.
 func (b *ClusterSpecApplyConfiguration) WithCertificates(value *CertificatesConfigurationApplyConfiguration) *ClusterSpecApplyConfiguration {
 	b.Certificates = value
+	return b
+}
+
+// WithAffinity sets the Affinity field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Affinity field is set to the value of the last call.
+func (b *ClusterSpecApplyConfiguration) WithAffinity(value *AffinityConfigurationApplyConfiguration) *ClusterSpecApplyConfiguration {
+	b.Affinity = value
+	return b
+}
+
+// WithTopologySpreadConstraints adds the given value to the TopologySpreadConstraints field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the TopologySpreadConstraints field.
+func (b *ClusterSpecApplyConfiguration) WithTopologySpreadConstraints(values ...apicorev1.TopologySpreadConstraint) *ClusterSpecApplyConfiguration {
+	for i := range values {
+		b.TopologySpreadConstraints = append(b.TopologySpreadConstraints, values[i])
+	}
+	return b
+}
+
+// WithPriorityClassName sets the PriorityClassName field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PriorityClassName field is set to the value of the last call.
+func (b *ClusterSpecApplyConfiguration) WithPriorityClassName(value string) *ClusterSpecApplyConfiguration {
+	b.PriorityClassName = &value
 	return b
 }

@@ -67,6 +67,9 @@ type ClusterSettingsApplyConfiguration struct {
 	// can judge (an unknown method, a bad address) is reported in status
 	// with reason PgHBAInvalid.
 	PgHBA []string `json:"pgHBA,omitempty"`
+	// placement says where the instances run: anti-affinity, node
+	// selector, tolerations, topology spread and priority class.
+	Placement *PlacementSpecApplyConfiguration `json:"placement,omitempty"`
 	// connectionPooler configures PgBouncer in front of the cluster.
 	ConnectionPooler *ConnectionPoolerSpecApplyConfiguration `json:"connectionPooler,omitempty"`
 	// backup configures WAL archiving, scheduled and on-demand backups.
@@ -164,6 +167,14 @@ func (b *ClusterSettingsApplyConfiguration) WithPgHBA(values ...string) *Cluster
 	for i := range values {
 		b.PgHBA = append(b.PgHBA, values[i])
 	}
+	return b
+}
+
+// WithPlacement sets the Placement field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Placement field is set to the value of the last call.
+func (b *ClusterSettingsApplyConfiguration) WithPlacement(value *PlacementSpecApplyConfiguration) *ClusterSettingsApplyConfiguration {
+	b.Placement = value
 	return b
 }
 

@@ -108,6 +108,14 @@ func (b *PostgresClusterClassSpecApplyConfiguration) WithPgHBA(values ...string)
 	return b
 }
 
+// WithPlacement sets the Placement field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Placement field is set to the value of the last call.
+func (b *PostgresClusterClassSpecApplyConfiguration) WithPlacement(value *PlacementSpecApplyConfiguration) *PostgresClusterClassSpecApplyConfiguration {
+	b.ClusterSettingsApplyConfiguration.Placement = value
+	return b
+}
+
 // WithConnectionPooler sets the ConnectionPooler field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the ConnectionPooler field is set to the value of the last call.
