@@ -49,17 +49,20 @@ func storeFolder(location string) string {
 
 // inStandInStore is this tier's testkit.WALArchived: the segment's file
 // is in the stand-in's folder for backupClass's object store, where a
-// restore reads it: the folder of the serverName the cluster reports
-// (its name, until a major upgrade gives the new system a folder of its
-// own).
+// restore reads it: the folder of the serverName the CNPG Cluster
+// archives under (the cluster's name, until a major upgrade gives the new
+// system a folder of its own). The CNPG Cluster, not the PostgresCluster:
+// a retained one archives with no PostgresCluster around.
 func inStandInStore(ctx context.Context, ns, cluster string, _ testkit.Query, wal string) (bool, string, error) {
-	pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, cluster, metav1.GetOptions{})
+	cl, err := pg.CNPGV1().Clusters(ns).Get(ctx, cluster, metav1.GetOptions{})
 	if err != nil {
 		return false, "", err
 	}
 	serverName := cluster
-	if b := pc.Status.BackupStatus; b != nil && b.ServerName != "" {
-		serverName = b.ServerName
+	for _, pl := range cl.Spec.Plugins {
+		if name := pl.Parameters["serverName"]; pl.Name == "barman-cloud.cloudnative-pg.io" && name != "" {
+			serverName = name
+		}
 	}
 	_, err = os.Stat(filepath.Join(walFolder(ns, serverName), wal))
 	if errors.Is(err, fs.ErrNotExist) {
