@@ -56,11 +56,13 @@ func runMany(ctx context.Context, f flags) error {
 	var failed error
 	for k := 1; k <= f.runs && failed == nil; k++ {
 		r, err := runOnce(ctx, self, runPath(f.out, dir, k), k, f.runs)
+		if r != nil {
+			runs = append(runs, r)
+		}
 		if err != nil {
 			failed = err
 			break
 		}
-		runs = append(runs, r)
 	}
 	if len(runs) == 0 {
 		return failed
@@ -80,7 +82,8 @@ func runMany(ctx context.Context, f flags) error {
 }
 
 // runOnce runs the bench once as a child process writing its figures to
-// path, and reads them.
+// path, and reads them. A run that failed or was interrupted after writing
+// them (in its teardown) still returns them, with its error.
 func runOnce(ctx context.Context, self, path string, k, n int) (*report, error) {
 	logf("run %d of %d (figures in %s)", k, n, path)
 	cmd := exec.CommandContext(ctx, self, runsChildArgs(os.Args[1:], path)...)
@@ -89,7 +92,8 @@ func runOnce(ctx context.Context, self, path string, k, n int) (*report, error) 
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = time.Minute
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("run %d of %d: %w", k, n, err)
+		r, _ := readReport(path) // absent unless the run got that far
+		return r, fmt.Errorf("run %d of %d: %w", k, n, err)
 	}
 	r, err := readReport(path)
 	if err != nil {
