@@ -162,6 +162,17 @@ type lbRun struct {
 	inflight sync.WaitGroup
 	mu       sync.Mutex
 	ended    bool // close has begun: no new work
+	// streamSlots, when set (withStreamPlaces), are the places of the
+	// stream's databases instead of the convergence's databaseSlots.
+	streamSlots slots
+}
+
+// withStreamPlaces gives the stream's databases n places of their own
+// (-floor-places): with as many places as databases in flight, the floor
+// is the chain a new database cannot avoid, not the operator's
+// concurrency. Call before the stream.
+func (r *lbRun) withStreamPlaces(n int) {
+	r.streamSlots = newSlots(n)
 }
 
 // startLowerBound builds the loop's clients and places; nothing is created
@@ -252,7 +263,11 @@ func (r *lbRun) database(d *pgv1.PostgresDatabase) error {
 	r.inflight.Add(1)
 	r.mu.Unlock()
 	defer r.inflight.Done()
-	if err := r.lb.database(r.ctx, r.databaseSlots, d); err != nil {
+	places := r.databaseSlots
+	if r.streamSlots != nil {
+		places = r.streamSlots
+	}
+	if err := r.lb.database(r.ctx, places, d); err != nil {
 		return fmt.Errorf("lower bound, database %s: %w", d.Name, err)
 	}
 	return nil
@@ -272,6 +287,9 @@ func (r *lbRun) close() {
 		r.lb.cnpg.stop()
 		r.clusterSlots.close()
 		r.databaseSlots.close()
+		if r.streamSlots != nil {
+			r.streamSlots.close()
+		}
 	})
 }
 

@@ -54,6 +54,7 @@ type flags struct {
 	logDir          string
 	streamRate      float64
 	streamDuration  time.Duration
+	floorPlaces     int
 	lightClusters   int
 	lightOwnServers bool
 	curve           bool
@@ -83,6 +84,7 @@ func main() {
 	flag.StringVar(&f.logDir, "logs", "", "Keep the operators' and the stand-in's logs in this directory (default: a temporary directory, removed).")
 	flag.Float64Var(&f.streamRate, "stream-rate", 5, "Latency phase: new PostgresDatabases per second on the Ready clusters.")
 	flag.DurationVar(&f.streamDuration, "stream-duration", 60*time.Second, "Latency phase: how long the stream lasts; 0 skips the phase.")
+	flag.IntVar(&f.floorPlaces, "floor-places", 0, "Latency phase: places (connections, workers) of the lower bound's stream; 0: the operator's -database-workers, shared with nothing else. More places make the floor the chain a new database cannot avoid rather than the operator's concurrency.")
 	flag.IntVar(&f.lightClusters, "light-clusters", 20, "Light-load phase: PostgresClusters created one at a time (CNPG healthy → Ready); 0 skips it.")
 	flag.BoolVar(&f.lightOwnServers, "light-own-servers", true, "Light-load phase: each cluster gets a Postgres server of its own (a second stand-in, a fresh operator in its own namespace), so CNPG's phases take a real server's time; false: the shared backend and the convergence phase's operator.")
 	flag.BoolVar(&f.curve, "curve", false, "Run only the cost curve: the convergence phase at each of -curve-sizes, fresh operator each.")
@@ -531,6 +533,10 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 			return nil, err
 		}
 		fig["mark_create_database_s"] = mark.Seconds()
+		if f.floorPlaces > 0 {
+			floor.withStreamPlaces(f.floorPlaces)
+			fig["floor_stream_places"] = float64(f.floorPlaces)
+		}
 		logf("r%d: latency: %g new PostgresDatabases/s for %v on the %d Ready clusters, and as many on the lower bound's, interleaved", rep, f.streamRate, f.streamDuration, w.clusters)
 		sr, err := b.runStream(ctx, op, w, floor, lbW, f.streamRate, f.streamDuration)
 		if err != nil {

@@ -94,6 +94,7 @@ var figureDefs = []figureDef{
 	{"stream_ready_p50_s", "operator: apply → Ready p50", "s", ""},
 	{"stream_ready_p99_s", "operator: apply → Ready p99", "s", ""},
 	{"stream_ready_max_s", "operator: apply → Ready max", "s", ""},
+	{"floor_stream_places", "floor's places (-floor-places; else the operator's database workers)", "", ""},
 	{"floor_stream_ready_p50_s", "floor (lower bound's stream): apply → Ready p50", "s", ""},
 	{"floor_stream_ready_p99_s", "floor (lower bound's stream): apply → Ready p99", "s", ""},
 	{"floor_stream_ready_max_s", "floor (lower bound's stream): apply → Ready max", "s", ""},
