@@ -44,12 +44,14 @@ func TestHungBackupStopsItsSchedule(t *testing.T) {
 		if getScheduledBackup(t, ns).Status.NextScheduleTime == nil {
 			return fmt.Errorf("the schedule's status is not written yet")
 		}
+		// The Cluster's condition is its own status write, which may
+		// come after the Backup's: waited for, not read once.
+		if c := meta.FindStatusCondition(getCluster(t, ns, "db").Status.Conditions, "LastBackupSucceeded"); c == nil || c.Reason != "BackupStarted" {
+			return fmt.Errorf("LastBackupSucceeded = %+v, want CNPG's BackupStarted while the backup runs", c)
+		}
 		hung = list[0]
 		return nil
 	})
-	if c := meta.FindStatusCondition(getCluster(t, ns, "db").Status.Conditions, "LastBackupSucceeded"); c == nil || c.Reason != "BackupStarted" {
-		t.Errorf("LastBackupSucceeded = %+v, want CNPG's BackupStarted while the backup runs", c)
-	}
 
 	// Absence, proved against the schedule's own clock: three firings go
 	// by (it fires every second) and each look finds the one Backup still
