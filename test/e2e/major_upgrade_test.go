@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,11 +66,11 @@ func TestMajorUpgradeOnTheStandIn(t *testing.T) {
 	})
 	want := []pgv1.UpgradePhase{pgv1.UpgradePreflight, pgv1.UpgradeBackingUp, pgv1.UpgradeUpgrading, pgv1.UpgradeAnalyzing, pgv1.UpgradeSucceeded}
 	for i, p := range phases {
-		if i > 0 && indexOf(want, p) <= indexOf(want, phases[i-1]) {
+		if i > 0 && slices.Index(want, p) <= slices.Index(want, phases[i-1]) {
 			t.Errorf("phases %v, want them in the order %v", phases, want)
 		}
 	}
-	if indexOf(phases, pgv1.UpgradeUpgrading) < 0 || indexOf(phases, pgv1.UpgradeAnalyzing) < 0 {
+	if slices.Index(phases, pgv1.UpgradeUpgrading) < 0 || slices.Index(phases, pgv1.UpgradeAnalyzing) < 0 {
 		t.Errorf("phases %v: Upgrading and Analyzing not seen", phases)
 	}
 	if switchedBeforeBackup {
@@ -135,13 +136,4 @@ func failedUpgrade(t *testing.T, ns string) {
 	if u := pc.Status.Upgrade; u.To != 18 || u.RetryRequest != "1" {
 		t.Errorf("status.upgrade %+v, want the retried attempt to 18", u)
 	}
-}
-
-func indexOf[T comparable](s []T, v T) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
 }

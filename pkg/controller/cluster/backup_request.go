@@ -49,19 +49,25 @@ func reconcileBackupRequest(ctx context.Context, p *pass) error {
 		return err
 	}
 	if cur == nil || !ownership.IsControlledBy(cur, p.cluster.UID) {
-		ac := cnpgac.Backup(name, p.cluster.Namespace).
-			WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)).
-			WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
-			WithSpec(cnpgac.BackupSpec().
-				WithCluster(cnpgac.LocalObjectReference().WithName(p.cluster.Name)).
-				WithMethod(cnpgv1.BackupMethodPlugin).
-				WithPluginConfiguration(cnpgac.BackupPluginConfiguration().WithName(barmanPlugin)))
-		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
+		if _, err := client.Apply(ctx, pluginBackup(p, name), applyOpts); err != nil {
 			return fmt.Errorf("apply backup %s: %w", name, err)
 		}
 	}
 	recordBackupRequest(p, pgv1.BackupRequestStatus{ID: id, Backup: name})
 	return nil
+}
+
+// pluginBackup is an on-demand CNPG Backup of the cluster through the
+// barman-cloud plugin, owned by the cluster: a request's, or the one
+// taken before a major upgrade.
+func pluginBackup(p *pass, name string) *cnpgac.BackupApplyConfiguration {
+	return cnpgac.Backup(name, p.cluster.Namespace).
+		WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)).
+		WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
+		WithSpec(cnpgac.BackupSpec().
+			WithCluster(cnpgac.LocalObjectReference().WithName(p.cluster.Name)).
+			WithMethod(cnpgv1.BackupMethodPlugin).
+			WithPluginConfiguration(cnpgac.BackupPluginConfiguration().WithName(barmanPlugin)))
 }
 
 func lastBackupRequest(st *pgv1.PostgresClusterStatus) string {

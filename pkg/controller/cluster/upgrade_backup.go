@@ -9,7 +9,6 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
-	cnpgac "github.com/setpoint-dev/setpoint/pkg/generated/applyconfiguration/cnpg/v1"
 )
 
 // upgradeBackupName is the CNPG Backup taken before one attempt:
@@ -49,14 +48,7 @@ func (p *pass) upgradeBackup(ctx context.Context, rec *pgv1.MajorUpgradeStatus) 
 	}
 	rec.Backup = name
 	if cur == nil {
-		ac := cnpgac.Backup(name, p.cluster.Namespace).
-			WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)).
-			WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
-			WithSpec(cnpgac.BackupSpec().
-				WithCluster(cnpgac.LocalObjectReference().WithName(p.cluster.Name)).
-				WithMethod(cnpgv1.BackupMethodPlugin).
-				WithPluginConfiguration(cnpgac.BackupPluginConfiguration().WithName(barmanPlugin)))
-		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
+		if _, err := client.Apply(ctx, pluginBackup(p, name), applyOpts); err != nil {
 			return fmt.Errorf("apply backup %s: %w", name, err)
 		}
 		p.upgradeWaits(rec, pgv1.ReasonUpgradeBackingUp, fmt.Sprintf("Backup %s started", name), upgradeBackupRecheck)

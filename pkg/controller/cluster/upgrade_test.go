@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -48,7 +51,7 @@ func newUpgradeWorld(t *testing.T) *upgradeWorld {
 	pc := &pgv1.PostgresCluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", UID: "pc-uid", Generation: 2,
 		Annotations: map[string]string{}}}
 	cl := &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns",
-		OwnerReferences: []metav1.OwnerReference{{Kind: "PostgresCluster", Name: "shop", UID: "pc-uid", Controller: ptrTo(true)}}},
+		OwnerReferences: []metav1.OwnerReference{{Kind: "PostgresCluster", Name: "shop", UID: "pc-uid", Controller: ptr.To(true)}}},
 		Spec: cnpgv1.ClusterSpec{ImageName: image15},
 		Status: cnpgv1.ClusterStatus{Phase: cnpgHealthy, Instances: 2, ReadyInstances: 2,
 			PGDataImageInfo: &cnpgv1.ImageInfo{Image: image15, MajorVersion: 15}}}
@@ -62,8 +65,6 @@ func newUpgradeWorld(t *testing.T) *upgradeWorld {
 	w.databases = inf.Setpoint.Postgres().V1alpha1().PostgresDatabases().Informer().GetIndexer()
 	return w
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // pass runs one upgrade plan and keeps the status it built.
 func (w *upgradeWorld) pass() *pass {
@@ -81,11 +82,7 @@ func (w *upgradeWorld) pass() *pass {
 	return p
 }
 
-var errUnreachable = errFor("unreachable")
-
-type errFor string
-
-func (e errFor) Error() string { return string(e) }
+var errUnreachable = errors.New("unreachable")
 
 func (w *upgradeWorld) expect(p *pass, phase pgv1.UpgradePhase, reason string, hold string) {
 	w.t.Helper()
@@ -226,22 +223,14 @@ func TestUpgradeSucceedsOncePostgresReportsAndDatabasesAreAnalyzed(t *testing.T)
 	}
 }
 
+// contains: s holds every one of subs.
 func contains(s string, subs ...string) bool {
 	for _, sub := range subs {
-		if !containsOne(s, sub) {
+		if !strings.Contains(s, sub) {
 			return false
 		}
 	}
 	return true
-}
-
-func containsOne(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 // The archive moves to a folder of its own when the upgrade asks for the
