@@ -171,7 +171,24 @@ func TestMajorUpgradeOnRealCNPG(t *testing.T) {
 	}
 	kit.SwitchWAL(t, ns, "shop")
 
-	// The collector samples the new server.
+	// The collector samples the new server: status holds a sample taken
+	// after the upgraded primary started. Status records a new sample only
+	// when its figures change band or status is written anyway (see
+	// PostgresHealth), so the sample need not be newer than the moment
+	// this test saw Succeeded; it must be newer than the server.
+	primary, err := kube.CoreV1().Pods(ns).Get(t.Context(), got.Status.CurrentPrimary, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serverStart time.Time
+	for _, c := range primary.Status.ContainerStatuses {
+		if c.Name == "postgres" && c.State.Running != nil {
+			serverStart = c.State.Running.StartedAt.Time
+		}
+	}
+	if serverStart.IsZero() {
+		t.Fatalf("primary %s has no running postgres container", primary.Name)
+	}
 	kit.Eventually(t, 3*time.Minute, "a sample of the upgraded primary", func(ctx context.Context) (bool, string, error) {
 		pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		if err != nil {
@@ -181,7 +198,9 @@ func TestMajorUpgradeOnRealCNPG(t *testing.T) {
 		if s == nil {
 			return false, "no sample", nil
 		}
-		return s.SampledAt.After(start.Add(took)) && s.AcceptsWrites, fmt.Sprintf("sampled at %s, accepts writes %v", s.SampledAt, s.AcceptsWrites), nil
+		unreachable := meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionPostgresUnreachable)
+		return !s.SampledAt.Time.Before(serverStart.Truncate(time.Second)) && s.AcceptsWrites && !unreachable,
+			fmt.Sprintf("sampled at %s (server started %s), accepts writes %v, unreachable %v", s.SampledAt, serverStart, s.AcceptsWrites, unreachable), nil
 	})
 }
 
