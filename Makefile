@@ -91,11 +91,12 @@ node-smoke: node
 	$(GO) build -o $(BIN)/nodesmoke ./test/node/cmd/nodesmoke
 	$(BIN)/nodesmoke -bin-dir $(BIN) $(NODE_SMOKE_FLAGS)
 
+# release-test waits for the host's node lock (test/node/hostlock.go): a
+# real-tier run reads bin/release while its node runs.
 ## release-test: a release of the work tree (install.yaml and image archives) into bin/release, for the real-CNPG tier
 release-test:
-	rm -rf $(BIN)/release
-	cd hack/tools && $(GO) run ./cmd/release -root $(CURDIR) -out $(BIN)/release -repository $(IMAGE_REPO) -version $(VERSION) \
-	  -commit $$(git rev-parse HEAD) -created $$(git log -1 --format=%ct)
+	flock $${TMPDIR:-/tmp}/setpoint-node.lock sh -c 'rm -rf $(BIN)/release && cd hack/tools && $(GO) run ./cmd/release -root $(CURDIR) -out $(BIN)/release -repository $(IMAGE_REPO) -version $(VERSION) \
+	  -commit $$(git rev-parse HEAD) -created $$(git log -1 --format=%ct)'
 
 ## release-previous: the release of PREVIOUS_RELEASE, the setpoint before tenant isolation and the client CA, which the real tier's upgrade test starts from; built once per commit into bin/release-previous
 PREVIOUS_RELEASE ?= 3c81cf9

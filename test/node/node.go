@@ -67,6 +67,8 @@ type Node struct {
 	stopSignals     func()
 	stopStorage     func()
 
+	hostLock *os.File // held from Start to the end of Stop
+
 	stopMu  sync.Mutex
 	stopped bool
 	errs    []error
@@ -82,18 +84,26 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 	if opts.Name == "" {
 		opts.Name = "setpoint-node"
 	}
+	// The wait for another node is not part of the start's timeout.
+	lock, err := lockHost(ctx)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
-	n = &Node{Name: opts.Name, binDir: opts.BinDir, keepDir: opts.KeepDir, images: opts.Images}
+	n = &Node{Name: opts.Name, binDir: opts.BinDir, keepDir: opts.KeepDir, images: opts.Images, hostLock: lock}
 	if n.binDir == "" {
 		if n.binDir, err = envtest.BinDir(); err != nil {
+			lock.Close()
 			return nil, err
 		}
 	}
 	if err := CheckBinaries(n.binDir); err != nil {
+		lock.Close()
 		return nil, err
 	}
 	if err := sweepLeftovers(); err != nil {
+		lock.Close()
 		return nil, err
 	}
 	if n.dir, err = os.MkdirTemp("", "setpoint-node-"); err != nil {

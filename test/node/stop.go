@@ -60,6 +60,10 @@ func (n *Node) Stop() error {
 	if n.record != nil && len(n.errs) == 0 {
 		n.note(os.Remove(recordPath(n.record.Pid)))
 	}
+	if n.hostLock != nil {
+		n.hostLock.Close() // closing the file releases the flock
+		n.hostLock = nil
+	}
 	return errors.Join(n.errs...)
 }
 
