@@ -99,6 +99,7 @@ func seed(pc *pgv1.PostgresCluster, s Sample, th Thresholds) Level {
 		AcceptsWrites: !meta.IsStatusConditionTrue(conds, pgv1.ConditionNotAcceptingWrites),
 		Saturated:     meta.IsStatusConditionTrue(conds, pgv1.ConditionConnectionsSaturated),
 		NearlyFull:    meta.IsStatusConditionTrue(conds, pgv1.ConditionStorageNearlyFull),
+		CommitsWait:   meta.IsStatusConditionTrue(conds, pgv1.ConditionSynchronousStandbysMissing),
 	}
 	if !l.Reachable {
 		return Level{}
@@ -106,6 +107,9 @@ func seed(pc *pgv1.PostgresCluster, s Sample, th Thresholds) Level {
 	recorded := s
 	if h := pc.Status.Postgres; h != nil {
 		recorded = Sample{DatabaseBytes: h.UsedBytes, SizeBytes: h.SizeBytes}
+		l.Synchronous = len(h.SynchronousStandbys)
+	} else {
+		l.Synchronous = len(s.SynchronousStandbys)
 	}
 	if f, ok := recorded.UsedFraction(); ok {
 		l.Band = crossed(0, f, bands, UsageMargin)

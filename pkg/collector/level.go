@@ -19,6 +19,12 @@ type Level struct {
 	Saturated bool
 	// NearlyFull: usage of the volume reached the nearly-full threshold.
 	NearlyFull bool
+	// CommitsWait: the primary asks more synchronous standbys than
+	// stream, so commits block (no hysteresis: a standby streams or not).
+	CommitsWait bool
+	// Synchronous counts the standbys that confirm commits now; a change
+	// is an edge, so status names the synchronous standbys of the hour.
+	Synchronous int
 	// Band is the usage in steps of BandStep of the volume. A new band is
 	// an edge too, so the figures status records are never more than a
 	// band behind the volume (see BandHolds).
@@ -65,7 +71,7 @@ func next(prev Level, s Sample, th Thresholds) Level {
 	if s.Failed() {
 		return Level{}
 	}
-	l := Level{Reachable: true, AcceptsWrites: s.AcceptsWrites}
+	l := Level{Reachable: true, AcceptsWrites: s.AcceptsWrites, CommitsWait: s.CommitsWait(), Synchronous: len(s.SynchronousStandbys)}
 	if s.MaxConnections > 0 {
 		f := float64(s.Connections) / float64(s.MaxConnections)
 		l.Saturated = crossed(b2i(prev.Saturated), f, []float64{SaturatedAt}, SaturatedMargin) == 1

@@ -33,6 +33,13 @@ type Sample struct {
 	// ReplicationLagBytes is the largest replay lag of a standby, nil
 	// when there are no standbys.
 	ReplicationLagBytes *int64
+	// SynchronousRequired is how many standbys each commit waits for, read
+	// from the primary's synchronous_standby_names (0: asynchronous).
+	SynchronousRequired int
+	// SynchronousStandbys are the application names (CloudNativePG: the
+	// instances' Pod names) of the standbys that confirm commits now,
+	// sorted; nil when none does.
+	SynchronousStandbys []string
 
 	// SizeBytes is the data volume's size (the CNPG Cluster's
 	// storage.size) the usage was measured against; 0 when unknown.
@@ -48,6 +55,10 @@ type Sample struct {
 
 // Failed says whether the sample could not be taken.
 func (s Sample) Failed() bool { return s.Err != "" }
+
+// CommitsWait says whether a commit waits for more synchronous standbys
+// than stream now: it blocks until one returns.
+func (s Sample) CommitsWait() bool { return s.SynchronousRequired > len(s.SynchronousStandbys) }
 
 // UsedBytes is the data the volume holds: databases and WAL.
 func (s Sample) UsedBytes() int64 { return s.DatabaseBytes + s.WALBytes }

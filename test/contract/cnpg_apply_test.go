@@ -52,7 +52,8 @@ func fullCluster(ns string) *cnpgac.ClusterApplyConfiguration {
 		WithImageName("ghcr.io/cloudnative-pg/postgresql:16").
 		WithPostgresConfiguration(cnpgac.PostgresConfiguration().
 			WithParameters(map[string]string{"max_connections": "200", "work_mem": "16MB"}).
-			WithPgHBA("host all all 10.0.0.0/8 scram-sha-256")).
+			WithPgHBA("host all all 10.0.0.0/8 scram-sha-256").
+			WithSynchronous(cnpgac.SynchronousReplicaConfiguration().WithMethod("any").WithNumber(1).WithDataDurability("required"))).
 		WithSuperuserSecret(cnpgac.LocalObjectReference().WithName("shop-superuser")).
 		WithEnableSuperuserAccess(true).
 		WithStorage(cnpgac.StorageConfiguration().WithSize("10Gi").WithStorageClass("fast")).
@@ -90,7 +91,19 @@ func TestCNPGObjectsApplyStrictly(t *testing.T) {
 				WithParameters(map[string]string{"max_client_conn": "1000", "default_pool_size": "20"})))},
 		{"shop-pooler-ro", poolerGVR, cnpgac.Pooler("shop-pooler-ro", ns).WithSpec(cnpgac.PoolerSpec().
 			WithCluster(cnpgac.LocalObjectReference().WithName("shop")).WithType("ro").WithInstances(1).
-			WithPgBouncer(cnpgac.PgBouncerSpec().WithPoolMode("session")))},
+			WithPgBouncer(cnpgac.PgBouncerSpec().WithPoolMode("session")).
+			// A pooler's placement: the template names only the pgbouncer
+			// container, which CNPG's schema requires.
+			WithTemplate(cnpgac.PoolerTemplate().WithSpec(cnpgac.PoolerPodSpec().
+				WithContainers(cnpgac.ContainerName().WithName("pgbouncer")).
+				WithAffinity(corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+					RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelHostname,
+						LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"cnpg.io/poolerName": "shop-pooler-ro"}}}}}}).
+				WithNodeSelector(map[string]string{"pool": "edge"}).
+				WithTolerations(corev1.Toleration{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "db", Effect: corev1.TaintEffectNoSchedule}).
+				WithTopologySpreadConstraints(corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone",
+					WhenUnsatisfiable: corev1.ScheduleAnyway}).
+				WithPriorityClassName("poolers"))))},
 		{"shop-plugin", scheduledGVR, cnpgac.ScheduledBackup("shop-plugin", ns).WithSpec(cnpgac.ScheduledBackupSpec().
 			WithSchedule("0 0 2 * * *").WithCluster(cnpgac.LocalObjectReference().WithName("shop")).
 			WithMethod("plugin").
@@ -142,8 +155,17 @@ func TestCNPGObjectsApplyStrictly(t *testing.T) {
 	if got := cl.Spec.Managed.Roles[0].PasswordSecret; got == nil || got.Name != "shop-app-orders-admin" {
 		t.Errorf("managed role passwordSecret read back as %+v", got)
 	}
-	if cl.Spec.PostgresConfiguration.Parameters["max_connections"] != "200" || len(cl.Spec.PostgresConfiguration.PgHBA) != 1 {
+	if cl.Spec.PostgresConfiguration.Parameters["max_connections"] != "200" || len(cl.Spec.PostgresConfiguration.PgHBA) != 1 ||
+		cl.Spec.PostgresConfiguration.Synchronous == nil || cl.Spec.PostgresConfiguration.Synchronous.DataDurability != "required" {
 		t.Errorf("postgresql section read back as %+v", cl.Spec.PostgresConfiguration)
+	}
+	ro, err := pg.CNPGV1().Poolers(ns).Get(t.Context(), "shop-pooler-ro", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get pooler: %v", err)
+	}
+	if tpl := ro.Spec.Template; tpl == nil || len(tpl.Spec.Containers) != 1 || tpl.Spec.PriorityClassName != "poolers" ||
+		tpl.Spec.Affinity == nil || len(tpl.Spec.Tolerations) != 1 || tpl.Spec.NodeSelector["pool"] != "edge" {
+		t.Errorf("pooler template read back as %+v", ro.Spec.Template)
 	}
 	pm, err := pg.MonitoringV1().PodMonitors(ns).Get(t.Context(), "shop-metrics", metav1.GetOptions{})
 	if err != nil {

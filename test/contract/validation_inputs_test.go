@@ -79,6 +79,23 @@ var settingsCases = []struct {
 	{"image catalog of another kind", func(s *pgv1.ClusterSettings) {
 		s.ImageCatalog = &pgv1.ImageCatalogRef{Kind: "ConfigMap", Name: "postgresql"}
 	}, `spec.imageCatalog.kind: Invalid value: imageCatalog.kind must be ClusterImageCatalog or ImageCatalog: CloudNativePG resolves images from these two kinds only`},
+	{"standbys for asynchronous replication", func(s *pgv1.ClusterSettings) {
+		s.Durability = &pgv1.DurabilitySpec{Mode: pgv1.DurabilityAsynchronous, Standbys: ptr.To[int32](1)}
+	}, `spec.durability: Invalid value: durability.standbys and durability.dataDurability apply to mode Synchronous only`},
+	{"data durability without a mode", func(s *pgv1.ClusterSettings) {
+		s.Durability = &pgv1.DurabilitySpec{DataDurability: pgv1.DataDurabilityPreferred}
+	}, `durability.standbys and durability.dataDurability apply to mode Synchronous only`},
+	{"unknown data durability", func(s *pgv1.ClusterSettings) {
+		s.Durability = &pgv1.DurabilitySpec{Mode: pgv1.DurabilitySynchronous, DataDurability: "Sometimes"}
+	}, `spec.durability.dataDurability: Unsupported value: "Sometimes": supported values: "Required", "Preferred"`},
+	{"as many standbys as instances", func(s *pgv1.ClusterSettings) {
+		s.Instances = ptr.To[int32](2)
+		s.Durability = &pgv1.DurabilitySpec{Mode: pgv1.DurabilitySynchronous, Standbys: ptr.To[int32](2)}
+	}, `spec.durability: Invalid value: durability Synchronous needs more instances than durability.standbys (default 1): the primary is not its own standby`},
+	{"one instance, synchronous", func(s *pgv1.ClusterSettings) {
+		s.Instances = ptr.To[int32](1)
+		s.Durability = &pgv1.DurabilitySpec{Mode: pgv1.DurabilitySynchronous}
+	}, `durability Synchronous needs more instances than durability.standbys (default 1)`},
 }
 
 func TestClusterSettingsInputRules(t *testing.T) {
@@ -121,6 +138,8 @@ func TestClusterSettingsAcceptedInputs(t *testing.T) {
 	}
 	c.Spec.Backup = &pgv1.BackupSpec{Schedule: "*/15 2-4,22 1,15 jan-jun MON-fri"}
 	c.Spec.ImageCatalog = &pgv1.ImageCatalogRef{Kind: pgv1.ImageCatalogKindNamespaced, Name: "postgresql"}
+	c.Spec.Instances = ptr.To[int32](3)
+	c.Spec.Durability = &pgv1.DurabilitySpec{Mode: pgv1.DurabilitySynchronous, Standbys: ptr.To[int32](2), DataDurability: pgv1.DataDurabilityPreferred}
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("refused valid input: %v", err)
 	}

@@ -97,12 +97,14 @@ func (poolerComponent) Reconcile(ctx context.Context, p *pass) error {
 		if params := poolerParams(p); len(params) > 0 {
 			bouncer.WithParameters(params)
 		}
+		spec := cnpgac.PoolerSpec().
+			WithCluster(cnpgac.LocalObjectReference().WithName(p.cluster.Name)).
+			WithType(typ).WithInstances(p.want.PoolerInstances).WithPgBouncer(bouncer)
+		withPoolerTemplate(spec, poolerPodSpec(name, poolerPlacement(p)))
 		ac := cnpgac.Pooler(name, p.cluster.Namespace).
 			WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)).
 			WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
-			WithSpec(cnpgac.PoolerSpec().
-				WithCluster(cnpgac.LocalObjectReference().WithName(p.cluster.Name)).
-				WithType(typ).WithInstances(p.want.PoolerInstances).WithPgBouncer(bouncer))
+			WithSpec(spec)
 		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
 			return fmt.Errorf("apply pooler %s: %w", name, err)
 		}
@@ -155,7 +157,8 @@ func poolerMatches(cur *cnpgv1.Pooler, p *pass, typ cnpgv1.PoolerType) bool {
 		s.Cluster.Name == p.cluster.Name && s.Type == typ &&
 		s.Instances != nil && *s.Instances == p.want.PoolerInstances &&
 		s.PgBouncer != nil && s.PgBouncer.PoolMode == string(p.want.PoolMode) &&
-		mapsEqualNil(s.PgBouncer.Parameters, poolerParams(p))
+		mapsEqualNil(s.PgBouncer.Parameters, poolerParams(p)) &&
+		poolerTemplateMatches(s.Template, poolerPodSpec(cur.Name, poolerPlacement(p)))
 }
 
 func mapsEqualNil(a, b map[string]string) bool {

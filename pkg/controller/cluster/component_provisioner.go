@@ -173,6 +173,9 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 	if len(w.Settings.PostgreSQLConfig) > 0 {
 		pc.WithParameters(w.Settings.PostgreSQLConfig)
 	}
+	if sync := synchronousOf(w.Settings.Durability); sync != nil {
+		pc.WithSynchronous(sync)
+	}
 	spec.WithPostgresConfiguration(pc)
 	if r := w.Settings.Resources; r != nil {
 		rr := corev1ac.ResourceRequirements()
@@ -233,7 +236,7 @@ func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
 			return false
 		}
 	}
-	if !slices.Equal(hba, hbaLines(w)) {
+	if !slices.Equal(hba, hbaLines(w)) || !synchronousMatches(s.PostgresConfiguration, w.Settings.Durability) {
 		return false
 	}
 	if r := w.Settings.Resources; r != nil {

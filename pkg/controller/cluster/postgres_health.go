@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -47,6 +49,14 @@ func recordHealth(st *pgv1.PostgresClusterStatus, generation int64, s *collector
 	} else {
 		setHealth(st, generation, pgv1.ConditionConnectionsSaturated, metav1.ConditionFalse, pgv1.ReasonConnectionsAvailable, "connections are available")
 	}
+	if l.CommitsWait {
+		setHealth(st, generation, pgv1.ConditionSynchronousStandbysMissing, metav1.ConditionTrue, pgv1.ReasonCommitsWait,
+			fmt.Sprintf("commits wait for %d synchronous standby(s) and %d stream%s: writes block until a standby returns (or set durability.dataDurability Preferred)",
+				s.SynchronousRequired, len(s.SynchronousStandbys), streamingNames(s.SynchronousStandbys)))
+	} else {
+		setHealth(st, generation, pgv1.ConditionSynchronousStandbysMissing, metav1.ConditionFalse, pgv1.ReasonSynchronousStandbysStreaming,
+			"commits do not wait for missing standbys")
+	}
 	if pct, ok := s.UsedPercent(); ok && l.NearlyFull {
 		setHealth(st, generation, pgv1.ConditionStorageNearlyFull, metav1.ConditionTrue, pgv1.ReasonStorageNearlyFull,
 			fmt.Sprintf("the data takes %d%% of the volume (%d of %d bytes)", pct, s.UsedBytes(), s.SizeBytes))
@@ -80,6 +90,7 @@ func recordSample(read *pgv1.PostgresClusterStatus, st *pgv1.PostgresClusterStat
 	}
 	old := st.Postgres
 	if old != nil && old.SizeBytes == s.SizeBytes && collector.BandHolds(s.Level.Band, old.UsedBytes, old.SizeBytes) &&
+		int(old.SynchronousRequired) == s.SynchronousRequired && slices.Equal(old.SynchronousStandbys, s.SynchronousStandbys) &&
 		apiequality.Semantic.DeepEqual(read, st) {
 		return
 	}
@@ -105,16 +116,28 @@ func healthOf(s *collector.Sample) *pgv1.PostgresHealth {
 		lag := *s.ReplicationLagBytes
 		h.ReplicationLagBytes = &lag
 	}
+	h.SynchronousRequired = int32(s.SynchronousRequired)
+	h.SynchronousStandbys = slices.Clone(s.SynchronousStandbys)
 	return h
+}
+
+// streamingNames is ": a, b" for the standbys that confirm commits now,
+// "" for none.
+func streamingNames(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(names, ", ")
 }
 
 // healthConditions are the conditions recordHealth sets, with the Event
 // reason of their clearing.
 var healthConditions = map[string]string{
-	pgv1.ConditionPostgresUnreachable:  pgv1.EventPostgresReachable,
-	pgv1.ConditionNotAcceptingWrites:   pgv1.EventAcceptingWrites,
-	pgv1.ConditionConnectionsSaturated: pgv1.EventConnectionsAvailable,
-	pgv1.ConditionStorageNearlyFull:    pgv1.EventStorageAvailable,
+	pgv1.ConditionPostgresUnreachable:        pgv1.EventPostgresReachable,
+	pgv1.ConditionNotAcceptingWrites:         pgv1.EventAcceptingWrites,
+	pgv1.ConditionConnectionsSaturated:       pgv1.EventConnectionsAvailable,
+	pgv1.ConditionStorageNearlyFull:          pgv1.EventStorageAvailable,
+	pgv1.ConditionSynchronousStandbysMissing: pgv1.EventSynchronousStandbysStreaming,
 }
 
 // healthEvents announces, after a status write, each health condition

@@ -18,11 +18,18 @@ func applied(t *testing.T, pl *pgv1.PlacementSpec) cnpgv1.ClusterSpec {
 	t.Helper()
 	spec := cnpgac.ClusterSpec().WithInstances(2)
 	withPlacement(spec, pl)
-	b, err := json.Marshal(spec)
+	return storedAs[cnpgv1.ClusterSpec](t, spec)
+}
+
+// storedAs is an apply configuration as the API server stores it, read
+// back into the typed subset the controller compares.
+func storedAs[T any](t *testing.T, ac any) T {
+	t.Helper()
+	b, err := json.Marshal(ac)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out cnpgv1.ClusterSpec
+	var out T
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}

@@ -120,6 +120,11 @@ func validate(d *desired) error {
 	if d.ObjectStore != nil && d.ObjectStore.CredentialsSecretName == "" {
 		return &specError{pgv1.ReasonBackupCredentialsMissing, "backup.objectStore.credentialsSecretName is required with an object store"}
 	}
+	if n := d.Settings.Durability.SynchronousStandbys(); n >= d.Instances {
+		// The CRD refuses both in one object; the two can come from the
+		// class and the cluster, which only the merge sees.
+		return &specError{pgv1.ReasonDurabilityInvalid, fmt.Sprintf("durability Synchronous asks %d standby(s) to confirm each commit, and the cluster has %d instance(s), so %d standby(s): raise instances above %d, or lower durability.standbys", n, d.Instances, d.Instances-1, n)}
+	}
 	for _, k := range slices.Sorted(maps.Keys(d.Settings.PostgreSQLConfig)) {
 		// The CRD refuses these too; objects stored before that rule
 		// existed still reach us. Postgres matches names case-insensitively.

@@ -77,10 +77,16 @@ var settingsMergeExceptions = map[string]mergeRule{
 	// pairs with its class's kind. (A cluster's imageName or imageCatalog
 	// also replaces its class's other one: imageChoice, image_catalog.go.)
 	"imageCatalog": mergeReplace,
+	// Mode, standbys and dataDurability go together: a cluster that asks
+	// Asynchronous never keeps its class's standbys.
+	"durability": mergeReplace,
 	// A cluster's tolerations and spread constraints replace its class's:
 	// appending could only widen where a cluster may run, never narrow it.
 	"placement.tolerations":               mergeReplace,
 	"placement.topologySpreadConstraints": mergeReplace,
+	// The same for the poolers' placement.
+	"connectionPooler.placement.tolerations":               mergeReplace,
+	"connectionPooler.placement.topologySpreadConstraints": mergeReplace,
 }
 
 // mergePlan is the rule of each field of a struct, in field order.

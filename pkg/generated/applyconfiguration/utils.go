@@ -90,6 +90,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.DatabaseSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("DatabaseStatus"):
 		return &postgresv1alpha1.DatabaseStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("DurabilitySpec"):
+		return &postgresv1alpha1.DurabilitySpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ImageCatalogRef"):
 		return &postgresv1alpha1.ImageCatalogRefApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("LocalObjectReference"):
@@ -166,6 +168,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.ClusterSpecApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ClusterStatus"):
 		return &applyconfigurationcnpgv1.ClusterStatusApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("ContainerName"):
+		return &applyconfigurationcnpgv1.ContainerNameApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("Database"):
 		return &applyconfigurationcnpgv1.DatabaseApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("DatabaseObjectStatus"):
@@ -206,10 +210,14 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.PoolerApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("PoolerIntegrations"):
 		return &applyconfigurationcnpgv1.PoolerIntegrationsApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("PoolerPodSpec"):
+		return &applyconfigurationcnpgv1.PoolerPodSpecApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("PoolerSpec"):
 		return &applyconfigurationcnpgv1.PoolerSpecApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("PoolerStatus"):
 		return &applyconfigurationcnpgv1.PoolerStatusApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("PoolerTemplate"):
+		return &applyconfigurationcnpgv1.PoolerTemplateApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("PostgresConfiguration"):
 		return &applyconfigurationcnpgv1.PostgresConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("RecoveryTarget"):
@@ -224,6 +232,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.ScheduledBackupStatusApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("StorageConfiguration"):
 		return &applyconfigurationcnpgv1.StorageConfigurationApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("SynchronousReplicaConfiguration"):
+		return &applyconfigurationcnpgv1.SynchronousReplicaConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("VolumeSnapshotConfiguration"):
 		return &applyconfigurationcnpgv1.VolumeSnapshotConfigurationApplyConfiguration{}
 

@@ -60,6 +60,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClusterList":                           schema_pkg_apis_cnpg_v1_ClusterList(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClusterSpec":                           schema_pkg_apis_cnpg_v1_ClusterSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ClusterStatus":                         schema_pkg_apis_cnpg_v1_ClusterStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ContainerName":                         schema_pkg_apis_cnpg_v1_ContainerName(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Database":                              schema_pkg_apis_cnpg_v1_Database(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseList":                          schema_pkg_apis_cnpg_v1_DatabaseList(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.DatabaseObjectStatus":                  schema_pkg_apis_cnpg_v1_DatabaseObjectStatus(ref),
@@ -83,8 +84,10 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.Pooler":                                schema_pkg_apis_cnpg_v1_Pooler(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerIntegrations":                    schema_pkg_apis_cnpg_v1_PoolerIntegrations(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerList":                            schema_pkg_apis_cnpg_v1_PoolerList(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerPodSpec":                         schema_pkg_apis_cnpg_v1_PoolerPodSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerSpec":                            schema_pkg_apis_cnpg_v1_PoolerSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerStatus":                          schema_pkg_apis_cnpg_v1_PoolerStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerTemplate":                        schema_pkg_apis_cnpg_v1_PoolerTemplate(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration":                 schema_pkg_apis_cnpg_v1_PostgresConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.RecoveryTarget":                        schema_pkg_apis_cnpg_v1_RecoveryTarget(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.RoleConfiguration":                     schema_pkg_apis_cnpg_v1_RoleConfiguration(ref),
@@ -93,6 +96,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ScheduledBackupSpec":                   schema_pkg_apis_cnpg_v1_ScheduledBackupSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ScheduledBackupStatus":                 schema_pkg_apis_cnpg_v1_ScheduledBackupStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration":                  schema_pkg_apis_cnpg_v1_StorageConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.SynchronousReplicaConfiguration":       schema_pkg_apis_cnpg_v1_SynchronousReplicaConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.VolumeSnapshotConfiguration":           schema_pkg_apis_cnpg_v1_VolumeSnapshotConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1.PodMetricsEndpoint":              schema_pkg_apis_monitoring_v1_PodMetricsEndpoint(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1.PodMonitor":                      schema_pkg_apis_monitoring_v1_PodMonitor(ref),
@@ -110,6 +114,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabasePasswordConfig":      schema_pkg_apis_postgres_v1alpha1_DatabasePasswordConfig(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseSpec":                schema_pkg_apis_postgres_v1alpha1_DatabaseSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseStatus":              schema_pkg_apis_postgres_v1alpha1_DatabaseStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec":              schema_pkg_apis_postgres_v1alpha1_DurabilitySpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef":             schema_pkg_apis_postgres_v1alpha1_ImageCatalogRef(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference":        schema_pkg_apis_postgres_v1alpha1_LocalObjectReference(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MajorUpgradeStatus":          schema_pkg_apis_postgres_v1alpha1_MajorUpgradeStatus(ref),
@@ -1689,6 +1694,27 @@ func schema_pkg_apis_cnpg_v1_ClusterStatus(ref common.ReferenceCallback) common.
 	}
 }
 
+func schema_pkg_apis_cnpg_v1_ContainerName(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ContainerName names a container of a template, and nothing else of it.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_cnpg_v1_Database(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2737,6 +2763,102 @@ func schema_pkg_apis_cnpg_v1_PoolerList(ref common.ReferenceCallback) common.Ope
 	}
 }
 
+func schema_pkg_apis_cnpg_v1_PoolerPodSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PoolerPodSpec is the placement part of a Pod spec.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"containers": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "CloudNativePG's schema requires containers: setpoint names only the pgbouncer container, and CloudNativePG fills in its image and the rest (it never overwrites what the template sets, and this sets nothing else).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ContainerName"),
+									},
+								},
+							},
+						},
+					},
+					"affinity": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(v1.Affinity{}.OpenAPIModelName()),
+						},
+					},
+					"nodeSelector": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"tolerations": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.Toleration{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"topologySpreadConstraints": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.TopologySpreadConstraint{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"priorityClassName": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+				},
+				Required: []string{"containers"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ContainerName", v1.Affinity{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_cnpg_v1_PoolerSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2767,12 +2889,18 @@ func schema_pkg_apis_cnpg_v1_PoolerSpec(ref common.ReferenceCallback) common.Ope
 							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PgBouncerSpec"),
 						},
 					},
+					"template": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Template is where PgBouncer's Pods run; absent without a placement.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerTemplate"),
+						},
+					},
 				},
 				Required: []string{"cluster", "pgbouncer"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PgBouncerSpec"},
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PgBouncerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerTemplate"},
 	}
 }
 
@@ -2798,6 +2926,28 @@ func schema_pkg_apis_cnpg_v1_PoolerStatus(ref common.ReferenceCallback) common.O
 				},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_PoolerTemplate(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PoolerTemplate is the subset of the Pooler's Pod template setpoint writes: placement only. CloudNativePG builds the PgBouncer Deployment's Pods from it and fills in the rest.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerPodSpec"),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerPodSpec"},
 	}
 }
 
@@ -2840,9 +2990,17 @@ func schema_pkg_apis_cnpg_v1_PostgresConfiguration(ref common.ReferenceCallback)
 							},
 						},
 					},
+					"synchronous": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Synchronous replication: CNPG writes synchronous_standby_names from it.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.SynchronousReplicaConfiguration"),
+						},
+					},
 				},
 			},
 		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.SynchronousReplicaConfiguration"},
 	}
 }
 
@@ -3159,6 +3317,42 @@ func schema_pkg_apis_cnpg_v1_StorageConfiguration(ref common.ReferenceCallback) 
 						},
 					},
 				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_SynchronousReplicaConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "SynchronousReplicaConfiguration is the subset of CNPG's synchronous stanza setpoint writes (method, number, dataDurability).",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"method": {
+						SchemaProps: spec.SchemaProps{
+							Description: "any (a quorum) or first (by priority).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"number": {
+						SchemaProps: spec.SchemaProps{
+							Default: 0,
+							Type:    []string{"integer"},
+							Format:  "int32",
+						},
+					},
+					"dataDurability": {
+						SchemaProps: spec.SchemaProps{
+							Description: "required or preferred; CNPG's default is required.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"method", "number"},
 			},
 		},
 	}
@@ -3678,6 +3872,12 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec"),
 						},
 					},
+					"durability": {
+						SchemaProps: spec.SchemaProps{
+							Description: "durability says whether standbys confirm each commit (synchronous replication) and what commits do when standbys are missing.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec"),
+						},
+					},
 					"connectionPooler": {
 						SchemaProps: spec.SchemaProps{
 							Description: "connectionPooler configures PgBouncer in front of the cluster.",
@@ -3707,7 +3907,7 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -3754,9 +3954,17 @@ func schema_pkg_apis_postgres_v1alpha1_ConnectionPoolerSpec(ref common.Reference
 							},
 						},
 					},
+					"placement": {
+						SchemaProps: spec.SchemaProps{
+							Description: "placement says where the PgBouncer Pods run, as placement says it for the instances: antiAffinity keeps a pooler's own Pods apart (by topologyKey, default the node); unset, a pooler's Pods have no anti-affinity (CloudNativePG's default for poolers).",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec"),
+						},
+					},
 				},
 			},
 		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec"},
 	}
 }
 
@@ -3987,6 +4195,40 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseStatus(ref common.ReferenceCallba
 		},
 		Dependencies: []string{
 			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleStatus"},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_DurabilitySpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "DurabilitySpec says how many standbys confirm a commit before it returns: CloudNativePG's postgresql.synchronous, in setpoint's words (docs/guides/high-availability.md#durability). A class's durability is replaced whole by a cluster's: mode, standbys and dataDurability go together.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"mode": {
+						SchemaProps: spec.SchemaProps{
+							Description: "mode is Asynchronous (the default) or Synchronous.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"standbys": {
+						SchemaProps: spec.SchemaProps{
+							Description: "standbys is how many standbys must confirm each commit (any of the cluster's standbys: a quorum). Default 1. The cluster needs more instances than this.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"dataDurability": {
+						SchemaProps: spec.SchemaProps{
+							Description: "dataDurability is Required (the default: commits wait while fewer standbys stream) or Preferred (commits go on with the standbys there are).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
 	}
 }
 
@@ -4541,6 +4783,12 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec"),
 						},
 					},
+					"durability": {
+						SchemaProps: spec.SchemaProps{
+							Description: "durability says whether standbys confirm each commit (synchronous replication) and what commits do when standbys are missing.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec"),
+						},
+					},
 					"connectionPooler": {
 						SchemaProps: spec.SchemaProps{
 							Description: "connectionPooler configures PgBouncer in front of the cluster.",
@@ -4570,7 +4818,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -4716,6 +4964,12 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec"),
 						},
 					},
+					"durability": {
+						SchemaProps: spec.SchemaProps{
+							Description: "durability says whether standbys confirm each commit (synchronous replication) and what commits do when standbys are missing.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec"),
+						},
+					},
 					"connectionPooler": {
 						SchemaProps: spec.SchemaProps{
 							Description: "connectionPooler configures PgBouncer in front of the cluster.",
@@ -4765,7 +5019,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -5201,6 +5455,32 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresHealth(ref common.ReferenceCallba
 							Description: "replicationLagBytes is the largest replay lag of a standby; absent without standbys.",
 							Type:        []string{"integer"},
 							Format:      "int64",
+						},
+					},
+					"synchronousRequired": {
+						SchemaProps: spec.SchemaProps{
+							Description: "synchronousRequired is how many standbys each commit waits for now, read from the primary's synchronous_standby_names; absent when replication is asynchronous.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"synchronousStandbys": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "synchronousStandbys are the instances that confirm commits now (pg_stat_replication's sync or quorum standbys).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
 						},
 					},
 				},

@@ -3,9 +3,12 @@ package inspect
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
 // WriteClusterReport prints the report as one screen for a person: the
@@ -101,16 +104,9 @@ func writeBackup(p printer, b BackupReport, now time.Time) {
 	}
 }
 
-// alarms are the collector's health conditions, True when something is
-// wrong: their mark is the other way round.
-var alarms = map[string]bool{
-	"PostgresUnreachable": true, "NotAcceptingWrites": true, "ConnectionsSaturated": true,
-	"StorageNearlyFull": true, "StorageAtLimit": true,
-}
-
 func mark(c Condition) string {
 	good := c.Status == "True"
-	if alarms[c.Type] {
+	if slices.Contains(pgv1.AlarmConditions, c.Type) {
 		good = c.Status == "False"
 	}
 	switch {

@@ -24,6 +24,7 @@ var reasons = []reasonAdvice{
 	{"ReasonStorageShrinkRefused", pgv1.ReasonStorageShrinkRefused, pgv1.ConditionReady, "set storage.size back to the volumes' size or more, in the cluster or its class"},
 	{"ReasonAutoGrowLimitMissing", pgv1.ReasonAutoGrowLimitMissing, pgv1.ConditionReady, "set storage.autoGrow.limit (in the cluster or its class), or disable storage.autoGrow"},
 	{"ReasonAutoGrowInvalid", pgv1.ReasonAutoGrowInvalid, pgv1.ConditionReady, "fix the storage.autoGrow setting the message names, in the cluster or its class"},
+	{"ReasonDurabilityInvalid", pgv1.ReasonDurabilityInvalid, pgv1.ConditionReady, "raise instances above durability.standbys, or lower durability.standbys, in the cluster or its class"},
 
 	// BackupHealthy of PostgresCluster
 	{"ReasonBackupsHealthy", pgv1.ReasonBackupsHealthy, pgv1.ConditionBackupHealthy, "nothing"},
@@ -139,6 +140,10 @@ var reasons = []reasonAdvice{
 	// StorageNearlyFull of PostgresCluster
 	{"ReasonStorageNearlyFull", pgv1.ReasonStorageNearlyFull, pgv1.ConditionStorageNearlyFull, "grow storage.size, enable storage.autoGrow, or free space"},
 	{"ReasonStorageAvailable", pgv1.ReasonStorageAvailable, pgv1.ConditionStorageNearlyFull, "nothing"},
+
+	// SynchronousStandbysMissing of PostgresCluster
+	{"ReasonCommitsWait", pgv1.ReasonCommitsWait, pgv1.ConditionSynchronousStandbysMissing, "bring the missing standby back (kubectl get pods, the CNPG Cluster's status), or set durability.dataDurability Preferred to let commits go on without it"},
+	{"ReasonSynchronousStandbysStreaming", pgv1.ReasonSynchronousStandbysStreaming, pgv1.ConditionSynchronousStandbysMissing, "nothing"},
 
 	// StorageAtLimit of PostgresCluster
 	{"ReasonAtLimit", pgv1.ReasonAtLimit, pgv1.ConditionStorageAtLimit, "raise storage.autoGrow.limit or free space"},

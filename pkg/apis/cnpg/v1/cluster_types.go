@@ -118,6 +118,18 @@ type PostgresConfiguration struct {
 	Parameters map[string]string `json:"parameters,omitempty"`
 	// +listType=atomic
 	PgHBA []string `json:"pg_hba,omitempty"`
+	// Synchronous replication: CNPG writes synchronous_standby_names from it.
+	Synchronous *SynchronousReplicaConfiguration `json:"synchronous,omitempty"`
+}
+
+// SynchronousReplicaConfiguration is the subset of CNPG's synchronous
+// stanza setpoint writes (method, number, dataDurability).
+type SynchronousReplicaConfiguration struct {
+	// any (a quorum) or first (by priority).
+	Method string `json:"method"`
+	Number int    `json:"number"`
+	// required or preferred; CNPG's default is required.
+	DataDurability string `json:"dataDurability,omitempty"`
 }
 
 // LocalObjectReference names an object in the same namespace.

@@ -27,6 +27,7 @@ type PostgresClusterClass struct {
 // PostgresClusterClassSpec is the preset: every ClusterSettings field.
 //
 // +kubebuilder:validation:XValidation:rule="!(has(self.imageName) && has(self.imageCatalog))",message="imageName and imageCatalog both name the image: set one (imageCatalog pins a fleet's images, imageName is for a one-off image)"
+// +kubebuilder:validation:XValidation:rule="!has(self.durability) || !has(self.durability.mode) || self.durability.mode != 'Synchronous' || !has(self.instances) || self.instances > (has(self.durability.standbys) ? self.durability.standbys : 1)",message="durability Synchronous needs more instances than durability.standbys (default 1): the primary is not its own standby",fieldPath=".durability"
 type PostgresClusterClassSpec struct {
 	ClusterSettings `json:",inline"`
 }

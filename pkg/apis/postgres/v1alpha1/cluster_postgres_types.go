@@ -28,7 +28,24 @@ const (
 	// What to do: grow storage.size, enable storage.autoGrow, or free
 	// space.
 	ConditionStorageNearlyFull = "StorageNearlyFull"
+	// ConditionSynchronousStandbysMissing is True while the primary asks
+	// more synchronous standbys to confirm each commit than stream:
+	// commits, and so writes, block until a standby returns. It happens
+	// with durability Synchronous and dataDurability Required (Preferred
+	// lowers what the primary asks). What to do: bring the standby back
+	// (see the CNPG Cluster's instances), or accept the risk with
+	// dataDurability Preferred.
+	ConditionSynchronousStandbysMissing = "SynchronousStandbysMissing"
 )
+
+// AlarmConditions are the PostgresCluster conditions that are True when
+// something is wrong (the others are True when all is well): the
+// collector's, and auto-grow's StorageAtLimit. The kubectl plugin marks
+// them the other way round.
+var AlarmConditions = []string{
+	ConditionPostgresUnreachable, ConditionNotAcceptingWrites, ConditionConnectionsSaturated,
+	ConditionStorageNearlyFull, ConditionSynchronousStandbysMissing, ConditionStorageAtLimit,
+}
 
 // PostgresHealth is a sample of the primary the collector took, as
 // status recorded it. Status records a new sample only when something a
@@ -62,4 +79,14 @@ type PostgresHealth struct {
 	// without standbys.
 	// +optional
 	ReplicationLagBytes *int64 `json:"replicationLagBytes,omitempty"`
+	// synchronousRequired is how many standbys each commit waits for now,
+	// read from the primary's synchronous_standby_names; absent when
+	// replication is asynchronous.
+	// +optional
+	SynchronousRequired int32 `json:"synchronousRequired,omitempty"`
+	// synchronousStandbys are the instances that confirm commits now
+	// (pg_stat_replication's sync or quorum standbys).
+	// +optional
+	// +listType=atomic
+	SynchronousStandbys []string `json:"synchronousStandbys,omitempty"`
 }

@@ -73,6 +73,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.storage) || !has(oldSelf.storage.size) || (has(self.storage) && has(self.storage.size) && quantity(string(self.storage.size)).compareTo(quantity(string(oldSelf.storage.size))) >= 0)",message="storage.size cannot shrink or be removed once set",fieldPath=".storage.size"
 // +kubebuilder:validation:XValidation:rule="!(has(self.superuserAccess) && !self.superuserAccess && has(self.passwordConfig) && has(self.passwordConfig.superuserExternalSecretRef))",message="passwordConfig.superuserExternalSecretRef is a superuser Secret, and superuserAccess is false: remove one of them",fieldPath=".passwordConfig.superuserExternalSecretRef"
 // +kubebuilder:validation:XValidation:rule="!(has(self.imageName) && has(self.imageCatalog))",message="imageName and imageCatalog both name the image: set one (imageCatalog pins a fleet's images, imageName is for a one-off image)"
+// +kubebuilder:validation:XValidation:rule="!has(self.durability) || !has(self.durability.mode) || self.durability.mode != 'Synchronous' || !has(self.instances) || self.instances > (has(self.durability.standbys) ? self.durability.standbys : 1)",message="durability Synchronous needs more instances than durability.standbys (default 1): the primary is not its own standby",fieldPath=".durability"
 type PostgresClusterSpec struct {
 	// class is the name of the PostgresClusterClass this cluster starts
 	// from. It cannot change after creation.

@@ -75,4 +75,10 @@ const (
 	// (the message says which). What to do: fix the storage.autoGrow
 	// setting the message names, in the cluster or its class.
 	ReasonAutoGrowInvalid = "AutoGrowInvalid"
+	// ReasonDurabilityInvalid means durability Synchronous asks at least
+	// as many standbys as the cluster has (instances minus the primary),
+	// the two coming from the class and the cluster. What to do: raise
+	// instances above durability.standbys, or lower durability.standbys,
+	// in the cluster or its class.
+	ReasonDurabilityInvalid = "DurabilityInvalid"
 )

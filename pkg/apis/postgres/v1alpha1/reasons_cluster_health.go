@@ -55,6 +55,19 @@ const (
 	ReasonStorageAvailable = "StorageAvailable"
 )
 
+// SynchronousStandbysMissing of PostgresCluster
+const (
+	// ReasonCommitsWait means the primary asks more synchronous standbys
+	// to confirm each commit than stream now, so commits block; True.
+	// What to do: bring the missing standby back (kubectl get pods, the
+	// CNPG Cluster's status), or set durability.dataDurability Preferred
+	// to let commits go on without it.
+	ReasonCommitsWait = "CommitsWait"
+	// ReasonSynchronousStandbysStreaming means enough synchronous
+	// standbys stream again; False. What to do: nothing.
+	ReasonSynchronousStandbysStreaming = "SynchronousStandbysStreaming"
+)
+
 // StorageAtLimit of PostgresCluster
 const (
 	// ReasonAtLimit means usage is over the auto-grow threshold and the

@@ -5,7 +5,8 @@ package v1alpha1
 // The reasons of the Events setpoint records. A Warning Event when an
 // object becomes Failed has the Ready condition's reason instead, and
 // one when a condition from Postgres itself (PostgresUnreachable,
-// NotAcceptingWrites, ConnectionsSaturated, StorageNearlyFull) turns
+// NotAcceptingWrites, ConnectionsSaturated, StorageNearlyFull,
+// SynchronousStandbysMissing) turns
 // True has that condition's type.
 const (
 	// EventReady marks an object becoming Ready (Normal). What to do:
@@ -26,6 +27,9 @@ const (
 	// EventStorageAvailable says StorageNearlyFull cleared (Normal).
 	// What to do: nothing.
 	EventStorageAvailable = "StorageAvailable"
+	// EventSynchronousStandbysStreaming says SynchronousStandbysMissing
+	// cleared: commits no longer wait (Normal). What to do: nothing.
+	EventSynchronousStandbysStreaming = "SynchronousStandbysStreaming"
 	// EventClassInUse says a PostgresClusterClass being deleted waits
 	// for the PostgresClusters that use it (Warning). What to do: delete
 	// them or move them to another class.

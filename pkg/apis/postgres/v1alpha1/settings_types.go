@@ -57,6 +57,13 @@ type ConnectionPoolerSpec struct {
 	// default_pool_size; values are strings, as CloudNativePG expects.
 	// +optional
 	Parameters map[string]string `json:"parameters,omitempty"`
+
+	// placement says where the PgBouncer Pods run, as placement says it
+	// for the instances: antiAffinity keeps a pooler's own Pods apart
+	// (by topologyKey, default the node); unset, a pooler's Pods have no
+	// anti-affinity (CloudNativePG's default for poolers).
+	// +optional
+	Placement *PlacementSpec `json:"placement,omitempty"`
 }
 
 // SecretKeyRef names one key of a Secret in the object's namespace.
@@ -280,6 +287,11 @@ type ClusterSettings struct {
 	// selector, tolerations, topology spread and priority class.
 	// +optional
 	Placement *PlacementSpec `json:"placement,omitempty"`
+
+	// durability says whether standbys confirm each commit (synchronous
+	// replication) and what commits do when standbys are missing.
+	// +optional
+	Durability *DurabilitySpec `json:"durability,omitempty"`
 
 	// connectionPooler configures PgBouncer in front of the cluster.
 	// +optional

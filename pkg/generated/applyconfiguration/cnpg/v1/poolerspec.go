@@ -31,6 +31,8 @@ type PoolerSpecApplyConfiguration struct {
 	Type      *cnpgv1.PoolerType                      `json:"type,omitempty"`
 	Instances *int32                                  `json:"instances,omitempty"`
 	PgBouncer *PgBouncerSpecApplyConfiguration        `json:"pgbouncer,omitempty"`
+	// Template is where PgBouncer's Pods run; absent without a placement.
+	Template *PoolerTemplateApplyConfiguration `json:"template,omitempty"`
 }
 
 // PoolerSpecApplyConfiguration constructs a declarative configuration of the PoolerSpec type for use with
@@ -68,5 +70,13 @@ func (b *PoolerSpecApplyConfiguration) WithInstances(value int32) *PoolerSpecApp
 // If called multiple times, the PgBouncer field is set to the value of the last call.
 func (b *PoolerSpecApplyConfiguration) WithPgBouncer(value *PgBouncerSpecApplyConfiguration) *PoolerSpecApplyConfiguration {
 	b.PgBouncer = value
+	return b
+}
+
+// WithTemplate sets the Template field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Template field is set to the value of the last call.
+func (b *PoolerSpecApplyConfiguration) WithTemplate(value *PoolerTemplateApplyConfiguration) *PoolerSpecApplyConfiguration {
+	b.Template = value
 	return b
 }

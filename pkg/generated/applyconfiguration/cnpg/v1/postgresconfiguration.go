@@ -25,6 +25,8 @@ package v1
 type PostgresConfigurationApplyConfiguration struct {
 	Parameters map[string]string `json:"parameters,omitempty"`
 	PgHBA      []string          `json:"pg_hba,omitempty"`
+	// Synchronous replication: CNPG writes synchronous_standby_names from it.
+	Synchronous *SynchronousReplicaConfigurationApplyConfiguration `json:"synchronous,omitempty"`
 }
 
 // PostgresConfigurationApplyConfiguration constructs a declarative configuration of the PostgresConfiguration type for use with
@@ -54,5 +56,13 @@ func (b *PostgresConfigurationApplyConfiguration) WithPgHBA(values ...string) *P
 	for i := range values {
 		b.PgHBA = append(b.PgHBA, values[i])
 	}
+	return b
+}
+
+// WithSynchronous sets the Synchronous field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Synchronous field is set to the value of the last call.
+func (b *PostgresConfigurationApplyConfiguration) WithSynchronous(value *SynchronousReplicaConfigurationApplyConfiguration) *PostgresConfigurationApplyConfiguration {
+	b.Synchronous = value
 	return b
 }

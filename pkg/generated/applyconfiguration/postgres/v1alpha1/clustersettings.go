@@ -70,6 +70,9 @@ type ClusterSettingsApplyConfiguration struct {
 	// placement says where the instances run: anti-affinity, node
 	// selector, tolerations, topology spread and priority class.
 	Placement *PlacementSpecApplyConfiguration `json:"placement,omitempty"`
+	// durability says whether standbys confirm each commit (synchronous
+	// replication) and what commits do when standbys are missing.
+	Durability *DurabilitySpecApplyConfiguration `json:"durability,omitempty"`
 	// connectionPooler configures PgBouncer in front of the cluster.
 	ConnectionPooler *ConnectionPoolerSpecApplyConfiguration `json:"connectionPooler,omitempty"`
 	// backup configures WAL archiving, scheduled and on-demand backups.
@@ -175,6 +178,14 @@ func (b *ClusterSettingsApplyConfiguration) WithPgHBA(values ...string) *Cluster
 // If called multiple times, the Placement field is set to the value of the last call.
 func (b *ClusterSettingsApplyConfiguration) WithPlacement(value *PlacementSpecApplyConfiguration) *ClusterSettingsApplyConfiguration {
 	b.Placement = value
+	return b
+}
+
+// WithDurability sets the Durability field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Durability field is set to the value of the last call.
+func (b *ClusterSettingsApplyConfiguration) WithDurability(value *DurabilitySpecApplyConfiguration) *ClusterSettingsApplyConfiguration {
+	b.Durability = value
 	return b
 }
 

@@ -37,6 +37,11 @@ type ConnectionPoolerSpecApplyConfiguration struct {
 	// parameters are PgBouncer settings such as max_client_conn and
 	// default_pool_size; values are strings, as CloudNativePG expects.
 	Parameters map[string]string `json:"parameters,omitempty"`
+	// placement says where the PgBouncer Pods run, as placement says it
+	// for the instances: antiAffinity keeps a pooler's own Pods apart
+	// (by topologyKey, default the node); unset, a pooler's Pods have no
+	// anti-affinity (CloudNativePG's default for poolers).
+	Placement *PlacementSpecApplyConfiguration `json:"placement,omitempty"`
 }
 
 // ConnectionPoolerSpecApplyConfiguration constructs a declarative configuration of the ConnectionPoolerSpec type for use with
@@ -80,5 +85,13 @@ func (b *ConnectionPoolerSpecApplyConfiguration) WithParameters(entries map[stri
 	for k, v := range entries {
 		b.Parameters[k] = v
 	}
+	return b
+}
+
+// WithPlacement sets the Placement field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Placement field is set to the value of the last call.
+func (b *ConnectionPoolerSpecApplyConfiguration) WithPlacement(value *PlacementSpecApplyConfiguration) *ConnectionPoolerSpecApplyConfiguration {
+	b.Placement = value
 	return b
 }

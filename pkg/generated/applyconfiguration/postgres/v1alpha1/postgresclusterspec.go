@@ -137,6 +137,14 @@ func (b *PostgresClusterSpecApplyConfiguration) WithPlacement(value *PlacementSp
 	return b
 }
 
+// WithDurability sets the Durability field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Durability field is set to the value of the last call.
+func (b *PostgresClusterSpecApplyConfiguration) WithDurability(value *DurabilitySpecApplyConfiguration) *PostgresClusterSpecApplyConfiguration {
+	b.ClusterSettingsApplyConfiguration.Durability = value
+	return b
+}
+
 // WithConnectionPooler sets the ConnectionPooler field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the ConnectionPooler field is set to the value of the last call.

@@ -54,6 +54,13 @@ type PostgresHealthApplyConfiguration struct {
 	// replicationLagBytes is the largest replay lag of a standby; absent
 	// without standbys.
 	ReplicationLagBytes *int64 `json:"replicationLagBytes,omitempty"`
+	// synchronousRequired is how many standbys each commit waits for now,
+	// read from the primary's synchronous_standby_names; absent when
+	// replication is asynchronous.
+	SynchronousRequired *int32 `json:"synchronousRequired,omitempty"`
+	// synchronousStandbys are the instances that confirm commits now
+	// (pg_stat_replication's sync or quorum standbys).
+	SynchronousStandbys []string `json:"synchronousStandbys,omitempty"`
 }
 
 // PostgresHealthApplyConfiguration constructs a declarative configuration of the PostgresHealth type for use with
@@ -139,5 +146,23 @@ func (b *PostgresHealthApplyConfiguration) WithMaxConnections(value int32) *Post
 // If called multiple times, the ReplicationLagBytes field is set to the value of the last call.
 func (b *PostgresHealthApplyConfiguration) WithReplicationLagBytes(value int64) *PostgresHealthApplyConfiguration {
 	b.ReplicationLagBytes = &value
+	return b
+}
+
+// WithSynchronousRequired sets the SynchronousRequired field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SynchronousRequired field is set to the value of the last call.
+func (b *PostgresHealthApplyConfiguration) WithSynchronousRequired(value int32) *PostgresHealthApplyConfiguration {
+	b.SynchronousRequired = &value
+	return b
+}
+
+// WithSynchronousStandbys adds the given value to the SynchronousStandbys field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the SynchronousStandbys field.
+func (b *PostgresHealthApplyConfiguration) WithSynchronousStandbys(values ...string) *PostgresHealthApplyConfiguration {
+	for i := range values {
+		b.SynchronousStandbys = append(b.SynchronousStandbys, values[i])
+	}
 	return b
 }
