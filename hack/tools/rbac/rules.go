@@ -74,10 +74,12 @@ var Operator = []Rule{
 		Why: `A major upgrade's preflight: a short-lived Pod of the target image
 			lists the declared extensions it lacks (get is the ownership check
 			before the create; delete once read); list finds the Pod of a failed
-			pg_upgrade Job, whose log is quoted.`,
+			pg_upgrade Job, whose log is quoted. list and watch also cache the
+			Pods CloudNativePG labels with a cluster, trimmed to whether they can
+			be scheduled, so a Pod the scheduler cannot place is named in status.`,
 		APIGroups: []string{""},
 		Resources: []string{"pods"},
-		Verbs:     []string{"get", "list", "create", "delete"},
+		Verbs:     []string{"get", "list", "watch", "create", "delete"},
 	},
 	{
 		Why: `A failed major upgrade: CloudNativePG's pg_upgrade Job is found by

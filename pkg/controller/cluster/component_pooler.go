@@ -60,7 +60,7 @@ func (poolerComponent) Watch(w wiring) (reader, []informers.Registration) {
 	}
 	return read, []informers.Registration{
 		informers.On(poolers.Informer(), w.owned),
-		informers.On(deploys.Informer(), informers.MappedHandler(clusterOfPoolerDeployment, availabilityChanged, w.enqueue)),
+		informers.On(deploys.Informer(), informers.MappedHandler(clusterOfCNPGObject, availabilityChanged, w.enqueue)),
 	}
 }
 

@@ -338,11 +338,14 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 	}
 	phase, known := mapPhase(cl.Status.Phase)
 	msg := describePhase(cl)
+	stuck := schedulingPart.of(p.obs)
 	switch {
 	case !known:
 		return waiting(pgv1.PhasePending, pgv1.ReasonUnknownCNPGPhase, msg, provisionRecheck)
 	case phase == pgv1.PhaseFailed:
 		return failed(pgv1.ReasonCNPGFailed, msg)
+	case phase != pgv1.PhaseReady && len(stuck) > 0:
+		return unschedulableHealth(phase, msg, stuck)
 	case phase != pgv1.PhaseReady:
 		return waiting(phase, cnpgWaitReasons[phase], msg, eventRecheck)
 	}

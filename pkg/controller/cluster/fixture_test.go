@@ -93,6 +93,8 @@ func (f *fixture) refresh() {
 	replace(core.Services().Informer(), ct.Items(svcs.Items), err)
 	deps, err := f.kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: informers.PoolerDeploymentSelector})
 	replace(f.inf.Poolers.Apps().V1().Deployments().Informer(), ct.Items(deps.Items), err)
+	pods, err := f.kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{LabelSelector: informers.CNPGPodSelector})
+	replace(f.inf.Pods.Core().V1().Pods().Informer(), ct.Items(pods.Items), err)
 }
 
 // sync runs one pass of cluster name after refreshing the caches and

@@ -7,25 +7,12 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
-	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
 // PgBouncer runs in a Deployment CNPG names after, and controls by, the
 // Pooler. CNPG's Pooler status.instances is that Deployment's
 // status.replicas — Pods created, not Pods ready — so a pooler is ready
 // only once the Deployment itself says its replicas are available.
-
-// clusterOfPoolerDeployment routes a Pooler's Deployment to the
-// PostgresCluster of CNPG's cluster label (cnpgClusterLabel: the CNPG
-// Cluster has the PostgresCluster's name); the pass checks that the
-// Deployment belongs to its own Pooler.
-func clusterOfPoolerDeployment(obj any) []workqueue.Key {
-	d, ok := obj.(*appsv1.Deployment)
-	if !ok || d.Labels[cnpgClusterLabel] == "" {
-		return nil
-	}
-	return []workqueue.Key{{Namespace: d.Namespace, Name: d.Labels[cnpgClusterLabel]}}
-}
 
 // availabilityChanged: only what pgBouncerAvailable reads concerns the
 // cluster, not every status write of the Deployment controller.

@@ -74,10 +74,10 @@ func TestPoolerWaitsForPgBouncerToBeAvailable(t *testing.T) {
 func TestPoolerDeploymentRouting(t *testing.T) {
 	t.Parallel()
 	d := pgBouncerDeployment(poolerOf("shop-pooler-rw", 1), 0)
-	if keys := clusterOfPoolerDeployment(d); len(keys) != 1 || keys[0].Namespace != "ns" || keys[0].Name != "shop" {
+	if keys := clusterOfCNPGObject(d); len(keys) != 1 || keys[0].Namespace != "ns" || keys[0].Name != "shop" {
 		t.Fatalf("keys = %v", keys)
 	}
-	if keys := clusterOfPoolerDeployment(&appsv1.Deployment{}); len(keys) != 0 {
+	if keys := clusterOfCNPGObject(&appsv1.Deployment{}); len(keys) != 0 {
 		t.Fatalf("a Deployment without CNPG's cluster label routed: %v", keys)
 	}
 	moved := d.DeepCopy()

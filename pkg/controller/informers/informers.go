@@ -28,6 +28,10 @@ type Informers struct {
 	// (PoolerDeploymentSelector): whether PgBouncer is available is known
 	// only there, CNPG's Pooler status counts Pods created, not ready.
 	Poolers kubeinformers.SharedInformerFactory
+	// Pods caches only the Pods CNPG labels with a cluster (instances,
+	// their Jobs, PgBouncer), trimmed to whether they can be scheduled
+	// (trimPod): the one place a Pod that never starts says why.
+	Pods kubeinformers.SharedInformerFactory
 	// missing are the optional APIs not served (OptionalAPI), by CRD.
 	missing map[string]bool
 	// in is the interner of the three factories' transforms.
@@ -39,7 +43,7 @@ type Informers struct {
 // cache by hand; the controllers read a ConfigMap so seeded through
 // ConfigMapLister. obj itself is changed.
 func (i *Informers) AsCached(obj any) any {
-	out, _ := i.in.trimForCache(obj)
+	out, _ := i.in.trimPod(obj) // trimForCache for any other kind
 	return out
 }
 
@@ -62,6 +66,10 @@ func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace s
 			kubeinformers.WithNamespace(namespace),
 			kubeinformers.WithTransform(in.trimDeployment),
 			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = PoolerDeploymentSelector })),
+		Pods: kubeinformers.NewSharedInformerFactoryWithOptions(kube, resync,
+			kubeinformers.WithNamespace(namespace),
+			kubeinformers.WithTransform(in.trimPod),
+			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = CNPGPodSelector })),
 		in: in,
 	}
 }
@@ -69,6 +77,32 @@ func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace s
 // PoolerDeploymentSelector selects the Deployments CNPG creates for
 // Poolers (cnpg.io/podRole=pooler, set by CNPG on each).
 const PoolerDeploymentSelector = "cnpg.io/podRole=pooler"
+
+// CNPGPodSelector selects the Pods CNPG makes for a cluster: its
+// instances, their Jobs and the PgBouncer Pods all carry cnpg.io/cluster.
+const CNPGPodSelector = "cnpg.io/cluster"
+
+// trimPod keeps of a Pod what says whether it can be scheduled: its
+// name, namespace, labels, phase and PodScheduled condition. A Pod's spec
+// and the rest of its status are most of its size, and setpoint reads
+// none of them from the cache.
+func (in *interner) trimPod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return in.trimForCache(obj)
+	}
+	kept := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: p.Labels,
+			ResourceVersion: p.ResourceVersion, DeletionTimestamp: p.DeletionTimestamp},
+		Status: corev1.PodStatus{Phase: p.Status.Phase},
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			kept.Status.Conditions = []corev1.PodCondition{{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}}
+		}
+	}
+	return in.trimForCache(kept)
+}
 
 // trimDeployment is trimForCache, and drops a Deployment's Pod template:
 // setpoint reads only its owner, generation and status. The API type
@@ -85,6 +119,7 @@ func (i *Informers) Start(ctx context.Context) error {
 	i.Setpoint.StartWithContext(ctx)
 	i.Kube.StartWithContext(ctx)
 	i.Poolers.StartWithContext(ctx)
+	i.Pods.StartWithContext(ctx)
 	if err := i.Setpoint.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
 		return fmt.Errorf("sync setpoint and CNPG caches: %w", err)
 	}
@@ -94,6 +129,9 @@ func (i *Informers) Start(ctx context.Context) error {
 	if err := i.Poolers.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
 		return fmt.Errorf("sync the PgBouncer Deployment cache: %w", err)
 	}
+	if err := i.Pods.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+		return fmt.Errorf("sync the CNPG Pod cache: %w", err)
+	}
 	return nil
 }
 
@@ -102,6 +140,7 @@ func (i *Informers) Shutdown() {
 	i.Setpoint.Shutdown()
 	i.Kube.Shutdown()
 	i.Poolers.Shutdown()
+	i.Pods.Shutdown()
 }
 
 // lastApplied is kubectl's copy of the whole object as last applied: as

@@ -58,6 +58,7 @@ var reasons = []reasonAdvice{
 	// ProvisionerReady of PostgresCluster
 	{"ReasonClusterHealthy", pgv1.ReasonClusterHealthy, pgv1.ConditionProvisionerReady, "nothing"},
 	{"ReasonPostgresNotChecked", pgv1.ReasonPostgresNotChecked, pgv1.ConditionProvisionerReady, "nothing; the next pass checks"},
+	{"ReasonPodsUnschedulable", pgv1.ReasonPodsUnschedulable, pgv1.ConditionProvisionerReady, "read the scheduler's reason: give the nodes what placement asks (more nodes or zones for Required anti-affinity, the labels of nodeSelector, tolerations for their taints), or relax placement; \"unbound PersistentVolumeClaims\" means no volume of the storage class is available"},
 	{"ReasonClusterCreating", pgv1.ReasonClusterCreating, pgv1.ConditionProvisionerReady, "wait: setpoint creates the CNPG Cluster, then CloudNativePG its instances"},
 	{"ReasonSpecApplied", pgv1.ReasonSpecApplied, pgv1.ConditionProvisionerReady, "wait: CloudNativePG is applying the change setpoint made; setpoint looks again after at least 5 s"},
 	{"ReasonCNPGProvisioning", pgv1.ReasonCNPGProvisioning, pgv1.ConditionProvisionerReady, "wait: CloudNativePG is creating the instances; if it lasts, look at the CNPG Cluster's status and its Pods"},

@@ -106,6 +106,15 @@ const (
 	// is off and the monitor role is not applied yet); True. What to do:
 	// nothing; the next pass checks.
 	ReasonPostgresNotChecked = "PostgresNotChecked"
+	// ReasonPodsUnschedulable means CloudNativePG waits for a Pod of the
+	// cluster (an instance, its Job, or PgBouncer) that the scheduler
+	// cannot place; the message quotes the scheduler for each. What to
+	// do: read the scheduler's reason: give the nodes what placement asks
+	// (more nodes or zones for Required anti-affinity, the labels of
+	// nodeSelector, tolerations for their taints), or relax placement;
+	// "unbound PersistentVolumeClaims" means no volume of the storage
+	// class is available.
+	ReasonPodsUnschedulable = "PodsUnschedulable"
 	// ReasonClusterCreating means the CNPG Cluster is not created yet.
 	// What to do: wait: setpoint creates the CNPG Cluster, then
 	// CloudNativePG its instances.
