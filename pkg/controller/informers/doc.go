@@ -16,7 +16,10 @@
 // DataEqual.
 // The other trims drop fields nobody reads, and keep the API type: every
 // kind's managedFields and kubectl's last-applied annotation
-// (trimForCache), a DatabaseRole's status.conditions (intern.go) and a
-// PgBouncer Deployment's Pod template (trimDeployment). Each says so where
+// (trimForCache), a DatabaseRole's status.conditions (intern.go), a
+// PgBouncer Deployment's Pod template (trimDeployment), and all of a CNPG
+// Pod but its name, labels, phase and PodScheduled condition (trimPod:
+// the provisioner reads only whether the scheduler can place it). Each
+// says so where
 // it is dropped; a reader of one of them needs a type of its own first.
 package informers
