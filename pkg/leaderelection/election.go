@@ -159,6 +159,7 @@ func (e *Elector) Run(ctx context.Context, run func(context.Context) error) erro
 	}
 	cancelLE() // phase two: release the Lease
 	<-done
+	released(e.cfg.Name)
 	if e.runErr != nil {
 		logger.Info("Controllers stopped while leading; Lease released", "err", e.runErr)
 		return fmt.Errorf("while leading: %w", e.runErr)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/collector"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 	"github.com/setpoint-dev/setpoint/pkg/memory"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/pkg/version"
@@ -20,6 +21,7 @@ type operatorMetrics struct {
 	collector *collector.Metrics
 	backups   *controller.BackupMetrics
 	api       *apiRequests
+	leader    *leaderelection.Metrics
 	returner  *memory.Returner // nil with --memory-return-period=0
 }
 
@@ -32,6 +34,7 @@ func newOperatorMetrics(reg prometheus.Registerer, cfg Config) operatorMetrics {
 		collector: collector.NewMetrics(reg),
 		backups:   controller.NewBackupMetrics(reg),
 		api:       newAPIRequests(reg),
+		leader:    leaderelection.NewMetrics(reg),
 	}
 	if cfg.MemoryReturn > 0 {
 		m.returner = memory.NewReturner(cfg.MemoryReturn, reg)

@@ -64,6 +64,7 @@ func Run(ctx context.Context, cfg Config) error {
 	h := &health{apis: installed}
 	var elector *leaderelection.Elector
 	if cfg.LeaderElect {
+		m.leader.Provide()
 		if elector, err = leaderelection.New(restCfg, cfg.LeaderElection); err != nil {
 			return err
 		}

@@ -118,6 +118,14 @@ func TestShippedRBACSuffices(t *testing.T) {
 
 	fullLifecycle(t, ns)
 
+	// The leader-election gauge: the leader reads 1, the standby 0.
+	for op, want := range map[*operatorProc]float64{a: 1, b: 0} {
+		got := op.samples(t, "setpoint_leader_election_leading")
+		if len(got) != 1 || got[0].labels["lease"] != lease || got[0].value != want {
+			t.Errorf("%s: setpoint_leader_election_leading %+v, want one series of lease %s at %v", op.name, got, lease, want)
+		}
+	}
+
 	used := map[string]bool{}
 	for _, op := range []*operatorProc{a, b} {
 		for _, s := range op.samples(t, "setpoint_api_requests_total") {
