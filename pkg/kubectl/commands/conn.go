@@ -14,16 +14,18 @@ type connFlags struct {
 	database string
 	role     string
 	pooler   bool
+	anyway   bool
 }
 
 func (f *connFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.database, "database", "", "the Postgres database, when the PostgresDatabase has more than one")
 	cmd.Flags().StringVar(&f.role, "role", "rw", "the role to connect as: admin, rw or ro")
 	cmd.Flags().BoolVar(&f.pooler, "pooler", false, "through the PgBouncer pooler instead of the -rw Service")
+	cmd.Flags().BoolVar(&f.anyway, "anyway", false, "also for a PostgresDatabase that is not Ready (its role may not exist, or not be setpoint's)")
 }
 
 func (f *connFlags) options(withPassword bool) inspect.ConnectionOptions {
-	return inspect.ConnectionOptions{Database: f.database, Role: f.role, Pooler: f.pooler, WithPassword: withPassword}
+	return inspect.ConnectionOptions{Database: f.database, Role: f.role, Pooler: f.pooler, WithPassword: withPassword, Anyway: f.anyway}
 }
 
 func newConn(o *Options) *cobra.Command {

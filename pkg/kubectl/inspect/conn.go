@@ -2,9 +2,11 @@ package inspect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -53,6 +55,32 @@ type ConnectionOptions struct {
 	// WithPassword reads the password from the role's Secret (a role that
 	// logs in by certificate has none).
 	WithPassword bool
+	// Anyway reads the connection of a database that is not Ready, whose
+	// role may not exist or not be setpoint's (ErrNotUsable otherwise).
+	Anyway bool
+}
+
+// ErrNotUsable is Connection's error for a PostgresDatabase that is not
+// Ready: its ConfigMap may be published while its roles are refused (a
+// role of that name exists and is not setpoint's), and a connection
+// string to a role setpoint does not hold is a string nothing opens.
+var ErrNotUsable = errors.New("the PostgresDatabase is not usable")
+
+// usable says why db cannot be connected to, nil when it can: it is Ready.
+func usable(db *pgv1.PostgresDatabase) error {
+	if db.Status.Phase == pgv1.PhaseReady {
+		return nil
+	}
+	why := "no status yet"
+	if c := apimeta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionReady); c != nil {
+		why = c.Reason + ": " + c.Message
+	}
+	phase := string(db.Status.Phase)
+	if phase == "" {
+		phase = "no phase"
+	}
+	return fmt.Errorf("%w: %s/%s is %s (%s); `kubectl setpoint explain %s` says what to do, --anyway prints the connection regardless",
+		ErrNotUsable, db.Namespace, db.Name, phase, why, db.Name)
 }
 
 // Connection reads the connection info of one database of PostgresDatabase
@@ -66,6 +94,11 @@ func (r Reader) Connection(ctx context.Context, name string, o ConnectionOptions
 	db, err := r.PG.PostgresV1alpha1().PostgresDatabases(r.Namespace).Get(ctx, name, getOpts)
 	if err != nil {
 		return nil, fmt.Errorf("get PostgresDatabase %s/%s: %w", r.Namespace, name, err)
+	}
+	if !o.Anyway {
+		if err := usable(db); err != nil {
+			return nil, err
+		}
 	}
 	spec, err := pickDatabase(db, o.Database)
 	if err != nil {

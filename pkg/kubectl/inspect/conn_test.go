@@ -1,10 +1,12 @@
 package inspect
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
@@ -99,5 +101,24 @@ func TestConnectionByCertificate(t *testing.T) {
 	}
 	if _, _, err := r.ClientCertificate(t.Context(), &Connection{CertSecret: "shop.order-items-admin-client-cert"}); err == nil {
 		t.Error("a certificate Secret not issued yet read as one")
+	}
+}
+
+// A database refused with RoleExists has its ConfigMap, and a role that is
+// not setpoint's: no connection string unless asked for anyway.
+func TestConnectionOfADatabaseNotReadyIsRefused(t *testing.T) {
+	db, cm, sec := connObjects()
+	db.Status.Phase = pgv1.PhaseFailed
+	db.Status.Conditions = []metav1.Condition{{Type: pgv1.ConditionReady, Status: metav1.ConditionFalse, Reason: "RoleExists",
+		Message: "roles: role order_items_rw exists and was not created by setpoint"}}
+	r := reader(db, cm, sec)
+	_, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: "rw"})
+	if !errors.Is(err, ErrNotUsable) || !strings.Contains(err.Error(), "is Failed (RoleExists: roles: role order_items_rw exists") ||
+		!strings.Contains(err.Error(), "--anyway") {
+		t.Fatalf("Connection of a Failed database: %v, want ErrNotUsable naming the phase and the reason", err)
+	}
+	c, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: "rw", Anyway: true})
+	if err != nil || c.User != "order_items_rw" {
+		t.Fatalf("Connection anyway: %+v, %v", c, err)
 	}
 }
