@@ -167,8 +167,14 @@
 //     recovers by itself once the Secret is whole), and a Backup fails
 //     with it (LastBackupSucceeded False LastBackupFailed, no
 //     lastFailedBackupTime: the plugin notes that only when barman's
-//     backup itself fails). A missing Secret, or no s3Credentials, is
-//     accepted (the plugin refuses those too: store_credentials.go).
+//     backup itself fails). A missing Secret, or no credentials, is
+//     accepted (the plugin refuses those too: store_credentials.go). The
+//     other forms: an S3 IAM role (inheritFromIAMRole) is accepted, with
+//     no AWS to ask; Azure's and Google's are checked for their Secrets'
+//     keys in the plugin's words, then refused with the stand-in's own
+//     ("cnpgsim: … does not reach Azure Blob Storage"): the folder never
+//     stands in for a cloud it cannot reach. endpointCA and the CNPG
+//     Cluster's serviceAccountTemplate are ignored (no TLS, no Pods).
 //   - Backups: a Backup with method plugin and the barman-cloud plugin, on a
 //     healthy Cluster with that archiver, runs pg_basebackup (as the postgres
 //     OS user, over the Unix socket, -X none: the WAL comes from the archive)

@@ -74,7 +74,11 @@ func fullCluster(ns string) *cnpgac.ClusterApplyConfiguration {
 		// it: false, since true draws CNPG's deprecation warning.
 		WithMonitoring(cnpgac.MonitoringConfiguration().WithEnablePodMonitor(false)).
 		WithBackup(cnpgac.BackupConfiguration().WithVolumeSnapshot(
-			cnpgac.VolumeSnapshotConfiguration().WithClassName("csi-snapclass"))))
+			cnpgac.VolumeSnapshotConfiguration().WithClassName("csi-snapclass"))).
+		// An object store's identity form binds a cloud identity to the
+		// ServiceAccount CNPG makes (backup.objectStore.serviceAccountAnnotations).
+		WithServiceAccountTemplate(cnpgac.ServiceAccountTemplate().WithMetadata(cnpgac.ServiceAccountMetadata().
+			WithAnnotations(map[string]string{"eks.amazonaws.com/role-arn": "arn:aws:iam::111122223333:role/pg"}))))
 }
 
 func TestCNPGObjectsApplyStrictly(t *testing.T) {
@@ -166,6 +170,9 @@ func TestCNPGObjectsApplyStrictly(t *testing.T) {
 	if tpl := ro.Spec.Template; tpl == nil || len(tpl.Spec.Containers) != 1 || tpl.Spec.PriorityClassName != "poolers" ||
 		tpl.Spec.Affinity == nil || len(tpl.Spec.Tolerations) != 1 || tpl.Spec.NodeSelector["pool"] != "edge" {
 		t.Errorf("pooler template read back as %+v", ro.Spec.Template)
+	}
+	if sa := cl.Spec.ServiceAccountTemplate; sa == nil || sa.Metadata.Annotations["eks.amazonaws.com/role-arn"] == "" {
+		t.Errorf("serviceAccountTemplate read back as %+v", sa)
 	}
 	pm, err := pg.MonitoringV1().PodMonitors(ns).Get(t.Context(), "shop-metrics", metav1.GetOptions{})
 	if err != nil {

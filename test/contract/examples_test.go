@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -175,7 +176,12 @@ func references(o *unstructured.Unstructured) []reference {
 	}
 	switch o.GetKind() {
 	case "PostgresClusterClass", "PostgresCluster":
-		add("Secret", "spec.backup.objectStore.credentialsSecretName", "spec", "backup", "objectStore", "credentialsSecretName")
+		store := []string{"spec", "backup", "objectStore"}
+		add("Secret", "spec.backup.objectStore.credentialsSecretName", append(store, "credentialsSecretName")...)
+		for _, ref := range [][]string{{"endpointCA"}, {"azureCredentials", "storageAccount"}, {"azureCredentials", "storageKey"},
+			{"azureCredentials", "storageSasToken"}, {"googleCredentials", "applicationCredentials"}} {
+			add("Secret", "spec.backup.objectStore."+strings.Join(ref, "."), append(append(slices.Clone(store), ref...), "name")...)
+		}
 	}
 	switch o.GetKind() {
 	case "PostgresCluster":

@@ -15,7 +15,9 @@ import (
 
 // The S3-compatible store inside the node (the s3store image: gofakes3 in
 // memory), which the barman-cloud sidecars archive into. One bucket,
-// S3Bucket; any credentials are accepted.
+// S3Bucket; any credentials are accepted. It serves plain HTTP on s3Port
+// (S3Endpoint) and the same buckets over HTTPS on s3TLSPort
+// (S3TLSEndpoint, s3store_tls.go).
 const (
 	S3Namespace = "backup-store"
 	s3Name      = "s3store"
@@ -26,12 +28,17 @@ const (
 // S3Endpoint is the store's URL for Pods of the node.
 const S3Endpoint = "http://s3store.backup-store.svc.cluster.local:9000"
 
-// ApplyS3Store creates the store's namespace, Deployment and Service,
-// without waiting for it (WaitBackupServices does).
+// ApplyS3Store creates the store's namespace, TLS Secret, Deployment and
+// Service, without waiting for it (WaitBackupServices does).
 func ApplyS3Store(ctx context.Context, cfg *rest.Config, images node.Images) error {
 	labels := map[string]any{"app": s3Name}
+	tls, err := s3StoreTLS()
+	if err != nil {
+		return fmt.Errorf("the S3 store's certificate: %w", err)
+	}
 	objs := []*unstructured.Unstructured{
 		{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": S3Namespace}}},
+		tls,
 		{Object: map[string]any{
 			"apiVersion": "apps/v1", "kind": "Deployment",
 			"metadata": map[string]any{"name": s3Name, "namespace": S3Namespace},
@@ -40,12 +47,17 @@ func ApplyS3Store(ctx context.Context, cfg *rest.Config, images node.Images) err
 				"selector": map[string]any{"matchLabels": labels},
 				"template": map[string]any{
 					"metadata": map[string]any{"labels": labels},
-					"spec": map[string]any{"containers": []any{map[string]any{
-						"name": s3Name, "image": images.Ref("s3store"), "imagePullPolicy": "Never",
-						"args":           []any{fmt.Sprintf("-listen=:%d", s3Port), "-buckets=" + S3Bucket},
-						"ports":          []any{map[string]any{"containerPort": int64(s3Port)}},
-						"readinessProbe": map[string]any{"tcpSocket": map[string]any{"port": int64(s3Port)}, "periodSeconds": int64(2)},
-					}}},
+					"spec": map[string]any{
+						"containers": []any{map[string]any{
+							"name": s3Name, "image": images.Ref("s3store"), "imagePullPolicy": "Never",
+							"args": []any{fmt.Sprintf("-listen=:%d", s3Port), "-buckets=" + S3Bucket,
+								fmt.Sprintf("-tls-listen=:%d", s3TLSPort), "-tls-cert=/tls/tls.crt", "-tls-key=/tls/tls.key"},
+							"ports":          []any{map[string]any{"containerPort": int64(s3Port)}, map[string]any{"containerPort": int64(s3TLSPort)}},
+							"readinessProbe": map[string]any{"tcpSocket": map[string]any{"port": int64(s3TLSPort)}, "periodSeconds": int64(2)},
+							"volumeMounts":   []any{map[string]any{"name": "tls", "mountPath": "/tls", "readOnly": true}},
+						}},
+						"volumes": []any{map[string]any{"name": "tls", "secret": map[string]any{"secretName": S3TLSSecret}}},
+					},
 				},
 			},
 		}},
@@ -53,7 +65,8 @@ func ApplyS3Store(ctx context.Context, cfg *rest.Config, images node.Images) err
 			"apiVersion": "v1", "kind": "Service",
 			"metadata": map[string]any{"name": s3Name, "namespace": S3Namespace},
 			"spec": map[string]any{"selector": labels,
-				"ports": []any{map[string]any{"port": int64(s3Port), "targetPort": int64(s3Port)}}},
+				"ports": []any{map[string]any{"name": "http", "port": int64(s3Port), "targetPort": int64(s3Port)},
+					map[string]any{"name": "https", "port": int64(s3TLSPort), "targetPort": int64(s3TLSPort)}}},
 		}},
 	}
 	if _, err := envtest.ApplyObjects(ctx, cfg, "setpoint-test", objs); err != nil {

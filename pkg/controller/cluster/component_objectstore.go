@@ -99,14 +99,8 @@ func (objectStoreComponent) Observe(_ context.Context, p *pass, err error) healt
 
 func desiredObjectStore(p *pass) *barmanac.ObjectStoreApplyConfiguration {
 	os := p.want.ObjectStore
-	secret := func(key string) *barmanac.SecretKeySelectorApplyConfiguration {
-		return barmanac.SecretKeySelector().WithName(os.CredentialsSecretName).WithKey(key)
-	}
-	cfg := barmanac.BarmanObjectStoreConfiguration().
-		WithDestinationPath(archiveRoot(p)).
-		WithS3Credentials(barmanac.S3Credentials().
-			WithAccessKeyID(secret("ACCESS_KEY_ID")).
-			WithSecretAccessKey(secret("ACCESS_SECRET_KEY")))
+	cfg := barmanac.BarmanObjectStoreConfiguration().WithDestinationPath(archiveRoot(p))
+	accessOf(os).applyTo(cfg)
 	if os.EndpointURL != "" {
 		cfg.WithEndpointURL(os.EndpointURL)
 	}
@@ -124,12 +118,10 @@ func desiredObjectStore(p *pass) *barmanac.ObjectStoreApplyConfiguration {
 // destinationPath the cluster's folder needs (archiveRoot).
 func objectStoreMatches(cur *barmanv1.ObjectStore, want *pgv1.ObjectStoreSpec, root string) bool {
 	c := cur.Spec.Configuration
-	creds := c.S3Credentials
 	return c.DestinationPath == root &&
 		c.EndpointURL == want.EndpointURL &&
 		cur.Spec.RetentionPolicy == want.RetentionPolicy &&
-		creds != nil && creds.AccessKeyID != nil && creds.AccessKeyID.Name == want.CredentialsSecretName &&
-		creds.SecretAccessKey != nil && creds.SecretAccessKey.Name == want.CredentialsSecretName
+		accessOf(want).heldBy(c)
 }
 
 // Delete removes the ObjectStore with the cluster's data.

@@ -204,6 +204,7 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 	}
 	spec.WithCertificates(certs)
 	withPlacement(spec, w.Settings.Placement)
+	withServiceAccount(spec, w.ObjectStore)
 	withRestore(p, spec)
 	withRecreate(p, spec)
 	return spec
@@ -254,7 +255,7 @@ func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
 		// keeps a PodMonitor of our own instead.
 		return false
 	}
-	if !certificatesMatch(s.Certificates, p) || !placementMatches(s, w.Settings.Placement) {
+	if !certificatesMatch(s.Certificates, p) || !placementMatches(s, w.Settings.Placement) || !serviceAccountMatches(s, w.ObjectStore) {
 		return false
 	}
 	hasPlugin := slices.ContainsFunc(s.Plugins, func(pc cnpgv1.PluginConfiguration) bool { return pc.Name == barmanPlugin })

@@ -117,8 +117,10 @@ func validate(d *desired) error {
 	if d.Schedule != "" && len(strings.Fields(d.Schedule)) != 5 {
 		return &specError{pgv1.ReasonInvalidSchedule, fmt.Sprintf("backup.schedule %q must have five fields (minute hour day-of-month month day-of-week)", d.Schedule)}
 	}
-	if d.ObjectStore != nil && d.ObjectStore.CredentialsSecretName == "" {
-		return &specError{pgv1.ReasonBackupCredentialsMissing, "backup.objectStore.credentialsSecretName is required with an object store"}
+	if d.ObjectStore != nil && !hasCredentials(d.ObjectStore) {
+		// The CRD refuses this; objects stored before that rule still
+		// reach us.
+		return &specError{pgv1.ReasonBackupCredentialsMissing, "backup.objectStore needs one credential form: credentialsSecretName (S3 access keys), s3Credentials (an IAM role), azureCredentials or googleCredentials"}
 	}
 	if n := d.Settings.Durability.SynchronousStandbys(); n >= d.Instances {
 		// The CRD refuses both in one object; the two can come from the

@@ -68,8 +68,8 @@ var settingsMergeExceptions = map[string]mergeRule{
 	"postgresqlConfig": mergeKeysAnyCase,
 	// A cluster's lines follow its class's.
 	"pgHBA": mergeAppend,
-	// Bucket, endpoint and credentials go together: a cluster's store
-	// never borrows its class's credentials.
+	// Bucket, endpoint, its CA and credentials (whichever form) go
+	// together: a cluster's store never borrows its class's credentials.
 	"backup.objectStore": mergeReplace,
 	// Requests and limits go together (a Kubernetes type: whole anyway).
 	"resources": mergeReplace,

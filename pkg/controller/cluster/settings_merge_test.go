@@ -340,7 +340,7 @@ func TestDocumentedSettingsMerges(t *testing.T) {
 	if r := m.Resources; len(r.Requests) != 1 || r.Requests.Memory().String() != "2Gi" || r.Limits != nil {
 		t.Errorf("resources = %+v, want the cluster's whole", r)
 	}
-	if s := m.Backup.ObjectStore; *s != (pgv1.ObjectStoreSpec{DestinationPath: "s3://cluster"}) {
+	if s := m.Backup.ObjectStore; !reflect.DeepEqual(*s, pgv1.ObjectStoreSpec{DestinationPath: "s3://cluster"}) {
 		t.Errorf("objectStore = %+v, want the cluster's whole, without the class's credentials", s)
 	}
 	if m.Backup.Schedule != "0 2 * * *" {

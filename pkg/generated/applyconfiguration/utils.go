@@ -38,10 +38,14 @@ import (
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
 	// Group=barmancloud.cnpg.io, Version=v1
+	case v1.SchemeGroupVersion.WithKind("AzureCredentials"):
+		return &barmancloudv1.AzureCredentialsApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("BarmanObjectStoreConfiguration"):
 		return &barmancloudv1.BarmanObjectStoreConfigurationApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("DataBackupConfiguration"):
 		return &barmancloudv1.DataBackupConfigurationApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("GoogleCredentials"):
+		return &barmancloudv1.GoogleCredentialsApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("ObjectStore"):
 		return &barmancloudv1.ObjectStoreApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("ObjectStoreSpec"):
@@ -68,6 +72,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		// Group=postgres.setpoint.dev, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithKind("AutoGrowSpec"):
 		return &postgresv1alpha1.AutoGrowSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("AzureCredentialsSpec"):
+		return &postgresv1alpha1.AzureCredentialsSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BackupRequestStatus"):
 		return &postgresv1alpha1.BackupRequestStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BackupSpec"):
@@ -92,6 +98,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.DatabaseStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("DurabilitySpec"):
 		return &postgresv1alpha1.DurabilitySpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("GoogleCredentialsSpec"):
+		return &postgresv1alpha1.GoogleCredentialsSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ImageCatalogRef"):
 		return &postgresv1alpha1.ImageCatalogRefApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("LocalObjectReference"):
@@ -132,6 +140,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.RestoreStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RoleStatus"):
 		return &postgresv1alpha1.RoleStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("S3CredentialsSpec"):
+		return &postgresv1alpha1.S3CredentialsSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("SecretKeyRef"):
+		return &postgresv1alpha1.SecretKeyRefApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageSpec"):
 		return &postgresv1alpha1.StorageSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageStatus"):
@@ -230,6 +242,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.ScheduledBackupSpecApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ScheduledBackupStatus"):
 		return &applyconfigurationcnpgv1.ScheduledBackupStatusApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("ServiceAccountMetadata"):
+		return &applyconfigurationcnpgv1.ServiceAccountMetadataApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("ServiceAccountTemplate"):
+		return &applyconfigurationcnpgv1.ServiceAccountTemplateApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("StorageConfiguration"):
 		return &applyconfigurationcnpgv1.StorageConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("SynchronousReplicaConfiguration"):

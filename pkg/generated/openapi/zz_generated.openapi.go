@@ -33,8 +33,10 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
+		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.AzureCredentials":               schema_pkg_apis_barmancloud_v1_AzureCredentials(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.BarmanObjectStoreConfiguration": schema_pkg_apis_barmancloud_v1_BarmanObjectStoreConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.DataBackupConfiguration":        schema_pkg_apis_barmancloud_v1_DataBackupConfiguration(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.GoogleCredentials":              schema_pkg_apis_barmancloud_v1_GoogleCredentials(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.ObjectStore":                    schema_pkg_apis_barmancloud_v1_ObjectStore(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.ObjectStoreList":                schema_pkg_apis_barmancloud_v1_ObjectStoreList(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.ObjectStoreSpec":                schema_pkg_apis_barmancloud_v1_ObjectStoreSpec(ref),
@@ -95,6 +97,8 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ScheduledBackupList":                   schema_pkg_apis_cnpg_v1_ScheduledBackupList(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ScheduledBackupSpec":                   schema_pkg_apis_cnpg_v1_ScheduledBackupSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ScheduledBackupStatus":                 schema_pkg_apis_cnpg_v1_ScheduledBackupStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ServiceAccountMetadata":                schema_pkg_apis_cnpg_v1_ServiceAccountMetadata(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ServiceAccountTemplate":                schema_pkg_apis_cnpg_v1_ServiceAccountTemplate(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration":                  schema_pkg_apis_cnpg_v1_StorageConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.SynchronousReplicaConfiguration":       schema_pkg_apis_cnpg_v1_SynchronousReplicaConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.VolumeSnapshotConfiguration":           schema_pkg_apis_cnpg_v1_VolumeSnapshotConfiguration(ref),
@@ -103,6 +107,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1.PodMonitorList":                  schema_pkg_apis_monitoring_v1_PodMonitorList(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/monitoring/v1.PodMonitorSpec":                  schema_pkg_apis_monitoring_v1_PodMonitorSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.AutoGrowSpec":                schema_pkg_apis_postgres_v1alpha1_AutoGrowSpec(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.AzureCredentialsSpec":        schema_pkg_apis_postgres_v1alpha1_AzureCredentialsSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupRequestStatus":         schema_pkg_apis_postgres_v1alpha1_BackupRequestStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec":                  schema_pkg_apis_postgres_v1alpha1_BackupSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus":                schema_pkg_apis_postgres_v1alpha1_BackupStatus(ref),
@@ -115,6 +120,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseSpec":                schema_pkg_apis_postgres_v1alpha1_DatabaseSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseStatus":              schema_pkg_apis_postgres_v1alpha1_DatabaseStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec":              schema_pkg_apis_postgres_v1alpha1_DurabilitySpec(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.GoogleCredentialsSpec":       schema_pkg_apis_postgres_v1alpha1_GoogleCredentialsSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef":             schema_pkg_apis_postgres_v1alpha1_ImageCatalogRef(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference":        schema_pkg_apis_postgres_v1alpha1_LocalObjectReference(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MajorUpgradeStatus":          schema_pkg_apis_postgres_v1alpha1_MajorUpgradeStatus(ref),
@@ -138,6 +144,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec":                 schema_pkg_apis_postgres_v1alpha1_RestoreSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus":               schema_pkg_apis_postgres_v1alpha1_RestoreStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleStatus":                  schema_pkg_apis_postgres_v1alpha1_RoleStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.S3CredentialsSpec":           schema_pkg_apis_postgres_v1alpha1_S3CredentialsSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef":                schema_pkg_apis_postgres_v1alpha1_SecretKeyRef(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec":                 schema_pkg_apis_postgres_v1alpha1_StorageSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus":               schema_pkg_apis_postgres_v1alpha1_StorageStatus(ref),
@@ -445,6 +452,42 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 	}
 }
 
+func schema_pkg_apis_barmancloud_v1_AzureCredentials(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "AzureCredentials reaches Azure Blob Storage: a storage account with a key or a SAS token, or the Pod's Azure identity (inheritFromAzureAD).",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"storageAccount": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.SecretKeySelector"),
+						},
+					},
+					"storageKey": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.SecretKeySelector"),
+						},
+					},
+					"storageSasToken": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.SecretKeySelector"),
+						},
+					},
+					"inheritFromAzureAD": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.SecretKeySelector"},
+	}
+}
+
 func schema_pkg_apis_barmancloud_v1_BarmanObjectStoreConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -465,9 +508,25 @@ func schema_pkg_apis_barmancloud_v1_BarmanObjectStoreConfiguration(ref common.Re
 							Format: "",
 						},
 					},
+					"endpointCA": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.SecretKeySelector"),
+						},
+					},
 					"s3Credentials": {
 						SchemaProps: spec.SchemaProps{
-							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.S3Credentials"),
+							Description: "The credentials: barman-cloud takes exactly one of the three.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.S3Credentials"),
+						},
+					},
+					"azureCredentials": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.AzureCredentials"),
+						},
+					},
+					"googleCredentials": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.GoogleCredentials"),
 						},
 					},
 					"wal": {
@@ -485,7 +544,7 @@ func schema_pkg_apis_barmancloud_v1_BarmanObjectStoreConfiguration(ref common.Re
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.DataBackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.S3Credentials", "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.WalBackupConfiguration"},
+			"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.AzureCredentials", "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.DataBackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.GoogleCredentials", "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.S3Credentials", "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.SecretKeySelector", "github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.WalBackupConfiguration"},
 	}
 }
 
@@ -511,6 +570,32 @@ func schema_pkg_apis_barmancloud_v1_DataBackupConfiguration(ref common.Reference
 				},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_barmancloud_v1_GoogleCredentials(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "GoogleCredentials reaches Google Cloud Storage: a service account's JSON key, or GKE's workload identity (gkeEnvironment).",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"applicationCredentials": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.SecretKeySelector"),
+						},
+					},
+					"gkeEnvironment": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/barmancloud/v1.SecretKeySelector"},
 	}
 }
 
@@ -1562,12 +1647,17 @@ func schema_pkg_apis_cnpg_v1_ClusterSpec(ref common.ReferenceCallback) common.Op
 							Format: "",
 						},
 					},
+					"serviceAccountTemplate": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ServiceAccountTemplate"),
+						},
+					},
 				},
 				Required: []string{"instances"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.AffinityConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration", v1.ResourceRequirements{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.AffinityConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ServiceAccountTemplate", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration", v1.ResourceRequirements{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
 	}
 }
 
@@ -3297,6 +3387,55 @@ func schema_pkg_apis_cnpg_v1_ScheduledBackupStatus(ref common.ReferenceCallback)
 	}
 }
 
+func schema_pkg_apis_cnpg_v1_ServiceAccountMetadata(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ServiceAccountMetadata is the subset of CNPG's Metadata setpoint sets.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"annotations": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_ServiceAccountTemplate(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ServiceAccountTemplate is the metadata CNPG merges into the ServiceAccount it makes for the cluster's Pods (named after the cluster); setpoint sets its annotations to bind a cloud identity.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ServiceAccountMetadata"),
+						},
+					},
+				},
+				Required: []string{"metadata"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ServiceAccountMetadata"},
+	}
+}
+
 func schema_pkg_apis_cnpg_v1_StorageConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3573,6 +3712,46 @@ func schema_pkg_apis_postgres_v1alpha1_AutoGrowSpec(ref common.ReferenceCallback
 		},
 		Dependencies: []string{
 			resource.Quantity{}.OpenAPIModelName(), metav1.Duration{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_AzureCredentialsSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "AzureCredentialsSpec is one Azure Blob Storage credential form: a storage account key, a SAS token (each with the account's name), or the Pods' Azure identity. The destinationPath is https://<account>.blob.core.windows.net/<container>/<path>.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"storageAccount": {
+						SchemaProps: spec.SchemaProps{
+							Description: "storageAccount is the storage account's name, a key of a Secret in the cluster's namespace; with storageKey or storageSasToken.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef"),
+						},
+					},
+					"storageKey": {
+						SchemaProps: spec.SchemaProps{
+							Description: "storageKey is one of the storage account's access keys. It reaches every container of the account.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef"),
+						},
+					},
+					"storageSasToken": {
+						SchemaProps: spec.SchemaProps{
+							Description: "storageSasToken is a shared access signature, which can be limited to one container, to the operations barman-cloud needs, and in time.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef"),
+						},
+					},
+					"inheritFromAzureAD": {
+						SchemaProps: spec.SchemaProps{
+							Description: "inheritFromAzureAD: barman-cloud authenticates as the Pods' managed identity (Azure's ManagedIdentityCredential: the node's identity through the instance metadata service, or a workload identity token when the Pod has one).",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef"},
 	}
 }
 
@@ -4232,6 +4411,34 @@ func schema_pkg_apis_postgres_v1alpha1_DurabilitySpec(ref common.ReferenceCallba
 	}
 }
 
+func schema_pkg_apis_postgres_v1alpha1_GoogleCredentialsSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "GoogleCredentialsSpec is one Google Cloud Storage credential form: a service-account key, or GKE workload identity. The destinationPath is gs://<bucket>/<path>.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"applicationCredentials": {
+						SchemaProps: spec.SchemaProps{
+							Description: "applicationCredentials is a service account's JSON key, a key of a Secret in the cluster's namespace.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef"),
+						},
+					},
+					"gkeEnvironment": {
+						SchemaProps: spec.SchemaProps{
+							Description: "gkeEnvironment: barman-cloud uses the Google identity GKE's metadata server gives the Pod's ServiceAccount (workload identity).",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef"},
+	}
+}
+
 func schema_pkg_apis_postgres_v1alpha1_ImageCatalogRef(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4395,7 +4602,7 @@ func schema_pkg_apis_postgres_v1alpha1_ObjectStoreSpec(ref common.ReferenceCallb
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "ObjectStoreSpec is where base backups and WAL go, through the barman-cloud plugin.",
+				Description: "ObjectStoreSpec is where base backups and WAL go, through the barman-cloud plugin, and how the instances reach it: one credential form (docs/guides/backup-and-restore.md#object-stores-and-their-credentials), which CEL holds to exactly one once destinationPath is set: credentialsSecretName (S3 access keys), s3Credentials (the Pods' AWS IAM role), azureCredentials or googleCredentials.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"destinationPath": {
@@ -4419,11 +4626,50 @@ func schema_pkg_apis_postgres_v1alpha1_ObjectStoreSpec(ref common.ReferenceCallb
 							Format:      "",
 						},
 					},
+					"endpointCA": {
+						SchemaProps: spec.SchemaProps{
+							Description: "endpointCA is the CA bundle (PEM) that signed the endpoint's TLS certificate, for an S3- or Azure-compatible store whose certificate no public CA signed: a key of a Secret in the cluster's namespace, which the barman-cloud plugin mounts into the instances and the recovery Job (barman-cloud then verifies the endpoint against it alone). Not for Google Cloud Storage.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef"),
+						},
+					},
 					"credentialsSecretName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "credentialsSecretName is a Secret in the cluster's namespace holding ACCESS_KEY_ID and ACCESS_SECRET_KEY for an S3-compatible store.",
+							Description: "credentialsSecretName is a Secret in the cluster's namespace holding ACCESS_KEY_ID and ACCESS_SECRET_KEY for an S3-compatible store: the S3 access-key credential form.",
 							Type:        []string{"string"},
 							Format:      "",
+						},
+					},
+					"s3Credentials": {
+						SchemaProps: spec.SchemaProps{
+							Description: "s3Credentials is the S3 credential form without keys: the instances use the AWS IAM role their ServiceAccount is given (IRSA or EKS Pod Identity).",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.S3CredentialsSpec"),
+						},
+					},
+					"azureCredentials": {
+						SchemaProps: spec.SchemaProps{
+							Description: "azureCredentials is the Azure Blob Storage credential form: a storage account key, a SAS token, or the Pods' Azure identity.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.AzureCredentialsSpec"),
+						},
+					},
+					"googleCredentials": {
+						SchemaProps: spec.SchemaProps{
+							Description: "googleCredentials is the Google Cloud Storage credential form: a service-account key, or GKE workload identity.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.GoogleCredentialsSpec"),
+						},
+					},
+					"serviceAccountAnnotations": {
+						SchemaProps: spec.SchemaProps{
+							Description: "serviceAccountAnnotations are put on the ServiceAccount CloudNativePG makes for the cluster's Pods (named after the cluster), to bind the cloud identity an identity form uses, for example eks.amazonaws.com/role-arn (IRSA) or iam.gke.io/gcp-service-account (GKE). Only with an identity form. Pods read them when they start.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
 						},
 					},
 					"retentionPolicy": {
@@ -4436,6 +4682,8 @@ func schema_pkg_apis_postgres_v1alpha1_ObjectStoreSpec(ref common.ReferenceCallb
 				},
 			},
 		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.AzureCredentialsSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.GoogleCredentialsSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.S3CredentialsSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef"},
 	}
 }
 
@@ -5661,6 +5909,28 @@ func schema_pkg_apis_postgres_v1alpha1_RoleStatus(ref common.ReferenceCallback) 
 		},
 		Dependencies: []string{
 			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation"},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_S3CredentialsSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "S3CredentialsSpec is S3 without access keys: barman-cloud takes the AWS identity the Pod is given (IRSA's web identity token, or EKS Pod Identity's credentials endpoint), through the AWS SDK's default chain.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"inheritFromIAMRole": {
+						SchemaProps: spec.SchemaProps{
+							Description: "inheritFromIAMRole: the instances and the recovery Job use the IAM role bound to their ServiceAccount. Must be true.",
+							Default:     false,
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"inheritFromIAMRole"},
+			},
+		},
 	}
 }
 

@@ -17,7 +17,7 @@ var reasons = []reasonAdvice{
 	{"ReasonSuperuserSecretWithoutAccess", pgv1.ReasonSuperuserSecretWithoutAccess, pgv1.ConditionReady, "an external superuser Secret needs superuserAccess: set superuserAccess: true, or remove passwordConfig.superuserExternalSecretRef"},
 	{"ReasonBackupTargetMissing", pgv1.ReasonBackupTargetMissing, pgv1.ConditionReady, "set backup.objectStore.destinationPath or backup.volumeSnapshotClass (in the cluster or its class), or remove backup.schedule"},
 	{"ReasonInvalidSchedule", pgv1.ReasonInvalidSchedule, pgv1.ConditionReady, "write backup.schedule as five cron fields: minute hour day-of-month month day-of-week (0 2 * * * is 02:00 every day)"},
-	{"ReasonBackupCredentialsMissing", pgv1.ReasonBackupCredentialsMissing, pgv1.ConditionReady, "set backup.objectStore.credentialsSecretName to a Secret with the object store's credentials (keys ACCESS_KEY_ID and ACCESS_SECRET_KEY)"},
+	{"ReasonBackupCredentialsMissing", pgv1.ReasonBackupCredentialsMissing, pgv1.ConditionReady, "give backup.objectStore one: credentialsSecretName (a Secret with keys ACCESS_KEY_ID and ACCESS_SECRET_KEY), s3Credentials, azureCredentials or googleCredentials"},
 	{"ReasonParameterNotAllowed", pgv1.ReasonParameterNotAllowed, pgv1.ConditionReady, "CloudNativePG manages that parameter: remove it from postgresqlConfig (in the cluster or its class)"},
 	{"ReasonRestoreTargetInFuture", pgv1.ReasonRestoreTargetInFuture, pgv1.ConditionReady, "spec.restore is immutable, so delete the PostgresCluster and create it again with a restore.targetTime in the past, or without one"},
 	{"ReasonDowngradeRefused", pgv1.ReasonDowngradeRefused, pgv1.ConditionReady, "set postgresVersion back to the running major version or higher, in the cluster or its class"},
@@ -29,7 +29,7 @@ var reasons = []reasonAdvice{
 	// BackupHealthy of PostgresCluster
 	{"ReasonBackupsHealthy", pgv1.ReasonBackupsHealthy, pgv1.ConditionBackupHealthy, "nothing"},
 	{"ReasonArchivingPending", pgv1.ReasonArchivingPending, pgv1.ConditionBackupHealthy, "wait: CloudNativePG archives a new cluster's first WAL file within a minute; if it does not, look at the CNPG Cluster's ContinuousArchiving condition"},
-	{"ReasonArchivingFailing", pgv1.ReasonArchivingFailing, pgv1.ConditionBackupHealthy, "fix what CloudNativePG's message names (often the Secret that backup.objectStore.credentialsSecretName names, or the endpoint or bucket); archiving resumes by itself"},
+	{"ReasonArchivingFailing", pgv1.ReasonArchivingFailing, pgv1.ConditionBackupHealthy, "fix what CloudNativePG's message names (often a Secret that backup.objectStore's credentials name, the cloud identity of an identity form, the endpoint, its CA or the bucket); archiving resumes by itself"},
 	{"ReasonLastBackupFailed", pgv1.ReasonLastBackupFailed, pgv1.ConditionBackupHealthy, "read the message and the failed Backup's status.error (kubectl get backups -l cnpg.io/cluster=<cluster>), fix the cause, then take a backup with kubectl setpoint backup"},
 	{"ReasonBackupOverdue", pgv1.ReasonBackupOverdue, pgv1.ConditionBackupHealthy, "look at the ScheduledBackup <cluster>-backup and its latest Backups (kubectl get backups -l cnpg.io/cluster=<cluster>)"},
 

@@ -23,11 +23,15 @@ type ObjectStoreSpec struct {
 // BarmanObjectStoreConfiguration locates the store. serverName is forbidden
 // here by the plugin: it belongs in the Cluster's plugin parameters.
 type BarmanObjectStoreConfiguration struct {
-	DestinationPath string                   `json:"destinationPath"`
-	EndpointURL     string                   `json:"endpointURL,omitempty"`
-	S3Credentials   *S3Credentials           `json:"s3Credentials,omitempty"`
-	Wal             *WalBackupConfiguration  `json:"wal,omitempty"`
-	Data            *DataBackupConfiguration `json:"data,omitempty"`
+	DestinationPath string             `json:"destinationPath"`
+	EndpointURL     string             `json:"endpointURL,omitempty"`
+	EndpointCA      *SecretKeySelector `json:"endpointCA,omitempty"`
+	// The credentials: barman-cloud takes exactly one of the three.
+	S3Credentials     *S3Credentials           `json:"s3Credentials,omitempty"`
+	AzureCredentials  *AzureCredentials        `json:"azureCredentials,omitempty"`
+	GoogleCredentials *GoogleCredentials       `json:"googleCredentials,omitempty"`
+	Wal               *WalBackupConfiguration  `json:"wal,omitempty"`
+	Data              *DataBackupConfiguration `json:"data,omitempty"`
 }
 
 // S3Credentials points at the keys of an S3-compatible store.
@@ -36,6 +40,22 @@ type S3Credentials struct {
 	SecretAccessKey    *SecretKeySelector `json:"secretAccessKey,omitempty"`
 	Region             *SecretKeySelector `json:"region,omitempty"`
 	InheritFromIAMRole *bool              `json:"inheritFromIAMRole,omitempty"`
+}
+
+// AzureCredentials reaches Azure Blob Storage: a storage account with a
+// key or a SAS token, or the Pod's Azure identity (inheritFromAzureAD).
+type AzureCredentials struct {
+	StorageAccount     *SecretKeySelector `json:"storageAccount,omitempty"`
+	StorageKey         *SecretKeySelector `json:"storageKey,omitempty"`
+	StorageSasToken    *SecretKeySelector `json:"storageSasToken,omitempty"`
+	InheritFromAzureAD *bool              `json:"inheritFromAzureAD,omitempty"`
+}
+
+// GoogleCredentials reaches Google Cloud Storage: a service account's
+// JSON key, or GKE's workload identity (gkeEnvironment).
+type GoogleCredentials struct {
+	ApplicationCredentials *SecretKeySelector `json:"applicationCredentials,omitempty"`
+	GKEEnvironment         *bool              `json:"gkeEnvironment,omitempty"`
 }
 
 // SecretKeySelector names one key of a Secret.

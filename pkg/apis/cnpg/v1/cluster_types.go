@@ -40,6 +40,19 @@ type ClusterSpec struct {
 	// +listType=atomic
 	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
 	PriorityClassName         string                            `json:"priorityClassName,omitempty"`
+	ServiceAccountTemplate    *ServiceAccountTemplate           `json:"serviceAccountTemplate,omitempty"`
+}
+
+// ServiceAccountTemplate is the metadata CNPG merges into the
+// ServiceAccount it makes for the cluster's Pods (named after the
+// cluster); setpoint sets its annotations to bind a cloud identity.
+type ServiceAccountTemplate struct {
+	Metadata ServiceAccountMetadata `json:"metadata"`
+}
+
+// ServiceAccountMetadata is the subset of CNPG's Metadata setpoint sets.
+type ServiceAccountMetadata struct {
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // AffinityConfiguration is the subset of CNPG's affinity setpoint sets:

@@ -39,10 +39,10 @@ const (
 	// 02:00 every day).
 	ReasonInvalidSchedule = "InvalidSchedule"
 	// ReasonBackupCredentialsMissing means an object store is set without
-	// backup.objectStore.credentialsSecretName. What to do: set
-	// backup.objectStore.credentialsSecretName to a Secret with the
-	// object store's credentials (keys ACCESS_KEY_ID and
-	// ACCESS_SECRET_KEY).
+	// a credential form (an object stored before the CRD refused that).
+	// What to do: give backup.objectStore one: credentialsSecretName (a
+	// Secret with keys ACCESS_KEY_ID and ACCESS_SECRET_KEY),
+	// s3Credentials, azureCredentials or googleCredentials.
 	ReasonBackupCredentialsMissing = "BackupCredentialsMissing"
 	// ReasonParameterNotAllowed means postgresqlConfig sets a parameter
 	// CloudNativePG manages itself (the message names it). What to do:

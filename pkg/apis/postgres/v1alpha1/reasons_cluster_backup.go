@@ -32,9 +32,10 @@ const (
 	// ReasonArchivingFailing means CloudNativePG reports WAL archiving
 	// failing (ContinuousArchiving False, its message quoted); False. The
 	// recovery window stops moving and WAL piles up on the volume. What
-	// to do: fix what CloudNativePG's message names (often the Secret
-	// that backup.objectStore.credentialsSecretName names, or the
-	// endpoint or bucket); archiving resumes by itself.
+	// to do: fix what CloudNativePG's message names (often a Secret that
+	// backup.objectStore's credentials name, the cloud identity of an
+	// identity form, the endpoint, its CA or the bucket); archiving
+	// resumes by itself.
 	ReasonArchivingFailing = "ArchivingFailing"
 	// ReasonLastBackupFailed means the last base backup failed
 	// (CloudNativePG's LastBackupSucceeded False, or the ObjectStore's

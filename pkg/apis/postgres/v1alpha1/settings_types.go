@@ -90,7 +90,16 @@ const (
 )
 
 // ObjectStoreSpec is where base backups and WAL go, through the
-// barman-cloud plugin.
+// barman-cloud plugin, and how the instances reach it: one credential form
+// (docs/guides/backup-and-restore.md#object-stores-and-their-credentials),
+// which CEL holds to exactly one once destinationPath is set:
+// credentialsSecretName (S3 access keys), s3Credentials (the Pods' AWS
+// IAM role), azureCredentials or googleCredentials.
+//
+// +kubebuilder:validation:XValidation:rule="[has(self.credentialsSecretName) && size(self.credentialsSecretName) > 0, has(self.s3Credentials), has(self.azureCredentials), has(self.googleCredentials)].filter(x, x).size() <= 1",message="backup.objectStore takes one credential form: credentialsSecretName (S3 access keys), s3Credentials (an IAM role), azureCredentials or googleCredentials"
+// +kubebuilder:validation:XValidation:rule="!has(self.destinationPath) || [has(self.credentialsSecretName) && size(self.credentialsSecretName) > 0, has(self.s3Credentials), has(self.azureCredentials), has(self.googleCredentials)].exists(x, x)",message="backup.objectStore.destinationPath needs one credential form: credentialsSecretName (S3 access keys), s3Credentials (an IAM role), azureCredentials or googleCredentials"
+// +kubebuilder:validation:XValidation:rule="!has(self.endpointCA) || !has(self.googleCredentials)",message="backup.objectStore.endpointCA is the CA of an S3- or Azure-compatible endpoint: barman-cloud does not use it for Google Cloud Storage",fieldPath=".endpointCA"
+// +kubebuilder:validation:XValidation:rule="!has(self.serviceAccountAnnotations) || has(self.s3Credentials) || (has(self.azureCredentials) && has(self.azureCredentials.inheritFromAzureAD) && self.azureCredentials.inheritFromAzureAD) || (has(self.googleCredentials) && has(self.googleCredentials.gkeEnvironment) && self.googleCredentials.gkeEnvironment)",message="backup.objectStore.serviceAccountAnnotations bind a cloud identity: they go with s3Credentials.inheritFromIAMRole, azureCredentials.inheritFromAzureAD or googleCredentials.gkeEnvironment",fieldPath=".serviceAccountAnnotations"
 type ObjectStoreSpec struct {
 	// destinationPath is the bucket URL, for example "s3://backups/pg".
 	// Each cluster archives in a folder under it: see layout.
@@ -120,11 +129,47 @@ type ObjectStoreSpec struct {
 	// +optional
 	EndpointURL string `json:"endpointURL,omitempty"`
 
+	// endpointCA is the CA bundle (PEM) that signed the endpoint's TLS
+	// certificate, for an S3- or Azure-compatible store whose certificate
+	// no public CA signed: a key of a Secret in the cluster's namespace,
+	// which the barman-cloud plugin mounts into the instances and the
+	// recovery Job (barman-cloud then verifies the endpoint against it
+	// alone). Not for Google Cloud Storage.
+	// +optional
+	EndpointCA *SecretKeyRef `json:"endpointCA,omitempty"`
+
 	// credentialsSecretName is a Secret in the cluster's namespace holding
-	// ACCESS_KEY_ID and ACCESS_SECRET_KEY for an S3-compatible store.
+	// ACCESS_KEY_ID and ACCESS_SECRET_KEY for an S3-compatible store: the
+	// S3 access-key credential form.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	CredentialsSecretName string `json:"credentialsSecretName,omitempty"`
+
+	// s3Credentials is the S3 credential form without keys: the
+	// instances use the AWS IAM role their ServiceAccount is given (IRSA
+	// or EKS Pod Identity).
+	// +optional
+	S3Credentials *S3CredentialsSpec `json:"s3Credentials,omitempty"`
+
+	// azureCredentials is the Azure Blob Storage credential form: a
+	// storage account key, a SAS token, or the Pods' Azure identity.
+	// +optional
+	AzureCredentials *AzureCredentialsSpec `json:"azureCredentials,omitempty"`
+
+	// googleCredentials is the Google Cloud Storage credential form: a
+	// service-account key, or GKE workload identity.
+	// +optional
+	GoogleCredentials *GoogleCredentialsSpec `json:"googleCredentials,omitempty"`
+
+	// serviceAccountAnnotations are put on the ServiceAccount
+	// CloudNativePG makes for the cluster's Pods (named after the
+	// cluster), to bind the cloud identity an identity form uses, for
+	// example eks.amazonaws.com/role-arn (IRSA) or
+	// iam.gke.io/gcp-service-account (GKE). Only with an identity form.
+	// Pods read them when they start.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=16
+	ServiceAccountAnnotations map[string]string `json:"serviceAccountAnnotations,omitempty"`
 
 	// retentionPolicy keeps backups for this long, for example "30d", "4w"
 	// or "6m".

@@ -24,11 +24,15 @@ package v1
 // BarmanObjectStoreConfiguration locates the store. serverName is forbidden
 // here by the plugin: it belongs in the Cluster's plugin parameters.
 type BarmanObjectStoreConfigurationApplyConfiguration struct {
-	DestinationPath *string                                    `json:"destinationPath,omitempty"`
-	EndpointURL     *string                                    `json:"endpointURL,omitempty"`
-	S3Credentials   *S3CredentialsApplyConfiguration           `json:"s3Credentials,omitempty"`
-	Wal             *WalBackupConfigurationApplyConfiguration  `json:"wal,omitempty"`
-	Data            *DataBackupConfigurationApplyConfiguration `json:"data,omitempty"`
+	DestinationPath *string                              `json:"destinationPath,omitempty"`
+	EndpointURL     *string                              `json:"endpointURL,omitempty"`
+	EndpointCA      *SecretKeySelectorApplyConfiguration `json:"endpointCA,omitempty"`
+	// The credentials: barman-cloud takes exactly one of the three.
+	S3Credentials     *S3CredentialsApplyConfiguration           `json:"s3Credentials,omitempty"`
+	AzureCredentials  *AzureCredentialsApplyConfiguration        `json:"azureCredentials,omitempty"`
+	GoogleCredentials *GoogleCredentialsApplyConfiguration       `json:"googleCredentials,omitempty"`
+	Wal               *WalBackupConfigurationApplyConfiguration  `json:"wal,omitempty"`
+	Data              *DataBackupConfigurationApplyConfiguration `json:"data,omitempty"`
 }
 
 // BarmanObjectStoreConfigurationApplyConfiguration constructs a declarative configuration of the BarmanObjectStoreConfiguration type for use with
@@ -53,11 +57,35 @@ func (b *BarmanObjectStoreConfigurationApplyConfiguration) WithEndpointURL(value
 	return b
 }
 
+// WithEndpointCA sets the EndpointCA field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the EndpointCA field is set to the value of the last call.
+func (b *BarmanObjectStoreConfigurationApplyConfiguration) WithEndpointCA(value *SecretKeySelectorApplyConfiguration) *BarmanObjectStoreConfigurationApplyConfiguration {
+	b.EndpointCA = value
+	return b
+}
+
 // WithS3Credentials sets the S3Credentials field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the S3Credentials field is set to the value of the last call.
 func (b *BarmanObjectStoreConfigurationApplyConfiguration) WithS3Credentials(value *S3CredentialsApplyConfiguration) *BarmanObjectStoreConfigurationApplyConfiguration {
 	b.S3Credentials = value
+	return b
+}
+
+// WithAzureCredentials sets the AzureCredentials field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the AzureCredentials field is set to the value of the last call.
+func (b *BarmanObjectStoreConfigurationApplyConfiguration) WithAzureCredentials(value *AzureCredentialsApplyConfiguration) *BarmanObjectStoreConfigurationApplyConfiguration {
+	b.AzureCredentials = value
+	return b
+}
+
+// WithGoogleCredentials sets the GoogleCredentials field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the GoogleCredentials field is set to the value of the last call.
+func (b *BarmanObjectStoreConfigurationApplyConfiguration) WithGoogleCredentials(value *GoogleCredentialsApplyConfiguration) *BarmanObjectStoreConfigurationApplyConfiguration {
+	b.GoogleCredentials = value
 	return b
 }
 

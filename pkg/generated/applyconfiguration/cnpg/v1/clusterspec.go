@@ -46,6 +46,7 @@ type ClusterSpecApplyConfiguration struct {
 	Affinity                  *AffinityConfigurationApplyConfiguration       `json:"affinity,omitempty"`
 	TopologySpreadConstraints []apicorev1.TopologySpreadConstraint           `json:"topologySpreadConstraints,omitempty"`
 	PriorityClassName         *string                                        `json:"priorityClassName,omitempty"`
+	ServiceAccountTemplate    *ServiceAccountTemplateApplyConfiguration      `json:"serviceAccountTemplate,omitempty"`
 }
 
 // ClusterSpecApplyConfiguration constructs a declarative configuration of the ClusterSpec type for use with
@@ -207,5 +208,13 @@ func (b *ClusterSpecApplyConfiguration) WithTopologySpreadConstraints(values ...
 // If called multiple times, the PriorityClassName field is set to the value of the last call.
 func (b *ClusterSpecApplyConfiguration) WithPriorityClassName(value string) *ClusterSpecApplyConfiguration {
 	b.PriorityClassName = &value
+	return b
+}
+
+// WithServiceAccountTemplate sets the ServiceAccountTemplate field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ServiceAccountTemplate field is set to the value of the last call.
+func (b *ClusterSpecApplyConfiguration) WithServiceAccountTemplate(value *ServiceAccountTemplateApplyConfiguration) *ClusterSpecApplyConfiguration {
+	b.ServiceAccountTemplate = value
 	return b
 }

@@ -26,7 +26,11 @@ import (
 // with apply.
 //
 // ObjectStoreSpec is where base backups and WAL go, through the
-// barman-cloud plugin.
+// barman-cloud plugin, and how the instances reach it: one credential form
+// (docs/guides/backup-and-restore.md#object-stores-and-their-credentials),
+// which CEL holds to exactly one once destinationPath is set:
+// credentialsSecretName (S3 access keys), s3Credentials (the Pods' AWS
+// IAM role), azureCredentials or googleCredentials.
 type ObjectStoreSpecApplyConfiguration struct {
 	// destinationPath is the bucket URL, for example "s3://backups/pg".
 	// Each cluster archives in a folder under it: see layout.
@@ -46,9 +50,34 @@ type ObjectStoreSpecApplyConfiguration struct {
 	// endpointURL overrides the object store endpoint (for S3-compatible
 	// stores such as MinIO).
 	EndpointURL *string `json:"endpointURL,omitempty"`
+	// endpointCA is the CA bundle (PEM) that signed the endpoint's TLS
+	// certificate, for an S3- or Azure-compatible store whose certificate
+	// no public CA signed: a key of a Secret in the cluster's namespace,
+	// which the barman-cloud plugin mounts into the instances and the
+	// recovery Job (barman-cloud then verifies the endpoint against it
+	// alone). Not for Google Cloud Storage.
+	EndpointCA *SecretKeyRefApplyConfiguration `json:"endpointCA,omitempty"`
 	// credentialsSecretName is a Secret in the cluster's namespace holding
-	// ACCESS_KEY_ID and ACCESS_SECRET_KEY for an S3-compatible store.
+	// ACCESS_KEY_ID and ACCESS_SECRET_KEY for an S3-compatible store: the
+	// S3 access-key credential form.
 	CredentialsSecretName *string `json:"credentialsSecretName,omitempty"`
+	// s3Credentials is the S3 credential form without keys: the
+	// instances use the AWS IAM role their ServiceAccount is given (IRSA
+	// or EKS Pod Identity).
+	S3Credentials *S3CredentialsSpecApplyConfiguration `json:"s3Credentials,omitempty"`
+	// azureCredentials is the Azure Blob Storage credential form: a
+	// storage account key, a SAS token, or the Pods' Azure identity.
+	AzureCredentials *AzureCredentialsSpecApplyConfiguration `json:"azureCredentials,omitempty"`
+	// googleCredentials is the Google Cloud Storage credential form: a
+	// service-account key, or GKE workload identity.
+	GoogleCredentials *GoogleCredentialsSpecApplyConfiguration `json:"googleCredentials,omitempty"`
+	// serviceAccountAnnotations are put on the ServiceAccount
+	// CloudNativePG makes for the cluster's Pods (named after the
+	// cluster), to bind the cloud identity an identity form uses, for
+	// example eks.amazonaws.com/role-arn (IRSA) or
+	// iam.gke.io/gcp-service-account (GKE). Only with an identity form.
+	// Pods read them when they start.
+	ServiceAccountAnnotations map[string]string `json:"serviceAccountAnnotations,omitempty"`
 	// retentionPolicy keeps backups for this long, for example "30d", "4w"
 	// or "6m".
 	RetentionPolicy *string `json:"retentionPolicy,omitempty"`
@@ -84,11 +113,57 @@ func (b *ObjectStoreSpecApplyConfiguration) WithEndpointURL(value string) *Objec
 	return b
 }
 
+// WithEndpointCA sets the EndpointCA field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the EndpointCA field is set to the value of the last call.
+func (b *ObjectStoreSpecApplyConfiguration) WithEndpointCA(value *SecretKeyRefApplyConfiguration) *ObjectStoreSpecApplyConfiguration {
+	b.EndpointCA = value
+	return b
+}
+
 // WithCredentialsSecretName sets the CredentialsSecretName field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the CredentialsSecretName field is set to the value of the last call.
 func (b *ObjectStoreSpecApplyConfiguration) WithCredentialsSecretName(value string) *ObjectStoreSpecApplyConfiguration {
 	b.CredentialsSecretName = &value
+	return b
+}
+
+// WithS3Credentials sets the S3Credentials field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the S3Credentials field is set to the value of the last call.
+func (b *ObjectStoreSpecApplyConfiguration) WithS3Credentials(value *S3CredentialsSpecApplyConfiguration) *ObjectStoreSpecApplyConfiguration {
+	b.S3Credentials = value
+	return b
+}
+
+// WithAzureCredentials sets the AzureCredentials field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the AzureCredentials field is set to the value of the last call.
+func (b *ObjectStoreSpecApplyConfiguration) WithAzureCredentials(value *AzureCredentialsSpecApplyConfiguration) *ObjectStoreSpecApplyConfiguration {
+	b.AzureCredentials = value
+	return b
+}
+
+// WithGoogleCredentials sets the GoogleCredentials field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the GoogleCredentials field is set to the value of the last call.
+func (b *ObjectStoreSpecApplyConfiguration) WithGoogleCredentials(value *GoogleCredentialsSpecApplyConfiguration) *ObjectStoreSpecApplyConfiguration {
+	b.GoogleCredentials = value
+	return b
+}
+
+// WithServiceAccountAnnotations puts the entries into the ServiceAccountAnnotations field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, the entries provided by each call will be put on the ServiceAccountAnnotations field,
+// overwriting an existing map entries in ServiceAccountAnnotations field with the same key.
+func (b *ObjectStoreSpecApplyConfiguration) WithServiceAccountAnnotations(entries map[string]string) *ObjectStoreSpecApplyConfiguration {
+	if b.ServiceAccountAnnotations == nil && len(entries) > 0 {
+		b.ServiceAccountAnnotations = make(map[string]string, len(entries))
+	}
+	for k, v := range entries {
+		b.ServiceAccountAnnotations[k] = v
+	}
 	return b
 }
 
