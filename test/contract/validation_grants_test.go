@@ -124,10 +124,13 @@ func TestDatabasePrivilegeModelRules(t *testing.T) {
 		}, "roles: a grant's schema must be public or one of schemas"},
 		{"another database's role as schema owner", func(d *pgv1.DatabaseSpec) {
 			d.Schemas[0].Owner = "orders_admin"
-		}, "schemas: an owner must be one of this database's roles"},
+		}, "schemas: an owner must be admin or a role of roles other than rw and ro"},
 		{"the superuser as schema owner", func(d *pgv1.DatabaseSpec) {
 			d.Schemas[0].Owner = "postgres"
-		}, "schemas: an owner must be one of this database's roles"},
+		}, "schemas: an owner must be admin or a role of roles other than rw and ro"},
+		{"the app role as schema owner", func(d *pgv1.DatabaseSpec) {
+			d.Schemas[0].Owner = "rw"
+		}, "schemas: an owner must be admin or a role of roles other than rw and ro"},
 		{"the superuser in inRoles", func(d *pgv1.DatabaseSpec) {
 			role(d, "analytics").InRoles = []string{"postgres"}
 		}, "roles: inRoles may name only this database's roles"},
@@ -142,7 +145,7 @@ func TestDatabasePrivilegeModelRules(t *testing.T) {
 		}, "a role cannot be a member of itself"},
 		{"another database's role as default privileges' owner", func(d *pgv1.DatabaseSpec) {
 			role(d, "app").DefaultPrivileges[0].Owner = "postgres"
-		}, "roles: defaultPrivileges' owner must be one of this database's roles"},
+		}, "roles: defaultPrivileges' owner must be admin or a role of roles other than rw and ro"},
 		{"ro without the read-only role", func(d *pgv1.DatabaseSpec) {
 			d.ReadOnlyRole = false
 			d.Roles[2].InRoles = nil

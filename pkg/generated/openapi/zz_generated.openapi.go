@@ -4346,7 +4346,7 @@ func schema_pkg_apis_postgres_v1alpha1_DefaultPrivileges(ref common.ReferenceCal
 				Properties: map[string]spec.Schema{
 					"owner": {
 						SchemaProps: spec.SchemaProps{
-							Description: "owner is the role, by its name within the database, whose future objects these are.",
+							Description: "owner is the role whose future objects these are, by its name within the database: admin or one of roles (not rw or ro).",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -5943,7 +5943,7 @@ func schema_pkg_apis_postgres_v1alpha1_SchemaSpec(ref common.ReferenceCallback) 
 					},
 					"owner": {
 						SchemaProps: spec.SchemaProps{
-							Description: "owner is the role, by its name within the database (admin, rw, ro or one of roles), that owns the schema: it may create, alter and drop objects there. The schema's owner changes when this does.",
+							Description: "owner is the role that owns the schema, by its name within the database: admin or one of roles (not rw or ro). It may create, alter and drop objects there. The schema's owner changes when this does. <database>_admin is a member of every role of roles, so that setpoint, acting as the database's owner, can grant on what they own.",
 							Type:        []string{"string"},
 							Format:      "",
 						},

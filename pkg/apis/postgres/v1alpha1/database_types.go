@@ -73,10 +73,10 @@ type PostgresDatabaseSpec struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.passwordConfig) || !has(self.passwordConfig.roSecretRef) || (has(self.readOnlyRole) && self.readOnlyRole)",message="passwordConfig.roSecretRef is the Secret of the read-only role: it needs readOnlyRole: true"
 // +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, size(self.name) + 1 + size(r.name) <= 63)",message="a role's name <database>_<role> must fit Postgres's 63 bytes"
 // +kubebuilder:validation:XValidation:rule="!has(self.roles) || !self.roles.exists(r, r.name == 'ro') || (has(self.readOnlyRole) && self.readOnlyRole)",message="roles: the entry ro gives the read-only role grants: it needs readOnlyRole: true"
-// +kubebuilder:validation:XValidation:rule="!has(self.schemas) || self.schemas.all(s, !has(s.owner) || s.owner in ['admin', 'rw'] || (s.owner == 'ro' && has(self.readOnlyRole) && self.readOnlyRole) || (has(self.roles) && self.roles.exists(r, r.name == s.owner)))",message="schemas: an owner must be one of this database's roles: admin, rw, ro (with readOnlyRole) or a role of roles"
+// +kubebuilder:validation:XValidation:rule="!has(self.schemas) || self.schemas.all(s, !has(s.owner) || s.owner == 'admin' || (has(self.roles) && self.roles.exists(r, r.name == s.owner && !(r.name in ['rw', 'ro']))))",message="schemas: an owner must be admin or a role of roles other than rw and ro"
 // +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, !has(r.inRoles) || r.inRoles.all(m, m in ['rw'] || (m == 'ro' && has(self.readOnlyRole) && self.readOnlyRole) || self.roles.exists(o, o.name == m && !(o.name in ['rw', 'ro']))))",message="roles: inRoles may name only this database's roles rw, ro (with readOnlyRole) or a role of roles"
 // +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, (!has(r.grants) || r.grants.all(g, !has(g.schema) || g.schema == 'public' || (has(self.schemas) && self.schemas.exists(s, s.name == g.schema)))) && (!has(r.defaultPrivileges) || r.defaultPrivileges.all(g, g.schema == 'public' || (has(self.schemas) && self.schemas.exists(s, s.name == g.schema)))))",message="roles: a grant's schema must be public or one of schemas"
-// +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, !has(r.defaultPrivileges) || r.defaultPrivileges.all(g, !has(g.owner) || g.owner in ['admin', 'rw'] || (g.owner == 'ro' && has(self.readOnlyRole) && self.readOnlyRole) || self.roles.exists(o, o.name == g.owner)))",message="roles: defaultPrivileges' owner must be one of this database's roles: admin, rw, ro (with readOnlyRole) or a role of roles"
+// +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, !has(r.defaultPrivileges) || r.defaultPrivileges.all(g, !has(g.owner) || g.owner == 'admin' || self.roles.exists(o, o.name == g.owner && !(o.name in ['rw', 'ro']))))",message="roles: defaultPrivileges' owner must be admin or a role of roles other than rw and ro"
 type DatabaseSpec struct {
 	// name of the database: lowercase letters, digits and underscores,
 	// starting with a letter, at most 57 bytes so that the role names
@@ -162,9 +162,12 @@ type SchemaSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self != 'public' && self != 'information_schema' && !self.startsWith('pg_')",message="name must not be public, information_schema or start with pg_"
 	Name string `json:"name"`
 
-	// owner is the role, by its name within the database (admin, rw, ro
-	// or one of roles), that owns the schema: it may create, alter and
-	// drop objects there. The schema's owner changes when this does.
+	// owner is the role that owns the schema, by its name within the
+	// database: admin or one of roles (not rw or ro). It may create,
+	// alter and drop objects there. The schema's owner changes when this
+	// does. <database>_admin is a member of every role of roles, so that
+	// setpoint, acting as the database's owner, can grant on what they
+	// own.
 	// +optional
 	// +kubebuilder:default=admin
 	// +kubebuilder:validation:MaxLength=63
@@ -292,8 +295,8 @@ type Grant struct {
 // +kubebuilder:validation:XValidation:rule="self.on != 'sequences' || self.privileges.all(p, p in ['USAGE', 'SELECT', 'UPDATE'])",message="on sequences only USAGE, SELECT and UPDATE can be granted"
 // +kubebuilder:validation:XValidation:rule="self.on != 'functions' || self.privileges.all(p, p == 'EXECUTE')",message="on functions only EXECUTE can be granted"
 type DefaultPrivileges struct {
-	// owner is the role, by its name within the database, whose future
-	// objects these are.
+	// owner is the role whose future objects these are, by its name
+	// within the database: admin or one of roles (not rw or ro).
 	// +optional
 	// +kubebuilder:default=admin
 	// +kubebuilder:validation:MaxLength=63

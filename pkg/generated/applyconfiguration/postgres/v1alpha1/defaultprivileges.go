@@ -28,8 +28,8 @@ import (
 // DefaultPrivileges is privileges on the objects of a kind that a role
 // creates later in a schema (ALTER DEFAULT PRIVILEGES).
 type DefaultPrivilegesApplyConfiguration struct {
-	// owner is the role, by its name within the database, whose future
-	// objects these are.
+	// owner is the role whose future objects these are, by its name
+	// within the database: admin or one of roles (not rw or ro).
 	Owner *string `json:"owner,omitempty"`
 	// schema the objects will be created in: public or one of schemas.
 	Schema *string `json:"schema,omitempty"`

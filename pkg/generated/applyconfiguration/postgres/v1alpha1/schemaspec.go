@@ -26,9 +26,12 @@ type SchemaSpecApplyConfiguration struct {
 	// name of the schema: lowercase letters, digits and underscores,
 	// starting with a letter; not public nor a name Postgres reserves.
 	Name *string `json:"name,omitempty"`
-	// owner is the role, by its name within the database (admin, rw, ro
-	// or one of roles), that owns the schema: it may create, alter and
-	// drop objects there. The schema's owner changes when this does.
+	// owner is the role that owns the schema, by its name within the
+	// database: admin or one of roles (not rw or ro). It may create,
+	// alter and drop objects there. The schema's owner changes when this
+	// does. <database>_admin is a member of every role of roles, so that
+	// setpoint, acting as the database's owner, can grant on what they
+	// own.
 	Owner *string `json:"owner,omitempty"`
 }
 
