@@ -63,7 +63,7 @@ func waitPrivileges(t *testing.T, ns, name, reason string) *metav1.Condition {
 // and reported; a grant removed from the spec is revoked.
 func TestDeclaredSchemasAndGrants(t *testing.T) {
 	ns := kit.Namespace(t)
-	readyCluster(t, ns)
+	op := readyCluster(t, ns)
 	billingRW := []pgv1.Privilege{"SELECT", "INSERT"}
 	spec := func() pgv1.DatabaseSpec {
 		return pgv1.DatabaseSpec{Name: "shop", ReadOnlyRole: true,
@@ -100,6 +100,18 @@ func TestDeclaredSchemasAndGrants(t *testing.T) {
 	sqlAs(t, "ro", ro, "", "SELECT * FROM catalog.items")
 	sqlAs(t, "ro", ro, "42501", "INSERT INTO catalog.items VALUES (2)")
 	sqlAs(t, "ro", ro, "42501", "CREATE TABLE catalog.y (id int)")
+
+	// Converged, a resync reads what the roles hold and runs nothing: at
+	// most one statement (the read) per pass.
+	settle(t, op)
+	sql, passes := op.metric(t, "setpoint_postgres_statements_total"), op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase")
+	time.Sleep(5 * time.Second) // two resync periods
+	dsql := op.metric(t, "setpoint_postgres_statements_total") - sql
+	dpasses := op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase") - passes
+	if dpasses == 0 || dsql > dpasses {
+		t.Errorf("converged resyncs: %v statements in %v passes, want at most one (the read) per pass", dsql, dpasses)
+	}
+	t.Logf("converged resyncs: %v statements in %v passes", dsql, dpasses)
 
 	// A privilege granted by hand is revoked and reported.
 	execSQL(t, admin, "GRANT UPDATE, TRUNCATE ON billing.invoices TO shop_rw")

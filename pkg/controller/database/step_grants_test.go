@@ -65,14 +65,18 @@ func TestDeclaredSchemaAndGrantsApplied(t *testing.T) {
 // reported: a Warning Event and the condition's reason.
 func TestHandGrantIsRevokedAndReported(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
+	// A database that declares a schema: its privileges are read and kept
+	// exact on every pass.
+	spec := pgv1.DatabaseSpec{Name: "orders", Schemas: []pgv1.SchemaSpec{{Name: "billing", Owner: "admin"}}}
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", spec)})
 	converge(t, f, "shop")
 	f.events()
 	// The catalog as converged, plus TRUNCATE on a table of the admin's.
 	items := grantplan.Object{Kind: grantplan.Table, Schema: "public", Name: "items", Owner: "orders_admin"}
 	cat := grantplan.Catalog{DatabaseOwner: "orders_admin",
-		Objects: []grantplan.Object{{Kind: grantplan.Schema, Name: "public", Owner: "pg_database_owner"}, items}}
-	w := grantplan.Declared(pgv1.DatabaseSpec{Name: "orders"}, namesOf("shop", "orders"))
+		Objects: []grantplan.Object{{Kind: grantplan.Schema, Name: "public", Owner: "pg_database_owner"},
+			{Kind: grantplan.Schema, Name: "billing", Owner: "orders_admin"}, items}}
+	w := grantplan.Declared(spec, namesOf("shop", "orders"))
 	cat.Defaults = w.Defaults
 	for _, g := range w.Grants {
 		o := grantplan.Object{Kind: g.On, Name: g.Schema, Owner: "orders_admin"}
@@ -111,6 +115,22 @@ func TestHandGrantIsRevokedAndReported(t *testing.T) {
 	}
 	if db := f.db("shop"); db.Status.Phase != pgv1.PhaseReady {
 		t.Errorf("phase %s after drift was revoked", db.Status.Phase)
+	}
+}
+
+// A database that declares neither schemas nor roles costs no SQL on a
+// resync: no read, no statement.
+func TestPlainDatabaseReadsNothingOnResync(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
+	converge(t, f, "shop")
+	f.sql.held = &grantplan.Catalog{} // a read would plan every grant again
+	execs := len(f.sql.execs)
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.sql.execs) - execs; n != 0 {
+		t.Errorf("a resync of a plain database ran %d transaction(s)", n)
 	}
 }
 

@@ -26,12 +26,15 @@ import (
 // the declared schemas and gives the fixed roles the grants spec.roles
 // declares for them (grantplan).
 //
-// The privileges are kept exact: every pass reads what the database's
-// roles hold (one query) and runs only what differs, so a converged
-// database costs that read and no statement, and a privilege someone
-// granted by hand to a role of setpoint's is revoked on the next pass and
-// reported (an Event, the reason PrivilegesDriftReverted). The fixed
-// grants (grantPlan) run again when PrivilegesReady is not True for the
+// A database that declares schemas or roles has its privileges kept
+// exact: every pass reads what the database's roles hold (one query) and
+// runs only what differs, so a converged database costs that read and no
+// statement, and a privilege someone granted by hand to a role of
+// setpoint's is revoked on the next pass and reported (an Event, the
+// reason PrivilegesDriftReverted). One that declares neither costs no SQL
+// once converged: drift there (someone revoking a grant by hand) is not
+// corrected until the spec changes or an earlier step stops being ready,
+// which resets the condition. The fixed grants (grantPlan) run again when PrivilegesReady is not True for the
 // current generation with a reason of the current plan: when a release
 // makes the plan guarantee more (PrivilegesGranted became
 // PrivilegesIsolated when PUBLIC's rights were revoked), the new reason
@@ -60,12 +63,13 @@ func (privilegesStep) Observe(_ context.Context, p *pass, _ error) health {
 }
 
 // grantPrivileges keeps every database's privileges as its spec declares
-// them, and stops at the first database that fails. Per database it reads
-// the privileges its roles hold (one query, grantplan.CatalogQuery),
-// plans what differs (grantplan.Plan) and runs the plan, with the fixed
-// grants (grantPlan) when they are due, in one transaction as the
-// database's owner: a restart leaves the old privileges or the new, never
-// a mix. A converged database runs the read and no statement.
+// them, and stops at the first database that fails. Per database that
+// declares schemas or roles it reads the privileges its roles hold (one
+// query, grantplan.CatalogQuery), plans what differs (grantplan.Plan) and
+// runs the plan, with the fixed grants (grantPlan) when they are due, in
+// one transaction as the database's owner: a restart leaves the old
+// privileges or the new, never a mix. A converged database runs the read
+// and no statement; one that declares neither, nothing.
 func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 	major := analysisDue(p.db, p.obs.cluster)
 	// The fixed grants hold from an earlier pass at this generation.
@@ -82,18 +86,25 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 		if msg := unsupportedRoles(d); msg != "" {
 			return stoppedAt(d.Name, failed(pgv1.ReasonExtraRolesUnsupported, fmt.Sprintf("database %s: %s", n.DB, msg), 0))
 		}
+		exact := declaresPrivileges(d)
+		if held && !exact {
+			continue // nothing to read: its grants hold from an earlier pass
+		}
 		t, err := p.asAdmin(ctx, d, n)
 		if err != nil {
 			return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonAdminUnavailable, err.Error(), sqlRecheck))
 		}
-		w := grantplan.Declared(d, n)
-		cat, err := p.deps.sql.grants(ctx, t, w)
-		if err != nil {
-			p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
-			msg := fmt.Sprintf("read privileges on database %s: %v", n.DB, err)
-			return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck))
+		var plan grantplan.Result
+		if exact {
+			w := grantplan.Declared(d, n)
+			cat, err := p.deps.sql.grants(ctx, t, w)
+			if err != nil {
+				p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
+				msg := fmt.Sprintf("read privileges on database %s: %v", n.DB, err)
+				return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck))
+			}
+			plan = grantplan.Plan(w, cat)
 		}
-		plan := grantplan.Plan(w, cat)
 		stmts := plan.Statements
 		if !held {
 			stmts = append(grantPlan(n, ownership.PostgresMarker(p.db.Namespace, p.db.Name), d.ReadOnlyRole), stmts...)
@@ -140,6 +151,13 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 		return privilegesState{h: ready(pgv1.ReasonPrivilegesDriftReverted, msg+"; revoked, not declared: "+revoked)}
 	}
 	return privilegesState{h: ready(pgv1.ReasonPrivilegesIsolated, msg)}
+}
+
+// declaresPrivileges: d declares schemas or roles, so its privileges are
+// kept exact, read and planned on every pass. A database that declares
+// neither is granted once per generation and costs no SQL on a resync.
+func declaresPrivileges(d pgv1.DatabaseSpec) bool {
+	return len(d.Schemas) > 0 || len(d.Roles) > 0
 }
 
 // unsupportedRoles names what d declares that needs a role beyond the
