@@ -33,7 +33,11 @@ func TestDeclaredSchemaAndGrantsApplied(t *testing.T) {
 	f.sql.held = &grantplan.Catalog{DatabaseOwner: "orders_admin",
 		Objects: []grantplan.Object{{Kind: grantplan.Schema, Name: "public", Owner: "pg_database_owner"}}}
 	converge(t, f, "shop")
-	stmts := f.sql.execs[len(f.sql.execs)-1].stmts
+	last := f.sql.execs[len(f.sql.execs)-1]
+	if last.target.User != "orders_admin" || last.target.Database != "orders" {
+		t.Errorf("the grants ran as %s in %s, want the owner orders_admin in orders", last.target.User, last.target.Database)
+	}
+	stmts := last.stmts
 	for _, want := range []string{
 		`GRANT CONNECT, TEMPORARY ON DATABASE "orders" TO "orders_rw"`, // grantPlan's, in the same transaction
 		`CREATE SCHEMA "billing" AUTHORIZATION "orders_admin"`,

@@ -273,3 +273,53 @@ func TestPlanOnPostgres(t *testing.T) {
 		t.Errorf("converged, the plan still runs %q", again.Statements)
 	}
 }
+
+// A plan cut off midway — the operator's connection dropped after some of
+// its statements, as when the operator restarts mid-apply — leaves the old
+// privileges whole: the same plan is due again, and once it runs whole
+// the new privileges hold, with nothing of a mix in between.
+func TestPlanCutOffLeavesOldPrivileges(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	su := s.must(t, "postgres", "postgres")
+	exec1(t, su, `CREATE ROLE shop_admin LOGIN`, `CREATE ROLE shop_rw LOGIN`, `CREATE ROLE shop_ro LOGIN`,
+		`CREATE ROLE shop_migrator LOGIN`, `CREATE ROLE shop_app LOGIN`, `GRANT shop_migrator, shop_app TO shop_admin`,
+		`CREATE DATABASE shop OWNER shop_admin`)
+	w := Declared(shop(), shopNames)
+	admin := s.must(t, "shop_admin", "shop")
+	before := Plan(w, read(t, admin, w))
+	if len(before.Statements) < 4 {
+		t.Fatalf("the plan has %d statements: too few to cut", len(before.Statements))
+	}
+
+	// Half the plan in a transaction, then the connection is killed.
+	victim := s.must(t, "shop_admin", "shop")
+	tx, err := victim.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range before.Statements[:len(before.Statements)/2] {
+		if _, err := tx.Exec(t.Context(), stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	pid := victim.PgConn().PID()
+	var killed bool
+	if err := su.QueryRow(t.Context(), `SELECT pg_terminate_backend($1)`, pid).Scan(&killed); err != nil || !killed {
+		t.Fatalf("terminate the operator's connection: %v %v", killed, err)
+	}
+	if err := tx.Commit(t.Context()); err == nil {
+		t.Fatal("the cut-off transaction committed")
+	}
+
+	after := Plan(w, read(t, admin, w))
+	equal(t, "the plan after the cut", after.Statements, before.Statements)
+	var schemas int
+	if err := admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_namespace WHERE nspname = 'billing'`).Scan(&schemas); err != nil || schemas != 0 {
+		t.Errorf("schema billing exists after the cut: %d %v", schemas, err)
+	}
+	apply(t, admin, w)
+	if again := Plan(w, read(t, admin, w)); len(again.Statements) != 0 {
+		t.Errorf("once applied whole, the plan still runs %q", again.Statements)
+	}
+}
