@@ -150,4 +150,24 @@ func TestDeclaredSchemasAndGrants(t *testing.T) {
 	sqlAs(t, "rw", rw, "42501", "INSERT INTO billing.later VALUES (1)")
 	sqlAs(t, "rw", rw, "", "SELECT * FROM billing.later")
 	sqlAs(t, "ro", ro, "", "SELECT * FROM billing.later")
+
+	// A schema removed from the spec stays, with its data, and is
+	// reported; what it granted is revoked.
+	db, err = pg.PostgresV1alpha1().PostgresDatabases(ns).Get(t.Context(), "grants", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Spec.Databases[0].Schemas = db.Spec.Databases[0].Schemas[:1] // catalog removed
+	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), db, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kept := waitPrivileges(t, ns, "grants", pgv1.ReasonPrivilegesIsolated)
+	if !strings.Contains(kept.Message, "schemas not declared, kept with their data: shop.catalog") {
+		t.Errorf("PrivilegesReady message %q does not report the kept schema", kept.Message)
+	}
+	var n int
+	if err := admin.QueryRow(t.Context(), "SELECT count(*) FROM catalog.items").Scan(&n); err != nil || n != 1 {
+		t.Errorf("admin reads %d rows of the kept schema's table (%v), want 1", n, err)
+	}
+	sqlAs(t, "ro", ro, "42501", "SELECT * FROM catalog.items")
 }

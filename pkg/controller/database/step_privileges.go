@@ -80,7 +80,7 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 		held = prev.Reason == pgv1.ReasonPrivilegesIsolated || prev.Reason == pgv1.ReasonPrivilegesDriftReverted
 	}
 	var ran int
-	var drift, skipped []string
+	var drift, skipped, kept []string
 	for _, d := range p.db.Spec.Databases {
 		n := namesOf(p.db.Name, d.Name)
 		if msg := unsupportedRoles(d); msg != "" {
@@ -119,6 +119,9 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 		}
 		ran += len(stmts)
 		skipped = append(skipped, plan.Skipped...)
+		for _, k := range plan.Kept {
+			kept = append(kept, n.DB+"."+k)
+		}
 		if held {
 			// The spec is the one last applied: what was revoked had
 			// been granted by hand.
@@ -138,6 +141,9 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 	msg := fmt.Sprintf("privileges granted on %d database(s); no other role may connect; the last apply ran %d statement(s)", len(p.db.Spec.Databases), ran)
 	if len(skipped) > 0 {
 		msg += "; left alone: " + strings.Join(skipped, "; ")
+	}
+	if len(kept) > 0 {
+		msg += "; schemas not declared, kept with their data: " + strings.Join(kept, ", ")
 	}
 	if major > 0 {
 		p.status.StatisticsMajor = major

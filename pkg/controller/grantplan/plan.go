@@ -142,6 +142,10 @@ type Result struct {
 	// alone: objects owned by a role setpoint did not create, tables
 	// named that do not exist.
 	Skipped []string
+	// Kept names the schemas a role of setpoint's owns that are not
+	// declared (removed from the spec, or made by hand): left in place,
+	// with their data.
+	Kept []string
 }
 
 // Plan is the statements that give every role of w.Roles exactly what w
@@ -179,6 +183,16 @@ func Plan(w Want, c Catalog) Result {
 		}
 		schemas[s.Name] = Object{Kind: Schema, Name: s.Name, Owner: s.Owner}
 	}
+	declared := map[string]bool{publicSchema: true}
+	for _, s := range w.Schemas {
+		declared[s.Name] = true
+	}
+	for _, o := range c.Objects {
+		if o.Kind == Schema && !declared[o.Name] && managed[owner(o.Owner)] {
+			r.Kept = append(r.Kept, o.Name)
+		}
+	}
+	slices.Sort(r.Kept)
 	db := Object{Kind: Database, Name: w.Database, Owner: owner(c.DatabaseOwner)}
 	inSchema := map[string][]Object{}
 	for _, o := range c.Objects {

@@ -94,6 +94,7 @@ func TestPlan(t *testing.T) {
 		want    []string
 		revoked []string
 		skipped []string
+		kept    []string
 	}{
 		{name: "new database", catalog: func(c *Catalog) {
 			*c = Catalog{DatabaseOwner: "shop_admin", Objects: []Object{schema("public", "pg_database_owner")}}
@@ -217,7 +218,7 @@ func TestPlan(t *testing.T) {
 		{name: "a schema removed from the spec is kept, its grants revoked", spec: func(d *pgv1.DatabaseSpec) {
 			d.Schemas = nil
 			d.Roles[1].Grants = d.Roles[1].Grants[:1]
-		}, want: []string{
+		}, kept: []string{"billing"}, want: []string{
 			`REVOKE USAGE ON SCHEMA "billing" FROM "shop_app"`,
 			`REVOKE USAGE ON SCHEMA "billing" FROM "shop_ro"`,
 			`REVOKE SELECT, INSERT ON TABLE "billing"."invoices" FROM "shop_app"`,
@@ -247,6 +248,7 @@ func TestPlan(t *testing.T) {
 				equal(t, "revoked", r.Revoked, tc.revoked)
 			}
 			equal(t, "skipped", r.Skipped, tc.skipped)
+			equal(t, "kept", r.Kept, tc.kept)
 		})
 	}
 }
