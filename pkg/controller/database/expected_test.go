@@ -152,7 +152,7 @@ func readyStatus() pgv1.PostgresDatabaseStatus {
 		condition("ConfigMapsReady", metav1.ConditionTrue, "ConfigMapsReady", "connection info of 1 database(s) published"),
 		condition("RolesReady", metav1.ConditionTrue, "RolesReconciled", "every role is applied by CloudNativePG"),
 		condition("DatabasesReady", metav1.ConditionTrue, "DatabasesApplied", "CloudNativePG applied 1 database(s)"),
-		condition("PrivilegesReady", metav1.ConditionTrue, "PrivilegesIsolated", "privileges granted on 1 database(s); no other role may connect"),
+		condition("PrivilegesReady", metav1.ConditionTrue, "PrivilegesIsolated", "privileges granted on 1 database(s); no other role may connect; the last apply ran 10 statement(s)"),
 		condition("Ready", metav1.ConditionTrue, "AllReady", "1 database(s) ready"),
 	}, Databases: []pgv1.DatabaseStatus{{
 		Name: "orders", Ready: true,

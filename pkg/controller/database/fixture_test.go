@@ -23,6 +23,7 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/grantplan"
 	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
@@ -48,6 +49,8 @@ type fakeSQL struct {
 	err       error
 	// analyzed counts the ANALYZE runs.
 	analyzed int
+	// held, when set, is the catalog every privilege read returns.
+	held *grantplan.Catalog
 }
 
 type sqlCall struct {
@@ -60,6 +63,34 @@ func (f *fakeSQL) execTx(_ context.Context, t postgres.Target, stmts []string) e
 	defer f.mu.Unlock()
 	f.execs = append(f.execs, sqlCall{t, stmts})
 	return f.err
+}
+
+// grants is the catalog of a database where every role holds what w
+// declares: the fake server has no tables, so the plan of a pass is empty
+// unless a test sets held.
+func (f *fakeSQL) grants(_ context.Context, _ postgres.Target, w grantplan.Want) (grantplan.Catalog, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.held != nil {
+		return *f.held, f.err
+	}
+	c := grantplan.Catalog{DatabaseOwner: w.Owner, Defaults: w.Defaults,
+		Objects: []grantplan.Object{{Kind: grantplan.Schema, Name: "public", Owner: "pg_database_owner"}}}
+	for _, s := range w.Schemas {
+		c.Objects = append(c.Objects, grantplan.Object{Kind: grantplan.Schema, Name: s.Name, Owner: s.Owner})
+	}
+	for _, g := range w.Grants {
+		o := grantplan.Object{Kind: g.On, Name: g.Schema, Owner: w.Owner}
+		if g.On == grantplan.Database {
+			o.Name = w.Database
+		} else if g.On != grantplan.Schema {
+			continue // no tables, sequences or functions
+		}
+		for _, p := range g.Privileges {
+			c.Held = append(c.Held, grantplan.Held{Object: o, Grantee: g.Role, Privilege: p})
+		}
+	}
+	return c, f.err
 }
 
 func (f *fakeSQL) roleComments(_ context.Context, _ postgres.Target, names []string) (map[string]string, error) {

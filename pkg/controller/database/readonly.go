@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/grantplan"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -77,7 +78,18 @@ func (p *pass) revokeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names)
 	if err != nil {
 		return err
 	}
-	if err := p.deps.sql.execTx(ctx, t, revokeReadOnlyPlan(n)); err != nil {
+	// What <db>_ro holds beyond public (the declared schemas, a grant of
+	// spec.roles' ro entry): the planner, with the role held to nothing.
+	w := grantplan.Declared(d, n)
+	w.Roles, w.Managed = []string{n.RORole}, append(w.Managed, n.RORole)
+	w.Schemas, w.Grants, w.Defaults = nil, nil, nil
+	cat, err := p.deps.sql.grants(ctx, t, w)
+	if err != nil {
+		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
+		return err
+	}
+	stmts := append(revokeReadOnlyPlan(n), grantplan.Plan(w, cat).Statements...)
+	if err := p.deps.sql.execTx(ctx, t, stmts); err != nil {
 		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/setpoint-dev/setpoint/pkg/controller/grantplan"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
 )
 
@@ -30,6 +31,10 @@ type sqlRunner interface {
 	// extensions whose installed version is older than the server's
 	// default ("name 1.0 → 1.1").
 	analyze(ctx context.Context, t postgres.Target) (outdated []string, err error)
+	// grants reads, in target's database, the privileges w's roles
+	// (w.Managed) hold and the objects they are held on
+	// (grantplan.CatalogQuery).
+	grants(ctx context.Context, t postgres.Target, w grantplan.Want) (grantplan.Catalog, error)
 }
 
 // analyzeTimeout bounds ANALYZE after a major upgrade: it reads a sample
@@ -60,6 +65,33 @@ func (r pgxRunner) execTx(ctx context.Context, t postgres.Target, stmts []string
 		}
 		return nil
 	})
+}
+
+func (r pgxRunner) grants(ctx context.Context, t postgres.Target, w grantplan.Want) (grantplan.Catalog, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	conn, err := r.connector.Connect(ctx, t)
+	if err != nil {
+		return grantplan.Catalog{}, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	rows, err := conn.Query(ctx, grantplan.CatalogQuery, w.Managed)
+	if err != nil {
+		return grantplan.Catalog{}, fmt.Errorf("read privileges: %w", err)
+	}
+	defer rows.Close()
+	var out []grantplan.Row
+	for rows.Next() {
+		var g grantplan.Row
+		if err := rows.Scan(&g.Type, &g.Kind, &g.Schema, &g.Name, &g.Args, &g.Owner, &g.Grantee, &g.Privilege, &g.Grantable); err != nil {
+			return grantplan.Catalog{}, fmt.Errorf("read privileges: %w", err)
+		}
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return grantplan.Catalog{}, fmt.Errorf("read privileges: %w", err)
+	}
+	return grantplan.FromRows(out), nil
 }
 
 func (r pgxRunner) roleComments(ctx context.Context, t postgres.Target, names []string) (map[string]string, error) {

@@ -3,11 +3,15 @@ package database
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/grantplan"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -17,17 +21,24 @@ import (
 // database's owner <db>_admin (no superuser needed): <db>_rw may
 // connect, use schema public, read and write its tables and sequences, and
 // — through default privileges — whatever <db>_admin creates there later;
-// <db>_ro (readOnlyRole) the same, read only; no other role may connect
-// (isolationPlan).
+// <db>_ro (readOnlyRole) the same, read only, in public and in every
+// declared schema; no other role may connect (isolationPlan). It creates
+// the declared schemas and gives the fixed roles the grants spec.roles
+// declares for them (grantplan).
 //
-// A converged object costs no SQL: once PrivilegesReady is True for the
-// current generation, with the reason of the current plan, the grants are
-// not run again. Drift (someone revoking a grant by hand) is therefore not
+// A database that declares schemas or roles has its privileges kept
+// exact: every pass reads what the database's roles hold (one query) and
+// runs only what differs, so a converged database costs that read and no
+// statement, and a privilege someone granted by hand to a role of
+// setpoint's is revoked on the next pass and reported (an Event, the
+// reason PrivilegesDriftReverted). One that declares neither costs no SQL
+// once converged: drift there (someone revoking a grant by hand) is not
 // corrected until the spec changes or an earlier step stops being ready,
-// which resets the condition. The reason names what the plan guarantees:
-// when a release makes the plan guarantee more (PrivilegesGranted became
+// which resets the condition. The fixed grants (grantPlan) run again when PrivilegesReady is not True for the
+// current generation with a reason of the current plan: when a release
+// makes the plan guarantee more (PrivilegesGranted became
 // PrivilegesIsolated when PUBLIC's rights were revoked), the new reason
-// makes an upgraded operator run the plan once on every existing database.
+// makes an upgraded operator run it once on every existing database.
 type privilegesStep struct{}
 
 // privilegesState is what the grants of this pass came to: where the
@@ -51,39 +62,128 @@ func (privilegesStep) Observe(_ context.Context, p *pass, _ error) health {
 	return p.privileges.h
 }
 
-// grantPrivileges runs the grants of every database, unless they hold
-// from an earlier pass, and stops at the first database that fails.
+// grantPrivileges keeps every database's privileges as its spec declares
+// them, and stops at the first database that fails. Per database that
+// declares schemas or roles it reads the privileges its roles hold (one
+// query, grantplan.CatalogQuery), plans what differs (grantplan.Plan) and
+// runs the plan, with the fixed grants (grantPlan) when they are due, in
+// one transaction as the database's owner: a restart leaves the old
+// privileges or the new, never a mix. A converged database runs the read
+// and no statement; one that declares neither, nothing.
 func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 	major := analysisDue(p.db, p.obs.cluster)
-	if major == 0 && pipeline.ConditionTrue(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady, p.db.Generation) {
-		if c := meta.FindStatusCondition(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady); c.Reason == pgv1.ReasonPrivilegesIsolated {
-			return privilegesState{h: ready(c.Reason, c.Message)}
-		}
+	// The fixed grants hold from an earlier pass at this generation.
+	held := major == 0 && pipeline.ConditionTrue(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady, p.db.Generation)
+	var prev *metav1.Condition
+	if held {
+		prev = meta.FindStatusCondition(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady)
+		held = prev.Reason == pgv1.ReasonPrivilegesIsolated || prev.Reason == pgv1.ReasonPrivilegesDriftReverted
 	}
+	var ran int
+	var drift, skipped, kept []string
 	for _, d := range p.db.Spec.Databases {
 		n := namesOf(p.db.Name, d.Name)
+		if msg := unsupportedRoles(d); msg != "" {
+			return stoppedAt(d.Name, failed(pgv1.ReasonExtraRolesUnsupported, fmt.Sprintf("database %s: %s", n.DB, msg), 0))
+		}
+		exact := declaresPrivileges(d)
+		if held && !exact {
+			continue // nothing to read: its grants hold from an earlier pass
+		}
 		t, err := p.asAdmin(ctx, d, n)
 		if err != nil {
 			return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonAdminUnavailable, err.Error(), sqlRecheck))
 		}
-		if err := p.deps.sql.execTx(ctx, t, grantPlan(n, ownership.PostgresMarker(p.db.Namespace, p.db.Name), d.ReadOnlyRole)); err != nil {
-			p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
-			msg := fmt.Sprintf("grant privileges on database %s: %v", n.DB, err)
-			return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck))
+		var plan grantplan.Result
+		if exact {
+			w := grantplan.Declared(d, n)
+			cat, err := p.deps.sql.grants(ctx, t, w)
+			if err != nil {
+				p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
+				msg := fmt.Sprintf("read privileges on database %s: %v", n.DB, err)
+				return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck))
+			}
+			plan = grantplan.Plan(w, cat)
 		}
-		klog.FromContext(ctx).V(2).Info("Granted privileges", "database", n.DB, "role", n.RWRole)
+		stmts := plan.Statements
+		if !held {
+			stmts = append(grantPlan(n, ownership.PostgresMarker(p.db.Namespace, p.db.Name), d.ReadOnlyRole), stmts...)
+		}
+		if len(stmts) > 0 {
+			if err := p.deps.sql.execTx(ctx, t, stmts); err != nil {
+				p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
+				msg := fmt.Sprintf("grant privileges on database %s: %v", n.DB, err)
+				return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck))
+			}
+			klog.FromContext(ctx).V(2).Info("Granted privileges", "database", n.DB, "statements", len(stmts))
+		}
+		ran += len(stmts)
+		skipped = append(skipped, plan.Skipped...)
+		for _, k := range plan.Kept {
+			kept = append(kept, n.DB+"."+k)
+		}
+		if held {
+			// The spec is the one last applied: what was revoked had
+			// been granted by hand.
+			for _, r := range plan.Revoked {
+				drift = append(drift, r+" in database "+n.DB)
+			}
+		}
 		if major > 0 {
 			if h, ok := p.analyzeAfterUpgrade(ctx, t, n.DB, major); !ok {
 				return stoppedAt(d.Name, h)
 			}
 		}
 	}
-	msg := fmt.Sprintf("privileges granted on %d database(s); no other role may connect", len(p.db.Spec.Databases))
+	if held && ran == 0 {
+		return privilegesState{h: ready(prev.Reason, prev.Message)}
+	}
+	msg := fmt.Sprintf("privileges granted on %d database(s); no other role may connect; the last apply ran %d statement(s)", len(p.db.Spec.Databases), ran)
+	if len(skipped) > 0 {
+		msg += "; left alone: " + strings.Join(skipped, "; ")
+	}
+	if len(kept) > 0 {
+		msg += "; schemas not declared, kept with their data: " + strings.Join(kept, ", ")
+	}
 	if major > 0 {
 		p.status.StatisticsMajor = major
 		msg += fmt.Sprintf("; analyzed on PostgreSQL %d", major)
 	}
+	if len(drift) > 0 {
+		revoked := strings.Join(drift, "; ")
+		klog.FromContext(ctx).Info("Revoked privileges granted behind setpoint's back", "revoked", revoked)
+		p.deps.recorder.Eventf(p.db, corev1.EventTypeWarning, pgv1.EventPrivilegesDriftReverted,
+			"revoked privileges the spec does not declare: %s", revoked)
+		return privilegesState{h: ready(pgv1.ReasonPrivilegesDriftReverted, msg+"; revoked, not declared: "+revoked)}
+	}
 	return privilegesState{h: ready(pgv1.ReasonPrivilegesIsolated, msg)}
+}
+
+// declaresPrivileges: d declares schemas or roles, so its privileges are
+// kept exact, read and planned on every pass. A database that declares
+// neither is granted once per generation and costs no SQL on a resync.
+func declaresPrivileges(d pgv1.DatabaseSpec) bool {
+	return len(d.Schemas) > 0 || len(d.Roles) > 0
+}
+
+// unsupportedRoles names what d declares that needs a role beyond the
+// fixed ones, which setpoint does not create yet; "" when nothing does.
+func unsupportedRoles(d pgv1.DatabaseSpec) string {
+	var out []string
+	for _, r := range d.Roles {
+		if r.Name != "rw" && r.Name != "ro" {
+			out = append(out, "role "+r.Name)
+		}
+	}
+	for _, s := range d.Schemas {
+		if s.Owner != "" && s.Owner != "admin" {
+			out = append(out, "schema "+s.Name+" owned by "+s.Owner)
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "roles beyond rw and ro are not created by this setpoint yet: " + strings.Join(out, ", ")
 }
 
 // stoppedAt is the grants stopped at database name, where the step

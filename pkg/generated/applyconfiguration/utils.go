@@ -92,14 +92,20 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.ConnectionPoolerStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("DatabasePasswordConfig"):
 		return &postgresv1alpha1.DatabasePasswordConfigApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("DatabaseRoleSpec"):
+		return &postgresv1alpha1.DatabaseRoleSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("DatabaseSpec"):
 		return &postgresv1alpha1.DatabaseSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("DatabaseStatus"):
 		return &postgresv1alpha1.DatabaseStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("DefaultPrivileges"):
+		return &postgresv1alpha1.DefaultPrivilegesApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("DurabilitySpec"):
 		return &postgresv1alpha1.DurabilitySpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("GoogleCredentialsSpec"):
 		return &postgresv1alpha1.GoogleCredentialsSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("Grant"):
+		return &postgresv1alpha1.GrantApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ImageCatalogRef"):
 		return &postgresv1alpha1.ImageCatalogRefApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("LocalObjectReference"):
@@ -142,6 +148,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.RoleStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("S3CredentialsSpec"):
 		return &postgresv1alpha1.S3CredentialsSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("SchemaSpec"):
+		return &postgresv1alpha1.SchemaSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("SecretKeyRef"):
 		return &postgresv1alpha1.SecretKeyRefApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageSpec"):

@@ -117,10 +117,13 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec":        schema_pkg_apis_postgres_v1alpha1_ConnectionPoolerSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus":      schema_pkg_apis_postgres_v1alpha1_ConnectionPoolerStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabasePasswordConfig":      schema_pkg_apis_postgres_v1alpha1_DatabasePasswordConfig(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseRoleSpec":            schema_pkg_apis_postgres_v1alpha1_DatabaseRoleSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseSpec":                schema_pkg_apis_postgres_v1alpha1_DatabaseSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseStatus":              schema_pkg_apis_postgres_v1alpha1_DatabaseStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DefaultPrivileges":           schema_pkg_apis_postgres_v1alpha1_DefaultPrivileges(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec":              schema_pkg_apis_postgres_v1alpha1_DurabilitySpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.GoogleCredentialsSpec":       schema_pkg_apis_postgres_v1alpha1_GoogleCredentialsSpec(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.Grant":                       schema_pkg_apis_postgres_v1alpha1_Grant(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef":             schema_pkg_apis_postgres_v1alpha1_ImageCatalogRef(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference":        schema_pkg_apis_postgres_v1alpha1_LocalObjectReference(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MajorUpgradeStatus":          schema_pkg_apis_postgres_v1alpha1_MajorUpgradeStatus(ref),
@@ -145,6 +148,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus":               schema_pkg_apis_postgres_v1alpha1_RestoreStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RoleStatus":                  schema_pkg_apis_postgres_v1alpha1_RoleStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.S3CredentialsSpec":           schema_pkg_apis_postgres_v1alpha1_S3CredentialsSpec(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SchemaSpec":                  schema_pkg_apis_postgres_v1alpha1_SchemaSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef":                schema_pkg_apis_postgres_v1alpha1_SecretKeyRef(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec":                 schema_pkg_apis_postgres_v1alpha1_StorageSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus":               schema_pkg_apis_postgres_v1alpha1_StorageStatus(ref),
@@ -4223,6 +4227,99 @@ func schema_pkg_apis_postgres_v1alpha1_DatabasePasswordConfig(ref common.Referen
 	}
 }
 
+func schema_pkg_apis_postgres_v1alpha1_DatabaseRoleSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "DatabaseRoleSpec is one role of a database beyond the fixed ones, or the grants of a fixed role (the entries rw and ro). Login, inRoles and connectionLimit go to the role's CNPG DatabaseRole, as for the fixed roles; grants and defaultPrivileges are SQL setpoint runs as the database's owner.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the role within the database: the role is <database>_<name>. rw and ro name the fixed roles; admin, the owner, holds every privilege on what it owns and takes no grants.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"login": {
+						SchemaProps: spec.SchemaProps{
+							Description: "login lets the role log in; its password is in a Secret setpoint generates, as for the fixed roles. A role without login is a group other roles take through inRoles.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"inRoles": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "inRoles are roles of this database, by their names within it (rw, ro or another entry of roles), whose privileges this role has.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"connectionLimit": {
+						SchemaProps: spec.SchemaProps{
+							Description: "connectionLimit is how many connections the role may have at once; -1 (the default) means no limit.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"grants": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "grants are the role's privileges on the database, its schemas and the objects in them.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.Grant"),
+									},
+								},
+							},
+						},
+					},
+					"defaultPrivileges": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "defaultPrivileges are the role's privileges on objects another role of the database creates later in a schema.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DefaultPrivileges"),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DefaultPrivileges", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.Grant"},
+	}
+}
+
 func schema_pkg_apis_postgres_v1alpha1_DatabaseSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4284,12 +4381,54 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseSpec(ref common.ReferenceCallback
 							Format:      "",
 						},
 					},
+					"schemas": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "schemas to create beside public, each with its owner. A schema removed from the list is left in place, with its data; a rename is a new schema. The read-only role (readOnlyRole) reads every schema declared here as it reads public.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SchemaSpec"),
+									},
+								},
+							},
+						},
+					},
+					"roles": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "roles are the database's roles beyond <name>_admin, <name>_rw and <name>_ro, each named <name>_<role name>, and the grants of the fixed roles rw and ro beyond their own (an entry named rw or ro). Every role listed holds exactly the privileges declared for it: what is removed from the list is revoked, and what someone grants it by hand is revoked and reported.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseRoleSpec"),
+									},
+								},
+							},
+						},
+					},
 				},
 				Required: []string{"name"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabasePasswordConfig"},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabasePasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseRoleSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SchemaSpec"},
 	}
 }
 
@@ -4377,6 +4516,62 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseStatus(ref common.ReferenceCallba
 	}
 }
 
+func schema_pkg_apis_postgres_v1alpha1_DefaultPrivileges(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "DefaultPrivileges is privileges on the objects of a kind that a role creates later in a schema (ALTER DEFAULT PRIVILEGES).",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"owner": {
+						SchemaProps: spec.SchemaProps{
+							Description: "owner is the role whose future objects these are, by its name within the database: admin or one of roles (not rw or ro).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"schema": {
+						SchemaProps: spec.SchemaProps{
+							Description: "schema the objects will be created in: public or one of schemas.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"on": {
+						SchemaProps: spec.SchemaProps{
+							Description: "on is the kind of object: tables, sequences or functions.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"privileges": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "privileges granted.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"schema", "on", "privileges"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_postgres_v1alpha1_DurabilitySpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4436,6 +4631,73 @@ func schema_pkg_apis_postgres_v1alpha1_GoogleCredentialsSpec(ref common.Referenc
 		},
 		Dependencies: []string{
 			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef"},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_Grant(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Grant is privileges on the database, on a schema, or on objects of a kind in a schema.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"on": {
+						SchemaProps: spec.SchemaProps{
+							Description: "on is the kind of object: database, schema, tables, sequences or functions.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"schema": {
+						SchemaProps: spec.SchemaProps{
+							Description: "schema is the schema granted on (on: schema) or holding the objects (tables, sequences, functions): public or one of schemas.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"names": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "names picks tables of the schema by name (on: tables); absent, the grant is on all of them, those created later included.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"privileges": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "privileges granted.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"on", "privileges"},
+			},
+		},
 	}
 }
 
@@ -5929,6 +6191,35 @@ func schema_pkg_apis_postgres_v1alpha1_S3CredentialsSpec(ref common.ReferenceCal
 					},
 				},
 				Required: []string{"inheritFromIAMRole"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_SchemaSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "SchemaSpec is one schema of a database beside public.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the schema: lowercase letters, digits and underscores, starting with a letter; not public nor a name Postgres reserves.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"owner": {
+						SchemaProps: spec.SchemaProps{
+							Description: "owner is the role that owns the schema, by its name within the database: admin or one of roles (not rw or ro). It may create, alter and drop objects there. The schema's owner changes when this does. <database>_admin is a member of every role of roles, so that setpoint, acting as the database's owner, can grant on what they own.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name"},
 			},
 		},
 	}

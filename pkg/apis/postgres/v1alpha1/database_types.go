@@ -71,6 +71,12 @@ type PostgresDatabaseSpec struct {
 // DatabaseSpec is one database.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.passwordConfig) || !has(self.passwordConfig.roSecretRef) || (has(self.readOnlyRole) && self.readOnlyRole)",message="passwordConfig.roSecretRef is the Secret of the read-only role: it needs readOnlyRole: true"
+// +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, size(self.name) + 1 + size(r.name) <= 63)",message="a role's name <database>_<role> must fit Postgres's 63 bytes"
+// +kubebuilder:validation:XValidation:rule="!has(self.roles) || !self.roles.exists(r, r.name == 'ro') || (has(self.readOnlyRole) && self.readOnlyRole)",message="roles: the entry ro gives the read-only role grants: it needs readOnlyRole: true"
+// +kubebuilder:validation:XValidation:rule="!has(self.schemas) || self.schemas.all(s, !has(s.owner) || s.owner == 'admin' || (has(self.roles) && self.roles.exists(r, r.name == s.owner && !(r.name in ['rw', 'ro']))))",message="schemas: an owner must be admin or a role of roles other than rw and ro"
+// +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, !has(r.inRoles) || r.inRoles.all(m, m in ['rw'] || (m == 'ro' && has(self.readOnlyRole) && self.readOnlyRole) || self.roles.exists(o, o.name == m && !(o.name in ['rw', 'ro']))))",message="roles: inRoles may name only this database's roles rw, ro (with readOnlyRole) or a role of roles"
+// +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, (!has(r.grants) || r.grants.all(g, !has(g.schema) || g.schema == 'public' || (has(self.schemas) && self.schemas.exists(s, s.name == g.schema)))) && (!has(r.defaultPrivileges) || r.defaultPrivileges.all(g, g.schema == 'public' || (has(self.schemas) && self.schemas.exists(s, s.name == g.schema)))))",message="roles: a grant's schema must be public or one of schemas"
+// +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, !has(r.defaultPrivileges) || r.defaultPrivileges.all(g, !has(g.owner) || g.owner == 'admin' || self.roles.exists(o, o.name == g.owner && !(o.name in ['rw', 'ro']))))",message="roles: defaultPrivileges' owner must be admin or a role of roles other than rw and ro"
 type DatabaseSpec struct {
 	// name of the database: lowercase letters, digits and underscores,
 	// starting with a letter, at most 57 bytes so that the role names
@@ -122,6 +128,193 @@ type DatabaseSpec struct {
 	// +kubebuilder:default=password
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="authentication is immutable: add a database with the other method instead"
 	Authentication Authentication `json:"authentication,omitempty"`
+
+	// schemas to create beside public, each with its owner. A schema
+	// removed from the list is left in place, with its data; a rename is a
+	// new schema. The read-only role (readOnlyRole) reads every schema
+	// declared here as it reads public.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	Schemas []SchemaSpec `json:"schemas,omitempty"`
+
+	// roles are the database's roles beyond <name>_admin, <name>_rw and
+	// <name>_ro, each named <name>_<role name>, and the grants of the
+	// fixed roles rw and ro beyond their own (an entry named rw or ro).
+	// Every role listed holds exactly the privileges declared for it:
+	// what is removed from the list is revoked, and what someone grants
+	// it by hand is revoked and reported.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	Roles []DatabaseRoleSpec `json:"roles,omitempty"`
+}
+
+// SchemaSpec is one schema of a database beside public.
+type SchemaSpec struct {
+	// name of the schema: lowercase letters, digits and underscores,
+	// starting with a letter; not public nor a name Postgres reserves.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_]*$`
+	// +kubebuilder:validation:XValidation:rule="self != 'public' && self != 'information_schema' && !self.startsWith('pg_')",message="name must not be public, information_schema or start with pg_"
+	Name string `json:"name"`
+
+	// owner is the role that owns the schema, by its name within the
+	// database: admin or one of roles (not rw or ro). It may create,
+	// alter and drop objects there. The schema's owner changes when this
+	// does. <database>_admin is a member of every role of roles, so that
+	// setpoint, acting as the database's owner, can grant on what they
+	// own.
+	// +optional
+	// +kubebuilder:default=admin
+	// +kubebuilder:validation:MaxLength=63
+	Owner string `json:"owner,omitempty"`
+}
+
+// DatabaseRoleSpec is one role of a database beyond the fixed ones, or
+// the grants of a fixed role (the entries rw and ro). Login, inRoles and
+// connectionLimit go to the role's CNPG DatabaseRole, as for the fixed
+// roles; grants and defaultPrivileges are SQL setpoint runs as the
+// database's owner.
+//
+// +kubebuilder:validation:XValidation:rule="!(self.name in ['rw', 'ro']) || (!has(self.login) && !has(self.inRoles) && !has(self.connectionLimit))",message="the fixed roles rw and ro take only grants and defaultPrivileges here"
+// +kubebuilder:validation:XValidation:rule="!has(self.inRoles) || !(self.name in self.inRoles)",message="a role cannot be a member of itself"
+type DatabaseRoleSpec struct {
+	// name of the role within the database: the role is
+	// <database>_<name>. rw and ro name the fixed roles; admin, the owner,
+	// holds every privilege on what it owns and takes no grants.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=61
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_]*$`
+	// +kubebuilder:validation:XValidation:rule="self != 'admin'",message="admin is the database's owner: it holds every privilege on what it owns and takes no grants"
+	Name string `json:"name"`
+
+	// login lets the role log in; its password is in a Secret setpoint
+	// generates, as for the fixed roles. A role without login is a group
+	// other roles take through inRoles.
+	// +optional
+	Login *bool `json:"login,omitempty"`
+
+	// inRoles are roles of this database, by their names within it (rw,
+	// ro or another entry of roles), whose privileges this role has.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=61
+	InRoles []string `json:"inRoles,omitempty"`
+
+	// connectionLimit is how many connections the role may have at once;
+	// -1 (the default) means no limit.
+	// +optional
+	// +kubebuilder:validation:Minimum=-1
+	ConnectionLimit *int32 `json:"connectionLimit,omitempty"`
+
+	// grants are the role's privileges on the database, its schemas and
+	// the objects in them.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Grants []Grant `json:"grants,omitempty"`
+
+	// defaultPrivileges are the role's privileges on objects another role
+	// of the database creates later in a schema.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	DefaultPrivileges []DefaultPrivileges `json:"defaultPrivileges,omitempty"`
+}
+
+// GrantObject is the kind of object a grant is on.
+// +kubebuilder:validation:Enum=database;schema;tables;sequences;functions
+type GrantObject string
+
+const (
+	// GrantOnDatabase: the database itself (CONNECT, TEMPORARY, CREATE).
+	GrantOnDatabase GrantObject = "database"
+	// GrantOnSchema: a schema (USAGE, CREATE).
+	GrantOnSchema GrantObject = "schema"
+	// GrantOnTables: tables, views and materialized views of a schema
+	// (SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER).
+	GrantOnTables GrantObject = "tables"
+	// GrantOnSequences: sequences of a schema (USAGE, SELECT, UPDATE).
+	GrantOnSequences GrantObject = "sequences"
+	// GrantOnFunctions: functions and procedures of a schema (EXECUTE).
+	GrantOnFunctions GrantObject = "functions"
+)
+
+// Privilege is one SQL privilege.
+// +kubebuilder:validation:Enum=CONNECT;TEMPORARY;CREATE;USAGE;SELECT;INSERT;UPDATE;DELETE;TRUNCATE;REFERENCES;TRIGGER;EXECUTE
+type Privilege string
+
+// Grant is privileges on the database, on a schema, or on objects of a
+// kind in a schema.
+//
+// +kubebuilder:validation:XValidation:rule="self.on == 'database' ? !has(self.schema) : has(self.schema)",message="schema is required for a grant on a schema or its objects, and refused for a grant on the database"
+// +kubebuilder:validation:XValidation:rule="!has(self.names) || self.on == 'tables'",message="names picks tables: it needs on: tables"
+// +kubebuilder:validation:XValidation:rule="!has(self.names) || self.names.all(n, bytes(n).size() <= 63)",message="names: a table's name is at most 63 bytes"
+// +kubebuilder:validation:XValidation:rule="self.on != 'database' || self.privileges.all(p, p in ['CONNECT', 'TEMPORARY', 'CREATE'])",message="on a database only CONNECT, TEMPORARY and CREATE can be granted"
+// +kubebuilder:validation:XValidation:rule="self.on != 'schema' || self.privileges.all(p, p in ['USAGE', 'CREATE'])",message="on a schema only USAGE and CREATE can be granted"
+// +kubebuilder:validation:XValidation:rule="self.on != 'tables' || self.privileges.all(p, p in ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER'])",message="on tables only SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES and TRIGGER can be granted"
+// +kubebuilder:validation:XValidation:rule="self.on != 'sequences' || self.privileges.all(p, p in ['USAGE', 'SELECT', 'UPDATE'])",message="on sequences only USAGE, SELECT and UPDATE can be granted"
+// +kubebuilder:validation:XValidation:rule="self.on != 'functions' || self.privileges.all(p, p == 'EXECUTE')",message="on functions only EXECUTE can be granted"
+type Grant struct {
+	// on is the kind of object: database, schema, tables, sequences or
+	// functions.
+	On GrantObject `json:"on"`
+
+	// schema is the schema granted on (on: schema) or holding the objects
+	// (tables, sequences, functions): public or one of schemas.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Schema string `json:"schema,omitempty"`
+
+	// names picks tables of the schema by name (on: tables); absent, the
+	// grant is on all of them, those created later included.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=63
+	Names []string `json:"names,omitempty"`
+
+	// privileges granted.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=7
+	Privileges []Privilege `json:"privileges"`
+}
+
+// DefaultPrivileges is privileges on the objects of a kind that a role
+// creates later in a schema (ALTER DEFAULT PRIVILEGES).
+//
+// +kubebuilder:validation:XValidation:rule="self.on in ['tables', 'sequences', 'functions']",message="default privileges are on tables, sequences or functions"
+// +kubebuilder:validation:XValidation:rule="self.on != 'tables' || self.privileges.all(p, p in ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER'])",message="on tables only SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES and TRIGGER can be granted"
+// +kubebuilder:validation:XValidation:rule="self.on != 'sequences' || self.privileges.all(p, p in ['USAGE', 'SELECT', 'UPDATE'])",message="on sequences only USAGE, SELECT and UPDATE can be granted"
+// +kubebuilder:validation:XValidation:rule="self.on != 'functions' || self.privileges.all(p, p == 'EXECUTE')",message="on functions only EXECUTE can be granted"
+type DefaultPrivileges struct {
+	// owner is the role whose future objects these are, by its name
+	// within the database: admin or one of roles (not rw or ro).
+	// +optional
+	// +kubebuilder:default=admin
+	// +kubebuilder:validation:MaxLength=63
+	Owner string `json:"owner,omitempty"`
+
+	// schema the objects will be created in: public or one of schemas.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Schema string `json:"schema"`
+
+	// on is the kind of object: tables, sequences or functions.
+	On GrantObject `json:"on"`
+
+	// privileges granted.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=7
+	Privileges []Privilege `json:"privileges"`
 }
 
 // Authentication is how a database's roles log in.

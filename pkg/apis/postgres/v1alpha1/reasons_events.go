@@ -82,6 +82,10 @@ const (
 	// that bear privilege another field manager had put on one of its
 	// DatabaseRoles (Warning). What to do: find who edited it.
 	EventRolePrivilegesReverted = "RolePrivilegesReverted"
+	// EventPrivilegesDriftReverted says setpoint revoked SQL privileges
+	// a role of its held without the spec declaring them (Warning). What
+	// to do: declare them if the role needs them; find who granted them.
+	EventPrivilegesDriftReverted = "PrivilegesDriftReverted"
 	// EventClusterGone says a PostgresDatabase was deleted while its
 	// PostgresCluster is gone: everything was kept whatever the
 	// deletionPolicy (Warning). What to do: delete what is left by hand,

@@ -55,6 +55,18 @@ type DatabaseSpecApplyConfiguration struct {
 	// is added: every client would have to switch at the same moment,
 	// so to change it add a database with the other method.
 	Authentication *postgresv1alpha1.Authentication `json:"authentication,omitempty"`
+	// schemas to create beside public, each with its owner. A schema
+	// removed from the list is left in place, with its data; a rename is a
+	// new schema. The read-only role (readOnlyRole) reads every schema
+	// declared here as it reads public.
+	Schemas []SchemaSpecApplyConfiguration `json:"schemas,omitempty"`
+	// roles are the database's roles beyond <name>_admin, <name>_rw and
+	// <name>_ro, each named <name>_<role name>, and the grants of the
+	// fixed roles rw and ro beyond their own (an entry named rw or ro).
+	// Every role listed holds exactly the privileges declared for it:
+	// what is removed from the list is revoked, and what someone grants
+	// it by hand is revoked and reported.
+	Roles []DatabaseRoleSpecApplyConfiguration `json:"roles,omitempty"`
 }
 
 // DatabaseSpecApplyConfiguration constructs a declarative configuration of the DatabaseSpec type for use with
@@ -110,5 +122,31 @@ func (b *DatabaseSpecApplyConfiguration) WithReadOnlyRole(value bool) *DatabaseS
 // If called multiple times, the Authentication field is set to the value of the last call.
 func (b *DatabaseSpecApplyConfiguration) WithAuthentication(value postgresv1alpha1.Authentication) *DatabaseSpecApplyConfiguration {
 	b.Authentication = &value
+	return b
+}
+
+// WithSchemas adds the given value to the Schemas field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Schemas field.
+func (b *DatabaseSpecApplyConfiguration) WithSchemas(values ...*SchemaSpecApplyConfiguration) *DatabaseSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithSchemas")
+		}
+		b.Schemas = append(b.Schemas, *values[i])
+	}
+	return b
+}
+
+// WithRoles adds the given value to the Roles field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Roles field.
+func (b *DatabaseSpecApplyConfiguration) WithRoles(values ...*DatabaseRoleSpecApplyConfiguration) *DatabaseSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithRoles")
+		}
+		b.Roles = append(b.Roles, *values[i])
+	}
 	return b
 }

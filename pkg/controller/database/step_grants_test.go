@@ -1,0 +1,161 @@
+package database
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/grantplan"
+)
+
+func privilegesCondition(t *testing.T, f *fixture) *pgv1.PostgresDatabase {
+	t.Helper()
+	db := f.db("shop")
+	if c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady); c == nil {
+		t.Fatal("no PrivilegesReady condition")
+	}
+	return db
+}
+
+// A declared schema is created, owned by admin, in the same transaction
+// as the grants; the read-only role reads it and rw gets its declared
+// grant; a converged resync reads and runs nothing.
+func TestDeclaredSchemaAndGrantsApplied(t *testing.T) {
+	t.Parallel()
+	spec := pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true, Schemas: []pgv1.SchemaSpec{{Name: "billing", Owner: "admin"}},
+		Roles: []pgv1.DatabaseRoleSpec{{Name: "rw", Grants: []pgv1.Grant{
+			{On: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}}}}}}
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", spec)})
+	f.sql.held = &grantplan.Catalog{DatabaseOwner: "orders_admin",
+		Objects: []grantplan.Object{{Kind: grantplan.Schema, Name: "public", Owner: "pg_database_owner"}}}
+	converge(t, f, "shop")
+	last := f.sql.execs[len(f.sql.execs)-1]
+	if last.target.User != "orders_admin" || last.target.Database != "orders" {
+		t.Errorf("the grants ran as %s in %s, want the owner orders_admin in orders", last.target.User, last.target.Database)
+	}
+	stmts := last.stmts
+	for _, want := range []string{
+		`GRANT CONNECT, TEMPORARY ON DATABASE "orders" TO "orders_rw"`, // grantPlan's, in the same transaction
+		`CREATE SCHEMA "billing" AUTHORIZATION "orders_admin"`,
+		`GRANT USAGE ON SCHEMA "billing" TO "orders_ro"`,
+		`GRANT USAGE ON SCHEMA "billing" TO "orders_rw"`,
+		`ALTER DEFAULT PRIVILEGES FOR ROLE "orders_admin" IN SCHEMA "billing" GRANT SELECT ON TABLES TO "orders_ro"`,
+	} {
+		if !slices.Contains(stmts, want) {
+			t.Errorf("the transaction lacks %s:\n  %s", want, strings.Join(stmts, "\n  "))
+		}
+	}
+	c := meta.FindStatusCondition(privilegesCondition(t, f).Status.Conditions, pgv1.ConditionPrivilegesReady)
+	if c.Reason != pgv1.ReasonPrivilegesIsolated || !strings.Contains(c.Message, "the last apply ran") {
+		t.Errorf("PrivilegesReady = %s: %s", c.Reason, c.Message)
+	}
+
+	// Converged: the catalog now holds what was declared.
+	f.sql.held = nil
+	execs := len(f.sql.execs)
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.sql.execs) - execs; n != 0 {
+		t.Errorf("a converged resync ran %d transaction(s): %v", n, f.sql.execs[execs:])
+	}
+}
+
+// A privilege granted by hand to a role of setpoint's is revoked, and
+// reported: a Warning Event and the condition's reason.
+func TestHandGrantIsRevokedAndReported(t *testing.T) {
+	t.Parallel()
+	// A database that declares a schema: its privileges are read and kept
+	// exact on every pass.
+	spec := pgv1.DatabaseSpec{Name: "orders", Schemas: []pgv1.SchemaSpec{{Name: "billing", Owner: "admin"}}}
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", spec)})
+	converge(t, f, "shop")
+	f.events()
+	// The catalog as converged, plus TRUNCATE on a table of the admin's.
+	items := grantplan.Object{Kind: grantplan.Table, Schema: "public", Name: "items", Owner: "orders_admin"}
+	cat := grantplan.Catalog{DatabaseOwner: "orders_admin",
+		Objects: []grantplan.Object{{Kind: grantplan.Schema, Name: "public", Owner: "pg_database_owner"},
+			{Kind: grantplan.Schema, Name: "billing", Owner: "orders_admin"}, items}}
+	w := grantplan.Declared(spec, namesOf("shop", "orders"))
+	cat.Defaults = w.Defaults
+	for _, g := range w.Grants {
+		o := grantplan.Object{Kind: g.On, Name: g.Schema, Owner: "orders_admin"}
+		switch g.On {
+		case grantplan.Database:
+			o.Name = "orders"
+		case grantplan.Table:
+			o = items
+		case grantplan.Sequence:
+			continue
+		}
+		for _, p := range g.Privileges {
+			cat.Held = append(cat.Held, grantplan.Held{Object: o, Grantee: g.Role, Privilege: p})
+		}
+	}
+	cat.Held = append(cat.Held, grantplan.Held{Object: items, Grantee: "orders_rw", Privilege: "TRUNCATE"})
+	f.sql.held = &cat
+	execs := len(f.sql.execs)
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.sql.execs) - execs; n != 1 {
+		t.Fatalf("the drift ran %d transaction(s), want 1", n)
+	}
+	if got := f.sql.execs[execs].stmts; !slices.Equal(got, []string{`REVOKE TRUNCATE ON TABLE "public"."items" FROM "orders_rw"`}) {
+		t.Errorf("drift plan = %q", got)
+	}
+	c := meta.FindStatusCondition(f.db("shop").Status.Conditions, pgv1.ConditionPrivilegesReady)
+	if c.Reason != pgv1.ReasonPrivilegesDriftReverted || !strings.Contains(c.Message, `TRUNCATE ON TABLE "public"."items" FROM "orders_rw" in database orders`) {
+		t.Errorf("PrivilegesReady = %s: %s", c.Reason, c.Message)
+	}
+	if ev := f.events(); !slices.ContainsFunc(ev, func(e string) bool {
+		return strings.HasPrefix(e, "Warning PrivilegesDriftReverted") && strings.Contains(e, "TRUNCATE")
+	}) {
+		t.Errorf("no drift Event: %q", ev)
+	}
+	if db := f.db("shop"); db.Status.Phase != pgv1.PhaseReady {
+		t.Errorf("phase %s after drift was revoked", db.Status.Phase)
+	}
+}
+
+// A database that declares neither schemas nor roles costs no SQL on a
+// resync: no read, no statement.
+func TestPlainDatabaseReadsNothingOnResync(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
+	converge(t, f, "shop")
+	f.sql.held = &grantplan.Catalog{} // a read would plan every grant again
+	execs := len(f.sql.execs)
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.sql.execs) - execs; n != 0 {
+		t.Errorf("a resync of a plain database ran %d transaction(s)", n)
+	}
+}
+
+// Roles beyond rw and ro are refused with a reason, and nothing is run.
+func TestExtraRolesRefusedForNow(t *testing.T) {
+	t.Parallel()
+	spec := pgv1.DatabaseSpec{Name: "orders", Roles: []pgv1.DatabaseRoleSpec{{Name: "app"}}}
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", spec)})
+	_, _ = f.sync("shop")
+	f.applyRoles()
+	_, _ = f.sync("shop")
+	f.markApplied(namesOf("shop", "orders").CNPG, true, "")
+	_, _ = f.sync("shop")
+	c := meta.FindStatusCondition(f.db("shop").Status.Conditions, pgv1.ConditionPrivilegesReady)
+	if c == nil || c.Reason != pgv1.ReasonExtraRolesUnsupported || !strings.Contains(c.Message, "role app") {
+		t.Fatalf("PrivilegesReady = %+v", c)
+	}
+	if db := f.db("shop"); db.Status.Phase != pgv1.PhaseFailed {
+		t.Errorf("phase %s, want Failed", db.Status.Phase)
+	}
+	if len(f.sql.execs) != 0 {
+		t.Errorf("SQL ran for a spec refused: %v", f.sql.execs)
+	}
+}

@@ -1,0 +1,119 @@
+package realcnpg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+)
+
+// pooledState runs stmt as conn, through PgBouncer in transaction mode
+// (the simple protocol, in a transaction rolled back), and returns its
+// SQLSTATE, "" on success.
+func pooledState(t *testing.T, conn *pgx.Conn, stmt string) string {
+	t.Helper()
+	simple := pgx.QueryExecModeSimpleProtocol
+	if _, err := conn.Exec(t.Context(), "BEGIN", simple); err != nil {
+		t.Fatal(err)
+	}
+	_, err := conn.Exec(t.Context(), stmt, simple)
+	if _, rerr := conn.Exec(context.WithoutCancel(t.Context()), "ROLLBACK", simple); rerr != nil {
+		t.Fatal(rerr)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+	return ""
+}
+
+// Declared schemas and the fixed roles' grants on real CloudNativePG, used
+// through PgBouncer: each role may run what its spec declares and is
+// refused the rest by SQLSTATE; a grant made by hand is revoked.
+func TestDeclaredSchemasThroughPoolerOnRealCNPG(t *testing.T) {
+	ns := kit.Namespace(t)
+	class := "pooled-" + ns
+	smallClass(t, class, func(s *pgv1.ClusterSettings) {
+		s.ConnectionPooler = &pgv1.ConnectionPoolerSpec{Enabled: ptr.To(true), Instances: ptr.To[int32](1), PoolMode: pgv1.PoolModeTransaction}
+	})
+	createCluster(t, ns, "shop", class)
+	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 8*time.Minute)
+	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true,
+		Schemas: []pgv1.SchemaSpec{{Name: "billing"}, {Name: "catalog"}},
+		Roles: []pgv1.DatabaseRoleSpec{{Name: "rw", Grants: []pgv1.Grant{
+			{On: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}},
+			{On: pgv1.GrantOnTables, Schema: "billing", Privileges: []pgv1.Privilege{"SELECT", "INSERT"}},
+			{On: pgv1.GrantOnSequences, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE", "SELECT"}},
+		}}}})
+	db := kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
+	if c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady); c == nil || c.Reason != pgv1.ReasonPrivilegesIsolated {
+		t.Fatalf("PrivilegesReady = %+v", c)
+	}
+
+	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
+	defer func() { _ = admin.Close(context.WithoutCancel(t.Context())) }()
+	for _, ddl := range []string{"CREATE TABLE billing.invoices (id bigserial PRIMARY KEY, total int)",
+		"CREATE TABLE catalog.items (id int PRIMARY KEY)"} {
+		if _, err := admin.Exec(t.Context(), ddl); err != nil {
+			t.Fatalf("admin: %s: %v", ddl, err)
+		}
+	}
+	rw := kit.ConnectAsVia(t, ns, "shop", "shop-pooler-rw", "orders", "app-orders-rw")
+	defer func() { _ = rw.Close(context.WithoutCancel(t.Context())) }()
+	ro := kit.ConnectAsVia(t, ns, "shop", "shop-pooler-rw", "orders", "app-orders-ro")
+	defer func() { _ = ro.Close(context.WithoutCancel(t.Context())) }()
+	for _, c := range []struct {
+		who  string
+		conn *pgx.Conn
+		code string
+		stmt string
+	}{
+		{"rw", rw, "", "INSERT INTO billing.invoices (total) VALUES (10)"},
+		{"rw", rw, "", "SELECT * FROM billing.invoices"},
+		{"rw", rw, "42501", "UPDATE billing.invoices SET total = 0"},
+		{"rw", rw, "42501", "DELETE FROM billing.invoices"},
+		{"rw", rw, "42501", "CREATE TABLE billing.x (id int)"},
+		{"rw", rw, "42501", "SELECT * FROM catalog.items"},
+		{"ro", ro, "", "SELECT * FROM billing.invoices"},
+		{"ro", ro, "", "SELECT * FROM catalog.items"},
+		{"ro", ro, "42501", "INSERT INTO catalog.items VALUES (1)"},
+		{"ro", ro, "42501", "CREATE TABLE catalog.y (id int)"},
+	} {
+		if got := pooledState(t, c.conn, c.stmt); got != c.code {
+			t.Errorf("as %s through PgBouncer: %s: SQLSTATE %q, want %q", c.who, c.stmt, got, c.code)
+		}
+	}
+
+	// A grant by hand is revoked at a later pass, and reported.
+	if _, err := admin.Exec(t.Context(), "GRANT UPDATE ON billing.invoices TO orders_rw"); err != nil {
+		t.Fatal(err)
+	}
+	kit.Eventually(t, 3*time.Minute, "the hand-made grant revoked and reported", func(ctx context.Context) (bool, string, error) {
+		db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady)
+		if c == nil {
+			return false, "no condition", nil
+		}
+		return c.Reason == pgv1.ReasonPrivilegesDriftReverted && strings.Contains(c.Message, `UPDATE ON TABLE "billing"."invoices" FROM "orders_rw"`),
+			fmt.Sprintf("%s: %s", c.Reason, c.Message), nil
+	})
+	if got := pooledState(t, rw, "UPDATE billing.invoices SET total = 0"); got != "42501" {
+		t.Errorf("rw UPDATE after the revoke: SQLSTATE %q, want 42501", got)
+	}
+}
