@@ -20,22 +20,22 @@ func privilegeModel() pgv1.DatabaseSpec {
 		Schemas:      []pgv1.SchemaSpec{{Name: "billing", Owner: "migrator"}, {Name: "catalog"}},
 		Roles: []pgv1.DatabaseRoleSpec{
 			{Name: "migrator", Login: ptr.To(true), Grants: []pgv1.Grant{
-				{On: pgv1.GrantOnDatabase, Privileges: []pgv1.Privilege{"CONNECT"}},
+				{Object: pgv1.GrantOnDatabase, Privileges: []pgv1.Privilege{"CONNECT"}},
 			}},
 			{Name: "app", Login: ptr.To(true), ConnectionLimit: ptr.To[int32](20), Grants: []pgv1.Grant{
-				{On: pgv1.GrantOnDatabase, Privileges: []pgv1.Privilege{"CONNECT", "TEMPORARY"}},
-				{On: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}},
-				{On: pgv1.GrantOnTables, Schema: "billing", Privileges: []pgv1.Privilege{"SELECT", "INSERT", "UPDATE", "DELETE"}},
-				{On: pgv1.GrantOnSequences, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE", "SELECT"}},
-				{On: pgv1.GrantOnFunctions, Schema: "billing", Privileges: []pgv1.Privilege{"EXECUTE"}},
+				{Object: pgv1.GrantOnDatabase, Privileges: []pgv1.Privilege{"CONNECT", "TEMPORARY"}},
+				{Object: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}},
+				{Object: pgv1.GrantOnTables, Schema: "billing", Privileges: []pgv1.Privilege{"SELECT", "INSERT", "UPDATE", "DELETE"}},
+				{Object: pgv1.GrantOnSequences, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE", "SELECT"}},
+				{Object: pgv1.GrantOnFunctions, Schema: "billing", Privileges: []pgv1.Privilege{"EXECUTE"}},
 			}, DefaultPrivileges: []pgv1.DefaultPrivileges{
-				{Owner: "migrator", Schema: "billing", On: pgv1.GrantOnTables, Privileges: []pgv1.Privilege{"SELECT", "INSERT", "UPDATE", "DELETE"}},
+				{Owner: "migrator", Schema: "billing", Object: pgv1.GrantOnTables, Privileges: []pgv1.Privilege{"SELECT", "INSERT", "UPDATE", "DELETE"}},
 			}},
 			{Name: "analytics", InRoles: []string{"ro"}, Grants: []pgv1.Grant{
-				{On: pgv1.GrantOnTables, Schema: "billing", Names: []string{"invoices", `we"ird`}, Privileges: []pgv1.Privilege{"SELECT"}},
+				{Object: pgv1.GrantOnTables, Schema: "billing", Names: []string{"invoices", `we"ird`}, Privileges: []pgv1.Privilege{"SELECT"}},
 			}},
 			{Name: "rw", Grants: []pgv1.Grant{
-				{On: pgv1.GrantOnSchema, Schema: "catalog", Privileges: []pgv1.Privilege{"USAGE"}},
+				{Object: pgv1.GrantOnSchema, Schema: "catalog", Privileges: []pgv1.Privilege{"USAGE"}},
 			}},
 		},
 	}
@@ -95,15 +95,15 @@ func TestDatabasePrivilegeModelRules(t *testing.T) {
 			role(d, "app").Grants[4].Privileges = []pgv1.Privilege{"SELECT"}
 		}, "on functions only EXECUTE can be granted"},
 		{"default privileges on a schema", func(d *pgv1.DatabaseSpec) {
-			role(d, "app").DefaultPrivileges[0].On = pgv1.GrantOnSchema
+			role(d, "app").DefaultPrivileges[0].Object = pgv1.GrantOnSchema
 			role(d, "app").DefaultPrivileges[0].Privileges = []pgv1.Privilege{"USAGE"}
 		}, "default privileges are on tables, sequences or functions"},
 		{"default EXECUTE on tables", func(d *pgv1.DatabaseSpec) {
 			role(d, "app").DefaultPrivileges[0].Privileges = []pgv1.Privilege{"EXECUTE"}
 		}, "on tables only SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES and TRIGGER can be granted"},
 		{"unknown object kind", func(d *pgv1.DatabaseSpec) {
-			role(d, "app").Grants[0].On = "views"
-		}, `spec.databases[0].roles[1].grants[0].on: Unsupported value: "views"`},
+			role(d, "app").Grants[0].Object = "views"
+		}, `spec.databases[0].roles[1].grants[0].object: Unsupported value: "views"`},
 		{"schema on a database grant", func(d *pgv1.DatabaseSpec) {
 			role(d, "app").Grants[0].Schema = "billing"
 		}, "schema is required for a grant on a schema or its objects, and refused for a grant on the database"},
@@ -112,7 +112,7 @@ func TestDatabasePrivilegeModelRules(t *testing.T) {
 		}, "schema is required for a grant on a schema or its objects"},
 		{"names on sequences", func(d *pgv1.DatabaseSpec) {
 			role(d, "app").Grants[3].Names = []string{"invoices_id_seq"}
-		}, "names picks tables: it needs on: tables"},
+		}, "names picks tables: it needs object: tables"},
 		{"table name over 63 bytes", func(d *pgv1.DatabaseSpec) {
 			role(d, "analytics").Grants[0].Names = []string{strings.Repeat("é", 32)}
 		}, "names: a table's name is at most 63 bytes"},
@@ -150,7 +150,7 @@ func TestDatabasePrivilegeModelRules(t *testing.T) {
 			d.ReadOnlyRole = false
 			d.Roles[2].InRoles = nil
 			d.Roles = append(d.Roles, pgv1.DatabaseRoleSpec{Name: "ro", Grants: []pgv1.Grant{
-				{On: pgv1.GrantOnSchema, Schema: "catalog", Privileges: []pgv1.Privilege{"USAGE"}}}})
+				{Object: pgv1.GrantOnSchema, Schema: "catalog", Privileges: []pgv1.Privilege{"USAGE"}}}})
 		}, "roles: the entry ro gives the read-only role grants: it needs readOnlyRole: true"},
 		{"login on a fixed role", func(d *pgv1.DatabaseSpec) {
 			role(d, "rw").Login = ptr.To(false)

@@ -25,6 +25,7 @@ var mainExamples = []string{
 	"09-pooler.yaml",
 	"11-monitoring.yaml",
 	"12-retain-deletion.yaml",
+	"14-schemas-and-grants.yaml",
 }
 
 // isolatedExamples loads the named examples with their prerequisites and
@@ -130,6 +131,20 @@ func TestExamplesBecomeReady(t *testing.T) {
 		if !errors.As(err, &pgErr) || pgErr.Code != "42501" {
 			t.Errorf("catalog_ro INSERT: %v, want insufficient_privilege (42501)", err)
 		}
+	})
+
+	t.Run("schemas and grants: rw inserts in invoices only, ro reads every schema", func(t *testing.T) {
+		cm := configMap(t, ns, "shop-billing-billing-config")
+		admin := dial(t, ns, "shop", cm["database"], "shop-billing-billing-admin", cm["ca-secret"])
+		execSQL(t, admin, "CREATE TABLE invoices.invoice (id bigserial PRIMARY KEY, total int)")
+		execSQL(t, admin, "CREATE TABLE reference.currency (code text PRIMARY KEY)")
+		rw := dial(t, ns, "shop", cm["database"], "shop-billing-billing-rw", cm["ca-secret"])
+		ro := dial(t, ns, "shop", cm["database"], "shop-billing-billing-ro", cm["ca-secret"])
+		sqlAs(t, "billing_rw", rw, "", "INSERT INTO invoices.invoice (total) VALUES (1)")
+		sqlAs(t, "billing_rw", rw, "42501", "UPDATE invoices.invoice SET total = 2")
+		sqlAs(t, "billing_rw", rw, "42501", "SELECT * FROM reference.currency")
+		sqlAs(t, "billing_ro", ro, "", "SELECT * FROM reference.currency")
+		sqlAs(t, "billing_ro", ro, "42501", "INSERT INTO reference.currency VALUES ('EUR')")
 	})
 
 	t.Run("pooler: the database's ConfigMap names the pooler", func(t *testing.T) {

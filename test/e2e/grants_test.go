@@ -69,9 +69,9 @@ func TestDeclaredSchemasAndGrants(t *testing.T) {
 		return pgv1.DatabaseSpec{Name: "shop", ReadOnlyRole: true,
 			Schemas: []pgv1.SchemaSpec{{Name: "billing"}, {Name: "catalog"}},
 			Roles: []pgv1.DatabaseRoleSpec{{Name: "rw", Grants: []pgv1.Grant{
-				{On: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}},
-				{On: pgv1.GrantOnTables, Schema: "billing", Privileges: billingRW},
-				{On: pgv1.GrantOnSequences, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE", "SELECT"}},
+				{Object: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}},
+				{Object: pgv1.GrantOnTables, Schema: "billing", Privileges: billingRW},
+				{Object: pgv1.GrantOnSequences, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE", "SELECT"}},
 			}}}}
 	}
 	newDatabase(t, ns, "grants", spec())

@@ -54,9 +54,9 @@ func TestDeclaredSchemasThroughPoolerOnRealCNPG(t *testing.T) {
 	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true,
 		Schemas: []pgv1.SchemaSpec{{Name: "billing"}, {Name: "catalog"}},
 		Roles: []pgv1.DatabaseRoleSpec{{Name: "rw", Grants: []pgv1.Grant{
-			{On: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}},
-			{On: pgv1.GrantOnTables, Schema: "billing", Privileges: []pgv1.Privilege{"SELECT", "INSERT"}},
-			{On: pgv1.GrantOnSequences, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE", "SELECT"}},
+			{Object: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}},
+			{Object: pgv1.GrantOnTables, Schema: "billing", Privileges: []pgv1.Privilege{"SELECT", "INSERT"}},
+			{Object: pgv1.GrantOnSequences, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE", "SELECT"}},
 		}}}})
 	db := kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 	if c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady); c == nil || c.Reason != pgv1.ReasonPrivilegesIsolated {

@@ -28,7 +28,7 @@ func TestDeclaredSchemaAndGrantsApplied(t *testing.T) {
 	t.Parallel()
 	spec := pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true, Schemas: []pgv1.SchemaSpec{{Name: "billing", Owner: "admin"}},
 		Roles: []pgv1.DatabaseRoleSpec{{Name: "rw", Grants: []pgv1.Grant{
-			{On: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}}}}}}
+			{Object: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}}}}}}
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", spec)})
 	f.sql.held = &grantplan.Catalog{DatabaseOwner: "orders_admin",
 		Objects: []grantplan.Object{{Kind: grantplan.Schema, Name: "public", Owner: "pg_database_owner"}}}

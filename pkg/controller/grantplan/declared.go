@@ -87,7 +87,7 @@ func Declared(d pgv1.DatabaseSpec, n naming.DatabaseNames) Want {
 	for _, r := range d.Roles {
 		role := RoleName(n, r.Name)
 		for _, g := range r.Grants {
-			on := kindOf(g.On)
+			on := kindOf(g.Object)
 			var names []string
 			if on == Table && len(g.Names) > 0 {
 				names = g.Names
@@ -97,7 +97,7 @@ func Declared(d pgv1.DatabaseSpec, n naming.DatabaseNames) Want {
 		for _, dp := range r.DefaultPrivileges {
 			for _, p := range privileges(dp.Privileges) {
 				w.Defaults = append(w.Defaults, Default{Owner: RoleName(n, dp.Owner), Schema: dp.Schema,
-					On: kindOf(dp.On), Grantee: role, Privilege: p})
+					On: kindOf(dp.Object), Grantee: role, Privilege: p})
 			}
 		}
 	}

@@ -20,12 +20,12 @@ func shop() pgv1.DatabaseSpec {
 		Schemas:      []pgv1.SchemaSpec{{Name: "billing", Owner: "migrator"}},
 		Roles: []pgv1.DatabaseRoleSpec{
 			{Name: "migrator", Login: ptr.To(true), Grants: []pgv1.Grant{
-				{On: pgv1.GrantOnDatabase, Privileges: []pgv1.Privilege{"CONNECT"}},
+				{Object: pgv1.GrantOnDatabase, Privileges: []pgv1.Privilege{"CONNECT"}},
 			}},
 			{Name: "app", Login: ptr.To(true), Grants: []pgv1.Grant{
-				{On: pgv1.GrantOnDatabase, Privileges: []pgv1.Privilege{"CONNECT"}},
-				{On: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}},
-				{On: pgv1.GrantOnTables, Schema: "billing", Privileges: []pgv1.Privilege{"SELECT", "INSERT"}},
+				{Object: pgv1.GrantOnDatabase, Privileges: []pgv1.Privilege{"CONNECT"}},
+				{Object: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}},
+				{Object: pgv1.GrantOnTables, Schema: "billing", Privileges: []pgv1.Privilege{"SELECT", "INSERT"}},
 			}},
 		},
 	}
@@ -260,16 +260,16 @@ func TestPlanEveryPrivilegeKind(t *testing.T) {
 	all := func(ps ...pgv1.Privilege) []pgv1.Privilege { return ps }
 	d := pgv1.DatabaseSpec{Name: "shop", Schemas: []pgv1.SchemaSpec{{Name: "billing"}}, Roles: []pgv1.DatabaseRoleSpec{{Name: "x",
 		Grants: []pgv1.Grant{
-			{On: pgv1.GrantOnDatabase, Privileges: all("CONNECT", "TEMPORARY", "CREATE")},
-			{On: pgv1.GrantOnSchema, Schema: "billing", Privileges: all("USAGE", "CREATE")},
-			{On: pgv1.GrantOnTables, Schema: "billing", Names: []string{"t"},
+			{Object: pgv1.GrantOnDatabase, Privileges: all("CONNECT", "TEMPORARY", "CREATE")},
+			{Object: pgv1.GrantOnSchema, Schema: "billing", Privileges: all("USAGE", "CREATE")},
+			{Object: pgv1.GrantOnTables, Schema: "billing", Names: []string{"t"},
 				Privileges: all("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER")},
-			{On: pgv1.GrantOnSequences, Schema: "billing", Privileges: all("USAGE", "SELECT", "UPDATE")},
-			{On: pgv1.GrantOnFunctions, Schema: "billing", Privileges: all("EXECUTE")},
+			{Object: pgv1.GrantOnSequences, Schema: "billing", Privileges: all("USAGE", "SELECT", "UPDATE")},
+			{Object: pgv1.GrantOnFunctions, Schema: "billing", Privileges: all("EXECUTE")},
 		},
 		DefaultPrivileges: []pgv1.DefaultPrivileges{
-			{Owner: "admin", Schema: "billing", On: pgv1.GrantOnTables, Privileges: all("TRUNCATE", "REFERENCES", "TRIGGER")},
-			{Owner: "admin", Schema: "billing", On: pgv1.GrantOnFunctions, Privileges: all("EXECUTE")},
+			{Owner: "admin", Schema: "billing", Object: pgv1.GrantOnTables, Privileges: all("TRUNCATE", "REFERENCES", "TRIGGER")},
+			{Owner: "admin", Schema: "billing", Object: pgv1.GrantOnFunctions, Privileges: all("EXECUTE")},
 		}}}}
 	c := Catalog{DatabaseOwner: "shop_admin", Objects: []Object{
 		schema("public", "pg_database_owner"), schema("billing", "shop_admin"),
@@ -350,7 +350,7 @@ func TestPlanQuotesOddNames(t *testing.T) {
 	long := strings.Repeat("é", 31) + "x" // 63 bytes
 	odd := []string{`we"ird`, "café", long, "select", `a"; DROP TABLE x; --`, "Mixed Case"}
 	d := pgv1.DatabaseSpec{Name: "shop", Roles: []pgv1.DatabaseRoleSpec{{Name: "app", Grants: []pgv1.Grant{
-		{On: pgv1.GrantOnTables, Schema: "public", Names: append(odd, "missing"), Privileges: []pgv1.Privilege{"SELECT"}},
+		{Object: pgv1.GrantOnTables, Schema: "public", Names: append(odd, "missing"), Privileges: []pgv1.Privilege{"SELECT"}},
 	}}}}
 	c := Catalog{DatabaseOwner: "shop_admin", Objects: []Object{schema("public", "pg_database_owner")}}
 	for _, n := range odd {
@@ -407,7 +407,7 @@ func TestDeclared(t *testing.T) {
 	d := shop()
 	d.ReadOnlyRole = false
 	d.Roles = append(d.Roles, pgv1.DatabaseRoleSpec{Name: "rw", Grants: []pgv1.Grant{
-		{On: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}}}})
+		{Object: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}}}})
 	w = Declared(d, shopNames)
 	equal(t, "roles without ro, with an rw entry", w.Roles, []string{"shop_rw", "shop_migrator", "shop_app"})
 	if !slices.ContainsFunc(w.Grants, func(g Grant) bool { return g.Role == "shop_rw" && g.Schema == "billing" }) {

@@ -4538,9 +4538,9 @@ func schema_pkg_apis_postgres_v1alpha1_DefaultPrivileges(ref common.ReferenceCal
 							Format:      "",
 						},
 					},
-					"on": {
+					"object": {
 						SchemaProps: spec.SchemaProps{
-							Description: "on is the kind of object: tables, sequences or functions.",
+							Description: "object is the kind of object: tables, sequences or functions.",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
@@ -4566,7 +4566,7 @@ func schema_pkg_apis_postgres_v1alpha1_DefaultPrivileges(ref common.ReferenceCal
 						},
 					},
 				},
-				Required: []string{"schema", "on", "privileges"},
+				Required: []string{"schema", "object", "privileges"},
 			},
 		},
 	}
@@ -4641,9 +4641,9 @@ func schema_pkg_apis_postgres_v1alpha1_Grant(ref common.ReferenceCallback) commo
 				Description: "Grant is privileges on the database, on a schema, or on objects of a kind in a schema.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
-					"on": {
+					"object": {
 						SchemaProps: spec.SchemaProps{
-							Description: "on is the kind of object: database, schema, tables, sequences or functions.",
+							Description: "object is the kind of object granted on: database, schema, tables, sequences or functions. (Not \"on\": YAML 1.1 reads that key as true.)",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
@@ -4651,7 +4651,7 @@ func schema_pkg_apis_postgres_v1alpha1_Grant(ref common.ReferenceCallback) commo
 					},
 					"schema": {
 						SchemaProps: spec.SchemaProps{
-							Description: "schema is the schema granted on (on: schema) or holding the objects (tables, sequences, functions): public or one of schemas.",
+							Description: "schema is the schema granted on (object: schema) or holding the objects (tables, sequences, functions): public or one of schemas.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4663,7 +4663,7 @@ func schema_pkg_apis_postgres_v1alpha1_Grant(ref common.ReferenceCallback) commo
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "names picks tables of the schema by name (on: tables); absent, the grant is on all of them, those created later included.",
+							Description: "names picks tables of the schema by name (object: tables); absent, the grant is on all of them, those created later included.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -4695,7 +4695,7 @@ func schema_pkg_apis_postgres_v1alpha1_Grant(ref common.ReferenceCallback) commo
 						},
 					},
 				},
-				Required: []string{"on", "privileges"},
+				Required: []string{"object", "privileges"},
 			},
 		},
 	}

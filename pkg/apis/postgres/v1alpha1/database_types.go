@@ -252,26 +252,26 @@ type Privilege string
 // Grant is privileges on the database, on a schema, or on objects of a
 // kind in a schema.
 //
-// +kubebuilder:validation:XValidation:rule="self.on == 'database' ? !has(self.schema) : has(self.schema)",message="schema is required for a grant on a schema or its objects, and refused for a grant on the database"
-// +kubebuilder:validation:XValidation:rule="!has(self.names) || self.on == 'tables'",message="names picks tables: it needs on: tables"
+// +kubebuilder:validation:XValidation:rule="self.object == 'database' ? !has(self.schema) : has(self.schema)",message="schema is required for a grant on a schema or its objects, and refused for a grant on the database"
+// +kubebuilder:validation:XValidation:rule="!has(self.names) || self.object == 'tables'",message="names picks tables: it needs object: tables"
 // +kubebuilder:validation:XValidation:rule="!has(self.names) || self.names.all(n, bytes(n).size() <= 63)",message="names: a table's name is at most 63 bytes"
-// +kubebuilder:validation:XValidation:rule="self.on != 'database' || self.privileges.all(p, p in ['CONNECT', 'TEMPORARY', 'CREATE'])",message="on a database only CONNECT, TEMPORARY and CREATE can be granted"
-// +kubebuilder:validation:XValidation:rule="self.on != 'schema' || self.privileges.all(p, p in ['USAGE', 'CREATE'])",message="on a schema only USAGE and CREATE can be granted"
-// +kubebuilder:validation:XValidation:rule="self.on != 'tables' || self.privileges.all(p, p in ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER'])",message="on tables only SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES and TRIGGER can be granted"
-// +kubebuilder:validation:XValidation:rule="self.on != 'sequences' || self.privileges.all(p, p in ['USAGE', 'SELECT', 'UPDATE'])",message="on sequences only USAGE, SELECT and UPDATE can be granted"
-// +kubebuilder:validation:XValidation:rule="self.on != 'functions' || self.privileges.all(p, p == 'EXECUTE')",message="on functions only EXECUTE can be granted"
+// +kubebuilder:validation:XValidation:rule="self.object != 'database' || self.privileges.all(p, p in ['CONNECT', 'TEMPORARY', 'CREATE'])",message="on a database only CONNECT, TEMPORARY and CREATE can be granted"
+// +kubebuilder:validation:XValidation:rule="self.object != 'schema' || self.privileges.all(p, p in ['USAGE', 'CREATE'])",message="on a schema only USAGE and CREATE can be granted"
+// +kubebuilder:validation:XValidation:rule="self.object != 'tables' || self.privileges.all(p, p in ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER'])",message="on tables only SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES and TRIGGER can be granted"
+// +kubebuilder:validation:XValidation:rule="self.object != 'sequences' || self.privileges.all(p, p in ['USAGE', 'SELECT', 'UPDATE'])",message="on sequences only USAGE, SELECT and UPDATE can be granted"
+// +kubebuilder:validation:XValidation:rule="self.object != 'functions' || self.privileges.all(p, p == 'EXECUTE')",message="on functions only EXECUTE can be granted"
 type Grant struct {
-	// on is the kind of object: database, schema, tables, sequences or
-	// functions.
-	On GrantObject `json:"on"`
+	// object is the kind of object granted on: database, schema, tables,
+	// sequences or functions. (Not "on": YAML 1.1 reads that key as true.)
+	Object GrantObject `json:"object"`
 
-	// schema is the schema granted on (on: schema) or holding the objects
+	// schema is the schema granted on (object: schema) or holding the objects
 	// (tables, sequences, functions): public or one of schemas.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	Schema string `json:"schema,omitempty"`
 
-	// names picks tables of the schema by name (on: tables); absent, the
+	// names picks tables of the schema by name (object: tables); absent, the
 	// grant is on all of them, those created later included.
 	// +optional
 	// +listType=set
@@ -290,10 +290,10 @@ type Grant struct {
 // DefaultPrivileges is privileges on the objects of a kind that a role
 // creates later in a schema (ALTER DEFAULT PRIVILEGES).
 //
-// +kubebuilder:validation:XValidation:rule="self.on in ['tables', 'sequences', 'functions']",message="default privileges are on tables, sequences or functions"
-// +kubebuilder:validation:XValidation:rule="self.on != 'tables' || self.privileges.all(p, p in ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER'])",message="on tables only SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES and TRIGGER can be granted"
-// +kubebuilder:validation:XValidation:rule="self.on != 'sequences' || self.privileges.all(p, p in ['USAGE', 'SELECT', 'UPDATE'])",message="on sequences only USAGE, SELECT and UPDATE can be granted"
-// +kubebuilder:validation:XValidation:rule="self.on != 'functions' || self.privileges.all(p, p == 'EXECUTE')",message="on functions only EXECUTE can be granted"
+// +kubebuilder:validation:XValidation:rule="self.object in ['tables', 'sequences', 'functions']",message="default privileges are on tables, sequences or functions"
+// +kubebuilder:validation:XValidation:rule="self.object != 'tables' || self.privileges.all(p, p in ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER'])",message="on tables only SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES and TRIGGER can be granted"
+// +kubebuilder:validation:XValidation:rule="self.object != 'sequences' || self.privileges.all(p, p in ['USAGE', 'SELECT', 'UPDATE'])",message="on sequences only USAGE, SELECT and UPDATE can be granted"
+// +kubebuilder:validation:XValidation:rule="self.object != 'functions' || self.privileges.all(p, p == 'EXECUTE')",message="on functions only EXECUTE can be granted"
 type DefaultPrivileges struct {
 	// owner is the role whose future objects these are, by its name
 	// within the database: admin or one of roles (not rw or ro).
@@ -307,8 +307,8 @@ type DefaultPrivileges struct {
 	// +kubebuilder:validation:MaxLength=63
 	Schema string `json:"schema"`
 
-	// on is the kind of object: tables, sequences or functions.
-	On GrantObject `json:"on"`
+	// object is the kind of object: tables, sequences or functions.
+	Object GrantObject `json:"object"`
 
 	// privileges granted.
 	// +listType=set

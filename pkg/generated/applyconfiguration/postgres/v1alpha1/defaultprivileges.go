@@ -33,8 +33,8 @@ type DefaultPrivilegesApplyConfiguration struct {
 	Owner *string `json:"owner,omitempty"`
 	// schema the objects will be created in: public or one of schemas.
 	Schema *string `json:"schema,omitempty"`
-	// on is the kind of object: tables, sequences or functions.
-	On *postgresv1alpha1.GrantObject `json:"on,omitempty"`
+	// object is the kind of object: tables, sequences or functions.
+	Object *postgresv1alpha1.GrantObject `json:"object,omitempty"`
 	// privileges granted.
 	Privileges []postgresv1alpha1.Privilege `json:"privileges,omitempty"`
 }
@@ -61,11 +61,11 @@ func (b *DefaultPrivilegesApplyConfiguration) WithSchema(value string) *DefaultP
 	return b
 }
 
-// WithOn sets the On field in the declarative configuration to the given value
+// WithObject sets the Object field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
-// If called multiple times, the On field is set to the value of the last call.
-func (b *DefaultPrivilegesApplyConfiguration) WithOn(value postgresv1alpha1.GrantObject) *DefaultPrivilegesApplyConfiguration {
-	b.On = &value
+// If called multiple times, the Object field is set to the value of the last call.
+func (b *DefaultPrivilegesApplyConfiguration) WithObject(value postgresv1alpha1.GrantObject) *DefaultPrivilegesApplyConfiguration {
+	b.Object = &value
 	return b
 }
 

@@ -28,13 +28,13 @@ import (
 // Grant is privileges on the database, on a schema, or on objects of a
 // kind in a schema.
 type GrantApplyConfiguration struct {
-	// on is the kind of object: database, schema, tables, sequences or
-	// functions.
-	On *postgresv1alpha1.GrantObject `json:"on,omitempty"`
-	// schema is the schema granted on (on: schema) or holding the objects
+	// object is the kind of object granted on: database, schema, tables,
+	// sequences or functions. (Not "on": YAML 1.1 reads that key as true.)
+	Object *postgresv1alpha1.GrantObject `json:"object,omitempty"`
+	// schema is the schema granted on (object: schema) or holding the objects
 	// (tables, sequences, functions): public or one of schemas.
 	Schema *string `json:"schema,omitempty"`
-	// names picks tables of the schema by name (on: tables); absent, the
+	// names picks tables of the schema by name (object: tables); absent, the
 	// grant is on all of them, those created later included.
 	Names []string `json:"names,omitempty"`
 	// privileges granted.
@@ -47,11 +47,11 @@ func Grant() *GrantApplyConfiguration {
 	return &GrantApplyConfiguration{}
 }
 
-// WithOn sets the On field in the declarative configuration to the given value
+// WithObject sets the Object field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
-// If called multiple times, the On field is set to the value of the last call.
-func (b *GrantApplyConfiguration) WithOn(value postgresv1alpha1.GrantObject) *GrantApplyConfiguration {
-	b.On = &value
+// If called multiple times, the Object field is set to the value of the last call.
+func (b *GrantApplyConfiguration) WithObject(value postgresv1alpha1.GrantObject) *GrantApplyConfiguration {
+	b.Object = &value
 	return b
 }
 
