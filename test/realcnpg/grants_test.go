@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -97,10 +98,17 @@ func TestDeclaredSchemasThroughPoolerOnRealCNPG(t *testing.T) {
 		}
 	}
 
-	// A grant by hand is revoked at a later pass, and reported.
+	// A grant by hand is revoked at a later pass, and reported. Nothing in
+	// Kubernetes changes with it, so that pass is the resync (10 min by
+	// default); an annotation starts one now, as any change of the object
+	// does, instead of waiting for it.
 	if _, err := admin.Exec(t.Context(), "GRANT UPDATE ON billing.invoices TO orders_rw"); err != nil {
 		t.Fatal(err)
 	}
+	annotate(t, ns, "app", func(name string, patch []byte) error {
+		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{})
+		return err
+	}, "test.setpoint.dev/pass", "after-a-hand-made-grant")
 	kit.Eventually(t, 3*time.Minute, "the hand-made grant revoked and reported", func(ctx context.Context) (bool, string, error) {
 		db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
 		if err != nil {
