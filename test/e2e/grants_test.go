@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -105,9 +106,14 @@ func TestDeclaredSchemasAndGrants(t *testing.T) {
 	// most one statement (the read) per pass.
 	settle(t, op)
 	sql, passes := op.metric(t, "setpoint_postgres_statements_total"), op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase")
-	time.Sleep(5 * time.Second) // two resync periods
+	// Wait for two resync passes, seen in the pass counter.
+	var dpasses float64
+	kit.Eventually(t, time.Minute, "two converged resync passes", func(context.Context) (bool, string, error) {
+		dpasses = op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase") - passes
+		return dpasses >= 2, fmt.Sprintf("%v passes", dpasses), nil
+	})
 	dsql := op.metric(t, "setpoint_postgres_statements_total") - sql
-	dpasses := op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase") - passes
+	dpasses = op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase") - passes
 	if dpasses == 0 || dsql > dpasses {
 		t.Errorf("converged resyncs: %v statements in %v passes, want at most one (the read) per pass", dsql, dpasses)
 	}
