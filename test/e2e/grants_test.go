@@ -38,24 +38,20 @@ func sqlStateOf(t *testing.T, conn *pgx.Conn, stmt string) string {
 	return sqlState(err)
 }
 
-// waitPrivileges waits until the PrivilegesReady condition has reason.
+// waitPrivileges waits until the PrivilegesReady condition has reason at
+// the database's generation.
 func waitPrivileges(t *testing.T, ns, name, reason string) *metav1.Condition {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(t.Context(), name, metav1.GetOptions{})
+	var got *metav1.Condition
+	kit.Eventually(t, 60*time.Second, "PrivilegesReady "+reason, func(ctx context.Context) (bool, string, error) {
+		db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			t.Fatal(err)
+			return false, "", err
 		}
-		c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady)
-		if c != nil && c.Reason == reason && c.ObservedGeneration == db.Generation {
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("PrivilegesReady = %+v, want reason %s", c, reason)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		got = meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady)
+		return got != nil && got.Reason == reason && got.ObservedGeneration == db.Generation, fmt.Sprintf("%+v", got), nil
+	})
+	return got
 }
 
 // Declared schemas and the fixed roles' grants on them, on the stand-in
