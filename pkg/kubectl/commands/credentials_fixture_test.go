@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -113,6 +114,7 @@ func fixtureDatabase(name string, spec pgv1.DatabaseSpec, unmetConds []metav1.Co
 		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "shop"}, Databases: []pgv1.DatabaseSpec{spec}},
 		Status: pgv1.PostgresDatabaseStatus{Phase: pgv1.PhaseReady, ObservedGeneration: 1,
 			Conditions: conditions(pgv1.DatabaseConditions, unmetConds)}}
+	db.UID = fixtureUID(name)
 	if len(unmetConds) > 0 {
 		db.Status.Phase = pgv1.PhaseProvisioning
 	}
@@ -124,7 +126,7 @@ func fixtureDatabase(name string, spec pgv1.DatabaseSpec, unmetConds []metav1.Co
 func passwordDatabase(unmetConds []metav1.Condition) []runtime.Object {
 	spec := pgv1.DatabaseSpec{Name: "order_items", ReadOnlyRole: true}
 	n := naming.Database("shop-app", spec.Name)
-	cm := connectionData(n)
+	cm := connectionData("shop-app", n)
 	objs := []runtime.Object{fixtureDatabase("shop-app", spec, unmetConds), cm}
 	for _, r := range inspect.RolesOf("shop-app", spec) {
 		cm.Data[r.Kind+"-user"], cm.Data[r.Kind+"-secret"] = r.Name, r.Secret
@@ -139,7 +141,7 @@ func passwordDatabase(unmetConds []metav1.Condition) []runtime.Object {
 func certificateDatabase(unmetConds []metav1.Condition) []runtime.Object {
 	spec := pgv1.DatabaseSpec{Name: "ledger", Authentication: pgv1.AuthenticationCertificate}
 	n := naming.Database("shop-certs", spec.Name)
-	cm := connectionData(n)
+	cm := connectionData("shop-certs", n)
 	cm.Data[naming.KeyAuthentication] = string(pgv1.AuthenticationCertificate)
 	objs := []runtime.Object{fixtureDatabase("shop-certs", spec, unmetConds), cm}
 	for _, r := range inspect.RolesOf("shop-certs", spec) {
@@ -152,8 +154,13 @@ func certificateDatabase(unmetConds []metav1.Condition) []runtime.Object {
 	return objs
 }
 
-func connectionData(n naming.DatabaseNames) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: fixtureMeta(n.ConfigMap), Data: map[string]string{
+// connectionData is the ConfigMap setpoint publishes for PostgresDatabase
+// db: controlled by it.
+func connectionData(db string, n naming.DatabaseNames) *corev1.ConfigMap {
+	m := fixtureMeta(n.ConfigMap)
+	m.OwnerReferences = []metav1.OwnerReference{{APIVersion: pgv1.SchemeGroupVersion.String(), Kind: "PostgresDatabase",
+		Name: db, UID: fixtureUID(db), Controller: ptr(true)}}
+	return &corev1.ConfigMap{ObjectMeta: m, Data: map[string]string{
 		naming.KeyHost: naming.Host(fixtureNamespace, naming.RWService("shop")), naming.KeyPort: "5432",
 		naming.KeyDatabase: n.DB, naming.KeyCASecret: naming.CASecret("shop"), naming.KeyCASecretKey: naming.CACertKey,
 		naming.KeySSLMode: "verify-full"}}
@@ -167,6 +174,8 @@ func secret(name, user, password string) *corev1.Secret {
 		"username": []byte(user), "password": []byte(password), "uri": []byte(uri),
 		"pgpass": []byte("shop-rw:5432:*:" + user + ":" + password + "\n")}}
 }
+
+func fixtureUID(name string) types.UID { return types.UID("uid-" + name) }
 
 func fixtureMeta(name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: fixtureNamespace, Name: name, Generation: 1}

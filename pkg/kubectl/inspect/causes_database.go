@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -19,7 +21,10 @@ func (r Reader) databaseCauses(ctx context.Context, db *pgv1.PostgresDatabase, c
 		causes, err := children(ctx, "Secret", secretsOf(db), r.Kube.CoreV1().Secrets(r.Namespace).Get, exists)
 		return causes, nil, err
 	case pgv1.ConditionConfigMapsReady:
-		causes, err := children(ctx, "ConfigMap", configMapsOf(db), r.Kube.CoreV1().ConfigMaps(r.Namespace).Get, exists)
+		causes, err := children(ctx, "ConfigMap", configMapsOf(db), r.Kube.CoreV1().ConfigMaps(r.Namespace).Get,
+			func(cm *corev1.ConfigMap) string {
+				return notSetpoints(cm, "PostgresDatabase", db.Name, string(db.UID))
+			})
 		return causes, nil, err
 	case pgv1.ConditionRolesReady:
 		causes, err := r.roleCauses(ctx, db.Spec.ClusterRef.Name, rolesOf(db))
