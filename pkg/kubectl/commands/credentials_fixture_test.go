@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -19,6 +20,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	pgfake "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
+	pgscheme "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/scheme"
 	cnpgclient "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/kubectl/inspect"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -194,7 +196,8 @@ func (w world) clients() *clients {
 		}
 	}
 	return &clients{config: &rest.Config{}, kube: kubefake.NewClientset(kube...),
-		pg: withInstanceNames{answeringBackups(pgfake.NewClientset(pg...))}, namespace: fixtureNamespace}
+		pg:  withInstanceNames{answeringBackups(pgfake.NewClientset(pg...))},
+		dyn: dynamicfake.NewSimpleDynamicClient(pgscheme.Scheme, pg...), namespace: fixtureNamespace}
 }
 
 // answeringBackups answers a backup request as the operator does, in the

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -48,14 +49,17 @@ func NewRoot(o *Options) *cobra.Command {
 	root.SetOut(o.Streams.Out)
 	root.SetErr(o.Streams.ErrOut)
 	o.flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newStatus(o), newExplain(o), newConn(o), newPsql(o), newRotate(o), newBackup(o), newRestore(o))
+	root.AddCommand(newStatus(o), newExplain(o), newConn(o), newPsql(o), newRotate(o), newBackup(o), newRestore(o), newReport(o))
 	return root
 }
 
 // clients are the connection the flags describe.
 type clients struct {
-	config    *rest.Config
-	kube      kubernetes.Interface
+	config *rest.Config
+	kube   kubernetes.Interface
+	// dyn reads custom resources whole (report), not through setpoint's
+	// typed subset of CNPG's kinds.
+	dyn       dynamic.Interface
 	pg        versioned.Interface
 	namespace string
 }
@@ -77,7 +81,11 @@ func (o *Options) clients() (*clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("setpoint client: %w", err)
 	}
-	return &clients{config: cfg, kube: kube, pg: pg, namespace: ns}, nil
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
+	return &clients{config: cfg, kube: kube, pg: pg, dyn: dyn, namespace: ns}, nil
 }
 
 func (c *clients) reader() inspect.Reader {
