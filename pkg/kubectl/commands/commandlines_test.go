@@ -18,19 +18,21 @@ import (
 // flagValues are the values each non-boolean flag is tried with; booleans
 // are tried set. "output" multiplies every other variant of a command.
 var flagValues = map[string][]string{
-	"output":       {"json", "yaml"},
-	"database":     {"order_items", "ledger"},
-	"role":         {"admin", "rw", "ro"},
-	"id":           {"req-1"},
-	"roles":        {"rw"},
-	"wait":         {"5s"},
-	"to":           {"2026-11-30T17:45:00Z"},
-	"as":           {"shop-copy"},
-	"object-store": {"shop-copy-store"},
-	"file":         {"-", "bundle.tar.gz"},
-	"tail":         {"100"},
-	// The fixture's operator Pod runs in the fixture's namespace.
-	"operator-namespace": {fixtureNamespace},
+	"output":             {"json", "yaml"},
+	"database":           {"order_items", "ledger"},
+	"role":               {"admin", "rw", "ro"},
+	"id":                 {"req-1"},
+	"roles":              {"rw"},
+	"wait":               {"5s"},
+	"to":                 {"2026-11-30T17:45:00Z"},
+	"as":                 {"shop-copy"},
+	"object-store":       {"shop-copy-store"},
+	"file":               {"-", "bundle.tar.gz"},
+	"tail":               {"100"},
+	"container":          {"postgres"},
+	"instance":           {"shop-2"},
+	"since":              {"5m"},
+	"operator-namespace": {"setpoint-system"},
 	"operator-selector":  {"app.kubernetes.io/name=setpoint"},
 }
 

@@ -79,7 +79,24 @@ func fixture(clusterUnmet, databaseUnmet []metav1.Condition) []runtime.Object {
 			"ca.crt": []byte("-----BEGIN CERTIFICATE-----\npublic\n"),
 			"ca.key": []byte("-----BEGIN EC PRIVATE KEY-----\nca-private-key-3\n")}})
 	objs = append(objs, passwordDatabase(databaseUnmet)...)
+	objs = append(objs, pods()...)
 	return append(objs, certificateDatabase(databaseUnmet)...)
+}
+
+// pods are the cluster's two instances, a PgBouncer Pod and the
+// operator's Pod, labelled as CloudNativePG and install.yaml label them.
+func pods() []runtime.Object {
+	pod := func(ns, name string, labels map[string]string, container string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels},
+			Spec:   corev1.PodSpec{Containers: []corev1.Container{{Name: container}}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	}
+	return []runtime.Object{
+		pod(fixtureNamespace, "shop-1", map[string]string{"cnpg.io/cluster": "shop", "cnpg.io/instanceRole": "primary"}, "postgres"),
+		pod(fixtureNamespace, "shop-2", map[string]string{"cnpg.io/cluster": "shop", "cnpg.io/instanceRole": "replica"}, "postgres"),
+		pod(fixtureNamespace, "shop-pooler-rw-5c7", map[string]string{"cnpg.io/cluster": "shop", "cnpg.io/poolerName": "shop-pooler-rw"}, "pgbouncer"),
+		pod("setpoint-system", "setpoint-6b8", map[string]string{"app.kubernetes.io/name": "setpoint"}, "manager"),
+	}
 }
 
 func fixtureCluster(unmetConds []metav1.Condition) *pgv1.PostgresCluster {
@@ -189,7 +206,7 @@ func (w world) clients() *clients {
 	var kube, pg []runtime.Object
 	for _, o := range w.objects {
 		switch o.(type) {
-		case *corev1.Secret, *corev1.ConfigMap:
+		case *corev1.Secret, *corev1.ConfigMap, *corev1.Pod:
 			kube = append(kube, o)
 		default:
 			pg = append(pg, o)
