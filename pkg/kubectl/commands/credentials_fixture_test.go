@@ -30,7 +30,7 @@ const fixtureNamespace = "default"
 
 // fixtureNames are the objects a command's argument may name: each
 // command is tried with each, whatever its usage line calls the argument.
-var fixtureNames = []string{"shop", "shop-app", "shop-certs"}
+var fixtureNames = []string{"shop", "shop-app", "shop-certs", "shop-2"}
 
 // world is one state of a cluster "shop" with two PostgresDatabases:
 // "shop-app" logs in by password (admin, rw and ro), "shop-certs" by
@@ -67,8 +67,11 @@ func ready(condition string) metav1.Condition {
 // fixture is the world's objects; with no unmet conditions both objects
 // are Ready.
 func fixture(clusterUnmet, databaseUnmet []metav1.Condition) []runtime.Object {
-	objs := []runtime.Object{fixtureCluster(clusterUnmet), &cnpgv1.Cluster{ObjectMeta: fixtureMeta("shop"),
-		Status: cnpgv1.ClusterStatus{Phase: "Cluster in healthy state", Instances: 2, ReadyInstances: 2, CurrentPrimary: "shop-1"}}}
+	cnpgMeta := fixtureMeta("shop")
+	cnpgMeta.OwnerReferences = []metav1.OwnerReference{{APIVersion: pgv1.SchemeGroupVersion.String(), Kind: "PostgresCluster",
+		Name: "shop", UID: fixtureUID("shop"), Controller: ptr(true)}}
+	objs := []runtime.Object{fixtureCluster(clusterUnmet), &cnpgv1.Cluster{ObjectMeta: cnpgMeta,
+		Status: cnpgv1.ClusterStatus{Phase: "Cluster in healthy state", Instances: 2, ReadyInstances: 2, CurrentPrimary: "shop-1", TargetPrimary: "shop-1"}}}
 	for _, p := range naming.Poolers("shop") {
 		objs = append(objs, &cnpgv1.Pooler{ObjectMeta: fixtureMeta(p), Status: cnpgv1.PoolerStatus{Instances: 1}})
 	}
@@ -100,7 +103,9 @@ func pods() []runtime.Object {
 }
 
 func fixtureCluster(unmetConds []metav1.Condition) *pgv1.PostgresCluster {
-	pc := &pgv1.PostgresCluster{ObjectMeta: fixtureMeta("shop"), Spec: pgv1.PostgresClusterSpec{Class: "standard"},
+	meta := fixtureMeta("shop")
+	meta.UID = fixtureUID("shop")
+	pc := &pgv1.PostgresCluster{ObjectMeta: meta, Spec: pgv1.PostgresClusterSpec{Class: "standard"},
 		Status: pgv1.PostgresClusterStatus{Phase: pgv1.PhaseReady, ObservedGeneration: 1,
 			ConnectionPoolerStatus: &pgv1.ConnectionPoolerStatus{Enabled: true, ReadWrite: "active", ReadOnly: "active"},
 			BackupStatus:           &pgv1.BackupStatus{ObjectStore: naming.ObjectStore("shop"), ServerName: "shop"}}}

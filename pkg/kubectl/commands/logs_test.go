@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	kubetesting "k8s.io/client-go/testing"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
 // runIn runs one command line against c; stdout and the error.

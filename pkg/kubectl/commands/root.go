@@ -49,7 +49,7 @@ func NewRoot(o *Options) *cobra.Command {
 	root.SetOut(o.Streams.Out)
 	root.SetErr(o.Streams.ErrOut)
 	o.flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newStatus(o), newExplain(o), newConn(o), newPsql(o), newRotate(o), newBackup(o), newRestore(o), newReport(o), newLogs(o))
+	root.AddCommand(newStatus(o), newExplain(o), newConn(o), newPsql(o), newRotate(o), newBackup(o), newRestore(o), newReport(o), newLogs(o), newRestart(o), newPromote(o))
 	return root
 }
 
