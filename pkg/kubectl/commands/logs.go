@@ -58,7 +58,7 @@ const instanceContainer = "postgres"
 
 // pods are the Pods to read, in name order, and their namespace.
 func (f logsFlags) pods(ctx context.Context, c *clients, cluster string) (string, []string, error) {
-	ns, selector := c.namespace, "cnpg.io/cluster="+cluster+",!cnpg.io/poolerName"
+	ns, selector := c.namespace, instanceSelector(cluster)
 	if f.operator {
 		ns, selector = f.operatorNamespace, f.operatorSelector
 	}

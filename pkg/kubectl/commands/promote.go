@@ -81,7 +81,7 @@ func isInstance(ctx context.Context, c *clients, cluster, instance string) error
 	if err == nil && pod.Labels["cnpg.io/cluster"] == cluster && pod.Labels["cnpg.io/poolerName"] == "" {
 		return nil
 	}
-	list, lerr := c.kube.CoreV1().Pods(c.namespace).List(ctx, metav1.ListOptions{LabelSelector: "cnpg.io/cluster=" + cluster + ",!cnpg.io/poolerName"})
+	list, lerr := c.kube.CoreV1().Pods(c.namespace).List(ctx, metav1.ListOptions{LabelSelector: instanceSelector(cluster)})
 	if lerr != nil {
 		return fmt.Errorf("list the instances of %s: %w", cluster, lerr)
 	}

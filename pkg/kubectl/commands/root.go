@@ -50,6 +50,7 @@ func NewRoot(o *Options) *cobra.Command {
 	root.SetErr(o.Streams.ErrOut)
 	o.flags.AddFlags(root.PersistentFlags())
 	root.AddCommand(newStatus(o), newExplain(o), newConn(o), newPsql(o), newRotate(o), newBackup(o), newRestore(o), newReport(o), newLogs(o), newRestart(o), newPromote(o))
+	o.addCompletion(root)
 	return root
 }
 
@@ -92,14 +93,19 @@ func (c *clients) reader() inspect.Reader {
 	return inspect.Reader{Kube: c.kube, PG: c.pg, Namespace: c.namespace}
 }
 
+// connectClients makes the clients: from the kubectl flags, or the
+// tests' fakes.
+func (o *Options) connectClients() (*clients, error) {
+	if o.connect != nil {
+		return o.connect()
+	}
+	return o.clients()
+}
+
 // run wraps a command body that needs clients.
 func (o *Options) run(body func(ctx context.Context, c *clients, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		connect := o.clients
-		if o.connect != nil {
-			connect = o.connect
-		}
-		c, err := connect()
+		c, err := o.connectClients()
 		if err != nil {
 			return err
 		}
