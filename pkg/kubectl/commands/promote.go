@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -42,7 +43,7 @@ func newPromote(o *Options) *cobra.Command {
 		if err := isInstance(ctx, c, cluster, instance); err != nil {
 			return err
 		}
-		patch, err := targetPrimaryPatch(cnpg.ResourceVersion, instance, time.Now())
+		patch, err := targetPrimaryPatch(cnpg, instance, time.Now())
 		if err != nil {
 			return err
 		}
@@ -98,17 +99,23 @@ func podNames(pods []corev1.Pod) []string {
 
 // targetPrimaryPatch is the status change CloudNativePG's own promote
 // makes: the new target, when it was asked for (RFC 3339 with
-// microseconds, the form CNPG parses), and the switchover phase. The
-// resourceVersion makes it a compare-and-swap: a status CNPG changed since
-// it was read refuses the patch (409) instead of being overwritten.
-func targetPrimaryPatch(resourceVersion, instance string, now time.Time) ([]byte, error) {
+// microseconds, the form CNPG parses), the switchover phase with its
+// reason, and the Ready condition False. A merge patch replaces the
+// conditions whole, so they are sent as read, Ready changed; the
+// resourceVersion makes the patch a compare-and-swap: a status CNPG
+// changed since it was read refuses it (409) instead of being overwritten.
+func targetPrimaryPatch(cnpg *cnpgv1.Cluster, instance string, now time.Time) ([]byte, error) {
+	conds := append([]metav1.Condition(nil), cnpg.Status.Conditions...)
+	apimeta.SetStatusCondition(&conds, metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse,
+		Reason: "ClusterIsNotReady", Message: "Cluster Is Not Ready"})
 	b, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": resourceVersion},
+		"metadata": map[string]any{"resourceVersion": cnpg.ResourceVersion},
 		"status": map[string]any{
 			"targetPrimary":          instance,
 			"targetPrimaryTimestamp": now.Format(metav1.RFC3339Micro),
 			"phase":                  "Switchover in progress",
 			"phaseReason":            "Switching over to " + instance,
+			"conditions":             conds,
 		},
 	})
 	if err != nil {

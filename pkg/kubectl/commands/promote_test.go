@@ -66,7 +66,9 @@ func TestPromoteSetsTargetPrimary(t *testing.T) {
 	}
 	p := patchOf(t, c)
 	st, meta := p["status"].(map[string]any), p["metadata"].(map[string]any)
-	if st["targetPrimary"] != "shop-2" || st["phase"] != "Switchover in progress" || meta["resourceVersion"] == nil {
+	ready := st["conditions"].([]any)[0].(map[string]any)
+	if st["targetPrimary"] != "shop-2" || st["phase"] != "Switchover in progress" || meta["resourceVersion"] == nil ||
+		ready["type"] != "Ready" || ready["status"] != "False" {
 		t.Fatalf("patch %v", p)
 	}
 	if _, err := time.Parse(metav1.RFC3339Micro, st["targetPrimaryTimestamp"].(string)); err != nil {
