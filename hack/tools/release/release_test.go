@@ -64,6 +64,7 @@ func TestRelease(t *testing.T) {
 	checkChart(t, filepath.Join(out, "setpoint-0.0.0-test.tgz"), pinned)
 	checkSums(t, out)
 	checkKrew(t, o, out)
+	checkKrewInstalls(t, o, out)
 	checkPluginRuns(t, o, out)
 }
 
