@@ -1,12 +1,9 @@
 package bundle
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/base64"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +18,7 @@ import (
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	pgscheme "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/scheme"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 const ns = "team"
@@ -116,31 +114,7 @@ func collect(t *testing.T) map[string]string {
 	if err := b.WriteTarGz(&out, "bundle", "shop", ns, time.Date(2026, 12, 7, 21, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
-	return untar(t, out.Bytes())
-}
-
-func untar(t *testing.T, b []byte) map[string]string {
-	t.Helper()
-	gz, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	tr := tar.NewReader(gz)
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			return files
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[strings.TrimPrefix(hdr.Name, "bundle/")] = string(data)
-	}
+	return testkit.Bundle(t, out.String())
 }
 
 // The bundle holds no planted password in any form, anywhere — a grep of
