@@ -74,3 +74,31 @@ func TestConnectionAnywayRefusesAForeignConfigMap(t *testing.T) {
 		t.Fatalf("conn --anyway with a foreign ConfigMap: %v", err)
 	}
 }
+
+// A database refused because a generated Secret's name is taken names
+// that Secret as not setpoint's; a Secret of the user's, which
+// passwordConfig names, is theirs by design and no cause while it exists.
+func TestExplainForeignSecretBlamesTheSecret(t *testing.T) {
+	msg := `Secret "shop-app-order-items-rw" exists and was not created by setpoint for this object (not managed by setpoint); ` +
+		"setpoint leaves it untouched: delete or rename it, or use another name"
+	db := database(pgv1.PhaseFailed,
+		cond("SecretsReady", "False", "SecretConflict", msg),
+		cond("Ready", "False", "SecretConflict", "SecretsReady: "+msg))
+	db.UID = "db-uid"
+	db.Spec.Databases[0].PasswordConfig = &pgv1.DatabasePasswordConfig{ROSecretRef: &pgv1.LocalObjectReference{Name: "vault-ro"}}
+	ownedBy := func(name string) *corev1.Secret {
+		s := &corev1.Secret{ObjectMeta: meta(name, 0)}
+		s.OwnerReferences = []metav1.OwnerReference{{Kind: "PostgresDatabase", Name: db.Name, UID: db.UID, Controller: ptr(true)}}
+		return s
+	}
+	foreign := &corev1.Secret{ObjectMeta: meta("shop-app-order-items-rw", 0)}
+	users := &corev1.Secret{ObjectMeta: meta("vault-ro", 0)}
+	e, err := reader(db, ownedBy("shop-app-order-items-admin"), foreign, users).ExplainDatabase(t.Context(), "shop-app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Cause{Object: "Secret shop-app-order-items-rw", Status: "exists and is not setpoint's (no controller reference to PostgresDatabase shop-app)"}
+	if e.Condition == nil || e.Condition.Reason != pgv1.ReasonSecretConflict || len(e.Causes) != 1 || e.Causes[0] != want {
+		t.Fatalf("explanation %+v causes %+v, want SecretConflict caused by %+v", e.Condition, e.Causes, want)
+	}
+}
