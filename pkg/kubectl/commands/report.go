@@ -58,21 +58,20 @@ func newReport(o *Options) *cobra.Command {
 // addScreens adds what status and explain show, for a reader without the
 // plugin; a screen that cannot be made says why in its place.
 func addScreens(ctx context.Context, b *bundle.Bundle, r inspect.Reader, cluster string, now time.Time) {
-	var status bytes.Buffer
-	if rep, err := r.ClusterReport(ctx, cluster); err != nil {
+	var status, explain bytes.Buffer
+	rep, err := r.ClusterReport(ctx, cluster)
+	if err == nil {
+		err = inspect.WriteClusterReport(&status, rep, now)
+	}
+	if err != nil {
 		fmt.Fprintf(&status, "status: %v\n", err)
-	} else if err := inspect.WriteClusterReport(&status, rep, now); err != nil {
-		fmt.Fprintf(&status, "status: %v\n", err)
+	}
+	explainTo(ctx, &explain, r.ExplainCluster, cluster)
+	for _, d := range rep.Databases {
+		explain.WriteString("\n")
+		explainTo(ctx, &explain, r.ExplainDatabase, d.Name)
 	}
 	b.Add("status.txt", status.Bytes())
-	var explain bytes.Buffer
-	explainTo(ctx, &explain, r.ExplainCluster, cluster)
-	if rep, err := r.ClusterReport(ctx, cluster); err == nil {
-		for _, d := range rep.Databases {
-			explain.WriteString("\n")
-			explainTo(ctx, &explain, r.ExplainDatabase, d.Name)
-		}
-	}
 	b.Add("explain.txt", explain.Bytes())
 }
 
