@@ -34,7 +34,7 @@ func kubectlSetpoint(t *testing.T, ns string, args ...string) (string, string, e
 // sandbox has no kubelet, so this is where the port-forward is proven.
 // So is psql through the pooler. `status -o json` reads real CNPG's
 // instances; `report` bundles them without a Secret value; `restart`
-// reaches CNPG through setpoint (ADR-0017).
+// reaches CNPG through setpoint (ADR-0018).
 func TestKubectlPluginOnRealCNPG(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Fatalf("psql is not installed: %v", err)

@@ -8,7 +8,7 @@ import (
 )
 
 // promote asks CNPG for a switchover to instance through the plugin,
-// `kubectl setpoint promote` (ADR-0017): a merge patch of the Cluster's
+// `kubectl setpoint promote` (ADR-0018): a merge patch of the Cluster's
 // status, guarded by its resourceVersion, as `kubectl cnpg promote` makes
 // it. A status CNPG changed between the plugin's read and its patch
 // refuses the patch (409): the plugin is run again then, as a user would.

@@ -22,7 +22,7 @@ func newPromote(o *Options) *cobra.Command {
 		Long: "Sets status.targetPrimary of setpoint's CNPG Cluster to INSTANCE (a Pod of the cluster), with an " +
 			"optimistic lock, as `kubectl cnpg promote` does; CloudNativePG then demotes the primary and promotes INSTANCE. " +
 			"Refused when the CNPG Cluster is not setpoint's, INSTANCE is not an instance of it, or a switchover or failover " +
-			"is already under way. No Pod is deleted (docs/adr/0017-day-two-actions-through-cnpg.md).",
+			"is already under way. No Pod is deleted (docs/adr/0018-day-two-actions-through-cnpg.md).",
 		Args: cobra.ExactArgs(2),
 	}
 	cmd.RunE = o.run(func(ctx context.Context, c *clients, args []string) error {

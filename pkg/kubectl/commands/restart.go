@@ -19,7 +19,7 @@ func newRestart(o *Options) *cobra.Command {
 		Short: "Ask setpoint for a rolling restart of a PostgresCluster's instances (annotation " + pgv1.RestartAnnotation + ")",
 		Long: "Sets " + pgv1.RestartAnnotation + " to a new request id; setpoint forwards it to its CNPG Cluster as " +
 			"kubectl.kubernetes.io/restartedAt, and CloudNativePG restarts the replicas one by one, then the primary. " +
-			"No Pod is deleted by the plugin (docs/adr/0017-day-two-actions-through-cnpg.md).",
+			"No Pod is deleted by the plugin (docs/adr/0018-day-two-actions-through-cnpg.md).",
 		Args: cobra.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&id, "id", "", "request id (default: the current UTC time, RFC 3339)")

@@ -7,6 +7,6 @@ package v1alpha1
 // CloudNativePG restarts the replicas one by one, then the primary (by a
 // switchover or in place, per the cluster's primaryUpdateMethod).
 // Setting the same value again does nothing; removing it restarts
-// nothing. docs/adr/0017-day-two-actions-through-cnpg.md says why the
+// nothing. docs/adr/0018-day-two-actions-through-cnpg.md says why the
 // request goes through setpoint.
 const RestartAnnotation = "postgres.setpoint.dev/restart"
