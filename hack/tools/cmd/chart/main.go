@@ -22,7 +22,7 @@ func main() {
 	name := flag.String("name", "setpoint", "release name")
 	namespace := flag.String("namespace", "setpoint-system", "release namespace")
 	values := flag.String("values", "{}", "values as a JSON object, over the chart's defaults")
-	skipCRDs := flag.Bool("skip-crds", false, "leave out the CRDs of crds/")
+	skipCRDs := flag.Bool("skip-crds", false, "leave out the CustomResourceDefinitions (templates/crds.yaml)")
 	flag.Parse()
 	if err := run(*dir, *name, *namespace, *values, *skipCRDs); err != nil {
 		fmt.Fprintf(os.Stderr, "chart: %v\n", err)
