@@ -87,21 +87,22 @@ func TestSchemaRefusesMistakes(t *testing.T) {
 		values map[string]any
 		names  string // what the error must name
 	}{
-		"top level":           {map[string]any{"replicaCont": 3}, "replicaCont"},
-		"image":               {map[string]any{"image": map[string]any{"tagg": "v1"}}, "tagg"},
-		"serviceMonitor":      {map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enabeld": true}}}, "enabeld"},
-		"metrics.service":     {map[string]any{"metrics": map[string]any{"service": map[string]any{"enable": true}}}, "enable"},
-		"networkPolicy":       {map[string]any{"networkPolicy": map[string]any{"enable": true}}, "enable"},
-		"serviceAccount":      {map[string]any{"serviceAccount": map[string]any{"annotation": map[string]any{}}}, "annotation"},
-		"crds":                {map[string]any{"crds": map[string]any{"install": true}}, "install"},
-		"prometheusRule":      {map[string]any{"prometheusRule": map[string]any{"enabeld": true}}, "enabeld"},
-		"prometheusRule type": {map[string]any{"prometheusRule": map[string]any{"labels": map[string]any{"a": 1}}}, "prometheusRule"},
-		"imagePullSecrets":    {map[string]any{"imagePullSecrets": []any{map[string]any{"nmae": "regcred"}}}, "nmae"},
-		"a string for a bool": {map[string]any{"metrics": map[string]any{"secure": "yes"}}, "secure"},
-		"logFormat":           {map[string]any{"logFormat": "yaml"}, "logFormat"},
-		"selector label":      {map[string]any{"podLabels": map[string]any{"app.kubernetes.io/name": "x"}}, "app.kubernetes.io/name"},
-		"health port":         {map[string]any{"metrics": map[string]any{"port": 8081}}, "port"},
-		"digest":              {map[string]any{"image": map[string]any{"digest": "sha256:abc"}}, "digest"},
+		"top level":            {map[string]any{"replicaCont": 3}, "replicaCont"},
+		"image":                {map[string]any{"image": map[string]any{"tagg": "v1"}}, "tagg"},
+		"serviceMonitor":       {map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enabeld": true}}}, "enabeld"},
+		"metrics.service":      {map[string]any{"metrics": map[string]any{"service": map[string]any{"enable": true}}}, "enable"},
+		"networkPolicy":        {map[string]any{"networkPolicy": map[string]any{"enable": true}}, "enable"},
+		"serviceAccount":       {map[string]any{"serviceAccount": map[string]any{"annotation": map[string]any{}}}, "annotation"},
+		"crds":                 {map[string]any{"crds": map[string]any{"install": true}}, "install"},
+		"prometheusRule":       {map[string]any{"prometheusRule": map[string]any{"enabeld": true}}, "enabeld"},
+		"prometheusRule type":  {map[string]any{"prometheusRule": map[string]any{"labels": map[string]any{"a": 1}}}, "prometheusRule"},
+		"imagePullSecrets":     {map[string]any{"imagePullSecrets": []any{map[string]any{"nmae": "regcred"}}}, "nmae"},
+		"a string for a bool":  {map[string]any{"metrics": map[string]any{"secure": "yes"}}, "secure"},
+		"logFormat":            {map[string]any{"logFormat": "yaml"}, "logFormat"},
+		"selector label":       {map[string]any{"podLabels": map[string]any{"app.kubernetes.io/name": "x"}}, "app.kubernetes.io/name"},
+		"health port":          {map[string]any{"metrics": map[string]any{"port": 8081}}, "port"},
+		"digest":               {map[string]any{"image": map[string]any{"digest": "sha256:abc"}}, "digest"},
+		"an argument, no flag": {map[string]any{"extraArgs": []any{"postgres-sample-interval=30s"}}, "extraArgs"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := chart.DryRunInstall(t.Context(), c, "setpoint", namespace, kube, tc.values)
