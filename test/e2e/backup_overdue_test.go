@@ -58,7 +58,7 @@ func TestBackupOverdueWhileScheduledBackupsHang(t *testing.T) {
 			t.Errorf("overdue %s after the last successful backup, before the slack's 5 minutes", age.Round(time.Second))
 		}
 		noOtherBackup(t, ns, stuck)
-		waitEvents(t, ns, pgv1.EventBackupsFailing, 1)
+		kit.WaitEvents(t, ns, "shop", pgv1.EventBackupsFailing, 1, 20*time.Second)
 		if msg := eventMessages(t, ns, pgv1.EventBackupsFailing); !strings.HasPrefix(msg[0], pgv1.ReasonBackupOverdue+": ") {
 			t.Errorf("%s Event %q, want it to name %s", pgv1.EventBackupsFailing, msg[0], pgv1.ReasonBackupOverdue)
 		}
@@ -74,7 +74,7 @@ func TestBackupOverdueWhileScheduledBackupsHang(t *testing.T) {
 		sim.ResumeBackups(ns, "shop")
 		kit.WaitBackupCompleted(t, ns, stuck.Name, 2*time.Minute)
 		waitBackupHealth(t, ns, pgv1.ReasonBackupsHealthy, "", 60*time.Second)
-		waitEvents(t, ns, pgv1.EventBackupsRecovered, 1)
+		kit.WaitEvents(t, ns, "shop", pgv1.EventBackupsRecovered, 1, 20*time.Second)
 		var after *metav1.Time
 		kit.Until(t, 60*time.Second, "a later last successful backup in backupStatus", func(ctx context.Context) (bool, error) {
 			after = getBackupStatus(t, ns).LastSuccessfulBackupTime

@@ -288,7 +288,7 @@ func TestStorageNearlyFull(t *testing.T) {
 	}
 	expectEvent(t, ns, "shop", "Warning", pgv1.ConditionStorageNearlyFull)
 
-	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+	kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 		c.Spec.Storage = &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("10Gi"))}
 	})
 	c = waitCondition(t, ns, "shop", pgv1.ConditionStorageNearlyFull, metav1.ConditionFalse, withinTwoSamples+10*time.Second)

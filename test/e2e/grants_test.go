@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // sqlAs runs stmt as conn in a transaction it rolls back, and wants
@@ -32,10 +33,10 @@ func sqlStateOf(t *testing.T, conn *pgx.Conn, stmt string) string {
 	}
 	defer tx.Rollback(context.WithoutCancel(t.Context()))
 	_, err = tx.Exec(t.Context(), stmt)
-	if err != nil && sqlState(err) == "" {
+	if err != nil && testkit.SQLState(err) == "" {
 		t.Fatalf("%s: %v", stmt, err)
 	}
-	return sqlState(err)
+	return testkit.SQLState(err)
 }
 
 // waitPrivileges waits until the PrivilegesReady condition has reason at
@@ -71,7 +72,7 @@ func TestDeclaredSchemasAndGrants(t *testing.T) {
 				{Object: pgv1.GrantOnSequences, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE", "SELECT"}},
 			}}}}
 	}
-	newDatabase(t, ns, "grants", spec())
+	kit.CreateDatabase(t, ns, "grants", "shop", spec())
 	kit.WaitDatabase(t, ns, "grants", pgv1.PhaseReady, 120*time.Second)
 	c := waitPrivileges(t, ns, "grants", pgv1.ReasonPrivilegesIsolated)
 	if !strings.Contains(c.Message, "the last apply ran") {

@@ -50,7 +50,7 @@ func TestClusterWithoutSuperuser(t *testing.T) {
 		t.Errorf("postgres logs in over the network with superuser access off: %v", err)
 	}
 
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	admin := connectAs(t, ns, "app-orders-config", "app-orders-admin")
 	execSQL(t, admin, "CREATE TABLE items (id int PRIMARY KEY)")

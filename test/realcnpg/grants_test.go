@@ -48,7 +48,7 @@ func TestDeclaredSchemasThroughPoolerOnRealCNPG(t *testing.T) {
 	})
 	createCluster(t, ns, "shop", class)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 8*time.Minute)
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true,
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true,
 		Schemas: []pgv1.SchemaSpec{{Name: "billing"}, {Name: "catalog"}},
 		Roles: []pgv1.DatabaseRoleSpec{{Name: "rw", Grants: []pgv1.Grant{
 			{Object: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}},
