@@ -132,7 +132,7 @@ func TestArgoCDHealth(t *testing.T) {
 	ns := kit.Namespace(t)
 	h := newArgoHealth(t)
 	op := readyCluster(t, ns) // shop: PostgreSQL 15, no object store
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	h.expect(t, "cluster_ready", getCluster(t, ns, "shop"), "Healthy", pgv1.ReasonAllComponentsReady)
 	h.expect(t, "database_ready", getDatabase(t, ns, "app"), "Healthy", pgv1.ReasonAllReady)
@@ -148,11 +148,11 @@ func TestArgoCDHealth(t *testing.T) {
 	waitDatabaseReason(t, ns, "stranded", pgv1.ReasonClusterFailed)
 	h.expect(t, "database_cluster_failed", getDatabase(t, ns, "stranded"), "Degraded", pgv1.ReasonClusterFailed)
 
-	newDatabase(t, ns, "second", pgv1.DatabaseSpec{Name: "orders"}) // app's roles
+	kit.CreateDatabase(t, ns, "second", "shop", pgv1.DatabaseSpec{Name: "orders"}) // app's roles
 	kit.WaitDatabase(t, ns, "second", pgv1.PhaseFailed, time.Minute)
 	h.expect(t, "database_failed", getDatabase(t, ns, "second"), "Degraded", "RoleConflict")
 
-	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.PostgresVersion = ptr.To[int32](17) })
+	kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.PostgresVersion = ptr.To[int32](17) })
 	kit.WaitClusterReason(t, ns, "shop", pgv1.ConditionMajorUpgrade, pgv1.ReasonUpgradeNeedsBackup, time.Minute)
 	h.expect(t, "cluster_upgrade_needs_backup", getCluster(t, ns, "shop"), "Suspended", pgv1.ReasonUpgradeNeedsBackup)
 	h.expect(t, "database_ready_during_upgrade", getDatabase(t, ns, "app"), "Healthy", pgv1.ReasonAllReady)
@@ -162,7 +162,7 @@ func TestArgoCDHealth(t *testing.T) {
 	// spec just changed is Progressing until setpoint judges it again.
 	op.signal(syscall.SIGKILL)
 	<-op.done
-	updateCluster(t, ns, "lost", func(c *pgv1.PostgresCluster) { c.Spec.Instances = ptr.To[int32](2) })
+	kit.UpdateCluster(t, ns, "lost", func(c *pgv1.PostgresCluster) { c.Spec.Instances = ptr.To[int32](2) })
 	c := getCluster(t, ns, "lost")
 	if c.Status.Phase != pgv1.PhaseFailed || c.Status.ObservedGeneration >= c.Generation {
 		t.Fatalf("phase %s, observedGeneration %d of %d: want Failed, unobserved", c.Status.Phase, c.Status.ObservedGeneration, c.Generation)
