@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/statemetrics"
 )
 
 // The alerts of charts/setpoint/files/alerts.yaml, each run by Prometheus'
@@ -98,6 +99,29 @@ func TestAlertsOnOperatorScrapes(t *testing.T) {
 		}
 		if _, ok := firing["SetpointNoLeader"]; ok {
 			t.Errorf("SetpointNoLeader fires on the leader's scrapes")
+		}
+	})
+
+	t.Run("deleted objects leave no state series", func(t *testing.T) {
+		kit.DeleteDatabase(t, ns, "lost")
+		kit.DeleteCluster(t, ns, "classless")
+		series := func(family, label, name string) int {
+			n := 0
+			for _, s := range op.samples(t, family) {
+				if s.labels["namespace"] == ns && s.labels[label] == name {
+					n++
+				}
+			}
+			return n
+		}
+		kit.Until(t, 30*time.Second, "no series of the deleted objects", func(context.Context) (bool, error) {
+			return series("setpoint_cluster_status_phase", "postgrescluster", "classless")+
+				series("setpoint_cluster_status_condition", "postgrescluster", "classless")+
+				series("setpoint_database_status_phase", "postgresdatabase", "lost")+
+				series("setpoint_database_status_condition", "postgresdatabase", "lost") == 0, nil
+		})
+		if n := series("setpoint_cluster_status_phase", "postgrescluster", "shop"); n != len(statemetrics.Phases) {
+			t.Errorf("shop has %d phase series, want one per phase (%d)", n, len(statemetrics.Phases))
 		}
 	})
 
