@@ -9,11 +9,12 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/setpoint-dev/setpoint/hack/tools/chart"
 	"github.com/setpoint-dev/setpoint/hack/tools/release"
 )
 
-// prometheusRule.enabled renders files/alerts.yaml as a PrometheusRule
-// the Prometheus Operator reads (strictly decoded into its own type), with
+// prometheusRule.enabled renders files/alerts.yaml (helm lint finds
+// nothing) as a PrometheusRule the Prometheus Operator reads (strictly decoded into its own type), with
 // prometheusRule.labels added; off by default; and the release's
 // prometheusrule.yaml carries the same rules.
 func TestPrometheusRule(t *testing.T) {
@@ -22,9 +23,13 @@ func TestPrometheusRule(t *testing.T) {
 			t.Errorf("%s rendered with default values", k)
 		}
 	}
-	objs := render(t, map[string]any{"prometheusRule": map[string]any{
+	values := map[string]any{"prometheusRule": map[string]any{
 		"enabled": true, "labels": map[string]any{"release": "kube-prometheus-stack"},
-	}})
+	}}
+	if err := chart.Lint(chartDir, namespace, values); err != nil {
+		t.Error(err)
+	}
+	objs := render(t, values)
 	var rendered *monitoringv1.PrometheusRule
 	for _, o := range objs {
 		if o["kind"] == "PrometheusRule" {
