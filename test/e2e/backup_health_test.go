@@ -168,7 +168,7 @@ func waitGauge(t *testing.T, op *operatorProc, ns, name string, want float64) {
 	// Present and equal: an absent series is not a 0.
 	kit.Until(t, 20*time.Second, fmt.Sprintf("%s = %v", name, want), func(context.Context) (bool, error) {
 		for _, s := range op.samples(t, name) {
-			if s.labels["namespace"] == ns && s.labels["cluster"] == "shop" {
+			if s.labels["namespace"] == ns && s.labels["postgrescluster"] == "shop" {
 				return s.value == want, nil
 			}
 		}

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +65,16 @@ func TestBackupOverdueWhileScheduledBackupsHang(t *testing.T) {
 		}
 		waitGauge(t, op, ns, "setpoint_cluster_wal_archiving_ok", 1)
 		waitGauge(t, op, ns, "setpoint_cluster_last_successful_backup_timestamp_seconds", float64(last.Unix()))
+		// The alert, run by Prometheus' engine on the operator's scrapes.
+		firing := alertsOn(t, op)
+		if !slices.ContainsFunc(firing["SetpointBackupOverdue"], func(ls map[string]string) bool {
+			return ls["namespace"] == ns && ls["postgrescluster"] == "shop"
+		}) {
+			t.Errorf("SetpointBackupOverdue does not fire for the overdue cluster: %v", firing)
+		}
+		if _, ok := firing["SetpointWALArchivingFailing"]; ok {
+			t.Errorf("SetpointWALArchivingFailing fires while archiving works: %v", firing)
+		}
 	})
 
 	t.Run("the hung backup finishes: healthy again", func(t *testing.T) {

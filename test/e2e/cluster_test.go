@@ -269,13 +269,13 @@ func readyMessage(c *pgv1.PostgresCluster) string {
 func expectIdle(t *testing.T, op *operatorProc, queue string) {
 	t.Helper()
 	settle(t, op)
-	w, sql := writesBy(t, op), op.metric(t, "setpoint_postgres_statements_total")
+	w, sql := writesBy(t, op), op.metric(t, "setpoint_pipeline_statements_total")
 	passes := op.metric(t, "setpoint_reconcile_total", "name", queue)
 	time.Sleep(5 * time.Second) // two resync periods
 	if d := diffCounts(w, writesBy(t, op)); len(d) != 0 {
 		t.Errorf("resyncs of converged objects wrote: %s", strings.Join(d, ", "))
 	}
-	if d := op.metric(t, "setpoint_postgres_statements_total") - sql; d != 0 {
+	if d := op.metric(t, "setpoint_pipeline_statements_total") - sql; d != 0 {
 		t.Errorf("resyncs of converged objects ran %v SQL statements", d)
 	}
 	if op.metric(t, "setpoint_reconcile_total", "name", queue) == passes {

@@ -72,7 +72,7 @@ func TestDatabaseBecomesReadyAndUsable(t *testing.T) {
 	}
 
 	t.Run("zero writes and zero SQL on resync", func(t *testing.T) {
-		if op.metric(t, "setpoint_postgres_statements_total") == 0 {
+		if op.metric(t, "setpoint_pipeline_statements_total") == 0 {
 			t.Fatal("the operator reports no SQL at all: the statement counter is broken")
 		}
 		expectIdle(t, op, "postgresdatabase")

@@ -102,14 +102,14 @@ func TestDeclaredSchemasAndGrants(t *testing.T) {
 	// Converged, a resync reads what the roles hold and runs nothing: at
 	// most one statement (the read) per pass.
 	settle(t, op)
-	sql, passes := op.metric(t, "setpoint_postgres_statements_total"), op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase")
+	sql, passes := op.metric(t, "setpoint_pipeline_statements_total"), op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase")
 	// Wait for two resync passes, seen in the pass counter.
 	var dpasses float64
 	kit.Eventually(t, time.Minute, "two converged resync passes", func(context.Context) (bool, string, error) {
 		dpasses = op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase") - passes
 		return dpasses >= 2, fmt.Sprintf("%v passes", dpasses), nil
 	})
-	dsql := op.metric(t, "setpoint_postgres_statements_total") - sql
+	dsql := op.metric(t, "setpoint_pipeline_statements_total") - sql
 	dpasses = op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase") - passes
 	if dpasses == 0 || dsql > dpasses {
 		t.Errorf("converged resyncs: %v statements in %v passes, want at most one (the read) per pass", dsql, dpasses)

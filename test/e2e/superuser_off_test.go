@@ -77,7 +77,7 @@ func TestClusterWithoutSuperuser(t *testing.T) {
 	if c := meta.FindStatusCondition(got.Status.Conditions, pgv1.ConditionPostgresUnreachable); c != nil {
 		t.Errorf("%s=%s (%s) with the collector as setpoint_monitor", c.Type, c.Status, c.Message)
 	}
-	if v := op.metric(t, "setpoint_postgres_accepts_writes", "namespace", ns, "cluster", "shop"); v != 1 {
+	if v := op.metric(t, "setpoint_postgres_accepts_writes", "namespace", ns, "postgrescluster", "shop"); v != 1 {
 		t.Errorf("setpoint_postgres_accepts_writes = %v, want 1", v)
 	}
 }
