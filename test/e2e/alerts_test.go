@@ -41,7 +41,7 @@ func TestAlertsOnOperatorScrapes(t *testing.T) {
 	setBackupCreds(t, ns, true)
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	waitBackupHealth(t, ns, pgv1.ReasonBackupsHealthy, "", 60*time.Second)
@@ -136,7 +136,7 @@ func TestAlertsOnOperatorScrapes(t *testing.T) {
 		class := "e2e-" + ns
 		newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
 		newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-		newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+		kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 		kit.Until(t, 60*time.Second, "passes ending in errors", func(context.Context) (bool, error) {
 			return ro.metric(t, "setpoint_reconcile_total", "outcome", "retry") >= 5, nil
 		})
