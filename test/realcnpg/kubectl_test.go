@@ -45,7 +45,7 @@ func TestKubectlPluginOnRealCNPG(t *testing.T) {
 	})
 	createCluster(t, ns, "shop", "small-"+ns)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 
 	out, errOut, err := kubectlSetpoint(t, ns, "psql", "app", "--database", "orders", "--role", "admin", "--",
