@@ -15,8 +15,9 @@ const cnpgRestartAnnotation = "kubectl.kubernetes.io/restartedAt"
 
 // withRestart adds the restart request to the annotations the
 // provisioner applies. Without a request the annotation is left out of
-// the apply; the value CloudNativePG already saw, if any, stays until
-// then harmless (it only acts on a change).
+// the apply, so server-side apply removes a value setpoint had set; that
+// restarts nothing: CloudNativePG compares a Pod's value with the
+// Cluster's only while the Cluster carries one.
 func withRestart(annotations map[string]string, c *pgv1.PostgresCluster) map[string]string {
 	if id := c.Annotations[pgv1.RestartAnnotation]; id != "" {
 		annotations[cnpgRestartAnnotation] = id
