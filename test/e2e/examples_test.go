@@ -174,10 +174,7 @@ func TestExamplesBecomeReady(t *testing.T) {
 		// The named tables exist now; a pass grants on them (the
 		// examples' operator resyncs rarely: an annotation starts one).
 		pokeDatabase(t, ns, "shop-ledger")
-		kit.Eventually(t, 60*time.Second, "ledger_reporter reads accounts.balances", func(context.Context) (bool, string, error) {
-			code := sqlStateOf(t, reporter, "SELECT * FROM accounts.balances")
-			return code == "", "SQLSTATE " + code, nil
-		})
+		waitAllowed(t, "ledger_reporter", reporter, "SELECT * FROM accounts.balances")
 		sqlAs(t, "ledger_reporter", reporter, "", "SELECT * FROM accounts.entries")
 		sqlAs(t, "ledger_reporter", reporter, "42501", "SELECT * FROM accounts.fees")
 		sqlAs(t, "ledger_reporter", reporter, "42501", "INSERT INTO accounts.entries (amount) VALUES (1)")

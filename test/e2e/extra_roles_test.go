@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -63,10 +64,7 @@ func TestExtraRoles(t *testing.T) {
 	// The tables exist now: a resync grants analytics SELECT on the two
 	// it names, which reporter has through inRoles.
 	reporter := connectAs(t, ns, "extra-shop-config", "extra-shop-reporter")
-	kit.Eventually(t, 60*time.Second, "reporter reads app.orders", func(context.Context) (bool, string, error) {
-		code := sqlStateOf(t, reporter, "SELECT * FROM app.orders")
-		return code == "", "SQLSTATE " + code, nil
-	})
+	waitAllowed(t, "reporter", reporter, "SELECT * FROM app.orders")
 	sqlAs(t, "reporter", reporter, "", "SELECT * FROM app.items")
 	sqlAs(t, "reporter", reporter, "42501", "SELECT * FROM app.payroll")
 	sqlAs(t, "reporter", reporter, "42501", "INSERT INTO app.orders VALUES (2)")
@@ -113,4 +111,14 @@ func TestExtraRoles(t *testing.T) {
 	}
 	// What stays declared still holds.
 	sqlAs(t, "migrator", migrator, "", "INSERT INTO app.items VALUES (1)")
+}
+
+// waitAllowed waits until who may run stmt (a grant a later pass makes),
+// each try in a transaction rolled back.
+func waitAllowed(t *testing.T, who string, conn *pgx.Conn, stmt string) {
+	t.Helper()
+	kit.Eventually(t, 60*time.Second, who+" may "+stmt, func(context.Context) (bool, string, error) {
+		code := sqlStateOf(t, conn, stmt)
+		return code == "", "SQLSTATE " + code, nil
+	})
 }
