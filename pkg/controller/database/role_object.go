@@ -49,6 +49,10 @@ type roleWant struct {
 	// extra: an extra role of spec.roles, whose login, memberships and
 	// limit its entry declares.
 	extra bool
+	// own are the roles of the database setpoint may make this one a
+	// member of: a membership in one of them that w lacks is the spec's
+	// change (an inRoles entry or an extra role removed), not an edit.
+	own []string
 	// memberOf are the roles of the database this one is a member of,
 	// sorted: an extra role's inRoles, the owner's adminMemberships.
 	memberOf []string

@@ -37,14 +37,17 @@ func (p *pass) repairRole(ctx context.Context, cur *cnpgv1.DatabaseRole, w roleW
 
 // escalations are the fields of cur, our DatabaseRole, that differ from w
 // because someone edited them (roleprivilege.DriftLimited), not because
-// the spec changed: a membership w adds (an extra role the owner joins,
-// an inRoles entry declared) and a connection limit an extra role
-// declares are the spec's, and are applied without a report.
+// the spec changed: a membership w adds or drops among the database's own
+// roles (an extra role the owner joins or leaves, an inRoles entry) and
+// a connection limit an extra role declares are the spec's, and are
+// applied without a report. A membership in anything else is reported.
 func escalations(cur *cnpgv1.DatabaseRole, w roleWant) []string {
 	return slices.DeleteFunc(roleprivilege.DriftLimited(cur, w.inRoles(), w.connectionLimit()), func(f string) bool {
 		switch f {
 		case "inRoles":
-			return !slices.ContainsFunc(cur.Spec.InRoles, func(r string) bool { return !slices.Contains(w.inRoles(), r) })
+			return !slices.ContainsFunc(cur.Spec.InRoles, func(r string) bool {
+				return !slices.Contains(w.inRoles(), r) && !slices.Contains(w.own, r)
+			})
 		case "connectionLimit":
 			return w.extra
 		}

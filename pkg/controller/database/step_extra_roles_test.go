@@ -154,6 +154,12 @@ func TestRemovedExtraRoleIsDropped(t *testing.T) {
 	if e := f.db("shop").Status.Databases[0]; slices.ContainsFunc(e.Roles, func(r pgv1.RoleStatus) bool { return r.Name == "orders_reporter" }) {
 		t.Errorf("status still lists the dropped role: %+v", e.Roles)
 	}
+	// The owner leaving the role is the spec's change, not an edit.
+	for _, e := range f.events() {
+		if strings.Contains(e, pgv1.EventRolePrivilegesReverted) {
+			t.Errorf("a spec change was reported as an edit: %s", e)
+		}
+	}
 }
 
 // A role Postgres has that setpoint did not make is refused, as for the

@@ -126,6 +126,7 @@ func (p *pass) roleWantOf(d pgv1.DatabaseSpec, n names, c roleCredential, secret
 		reclaim: roleReclaim(pgv1.DeletionPolicyRetain), legacyReclaim: roleReclaim(policyOf(d)), cert: certAuth(d)}
 	switch r := c.extra; {
 	case r != nil:
+		w.own = p.obs.roleNames[d.Name]
 		// What CNPG's DatabaseRole expresses goes through it: login,
 		// memberships (inRoles, names within the database), the limit.
 		w.extra, w.nologin = true, !loginOf(*r)
@@ -139,7 +140,7 @@ func (p *pass) roleWantOf(d pgv1.DatabaseSpec, n names, c roleCredential, secret
 		// Only a role that logs in gets a client certificate.
 		w.cert = w.cert && !w.nologin
 	case c.kind == "admin":
-		w.memberOf = p.adminMemberships(d, n)
+		w.own, w.memberOf = p.obs.roleNames[d.Name], p.adminMemberships(d, n)
 	}
 	return w
 }
