@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/grantplan"
 )
 
@@ -191,3 +192,30 @@ func TestExtraRoleNamesCollideAcrossDatabases(t *testing.T) {
 	}
 }
 
+
+// A group given login gets its first Secret: a new password, not one
+// recreated (no SecretRecreated Event), and CNPG is given it.
+func TestExtraRoleGivenLoginGetsASecret(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", extraRolesSpec())})
+	settle(t, f, "shop")
+	f.events()
+	db := f.db("shop")
+	db.Spec.Databases[0].Roles[1].Login = ptr.To(true) // analytics
+	db.Generation++
+	if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), db, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, f, "shop")
+	if s := f.secret("shop-orders-analytics"); string(s.Data["username"]) != "orders_analytics" || s.Annotations[credentials.RecreatedAtAnnotation] != "" {
+		t.Errorf("analytics' Secret: username %q, annotations %v", s.Data["username"], s.Annotations)
+	}
+	if r := f.role("pg.orders-analytics").Spec; !r.Login || r.PasswordSecret == nil || r.PasswordSecret.Name != "shop-orders-analytics" {
+		t.Errorf("analytics' DatabaseRole: login %v, secret %+v", r.Login, r.PasswordSecret)
+	}
+	for _, e := range f.events() {
+		if strings.Contains(e, pgv1.EventSecretRecreated) {
+			t.Errorf("a first Secret was reported recreated: %s", e)
+		}
+	}
+}
