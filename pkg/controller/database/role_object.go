@@ -98,7 +98,7 @@ func roleObject(db *pgv1.PostgresDatabase, w roleWant) *cnpgv1.DatabaseRole {
 			Comment:                   ownership.PostgresMarker(db.Namespace, db.Name),
 			DatabaseRoleReclaimPolicy: w.reclaim,
 			Inherit:                   ptr.To(true), ConnectionLimit: ptr.To(w.connectionLimit()),
-			InRoles:                   w.inRoles(),
+			InRoles: w.inRoles(),
 		},
 	}
 	if w.secret != "" {

@@ -192,7 +192,6 @@ func TestExtraRoleNamesCollideAcrossDatabases(t *testing.T) {
 	}
 }
 
-
 // A group given login gets its first Secret: a new password, not one
 // recreated (no SecretRecreated Event), and CNPG is given it.
 func TestExtraRoleGivenLoginGetsASecret(t *testing.T) {
