@@ -194,13 +194,15 @@ type DatabaseRoleSpec struct {
 	Name string `json:"name"`
 
 	// login lets the role log in; its password is in a Secret setpoint
-	// generates, as for the fixed roles. A role without login is a group
-	// other roles take through inRoles.
+	// generates, <pgdb>-<database>-<name> ('_' as '-'), as for the fixed
+	// roles. A role without login (the default) is a group other roles
+	// take through inRoles, and has no Secret.
 	// +optional
 	Login *bool `json:"login,omitempty"`
 
 	// inRoles are roles of this database, by their names within it (rw,
-	// ro or another entry of roles), whose privileges this role has.
+	// ro or another entry of roles), whose privileges this role has. Two
+	// roles cannot be members of each other.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
