@@ -47,15 +47,14 @@ func (p *pass) removeExtraRoles(ctx context.Context, d pgv1.DatabaseSpec, n name
 // extra role the spec no longer declares — holds in database d, and the
 // default privileges it gives the database's roles on what it creates:
 // Postgres refuses to drop a role that holds or gives either. It is the
-// database's plan (grantplan.Declared) with role held to nothing, so what
+// database's plan with role held to nothing (grantplan.Withdrawn), so what
 // the spec declares is kept, and brought in line if it was not.
 func (p *pass) revokeExtra(ctx context.Context, d pgv1.DatabaseSpec, n names, role string) error {
 	t, err := p.asAdmin(ctx, d, n)
 	if err != nil {
 		return err
 	}
-	w := grantplan.Declared(d, n)
-	w.Roles, w.Managed = append(w.Roles, role), append(w.Managed, role)
+	w := grantplan.Withdrawn(d, n, role)
 	cat, err := p.deps.sql.grants(ctx, t, w)
 	if err != nil {
 		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))

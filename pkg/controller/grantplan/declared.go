@@ -90,6 +90,17 @@ func Declared(d pgv1.DatabaseSpec, n naming.DatabaseNames) Want {
 	return w
 }
 
+// Withdrawn is Declared with role — an extra role of d no longer
+// declared, still in Postgres — held to nothing: its plan revokes every
+// privilege role holds and the default privileges it gives the
+// database's roles on what it creates (Postgres refuses to drop a role
+// that holds or gives either), and keeps what d declares.
+func Withdrawn(d pgv1.DatabaseSpec, n naming.DatabaseNames, role string) Want {
+	w := Declared(d, n)
+	w.Roles, w.Managed = append(w.Roles, role), append(w.Managed, role)
+	return w
+}
+
 func schemaNames(d pgv1.DatabaseSpec) []string {
 	out := make([]string, len(d.Schemas))
 	for i, s := range d.Schemas {
