@@ -54,3 +54,35 @@ func TestWithdrawnOwnerGivesUpItsDefaults(t *testing.T) {
 		}
 	}
 }
+
+// On a real PostgreSQL: once the withdrawal ran as the owner, the role
+// can be dropped (what CloudNativePG then does), and nothing declared
+// moved.
+func TestWithdrawnRoleCanBeDroppedOnPostgres(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	su := s.must(t, "postgres", "postgres")
+	exec1(t, su,
+		`CREATE ROLE shop_admin LOGIN`, `CREATE ROLE shop_rw LOGIN`, `CREATE ROLE shop_ro LOGIN`,
+		`CREATE ROLE shop_migrator LOGIN`, `CREATE ROLE shop_app LOGIN`,
+		`GRANT shop_migrator, shop_app TO shop_admin`,
+		`CREATE DATABASE shop OWNER shop_admin`)
+	sushop := s.must(t, "postgres", "shop")
+	admin := s.must(t, "shop_admin", "shop")
+	apply(t, admin, Declared(shop(), shopNames))
+	exec1(t, s.must(t, "shop_migrator", "shop"), `CREATE TABLE billing.invoices (id int)`)
+
+	d := shop()
+	d.Roles = d.Roles[:1] // app leaves
+	if _, err := sushop.Exec(t.Context(), `DROP ROLE shop_app`); sqlstate(err) != "2BP01" {
+		t.Fatalf("before the withdrawal, DROP ROLE shop_app: %v, want 2BP01 (dependent objects)", err)
+	}
+	apply(t, admin, Withdrawn(d, shopNames, "shop_app"))
+	if _, err := su.Exec(t.Context(), `DROP ROLE shop_app`); err != nil {
+		t.Fatalf("after the withdrawal, DROP ROLE shop_app: %v", err)
+	}
+	if again := Plan(Declared(d, shopNames), read(t, admin, Declared(d, shopNames))); len(again.Statements) != 0 {
+		t.Errorf("the withdrawal moved what is declared: %q", again.Statements)
+	}
+	check(t, s.must(t, "shop_ro", "shop"), "", `SELECT * FROM billing.invoices`)
+}
