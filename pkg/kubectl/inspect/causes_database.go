@@ -79,7 +79,9 @@ func secretsOf(db *pgv1.PostgresDatabase) []string {
 	var out []string
 	for _, d := range db.Spec.Databases {
 		for _, r := range RolesOf(db.Name, d) {
-			out = append(out, r.Secret)
+			if r.Secret != "" { // a group has none
+				out = append(out, r.Secret)
+			}
 		}
 	}
 	return out
@@ -105,14 +107,16 @@ func rolesOf(db *pgv1.PostgresDatabase) []string {
 
 // Role is one role a database spec asks for, with its Secret.
 type Role struct {
-	Kind   string // admin, rw or ro
+	Kind   string // admin, rw, ro, or an extra role's name within the database
 	Name   string
-	Secret string
+	Secret string // "" for an extra role without login
 }
 
 // RolesOf are the roles of database d of PostgresDatabase pgdb, as
 // docs/concepts/roles-and-credentials.md describes them: <db>_admin and <db>_rw, <db>_ro with
-// readOnlyRole, each with passwordConfig's Secret or the generated one.
+// readOnlyRole, each with passwordConfig's Secret or the generated one,
+// then the extra roles of spec.roles, a login one with its generated
+// Secret.
 func RolesOf(pgdb string, d pgv1.DatabaseSpec) []Role {
 	n := naming.Database(pgdb, d.Name)
 	pc := d.PasswordConfig
@@ -131,6 +135,16 @@ func RolesOf(pgdb string, d pgv1.DatabaseSpec) []Role {
 	}
 	if d.ReadOnlyRole {
 		roles = append(roles, Role{Kind: "ro", Name: n.RORole, Secret: pick(pc.ROSecretRef, n.ROSecret)})
+	}
+	for _, r := range d.Roles {
+		if r.Name == "rw" || r.Name == "ro" {
+			continue // grants of a fixed role
+		}
+		extra := Role{Kind: r.Name, Name: n.Role(r.Name)}
+		if r.Login != nil && *r.Login {
+			extra.Secret = n.Secret(r.Name)
+		}
+		roles = append(roles, extra)
 	}
 	return roles
 }
