@@ -3,8 +3,6 @@ package inspect
 import (
 	"testing"
 
-	"k8s.io/utils/ptr"
-
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
@@ -14,7 +12,7 @@ import (
 func TestRolesOfNamesExtraRoles(t *testing.T) {
 	t.Parallel()
 	got := RolesOf("shop-ledger", pgv1.DatabaseSpec{Name: "ledger", Roles: []pgv1.DatabaseRoleSpec{
-		{Name: "rw"}, {Name: "migrator", Login: ptr.To(true)}, {Name: "reporting"}}})
+		{Name: "rw"}, {Name: "migrator", Login: ptr(true)}, {Name: "reporting"}}})
 	want := []Role{
 		{Kind: "admin", Name: "ledger_admin", Secret: "shop-ledger-ledger-admin"},
 		{Kind: "rw", Name: "ledger_rw", Secret: "shop-ledger-ledger-rw"},
