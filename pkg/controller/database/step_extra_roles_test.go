@@ -13,6 +13,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controller/grantplan"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // extraRolesSpec: a login role migrator owning schema app, limited to 5
@@ -215,6 +216,34 @@ func TestExtraRoleGivenLoginGetsASecret(t *testing.T) {
 	for _, e := range f.events() {
 		if strings.Contains(e, pgv1.EventSecretRecreated) {
 			t.Errorf("a first Secret was reported recreated: %s", e)
+		}
+	}
+}
+
+// Deleting the PostgresDatabase (policy Delete) drops the extra roles
+// with the fixed ones, and deletes their Secrets.
+func TestDeleteDropsExtraRoles(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", extraRolesSpec())})
+	settle(t, f, "shop")
+	f.startDeletion("shop")
+	for range 8 {
+		if _, err := f.sync("shop"); err != nil {
+			t.Fatal(err)
+		}
+		f.applyRoles()
+	}
+	for _, role := range []string{"orders_admin", "orders_rw", "orders_migrator", "orders_analytics", "orders_reporter"} {
+		if f.hasRole(naming.RoleObject("pg", role)) {
+			t.Errorf("DatabaseRole of %s is still there", role)
+		}
+		if _, ok := f.sql.role(role); ok {
+			t.Errorf("role %s is still in Postgres", role)
+		}
+	}
+	for _, s := range []string{"shop-orders-migrator", "shop-orders-reporter"} {
+		if _, err := f.kube.CoreV1().Secrets(ns).Get(t.Context(), s, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("Secret %s after deletion: %v", s, err)
 		}
 	}
 }
