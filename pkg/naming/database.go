@@ -48,3 +48,38 @@ func (n DatabaseNames) Roles() []string { return []string{n.AdminRole, n.RWRole,
 
 // Secrets are the generated Secrets of Roles, in the same order.
 func (n DatabaseNames) Secrets() []string { return []string{n.AdminSecret, n.RWSecret, n.ROSecret} }
+
+// Role is the Postgres role of name within the database: admin (or ""),
+// rw and ro are the fixed roles, any other name an extra role of
+// spec.roles, <database>_<name>.
+func (n DatabaseNames) Role(name string) string {
+	if role, _, ok := n.fixed(name); ok {
+		return role
+	}
+	return n.DB + "_" + name
+}
+
+// Secret is the generated Secret of the role of name within the
+// database, named like the fixed roles' (<base>-<name with '-' for '_'>):
+// two roles of one PostgresDatabase have one Secret name only if they
+// have one role name.
+func (n DatabaseNames) Secret(name string) string {
+	if _, secret, ok := n.fixed(name); ok {
+		return secret
+	}
+	return n.CNPG + "-" + strings.ReplaceAll(name, "_", "-")
+}
+
+// fixed is the role and Secret of a fixed role by its name within the
+// database; ok is false for any other name.
+func (n DatabaseNames) fixed(name string) (role, secret string, ok bool) {
+	switch name {
+	case "admin", "":
+		return n.AdminRole, n.AdminSecret, true
+	case "rw":
+		return n.RWRole, n.RWSecret, true
+	case "ro":
+		return n.RORole, n.ROSecret, true
+	}
+	return "", "", false
+}

@@ -143,6 +143,10 @@ func TestDatabasePrivilegeModelRules(t *testing.T) {
 		{"a role in itself", func(d *pgv1.DatabaseSpec) {
 			role(d, "analytics").InRoles = []string{"analytics"}
 		}, "a role cannot be a member of itself"},
+		{"two roles in each other", func(d *pgv1.DatabaseSpec) {
+			role(d, "app").InRoles = []string{"analytics"}
+			role(d, "analytics").InRoles = []string{"app"}
+		}, "roles: two roles cannot be members of each other"},
 		{"another database's role as default privileges' owner", func(d *pgv1.DatabaseSpec) {
 			role(d, "app").DefaultPrivileges[0].Owner = "postgres"
 		}, "roles: defaultPrivileges' owner must be admin or a role of roles other than rw and ro"},

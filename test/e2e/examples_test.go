@@ -3,13 +3,17 @@ package e2e_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
@@ -26,6 +30,7 @@ var mainExamples = []string{
 	"11-monitoring.yaml",
 	"12-retain-deletion.yaml",
 	"14-schemas-and-grants.yaml",
+	"15-extra-roles.yaml",
 }
 
 // isolatedExamples loads the named examples with their prerequisites and
@@ -147,6 +152,37 @@ func TestExamplesBecomeReady(t *testing.T) {
 		sqlAs(t, "billing_ro", ro, "42501", "INSERT INTO reference.currency VALUES ('EUR')")
 	})
 
+	t.Run("extra roles: migrator builds, app uses, reporter reads two tables through reporting", func(t *testing.T) {
+		cm := configMap(t, ns, "shop-ledger-ledger-config")
+		as := func(role string) *pgx.Conn {
+			return dial(t, ns, "shop", cm["database"], "shop-ledger-ledger-"+role, cm["ca-secret"])
+		}
+		migrator, app, reporter := as("migrator"), as("app"), as("reporter")
+		for _, stmt := range []string{
+			"CREATE TABLE accounts.entries (id bigserial PRIMARY KEY, amount int)",
+			"CREATE TABLE accounts.balances (account text PRIMARY KEY, total int)",
+			"CREATE TABLE accounts.fees (id int)", "CREATE TABLE audit.log (line text)",
+		} {
+			execSQL(t, migrator, stmt)
+		}
+		sqlAs(t, "ledger_app", app, "", "INSERT INTO accounts.entries (amount) VALUES (5)")
+		sqlAs(t, "ledger_app", app, "", "DELETE FROM accounts.fees")
+		sqlAs(t, "ledger_app", app, "", "INSERT INTO audit.log VALUES ('x')")
+		sqlAs(t, "ledger_app", app, "42501", "SELECT * FROM audit.log")
+		sqlAs(t, "ledger_app", app, "42501", "CREATE TABLE accounts.x (id int)")
+		sqlAs(t, "ledger_app", app, "42501", "DROP TABLE accounts.fees")
+		// The named tables exist now; a pass grants on them (the
+		// examples' operator resyncs rarely: an annotation starts one).
+		pokeDatabase(t, ns, "shop-ledger")
+		waitAllowed(t, "ledger_reporter", reporter, "SELECT * FROM accounts.balances")
+		sqlAs(t, "ledger_reporter", reporter, "", "SELECT * FROM accounts.entries")
+		sqlAs(t, "ledger_reporter", reporter, "42501", "SELECT * FROM accounts.fees")
+		sqlAs(t, "ledger_reporter", reporter, "42501", "INSERT INTO accounts.entries (amount) VALUES (1)")
+		if _, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "shop-ledger-ledger-reporting", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("the group ledger_reporting got a Secret: %v", err)
+		}
+	})
+
 	t.Run("pooler: the database's ConfigMap names the pooler", func(t *testing.T) {
 		cm := configMap(t, ns, "storefront-app-web-config")
 		if cm["pooler-host"] != "storefront-pooler-rw."+ns+".svc" || cm["pooler-ro-host"] != "storefront-pooler-ro."+ns+".svc" {
@@ -220,4 +256,14 @@ func configMap(t *testing.T, ns, name string) map[string]string {
 		t.Fatalf("ConfigMap %s: %v", name, err)
 	}
 	return cm.Data
+}
+
+// pokeDatabase changes an annotation of PostgresDatabase name: metadata
+// only, which starts a pass.
+func pokeDatabase(t *testing.T, ns, name string) {
+	t.Helper()
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{"e2e.setpoint.dev/poke":%q}}}`, time.Now().Format(time.RFC3339Nano))
+	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("poke PostgresDatabase %s: %v", name, err)
+	}
 }

@@ -73,7 +73,7 @@ func (p *pass) retain(ctx context.Context, name string) health {
 	ns := p.db.Namespace
 	released := false
 	var waits []health
-	for _, r := range n.Roles() {
+	for _, r := range p.obs.roleNames[name] {
 		if h, done := p.removeRole(ctx, r, pgv1.DeletionPolicyRetain, false); !done {
 			waits = append(waits, h)
 		}
@@ -97,7 +97,7 @@ func (p *pass) retain(ctx context.Context, name string) health {
 			return apiError(pgv1.ReasonReleaseFailed, fmt.Errorf("release ConfigMap %s: %w", n.ConfigMap, err))
 		}
 	}
-	for _, sn := range n.Secrets() {
+	for _, sn := range secretsOf(n, p.obs.roleNames[name]) {
 		if s := p.obs.secrets[sn]; s != nil && ownership.IsControlledBy(s, p.db.UID) {
 			released = true
 			if err := p.releaseSecret(ctx, s); err != nil {
@@ -142,21 +142,21 @@ func (p *pass) drop(ctx context.Context, name string) health {
 		}
 		return p.dropWait(fmt.Sprintf("waiting for CloudNativePG to drop database %s", name))
 	}
-	if h := p.dropRoles(ctx, name, n); h.Phase != pgv1.PhaseReady {
+	if h := p.dropRoles(ctx, name); h.Phase != pgv1.PhaseReady {
 		return h
 	}
-	if err := p.deleteCredentials(ctx, n); err != nil {
+	if err := p.deleteCredentials(ctx, n, p.obs.roleNames[name]); err != nil {
 		return apiError(pgv1.ReasonSecretDeleteFailed, err)
 	}
 	return ready("", "")
 }
 
-// deleteCredentials deletes the generated Secrets and the ConfigMap we
+// deleteCredentials deletes the generated Secrets of roles and the ConfigMap we
 // control. For a deleted object the garbage collector would too; for a
 // database removed from the spec nothing else will.
-func (p *pass) deleteCredentials(ctx context.Context, n names) error {
+func (p *pass) deleteCredentials(ctx context.Context, n names, roles []string) error {
 	ns := p.db.Namespace
-	for _, sn := range n.Secrets() {
+	for _, sn := range secretsOf(n, roles) {
 		if s := p.obs.secrets[sn]; s != nil && ownership.IsControlledBy(s, p.db.UID) {
 			if err := p.deps.kube.CoreV1().Secrets(ns).Delete(ctx, sn, ownership.DeleteOf(s)); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete Secret %s: %w", sn, err)

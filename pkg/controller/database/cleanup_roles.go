@@ -19,17 +19,17 @@ import (
 // is reported as RoleCleanupBlocked rather than as progress.
 const blockedAfter = 2 * time.Minute
 
-// dropRoles removes a database's roles (Delete) and reports Ready once
-// they are gone. Only roles of our own DatabaseRoles, or that Postgres
+// dropRoles removes a database's roles (Delete), the fixed ones and its
+// extra roles (knownRoles), and reports Ready once they are gone. Only roles of our own DatabaseRoles, or that Postgres
 // has with our marker, are dropped: one another PostgresDatabase manages
 // (we lost a conflict) or one that existed before setpoint is skipped.
 // The status entry lists the roles still being removed, each absent.
-func (p *pass) dropRoles(ctx context.Context, name string, n names) health {
+func (p *pass) dropRoles(ctx context.Context, name string) health {
 	e := p.entries[name]
 	prev := e.Roles
 	e.Roles = nil
 	var waits []health
-	for _, r := range n.Roles() {
+	for _, r := range p.obs.roleNames[name] {
 		h, done := p.removeRole(ctx, r, pgv1.DeletionPolicyDelete, listed(p.db.Status.Databases, name, r))
 		if done {
 			continue

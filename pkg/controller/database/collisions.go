@@ -20,6 +20,10 @@ import (
 // with database "c" both stem "a-b-c". The API server sees one object at a
 // time and cannot refuse it; the object created later is refused here,
 // terminally, naming the other.
+// An extra role's Secret, <stem>-<role>, can still meet another
+// PostgresDatabase's name (database "b" role "x_admin" of "a" against
+// database "x" of "a-b"): the Secret's ownership check refuses it then
+// (SecretConflict), naming the owner.
 func (c *Controller) validateNames(db *pgv1.PostgresDatabase) error {
 	if err := validate(db); err != nil {
 		return err

@@ -15,13 +15,21 @@ import (
 
 // roleCredential is one role of a database and where its password lives.
 type roleCredential struct {
-	kind      string // admin, rw or ro: what a rotation request may name
+	// kind is what a rotation request may name: admin, rw, ro, or an
+	// extra role's name within the database.
+	kind      string
 	role      string
-	generated string // the Secret setpoint generates
+	generated string // the Secret setpoint generates; "" for a role without login
 	external  string // the user's Secret from passwordConfig, if any
+	// extra is the role's entry of spec.roles when it is not a fixed
+	// role: its login, memberships and connection limit.
+	extra *pgv1.DatabaseRoleSpec
 }
 
-// credentialsOf are the roles database d asks for, admin and rw first.
+// credentialsOf are the roles database d asks for, admin and rw first,
+// then ro (readOnlyRole), then the extra roles of spec.roles in spec
+// order: the one list of a database's roles every step goes by. An extra
+// role without login has no Secret.
 func credentialsOf(d pgv1.DatabaseSpec, n names) []roleCredential {
 	out := []roleCredential{
 		{kind: "admin", role: n.AdminRole, generated: n.AdminSecret, external: externalAdmin(d)},
@@ -30,8 +38,26 @@ func credentialsOf(d pgv1.DatabaseSpec, n names) []roleCredential {
 	if d.ReadOnlyRole {
 		out = append(out, roleCredential{kind: "ro", role: n.RORole, generated: n.ROSecret, external: externalRO(d)})
 	}
+	for i, r := range d.Roles {
+		if isFixedRole(r.Name) {
+			continue
+		}
+		c := roleCredential{kind: r.Name, role: n.Role(r.Name), extra: &d.Roles[i]}
+		if loginOf(r) {
+			c.generated = n.Secret(r.Name)
+		}
+		out = append(out, c)
+	}
 	return out
 }
+
+// isFixedRole: an entry of spec.roles named so gives grants to a fixed
+// role rather than declaring a role.
+func isFixedRole(name string) bool { return name == "rw" || name == "ro" }
+
+// loginOf: the extra role r may log in (login defaults to false: a role
+// declared without it is a group).
+func loginOf(r pgv1.DatabaseRoleSpec) bool { return r.Login != nil && *r.Login }
 
 func externalRO(d pgv1.DatabaseSpec) string {
 	if d.PasswordConfig != nil && d.PasswordConfig.ROSecretRef != nil {
@@ -50,6 +76,9 @@ func (p *pass) databaseCredentials(ctx context.Context, d pgv1.DatabaseSpec) hea
 	refs := make([]string, len(creds))
 	var hs []health
 	for i, c := range creds {
+		if c.generated == "" && c.external == "" {
+			continue // a role without login: no password
+		}
 		h := p.credential(ctx, c.role, c.generated, c.external, &refs[i])
 		if h.Phase == pgv1.PhaseReady {
 			h = p.afterValidation(ctx, d, c)
@@ -72,17 +101,20 @@ func (p *pass) databaseCredentials(ctx context.Context, d pgv1.DatabaseSpec) hea
 	e.Roles = nil
 	for i, c := range creds {
 		r := presentRole(e, c.role, refs[i])
-		if c.external == "" {
+		if c.generated != "" && c.external == "" {
 			r.LastRotation = credentials.RotationOf(p.obs.secrets[c.generated])
 		}
 		e.Roles = append(e.Roles, r)
 	}
-	if d.ReadOnlyRole {
-		return ready("", "")
-	}
-	kept, h := p.removeReadOnly(ctx, d, n, previous)
+	// Roles the spec no longer declares, as deletionPolicy says.
+	kept, h := p.removeExtraRoles(ctx, d, n, previous)
 	e.Roles = append(e.Roles, kept...)
-	return h
+	if d.ReadOnlyRole {
+		return h
+	}
+	keptRO, hRO := p.removeReadOnly(ctx, d, n, previous)
+	e.Roles = append(e.Roles, keptRO...)
+	return worst([]health{h, hRO})
 }
 
 // afterValidation is what a valid credential may still need: a rotation

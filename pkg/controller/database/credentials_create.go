@@ -21,7 +21,7 @@ func (p *pass) createMissingSecrets(ctx context.Context) {
 	var todo []missing
 	for _, d := range p.db.Spec.Databases {
 		for _, c := range credentialsOf(d, namesOf(p.db.Name, d.Name)) {
-			if c.external == "" && p.obs.secrets[c.generated] == nil {
+			if c.external == "" && c.generated != "" && p.obs.secrets[c.generated] == nil {
 				todo = append(todo, missing{c.generated, c.role})
 			}
 		}

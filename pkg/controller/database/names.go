@@ -41,12 +41,29 @@ func validate(db *pgv1.PostgresDatabase) error {
 	if errs := validation.IsValidLabelValue(db.Name); len(errs) > 0 {
 		return fmt.Errorf("PostgresDatabase name %q cannot be a label value: %s", db.Name, strings.Join(errs, "; "))
 	}
+	// Role names must be unique across databases: database a's role b_rw
+	// and database a_b's rw are both a_b_rw, one role and one Secret.
+	roleOf := map[string]string{}
 	for _, d := range db.Spec.Databases {
 		n := namesOf(db.Name, d.Name)
 		if len(n.AdminRole) > maxRoleName {
 			return fmt.Errorf("database %q: role name %q exceeds %d bytes", d.Name, n.AdminRole, maxRoleName)
 		}
-		for _, obj := range []string{n.CNPG, n.AdminSecret, n.RWSecret, n.ROSecret, n.ConfigMap} {
+		objects := []string{n.CNPG, n.AdminSecret, n.RWSecret, n.ROSecret, n.ConfigMap}
+		roles := n.Roles()
+		for _, c := range credentialsOf(d, n) {
+			if c.extra != nil {
+				roles = append(roles, c.role)
+				objects = append(objects, n.Secret(c.kind), naming.RoleObject(db.Spec.ClusterRef.Name, c.role))
+			}
+		}
+		for _, r := range roles {
+			if other, ok := roleOf[r]; ok && other != d.Name {
+				return fmt.Errorf("databases %q and %q both have role %s: rename one of the roles", other, d.Name, r)
+			}
+			roleOf[r] = d.Name
+		}
+		for _, obj := range objects {
 			if errs := validation.IsDNS1123Subdomain(obj); len(errs) > 0 {
 				return fmt.Errorf("database %q: object name %q is invalid: %s", d.Name, obj, strings.Join(errs, "; "))
 			}

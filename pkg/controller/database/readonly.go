@@ -31,24 +31,33 @@ func (p *pass) removeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names,
 	if i < 0 {
 		return nil, ready("", "")
 	}
-	prev := previous[i]
+	return p.withdrawRole(ctx, d, previous[i], n.ROSecret, func() error { return p.revokeReadOnly(ctx, d, n) })
+}
+
+// withdrawRole removes one role database d no longer declares, as its
+// deletionPolicy says; prev is how its status entry listed it, secret its
+// generated Secret, revoke what takes its privileges in the database
+// (Postgres refuses to drop a role that holds some). It returns what the
+// entry lists of the role while the removal is not complete.
+func (p *pass) withdrawRole(ctx context.Context, d pgv1.DatabaseSpec, prev pgv1.RoleStatus, secretName string, revoke func() error) ([]pgv1.RoleStatus, health) {
+	role := prev.Name
 	if p.obs.cluster == nil {
 		// Nothing is removed without the cluster (see cleanup): the entry
 		// keeps the work for when it is back, and the cluster step says so.
 		return []pgv1.RoleStatus{prev}, ready("", "")
 	}
-	absent := []pgv1.RoleStatus{{Name: n.RORole, Ensure: pgv1.RoleEnsureAbsent, Exists: prev.Exists}}
+	absent := []pgv1.RoleStatus{{Name: role, Ensure: pgv1.RoleEnsureAbsent, Exists: prev.Exists}}
 	policy := policyOf(d)
-	if policy == pgv1.DeletionPolicyDelete && p.roleLive(n.RORole) {
-		if err := p.revokeReadOnly(ctx, d, n); err != nil {
-			return absent, readOnlyWait(true, fmt.Sprintf("cannot revoke the privileges of role %s: %v", n.RORole, err))
+	if policy == pgv1.DeletionPolicyDelete && p.roleLive(role) {
+		if err := revoke(); err != nil {
+			return absent, readOnlyWait(true, fmt.Sprintf("cannot revoke the privileges of role %s: %v", role, err))
 		}
 	}
-	if h, done := p.removeRole(ctx, n.RORole, policy, true); !done {
+	if h, done := p.removeRole(ctx, role, policy, true); !done {
 		h.Phase = pgv1.PhaseProvisioning // a change of the database, not its deletion
 		return absent, h
 	}
-	secret := p.obs.secrets[n.ROSecret]
+	secret := p.obs.secrets[secretName]
 	if secret == nil || !ownership.IsControlledBy(secret, p.db.UID) {
 		return nil, ready("", "")
 	}
@@ -58,8 +67,8 @@ func (p *pass) removeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names,
 		}
 		return nil, ready("", "")
 	}
-	if err := p.deps.kube.CoreV1().Secrets(p.db.Namespace).Delete(ctx, n.ROSecret, ownership.DeleteOf(secret)); err != nil && !apierrors.IsNotFound(err) {
-		return absent, apiError(pgv1.ReasonSecretDeleteFailed, fmt.Errorf("delete Secret %s: %w", n.ROSecret, err))
+	if err := p.deps.kube.CoreV1().Secrets(p.db.Namespace).Delete(ctx, secretName, ownership.DeleteOf(secret)); err != nil && !apierrors.IsNotFound(err) {
+		return absent, apiError(pgv1.ReasonSecretDeleteFailed, fmt.Errorf("delete Secret %s: %w", secretName, err))
 	}
 	return nil, ready("", "")
 }

@@ -41,6 +41,21 @@ type roleWant struct {
 	// client certificate and the role joins naming.CertAuthGroup,
 	// which the cluster's pg_hba lets in by certificate only.
 	cert bool
+	// nologin: an extra role declared without login, a group.
+	nologin bool
+	// limit is the connection limit an extra role declares; nil is
+	// none (-1), as for every other role.
+	limit *int64
+	// extra: an extra role of spec.roles, whose login, memberships and
+	// limit its entry declares.
+	extra bool
+	// own are the roles of the database setpoint may make this one a
+	// member of: a membership in one of them that w lacks is the spec's
+	// change (an inRoles entry or an extra role removed), not an edit.
+	own []string
+	// memberOf are the roles of the database this one is a member of,
+	// sorted: an extra role's inRoles, the owner's adminMemberships.
+	memberOf []string
 }
 
 // roleApply is the server-side apply of w: only our fields, our labels
@@ -52,15 +67,17 @@ type roleWant struct {
 func roleApply(db *pgv1.PostgresDatabase, w roleWant) *cnpgac.DatabaseRoleApplyConfiguration {
 	spec := roleprivilege.Unprivileged(cnpgac.DatabaseRoleSpec()).
 		WithCluster(cnpgac.LocalObjectReference().WithName(w.cluster)).
-		WithName(w.role).WithLogin(true).
+		WithName(w.role).WithLogin(!w.nologin).WithConnectionLimit(w.connectionLimit()).
 		WithComment(ownership.PostgresMarker(db.Namespace, db.Name)).
 		WithDatabaseRoleReclaimPolicy(w.reclaim)
 	if w.secret != "" {
 		spec.WithPasswordSecret(cnpgac.LocalObjectReference().WithName(w.secret))
 	}
+	if in := w.inRoles(); len(in) > 0 {
+		spec.WithInRoles(in...)
+	}
 	if w.cert {
-		spec.WithInRoles(naming.CertAuthGroup).
-			WithClientCertificate(cnpgac.ClientCertificateConfiguration().WithEnabled(true))
+		spec.WithClientCertificate(cnpgac.ClientCertificateConfiguration().WithEnabled(true))
 	}
 	return cnpgac.DatabaseRole(w.object, db.Namespace).
 		WithLabels(ownership.ManagedLabels(ownership.DatabaseLabel, db.Name)).
@@ -77,17 +94,17 @@ func roleObject(db *pgv1.PostgresDatabase, w roleWant) *cnpgv1.DatabaseRole {
 			Labels:          ownership.ManagedLabels(ownership.DatabaseLabel, db.Name),
 			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(db, gvk)}},
 		Spec: cnpgv1.DatabaseRoleSpec{
-			Cluster: cnpgv1.LocalObjectReference{Name: w.cluster}, Name: w.role, Login: true,
+			Cluster: cnpgv1.LocalObjectReference{Name: w.cluster}, Name: w.role, Login: !w.nologin,
 			Comment:                   ownership.PostgresMarker(db.Namespace, db.Name),
 			DatabaseRoleReclaimPolicy: w.reclaim,
-			Inherit:                   ptr.To(true), ConnectionLimit: ptr.To[int64](-1),
+			Inherit:                   ptr.To(true), ConnectionLimit: ptr.To(w.connectionLimit()),
+			InRoles: w.inRoles(),
 		},
 	}
 	if w.secret != "" {
 		r.Spec.PasswordSecret = &cnpgv1.LocalObjectReference{Name: w.secret}
 	}
 	if w.cert {
-		r.Spec.InRoles = []string{naming.CertAuthGroup}
 		r.Spec.ClientCertificate = &cnpgv1.ClientCertificateConfiguration{Enabled: ptr.To(true)}
 	}
 	return r
@@ -98,11 +115,11 @@ func roleObject(db *pgv1.PostgresDatabase, w roleWant) *cnpgv1.DatabaseRole {
 func roleCurrent(cur *cnpgv1.DatabaseRole, db *pgv1.PostgresDatabase, w roleWant) bool {
 	s := cur.Spec
 	return ownership.IsControlledBy(cur, db.UID) && cur.Labels[ownership.DatabaseLabel] == db.Name &&
-		s.Cluster.Name == w.cluster && s.Name == w.role && s.Login &&
+		s.Cluster.Name == w.cluster && s.Name == w.role && s.Login == !w.nologin &&
 		s.Comment == ownership.PostgresMarker(db.Namespace, db.Name) &&
 		(s.PasswordSecret == nil && w.secret == "" || s.PasswordSecret != nil && s.PasswordSecret.Name == w.secret) &&
 		reclaimCurrent(cmp.Or(s.DatabaseRoleReclaimPolicy, cnpgv1.DatabaseRoleReclaimRetain), w) &&
-		(!w.cert || certRequested(cur)) && len(roleprivilege.Drift(cur, w.inRoles())) == 0
+		(!w.cert || certRequested(cur)) && len(roleprivilege.DriftLimited(cur, w.inRoles(), w.connectionLimit())) == 0
 }
 
 // reclaimCurrent: a live object's reclaim policy got is as w wants it.
@@ -111,13 +128,17 @@ func reclaimCurrent(got string, w roleWant) bool {
 }
 
 // inRoles is every membership w's role has: the certificate group when it
-// logs in by certificate, else none.
+// logs in by certificate, then memberOf.
 func (w roleWant) inRoles() []string {
+	var out []string
 	if w.cert {
-		return []string{naming.CertAuthGroup}
+		out = append(out, naming.CertAuthGroup)
 	}
-	return nil
+	return append(out, w.memberOf...)
 }
+
+// connectionLimit is the limit w's role has: -1, none, unless declared.
+func (w roleWant) connectionLimit() int64 { return ptr.Deref(w.limit, -1) }
 
 // certRequested: the DatabaseRole asks CNPG for a client certificate
 // (enabled defaults to true when the block is there, as in CNPG).
@@ -136,7 +157,13 @@ func roleApplied(cur *cnpgv1.DatabaseRole) bool {
 // wantOf is what cur, one of ours, asks for with reclaim policy reclaim:
 // a removal changes nothing else.
 func wantOf(cur *cnpgv1.DatabaseRole, reclaim string) roleWant {
-	w := roleWant{object: cur.Name, cluster: cur.Spec.Cluster.Name, role: cur.Spec.Name, reclaim: reclaim, cert: certRequested(cur)}
+	w := roleWant{object: cur.Name, cluster: cur.Spec.Cluster.Name, role: cur.Spec.Name, reclaim: reclaim, cert: certRequested(cur),
+		nologin: !cur.Spec.Login, limit: cur.Spec.ConnectionLimit}
+	for _, r := range cur.Spec.InRoles {
+		if r != naming.CertAuthGroup {
+			w.memberOf = append(w.memberOf, r)
+		}
+	}
 	if cur.Spec.PasswordSecret != nil {
 		w.secret = cur.Spec.PasswordSecret.Name
 	}

@@ -77,8 +77,8 @@ func (p *pass) recordRotation() {
 func (p *pass) unknownRotationRoles() []string {
 	known := map[string]bool{"admin": true, "rw": true, "ro": true}
 	for _, d := range p.db.Spec.Databases {
-		for _, r := range namesOf(p.db.Name, d.Name).Roles() {
-			known[r] = true
+		for _, c := range credentialsOf(d, namesOf(p.db.Name, d.Name)) {
+			known[c.role], known[c.kind] = true, true
 		}
 	}
 	var out []string

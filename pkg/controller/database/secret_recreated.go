@@ -32,7 +32,9 @@ func wasIssued(p *pass, role, secret string) bool {
 	}
 	for _, e := range p.db.Status.Databases {
 		if slices.ContainsFunc(e.Roles, func(r pgv1.RoleStatus) bool {
-			return r.Name == role && (r.Exists || r.PasswordSecretRef != nil && r.PasswordSecretRef.Name == secret)
+			// A role listed without a Secret (an extra role without
+			// login) had no password to lose.
+			return r.Name == role && r.PasswordSecretRef != nil && (r.Exists || r.PasswordSecretRef.Name == secret)
 		}) {
 			return true
 		}
@@ -46,7 +48,7 @@ func recreatedNote(p *pass) string {
 	var marked []*corev1.Secret
 	for _, d := range p.db.Spec.Databases {
 		for _, c := range credentialsOf(d, namesOf(p.db.Name, d.Name)) {
-			if c.external == "" {
+			if c.external == "" && c.generated != "" {
 				marked = append(marked, p.obs.secrets[c.generated])
 			}
 		}

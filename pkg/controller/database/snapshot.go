@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -27,6 +28,9 @@ type observation struct {
 	// roles are the DatabaseRoles of every role of every known database,
 	// by object name (cached in full), whoever controls them.
 	roles map[string]*cnpgv1.DatabaseRole
+	// roleNames are, per database of the spec or removed, every role
+	// setpoint may have made for it (knownRoles).
+	roleNames map[string][]string
 	// secrets and configMaps are ours (label-selected cache), by name;
 	// a ConfigMap as the cache keeps it, its data only as a digest.
 	secrets    map[string]*corev1.Secret
@@ -48,7 +52,7 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 	o := &observation{
 		secrets: map[string]*corev1.Secret{}, configMaps: map[string]*informers.CachedConfigMap{},
 		external: map[string]*corev1.Secret{}, cnpg: map[string]*cnpgv1.Database{},
-		roles: map[string]*cnpgv1.DatabaseRole{},
+		roles: map[string]*cnpgv1.DatabaseRole{}, roleNames: map[string][]string{},
 	}
 	var err error
 	if o.cluster, err = informers.IgnoreNotFound(c.clusters.PostgresClusters(ns).Get(db.Spec.ClusterRef.Name)); err != nil {
@@ -66,10 +70,16 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 	if o.removed, err = c.removedDatabases(db); err != nil {
 		return nil, err
 	}
+	owned, err := c.roleObjects.DatabaseRoles(ns).List(labels.SelectorFromSet(labels.Set{ownership.DatabaseLabel: db.Name}))
+	if err != nil {
+		return nil, fmt.Errorf("list DatabaseRoles: %w", err)
+	}
 	all := slices.Concat(specNames(db), o.removed)
 	for _, name := range all {
 		n := namesOf(db.Name, name)
-		for _, s := range n.Secrets() {
+		roles := knownRoles(db, name, owned)
+		o.roleNames[name] = roles
+		for _, s := range secretsOf(n, roles) {
 			if o.secrets[s], err = informers.IgnoreNotFound(c.secrets.Secrets(ns).Get(s)); err != nil {
 				return nil, err
 			}
@@ -80,7 +90,7 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 		if o.cnpg[n.CNPG], err = informers.IgnoreNotFound(c.cnpgDatabases.Databases(ns).Get(n.CNPG)); err != nil {
 			return nil, err
 		}
-		for _, role := range n.Roles() {
+		for _, role := range roles {
 			obj := naming.RoleObject(db.Spec.ClusterRef.Name, role)
 			if o.roles[obj], err = informers.IgnoreNotFound(c.roleObjects.DatabaseRoles(ns).Get(obj)); err != nil {
 				return nil, err

@@ -137,25 +137,3 @@ func TestPlainDatabaseReadsNothingOnResync(t *testing.T) {
 		t.Errorf("a resync of a plain database ran %d transaction(s)", n)
 	}
 }
-
-// Roles beyond rw and ro are refused with a reason, and nothing is run.
-func TestExtraRolesRefusedForNow(t *testing.T) {
-	t.Parallel()
-	spec := pgv1.DatabaseSpec{Name: "orders", Roles: []pgv1.DatabaseRoleSpec{{Name: "app"}}}
-	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", spec)})
-	_, _ = f.sync("shop")
-	f.applyRoles()
-	_, _ = f.sync("shop")
-	f.markApplied(namesOf("shop", "orders").CNPG, true, "")
-	_, _ = f.sync("shop")
-	c := meta.FindStatusCondition(f.db("shop").Status.Conditions, pgv1.ConditionPrivilegesReady)
-	if c == nil || c.Reason != pgv1.ReasonExtraRolesUnsupported || !strings.Contains(c.Message, "role app") {
-		t.Fatalf("PrivilegesReady = %+v", c)
-	}
-	if db := f.db("shop"); db.Status.Phase != pgv1.PhaseFailed {
-		t.Errorf("phase %s, want Failed", db.Status.Phase)
-	}
-	if len(f.sql.execs) != 0 {
-		t.Errorf("SQL ran for a spec refused: %v", f.sql.execs)
-	}
-}

@@ -23,8 +23,9 @@ import (
 // — through default privileges — whatever <db>_admin creates there later;
 // <db>_ro (readOnlyRole) the same, read only, in public and in every
 // declared schema; no other role may connect (isolationPlan). It creates
-// the declared schemas and gives the fixed roles the grants spec.roles
-// declares for them (grantplan).
+// the declared schemas and gives the fixed roles and the extra roles of
+// spec.roles (made by the roles step as CNPG DatabaseRoles, the owner a
+// member of each) the grants spec.roles declares for them (grantplan).
 //
 // A database that declares schemas or roles has its privileges kept
 // exact: every pass reads what the database's roles hold (one query) and
@@ -83,9 +84,6 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 	var drift, skipped, kept []string
 	for _, d := range p.db.Spec.Databases {
 		n := namesOf(p.db.Name, d.Name)
-		if msg := unsupportedRoles(d); msg != "" {
-			return stoppedAt(d.Name, failed(pgv1.ReasonExtraRolesUnsupported, fmt.Sprintf("database %s: %s", n.DB, msg), 0))
-		}
 		exact := declaresPrivileges(d)
 		if held && !exact {
 			continue // nothing to read: its grants hold from an earlier pass
@@ -164,26 +162,6 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 // neither is granted once per generation and costs no SQL on a resync.
 func declaresPrivileges(d pgv1.DatabaseSpec) bool {
 	return len(d.Schemas) > 0 || len(d.Roles) > 0
-}
-
-// unsupportedRoles names what d declares that needs a role beyond the
-// fixed ones, which setpoint does not create yet; "" when nothing does.
-func unsupportedRoles(d pgv1.DatabaseSpec) string {
-	var out []string
-	for _, r := range d.Roles {
-		if r.Name != "rw" && r.Name != "ro" {
-			out = append(out, "role "+r.Name)
-		}
-	}
-	for _, s := range d.Schemas {
-		if s.Owner != "" && s.Owner != "admin" {
-			out = append(out, "schema "+s.Name+" owned by "+s.Owner)
-		}
-	}
-	if len(out) == 0 {
-		return ""
-	}
-	return "roles beyond rw and ro are not created by this setpoint yet: " + strings.Join(out, ", ")
 }
 
 // stoppedAt is the grants stopped at database name, where the step

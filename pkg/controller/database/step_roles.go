@@ -3,10 +3,12 @@ package database
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
@@ -41,8 +43,9 @@ func (rolesStep) Reconcile(ctx context.Context, p *pass) error {
 	for _, d := range p.db.Spec.Databases {
 		e := p.entry(d.Name)
 		var dbh []health
-		for _, c := range credentialsOf(d, namesOf(p.db.Name, d.Name)) {
-			h := p.ensureRole(ctx, d, c.role, secretOf(e, c))
+		n := namesOf(p.db.Name, d.Name)
+		for _, c := range credentialsOf(d, n) {
+			h := p.ensureRole(ctx, p.roleWantOf(d, n, c, secretOf(e, c)))
 			if h.Phase != pgv1.PhaseReady && h.Phase != pgv1.PhaseFailed {
 				st.pending++
 			}
@@ -89,7 +92,7 @@ func secretOf(e *pgv1.DatabaseStatus, c roleCredential) string {
 		ref = e.AdminSecretRef
 	case "rw":
 		ref = e.RWSecretRef
-	default:
+	case "ro":
 		ref = e.ROSecretRef
 	}
 	if ref == nil {
@@ -108,9 +111,9 @@ func markExists(e *pgv1.DatabaseStatus, role string, exists bool) {
 	}
 }
 
-// ensureRole applies the DatabaseRole of one role and reports where CNPG
-// stands with it.
-func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret string) health {
+// roleWantOf is the DatabaseRole of role c of database d, with password
+// Secret secret ("" for a role without login).
+func (p *pass) roleWantOf(d pgv1.DatabaseSpec, n names, c roleCredential, secret string) roleWant {
 	cluster := p.obs.cluster.Name
 	// Reclaim retain while the database exists, whatever its deletion
 	// policy: CNPG cannot drop a role that owns the database, so a
@@ -119,8 +122,33 @@ func (p *pass) ensureRole(ctx context.Context, d pgv1.DatabaseSpec, role, secret
 	// next pass makes the object again and CNPG adopts the role, its
 	// password and what it owns intact. removeRole switches to delete only
 	// when setpoint itself deletes the object under a Delete policy.
-	w := roleWant{object: naming.RoleObject(cluster, role), cluster: cluster, role: role, secret: secret,
+	w := roleWant{object: naming.RoleObject(cluster, c.role), cluster: cluster, role: c.role, secret: secret,
 		reclaim: roleReclaim(pgv1.DeletionPolicyRetain), legacyReclaim: roleReclaim(policyOf(d)), cert: certAuth(d)}
+	switch r := c.extra; {
+	case r != nil:
+		w.own = p.obs.roleNames[d.Name]
+		// What CNPG's DatabaseRole expresses goes through it: login,
+		// memberships (inRoles, names within the database), the limit.
+		w.extra, w.nologin = true, !loginOf(*r)
+		if r.ConnectionLimit != nil {
+			w.limit = ptr.To(int64(*r.ConnectionLimit))
+		}
+		for _, m := range r.InRoles {
+			w.memberOf = append(w.memberOf, n.Role(m))
+		}
+		slices.Sort(w.memberOf)
+		// Only a role that logs in gets a client certificate.
+		w.cert = w.cert && !w.nologin
+	case c.kind == "admin":
+		w.own, w.memberOf = p.obs.roleNames[d.Name], p.adminMemberships(d, n)
+	}
+	return w
+}
+
+// ensureRole applies the DatabaseRole w of one role and reports where
+// CNPG stands with it.
+func (p *pass) ensureRole(ctx context.Context, w roleWant) health {
+	role := w.role
 	cur := p.obs.roles[w.object]
 	if cur != nil && !ownership.IsControlledBy(cur, p.db.UID) {
 		// Never adopted: a DatabaseRole we did not create may carry

@@ -49,7 +49,10 @@ func (secretsStep) Observe(_ context.Context, p *pass, _ error) health {
 // presentRole is the intent for one role; exists is kept from the last
 // pass until the roles step reads CNPG's report again.
 func presentRole(e *pgv1.DatabaseStatus, role, secret string) pgv1.RoleStatus {
-	r := pgv1.RoleStatus{Name: role, Ensure: pgv1.RoleEnsurePresent, PasswordSecretRef: &pgv1.LocalObjectReference{Name: secret}}
+	r := pgv1.RoleStatus{Name: role, Ensure: pgv1.RoleEnsurePresent}
+	if secret != "" {
+		r.PasswordSecretRef = &pgv1.LocalObjectReference{Name: secret}
+	}
 	for _, old := range e.Roles {
 		if old.Name == role && old.Ensure == pgv1.RoleEnsurePresent {
 			r.Exists = old.Exists

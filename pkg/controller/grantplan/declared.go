@@ -11,27 +11,13 @@ import (
 // database's owner (pg_database_owner).
 const publicSchema = "public"
 
-// RoleName is the Postgres role of name within database n: admin, rw and
-// ro are the fixed roles, any other is <database>_<name>.
-func RoleName(n naming.DatabaseNames, name string) string {
-	switch name {
-	case "admin", "":
-		return n.AdminRole
-	case "rw":
-		return n.RWRole
-	case "ro":
-		return n.RORole
-	}
-	return n.DB + "_" + name
-}
-
 // ExtraRoles are the roles of d's spec.roles beyond the fixed ones, by
 // their Postgres names, in spec order.
 func ExtraRoles(d pgv1.DatabaseSpec, n naming.DatabaseNames) []string {
 	var out []string
 	for _, r := range d.Roles {
 		if r.Name != "rw" && r.Name != "ro" {
-			out = append(out, RoleName(n, r.Name))
+			out = append(out, n.Role(r.Name))
 		}
 	}
 	return out
@@ -54,7 +40,7 @@ func Declared(d pgv1.DatabaseSpec, n naming.DatabaseNames) Want {
 	w.Managed = append([]string{n.AdminRole}, w.Roles...)
 	schemaOwner := map[string]string{publicSchema: n.AdminRole}
 	for _, s := range d.Schemas {
-		o := RoleName(n, s.Owner)
+		o := n.Role(s.Owner)
 		w.Schemas = append(w.Schemas, SchemaOwner{Name: s.Name, Owner: o})
 		schemaOwner[s.Name] = o
 	}
@@ -85,7 +71,7 @@ func Declared(d pgv1.DatabaseSpec, n naming.DatabaseNames) Want {
 	}
 
 	for _, r := range d.Roles {
-		role := RoleName(n, r.Name)
+		role := n.Role(r.Name)
 		for _, g := range r.Grants {
 			on := kindOf(g.Object)
 			var names []string
@@ -96,11 +82,22 @@ func Declared(d pgv1.DatabaseSpec, n naming.DatabaseNames) Want {
 		}
 		for _, dp := range r.DefaultPrivileges {
 			for _, p := range privileges(dp.Privileges) {
-				w.Defaults = append(w.Defaults, Default{Owner: RoleName(n, dp.Owner), Schema: dp.Schema,
+				w.Defaults = append(w.Defaults, Default{Owner: n.Role(dp.Owner), Schema: dp.Schema,
 					On: kindOf(dp.Object), Grantee: role, Privilege: p})
 			}
 		}
 	}
+	return w
+}
+
+// Withdrawn is Declared with role — an extra role of d no longer
+// declared, still in Postgres — held to nothing: its plan revokes every
+// privilege role holds and the default privileges it gives the
+// database's roles on what it creates (Postgres refuses to drop a role
+// that holds or gives either), and keeps what d declares.
+func Withdrawn(d pgv1.DatabaseSpec, n naming.DatabaseNames, role string) Want {
+	w := Declared(d, n)
+	w.Roles, w.Managed = append(w.Roles, role), append(w.Managed, role)
 	return w
 }
 

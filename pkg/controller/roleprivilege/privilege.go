@@ -30,6 +30,12 @@ func Unprivileged(s *cnpgac.DatabaseRoleSpecApplyConfiguration) *cnpgac.Database
 // none when cur is as setpoint wants it. An omitted inherit or connection
 // limit is CNPG's default (true, -1).
 func Drift(cur *cnpgv1.DatabaseRole, inRoles []string) []string {
+	return DriftLimited(cur, inRoles, -1)
+}
+
+// DriftLimited is Drift for a role whose declared connection limit is
+// limit (-1: none), as a database's extra roles declare one.
+func DriftLimited(cur *cnpgv1.DatabaseRole, inRoles []string, limit int64) []string {
 	s := cur.Spec
 	var out []string
 	for _, f := range []struct {
@@ -43,7 +49,7 @@ func Drift(cur *cnpgv1.DatabaseRole, inRoles []string) []string {
 		{"bypassrls", s.BypassRLS},
 		{"inherit", !ptr.Deref(s.Inherit, true)},
 		{"inRoles", !slices.Equal(s.InRoles, inRoles) && len(s.InRoles)+len(inRoles) > 0},
-		{"connectionLimit", ptr.Deref(s.ConnectionLimit, -1) != -1},
+		{"connectionLimit", ptr.Deref(s.ConnectionLimit, -1) != limit},
 		{"validUntil", s.ValidUntil != nil},
 	} {
 		if f.drift {

@@ -4244,7 +4244,7 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseRoleSpec(ref common.ReferenceCall
 					},
 					"login": {
 						SchemaProps: spec.SchemaProps{
-							Description: "login lets the role log in; its password is in a Secret setpoint generates, as for the fixed roles. A role without login is a group other roles take through inRoles.",
+							Description: "login lets the role log in; its password is in a Secret setpoint generates, <pgdb>-<database>-<name> ('_' as '-'), as for the fixed roles. A role without login (the default) is a group other roles take through inRoles, and has no Secret.",
 							Type:        []string{"boolean"},
 							Format:      "",
 						},
@@ -4256,7 +4256,7 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseRoleSpec(ref common.ReferenceCall
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "inRoles are roles of this database, by their names within it (rw, ro or another entry of roles), whose privileges this role has.",
+							Description: "inRoles are roles of this database, by their names within it (rw, ro or another entry of roles), whose privileges this role has. Two roles cannot be members of each other.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

@@ -3,7 +3,6 @@ package inspect
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -100,9 +99,11 @@ func secretsOf(db *pgv1.PostgresDatabase) (generated, theirs []string) {
 	for _, d := range db.Spec.Databases {
 		n := naming.Database(db.Name, d.Name)
 		for _, r := range RolesOf(db.Name, d) {
-			if slices.Contains(n.Secrets(), r.Secret) {
+			switch {
+			case r.Secret == "": // a group has none
+			case r.Secret == n.Secret(r.Kind):
 				generated = append(generated, r.Secret)
-			} else {
+			default:
 				theirs = append(theirs, r.Secret)
 			}
 		}
@@ -130,14 +131,16 @@ func rolesOf(db *pgv1.PostgresDatabase) []string {
 
 // Role is one role a database spec asks for, with its Secret.
 type Role struct {
-	Kind   string // admin, rw or ro
+	Kind   string // admin, rw, ro, or an extra role's name within the database
 	Name   string
-	Secret string
+	Secret string // "" for an extra role without login
 }
 
 // RolesOf are the roles of database d of PostgresDatabase pgdb, as
 // docs/concepts/roles-and-credentials.md describes them: <db>_admin and <db>_rw, <db>_ro with
-// readOnlyRole, each with passwordConfig's Secret or the generated one.
+// readOnlyRole, each with passwordConfig's Secret or the generated one,
+// then the extra roles of spec.roles, a login one with its generated
+// Secret.
 func RolesOf(pgdb string, d pgv1.DatabaseSpec) []Role {
 	n := naming.Database(pgdb, d.Name)
 	pc := d.PasswordConfig
@@ -156,6 +159,16 @@ func RolesOf(pgdb string, d pgv1.DatabaseSpec) []Role {
 	}
 	if d.ReadOnlyRole {
 		roles = append(roles, Role{Kind: "ro", Name: n.RORole, Secret: pick(pc.ROSecretRef, n.ROSecret)})
+	}
+	for _, r := range d.Roles {
+		if r.Name == "rw" || r.Name == "ro" {
+			continue // grants of a fixed role
+		}
+		extra := Role{Kind: r.Name, Name: n.Role(r.Name)}
+		if r.Login != nil && *r.Login {
+			extra.Secret = n.Secret(r.Name)
+		}
+		roles = append(roles, extra)
 	}
 	return roles
 }

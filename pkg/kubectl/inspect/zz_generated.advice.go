@@ -225,7 +225,6 @@ var reasons = []reasonAdvice{
 	// PrivilegesReady of PostgresDatabase
 	{"ReasonPrivilegesIsolated", pgv1.ReasonPrivilegesIsolated, pgv1.ConditionPrivilegesReady, "nothing"},
 	{"ReasonPrivilegesDriftReverted", pgv1.ReasonPrivilegesDriftReverted, pgv1.ConditionPrivilegesReady, "declare the privilege under the database's roles if the role needs it, and find who granted it"},
-	{"ReasonExtraRolesUnsupported", pgv1.ReasonExtraRolesUnsupported, pgv1.ConditionPrivilegesReady, "give the grants to rw or ro and the schemas to admin, or wait for a release that creates extra roles"},
 	{"ReasonAdminUnavailable", pgv1.ReasonAdminUnavailable, pgv1.ConditionPrivilegesReady, "wait: the admin role's password is being applied, and setpoint tries again; if it lasts, read the message"},
 	{"ReasonGrantFailed", pgv1.ReasonGrantFailed, pgv1.ConditionPrivilegesReady, "read Postgres's error in the message; setpoint tries again. \"every role may still CREATE in schema public\" means PostgreSQL 14 or earlier: upgrade to 15 or later"},
 	{"ReasonAnalyzeFailed", pgv1.ReasonAnalyzeFailed, pgv1.ConditionPrivilegesReady, "read the error; a timeout on a very large database means running ANALYZE by hand, as the owner, once"},

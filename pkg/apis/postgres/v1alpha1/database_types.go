@@ -75,6 +75,7 @@ type PostgresDatabaseSpec struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.roles) || !self.roles.exists(r, r.name == 'ro') || (has(self.readOnlyRole) && self.readOnlyRole)",message="roles: the entry ro gives the read-only role grants: it needs readOnlyRole: true"
 // +kubebuilder:validation:XValidation:rule="!has(self.schemas) || self.schemas.all(s, !has(s.owner) || s.owner == 'admin' || (has(self.roles) && self.roles.exists(r, r.name == s.owner && !(r.name in ['rw', 'ro']))))",message="schemas: an owner must be admin or a role of roles other than rw and ro"
 // +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, !has(r.inRoles) || r.inRoles.all(m, m in ['rw'] || (m == 'ro' && has(self.readOnlyRole) && self.readOnlyRole) || self.roles.exists(o, o.name == m && !(o.name in ['rw', 'ro']))))",message="roles: inRoles may name only this database's roles rw, ro (with readOnlyRole) or a role of roles"
+// +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, !has(r.inRoles) || !self.roles.exists(o, has(o.inRoles) && o.name in r.inRoles && r.name in o.inRoles))",message="roles: two roles cannot be members of each other"
 // +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, (!has(r.grants) || r.grants.all(g, !has(g.schema) || g.schema == 'public' || (has(self.schemas) && self.schemas.exists(s, s.name == g.schema)))) && (!has(r.defaultPrivileges) || r.defaultPrivileges.all(g, g.schema == 'public' || (has(self.schemas) && self.schemas.exists(s, s.name == g.schema)))))",message="roles: a grant's schema must be public or one of schemas"
 // +kubebuilder:validation:XValidation:rule="!has(self.roles) || self.roles.all(r, !has(r.defaultPrivileges) || r.defaultPrivileges.all(g, !has(g.owner) || g.owner == 'admin' || self.roles.exists(o, o.name == g.owner && !(o.name in ['rw', 'ro']))))",message="roles: defaultPrivileges' owner must be admin or a role of roles other than rw and ro"
 type DatabaseSpec struct {
@@ -193,13 +194,15 @@ type DatabaseRoleSpec struct {
 	Name string `json:"name"`
 
 	// login lets the role log in; its password is in a Secret setpoint
-	// generates, as for the fixed roles. A role without login is a group
-	// other roles take through inRoles.
+	// generates, <pgdb>-<database>-<name> ('_' as '-'), as for the fixed
+	// roles. A role without login (the default) is a group other roles
+	// take through inRoles, and has no Secret.
 	// +optional
 	Login *bool `json:"login,omitempty"`
 
 	// inRoles are roles of this database, by their names within it (rw,
-	// ro or another entry of roles), whose privileges this role has.
+	// ro or another entry of roles), whose privileges this role has. Two
+	// roles cannot be members of each other.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16

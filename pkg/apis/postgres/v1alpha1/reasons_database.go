@@ -291,12 +291,6 @@ const (
 	// holds what is declared. What to do: declare the privilege under the
 	// database's roles if the role needs it, and find who granted it.
 	ReasonPrivilegesDriftReverted = "PrivilegesDriftReverted"
-	// ReasonExtraRolesUnsupported means a database declares roles beyond
-	// rw and ro, or a schema owned by one: this setpoint does not create
-	// them yet, so it grants nothing on that database. What to do: give
-	// the grants to rw or ro and the schemas to admin, or wait for a
-	// release that creates extra roles.
-	ReasonExtraRolesUnsupported = "ExtraRolesUnsupported"
 	// ReasonAdminUnavailable means setpoint cannot log in as a database's
 	// admin role to grant privileges (the error is quoted); it tries
 	// again. What to do: wait: the admin role's password is being

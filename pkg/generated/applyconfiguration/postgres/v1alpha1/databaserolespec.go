@@ -32,11 +32,13 @@ type DatabaseRoleSpecApplyConfiguration struct {
 	// holds every privilege on what it owns and takes no grants.
 	Name *string `json:"name,omitempty"`
 	// login lets the role log in; its password is in a Secret setpoint
-	// generates, as for the fixed roles. A role without login is a group
-	// other roles take through inRoles.
+	// generates, <pgdb>-<database>-<name> ('_' as '-'), as for the fixed
+	// roles. A role without login (the default) is a group other roles
+	// take through inRoles, and has no Secret.
 	Login *bool `json:"login,omitempty"`
 	// inRoles are roles of this database, by their names within it (rw,
-	// ro or another entry of roles), whose privileges this role has.
+	// ro or another entry of roles), whose privileges this role has. Two
+	// roles cannot be members of each other.
 	InRoles []string `json:"inRoles,omitempty"`
 	// connectionLimit is how many connections the role may have at once;
 	// -1 (the default) means no limit.

@@ -1,0 +1,87 @@
+package database
+
+import (
+	"slices"
+	"strings"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
+	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+)
+
+// knownRoles are every role setpoint may have made for database name of
+// db, in a fixed order: the fixed ones (whether or not the spec still
+// asks for the read-only role), the roles the spec declares
+// (credentialsOf), then extra roles it no longer declares whose removal
+// is not finished — listed in the database's status entry, or the role of
+// a DatabaseRole this object controls (owned) that belongs to the
+// database. What the snapshot reads, and what removal and deletion go
+// through.
+func knownRoles(db *pgv1.PostgresDatabase, name string, owned []*cnpgv1.DatabaseRole) []string {
+	n := namesOf(db.Name, name)
+	out := n.Roles()
+	add := func(role string) {
+		if !slices.Contains(out, role) {
+			out = append(out, role)
+		}
+	}
+	for _, d := range db.Spec.Databases {
+		if d.Name == name {
+			for _, c := range credentialsOf(d, n) {
+				add(c.role)
+			}
+		}
+	}
+	for _, d := range db.Status.Databases {
+		if d.Name == name {
+			for _, r := range d.Roles {
+				add(r.Name)
+			}
+		}
+	}
+	var found []string
+	for _, r := range owned {
+		if ownership.IsControlledBy(r, db.UID) && databaseOfRole(db, r.Spec.Name) == name {
+			found = append(found, r.Spec.Name)
+		}
+	}
+	slices.Sort(found)
+	for _, r := range found {
+		add(r)
+	}
+	return out
+}
+
+// databaseOfRole is the database of db whose role role is, by its name
+// <database>_<name>: the longest database name, of the spec or the
+// status, that prefixes it ("" for none).
+func databaseOfRole(db *pgv1.PostgresDatabase, role string) string {
+	var best string
+	consider := func(name string) {
+		if strings.HasPrefix(role, name+"_") && len(name) > len(best) {
+			best = name
+		}
+	}
+	for _, d := range db.Spec.Databases {
+		consider(d.Name)
+	}
+	for _, d := range db.Status.Databases {
+		consider(d.Name)
+	}
+	return best
+}
+
+// roleSuffix is role's name within database n: admin, rw, ro or an extra
+// role's name.
+func roleSuffix(n names, role string) string { return strings.TrimPrefix(role, n.DB+"_") }
+
+// secretsOf are the generated Secrets of roles of database n, in the same
+// order (an extra role without login has none, and nothing is found
+// under its name).
+func secretsOf(n names, roles []string) []string {
+	out := make([]string, len(roles))
+	for i, r := range roles {
+		out[i] = n.Secret(roleSuffix(n, r))
+	}
+	return out
+}
