@@ -32,7 +32,7 @@ func TestExtraRoles(t *testing.T) {
 		}},
 		{Name: "reporter", Login: ptr.To(true), InRoles: []string{"analytics"}, Grants: connect},
 	}
-	newDatabase(t, ns, "extra", pgv1.DatabaseSpec{Name: "shop",
+	kit.CreateDatabase(t, ns, "extra", "shop", pgv1.DatabaseSpec{Name: "shop",
 		Schemas: []pgv1.SchemaSpec{{Name: "app", Owner: "migrator"}}, Roles: roles})
 	kit.WaitDatabase(t, ns, "extra", pgv1.PhaseReady, 180*time.Second)
 	waitPrivileges(t, ns, "extra", pgv1.ReasonPrivilegesIsolated)

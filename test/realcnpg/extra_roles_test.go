@@ -34,7 +34,7 @@ func TestExtraRolesOnRealCNPG(t *testing.T) {
 		}},
 		{Name: "reporter", Login: ptr.To(true), InRoles: []string{"reporting"}, Grants: connect},
 	}
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders",
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders",
 		Schemas: []pgv1.SchemaSpec{{Name: "app", Owner: "migrator"}}, Roles: roles})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 4*time.Minute)
 
