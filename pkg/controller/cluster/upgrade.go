@@ -37,7 +37,8 @@ import (
 // resumes where the record stands and never repeats a finished step: the
 // backup has a name derived from the attempt, the CNPG Cluster's major is
 // read from its status (pgDataImageInfo), the analysis from each
-// database's status.
+// database's status. Nothing that would outlive a lost status write is
+// done by the pass that starts an attempt (attemptOnRecord).
 
 // upgradeState is what the upgrade plan decided in this pass
 // (pass.upgrade; the files upgrade*.go alone write it).
