@@ -438,3 +438,20 @@ func TestUpgradeActsOnlyOnceTheAttemptIsOnRecord(t *testing.T) {
 	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeBackingUp, image15)
 	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
 }
+
+// The pass that asked CloudNativePG for 17 lost its status write, and
+// pg_upgrade ran to the end while no operator looked: the record still
+// says BackingUp. That is an upgrade done, not one cancelled: it walks on
+// to Analyzing.
+func TestUpgradeDoneWhileItsStartWasUnrecorded(t *testing.T) {
+	w := newUpgradeWorld(t)
+	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "17"
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeBackingUp, image15)
+	if h := w.passLost().upgradeHold(); h != nil {
+		t.Fatalf("the pass that starts pg_upgrade holds %+v, want the spec's image", h)
+	}
+	w.cnpg.Spec.ImageName = image17
+	w.cnpg.Status.PGDataImageInfo = &cnpgv1.ImageInfo{Image: image17, MajorVersion: 17}
+	w.now = w.now.Add(10 * time.Minute)
+	w.expect(w.pass(), pgv1.UpgradeAnalyzing, pgv1.ReasonUpgradeAnalyzing, "")
+}
