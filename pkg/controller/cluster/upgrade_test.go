@@ -347,6 +347,11 @@ func TestUpgradeResumesAfterALostStatusWriteAtEveryPhase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// CloudNativePG's instances' ServiceAccount, for their pull secrets;
+	// no token.
+	if s := probe.Spec; s.ServiceAccountName != "shop" || s.AutomountServiceAccountToken == nil || *s.AutomountServiceAccountToken {
+		t.Errorf("probe Pod runs as ServiceAccount %q with token %v, want shop's, no token", s.ServiceAccountName, s.AutomountServiceAccountToken)
+	}
 	probe.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "extensions",
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}}}}
 	if _, err := w.kube.CoreV1().Pods("ns").UpdateStatus(t.Context(), probe, metav1.UpdateOptions{}); err != nil {
