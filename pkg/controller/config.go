@@ -39,9 +39,6 @@ type Config struct {
 	Clock clock.PassiveClock
 	// BackupMetrics are the per-cluster backup gauges; nil exports none.
 	BackupMetrics *BackupMetrics
-	// UpgradeMetrics are the per-cluster major upgrade gauges; nil
-	// exports none.
-	UpgradeMetrics *UpgradeMetrics
 	// ClientCAGrace is how long a replaced client CA stays trusted after
 	// every certificate it signed was re-issued; 0 is DefaultClientCAGrace.
 	ClientCAGrace time.Duration

@@ -20,7 +20,6 @@ type operatorMetrics struct {
 	postgres  *postgres.Metrics
 	collector *collector.Metrics
 	backups   *controller.BackupMetrics
-	upgrades  *controller.UpgradeMetrics
 	api       *apiRequests
 	leader    *leaderelection.Metrics
 	returner  *memory.Returner // nil with --memory-return-period=0
@@ -34,7 +33,6 @@ func newOperatorMetrics(reg prometheus.Registerer, cfg Config) operatorMetrics {
 		postgres:  postgres.NewMetrics(reg),
 		collector: collector.NewMetrics(reg),
 		backups:   controller.NewBackupMetrics(reg),
-		upgrades:  controller.NewUpgradeMetrics(reg),
 		api:       newAPIRequests(reg),
 		leader:    leaderelection.NewMetrics(reg),
 	}

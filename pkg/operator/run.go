@@ -84,7 +84,7 @@ func Run(ctx context.Context, cfg Config) error {
 		logger.Info("Serving Go profiles under /debug/pprof/", "addr", addr)
 	}
 
-	ctrl := &controllers{cfg: cfg, kube: kube, pg: pg, qm: qm, pm: pm, cm: cm, bm: m.backups, um: m.upgrades, h: h}
+	ctrl := &controllers{cfg: cfg, kube: kube, pg: pg, qm: qm, pm: pm, cm: cm, bm: m.backups, h: h}
 	// An error here is fatal: the process exits non-zero (and, leading,
 	// first releases the Lease) so that it is restarted or a standby takes
 	// over, instead of serving probes while reconciling nothing.
@@ -112,7 +112,6 @@ type controllers struct {
 	pm   *postgres.Metrics
 	cm   *collector.Metrics
 	bm   *controller.BackupMetrics
-	um   *controller.UpgradeMetrics
 	h    *health
 }
 

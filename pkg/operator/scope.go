@@ -59,8 +59,7 @@ func (c *controllers) newScope(ns string, installed apis, shared scopeShared) (*
 	ctrlCfg := controller.Config{
 		Kube: c.kube, PG: c.pg, Recorder: shared.recorder, Connector: shared.connector,
 		PostgresTimeout: cfg.PostgresTimeout, Metrics: c.qm, CAs: shared.cas,
-		ClassesReadOnly: len(cfg.WatchNamespaces) != 0, BackupMetrics: c.bm, UpgradeMetrics: c.um,
-		ClientCAGrace: cfg.ClientCAGrace,
+		ClassesReadOnly: len(cfg.WatchNamespaces) != 0, BackupMetrics: c.bm, ClientCAGrace: cfg.ClientCAGrace,
 	}
 	sc := &scope{inf: inf}
 	if !cfg.CollectorOff {

@@ -30,8 +30,6 @@ type deps struct {
 	clock clock.PassiveClock
 	// backupMetrics are the per-cluster backup gauges (nil: none).
 	backupMetrics *controller.BackupMetrics
-	// upgradeMetrics are the per-cluster major upgrade gauges (nil: none).
-	upgradeMetrics *controller.UpgradeMetrics
 	// clientCAGrace is how long a replaced client CA stays trusted once
 	// every certificate it signed is re-issued (certificates_move.go).
 	clientCAGrace time.Duration

@@ -33,7 +33,6 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		c.expect.Forget(name)
 		c.deps.settle.forget(name)
 		c.deps.backupMetrics.Forget(name)
-		c.deps.upgradeMetrics.Forget(name)
 		return workqueue.Result{}, nil // children go with their owner references
 	}
 	if err != nil {
@@ -47,7 +46,6 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	}
 	if pc.DeletionTimestamp != nil {
 		c.deps.backupMetrics.Forget(name)
-		c.deps.upgradeMetrics.Forget(name)
 		return c.finalize(ctx, pc)
 	}
 	before := pc.ResourceVersion
@@ -97,7 +95,6 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	}
 	c.storageEvents(ctx, pc, st, grow)
 	c.exportBackupHealth(pc, st, backups)
-	c.deps.upgradeMetrics.Set(name, st.Upgrade)
 	if out.Err != nil {
 		// Status says what failed; the queue retries with backoff.
 		return workqueue.Result{}, out.Err

@@ -20,10 +20,6 @@ const (
 	UpgradeFailed    UpgradePhase = "Failed"
 )
 
-// UpgradePhases are the phases, in the order an upgrade walks them (the
-// enum above; metrics label by them).
-var UpgradePhases = []UpgradePhase{UpgradePreflight, UpgradeBackingUp, UpgradeUpgrading, UpgradeAnalyzing, UpgradeSucceeded, UpgradeFailed}
-
 // InProgress: the upgrade has started and not ended.
 func (p UpgradePhase) InProgress() bool {
 	return p != "" && p != UpgradeSucceeded && p != UpgradeFailed
