@@ -24,11 +24,12 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p test/envtest/crds
 cp "$tmp/monitoring.coreos.com_podmonitors.yaml" test/envtest/crds/
 
-# The Helm chart ships the same CRDs in its crds/ directory (Helm installs
-# them before the templates and never upgrades or deletes them).
-rm -f charts/setpoint/crds/*.yaml
-mkdir -p charts/setpoint/crds
-cp manifests/crd/*.yaml charts/setpoint/crds/
+# The Helm chart ships the same CRDs in files/crds, which its
+# templates/crds.yaml renders (with crds.create), so `helm upgrade`
+# upgrades them (Helm never upgrades a chart's crds/ directory).
+rm -f charts/setpoint/files/crds/*.yaml
+mkdir -p charts/setpoint/files/crds
+cp manifests/crd/*.yaml charts/setpoint/files/crds/
 
 # The RBAC rules, written once in hack/tools/rbac/rules.go, into the
 # install manifest (manifests/rbac), the namespace-scoped overlay

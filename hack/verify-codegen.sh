@@ -13,7 +13,7 @@ mkdir -p "$TMP/bin"
 (cd "$TMP" && hack/update-codegen.sh >/dev/null && hack/update-manifests.sh)
 
 status=0
-for dir in pkg manifests charts/setpoint/crds charts/setpoint/templates overlays test/envtest/crds hack/api-rule-violations.list; do
+for dir in pkg manifests charts/setpoint/files/crds charts/setpoint/templates overlays test/envtest/crds hack/api-rule-violations.list; do
   if ! diff -ruN "$ROOT/$dir" "$TMP/$dir"; then
     status=1
   fi

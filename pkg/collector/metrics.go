@@ -3,6 +3,8 @@ package collector
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/setpoint-dev/setpoint/pkg/statemetrics"
 )
 
 // Metrics are the collector's: per-cluster gauges of what Postgres
@@ -20,7 +22,7 @@ type Metrics struct {
 	statements prometheus.Counter
 }
 
-// The per-cluster gauges, setpoint_postgres_<name>{namespace,cluster}.
+// The per-cluster gauges, setpoint_postgres_<name>{namespace,postgrescluster}.
 const (
 	gaugeUsed       = "used_bytes"
 	gaugeDatabases  = "database_bytes"
@@ -75,7 +77,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	for name, help := range gaugeHelp {
 		m.gauges[name] = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "setpoint_postgres_" + name, Help: help,
-		}, []string{"namespace", "cluster"})
+		}, statemetrics.ClusterLabels)
 		reg.MustRegister(m.gauges[name])
 	}
 	return m

@@ -5,6 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/setpoint-dev/setpoint/pkg/statemetrics"
 )
 
 // BackupMetrics are the per-cluster gauges of backup health, so a platform
@@ -18,7 +20,7 @@ type BackupMetrics struct {
 
 // NewBackupMetrics registers the backup gauges with reg.
 func NewBackupMetrics(reg prometheus.Registerer) *BackupMetrics {
-	labels := []string{"namespace", "cluster"}
+	labels := statemetrics.ClusterLabels
 	m := &BackupMetrics{
 		lastBackup: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "setpoint_cluster_last_successful_backup_timestamp_seconds",

@@ -9,6 +9,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 	"github.com/setpoint-dev/setpoint/pkg/memory"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/pkg/statemetrics"
 	"github.com/setpoint-dev/setpoint/pkg/version"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
@@ -22,6 +23,7 @@ type operatorMetrics struct {
 	backups   *controller.BackupMetrics
 	api       *apiRequests
 	leader    *leaderelection.Metrics
+	state     *statemetrics.Metrics
 	returner  *memory.Returner // nil with --memory-return-period=0
 }
 
@@ -35,6 +37,7 @@ func newOperatorMetrics(reg prometheus.Registerer, cfg Config) operatorMetrics {
 		backups:   controller.NewBackupMetrics(reg),
 		api:       newAPIRequests(reg),
 		leader:    leaderelection.NewMetrics(reg),
+		state:     statemetrics.New(reg),
 	}
 	if cfg.MemoryReturn > 0 {
 		m.returner = memory.NewReturner(cfg.MemoryReturn, reg)

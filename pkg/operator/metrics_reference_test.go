@@ -93,7 +93,9 @@ func renderMetrics(t *testing.T, cs []prometheus.Collector) string {
 // kindOf is a collector's metric type; "" for the standard collectors.
 // Histograms before gauges before counters: a Gauge also has Inc and Add.
 func kindOf(c prometheus.Collector) string {
-	switch c.(type) {
+	switch c := c.(type) {
+	case interface{ MetricKind() string }: // a collector of its own (statemetrics)
+		return c.MetricKind()
 	case *prometheus.CounterVec:
 		return "counter"
 	case *prometheus.GaugeVec:

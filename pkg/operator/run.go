@@ -22,6 +22,7 @@ import (
 	pgscheme "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/scheme"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/pkg/statemetrics"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
@@ -84,7 +85,7 @@ func Run(ctx context.Context, cfg Config) error {
 		logger.Info("Serving Go profiles under /debug/pprof/", "addr", addr)
 	}
 
-	ctrl := &controllers{cfg: cfg, kube: kube, pg: pg, qm: qm, pm: pm, cm: cm, bm: m.backups, h: h}
+	ctrl := &controllers{cfg: cfg, kube: kube, pg: pg, qm: qm, pm: pm, cm: cm, bm: m.backups, sm: m.state, h: h}
 	// An error here is fatal: the process exits non-zero (and, leading,
 	// first releases the Lease) so that it is restarted or a standby takes
 	// over, instead of serving probes while reconciling nothing.
@@ -112,6 +113,7 @@ type controllers struct {
 	pm   *postgres.Metrics
 	cm   *collector.Metrics
 	bm   *controller.BackupMetrics
+	sm   *statemetrics.Metrics
 	h    *health
 }
 
@@ -144,6 +146,8 @@ func (c *controllers) run(ctx context.Context, installed apis) error {
 		scopes = append(scopes, sc)
 	}
 	for _, sc := range scopes {
+		// The state metrics read these caches, so they stop with them.
+		defer c.sm.Add(sc.stateSource())()
 		if err := sc.inf.Start(ctx); err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller/database"
 	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/pkg/statemetrics"
 )
 
 // A scope is the informers and controllers of one watched namespace (or
@@ -87,4 +88,11 @@ func (sc *scope) run(ctx context.Context, wg *sync.WaitGroup, errs chan<- error,
 	}
 	wg.Go(func() { errs <- sc.clusters.Run(ctx, cfg.ClusterWorkers) })
 	wg.Go(func() { errs <- sc.databases.Run(ctx, cfg.DatabaseWorkers) })
+}
+
+// stateSource is the scope's caches the state metrics read (registered
+// before the informers start, as the controllers' own listers are).
+func (sc *scope) stateSource() *statemetrics.Source {
+	v := sc.inf.Setpoint.Postgres().V1alpha1()
+	return &statemetrics.Source{Clusters: v.PostgresClusters().Lister(), Databases: v.PostgresDatabases().Lister()}
 }

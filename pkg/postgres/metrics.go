@@ -7,8 +7,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Metrics count what the operator asks of Postgres: the idle-cost figure
-// (no SQL on a resync of converged objects) is read from them.
+// Metrics count what the operator's pipelines ask of Postgres: the
+// idle-cost figure (no SQL on a resync of converged objects) is read from
+// them. Named setpoint_pipeline_*, not setpoint_postgres_*: that prefix is
+// the gauges of what Postgres itself reports (pkg/collector).
 type Metrics struct {
 	connections *prometheus.CounterVec
 	statements  prometheus.Counter
@@ -18,12 +20,12 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		connections: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "setpoint_postgres_connections_total",
-			Help: "Connections the operator opened to Postgres, by result.",
+			Name: "setpoint_pipeline_connections_total",
+			Help: "Connections the operator's pipelines opened to Postgres, by result (the collector's are setpoint_collector_connections_total).",
 		}, []string{"result"}),
 		statements: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "setpoint_postgres_statements_total",
-			Help: "SQL statements the operator sent to Postgres.",
+			Name: "setpoint_pipeline_statements_total",
+			Help: "SQL statements the operator's pipelines sent to Postgres (the collector's are setpoint_collector_statements_total).",
 		}),
 	}
 	reg.MustRegister(m.connections, m.statements)

@@ -411,8 +411,8 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["status_writes_per_cluster"] = statusWrites(res.opAPI, "postgresclusters") / nClu
 	if nDB > 0 {
 		fig["status_writes_per_database"] = statusWrites(res.opAPI, "postgresdatabases") / nDB
-		fig["op_sql_statements_per_database"] = (sConv.sum("setpoint_postgres_statements_total") - sStart.sum("setpoint_postgres_statements_total")) / nDB
-		fig["op_pg_connections_per_database"] = (sConv.sum("setpoint_postgres_connections_total") - sStart.sum("setpoint_postgres_connections_total")) / nDB
+		fig["op_sql_statements_per_database"] = (sConv.sum("setpoint_pipeline_statements_total") - sStart.sum("setpoint_pipeline_statements_total")) / nDB
+		fig["op_pg_connections_per_database"] = (sConv.sum("setpoint_pipeline_connections_total") - sStart.sum("setpoint_pipeline_connections_total")) / nDB
 		fig["reconciles_per_database"] = sConv.sum("setpoint_reconcile_total", "name", "postgresdatabase") / nDB
 		// By outcome: a pass that waits (on CNPG, on its cluster) is not
 		// one that does work, and a high count of either says where to look.
@@ -499,8 +499,8 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["idle_reconciles"] = s1.sum("setpoint_reconcile_total") - s0.sum("setpoint_reconcile_total")
 	fig["idle_api_writes"] = sumWrites(res.idleAPI)
 	fig["idle_api_requests"] = sumAll(res.idleAPI)
-	fig["idle_sql_statements"] = s1.sum("setpoint_postgres_statements_total") - s0.sum("setpoint_postgres_statements_total")
-	fig["idle_pg_connections"] = s1.sum("setpoint_postgres_connections_total") - s0.sum("setpoint_postgres_connections_total")
+	fig["idle_sql_statements"] = s1.sum("setpoint_pipeline_statements_total") - s0.sum("setpoint_pipeline_statements_total")
+	fig["idle_pg_connections"] = s1.sum("setpoint_pipeline_connections_total") - s0.sum("setpoint_pipeline_connections_total")
 	fig["idle_cpu_s"] = s1.sum("process_cpu_seconds_total") - s0.sum("process_cpu_seconds_total")
 	fig["rss_end_mb"] = s1.sum("process_resident_memory_bytes") / (1 << 20)
 	fig["heap_end_mb"] = s1.sum("go_memstats_heap_alloc_bytes") / (1 << 20)

@@ -40,11 +40,11 @@ func TestBackupHealthFollowsTheObjectStore(t *testing.T) {
 			t.Errorf("failing backups changed the phase: %s", c.Status.Phase)
 		}
 		waitGauge(t, op, ns, "setpoint_cluster_wal_archiving_ok", 0)
-		waitEvents(t, ns, pgv1.EventBackupsFailing, 1)
+		kit.WaitEvents(t, ns, "shop", pgv1.EventBackupsFailing, 1, 20*time.Second)
 		// Proof of absence by passes, not by a sleep: five more passes
 		// (the resync every 2 s) write no second Event.
 		passesAfter(t, op, 5)
-		if n := countEvents(t, ns, pgv1.EventBackupsFailing); n != 1 {
+		if n := kit.CountEvents(t, ns, "shop", pgv1.EventBackupsFailing); n != 1 {
 			t.Errorf("%d %s Events after more passes, want 1", n, pgv1.EventBackupsFailing)
 		}
 	})
@@ -53,7 +53,7 @@ func TestBackupHealthFollowsTheObjectStore(t *testing.T) {
 		setBackupCreds(t, ns, true)
 		waitBackupHealth(t, ns, pgv1.ReasonBackupsHealthy, "", 100*time.Second)
 		waitGauge(t, op, ns, "setpoint_cluster_wal_archiving_ok", 1)
-		waitEvents(t, ns, pgv1.EventBackupsRecovered, 1)
+		kit.WaitEvents(t, ns, "shop", pgv1.EventBackupsRecovered, 1, 20*time.Second)
 	})
 
 	t.Run("a backup failed while the store refused: LastBackupFailed until one succeeds", func(t *testing.T) {
@@ -74,10 +74,10 @@ func TestBackupHealthFollowsTheObjectStore(t *testing.T) {
 		// Archiving works again; the last backup is still the failed one.
 		waitBackupHealth(t, ns, pgv1.ReasonLastBackupFailed, missingAccessKey, 100*time.Second)
 		waitGauge(t, op, ns, "setpoint_cluster_wal_archiving_ok", 1)
-		waitEvents(t, ns, pgv1.EventBackupsFailing, 3) // ArchivingFailing twice, then LastBackupFailed
+		kit.WaitEvents(t, ns, "shop", pgv1.EventBackupsFailing, 3, 20*time.Second) // ArchivingFailing twice, then LastBackupFailed
 		kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "after"), 2*time.Minute)
 		waitBackupHealth(t, ns, pgv1.ReasonBackupsHealthy, "", 60*time.Second)
-		waitEvents(t, ns, pgv1.EventBackupsRecovered, 2)
+		kit.WaitEvents(t, ns, "shop", pgv1.EventBackupsRecovered, 2, 20*time.Second)
 		// The recovery window is the ObjectStore's status, which the
 		// plugin writes apart from CNPG's LastBackupSucceeded: it may
 		// reach the PostgresCluster a pass later than the condition.
@@ -168,37 +168,11 @@ func waitGauge(t *testing.T, op *operatorProc, ns, name string, want float64) {
 	// Present and equal: an absent series is not a 0.
 	kit.Until(t, 20*time.Second, fmt.Sprintf("%s = %v", name, want), func(context.Context) (bool, error) {
 		for _, s := range op.samples(t, name) {
-			if s.labels["namespace"] == ns && s.labels["cluster"] == "shop" {
+			if s.labels["namespace"] == ns && s.labels["postgrescluster"] == "shop" {
 				return s.value == want, nil
 			}
 		}
 		return false, nil
-	})
-}
-
-func countEvents(t *testing.T, ns, reason string) int {
-	t.Helper()
-	evs, err := kube.CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=shop,reason=" + reason})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range evs.Items {
-		n += int(max(e.Count, 1))
-	}
-	return n
-}
-
-// waitEvents waits until there are n Events of reason, and fails at once
-// on more.
-func waitEvents(t *testing.T, ns, reason string, n int) {
-	t.Helper()
-	kit.Until(t, 20*time.Second, fmt.Sprintf("%d %s Event(s)", n, reason), func(context.Context) (bool, error) {
-		got := countEvents(t, ns, reason)
-		if got > n {
-			return false, fmt.Errorf("%d %s Events, want %d", got, reason, n)
-		}
-		return got == n, nil
 	})
 }
 

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,12 +59,22 @@ func TestBackupOverdueWhileScheduledBackupsHang(t *testing.T) {
 			t.Errorf("overdue %s after the last successful backup, before the slack's 5 minutes", age.Round(time.Second))
 		}
 		noOtherBackup(t, ns, stuck)
-		waitEvents(t, ns, pgv1.EventBackupsFailing, 1)
+		kit.WaitEvents(t, ns, "shop", pgv1.EventBackupsFailing, 1, 20*time.Second)
 		if msg := eventMessages(t, ns, pgv1.EventBackupsFailing); !strings.HasPrefix(msg[0], pgv1.ReasonBackupOverdue+": ") {
 			t.Errorf("%s Event %q, want it to name %s", pgv1.EventBackupsFailing, msg[0], pgv1.ReasonBackupOverdue)
 		}
 		waitGauge(t, op, ns, "setpoint_cluster_wal_archiving_ok", 1)
 		waitGauge(t, op, ns, "setpoint_cluster_last_successful_backup_timestamp_seconds", float64(last.Unix()))
+		// The alert, run by Prometheus' engine on the operator's scrapes.
+		firing := alertsOn(t, op)
+		if !slices.ContainsFunc(firing["SetpointBackupOverdue"], func(ls map[string]string) bool {
+			return ls["namespace"] == ns && ls["postgrescluster"] == "shop"
+		}) {
+			t.Errorf("SetpointBackupOverdue does not fire for the overdue cluster: %v", firing)
+		}
+		if _, ok := firing["SetpointWALArchivingFailing"]; ok {
+			t.Errorf("SetpointWALArchivingFailing fires while archiving works: %v", firing)
+		}
 	})
 
 	t.Run("the hung backup finishes: healthy again", func(t *testing.T) {
@@ -74,7 +85,7 @@ func TestBackupOverdueWhileScheduledBackupsHang(t *testing.T) {
 		sim.ResumeBackups(ns, "shop")
 		kit.WaitBackupCompleted(t, ns, stuck.Name, 2*time.Minute)
 		waitBackupHealth(t, ns, pgv1.ReasonBackupsHealthy, "", 60*time.Second)
-		waitEvents(t, ns, pgv1.EventBackupsRecovered, 1)
+		kit.WaitEvents(t, ns, "shop", pgv1.EventBackupsRecovered, 1, 20*time.Second)
 		var after *metav1.Time
 		kit.Until(t, 60*time.Second, "a later last successful backup in backupStatus", func(ctx context.Context) (bool, error) {
 			after = getBackupStatus(t, ns).LastSuccessfulBackupTime

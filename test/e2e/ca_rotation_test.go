@@ -17,7 +17,7 @@ import (
 func TestCARotation(t *testing.T) {
 	ns := kit.Namespace(t)
 	readyCluster(t, ns)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	old, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "shop-ca", metav1.GetOptions{})
 	if err != nil {
@@ -37,12 +37,12 @@ func TestCARotation(t *testing.T) {
 	})
 
 	// The cluster controller must talk to Postgres to confirm a parameter.
-	updateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) {
+	kit.UpdateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) {
 		pc.Spec.PostgreSQLConfig = map[string]string{"work_mem": "8MB"}
 	})
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 90*time.Second)
 	// The database controller must grant on a new database.
-	newDatabase(t, ns, "app2", pgv1.DatabaseSpec{Name: "items"})
+	kit.CreateDatabase(t, ns, "app2", "shop", pgv1.DatabaseSpec{Name: "items"})
 	kit.WaitDatabase(t, ns, "app2", pgv1.PhaseReady, 90*time.Second)
 	connectAs(t, ns, "app2-items-config", "app2-items-rw")
 }

@@ -91,7 +91,7 @@ func TestHelmChartInstalls(t *testing.T) {
 	class := "e2e-" + watched
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
 	newCluster(t, watched, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	newDatabase(t, watched, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, watched, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitCluster(t, watched, "shop", pgv1.PhaseReady, 120*time.Second)
 	kit.WaitDatabase(t, watched, "app", pgv1.PhaseReady, 60*time.Second)
 	for _, s := range op.samples(t, "setpoint_api_requests_total") {

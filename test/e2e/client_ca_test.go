@@ -19,9 +19,9 @@ import (
 // server CA's copy it is pointed to holds ca.crt alone.
 func libpqCannotMint(t *testing.T, ns string, cm map[string]string) {
 	t.Helper()
-	ca := getSecret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
+	ca := kit.Secret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
 	kit.ApplicationsCannotMint(t, ns, "shop", cm, libpqCertConfig(t.TempDir(), cm, ca))
-	if keys := getSecret(t, ns, "shop-server-ca").Data; len(keys) != 1 || len(keys["ca.crt"]) == 0 {
+	if keys := kit.Secret(t, ns, "shop-server-ca").Data; len(keys) != 1 || len(keys["ca.crt"]) == 0 {
 		t.Errorf("shop-server-ca holds %d keys, want ca.crt alone", len(keys))
 	}
 }
@@ -44,7 +44,7 @@ func certificateReason(ctx context.Context, ns string) (string, error) {
 // mounted Secret's files does.
 func startLibpqCertApp(t *testing.T, ns string, cm map[string]string, user, certSecret string) *testkit.App {
 	t.Helper()
-	ca := getSecret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
+	ca := kit.Secret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
 	return kit.StartCertApp(t, ns, user, certSecret, testkit.Pace{Poll: 100 * time.Millisecond, Timeout: 10 * time.Second},
 		libpqCertConfig(t.TempDir(), cm, ca))
 }
@@ -59,7 +59,7 @@ func startLibpqCertApp(t *testing.T, ns string, cm map[string]string, user, cert
 func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
 	prev := runPrevious(t, lastOpenRelease)
 	ns := prev.ns
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", Authentication: pgv1.AuthenticationCertificate})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", Authentication: pgv1.AuthenticationCertificate})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	cm := getConfigMap(t, ns, "app-orders-config")
 	if cm["ca-secret"] != "shop-ca" {
@@ -72,7 +72,7 @@ func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
 		t.Fatalf("before the upgrade a forged certificate should log in (the hole this closes): %v", err)
 	}
 	_ = conn.Close(t.Context())
-	old := getSecret(t, ns, "shop.orders-rw-client-cert")
+	old := kit.Secret(t, ns, "shop.orders-rw-client-cert")
 
 	app := startLibpqCertApp(t, ns, cm, "orders_rw", "shop.orders-rw-client-cert")
 	kit.Until(t, 30*time.Second, "the application logs in by certificate", func(context.Context) (bool, error) {
@@ -108,11 +108,11 @@ func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
 	if n := app.Failed(); n > 0 {
 		t.Errorf("%d of %d certificate logins failed across the upgrade; last error: %v", n, n+app.OK(), app.LastErr())
 	}
-	trusted, err := pki.ParseBundle(getSecret(t, ns, "shop-client-ca").Data["ca.crt"])
+	trusted, err := pki.ParseBundle(kit.Secret(t, ns, "shop-client-ca").Data["ca.crt"])
 	if err != nil || len(trusted) != 1 {
 		t.Fatalf("after the move the client CA trusts %d certificates (%v), want its own alone", len(trusted), err)
 	}
-	now := getSecret(t, ns, "shop.orders-rw-client-cert")
+	now := kit.Secret(t, ns, "shop.orders-rw-client-cert")
 	if !pki.SignedBy(now.Data["tls.crt"], trusted[0]) {
 		t.Error("orders_rw's certificate is not signed by shop-client-ca")
 	}
@@ -127,8 +127,8 @@ func TestUpgradeMovesCertificateLoginsToTheirOwnClientCA(t *testing.T) {
 	} else {
 		_ = conn.Close(t.Context())
 	}
-	waitEvents(t, ns, pgv1.EventClientCAReplaced, 1)
-	waitEvents(t, ns, pgv1.EventClientCAMoved, 1)
+	kit.WaitEvents(t, ns, "shop", pgv1.EventClientCAReplaced, 1, 20*time.Second)
+	kit.WaitEvents(t, ns, "shop", pgv1.EventClientCAMoved, 1, 20*time.Second)
 }
 
 func getConfigMap(t *testing.T, ns, name string) map[string]string {

@@ -27,7 +27,7 @@ import (
 // password at all. Only the TCP dial goes through the host map.
 func libpqLoginByCert(t *testing.T, ns string, cm map[string]string, user, certSecret string) (*pgx.Conn, error) {
 	t.Helper()
-	ca := getSecret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
+	ca := kit.Secret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
 	return kit.LoginByCert(t, ns, user, certSecret, libpqCertConfig(t.TempDir(), cm, ca))
 }
 
@@ -35,7 +35,7 @@ func libpqLoginByCert(t *testing.T, ns string, cm map[string]string, user, certS
 // hand: one an application kept from earlier, or one forged.
 func libpqLoginWithCert(t *testing.T, ns string, cm map[string]string, user string, crt, key []byte) (*pgx.Conn, error) {
 	t.Helper()
-	ca := getSecret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
+	ca := kit.Secret(t, ns, cm["ca-secret"]).Data[cm["ca-secret-key"]]
 	return kit.LoginWithCert(t, libpqCertConfig(t.TempDir(), cm, ca), user, crt, key)
 }
 
@@ -101,7 +101,7 @@ func TestClientCertificateLogin(t *testing.T) {
 			t.Logf("DatabaseRole %s: generation %d status %+v clientCertificate %+v", r.Name, r.Generation, r.Status, r.Status.ClientCertificate)
 		}
 	})
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true, Authentication: pgv1.AuthenticationCertificate})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true, Authentication: pgv1.AuthenticationCertificate})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 
 	cmObj, err := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "app-orders-config", metav1.GetOptions{})

@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
@@ -123,22 +122,6 @@ func show(t *testing.T, conn *pgx.Conn, param string) string {
 	return v
 }
 
-func updateCluster(t *testing.T, ns, name string, mutate func(*pgv1.PostgresCluster)) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(t.Context(), name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		mutate(c)
-		_, err = pg.PostgresV1alpha1().PostgresClusters(ns).Update(t.Context(), c, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatalf("update cluster: %v", err)
-	}
-}
-
 func TestClusterLifecycle(t *testing.T) {
 	ns := kit.Namespace(t)
 	op := startOperator(t, "cluster-op", "--leader-elect=false", "--namespace", ns,
@@ -175,7 +158,7 @@ func TestClusterLifecycle(t *testing.T) {
 	})
 
 	t.Run("parameter change reaches the server", func(t *testing.T) {
-		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+		kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 			c.Spec.PostgreSQLConfig = map[string]string{"work_mem": "16MB"}
 		})
 		kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
@@ -185,7 +168,7 @@ func TestClusterLifecycle(t *testing.T) {
 	})
 
 	t.Run("pooler on and off", func(t *testing.T) {
-		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+		kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 			c.Spec.ConnectionPooler = &pgv1.ConnectionPoolerSpec{Enabled: ptr.To(true), Instances: ptr.To[int32](2), PoolMode: pgv1.PoolModeTransaction}
 		})
 		c := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
@@ -202,7 +185,7 @@ func TestClusterLifecycle(t *testing.T) {
 		if cm.Data["pooler-rw-host"] != "shop-pooler-rw."+ns+".svc" {
 			t.Errorf("ConfigMap lacks the pooler endpoint: %v", cm.Data)
 		}
-		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.ConnectionPooler.Enabled = ptr.To(false) })
+		kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.ConnectionPooler.Enabled = ptr.To(false) })
 		for _, n := range []string{"shop-pooler-rw", "shop-pooler-ro"} {
 			kit.Gone(t, "pooler "+n, func(ctx context.Context) error {
 				_, err := pg.CNPGV1().Poolers(ns).Get(ctx, n, metav1.GetOptions{})
@@ -213,7 +196,7 @@ func TestClusterLifecycle(t *testing.T) {
 	})
 
 	t.Run("backups on and off", func(t *testing.T) {
-		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+		kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 			c.Spec.Backup = &pgv1.BackupSpec{Schedule: "0 2 * * *", ObjectStore: &pgv1.ObjectStoreSpec{
 				DestinationPath: "s3://backups/shop", CredentialsSecretName: "backup-creds", RetentionPolicy: "7d"}}
 		})
@@ -229,7 +212,7 @@ func TestClusterLifecycle(t *testing.T) {
 		if !slices.ContainsFunc(cl.Spec.Plugins, func(p cnpgv1.PluginConfiguration) bool { return p.Name == "barman-cloud.cloudnative-pg.io" }) {
 			t.Errorf("CNPG Cluster has no barman-cloud plugin: %+v", cl.Spec.Plugins)
 		}
-		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.Backup = nil })
+		kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.Backup = nil })
 		kit.Gone(t, "scheduled backup", func(ctx context.Context) error {
 			_, err := pg.CNPGV1().ScheduledBackups(ns).Get(ctx, "shop-backup", metav1.GetOptions{})
 			return err
@@ -286,13 +269,13 @@ func readyMessage(c *pgv1.PostgresCluster) string {
 func expectIdle(t *testing.T, op *operatorProc, queue string) {
 	t.Helper()
 	settle(t, op)
-	w, sql := writesBy(t, op), op.metric(t, "setpoint_postgres_statements_total")
+	w, sql := writesBy(t, op), op.metric(t, "setpoint_pipeline_statements_total")
 	passes := op.metric(t, "setpoint_reconcile_total", "name", queue)
 	time.Sleep(5 * time.Second) // two resync periods
 	if d := diffCounts(w, writesBy(t, op)); len(d) != 0 {
 		t.Errorf("resyncs of converged objects wrote: %s", strings.Join(d, ", "))
 	}
-	if d := op.metric(t, "setpoint_postgres_statements_total") - sql; d != 0 {
+	if d := op.metric(t, "setpoint_pipeline_statements_total") - sql; d != 0 {
 		t.Errorf("resyncs of converged objects ran %v SQL statements", d)
 	}
 	if op.metric(t, "setpoint_reconcile_total", "name", queue) == passes {

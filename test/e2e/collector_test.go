@@ -104,7 +104,7 @@ func TestCollector(t *testing.T) {
 				t.Errorf("healthy cluster has %s=%s", typ, cond.Status)
 			}
 		}
-		match := []string{"namespace", ns, "cluster", "shop"}
+		match := []string{"namespace", ns, "postgrescluster", "shop"}
 		if v := op.metric(t, "setpoint_postgres_used_bytes", match...); v <= 0 {
 			t.Errorf("setpoint_postgres_used_bytes = %v", v)
 		}
@@ -124,7 +124,7 @@ func TestCollector(t *testing.T) {
 		w := writesBy(t, op)
 		passes := passesBy(t, op)
 		edges := op.metric(t, "setpoint_collector_edges_total")
-		sql := op.metric(t, "setpoint_postgres_statements_total")
+		sql := op.metric(t, "setpoint_pipeline_statements_total")
 		ok := op.metric(t, "setpoint_collector_samples_total", "result", "ok")
 		// Proof by the collector's own count: five more samples were
 		// taken (five intervals), not by a sleep.
@@ -140,7 +140,7 @@ func TestCollector(t *testing.T) {
 		if d := op.metric(t, "setpoint_collector_edges_total") - edges; d != 0 {
 			t.Errorf("steady samples crossed %v edges", d)
 		}
-		if d := op.metric(t, "setpoint_postgres_statements_total") - sql; d != 0 {
+		if d := op.metric(t, "setpoint_pipeline_statements_total") - sql; d != 0 {
 			t.Errorf("the pipelines ran %v statements while the cluster was steady", d)
 		}
 	})
@@ -158,7 +158,7 @@ func TestCollector(t *testing.T) {
 			t.Errorf("status.postgres not refreshed with the edge: %+v", c.Status.Postgres)
 		}
 		expectEvent(t, ns, "shop", "Warning", pgv1.ConditionNotAcceptingWrites)
-		if v := op.metric(t, "setpoint_postgres_accepts_writes", "namespace", ns, "cluster", "shop"); v != 0 {
+		if v := op.metric(t, "setpoint_postgres_accepts_writes", "namespace", ns, "postgrescluster", "shop"); v != 0 {
 			t.Errorf("setpoint_postgres_accepts_writes = %v, want 0", v)
 		}
 		execAll(t, ns, "SET default_transaction_read_only = off",
@@ -176,7 +176,7 @@ func TestCollector(t *testing.T) {
 			t.Errorf("NotAcceptingWrites while unreachable = %+v, want Unknown", cond)
 		}
 		expectEvent(t, ns, "shop", "Warning", pgv1.ConditionPostgresUnreachable)
-		if v := op.metric(t, "setpoint_postgres_sample_failing", "namespace", ns, "cluster", "shop"); v != 1 {
+		if v := op.metric(t, "setpoint_postgres_sample_failing", "namespace", ns, "postgrescluster", "shop"); v != 1 {
 			t.Errorf("setpoint_postgres_sample_failing = %v, want 1", v)
 		}
 		if err := sim.StartServer(t.Context(), ns, "shop"); err != nil {
@@ -188,13 +188,13 @@ func TestCollector(t *testing.T) {
 		}
 		expectEvent(t, ns, "shop", "Normal", "PostgresReachable")
 		kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
-		if v := op.metric(t, "setpoint_postgres_sample_failing", "namespace", ns, "cluster", "shop"); v != 0 {
+		if v := op.metric(t, "setpoint_postgres_sample_failing", "namespace", ns, "postgrescluster", "shop"); v != 0 {
 			t.Errorf("setpoint_postgres_sample_failing = %v after recovery, want 0", v)
 		}
 	})
 
 	t.Run("deleted cluster leaves no series", func(t *testing.T) {
-		if v := op.metric(t, "setpoint_postgres_used_bytes", "namespace", ns, "cluster", "shop"); v <= 0 {
+		if v := op.metric(t, "setpoint_postgres_used_bytes", "namespace", ns, "postgrescluster", "shop"); v <= 0 {
 			t.Fatalf("before the deletion: setpoint_postgres_used_bytes = %v", v)
 		}
 		if err := pg.PostgresV1alpha1().PostgresClusters(ns).Delete(t.Context(), "shop", metav1.DeleteOptions{}); err != nil {
@@ -259,7 +259,7 @@ func TestCollectorRunsOnlyWhileLeading(t *testing.T) {
 	a.signal(syscall.SIGTERM)
 	kit.Until(t, 30*time.Second, "collector-b leads", func(ctx context.Context) (bool, error) { return holder(ctx) == "collector-b", nil })
 	kit.Until(t, withinTwoSamples+sampleInterval, "a sample by the new leader", func(context.Context) (bool, error) {
-		return b.metric(t, "setpoint_postgres_used_bytes", "namespace", ns, "cluster", "shop") > 0, nil
+		return b.metric(t, "setpoint_postgres_used_bytes", "namespace", ns, "postgrescluster", "shop") > 0, nil
 	})
 }
 
@@ -288,7 +288,7 @@ func TestStorageNearlyFull(t *testing.T) {
 	}
 	expectEvent(t, ns, "shop", "Warning", pgv1.ConditionStorageNearlyFull)
 
-	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+	kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 		c.Spec.Storage = &pgv1.StorageSpec{Size: ptr.To(resource.MustParse("10Gi"))}
 	})
 	c = waitCondition(t, ns, "shop", pgv1.ConditionStorageNearlyFull, metav1.ConditionFalse, withinTwoSamples+10*time.Second)

@@ -41,7 +41,7 @@ func TestConnectionsSaturated(t *testing.T) {
 	// reports 20, the parameter is in force (the stand-in restarts
 	// Postgres for it, as CNPG does).
 	kit.Until(t, 60*time.Second, "max_connections applied and sampled", func(context.Context) (bool, error) {
-		return op.metric(t, "setpoint_postgres_max_connections", "namespace", ns, "cluster", "shop") == saturatedMaxConnections, nil
+		return op.metric(t, "setpoint_postgres_max_connections", "namespace", ns, "postgrescluster", "shop") == saturatedMaxConnections, nil
 	})
 	if c := cluster(t, ns, "shop"); meta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionConnectionsSaturated) != nil {
 		t.Fatalf("ConnectionsSaturated on an idle cluster: %+v", c.Status.Conditions)
@@ -63,7 +63,7 @@ func TestConnectionsSaturated(t *testing.T) {
 		t.Errorf("saturated connections changed the phase to %s", c.Status.Phase)
 	}
 	expectEvent(t, ns, "shop", "Warning", pgv1.ConditionConnectionsSaturated)
-	if v := op.metric(t, "setpoint_postgres_connections_in_use", "namespace", ns, "cluster", "shop"); int(v) < open {
+	if v := op.metric(t, "setpoint_postgres_connections_in_use", "namespace", ns, "postgrescluster", "shop"); int(v) < open {
 		t.Errorf("setpoint_postgres_connections_in_use = %v, want at least %d", v, open)
 	}
 

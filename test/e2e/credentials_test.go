@@ -46,15 +46,6 @@ func annotatePostgres(t *testing.T, ns, kind, name string, kv map[string]string)
 	}
 }
 
-func getSecret(t *testing.T, ns, name string) *corev1.Secret {
-	t.Helper()
-	s, err := kube.CoreV1().Secrets(ns).Get(t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("Secret %s: %v", name, err)
-	}
-	return s
-}
-
 // refused reports whether logging in fails because Postgres rejects the
 // password (SQLSTATE 28P01), not for any other reason.
 func refused(t *testing.T, ns, database, user, password string) bool {
@@ -92,12 +83,12 @@ func waitRotated(t *testing.T, ns, name, request string, roles int) *pgv1.Postgr
 func TestPasswordRotationOnRequest(t *testing.T) {
 	ns := kit.Namespace(t)
 	op := readyCluster(t, ns)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	names := []string{"app-orders-admin", "app-orders-rw", "app-orders-ro"}
 	before := map[string]*corev1.Secret{}
 	for _, n := range names {
-		before[n] = getSecret(t, ns, n)
+		before[n] = kit.Secret(t, ns, n)
 		mustLogin(t, ns, "shop", "orders", string(before[n].Data["username"]), string(before[n].Data["password"]))
 	}
 	cm, err := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "app-orders-config", metav1.GetOptions{})
@@ -111,7 +102,7 @@ func TestPasswordRotationOnRequest(t *testing.T) {
 		t.Errorf("PasswordRotation = %+v", c)
 	}
 	for _, n := range names {
-		old, cur := before[n], getSecret(t, ns, n)
+		old, cur := before[n], kit.Secret(t, ns, n)
 		if string(cur.Data["password"]) == string(old.Data["password"]) {
 			t.Errorf("%s: password unchanged", n)
 		}
@@ -139,20 +130,20 @@ func TestPasswordRotationOnRequest(t *testing.T) {
 	}
 
 	// The superuser.
-	su := getSecret(t, ns, "shop-superuser")
+	su := kit.Secret(t, ns, "shop-superuser")
 	annotatePostgres(t, ns, "PostgresCluster", "shop", map[string]string{pgv1.RotatePasswordsAnnotation: "su-1"})
 	kit.Until(t, 60*time.Second, "the cluster records the superuser rotation", func(ctx context.Context) (bool, error) {
 		pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 		return err == nil && pc.Status.SuperuserPasswordRotation != nil && pc.Status.SuperuserPasswordRotation.Request == "su-1", err
 	})
-	su2 := getSecret(t, ns, "shop-superuser")
+	su2 := kit.Secret(t, ns, "shop-superuser")
 	if string(su2.Data["password"]) == string(su.Data["password"]) || string(su2.Data["username"]) != "postgres" {
 		t.Fatal("superuser password not rotated")
 	}
 	kit.PasswordSwitched(t, ns, "shop", "postgres", "postgres", string(su.Data["password"]), string(su2.Data["password"]))
 	// setpoint works on with the new superuser password: a new database
 	// needs it for its grants.
-	newDatabase(t, ns, "later", pgv1.DatabaseSpec{Name: "invoices"})
+	kit.CreateDatabase(t, ns, "later", "shop", pgv1.DatabaseSpec{Name: "invoices"})
 	kit.WaitDatabase(t, ns, "later", pgv1.PhaseReady, 120*time.Second)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 30*time.Second)
 
@@ -162,7 +153,7 @@ func TestPasswordRotationOnRequest(t *testing.T) {
 		t.Error("the rotations are not logged")
 	}
 	for _, n := range append(names, "shop-superuser") {
-		if strings.Contains(logs, string(getSecret(t, ns, n).Data["password"])) {
+		if strings.Contains(logs, kit.Password(t, ns, n)) {
 			t.Errorf("the operator log holds the new password of %s", n)
 		}
 	}
@@ -181,7 +172,7 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 	op := readyCluster(t, ns)
 	const dbs = 3
 	for i := range dbs {
-		newDatabase(t, ns, fmt.Sprintf("app%d", i), pgv1.DatabaseSpec{Name: fmt.Sprintf("db%d", i), ReadOnlyRole: true})
+		kit.CreateDatabase(t, ns, fmt.Sprintf("app%d", i), "shop", pgv1.DatabaseSpec{Name: fmt.Sprintf("db%d", i), ReadOnlyRole: true})
 	}
 	for i := range dbs {
 		kit.WaitDatabase(t, ns, fmt.Sprintf("app%d", i), pgv1.PhaseReady, 120*time.Second)
@@ -268,7 +259,7 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 func TestReadOnlyRole(t *testing.T) {
 	ns := kit.Namespace(t)
 	readyCluster(t, ns)
-	newDatabase(t, ns, "app",
+	kit.CreateDatabase(t, ns, "app", "shop",
 		pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true},
 		pgv1.DatabaseSpec{Name: "catalog", ReadOnlyRole: true, DeletionPolicy: pgv1.DeletionPolicyRetain})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
@@ -289,7 +280,7 @@ func TestReadOnlyRole(t *testing.T) {
 	if !errors.As(err, &pgErr) || pgErr.Code != "42501" {
 		t.Errorf("ro INSERT: %v, want insufficient_privilege (42501)", err)
 	}
-	catalogRO := getSecret(t, ns, "app-catalog-ro")
+	catalogRO := kit.Secret(t, ns, "app-catalog-ro")
 
 	// The flag removed from both databases.
 	db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(t.Context(), "app", metav1.GetOptions{})
@@ -326,7 +317,7 @@ func TestReadOnlyRole(t *testing.T) {
 	if _, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "app-orders-ro", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("Secret app-orders-ro after Delete: %v", err)
 	}
-	kept := getSecret(t, ns, "app-catalog-ro")
+	kept := kit.Secret(t, ns, "app-catalog-ro")
 	if string(kept.Data["password"]) != string(catalogRO.Data["password"]) || len(kept.OwnerReferences) != 0 || kept.Labels[ownership.RetainedLabel] != "true" {
 		t.Errorf("Secret app-catalog-ro not kept as it was: %+v", kept.ObjectMeta)
 	}
@@ -355,7 +346,7 @@ func TestReadOnlyRole(t *testing.T) {
 	if got := queryString(t, ro, "SELECT count(*)::text FROM later"); got != "2" {
 		t.Errorf("the new ro role reads %s rows of the existing table, want 2", got)
 	}
-	back := getSecret(t, ns, "app-catalog-ro")
+	back := kit.Secret(t, ns, "app-catalog-ro")
 	if string(back.Data["password"]) != string(catalogRO.Data["password"]) || back.Labels[ownership.RetainedLabel] == "true" || len(back.OwnerReferences) != 1 {
 		t.Errorf("catalog's retained ro Secret not taken back as it was: %+v", back.ObjectMeta)
 	}
@@ -376,10 +367,10 @@ func TestExternalSecretChangeReachesPostgres(t *testing.T) {
 	if _, err := kube.CoreV1().Secrets(ns).Create(t.Context(), ext, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", PasswordConfig: &pgv1.DatabasePasswordConfig{
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", PasswordConfig: &pgv1.DatabasePasswordConfig{
 		RWSecretRef: &pgv1.LocalObjectReference{Name: "vault-rw"}, ReloadOnChange: true}})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
-	got := getSecret(t, ns, "vault-rw")
+	got := kit.Secret(t, ns, "vault-rw")
 	if !maps.Equal(got.Labels, map[string]string{"team": "orders", ownership.ReloadLabel: "true"}) ||
 		string(got.Data["password"]) != "first-password-1" || len(got.OwnerReferences) != 0 || len(got.Annotations) != 0 {
 		t.Fatalf("external Secret = %+v", got.ObjectMeta)
@@ -408,7 +399,7 @@ func TestExternalSecretChangeReachesPostgres(t *testing.T) {
 		}
 		return false, nil
 	})
-	if s := getSecret(t, ns, "vault-rw"); string(s.Data["password"]) != "second-password-2" || len(s.Annotations) != 0 {
+	if s := kit.Secret(t, ns, "vault-rw"); string(s.Data["password"]) != "second-password-2" || len(s.Annotations) != 0 {
 		t.Errorf("external Secret written by a rotation request: %+v", s.ObjectMeta)
 	}
 }
@@ -419,12 +410,12 @@ func TestExternalSecretChangeReachesPostgres(t *testing.T) {
 func TestExistingPasswordsSurviveUpgrade(t *testing.T) {
 	ns := kit.Namespace(t)
 	op := readyCluster(t, ns)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	names := []string{"app-orders-admin", "app-orders-rw", "shop-superuser"}
 	before := map[string]*corev1.Secret{}
 	for _, n := range names {
-		before[n] = getSecret(t, ns, n)
+		before[n] = kit.Secret(t, ns, n)
 		if len(before[n].Annotations) != 0 {
 			t.Errorf("%s carries annotations without any request: %v", n, before[n].Annotations)
 		}
@@ -434,7 +425,7 @@ func TestExistingPasswordsSurviveUpgrade(t *testing.T) {
 	next := startOperator(t, "next", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
 	expectIdle(t, next, "postgresdatabase")
 	for _, n := range names {
-		s := getSecret(t, ns, n)
+		s := kit.Secret(t, ns, n)
 		if s.ResourceVersion != before[n].ResourceVersion || !maps.EqualFunc(s.Data, before[n].Data, func(a, b []byte) bool { return string(a) == string(b) }) {
 			t.Errorf("%s changed under the new operator", n)
 		}

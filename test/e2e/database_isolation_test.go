@@ -2,40 +2,15 @@ package e2e_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
-
-// sqlState is the SQLSTATE of Postgres's error in err, "" when none.
-func sqlState(err error) string {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return pgErr.Code
-	}
-	return ""
-}
-
-// password is the password a database's credentials Secret holds.
-func password(t *testing.T, ns, secret string) string {
-	t.Helper()
-	return string(getSecret(t, ns, secret).Data["password"])
-}
-
-// refusedEntry: user, with its own correct password, cannot connect to
-// database: Postgres answers 42501 (no CONNECT), not a login failure.
-func refusedEntry(t *testing.T, ns, database, user, pw string) {
-	t.Helper()
-	if _, err := kit.Login(t, ns, "shop", database, user, pw); sqlState(err) != "42501" {
-		t.Errorf("%s connecting to database %s: %v, want SQLSTATE 42501 (permission denied for database)", user, database, err)
-	}
-}
 
 // Two PostgresDatabases on one cluster: the roles of one cannot connect to
 // the other's database, and PUBLIC holds nothing there; the database's own
@@ -44,17 +19,17 @@ func refusedEntry(t *testing.T, ns, database, user, pw string) {
 func TestTenantsOnOneClusterStayApart(t *testing.T) {
 	ns := kit.Namespace(t)
 	readyCluster(t, ns)
-	newDatabase(t, ns, "teama", pgv1.DatabaseSpec{Name: "teama", ReadOnlyRole: true})
-	newDatabase(t, ns, "teamb", pgv1.DatabaseSpec{Name: "teamb"})
+	kit.CreateDatabase(t, ns, "teama", "shop", pgv1.DatabaseSpec{Name: "teama", ReadOnlyRole: true})
+	kit.CreateDatabase(t, ns, "teamb", "shop", pgv1.DatabaseSpec{Name: "teamb"})
 	for _, name := range []string{"teama", "teamb"} {
 		db := kit.WaitDatabase(t, ns, name, pgv1.PhaseReady, 120*time.Second)
 		if c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady); c == nil || c.Reason != pgv1.ReasonPrivilegesIsolated {
 			t.Errorf("%s PrivilegesReady = %+v", name, c)
 		}
 	}
-	refusedEntry(t, ns, "teama", "teamb_rw", password(t, ns, "teamb-teamb-rw"))
-	refusedEntry(t, ns, "teama", "teamb_admin", password(t, ns, "teamb-teamb-admin"))
-	refusedEntry(t, ns, "teamb", "teama_ro", password(t, ns, "teama-teama-ro"))
+	kit.DeniedEntry(t, ns, "shop", "teama", "teamb_rw", kit.Password(t, ns, "teamb-teamb-rw"))
+	kit.DeniedEntry(t, ns, "shop", "teama", "teamb_admin", kit.Password(t, ns, "teamb-teamb-admin"))
+	kit.DeniedEntry(t, ns, "shop", "teamb", "teama_ro", kit.Password(t, ns, "teama-teama-ro"))
 
 	admin := connectAs(t, ns, "teama-teama-config", "teama-teama-admin")
 	execSQL(t, admin, "CREATE TABLE items (id int PRIMARY KEY)")
@@ -66,7 +41,7 @@ func TestTenantsOnOneClusterStayApart(t *testing.T) {
 	if err := ro.QueryRow(t.Context(), "SELECT count(*) FROM items").Scan(&n); err != nil || n != 1 {
 		t.Errorf("teama_ro reads %d rows: %v", n, err)
 	}
-	if _, err := rw.Exec(t.Context(), "CREATE TABLE planted (id int)"); sqlState(err) != "42501" {
+	if _, err := rw.Exec(t.Context(), "CREATE TABLE planted (id int)"); testkit.SQLState(err) != "42501" {
 		t.Errorf("teama_rw creating in schema public: %v, want 42501", err)
 	}
 	var open bool
@@ -92,18 +67,18 @@ const lastOpenRelease = "3c81cf9"
 func TestUpgradeClosesExistingDatabases(t *testing.T) {
 	prev := runPrevious(t, lastOpenRelease)
 	ns := prev.ns
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
-	newDatabase(t, ns, "other", pgv1.DatabaseSpec{Name: "teamb"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "other", "shop", pgv1.DatabaseSpec{Name: "teamb"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	kit.WaitDatabase(t, ns, "other", pgv1.PhaseReady, 120*time.Second)
-	intruder := password(t, ns, "other-teamb-rw")
+	intruder := kit.Password(t, ns, "other-teamb-rw")
 	if _, err := kit.Login(t, ns, "shop", "orders", "teamb_rw", intruder); err != nil {
 		t.Fatalf("the previous setpoint already closed orders to teamb_rw (%v): this test proves nothing", err)
 	}
 	execSQL(t, connectAs(t, ns, "app-orders-config", "app-orders-admin"),
 		"CREATE TABLE writes (at timestamptz DEFAULT now()); GRANT INSERT, SELECT ON writes TO orders_rw")
 
-	app := startWriter(t, ns, password(t, ns, "app-orders-rw"))
+	app := startWriter(t, ns, kit.Password(t, ns, "app-orders-rw"))
 	app.await(t, 5) // the application runs against the previous setpoint
 	phases := watchDatabasePhase(t, ns, "app")
 	prev.upgrade(t)
@@ -120,8 +95,8 @@ func TestUpgradeClosesExistingDatabases(t *testing.T) {
 		}
 		return true, nil
 	})
-	refusedEntry(t, ns, "orders", "teamb_rw", intruder)
-	refusedEntry(t, ns, "teamb", "orders_rw", password(t, ns, "app-orders-rw"))
+	kit.DeniedEntry(t, ns, "shop", "orders", "teamb_rw", intruder)
+	kit.DeniedEntry(t, ns, "shop", "teamb", "orders_rw", kit.Password(t, ns, "app-orders-rw"))
 	app.await(t, app.OK()+5) // and goes on after it
 	app.Stop()
 	if n, seen := phases.count(); n != 0 {

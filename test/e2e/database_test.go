@@ -26,17 +26,6 @@ func readyCluster(t *testing.T, ns string) *operatorProc {
 	return op
 }
 
-func newDatabase(t *testing.T, ns, name string, dbs ...pgv1.DatabaseSpec) {
-	t.Helper()
-	d := &pgv1.PostgresDatabase{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "shop"}, Databases: dbs},
-	}
-	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create PostgresDatabase: %v", err)
-	}
-}
-
 // connectAs connects with an application's credentials, read the way an
 // application would: from the database's ConfigMap and Secret.
 func connectAs(t *testing.T, ns, configMap, secret string) *pgx.Conn {
@@ -59,7 +48,7 @@ func TestDatabaseBecomesReadyAndUsable(t *testing.T) {
 	ns := kit.Namespace(t)
 	op := readyCluster(t, ns)
 	start := time.Now()
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", Extensions: []string{"pg_trgm"}})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", Extensions: []string{"pg_trgm"}})
 	db := kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	t.Logf("PostgresDatabase Ready %v after creation on a Ready cluster", time.Since(start).Round(time.Millisecond))
 	for _, c := range db.Status.Conditions {
@@ -83,7 +72,7 @@ func TestDatabaseBecomesReadyAndUsable(t *testing.T) {
 	}
 
 	t.Run("zero writes and zero SQL on resync", func(t *testing.T) {
-		if op.metric(t, "setpoint_postgres_statements_total") == 0 {
+		if op.metric(t, "setpoint_pipeline_statements_total") == 0 {
 			t.Fatal("the operator reports no SQL at all: the statement counter is broken")
 		}
 		expectIdle(t, op, "postgresdatabase")
@@ -93,9 +82,9 @@ func TestDatabaseBecomesReadyAndUsable(t *testing.T) {
 func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
 	ns := kit.Namespace(t)
 	readyCluster(t, ns)
-	newDatabase(t, ns, "first", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "first", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "first", pgv1.PhaseReady, 120*time.Second)
-	newDatabase(t, ns, "second", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "second", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	second := kit.WaitDatabase(t, ns, "second", pgv1.PhaseFailed, 60*time.Second)
 	var msg string
 	for _, c := range second.Status.Conditions {
@@ -110,7 +99,7 @@ func TestRoleConflictFailsTheSecondClaimant(t *testing.T) {
 		t.Errorf("second claimant's RolesReady message %q, want it to contain %q", msg, want)
 	}
 	// A third claimant is refused too.
-	newDatabase(t, ns, "third", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "third", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	third := kit.WaitDatabase(t, ns, "third", pgv1.PhaseFailed, 60*time.Second)
 	testkit.ExpectReason(t, third.Status.Conditions, pgv1.ConditionRolesReady, "RoleConflict", `controlled by PostgresDatabase "first"`)
 	// The API server decided: one DatabaseRole per role, the first's.
@@ -147,7 +136,7 @@ func TestDatabaseStatusWritesOnAReadyCluster(t *testing.T) {
 		return op.metric(t, "setpoint_api_requests_total", "verb", "update", "resource", "postgresdatabases/status", "code", "OK")
 	}
 	before := count()
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
 	if n := count() - before; n > 2 || n == 0 {
 		t.Errorf("%v status writes to reach Ready, want 1 or 2", n)

@@ -33,7 +33,7 @@ func databaseExists(t *testing.T, ns, db string) bool {
 func TestDatabaseDeletionPolicies(t *testing.T) {
 	ns := kit.Namespace(t)
 	readyCluster(t, ns)
-	newDatabase(t, ns, "app",
+	kit.CreateDatabase(t, ns, "app", "shop",
 		pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyDelete},
 		pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
@@ -75,7 +75,7 @@ func TestDatabaseDeletionPolicies(t *testing.T) {
 
 	// A new PostgresDatabase of the same name adopts what was retained,
 	// with the same password.
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	again, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "app-catalog-admin", metav1.GetOptions{})
 	if err != nil {

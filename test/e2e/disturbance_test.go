@@ -43,7 +43,7 @@ func TestChildrenComeBack(t *testing.T) {
 	})
 	pc := newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain})
 	db := kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	execSQL(t, connectAs(t, ns, "app-orders-config", "app-orders-admin"),
 		"CREATE TABLE items (id int PRIMARY KEY); INSERT INTO items SELECT generate_series(1, 100); GRANT SELECT ON items TO orders_rw")
@@ -233,7 +233,7 @@ func databaseRoleComesBack(t *testing.T, ns string, owner types.UID) {
 	editedBack(t, "DatabaseRole reclaim policy", get, func(ctx context.Context) (*cnpgv1.DatabaseRole, error) {
 		return client.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"databaseRoleReclaimPolicy":"delete"}}`), editor)
 	}, ok)
-	password := string(getSecret(t, ns, "app-orders-rw").Data["password"])
+	password := kit.Password(t, ns, "app-orders-rw")
 	kit.Until(t, repairTimeout, "orders_rw logs in", func(context.Context) (bool, error) {
 		return accepted(t, ns, "orders", "orders_rw", password), nil
 	})
@@ -245,7 +245,7 @@ func databaseRoleComesBack(t *testing.T, ns string, owner types.UID) {
 // SecretsReady.
 func generatedSecretComesBack(t *testing.T, ns string, owner types.UID) {
 	client := kube.CoreV1().Secrets(ns)
-	old := string(getSecret(t, ns, "app-orders-rw").Data["password"])
+	old := kit.Password(t, ns, "app-orders-rw")
 	s := comesBack(t, "Secret app-orders-rw", owner,
 		func(ctx context.Context) (*corev1.Secret, error) {
 			return client.Get(ctx, "app-orders-rw", metav1.GetOptions{})
@@ -278,7 +278,7 @@ func generatedSecretComesBack(t *testing.T, ns string, owner types.UID) {
 // setpoint itself goes on using.
 func superuserSecretComesBack(t *testing.T, ns string, owner types.UID) {
 	client := kube.CoreV1().Secrets(ns)
-	old := string(getSecret(t, ns, "shop-superuser").Data["password"])
+	old := kit.Password(t, ns, "shop-superuser")
 	s := comesBack(t, "Secret shop-superuser", owner,
 		func(ctx context.Context) (*corev1.Secret, error) {
 			return client.Get(ctx, "shop-superuser", metav1.GetOptions{})
@@ -328,7 +328,7 @@ func monitorComesBack(t *testing.T, ns string, owner types.UID) {
 
 	secrets := kube.CoreV1().Secrets(ns)
 	name := naming.MonitorSecret("shop")
-	old := string(getSecret(t, ns, name).Data["password"])
+	old := kit.Password(t, ns, name)
 	s := comesBack(t, "Secret "+name, owner,
 		func(ctx context.Context) (*corev1.Secret, error) { return secrets.Get(ctx, name, metav1.GetOptions{}) },
 		func(ctx context.Context, o metav1.DeleteOptions) error { return secrets.Delete(ctx, name, o) },

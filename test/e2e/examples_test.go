@@ -174,7 +174,7 @@ func TestExamplesBecomeReady(t *testing.T) {
 	})
 
 	t.Run("Retain: deletion keeps the data, applying the example again takes it back", func(t *testing.T) {
-		kept := getSecret(t, ns, "ledger-app-accounts-rw")
+		kept := kit.Secret(t, ns, "ledger-app-accounts-rw")
 		if err := pg.PostgresV1alpha1().PostgresDatabases(ns).Delete(t.Context(), "ledger-app", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -199,12 +199,12 @@ func TestExamplesBecomeReady(t *testing.T) {
 		if _, err := pg.CNPGV1().Databases(ns).Get(t.Context(), "ledger-app-accounts", metav1.GetOptions{}); err != nil {
 			t.Errorf("Retain deleted the CNPG Database of accounts: %v", err)
 		}
-		if s := getSecret(t, ns, "ledger-app-accounts-rw"); len(s.OwnerReferences) != 0 {
+		if s := kit.Secret(t, ns, "ledger-app-accounts-rw"); len(s.OwnerReferences) != 0 {
 			t.Errorf("kept Secret still owned: %v", s.OwnerReferences)
 		}
 
 		applyAndWaitReady(t, isolatedExamples(t, ns, "12-retain-deletion.yaml"))
-		again := getSecret(t, ns, "ledger-app-accounts-rw")
+		again := kit.Secret(t, ns, "ledger-app-accounts-rw")
 		if string(again.Data["password"]) != string(kept.Data["password"]) {
 			t.Error("taking the retained database back changed its password")
 		}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // sqlAs runs stmt as conn in a transaction it rolls back, and wants
@@ -32,10 +33,10 @@ func sqlStateOf(t *testing.T, conn *pgx.Conn, stmt string) string {
 	}
 	defer tx.Rollback(context.WithoutCancel(t.Context()))
 	_, err = tx.Exec(t.Context(), stmt)
-	if err != nil && sqlState(err) == "" {
+	if err != nil && testkit.SQLState(err) == "" {
 		t.Fatalf("%s: %v", stmt, err)
 	}
-	return sqlState(err)
+	return testkit.SQLState(err)
 }
 
 // waitPrivileges waits until the PrivilegesReady condition has reason at
@@ -71,7 +72,7 @@ func TestDeclaredSchemasAndGrants(t *testing.T) {
 				{Object: pgv1.GrantOnSequences, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE", "SELECT"}},
 			}}}}
 	}
-	newDatabase(t, ns, "grants", spec())
+	kit.CreateDatabase(t, ns, "grants", "shop", spec())
 	kit.WaitDatabase(t, ns, "grants", pgv1.PhaseReady, 120*time.Second)
 	c := waitPrivileges(t, ns, "grants", pgv1.ReasonPrivilegesIsolated)
 	if !strings.Contains(c.Message, "the last apply ran") {
@@ -101,14 +102,14 @@ func TestDeclaredSchemasAndGrants(t *testing.T) {
 	// Converged, a resync reads what the roles hold and runs nothing: at
 	// most one statement (the read) per pass.
 	settle(t, op)
-	sql, passes := op.metric(t, "setpoint_postgres_statements_total"), op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase")
+	sql, passes := op.metric(t, "setpoint_pipeline_statements_total"), op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase")
 	// Wait for two resync passes, seen in the pass counter.
 	var dpasses float64
 	kit.Eventually(t, time.Minute, "two converged resync passes", func(context.Context) (bool, string, error) {
 		dpasses = op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase") - passes
 		return dpasses >= 2, fmt.Sprintf("%v passes", dpasses), nil
 	})
-	dsql := op.metric(t, "setpoint_postgres_statements_total") - sql
+	dsql := op.metric(t, "setpoint_pipeline_statements_total") - sql
 	dpasses = op.metric(t, "setpoint_reconcile_total", "name", "postgresdatabase") - passes
 	if dpasses == 0 || dsql > dpasses {
 		t.Errorf("converged resyncs: %v statements in %v passes, want at most one (the read) per pass", dsql, dpasses)

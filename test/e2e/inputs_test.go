@@ -78,7 +78,7 @@ func TestParametersComparedAsPostgresDoes(t *testing.T) {
 	t.Run("a value Postgres never reports back is bounded", func(t *testing.T) {
 		// wal_buffers -1 asks Postgres to size it: pg_settings shows the
 		// computed size, never -1.
-		updateCluster(t, ns, "params", func(c *pgv1.PostgresCluster) { c.Spec.PostgreSQLConfig["wal_buffers"] = "-1" })
+		kit.UpdateCluster(t, ns, "params", func(c *pgv1.PostgresCluster) { c.Spec.PostgreSQLConfig["wal_buffers"] = "-1" })
 		c := waitReason(t, ns, "params", "ParametersPending", 90*time.Second)
 		if c.Status.Phase != pgv1.PhaseConfiguring {
 			t.Fatalf("phase %s while parameters are pending", c.Status.Phase)
@@ -115,7 +115,7 @@ func TestParametersComparedAsPostgresDoes(t *testing.T) {
 			return slowRechecks(t, op) > slowBefore, nil
 		})
 
-		updateCluster(t, ns, "params", func(c *pgv1.PostgresCluster) { delete(c.Spec.PostgreSQLConfig, "wal_buffers") })
+		kit.UpdateCluster(t, ns, "params", func(c *pgv1.PostgresCluster) { delete(c.Spec.PostgreSQLConfig, "wal_buffers") })
 		kit.WaitCluster(t, ns, "params", pgv1.PhaseReady, 90*time.Second)
 	})
 }
@@ -131,14 +131,14 @@ func TestInvalidPgHBAIsReported(t *testing.T) {
 	// The shape is valid, so the API server accepts it; only Postgres
 	// knows there is no such method. The running server keeps its old
 	// rules after the reload, so everything still works: until a restart.
-	updateCluster(t, ns, "hba", func(c *pgv1.PostgresCluster) { c.Spec.PgHBA = []string{"host all all 10.0.0.0/8 scram-sha-257"} })
+	kit.UpdateCluster(t, ns, "hba", func(c *pgv1.PostgresCluster) { c.Spec.PgHBA = []string{"host all all 10.0.0.0/8 scram-sha-257"} })
 	c := kit.WaitCluster(t, ns, "hba", pgv1.PhaseFailed, 90*time.Second)
 	msg := readyMessage(c)
 	if !strings.HasPrefix(msg, "PgHBAInvalid: ") || !strings.Contains(msg, `invalid authentication method "scram-sha-257"`) ||
 		!strings.Contains(msg, "line ") {
 		t.Fatalf("Ready = %q, want PgHBAInvalid naming the line and Postgres's error", msg)
 	}
-	updateCluster(t, ns, "hba", func(c *pgv1.PostgresCluster) { c.Spec.PgHBA = []string{"host all all 10.0.0.0/8 scram-sha-256"} })
+	kit.UpdateCluster(t, ns, "hba", func(c *pgv1.PostgresCluster) { c.Spec.PgHBA = []string{"host all all 10.0.0.0/8 scram-sha-256"} })
 	kit.WaitCluster(t, ns, "hba", pgv1.PhaseReady, 90*time.Second)
 }
 
@@ -158,7 +158,7 @@ func TestInvalidScheduleIsReported(t *testing.T) {
 		!strings.Contains(cond.Message, "spec.schedule") {
 		t.Fatalf("BackupReady = %+v, want ScheduledBackupInvalid with CNPG's error", cond)
 	}
-	updateCluster(t, ns, "sched", func(c *pgv1.PostgresCluster) { c.Spec.Backup.Schedule = "0 2-5 * * *" })
+	kit.UpdateCluster(t, ns, "sched", func(c *pgv1.PostgresCluster) { c.Spec.Backup.Schedule = "0 2-5 * * *" })
 	c = kit.WaitCluster(t, ns, "sched", pgv1.PhaseReady, 90*time.Second)
 	if cond := apimeta.FindStatusCondition(c.Status.Conditions, pgv1.ConditionBackupReady); cond.Reason != "BackupsScheduled" {
 		t.Fatalf("BackupReady = %+v after the fix", cond)

@@ -32,14 +32,14 @@ func TestMajorUpgradeOnTheStandIn(t *testing.T) {
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", Extensions: nil})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", Extensions: nil})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	admin := connectAs(t, ns, "app-orders-config", "app-orders-admin")
 	execSQL(t, admin, "CREATE TABLE items (id int PRIMARY KEY)")
 	execSQL(t, admin, "INSERT INTO items SELECT generate_series(1, 100)")
 	_ = admin.Close(t.Context())
 
-	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.PostgresVersion = ptr.To[int32](17) })
+	kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.PostgresVersion = ptr.To[int32](17) })
 	w := &upgradeLook{ns: ns}
 	kit.Eventually(t, 3*time.Minute, "the upgrade to 17 succeeded", w.succeeded)
 	w.check(t)
@@ -68,7 +68,7 @@ func TestMajorUpgradeOnTheStandIn(t *testing.T) {
 // failedUpgrade: 17 -> 18 with the stand-in's Job failing.
 func failedUpgrade(t *testing.T, ns string) {
 	sim.FailMajorUpgrade(ns, "shop")
-	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+	kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 		c.Annotations = map[string]string{pgv1.UpgradeWithoutBackupAnnotation: "18"}
 		c.Spec.PostgresVersion = ptr.To[int32](18)
 	})
@@ -98,7 +98,7 @@ func failedUpgrade(t *testing.T, ns string) {
 	}
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, time.Minute)
 
-	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Annotations[pgv1.RetryUpgradeAnnotation] = "1" })
+	kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Annotations[pgv1.RetryUpgradeAnnotation] = "1" })
 	pc = kit.WaitClusterReason(t, ns, "shop", pgv1.ConditionMajorUpgrade, pgv1.ReasonUpgradeSucceeded, 3*time.Minute)
 	if u := pc.Status.Upgrade; u.To != 18 || u.RetryRequest != "1" {
 		t.Errorf("status.upgrade %+v, want the retried attempt to 18", u)
@@ -124,12 +124,12 @@ func TestMajorUpgradeSurvivesLeaderChanges(t *testing.T) {
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 
 	sim.StallBackups(ns, "shop")
 	t.Cleanup(func() { sim.ResumeBackups(ns, "shop") })
-	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.PostgresVersion = ptr.To[int32](17) })
+	kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.PostgresVersion = ptr.To[int32](17) })
 	w := &upgradeLook{ns: ns}
 
 	// Killed while the backup runs.

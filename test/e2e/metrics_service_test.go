@@ -85,7 +85,7 @@ func TestMonitoringMetricsService(t *testing.T) {
 	})
 
 	t.Run("monitoring.service off removes the Service", func(t *testing.T) {
-		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+		kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 			c.Spec.Monitoring = &pgv1.MonitoringSpec{Service: ptr.To(false)}
 		})
 		kit.Gone(t, "metrics Service", func(ctx context.Context) error {

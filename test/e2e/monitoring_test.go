@@ -162,7 +162,7 @@ func TestMonitoringPodMonitor(t *testing.T) {
 	})
 
 	t.Run("monitoring off removes the PodMonitor", func(t *testing.T) {
-		updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+		kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 			c.Spec.Monitoring = &pgv1.MonitoringSpec{Enabled: ptr.To(false)}
 		})
 		kit.Gone(t, "PodMonitor", func(ctx context.Context) error {

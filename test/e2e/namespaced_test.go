@@ -98,7 +98,7 @@ func TestNamespaceScopedInstalls(t *testing.T) {
 	for _, ns := range []string{a, b, c, unwatched} {
 		newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	}
-	newDatabase(t, b, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, b, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	for _, ns := range []string{a, b, c} {
 		kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	}

@@ -128,12 +128,12 @@ func TestNeverSeizesPostgresRolesOrDatabases(t *testing.T) {
 	}
 
 	// A role that exists: refused, its password untouched.
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	got := kit.WaitDatabase(t, ns, "app", pgv1.PhaseFailed, 60*time.Second)
 	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists", "role orders_rw exists in Postgres and was not created by setpoint")
 	// A database that exists (its roles do not): refused before CNPG
 	// would change its owner.
-	newDatabase(t, ns, "app2", pgv1.DatabaseSpec{Name: "legacy"})
+	kit.CreateDatabase(t, ns, "app2", "shop", pgv1.DatabaseSpec{Name: "legacy"})
 	got = kit.WaitDatabase(t, ns, "app2", pgv1.PhaseFailed, 60*time.Second)
 	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionDatabasesReady, "DatabaseExists", "database legacy exists in Postgres and was not created by setpoint")
 	for _, name := range []string{"app-orders", "app2-legacy"} {
@@ -178,7 +178,7 @@ func TestNeverSeizesConfigMaps(t *testing.T) {
 		}
 	}
 
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "items"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "items"})
 	got := kit.WaitDatabase(t, ns, "app", pgv1.PhaseFailed, 60*time.Second)
 	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionConfigMapsReady, "ConfigMapConflict", `ConfigMap "app-items-config" exists and was not created by setpoint`)
 	newCluster(t, ns, "other", "e2e-"+ns, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
@@ -236,7 +236,7 @@ func TestNeverSeizesAnObjectStore(t *testing.T) {
 func TestRetainedDataIsNotHandedToAnotherApplication(t *testing.T) {
 	ns := kit.Namespace(t)
 	readyCluster(t, ns)
-	newDatabase(t, ns, "first", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain})
+	kit.CreateDatabase(t, ns, "first", "shop", pgv1.DatabaseSpec{Name: "orders", DeletionPolicy: pgv1.DeletionPolicyRetain})
 	kit.WaitDatabase(t, ns, "first", pgv1.PhaseReady, 120*time.Second)
 	admin := connectAs(t, ns, "first-orders-config", "first-orders-admin")
 	execSQL(t, admin, "CREATE TABLE secrets (x text); INSERT INTO secrets VALUES ('first app data')")
@@ -247,7 +247,7 @@ func TestRetainedDataIsNotHandedToAnotherApplication(t *testing.T) {
 	password := string(sec.Data["password"])
 	kit.DeleteDatabase(t, ns, "first")
 
-	newDatabase(t, ns, "second", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "second", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	got := kit.WaitDatabase(t, ns, "second", pgv1.PhaseFailed, 60*time.Second)
 	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists", "created by setpoint for PostgresDatabase "+ns+"/first")
 	expectIntact := func(when string) {
@@ -292,7 +292,7 @@ func TestRetainedClusterKeepsItsDatabases(t *testing.T) {
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyRetain)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	execSQL(t, connectAs(t, ns, "app-orders-config", "app-orders-admin"), "CREATE TABLE t (x int); INSERT INTO t VALUES (7)")
 	rw, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "app-orders-rw", metav1.GetOptions{})
@@ -315,7 +315,7 @@ func TestRetainedClusterKeepsItsDatabases(t *testing.T) {
 
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	c := connectAs(t, ns, "app-orders-config", "app-orders-rw")
 	if n := queryString(t, c, "SELECT count(*)::text FROM t WHERE x = 7"); n != "1" {
@@ -348,7 +348,7 @@ func TestClassInUseIsKept(t *testing.T) {
 		t.Fatalf("class in use: %v %+v", err, c)
 	}
 	// The cluster keeps running on its class, Ready (resync every 2 s).
-	updateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { pc.Spec.Instances = ptr.To[int32](1) })
+	kit.UpdateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { pc.Spec.Instances = ptr.To[int32](1) })
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
 
 	kit.DeleteCluster(t, ns, "shop")
@@ -368,7 +368,7 @@ func TestStatusCannotMakeSetpointManageARole(t *testing.T) {
 	// A spec database whose external Secret is missing: the database
 	// controller stops at SecretsReady and keeps the entry's roles as they
 	// are, so what we write below stays in the status.
-	newDatabase(t, ns, "evil", pgv1.DatabaseSpec{Name: "harmless",
+	kit.CreateDatabase(t, ns, "evil", "shop", pgv1.DatabaseSpec{Name: "harmless",
 		PasswordConfig: &pgv1.DatabasePasswordConfig{AdminSecretRef: &pgv1.LocalObjectReference{Name: "missing"}}})
 	kit.WaitDatabase(t, ns, "evil", pgv1.PhaseFailed, 60*time.Second)
 	evil := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "evil-password", Namespace: ns}, Type: corev1.SecretTypeBasicAuth,

@@ -49,7 +49,7 @@ func TestPlacementReachesTheCNPGCluster(t *testing.T) {
 			len(a.tolerations) == 1 && a.tolerations[0].Key == "dedicated" && a.priority == "databases"
 	})
 
-	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.Placement = nil })
+	kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.Placement = nil })
 	placed("the class's placement alone", func(a *corevAffinity) bool {
 		return a.required && a.selector["pool"] == "db" && a.selector["disk"] == "ssd" && a.priority == ""
 	})

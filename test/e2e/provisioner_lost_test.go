@@ -26,7 +26,7 @@ func TestLostCNPGCluster(t *testing.T) {
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 
 	t.Run("a request with nothing lost is removed", func(t *testing.T) {

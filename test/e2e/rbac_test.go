@@ -225,9 +225,9 @@ func fullLifecycle(t *testing.T, ns string) {
 	kit.WaitCluster(t, ns, "keep", pgv1.PhaseReady, 120*time.Second)
 
 	kit.RequestBackup(t, ns, "shop", "rbac-1")
-	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.PostgreSQLConfig = map[string]string{"work_mem": "16MB"} })
+	kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) { c.Spec.PostgreSQLConfig = map[string]string{"work_mem": "16MB"} })
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 60*time.Second)
-	updateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
+	kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 		c.Spec.ConnectionPooler.Enabled = ptr.To(false)
 		c.Spec.Backup = nil
 		c.Spec.Monitoring.Enabled = ptr.To(false)
@@ -247,7 +247,7 @@ func fullLifecycle(t *testing.T, ns string) {
 		return err
 	})
 
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"}, pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"}, pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	// A changed deletionPolicy is a new reclaim policy on the database's
 	// CNPG Database: applied again. (Its DatabaseRoles stay at reclaim

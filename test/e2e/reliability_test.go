@@ -33,7 +33,7 @@ func startWorkload(t *testing.T, ns string, dbs int) {
 	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1)})
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	for i := range dbs {
-		newDatabase(t, ns, fmt.Sprintf("app%d", i), pgv1.DatabaseSpec{Name: fmt.Sprintf("db%d", i)})
+		kit.CreateDatabase(t, ns, fmt.Sprintf("app%d", i), "shop", pgv1.DatabaseSpec{Name: fmt.Sprintf("db%d", i)})
 	}
 }
 
@@ -109,6 +109,6 @@ func TestAPIServerRestartUnderLoad(t *testing.T) {
 	waitWorkload(t, ns, dbs)
 	checkNoDuplicates(t, ns, dbs)
 	// A change after the restart still arrives through the new watches.
-	newDatabase(t, ns, "late", pgv1.DatabaseSpec{Name: "late"})
+	kit.CreateDatabase(t, ns, "late", "shop", pgv1.DatabaseSpec{Name: "late"})
 	kit.WaitDatabase(t, ns, "late", pgv1.PhaseReady, 120*time.Second)
 }

@@ -23,7 +23,7 @@ func TestRestoreUnderTheSameName(t *testing.T) {
 	class := backupClass(t, ns, "")
 	newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	admin := connectAs(t, ns, "app-orders-config", "app-orders-admin")
 	execSQL(t, admin, "CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)")

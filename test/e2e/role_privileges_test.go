@@ -16,7 +16,7 @@ import (
 // would add.
 func roleAttributes(ctx context.Context, t *testing.T, ns, role string) (privileged bool, err error) {
 	t.Helper()
-	admin, err := kit.Login(t, ns, "shop", "orders", "orders_admin", password(t, ns, "app-orders-admin"))
+	admin, err := kit.Login(t, ns, "shop", "orders", "orders_admin", kit.Password(t, ns, "app-orders-admin"))
 	if err != nil {
 		return false, err
 	}
@@ -34,7 +34,7 @@ func roleAttributes(ctx context.Context, t *testing.T, ns, role string) (privile
 func TestRolePrivilegesGivenByHandAreTakenBack(t *testing.T) {
 	ns := kit.Namespace(t)
 	readyCluster(t, ns)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 
 	patch := `{"spec":{"superuser":true,"createrole":true,"bypassrls":true,"validUntil":"2099-01-01T00:00:00Z",
@@ -58,7 +58,7 @@ func TestRolePrivilegesGivenByHandAreTakenBack(t *testing.T) {
 	})
 	expectEvent(t, ns, "app", "Warning", pgv1.EventRolePrivilegesReverted)
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
-	if _, err := kit.Login(t, ns, "shop", "orders", "orders_rw", password(t, ns, "app-orders-rw")); err != nil {
+	if _, err := kit.Login(t, ns, "shop", "orders", "orders_rw", kit.Password(t, ns, "app-orders-rw")); err != nil {
 		t.Errorf("orders_rw cannot log in after the repair: %v", err)
 	}
 }
@@ -70,30 +70,7 @@ func TestRolePrivilegesGivenByHandAreTakenBack(t *testing.T) {
 func TestDatabaseRoleDeletedByHandComesBack(t *testing.T) {
 	ns := kit.Namespace(t)
 	readyCluster(t, ns)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
-	before, err := pg.CNPGV1().DatabaseRoles(ns).Get(t.Context(), "shop.orders-admin", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if before.Spec.DatabaseRoleReclaimPolicy != "retain" {
-		t.Fatalf("reclaim %q while the database lives, want retain", before.Spec.DatabaseRoleReclaimPolicy)
-	}
-	if err := pg.CNPGV1().DatabaseRoles(ns).Delete(t.Context(), "shop.orders-admin", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	kit.Until(t, 60*time.Second, "DatabaseRole shop.orders-admin made again and applied", func(ctx context.Context) (bool, error) {
-		r, err := pg.CNPGV1().DatabaseRoles(ns).Get(ctx, "shop.orders-admin", metav1.GetOptions{})
-		return err == nil && r.UID != before.UID && r.DeletionTimestamp == nil && r.Status.Applied != nil && *r.Status.Applied &&
-			r.Status.ObservedGeneration == r.Generation, nil
-	})
-	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 60*time.Second)
-	admin, err := kit.Login(t, ns, "shop", "orders", "orders_admin", password(t, ns, "app-orders-admin"))
-	if err != nil {
-		t.Fatalf("orders_admin cannot log in with its password: %v", err)
-	}
-	var owner string
-	if err := admin.QueryRow(t.Context(), "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = 'orders'").Scan(&owner); err != nil || owner != "orders_admin" {
-		t.Errorf("database orders is owned by %q (%v), want orders_admin", owner, err)
-	}
+	kit.DeletedRoleComesBack(t, ns, 60*time.Second)
 }

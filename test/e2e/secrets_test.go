@@ -19,10 +19,10 @@ import (
 func TestNoPasswordLeaks(t *testing.T) {
 	ns := kit.Namespace(t)
 	op := readyCluster(t, ns)
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	// A failing pass too: errors are where secrets usually slip out.
-	newDatabase(t, ns, "clash", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "clash", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "clash", pgv1.PhaseFailed, 60*time.Second)
 
 	secrets, err := kube.CoreV1().Secrets(ns).List(t.Context(), metav1.ListOptions{})

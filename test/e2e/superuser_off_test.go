@@ -50,7 +50,7 @@ func TestClusterWithoutSuperuser(t *testing.T) {
 		t.Errorf("postgres logs in over the network with superuser access off: %v", err)
 	}
 
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	admin := connectAs(t, ns, "app-orders-config", "app-orders-admin")
 	execSQL(t, admin, "CREATE TABLE items (id int PRIMARY KEY)")
@@ -77,7 +77,7 @@ func TestClusterWithoutSuperuser(t *testing.T) {
 	if c := meta.FindStatusCondition(got.Status.Conditions, pgv1.ConditionPostgresUnreachable); c != nil {
 		t.Errorf("%s=%s (%s) with the collector as setpoint_monitor", c.Type, c.Status, c.Message)
 	}
-	if v := op.metric(t, "setpoint_postgres_accepts_writes", "namespace", ns, "cluster", "shop"); v != 1 {
+	if v := op.metric(t, "setpoint_postgres_accepts_writes", "namespace", ns, "postgrescluster", "shop"); v != 1 {
 		t.Errorf("setpoint_postgres_accepts_writes = %v, want 1", v)
 	}
 }

@@ -53,7 +53,7 @@ func TestSuperuserAccess(t *testing.T) {
 	})
 
 	t.Run("turned on", func(t *testing.T) {
-		updateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { pc.Spec.SuperuserAccess = ptr.To(true) })
+		kit.UpdateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { pc.Spec.SuperuserAccess = ptr.To(true) })
 		kit.Until(t, 90*time.Second, "superuser Secret published", func(ctx context.Context) (bool, error) {
 			got, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 			return err == nil && got.Status.Phase == pgv1.PhaseReady && got.Status.ObservedGeneration == got.Generation &&
@@ -70,7 +70,7 @@ func TestSuperuserAccess(t *testing.T) {
 		})
 		// With the superuser the pg_hba.conf check runs again: a
 		// parameter change makes the provisioner look.
-		updateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { pc.Spec.PostgreSQLConfig["work_mem"] = "16MB" })
+		kit.UpdateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { pc.Spec.PostgreSQLConfig["work_mem"] = "16MB" })
 		kit.Until(t, 90*time.Second, "checked with pg_hba.conf", func(ctx context.Context) (bool, error) {
 			got, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(ctx, "shop", metav1.GetOptions{})
 			if err != nil || got.Status.Phase != pgv1.PhaseReady || got.Status.ObservedGeneration != got.Generation {
@@ -82,7 +82,7 @@ func TestSuperuserAccess(t *testing.T) {
 	})
 
 	t.Run("turned off again", func(t *testing.T) {
-		updateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { pc.Spec.SuperuserAccess = ptr.To(false) })
+		kit.UpdateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { pc.Spec.SuperuserAccess = ptr.To(false) })
 		kit.Gone(t, "superuser Secret", func(ctx context.Context) error {
 			_, err := kube.CoreV1().Secrets(ns).Get(ctx, "shop-superuser", metav1.GetOptions{})
 			return err

@@ -35,12 +35,12 @@ const rolesInManagedRoles = "bc20d34"
 func TestUpgradeMovesRolesToDatabaseRoles(t *testing.T) {
 	prev := runPrevious(t, rolesInManagedRoles)
 	ns := prev.ns
-	newDatabase(t, ns, "app", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	if got := setpointManagedRoles(t, ns); !slices.Equal(got, []string{"orders_admin", "orders_rw"}) {
 		t.Fatalf("the previous setpoint's managed.roles: %v, want orders_admin and orders_rw", got)
 	}
-	password := string(getSecret(t, ns, "app-orders-rw").Data["password"])
+	password := kit.Password(t, ns, "app-orders-rw")
 	execSQL(t, connectAs(t, ns, "app-orders-config", "app-orders-admin"),
 		"CREATE TABLE writes (at timestamptz DEFAULT now()); GRANT INSERT, SELECT ON writes TO orders_rw")
 
@@ -66,7 +66,7 @@ func TestUpgradeMovesRolesToDatabaseRoles(t *testing.T) {
 	if n := app.Failed(); n > 0 {
 		t.Errorf("%d of %d logins and writes failed across the upgrade; last error: %v", n, n+app.OK(), app.LastErr())
 	}
-	if now := string(getSecret(t, ns, "app-orders-rw").Data["password"]); now != password {
+	if now := kit.Password(t, ns, "app-orders-rw"); now != password {
 		t.Error("the upgrade changed the rw password")
 	}
 }
@@ -196,7 +196,7 @@ type writer struct{ *testkit.App }
 
 func startWriter(t *testing.T, ns, password string) writer {
 	t.Helper()
-	ca := getSecret(t, ns, "shop-ca").Data["ca.crt"]
+	ca := kit.Secret(t, ns, "shop-ca").Data["ca.crt"]
 	connector := postgres.NewConnector(postgres.NewHostMap(hostMap))
 	target := postgres.Target{Namespace: ns, Cluster: "shop", Database: "orders", User: "orders_rw", Password: password, CACert: ca}
 	w := writer{testkit.StartApp(context.WithoutCancel(t.Context()), 100*time.Millisecond, func(ctx context.Context) error {

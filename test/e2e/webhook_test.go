@@ -33,6 +33,6 @@ func TestCNPGWebhookRefusalIsFailed(t *testing.T) {
 		t.Fatal("a CNPG Cluster exists although CNPG's webhook refused it")
 	}
 
-	updateCluster(t, ns, "hints", func(c *pgv1.PostgresCluster) { c.Spec.PostgreSQLConfig = map[string]string{"wal_log_hints": "on"} })
+	kit.UpdateCluster(t, ns, "hints", func(c *pgv1.PostgresCluster) { c.Spec.PostgreSQLConfig = map[string]string{"wal_log_hints": "on"} })
 	kit.WaitCluster(t, ns, "hints", pgv1.PhaseReady, 120*time.Second)
 }

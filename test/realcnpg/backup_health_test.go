@@ -57,7 +57,7 @@ func TestBackupHealthOnRealCNPG(t *testing.T) {
 		t.Errorf("failing archiving changed the phase to %s", c.Status.Phase)
 	}
 	waitBackupGauge(t, token, ns, "setpoint_cluster_wal_archiving_ok", 0)
-	waitBackupEvents(t, ns, pgv1.EventBackupsFailing, 1)
+	kit.WaitEvents(t, ns, "shop", pgv1.EventBackupsFailing, 1, 30*time.Second)
 
 	name := kit.RequestBackup(t, ns, "shop", "refused")
 	kit.Eventually(t, 5*time.Minute, "Backup "+name+" failed", func(ctx context.Context) (bool, string, error) {
@@ -79,8 +79,8 @@ func TestBackupHealthOnRealCNPG(t *testing.T) {
 
 	kit.WaitBackupCompleted(t, ns, kit.RequestBackup(t, ns, "shop", "after"), 5*time.Minute)
 	c = waitBackupHealthy(t, ns, pgv1.ReasonBackupsHealthy, 2*time.Minute)
-	waitBackupEvents(t, ns, pgv1.EventBackupsRecovered, 1)
-	waitBackupEvents(t, ns, pgv1.EventBackupsFailing, 2) // ArchivingFailing, then LastBackupFailed
+	kit.WaitEvents(t, ns, "shop", pgv1.EventBackupsRecovered, 1, 30*time.Second)
+	kit.WaitEvents(t, ns, "shop", pgv1.EventBackupsFailing, 2, 30*time.Second) // ArchivingFailing, then LastBackupFailed
 	// The last successful backup is the ObjectStore's status, which the
 	// plugin writes apart from CNPG's LastBackupSucceeded: it may reach the
 	// PostgresCluster a pass after the condition.
@@ -101,7 +101,7 @@ func TestBackupHealthOnRealCNPG(t *testing.T) {
 // key (as a rotation that renamed the keys leaves it).
 func setCredentials(t *testing.T, ns string, whole bool) {
 	t.Helper()
-	s := secret(t, ns, "backup-creds")
+	s := kit.Secret(t, ns, "backup-creds")
 	s.Data = map[string][]byte{"ACCESS_SECRET_KEY": []byte("realcnpg-secret")}
 	if whole {
 		s.Data["ACCESS_KEY_ID"] = []byte("realcnpg")
@@ -148,31 +148,4 @@ func waitBackupGauge(t *testing.T, token, ns, metric string, want float64) {
 		got, ok := gauge(samples, metric, ns, "shop")
 		return ok && got == want, fmt.Sprintf("present %v, %v", ok, got), nil
 	})
-}
-
-// waitBackupEvents waits until there are n Events of reason on the
-// cluster (an Event follows the status write it reports), and fails at
-// once on more.
-func waitBackupEvents(t *testing.T, ns, reason string, n int) {
-	t.Helper()
-	kit.Eventually(t, 30*time.Second, fmt.Sprintf("%d %s Event(s)", n, reason), func(context.Context) (bool, string, error) {
-		got := backupEvents(t, ns, reason)
-		if got > n {
-			t.Fatalf("%d %s Events, want %d", got, reason, n)
-		}
-		return got == n, fmt.Sprintf("%d", got), nil
-	})
-}
-
-func backupEvents(t *testing.T, ns, reason string) int {
-	t.Helper()
-	evs, err := kube.CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=shop,reason=" + reason})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range evs.Items {
-		n += int(max(e.Count, 1))
-	}
-	return n
 }

@@ -86,7 +86,7 @@ func TestPointInTimeRecoveryOnRealCNPG(t *testing.T) {
 	class := s3BackupClass(t, ns, "")
 	createCluster(t, ns, "shop", class)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
 	if _, err := admin.Exec(t.Context(), "CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)"); err != nil {

@@ -68,8 +68,8 @@ func loginWithForged(t *testing.T, ns, caSecret, user string) (*pgx.Conn, error)
 func rotateClientCA(t *testing.T, ns string, d map[string]string) {
 	t.Helper()
 	user, certSecret := d["rw-user"], d["rw-cert-secret"]
-	kept := secret(t, ns, certSecret)
-	oldCA, err := pki.ParseAuthority(secret(t, ns, "shop-client-ca").Data["ca.crt"], secret(t, ns, "shop-client-ca").Data["ca.key"])
+	kept := kit.Secret(t, ns, certSecret)
+	oldCA, err := pki.ParseAuthority(kit.Secret(t, ns, "shop-client-ca").Data["ca.crt"], kit.Secret(t, ns, "shop-client-ca").Data["ca.key"])
 	if err != nil {
 		t.Fatal(err)
 	}

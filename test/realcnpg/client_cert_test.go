@@ -25,7 +25,7 @@ func TestClientCertificateLoginOnRealCNPG(t *testing.T) {
 	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "shop", "small-"+ns)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", Authentication: pgv1.AuthenticationCertificate})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", Authentication: pgv1.AuthenticationCertificate})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 
 	cm, err := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "app-orders-config", metav1.GetOptions{})

@@ -24,12 +24,12 @@ import (
 // applies each through the Secret's cnpg.io/reload label, so the new
 // password logs in and the old one is refused.
 func rotation(t *testing.T, ns string) {
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 	names := []string{"app-orders-admin", "app-orders-rw", "app-orders-ro"}
 	before := map[string]*corev1.Secret{}
 	for _, n := range names {
-		before[n] = secret(t, ns, n)
+		before[n] = kit.Secret(t, ns, n)
 		kit.ConnectAs(t, ns, "shop", "orders", n)
 	}
 	annotate(t, ns, "app", func(name string, patch []byte) error {
@@ -46,7 +46,7 @@ func rotation(t *testing.T, ns string) {
 		return rotated == 3, testkit.Conditions(db.Status.Phase, db.Status.Conditions), nil
 	})
 	for _, n := range names {
-		old, cur := before[n], secret(t, ns, n)
+		old, cur := before[n], kit.Secret(t, ns, n)
 		if string(cur.Data["password"]) == string(old.Data["password"]) || cur.Annotations[credentials.RotatedForAnnotation] != "real-1" {
 			t.Errorf("%s: password unchanged or request not recorded (%v)", n, cur.Annotations)
 			continue
@@ -56,7 +56,7 @@ func rotation(t *testing.T, ns string) {
 	}
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, time.Minute)
 
-	su := secret(t, ns, "shop-superuser")
+	su := kit.Secret(t, ns, "shop-superuser")
 	annotate(t, ns, "shop", func(name string, patch []byte) error {
 		_, err := pg.PostgresV1alpha1().PostgresClusters(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{})
 		return err
@@ -70,7 +70,7 @@ func rotation(t *testing.T, ns string) {
 		return pc.Status.SuperuserPasswordRotation != nil && pc.Status.SuperuserPasswordRotation.Request == "su-1",
 			testkit.Conditions(pc.Status.Phase, pc.Status.Conditions), nil
 	})
-	su2 := secret(t, ns, "shop-superuser")
+	su2 := kit.Secret(t, ns, "shop-superuser")
 	if string(su2.Data["password"]) == string(su.Data["password"]) {
 		t.Fatal("superuser password not rotated")
 	}
@@ -132,10 +132,10 @@ func externalSecret(t *testing.T, ns string) {
 	if _, err := kube.CoreV1().Secrets(ns).Create(t.Context(), ext, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	createDatabase(t, ns, "billing", "shop", pgv1.DatabaseSpec{Name: "billing", PasswordConfig: &pgv1.DatabasePasswordConfig{
+	kit.CreateDatabase(t, ns, "billing", "shop", pgv1.DatabaseSpec{Name: "billing", PasswordConfig: &pgv1.DatabasePasswordConfig{
 		RWSecretRef: &pgv1.LocalObjectReference{Name: "vault-billing-rw"}, ReloadOnChange: true}})
 	kit.WaitDatabase(t, ns, "billing", pgv1.PhaseReady, 2*time.Minute)
-	got := secret(t, ns, "vault-billing-rw")
+	got := kit.Secret(t, ns, "vault-billing-rw")
 	if len(got.Labels) != 2 || got.Labels["team"] != "billing" || got.Labels[ownership.ReloadLabel] != "true" ||
 		len(got.OwnerReferences) != 0 || len(got.Annotations) != 0 {
 		t.Errorf("the user's Secret after setpoint: labels %v, owners %v, annotations %v; want only the reload label added",
@@ -162,15 +162,6 @@ func annotate(t *testing.T, ns, name string, apply func(name string, patch []byt
 	if err := apply(name, patch); err != nil {
 		t.Fatalf("annotate %s/%s: %v", ns, name, err)
 	}
-}
-
-func secret(t *testing.T, ns, name string) *corev1.Secret {
-	t.Helper()
-	s, err := kube.CoreV1().Secrets(ns).Get(t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("Secret %s: %v", name, err)
-	}
-	return s
 }
 
 const (

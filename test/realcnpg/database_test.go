@@ -94,7 +94,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	monitorPreparedAhead(t, cl)
 	t.Run("the metrics Service reaches every instance", func(t *testing.T) { metricsServiceScrapes(t, ns, "shop") })
 
-	createDatabase(t, ns, "app", "shop",
+	kit.CreateDatabase(t, ns, "app", "shop",
 		pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true},
 		pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
 	start = time.Now()
@@ -139,7 +139,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	}
 	t.Run("tenants apart", func(t *testing.T) { tenantsApart(t, ns) })
 	t.Run("role privileges taken back", func(t *testing.T) { privilegesTakenBack(t, ns) })
-	t.Run("a hand-deleted DatabaseRole comes back", func(t *testing.T) { deletedRoleComesBack(t, ns) })
+	t.Run("a hand-deleted DatabaseRole comes back", func(t *testing.T) { kit.DeletedRoleComesBack(t, ns, 2*time.Minute) })
 
 	// Deleting the object runs each database's policy in Postgres: orders
 	// (Delete) and its roles are dropped, catalog (Retain) is kept.
@@ -184,17 +184,6 @@ func createCluster(t *testing.T, ns, name, class string) {
 		Spec:       pgv1.PostgresClusterSpec{Class: class},
 	}
 	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func createDatabase(t *testing.T, ns, name, cluster string, databases ...pgv1.DatabaseSpec) {
-	t.Helper()
-	db := &pgv1.PostgresDatabase{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: cluster}, Databases: databases},
-	}
-	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), db, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

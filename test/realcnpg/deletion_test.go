@@ -23,7 +23,7 @@ func clusterDeletion(t *testing.T, ns, class string) {
 		t.Fatal(err)
 	}
 	_ = admin.Close(t.Context())
-	rw := secret(t, ns, "app-orders-rw")
+	rw := kit.Secret(t, ns, "app-orders-rw")
 
 	kit.DeleteCluster(t, ns, "shop")
 	kit.DeleteDatabase(t, ns, "app")
@@ -36,7 +36,7 @@ func clusterDeletion(t *testing.T, ns, class string) {
 		t.Errorf("kept CNPG Cluster still owned: %v", cl.OwnerReferences)
 	}
 	for _, s := range []string{"shop-superuser", "app-orders-admin", "app-orders-rw"} {
-		if got := secret(t, ns, s); len(got.OwnerReferences) != 0 {
+		if got := kit.Secret(t, ns, s); len(got.OwnerReferences) != 0 {
 			t.Errorf("kept Secret %s still owned: %v", s, got.OwnerReferences)
 		}
 	}
@@ -59,7 +59,7 @@ func clusterDeletion(t *testing.T, ns, class string) {
 		t.Fatal(err)
 	}
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 3*time.Minute)
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
 	back := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-rw")
 	var n int

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -32,7 +31,7 @@ func TestSynchronousDurabilityOnRealCNPG(t *testing.T) {
 		s.Durability = &pgv1.DurabilitySpec{Mode: pgv1.DurabilitySynchronous}
 	})
 	createCluster(t, ns, "shop", "sync-"+ns)
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 8*time.Minute)
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 4*time.Minute)
 
@@ -90,7 +89,9 @@ func TestSynchronousDurabilityOnRealCNPG(t *testing.T) {
 	// Preferred: CloudNativePG asks only the ready standbys, none here, so
 	// the waiting commit returns.
 	preferred := time.Now()
-	setDurability(t, ns, &pgv1.DurabilitySpec{Mode: pgv1.DurabilitySynchronous, DataDurability: pgv1.DataDurabilityPreferred})
+	kit.UpdateCluster(t, ns, "shop", func(pc *pgv1.PostgresCluster) { // its own durability replaces its class's whole
+		pc.Spec.Durability = &pgv1.DurabilitySpec{Mode: pgv1.DurabilitySynchronous, DataDurability: pgv1.DataDurabilityPreferred}
+	})
 	select {
 	case err := <-done:
 		if err != nil {
@@ -145,23 +146,5 @@ func fence(t *testing.T, ns, instance string, on bool) {
 	patch := fmt.Sprintf(`{"metadata":{"annotations":{"cnpg.io/fencedInstances":%s}}}`, value)
 	if _, err := pg.CNPGV1().Clusters(ns).Patch(t.Context(), "shop", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatalf("fence %s %v: %v", instance, on, err)
-	}
-}
-
-// setDurability sets the PostgresCluster's own durability (it replaces
-// its class's whole).
-func setDurability(t *testing.T, ns string, d *pgv1.DurabilitySpec) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		pc, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		pc.Spec.Durability = d
-		_, err = pg.PostgresV1alpha1().PostgresClusters(ns).Update(t.Context(), pc, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatalf("set durability: %v", err)
 	}
 }

@@ -42,7 +42,7 @@ func TestEndpointCAArchivesAndRestoresOnRealCNPG(t *testing.T) {
 	if c := store.Spec.Configuration; c.EndpointURL != S3TLSEndpoint || c.EndpointCA == nil || c.EndpointCA.Name != "s3-ca" || c.EndpointCA.Key != "ca.crt" {
 		t.Fatalf("ObjectStore configuration %+v, want the TLS endpoint and endpointCA s3-ca/ca.crt", c)
 	}
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
 	if _, err := admin.Exec(t.Context(), "CREATE TABLE items (label text NOT NULL); INSERT INTO items VALUES ('before the backup')"); err != nil {

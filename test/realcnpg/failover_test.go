@@ -38,7 +38,7 @@ func TestPoolerSwitchoverAndFailoverOnRealCNPG(t *testing.T) {
 	start := time.Now()
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 8*time.Minute)
 	t.Logf("PostgresCluster with 2 instances and a pooler Ready in %s", time.Since(start).Round(time.Second))
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 
 	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")

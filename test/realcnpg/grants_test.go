@@ -3,12 +3,16 @@ package realcnpg
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -48,7 +52,7 @@ func TestDeclaredSchemasThroughPoolerOnRealCNPG(t *testing.T) {
 	})
 	createCluster(t, ns, "shop", class)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 8*time.Minute)
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true,
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true,
 		Schemas: []pgv1.SchemaSpec{{Name: "billing"}, {Name: "catalog"}},
 		Roles: []pgv1.DatabaseRoleSpec{{Name: "rw", Grants: []pgv1.Grant{
 			{Object: pgv1.GrantOnSchema, Schema: "billing", Privileges: []pgv1.Privilege{"USAGE"}},
@@ -94,9 +98,30 @@ func TestDeclaredSchemasThroughPoolerOnRealCNPG(t *testing.T) {
 		}
 	}
 
-	// A grant made by hand and its revocation at the next pass are proven
-	// on the stand-in's real Postgres (test/e2e TestDeclaredSchemasAndGrants).
-	// Here they failed twice even with a pass started by an annotation, and
-	// passed twice before: the cause is open (issue 49), so this test does
-	// not claim it until it is found.
+	// A grant by hand is revoked at a later pass, and reported. Nothing in
+	// Kubernetes changes with it, so that pass is the resync (10 min by
+	// default); an annotation starts one now, as any change of the object
+	// does, instead of waiting for it.
+	if _, err := admin.Exec(t.Context(), "GRANT UPDATE ON billing.invoices TO orders_rw"); err != nil {
+		t.Fatal(err)
+	}
+	annotate(t, ns, "app", func(name string, patch []byte) error {
+		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{})
+		return err
+	}, "test.setpoint.dev/pass", "after-a-hand-made-grant")
+	kit.Eventually(t, 3*time.Minute, "the hand-made grant revoked and reported", func(ctx context.Context) (bool, string, error) {
+		db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady)
+		if c == nil {
+			return false, "no condition", nil
+		}
+		return c.Reason == pgv1.ReasonPrivilegesDriftReverted && strings.Contains(c.Message, `UPDATE ON TABLE "billing"."invoices" FROM "orders_rw"`),
+			fmt.Sprintf("%s: %s", c.Reason, c.Message), nil
+	})
+	if got := pooledState(t, rw, "UPDATE billing.invoices SET total = 0"); got != "42501" {
+		t.Errorf("rw UPDATE after the revoke: SQLSTATE %q, want 42501", got)
+	}
 }

@@ -33,7 +33,8 @@ func kubectlSetpoint(t *testing.T, ns string, args ...string) (string, string, e
 // psql's environment, the server verified against the cluster's CA. The
 // sandbox has no kubelet, so this is where the port-forward is proven.
 // So is psql through the pooler. `status -o json` reads real CNPG's
-// instances.
+// instances; `report` bundles them without a Secret value; `restart`
+// reaches CNPG through setpoint (ADR-0018).
 func TestKubectlPluginOnRealCNPG(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Fatalf("psql is not installed: %v", err)
@@ -44,7 +45,7 @@ func TestKubectlPluginOnRealCNPG(t *testing.T) {
 	})
 	createCluster(t, ns, "shop", "small-"+ns)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 
 	out, errOut, err := kubectlSetpoint(t, ns, "psql", "app", "--database", "orders", "--role", "admin", "--",
@@ -83,4 +84,7 @@ func TestKubectlPluginOnRealCNPG(t *testing.T) {
 	if len(report.Databases) != 1 || report.Databases[0].Name != "app" {
 		t.Errorf("status lists databases %+v, want app", report.Databases)
 	}
+
+	checkReport(t, ns, "shop")
+	checkRestart(t, ns, "shop")
 }

@@ -46,8 +46,8 @@ func TestMajorUpgradeOnRealCNPG(t *testing.T) {
 	})
 	createCluster(t, ns, "shop", class)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 8*time.Minute)
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true, Extensions: []string{"pg_trgm"}})
-	createDatabase(t, ns, "certs", "shop", pgv1.DatabaseSpec{Name: "ledger", Authentication: pgv1.AuthenticationCertificate})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true, Extensions: []string{"pg_trgm"}})
+	kit.CreateDatabase(t, ns, "certs", "shop", pgv1.DatabaseSpec{Name: "ledger", Authentication: pgv1.AuthenticationCertificate})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 4*time.Minute)
 	kit.WaitDatabase(t, ns, "certs", pgv1.PhaseReady, 4*time.Minute)
 
@@ -76,7 +76,7 @@ func TestMajorUpgradeOnRealCNPG(t *testing.T) {
 	_ = ledger.Close(t.Context())
 	passwords := map[string]string{}
 	for _, s := range []string{"app-orders-admin", "app-orders-rw", "app-orders-ro"} {
-		passwords[s] = string(kit.Secret(t, ns, s).Data["password"])
+		passwords[s] = kit.Password(t, ns, s)
 	}
 
 	writer := startAckWriterVia(t, ns, "shop", "shop-pooler-rw", "orders", "writes", "app-orders-rw")
@@ -302,7 +302,7 @@ func TestMajorUpgradePreflightRefusesAMissingExtensionOnRealCNPG(t *testing.T) {
 	smallClass(t, "pre-"+ns, onCatalog)
 	createCluster(t, ns, "shop", "pre-"+ns)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", Extensions: []string{"adminpack", "pg_trgm"}})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", Extensions: []string{"adminpack", "pg_trgm"}})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 4*time.Minute)
 	before, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
 	if err != nil {
@@ -372,7 +372,7 @@ func TestFailedMajorUpgradeRollsBackOnRealCNPG(t *testing.T) {
 	smallClass(t, "fail-"+ns, onCatalog)
 	createCluster(t, ns, "shop", "fail-"+ns)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 4*time.Minute)
 	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
 	for _, sql := range []string{"CREATE TABLE hooks (id int PRIMARY KEY, fn regproc)", "INSERT INTO hooks VALUES (1, 'now')"} {

@@ -26,7 +26,7 @@ func TestNamespaceDeletionOnRealCNPG(t *testing.T) {
 	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "shop", "small-"+ns)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
-	createDatabase(t, ns, "app", "shop",
+	kit.CreateDatabase(t, ns, "app", "shop",
 		pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true},
 		pgv1.DatabaseSpec{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)

@@ -42,7 +42,7 @@ func operatorMetrics(ctx context.Context, token string) ([]promsample.Sample, er
 // gauge is the value of metric for a cluster among samples.
 func gauge(samples []promsample.Sample, metric, ns, cluster string) (float64, bool) {
 	for _, s := range samples {
-		if s.Name == metric && s.Matches("namespace", ns, "cluster", cluster) {
+		if s.Name == metric && s.Matches("namespace", ns, "postgrescluster", cluster) {
 			return s.Value, true
 		}
 	}

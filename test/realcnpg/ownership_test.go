@@ -44,10 +44,10 @@ func handMadeUntouched(t *testing.T, ns string) {
 		_ = c.Close(t.Context())
 	}
 
-	createDatabase(t, ns, "crm", "shop", pgv1.DatabaseSpec{Name: "crm"})
+	kit.CreateDatabase(t, ns, "crm", "shop", pgv1.DatabaseSpec{Name: "crm"})
 	got := kit.WaitDatabase(t, ns, "crm", pgv1.PhaseFailed, 2*time.Minute)
 	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionRolesReady, "RoleExists", "role crm_rw exists in Postgres and was not created by setpoint")
-	createDatabase(t, ns, "legacy", "shop", pgv1.DatabaseSpec{Name: "legacy"})
+	kit.CreateDatabase(t, ns, "legacy", "shop", pgv1.DatabaseSpec{Name: "legacy"})
 	got = kit.WaitDatabase(t, ns, "legacy", pgv1.PhaseFailed, 2*time.Minute)
 	testkit.ExpectReason(t, got.Status.Conditions, pgv1.ConditionDatabasesReady, "DatabaseExists", "database legacy exists in Postgres and was not created by setpoint")
 	for _, name := range []string{"crm-crm", "legacy-legacy"} {

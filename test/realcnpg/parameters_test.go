@@ -5,9 +5,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
-
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
@@ -22,18 +19,9 @@ func TestParametersOnRealCNPG(t *testing.T) {
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
 
 	phases := watchPhases(t, ns, "shop")
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		c, err := pg.PostgresV1alpha1().PostgresClusters(ns).Get(t.Context(), "shop", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
+	kit.UpdateCluster(t, ns, "shop", func(c *pgv1.PostgresCluster) {
 		c.Spec.PostgreSQLConfig = map[string]string{"max_connections": "150", "work_mem": "8MB"}
-		_, err = pg.PostgresV1alpha1().PostgresClusters(ns).Update(t.Context(), c, metav1.UpdateOptions{})
-		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 5*time.Minute)
 	t.Logf("parameters applied, Ready again in %s", time.Since(start).Round(time.Second))

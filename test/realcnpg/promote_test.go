@@ -1,52 +1,29 @@
 package realcnpg
 
 import (
-	"encoding/json"
-	"fmt"
+	"strings"
 	"testing"
-	"time"
 
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 )
 
-// promote asks CNPG for a switchover to instance as `kubectl cnpg promote`
-// does (internal/cmd/plugin/promote in CNPG's repository): a merge patch
-// of the Cluster's status, guarded by its resourceVersion, that sets
-// targetPrimary and its timestamp, the phase "Switchover in progress" with
-// its reason, and the Ready condition False. Only those fields are sent:
-// setpoint's Cluster type holds a subset of CNPG's status, so an update
-// of the whole status would drop the rest.
+// promote asks CNPG for a switchover to instance through the plugin,
+// `kubectl setpoint promote` (ADR-0018): a merge patch of the Cluster's
+// status, guarded by its resourceVersion, as `kubectl cnpg promote` makes
+// it. A status CNPG changed between the plugin's read and its patch
+// refuses the patch (409): the plugin is run again then, as a user would.
 func promote(t *testing.T, ns, cluster, instance string) {
 	t.Helper()
+	var out, errOut string
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		cl, err := pg.CNPGV1().Clusters(ns).Get(t.Context(), cluster, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		conds := append([]metav1.Condition(nil), cl.Status.Conditions...)
-		apimeta.SetStatusCondition(&conds, metav1.Condition{
-			Type: "Ready", Status: metav1.ConditionFalse, Reason: "ClusterIsNotReady", Message: "Cluster Is Not Ready",
-		})
-		patch, err := json.Marshal(map[string]any{
-			"metadata": map[string]any{"resourceVersion": cl.ResourceVersion},
-			"status": map[string]any{
-				"targetPrimary":          instance,
-				"targetPrimaryTimestamp": time.Now().Format(metav1.RFC3339Micro),
-				"phase":                  "Switchover in progress",
-				"phaseReason":            fmt.Sprintf("Switching over to %v", instance),
-				"conditions":             conds,
-			},
-		})
-		if err != nil {
-			return err
-		}
-		_, err = pg.CNPGV1().Clusters(ns).Patch(t.Context(), cluster, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+		var err error
+		out, errOut, err = kubectlSetpoint(t, ns, "promote", cluster, instance)
 		return err
 	})
 	if err != nil {
-		t.Fatalf("promote %s: %v", instance, err)
+		t.Fatalf("kubectl setpoint promote %s %s: %v\n%s", cluster, instance, err, errOut)
+	}
+	if !strings.Contains(out, "switchover to "+instance+" requested") {
+		t.Fatalf("kubectl setpoint promote printed %q", out)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -67,7 +69,10 @@ func install(ctx context.Context, n *node.Node, s Setup, say func(string)) error
 	if err := ApplyS3Store(ctx, n.Config, s.Images); err != nil {
 		return err
 	}
-	if err := InstallSetpoint(ctx, n.Config, s.ReleaseDir, "--client-ca-grace="+ClientCAGrace.String()); err != nil {
+	// SETPOINT_OPERATOR_FLAGS adds flags for a run that chases a bug, e.g.
+	// "-v=2" to log every pass's statements.
+	flags := append([]string{"--client-ca-grace=" + ClientCAGrace.String()}, strings.Fields(os.Getenv("SETPOINT_OPERATOR_FLAGS"))...)
+	if err := InstallSetpoint(ctx, n.Config, s.ReleaseDir, flags...); err != nil {
 		return err
 	}
 	say("setpoint Available")

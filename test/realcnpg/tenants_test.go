@@ -2,12 +2,10 @@ package realcnpg
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -20,31 +18,19 @@ import (
 // read-only role): real CNPG creates the databases and roles, setpoint
 // closes each database to the cluster's other roles.
 
-// deniedEntry: user, with its own correct password, cannot connect to
-// database: 42501 (no CONNECT), not a login failure.
-func deniedEntry(t *testing.T, ns, database, user, password string) {
-	t.Helper()
-	_, err := kit.Login(t, ns, "shop", database, user, password)
-	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != "42501" {
-		t.Errorf("%s connecting to database %s: %v, want SQLSTATE 42501 (permission denied for database)", user, database, err)
-	}
-}
-
 // tenantsApart adds a second tenant, teamb, on the same cluster: neither
 // tenant's roles can enter the other's database, PUBLIC holds nothing on
 // orders, and orders' own roles still work (the caller checked them).
 func tenantsApart(t *testing.T, ns string) {
-	createDatabase(t, ns, "teamb", "shop", pgv1.DatabaseSpec{Name: "teamb"})
+	kit.CreateDatabase(t, ns, "teamb", "shop", pgv1.DatabaseSpec{Name: "teamb"})
 	db := kit.WaitDatabase(t, ns, "teamb", pgv1.PhaseReady, 3*time.Minute)
 	if c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady); c == nil || c.Reason != pgv1.ReasonPrivilegesIsolated {
 		t.Errorf("teamb PrivilegesReady = %+v", c)
 	}
-	pw := func(name string) string { return string(secret(t, ns, name).Data["password"]) }
-	deniedEntry(t, ns, "orders", "teamb_rw", pw("teamb-teamb-rw"))
-	deniedEntry(t, ns, "orders", "teamb_admin", pw("teamb-teamb-admin"))
-	deniedEntry(t, ns, "teamb", "orders_rw", pw("app-orders-rw"))
-	deniedEntry(t, ns, "teamb", "orders_ro", pw("app-orders-ro"))
+	kit.DeniedEntry(t, ns, "shop", "orders", "teamb_rw", kit.Password(t, ns, "teamb-teamb-rw"))
+	kit.DeniedEntry(t, ns, "shop", "orders", "teamb_admin", kit.Password(t, ns, "teamb-teamb-admin"))
+	kit.DeniedEntry(t, ns, "shop", "teamb", "orders_rw", kit.Password(t, ns, "app-orders-rw"))
+	kit.DeniedEntry(t, ns, "shop", "teamb", "orders_ro", kit.Password(t, ns, "app-orders-ro"))
 
 	admin := kit.ConnectAs(t, ns, "shop", "orders", "app-orders-admin")
 	var open bool
@@ -96,41 +82,7 @@ func privilegesTakenBack(t *testing.T, ns string) {
 		return err == nil && len(evs.Items) > 0, fmt.Sprint(err), err
 	})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
-	if _, err := kit.Login(t, ns, "shop", "orders", "orders_rw", string(secret(t, ns, "app-orders-rw").Data["password"])); err != nil {
+	if _, err := kit.Login(t, ns, "shop", "orders", "orders_rw", kit.Password(t, ns, "app-orders-rw")); err != nil {
 		t.Errorf("orders_rw cannot log in after the repair: %v", err)
-	}
-}
-
-// deletedRoleComesBack deletes orders_admin's DatabaseRole by hand: reclaim
-// retain while the database lives, so real CNPG lets the object go and
-// keeps the role, which owns the database; setpoint makes the object
-// again, and the role keeps its password and its database.
-func deletedRoleComesBack(t *testing.T, ns string) {
-	before, err := pg.CNPGV1().DatabaseRoles(ns).Get(t.Context(), "shop.orders-admin", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if before.Spec.DatabaseRoleReclaimPolicy != "retain" {
-		t.Fatalf("reclaim %q while the database lives, want retain", before.Spec.DatabaseRoleReclaimPolicy)
-	}
-	if err := pg.CNPGV1().DatabaseRoles(ns).Delete(t.Context(), "shop.orders-admin", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	kit.Eventually(t, 2*time.Minute, "DatabaseRole shop.orders-admin made again and applied by CNPG", func(ctx context.Context) (bool, string, error) {
-		r, err := pg.CNPGV1().DatabaseRoles(ns).Get(ctx, "shop.orders-admin", metav1.GetOptions{})
-		if err != nil {
-			return false, "", err
-		}
-		return r.UID != before.UID && r.DeletionTimestamp == nil && r.Status.Applied != nil && *r.Status.Applied &&
-			r.Status.ObservedGeneration == r.Generation, fmt.Sprintf("uid %s (before %s), deleting %v, status %+v", r.UID, before.UID, r.DeletionTimestamp, r.Status), nil
-	})
-	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 2*time.Minute)
-	admin, err := kit.Login(t, ns, "shop", "orders", "orders_admin", string(secret(t, ns, "app-orders-admin").Data["password"]))
-	if err != nil {
-		t.Fatalf("orders_admin cannot log in with its password: %v", err)
-	}
-	var owner string
-	if err := admin.QueryRow(t.Context(), "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = 'orders'").Scan(&owner); err != nil || owner != "orders_admin" {
-		t.Errorf("database orders is owned by %q (%v), want orders_admin", owner, err)
 	}
 }

@@ -45,12 +45,12 @@ func TestUpgradeFromThePreviousReleaseOnRealCNPG(t *testing.T) {
 	smallClass(t, "small-"+ns)
 	createCluster(t, ns, "shop", "small-"+ns)
 	kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 6*time.Minute)
-	createDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", Authentication: pgv1.AuthenticationCertificate})
-	createDatabase(t, ns, "ledger", "shop", pgv1.DatabaseSpec{Name: "ledger"})
+	kit.CreateDatabase(t, ns, "app", "shop", pgv1.DatabaseSpec{Name: "orders", Authentication: pgv1.AuthenticationCertificate})
+	kit.CreateDatabase(t, ns, "ledger", "shop", pgv1.DatabaseSpec{Name: "ledger"})
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 3*time.Minute)
 	kit.WaitDatabase(t, ns, "ledger", pgv1.PhaseReady, 3*time.Minute)
 
-	rwPassword := string(secret(t, ns, "ledger-ledger-rw").Data["password"])
+	rwPassword := kit.Password(t, ns, "ledger-ledger-rw")
 	admin := kit.ConnectAs(t, ns, "shop", "ledger", "ledger-ledger-admin")
 	if _, err := admin.Exec(t.Context(), "CREATE TABLE writes (at timestamptz DEFAULT now())"); err != nil {
 		t.Fatalf("ledger_admin: CREATE TABLE: %v", err)

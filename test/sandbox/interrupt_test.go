@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,7 +33,8 @@ func TestMakeDemoCtrlC(t *testing.T) {
 		t.Fatalf("pseudo-terminal: %v", err)
 	}
 	defer master.Close()
-	flags := "-dir " + filepath.Join(t.TempDir(), "sandbox") + " -metrics-bind-address " + freeAddr(t)
+	dir := filepath.Join(t.TempDir(), "sandbox")
+	flags := "-dir " + dir + " -metrics-bind-address " + freeAddr(t)
 	cmd := exec.Command("make", "--no-print-directory", "-C", root, "demo", "DEMO_FLAGS="+flags)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	// A session of its own with the terminal as its controlling terminal:
@@ -80,6 +82,14 @@ func TestMakeDemoCtrlC(t *testing.T) {
 	}
 	if !strings.Contains(out, "sandbox: stopped, nothing left running") {
 		t.Errorf("the sandbox did not report a clean stop")
+	}
+	// The terminal shows the narrative alone; the log lines are in the file.
+	klogLine := regexp.MustCompile(`(?m)^[IWEF]\d{4} \d\d:\d\d:\d\d`)
+	if lines := klogLine.FindAllString(out, -1); len(lines) > 0 {
+		t.Errorf("%d klog line(s) on the terminal, want them in %s", len(lines), logFile)
+	}
+	if log, err := os.ReadFile(filepath.Join(dir, logFile)); err != nil || !klogLine.Match(log) {
+		t.Errorf("%s holds no klog line (%v)", logFile, err)
 	}
 	if t.Failed() {
 		t.Logf("terminal:\n%s", out)

@@ -31,7 +31,7 @@ import (
 
 type options struct {
 	dir, samples, metrics, cnpg string
-	shared, demo, exit          bool
+	shared, demo, exit, logs    bool
 }
 
 func main() {
@@ -43,15 +43,29 @@ func main() {
 	flag.StringVar(&o.metrics, "metrics-bind-address", "127.0.0.1:8080", "with -demo: the operator's /metrics address")
 	flag.BoolVar(&o.exit, "exit", false, "with -demo: stop once the demo has shown a usable database")
 	flag.StringVar(&o.cnpg, "cnpg", "standin", "standin: the control plane and the CNPG stand-in; real: real CloudNativePG on a one-node Kubernetes (root; make demo CNPG=real)")
+	flag.BoolVar(&o.logs, "show-logs", false, "print the operator's and the sandbox's log lines on the terminal instead of into <dir>/"+logFile)
 	klog.InitFlags(nil)
 	flag.Parse()
+	logPath, closeLog := "", klog.Flush
+	if !o.logs {
+		var err error
+		if logPath, closeLog, err = redirectLogs(o.dir); err != nil {
+			fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Printf("sandbox: starting; logs: %s (-show-logs prints them here)\n", logPath)
+	}
 	restoreTerminal := takeTerminal()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, o)
 	stop()
 	restoreTerminal()
+	closeLog()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
+		if logPath != "" {
+			fmt.Fprintf(os.Stderr, "sandbox: the log lines are in %s\n", logPath)
+		}
 		os.Exit(1)
 	}
 }

@@ -184,13 +184,3 @@ func (k Kit) ApplicationsCannotMint(t testing.TB, ns, cluster string, cm map[str
 		}
 	}
 }
-
-// Secret is Secret name of ns; it fails the test when there is none.
-func (k Kit) Secret(t testing.TB, ns, name string) *corev1.Secret {
-	t.Helper()
-	s, err := k.Kube.CoreV1().Secrets(ns).Get(t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("Secret %s: %v", name, err)
-	}
-	return s
-}

@@ -72,6 +72,15 @@ func (k Kit) LoginVia(t testing.TB, ns, cluster, service, database, user, passwo
 	return conn, nil
 }
 
+// SQLState is the SQLSTATE of Postgres's error in err, "" when none.
+func SQLState(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return ""
+}
+
 // PasswordRefused reports whether err is Postgres refusing the password
 // (invalid_password, 28P01), not any other failure to connect.
 func PasswordRefused(err error) bool {

@@ -13,6 +13,11 @@ app.kubernetes.io/name: {{ include "setpoint.fullname" . }}
 {{/* Every object's labels: the selector and Helm's own. */}}
 {{- define "setpoint.labels" -}}
 {{ include "setpoint.selectorLabels" . }}
+{{ include "setpoint.helmLabels" . }}
+{{- end -}}
+
+{{/* Helm's own labels: all a CRD carries (install.yaml's have none). */}}
+{{- define "setpoint.helmLabels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
@@ -24,4 +29,16 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 {{- $ref := printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- if .Values.image.digest -}}{{- $ref = printf "%s@%s" $ref .Values.image.digest -}}{{- end -}}
 {{- $ref -}}
+{{- end -}}
+
+{{/* The metrics port's name: the Deployment's, the Service's and the
+ServiceMonitor's. */}}
+{{- define "setpoint.metricsPortName" -}}
+{{- if .Values.metrics.secure }}https-metrics{{ else }}http-metrics{{ end -}}
+{{- end -}}
+
+{{/* The metrics Service's labels, which the ServiceMonitor selects. */}}
+{{- define "setpoint.metricsSelectorLabels" -}}
+{{ include "setpoint.selectorLabels" . }}
+app.kubernetes.io/component: metrics
 {{- end -}}

@@ -74,16 +74,26 @@ func TestDefaultsRenderTheInstallManifest(t *testing.T) {
 	delete(want, "Namespace//"+namespace)
 	got := render(t, nil)
 	for k, o := range got {
-		if strings.HasPrefix(k, "CustomResourceDefinition/") {
-			continue // crds/ is installed as it is, never templated
-		}
-		labels, _ := o["metadata"].(map[string]any)["labels"].(map[string]any)
+		md := o["metadata"].(map[string]any)
+		labels, _ := md["labels"].(map[string]any)
 		for _, l := range helmLabels {
 			if _, ok := labels[l]; !ok {
 				t.Errorf("%s lacks Helm's label %s", k, l)
 			}
 			delete(labels, l)
 		}
+		if !strings.HasPrefix(k, "CustomResourceDefinition/") {
+			continue
+		}
+		// A CRD carries only Helm's labels, and is kept by helm uninstall.
+		if len(labels) == 0 {
+			delete(md, "labels")
+		}
+		ann, _ := md["annotations"].(map[string]any)
+		if ann["helm.sh/resource-policy"] != "keep" {
+			t.Errorf("%s lacks helm.sh/resource-policy: keep: helm uninstall would delete every object of its kind", k)
+		}
+		delete(ann, "helm.sh/resource-policy")
 	}
 	for k, w := range want {
 		g, ok := got[k]
@@ -111,18 +121,22 @@ func dump(t *testing.T, o chart.Object) string {
 	return string(b)
 }
 
-// The chart's crds/ are manifests/crd (make generate copies them).
+// The chart's files/crds are manifests/crd (make generate copies them),
+// and it has no crds/ directory, which Helm would never upgrade.
 func TestCRDsAreTheGeneratedOnes(t *testing.T) {
 	want, _ := filepath.Glob(root + "/manifests/crd/*.yaml")
-	got, _ := filepath.Glob(chartDir + "/crds/*.yaml")
+	got, _ := filepath.Glob(chartDir + "/files/crds/*.yaml")
+	if _, err := os.Stat(chartDir + "/crds"); !os.IsNotExist(err) {
+		t.Errorf("charts/setpoint/crds exists (%v): helm upgrade never upgrades it", err)
+	}
 	if len(want) == 0 || len(got) != len(want) {
 		t.Fatalf("chart CRDs %v, manifests %v", got, want)
 	}
 	for _, w := range want {
 		a, errA := os.ReadFile(w)
-		b, errB := os.ReadFile(filepath.Join(chartDir, "crds", filepath.Base(w)))
+		b, errB := os.ReadFile(filepath.Join(chartDir, "files", "crds", filepath.Base(w)))
 		if errA != nil || errB != nil || !bytes.Equal(a, b) {
-			t.Errorf("charts/setpoint/crds/%s is not manifests/crd's (run make generate): %v %v", filepath.Base(w), errA, errB)
+			t.Errorf("charts/setpoint/files/crds/%s is not manifests/crd's (run make generate): %v %v", filepath.Base(w), errA, errB)
 		}
 	}
 }
@@ -255,8 +269,14 @@ func checkPackaged(t *testing.T, path string, r chart.Release) {
 	if want := r.Repository + ":v1.2.3@" + r.Digest; ctr["image"] != want {
 		t.Errorf("packaged chart runs %v, want %s", ctr["image"], want)
 	}
-	if len(c.CRDObjects()) != 3 {
-		t.Errorf("packaged chart has %d CRDs", len(c.CRDObjects()))
+	crds := 0
+	for _, o := range objs {
+		if o["kind"] == "CustomResourceDefinition" {
+			crds++
+		}
+	}
+	if crds != 3 {
+		t.Errorf("packaged chart renders %d CRDs", crds)
 	}
 }
 

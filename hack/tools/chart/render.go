@@ -33,8 +33,10 @@ func Load(dir string) (*Chart, error) {
 }
 
 // Render renders c as `helm install NAME --namespace NAMESPACE` would, with
-// values over the chart's defaults, and returns its objects: the CRDs of
-// crds/ first, then every template's, in the order of the template names.
+// values over the chart's defaults (checked against values.schema.json),
+// and returns its objects: those of a crds/ directory first (setpoint's
+// chart has none: its CRDs are templates), then every template's, in the
+// order of the template names.
 func Render(c *chartv2.Chart, name, namespace string, values map[string]any) ([]Object, error) {
 	opts := common.ReleaseOptions{Name: name, Namespace: namespace, Revision: 1, IsInstall: true}
 	vals, err := util.ToRenderValues(c, values, opts, common.DefaultCapabilities)

@@ -51,7 +51,8 @@ func WriteKrewManifest(o imagebuild.Options, out string) error {
 			Homepage:         o.Source,
 			ShortDescription: "Inspect and operate setpoint's Postgres clusters and databases",
 			Description: "status, explain (why a PostgresDatabase is not Ready), conn, psql through a port-forward, " +
-				"password rotation, on-demand backups and restores for the setpoint operator.",
+				"password rotation, on-demand backups and restores, support bundles (report), logs, rolling restarts " +
+				"and switchovers for the setpoint operator.",
 		},
 	}
 	for _, p := range platformsOf(o) {

@@ -22,7 +22,8 @@ type Result struct {
 // Run builds the image, writes its archives (a docker tarball for each
 // platform), renders install.yaml pinned to the image index's digest,
 // checks it, packages the Helm chart pinned to the same image with its
-// repository index, builds the kubectl plugin's archives and their krew
+// repository index, writes the alerting rules and the Grafana dashboard,
+// builds the kubectl plugin's archives and their krew
 // manifest, and writes SHA256SUMS, all into out.
 func Run(ctx context.Context, o imagebuild.Options, out string) (Result, error) {
 	idx, err := imagebuild.Build(ctx, o)
@@ -57,6 +58,11 @@ func Run(ctx context.Context, o imagebuild.Options, out string) (Result, error) 
 		return Result{}, err
 	}
 	files = append(files, charts...)
+	monitoring, err := WriteMonitoring(o.Root, out)
+	if err != nil {
+		return Result{}, err
+	}
+	files = append(files, monitoring...)
 	plugin, err := WritePlugin(ctx, o, out)
 	if err != nil {
 		return Result{}, err

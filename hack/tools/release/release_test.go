@@ -32,9 +32,9 @@ func TestRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"SHA256SUMS", "index.yaml", "install.yaml", "krew-setpoint.yaml",
+		"SHA256SUMS", "grafana-dashboard.json", "index.yaml", "install.yaml", "krew-setpoint.yaml",
 		"kubectl-setpoint-v0.0.0-test-linux-amd64.tar.gz", "kubectl-setpoint-v0.0.0-test-linux-arm64.tar.gz",
-		"setpoint-0.0.0-test.tgz", "setpoint-v0.0.0-test-linux-amd64.docker.tar",
+		"prometheusrule.yaml", "setpoint-0.0.0-test.tgz", "setpoint-v0.0.0-test-linux-amd64.docker.tar",
 		"setpoint-v0.0.0-test-linux-arm64.docker.tar", "setpoint-v0.0.0-test.oci", "setpoint-v0.0.0-test.oci.tar",
 	}
 	entries, _ := os.ReadDir(out)
@@ -64,6 +64,7 @@ func TestRelease(t *testing.T) {
 	checkChart(t, filepath.Join(out, "setpoint-0.0.0-test.tgz"), pinned)
 	checkSums(t, out)
 	checkKrew(t, o, out)
+	checkKrewInstalls(t, o, out)
 	checkPluginRuns(t, o, out)
 }
 
@@ -118,8 +119,8 @@ func checkSums(t *testing.T, dir string) {
 			t.Errorf("sha256sum -c: %s", sc.Text())
 		}
 	}
-	if lines != 9 {
-		t.Errorf("SHA256SUMS checks %d files, want 9:\n%s", lines, out)
+	if lines != 11 {
+		t.Errorf("SHA256SUMS checks %d files, want 11:\n%s", lines, out)
 	}
 }
 

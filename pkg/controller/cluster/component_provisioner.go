@@ -115,7 +115,8 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
-	if cur != nil && cur.Annotations[specHashAnnotation] == hash && clusterMatches(cur, p) && markMatches(cur, p.want.StorageMark) {
+	if cur != nil && cur.Annotations[specHashAnnotation] == hash && clusterMatches(cur, p) && markMatches(cur, p.want.StorageMark) &&
+		restartMatches(cur, p.cluster) {
 		return releaseManagedRoles(ctx, p)
 	}
 	annotations := map[string]string{specHashAnnotation: hash}
@@ -124,7 +125,7 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 	}
 	ac := cnpgac.Cluster(p.cluster.Name, p.cluster.Namespace).
 		WithLabels(ownership.ManagedLabels(ownership.ClusterLabel, p.cluster.Name)).
-		WithAnnotations(withStorageMark(annotations, p.want.StorageMark)).
+		WithAnnotations(withRestart(withStorageMark(annotations, p.want.StorageMark), p.cluster)).
 		WithOwnerReferences(ownership.OwnerRefApply(p.cluster, gvk)).
 		WithSpec(spec)
 	applied, err := client.Apply(ctx, ac, applyOpts)

@@ -1,8 +1,12 @@
 package commands
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"io"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -14,15 +18,22 @@ import (
 // flagValues are the values each non-boolean flag is tried with; booleans
 // are tried set. "output" multiplies every other variant of a command.
 var flagValues = map[string][]string{
-	"output":       {"json", "yaml"},
-	"database":     {"order_items", "ledger"},
-	"role":         {"admin", "rw", "ro"},
-	"id":           {"req-1"},
-	"roles":        {"rw"},
-	"wait":         {"5s"},
-	"to":           {"2026-11-30T17:45:00Z"},
-	"as":           {"shop-copy"},
-	"object-store": {"shop-copy-store"},
+	"output":             {"json", "yaml"},
+	"database":           {"order_items", "ledger"},
+	"role":               {"admin", "rw", "ro"},
+	"id":                 {"req-1"},
+	"roles":              {"rw"},
+	"wait":               {"5s"},
+	"to":                 {"2026-11-30T17:45:00Z"},
+	"as":                 {"shop-copy"},
+	"object-store":       {"shop-copy-store"},
+	"file":               {"-", "bundle.tar.gz"},
+	"tail":               {"100"},
+	"container":          {"postgres"},
+	"instance":           {"shop-2"},
+	"since":              {"5m"},
+	"operator-namespace": {"setpoint-system"},
+	"operator-selector":  {"app.kubernetes.io/name=setpoint"},
 }
 
 // revealingFlags print a password because the user asked for it, by name.
@@ -150,12 +161,53 @@ func (v variant) run(ctx context.Context, w world, psql string) (string, error) 
 	root := NewRoot(o)
 	root.SetArgs(v.args)
 	err := root.ExecuteContext(ctx)
-	text := out.String() + errOut.String()
+	text := readable(out.Bytes()) + errOut.String() + writtenFiles()
 	if err != nil {
 		// What cmd/kubectl-setpoint prints.
 		text += "error: " + err.Error()
 	}
 	return text, err
+}
+
+// readable is b, or the files of b when b is a .tar.gz (report -f -):
+// what a command writes is scanned as what it holds, not compressed.
+func readable(b []byte) string {
+	if !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
+		return string(b)
+	}
+	gz, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return string(b)
+	}
+	var out strings.Builder
+	tr := tar.NewReader(gz)
+	for {
+		hdr, err := tr.Next()
+		if err != nil {
+			if err != io.EOF {
+				out.WriteString("unreadable archive: " + err.Error())
+			}
+			return out.String()
+		}
+		out.WriteString("== " + hdr.Name + "\n")
+		_, _ = io.Copy(&out, tr)
+	}
+}
+
+// writtenFiles reads and removes what the command wrote into the working
+// directory (report's bundle), a test's temporary one.
+func writtenFiles() string {
+	entries, _ := os.ReadDir(".")
+	var out strings.Builder
+	for _, e := range entries {
+		b, err := os.ReadFile(e.Name())
+		if err != nil {
+			out.WriteString("unreadable " + e.Name() + ": " + err.Error())
+		}
+		out.WriteString(readable(b))
+		_ = os.Remove(e.Name())
+	}
+	return out.String()
 }
 
 // noForward stands in for the port-forward: psql's stand-in connects to

@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -18,6 +20,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	pgfake "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/fake"
+	pgscheme "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/scheme"
 	cnpgclient "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/kubectl/inspect"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -27,7 +30,7 @@ const fixtureNamespace = "default"
 
 // fixtureNames are the objects a command's argument may name: each
 // command is tried with each, whatever its usage line calls the argument.
-var fixtureNames = []string{"shop", "shop-app", "shop-certs"}
+var fixtureNames = []string{"shop", "shop-app", "shop-certs", "shop-2"}
 
 // world is one state of a cluster "shop" with two PostgresDatabases:
 // "shop-app" logs in by password (admin, rw and ro), "shop-certs" by
@@ -64,8 +67,11 @@ func ready(condition string) metav1.Condition {
 // fixture is the world's objects; with no unmet conditions both objects
 // are Ready.
 func fixture(clusterUnmet, databaseUnmet []metav1.Condition) []runtime.Object {
-	objs := []runtime.Object{fixtureCluster(clusterUnmet), &cnpgv1.Cluster{ObjectMeta: fixtureMeta("shop"),
-		Status: cnpgv1.ClusterStatus{Phase: "Cluster in healthy state", Instances: 2, ReadyInstances: 2, CurrentPrimary: "shop-1"}}}
+	cnpgMeta := fixtureMeta("shop")
+	cnpgMeta.OwnerReferences = []metav1.OwnerReference{{APIVersion: pgv1.SchemeGroupVersion.String(), Kind: "PostgresCluster",
+		Name: "shop", UID: fixtureUID("shop"), Controller: ptr(true)}}
+	objs := []runtime.Object{fixtureCluster(clusterUnmet), &cnpgv1.Cluster{ObjectMeta: cnpgMeta,
+		Status: cnpgv1.ClusterStatus{Phase: "Cluster in healthy state", Instances: 2, ReadyInstances: 2, CurrentPrimary: "shop-1", TargetPrimary: "shop-1"}}}
 	for _, p := range naming.Poolers("shop") {
 		objs = append(objs, &cnpgv1.Pooler{ObjectMeta: fixtureMeta(p), Status: cnpgv1.PoolerStatus{Instances: 1}})
 	}
@@ -76,11 +82,30 @@ func fixture(clusterUnmet, databaseUnmet []metav1.Condition) []runtime.Object {
 			"ca.crt": []byte("-----BEGIN CERTIFICATE-----\npublic\n"),
 			"ca.key": []byte("-----BEGIN EC PRIVATE KEY-----\nca-private-key-3\n")}})
 	objs = append(objs, passwordDatabase(databaseUnmet)...)
+	objs = append(objs, pods()...)
 	return append(objs, certificateDatabase(databaseUnmet)...)
 }
 
+// pods are the cluster's two instances, a PgBouncer Pod and the
+// operator's Pod, labelled as CloudNativePG and install.yaml label them.
+func pods() []runtime.Object {
+	pod := func(ns, name string, labels map[string]string, container string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels},
+			Spec:   corev1.PodSpec{Containers: []corev1.Container{{Name: container}}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	}
+	return []runtime.Object{
+		pod(fixtureNamespace, "shop-1", map[string]string{"cnpg.io/cluster": "shop", "cnpg.io/instanceRole": "primary"}, "postgres"),
+		pod(fixtureNamespace, "shop-2", map[string]string{"cnpg.io/cluster": "shop", "cnpg.io/instanceRole": "replica"}, "postgres"),
+		pod(fixtureNamespace, "shop-pooler-rw-5c7", map[string]string{"cnpg.io/cluster": "shop", "cnpg.io/poolerName": "shop-pooler-rw"}, "pgbouncer"),
+		pod("setpoint-system", "setpoint-6b8", map[string]string{"app.kubernetes.io/name": "setpoint"}, "manager"),
+	}
+}
+
 func fixtureCluster(unmetConds []metav1.Condition) *pgv1.PostgresCluster {
-	pc := &pgv1.PostgresCluster{ObjectMeta: fixtureMeta("shop"), Spec: pgv1.PostgresClusterSpec{Class: "standard"},
+	meta := fixtureMeta("shop")
+	meta.UID = fixtureUID("shop")
+	pc := &pgv1.PostgresCluster{ObjectMeta: meta, Spec: pgv1.PostgresClusterSpec{Class: "standard"},
 		Status: pgv1.PostgresClusterStatus{Phase: pgv1.PhaseReady, ObservedGeneration: 1,
 			ConnectionPoolerStatus: &pgv1.ConnectionPoolerStatus{Enabled: true, ReadWrite: "active", ReadOnly: "active"},
 			BackupStatus:           &pgv1.BackupStatus{ObjectStore: naming.ObjectStore("shop"), ServerName: "shop"}}}
@@ -113,6 +138,7 @@ func fixtureDatabase(name string, spec pgv1.DatabaseSpec, unmetConds []metav1.Co
 		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "shop"}, Databases: []pgv1.DatabaseSpec{spec}},
 		Status: pgv1.PostgresDatabaseStatus{Phase: pgv1.PhaseReady, ObservedGeneration: 1,
 			Conditions: conditions(pgv1.DatabaseConditions, unmetConds)}}
+	db.UID = fixtureUID(name)
 	if len(unmetConds) > 0 {
 		db.Status.Phase = pgv1.PhaseProvisioning
 	}
@@ -124,7 +150,7 @@ func fixtureDatabase(name string, spec pgv1.DatabaseSpec, unmetConds []metav1.Co
 func passwordDatabase(unmetConds []metav1.Condition) []runtime.Object {
 	spec := pgv1.DatabaseSpec{Name: "order_items", ReadOnlyRole: true}
 	n := naming.Database("shop-app", spec.Name)
-	cm := connectionData(n)
+	cm := connectionData("shop-app", n)
 	objs := []runtime.Object{fixtureDatabase("shop-app", spec, unmetConds), cm}
 	for _, r := range inspect.RolesOf("shop-app", spec) {
 		cm.Data[r.Kind+"-user"], cm.Data[r.Kind+"-secret"] = r.Name, r.Secret
@@ -139,7 +165,7 @@ func passwordDatabase(unmetConds []metav1.Condition) []runtime.Object {
 func certificateDatabase(unmetConds []metav1.Condition) []runtime.Object {
 	spec := pgv1.DatabaseSpec{Name: "ledger", Authentication: pgv1.AuthenticationCertificate}
 	n := naming.Database("shop-certs", spec.Name)
-	cm := connectionData(n)
+	cm := connectionData("shop-certs", n)
 	cm.Data[naming.KeyAuthentication] = string(pgv1.AuthenticationCertificate)
 	objs := []runtime.Object{fixtureDatabase("shop-certs", spec, unmetConds), cm}
 	for _, r := range inspect.RolesOf("shop-certs", spec) {
@@ -152,8 +178,13 @@ func certificateDatabase(unmetConds []metav1.Condition) []runtime.Object {
 	return objs
 }
 
-func connectionData(n naming.DatabaseNames) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: fixtureMeta(n.ConfigMap), Data: map[string]string{
+// connectionData is the ConfigMap setpoint publishes for PostgresDatabase
+// db: controlled by it.
+func connectionData(db string, n naming.DatabaseNames) *corev1.ConfigMap {
+	m := fixtureMeta(n.ConfigMap)
+	m.OwnerReferences = []metav1.OwnerReference{{APIVersion: pgv1.SchemeGroupVersion.String(), Kind: "PostgresDatabase",
+		Name: db, UID: fixtureUID(db), Controller: ptr(true)}}
+	return &corev1.ConfigMap{ObjectMeta: m, Data: map[string]string{
 		naming.KeyHost: naming.Host(fixtureNamespace, naming.RWService("shop")), naming.KeyPort: "5432",
 		naming.KeyDatabase: n.DB, naming.KeyCASecret: naming.CASecret("shop"), naming.KeyCASecretKey: naming.CACertKey,
 		naming.KeySSLMode: "verify-full"}}
@@ -168,6 +199,8 @@ func secret(name, user, password string) *corev1.Secret {
 		"pgpass": []byte("shop-rw:5432:*:" + user + ":" + password + "\n")}}
 }
 
+func fixtureUID(name string) types.UID { return types.UID("uid-" + name) }
+
 func fixtureMeta(name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: fixtureNamespace, Name: name, Generation: 1}
 }
@@ -178,14 +211,15 @@ func (w world) clients() *clients {
 	var kube, pg []runtime.Object
 	for _, o := range w.objects {
 		switch o.(type) {
-		case *corev1.Secret, *corev1.ConfigMap:
+		case *corev1.Secret, *corev1.ConfigMap, *corev1.Pod:
 			kube = append(kube, o)
 		default:
 			pg = append(pg, o)
 		}
 	}
 	return &clients{config: &rest.Config{}, kube: kubefake.NewClientset(kube...),
-		pg: withInstanceNames{answeringBackups(pgfake.NewClientset(pg...))}, namespace: fixtureNamespace}
+		pg:  withInstanceNames{answeringBackups(pgfake.NewClientset(pg...))},
+		dyn: dynamicfake.NewSimpleDynamicClient(pgscheme.Scheme, pg...), namespace: fixtureNamespace}
 }
 
 // answeringBackups answers a backup request as the operator does, in the

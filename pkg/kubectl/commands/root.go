@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -48,14 +49,18 @@ func NewRoot(o *Options) *cobra.Command {
 	root.SetOut(o.Streams.Out)
 	root.SetErr(o.Streams.ErrOut)
 	o.flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newStatus(o), newExplain(o), newConn(o), newPsql(o), newRotate(o), newBackup(o), newRestore(o))
+	root.AddCommand(newStatus(o), newExplain(o), newConn(o), newPsql(o), newRotate(o), newBackup(o), newRestore(o), newReport(o), newLogs(o), newRestart(o), newPromote(o))
+	o.addCompletion(root)
 	return root
 }
 
 // clients are the connection the flags describe.
 type clients struct {
-	config    *rest.Config
-	kube      kubernetes.Interface
+	config *rest.Config
+	kube   kubernetes.Interface
+	// dyn reads custom resources whole (report), not through setpoint's
+	// typed subset of CNPG's kinds.
+	dyn       dynamic.Interface
 	pg        versioned.Interface
 	namespace string
 }
@@ -77,21 +82,30 @@ func (o *Options) clients() (*clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("setpoint client: %w", err)
 	}
-	return &clients{config: cfg, kube: kube, pg: pg, namespace: ns}, nil
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
+	return &clients{config: cfg, kube: kube, pg: pg, dyn: dyn, namespace: ns}, nil
 }
 
 func (c *clients) reader() inspect.Reader {
 	return inspect.Reader{Kube: c.kube, PG: c.pg, Namespace: c.namespace}
 }
 
+// connectClients makes the clients: from the kubectl flags, or the
+// tests' fakes.
+func (o *Options) connectClients() (*clients, error) {
+	if o.connect != nil {
+		return o.connect()
+	}
+	return o.clients()
+}
+
 // run wraps a command body that needs clients.
 func (o *Options) run(body func(ctx context.Context, c *clients, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		connect := o.clients
-		if o.connect != nil {
-			connect = o.connect
-		}
-		c, err := connect()
+		c, err := o.connectClients()
 		if err != nil {
 			return err
 		}

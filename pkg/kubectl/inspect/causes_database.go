@@ -3,6 +3,9 @@ package inspect
 import (
 	"context"
 	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -16,10 +19,13 @@ func (r Reader) databaseCauses(ctx context.Context, db *pgv1.PostgresDatabase, c
 	case pgv1.ConditionClusterReady:
 		return r.clusterCause(ctx, db.Spec.ClusterRef.Name)
 	case pgv1.ConditionSecretsReady:
-		causes, err := children(ctx, "Secret", secretsOf(db), r.Kube.CoreV1().Secrets(r.Namespace).Get, exists)
+		causes, err := r.secretCauses(ctx, db)
 		return causes, nil, err
 	case pgv1.ConditionConfigMapsReady:
-		causes, err := children(ctx, "ConfigMap", configMapsOf(db), r.Kube.CoreV1().ConfigMaps(r.Namespace).Get, exists)
+		causes, err := children(ctx, "ConfigMap", configMapsOf(db), r.Kube.CoreV1().ConfigMaps(r.Namespace).Get,
+			func(cm *corev1.ConfigMap) string {
+				return notSetpoints(cm, "PostgresDatabase", db.Name, string(db.UID))
+			})
 		return causes, nil, err
 	case pgv1.ConditionRolesReady:
 		causes, err := r.roleCauses(ctx, db.Spec.ClusterRef.Name, rolesOf(db))
@@ -73,16 +79,35 @@ func (r Reader) cnpgDatabaseCauses(ctx context.Context, db *pgv1.PostgresDatabas
 		})
 }
 
-// secretsOf are the Secrets each role's password is read from: the
-// user's where passwordConfig names one, else the generated one.
-func secretsOf(db *pgv1.PostgresDatabase) []string {
-	var out []string
+// secretCauses reports each role's Secret that is missing, and each
+// generated one (not the user's, which passwordConfig names) that exists
+// and is not setpoint's: the cause of SecretConflict.
+func (r Reader) secretCauses(ctx context.Context, db *pgv1.PostgresDatabase) ([]Cause, error) {
+	generated, theirs := secretsOf(db)
+	get := r.Kube.CoreV1().Secrets(r.Namespace).Get
+	causes, err := children(ctx, "Secret", generated, get,
+		func(s *corev1.Secret) string { return notSetpoints(s, "PostgresDatabase", db.Name, string(db.UID)) })
+	if err != nil {
+		return nil, err
+	}
+	more, err := children(ctx, "Secret", theirs, get, exists)
+	return append(causes, more...), err
+}
+
+// secretsOf are the Secrets each role's password is read from: those
+// setpoint generates, and the user's that passwordConfig names.
+func secretsOf(db *pgv1.PostgresDatabase) (generated, theirs []string) {
 	for _, d := range db.Spec.Databases {
+		n := naming.Database(db.Name, d.Name)
 		for _, r := range RolesOf(db.Name, d) {
-			out = append(out, r.Secret)
+			if slices.Contains(n.Secrets(), r.Secret) {
+				generated = append(generated, r.Secret)
+			} else {
+				theirs = append(theirs, r.Secret)
+			}
 		}
 	}
-	return out
+	return generated, theirs
 }
 
 func configMapsOf(db *pgv1.PostgresDatabase) []string {

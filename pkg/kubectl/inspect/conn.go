@@ -109,6 +109,12 @@ func (r Reader) Connection(ctx context.Context, name string, o ConnectionOptions
 	if err != nil {
 		return nil, fmt.Errorf("connection ConfigMap %s (published once the database's ConfigMapsReady is True): %w", cmName, err)
 	}
+	// Even --anyway reads only what setpoint published: a ConfigMap of
+	// that name that is someone else's (ConfigMapConflict) describes no
+	// role of this database.
+	if why := notSetpoints(cm, "PostgresDatabase", db.Name, string(db.UID)); why != "" {
+		return nil, fmt.Errorf("ConfigMap %s %s; `kubectl setpoint explain %s` says what to do", cmName, why, db.Name)
+	}
 	c, err := fromConfigMap(cm.Data, keys, o)
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %s: %w", cmName, err)
@@ -141,7 +147,11 @@ func fromConfigMap(d map[string]string, keys roleKey, o ConnectionOptions) (*Con
 		c.Secret = d[keys.secret]
 	}
 	if c.User == "" || d[secretKey] == "" {
-		return nil, fmt.Errorf("no %s / %s: the database has no %s role (readOnlyRole: true adds ro)", keys.user, secretKey, o.Role)
+		hint := ""
+		if o.Role == "ro" {
+			hint = " (readOnlyRole: true adds ro)"
+		}
+		return nil, fmt.Errorf("no %s / %s: the database has no %s role%s", keys.user, secretKey, o.Role, hint)
 	}
 	return c, nil
 }

@@ -14,7 +14,10 @@ import (
 func connObjects() (*pgv1.PostgresDatabase, *corev1.ConfigMap, *corev1.Secret) {
 	db := database(pgv1.PhaseReady)
 	db.Spec.Databases[0].ReadOnlyRole = false
-	cm := &corev1.ConfigMap{ObjectMeta: meta("shop-app-order-items-config", 0), Data: map[string]string{
+	db.UID = "db-uid"
+	cmMeta := meta("shop-app-order-items-config", 0)
+	cmMeta.OwnerReferences = []metav1.OwnerReference{{Kind: "PostgresDatabase", Name: db.Name, UID: db.UID, Controller: ptr(true)}}
+	cm := &corev1.ConfigMap{ObjectMeta: cmMeta, Data: map[string]string{
 		"host": "shop-rw.default.svc", "ro-host": "shop-ro.default.svc", "port": "5432", "database": "order_items",
 		"admin-user": "order_items_admin", "rw-user": "order_items_rw",
 		"admin-secret": "shop-app-order-items-admin", "rw-secret": "shop-app-order-items-rw",

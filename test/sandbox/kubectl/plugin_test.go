@@ -32,6 +32,8 @@ func TestPlugin(t *testing.T) {
 	t.Run("psql", w.testPsql)
 	t.Run("rotate", w.testRotate)
 	t.Run("backup and restore", w.testBackupRestore)
+	t.Run("report", w.testReport)
+	t.Run("restart", w.testRestart)
 	// Last: it adds a Pod the stand-in does not expect.
 	t.Run("psql port-forward reaches the API server", w.testPortForward)
 }

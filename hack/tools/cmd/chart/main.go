@@ -1,11 +1,14 @@
 // Command chart renders setpoint's Helm chart as `helm template` does,
 // with Helm's own Go SDK: the e2e tests install what it prints, so the
-// chart is exercised on a real API server without a helm binary.
+// chart is exercised on a real API server without a helm binary. With
+// -kubeconfig it runs `helm upgrade --install` on that cluster instead.
 //
 //	go run ./cmd/chart -chart ../../charts/setpoint -namespace setpoint-system -values '{"watchNamespaces":["a"]}'
+//	go run ./cmd/chart -chart ../../charts/setpoint -kubeconfig ~/.kube/config
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -22,20 +25,42 @@ func main() {
 	name := flag.String("name", "setpoint", "release name")
 	namespace := flag.String("namespace", "setpoint-system", "release namespace")
 	values := flag.String("values", "{}", "values as a JSON object, over the chart's defaults")
-	skipCRDs := flag.Bool("skip-crds", false, "leave out the CRDs of crds/")
+	skipCRDs := flag.Bool("skip-crds", false, "leave out the CustomResourceDefinitions (templates/crds.yaml)")
+	kubeconfig := flag.String("kubeconfig", "", "set: helm upgrade --install on this cluster instead of printing")
+	kubeVersion := flag.String("kube-version", "", "with -kubeconfig: the cluster's Kubernetes version, for an API server that reports none")
+	serverSide := flag.String("server-side", "auto", "with -kubeconfig: helm's --server-side (true, false, auto)")
 	flag.Parse()
-	if err := run(*dir, *name, *namespace, *values, *skipCRDs); err != nil {
+	var err error
+	if *kubeconfig != "" {
+		err = apply(*kubeconfig, *kubeVersion, *serverSide, *dir, *name, *namespace, *values)
+	} else {
+		err = run(*dir, *name, *namespace, *values, *skipCRDs)
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "chart: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, name, namespace, values string, skipCRDs bool) error {
+func load(dir, values string) (*chart.Chart, map[string]any, error) {
 	var vals map[string]any
 	if err := json.Unmarshal([]byte(values), &vals); err != nil {
-		return fmt.Errorf("-values: %w", err)
+		return nil, nil, fmt.Errorf("-values: %w", err)
 	}
 	c, err := chart.Load(dir)
+	return c, vals, err
+}
+
+func apply(kubeconfig, kubeVersion, serverSide, dir, name, namespace, values string) error {
+	c, vals, err := load(dir, values)
+	if err != nil {
+		return err
+	}
+	return chart.Apply(context.Background(), kubeconfig, kubeVersion, serverSide, c, name, namespace, vals)
+}
+
+func run(dir, name, namespace, values string, skipCRDs bool) error {
+	c, vals, err := load(dir, values)
 	if err != nil {
 		return err
 	}
