@@ -43,8 +43,8 @@ func TestMajorUpgradeOnTheStandIn(t *testing.T) {
 	w := &upgradeLook{ns: ns}
 	kit.Eventually(t, 3*time.Minute, "the upgrade to 17 succeeded", w.succeeded)
 	w.check(t)
-	if !slices.Contains(w.phases, pgv1.UpgradeUpgrading) {
-		t.Errorf("phases %v: Upgrading not seen", w.phases)
+	if !slices.Contains(w.phases, pgv1.UpgradeUpgrading) || !slices.Contains(w.phases, pgv1.UpgradeAnalyzing) {
+		t.Errorf("phases %v: Upgrading and Analyzing not seen", w.phases)
 	}
 	pc := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, time.Minute)
 	if u := pc.Status.Upgrade; u.ServerVersion == "" || u.From != 15 || u.To != 17 || u.Backup == "" {
@@ -215,8 +215,9 @@ func (w *upgradeLook) succeeded(ctx context.Context) (bool, string, error) {
 	return u.Phase == pgv1.UpgradeSucceeded, string(u.Phase) + ": " + u.Message, nil
 }
 
-// check fails the test unless the phases came in order, never Failed,
-// Upgrading and Analyzing among them, the CNPG Cluster named 17 only after
+// check fails the test unless the phases seen came in order, never
+// Failed (a phase a pass walks through in seconds may go unseen between
+// two looks), the CNPG Cluster named 17 only after
 // the backup completed, and the database stayed Ready, saying
 // ClusterUpgrading.
 func (w *upgradeLook) check(t *testing.T) {
@@ -227,9 +228,6 @@ func (w *upgradeLook) check(t *testing.T) {
 			t.Errorf("phases %v, want them in the order %v, never Failed", w.phases, order)
 			break
 		}
-	}
-	if !slices.Contains(w.phases, pgv1.UpgradeAnalyzing) || !slices.Contains(w.phases, pgv1.UpgradeSucceeded) {
-		t.Errorf("phases %v: Analyzing and Succeeded not seen", w.phases)
 	}
 	if !w.switched || w.switchedEarly {
 		t.Errorf("the CNPG Cluster named 17: %v; before the pre-upgrade backup had completed: %v", w.switched, w.switchedEarly)
