@@ -13,22 +13,29 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 )
 
-func leaseHolder(ctx context.Context) string {
-	l, err := kube.CoordinationV1().Leases("setpoint-system").Get(ctx, "setpoint-leader", metav1.GetOptions{})
+func leaseHolder(ctx context.Context, ns, name string) string {
+	l, err := kube.CoordinationV1().Leases(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil || l.Spec.HolderIdentity == nil {
 		return ""
 	}
 	return *l.Spec.HolderIdentity
 }
 
+// waitLeader waits until want holds the default Lease.
 func waitLeader(t *testing.T, want string, timeout time.Duration) time.Duration {
+	t.Helper()
+	return waitLease(t, "setpoint-system", "setpoint-leader", want, timeout)
+}
+
+// waitLease waits until want holds the Lease ns/name.
+func waitLease(t *testing.T, ns, name, want string, timeout time.Duration) time.Duration {
 	t.Helper()
 	start := time.Now()
 	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		return leaseHolder(ctx) == want, nil
+		return leaseHolder(ctx, ns, name) == want, nil
 	})
 	if err != nil {
-		t.Fatalf("leader is %q, want %q", leaseHolder(t.Context()), want)
+		t.Fatalf("Lease %s/%s is held by %q, want %q", ns, name, leaseHolder(t.Context(), ns, name), want)
 	}
 	return time.Since(start)
 }

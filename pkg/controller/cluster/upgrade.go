@@ -37,7 +37,8 @@ import (
 // resumes where the record stands and never repeats a finished step: the
 // backup has a name derived from the attempt, the CNPG Cluster's major is
 // read from its status (pgDataImageInfo), the analysis from each
-// database's status.
+// database's status. Nothing that would outlive a lost status write is
+// done by the pass that starts an attempt (attemptOnRecord).
 
 // upgradeState is what the upgrade plan decided in this pass
 // (pass.upgrade; the files upgrade*.go alone write it).
@@ -161,6 +162,14 @@ func (p *pass) startsAttempt(rec *pgv1.MajorUpgradeStatus, want int) bool {
 // noUpgradeWanted ends an attempt that had not reached pg_upgrade when the
 // spec went back to the major the data runs: nothing was changed.
 func (p *pass) noUpgradeWanted(rec *pgv1.MajorUpgradeStatus, data int) {
+	if rec != nil && (rec.Phase == pgv1.UpgradePreflight || rec.Phase == pgv1.UpgradeBackingUp) && data == int(rec.To) && data > int(rec.From) {
+		// The data runs the target already: the pass that asked
+		// CloudNativePG for it lost its status write, and pg_upgrade ran
+		// while no operator looked. Not a cancellation: walk on from
+		// Upgrading, which sees it done.
+		p.upgradeTo(rec, pgv1.UpgradeUpgrading, fmt.Sprintf("CloudNativePG ran pg_upgrade to %d (the record of its start was lost)", rec.To))
+		return
+	}
 	if rec == nil || (rec.Phase != pgv1.UpgradePreflight && rec.Phase != pgv1.UpgradeBackingUp &&
 		!(rec.Phase == pgv1.UpgradeUpgrading && int(rec.To) > data)) {
 		return

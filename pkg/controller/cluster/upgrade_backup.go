@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -25,13 +26,18 @@ func upgradeBackupName(cluster string, rec *pgv1.MajorUpgradeStatus) string {
 // needs the upgrade-without-backup annotation, set to the target major.
 func (p *pass) upgradeBackup(ctx context.Context, rec *pgv1.MajorUpgradeStatus) error {
 	p.upgrade.hold = holdOf(p.observedCNPG(), p.want)
+	if p.want.ObjectStore == nil && p.cluster.Annotations[pgv1.UpgradeWithoutBackupAnnotation] != strconv.Itoa(int(rec.To)) {
+		p.upgradeWaits(rec, pgv1.ReasonUpgradeNeedsBackup, fmt.Sprintf(
+			"the cluster has no backup.objectStore, so no backup can be taken before the upgrade: configure one, or set the annotation %s=%d to upgrade without a backup",
+			pgv1.UpgradeWithoutBackupAnnotation, rec.To), 0) // the annotation wakes us
+		return nil
+	}
+	if !p.attemptOnRecord(rec) {
+		p.upgradeWaits(rec, pgv1.ReasonUpgradeBackingUp, fmt.Sprintf(
+			"recording the attempt from %d to %d before its backup is taken or CloudNativePG is asked to upgrade", rec.From, rec.To), attemptRecordRecheck)
+		return nil
+	}
 	if p.want.ObjectStore == nil {
-		if p.cluster.Annotations[pgv1.UpgradeWithoutBackupAnnotation] != strconv.Itoa(int(rec.To)) {
-			p.upgradeWaits(rec, pgv1.ReasonUpgradeNeedsBackup, fmt.Sprintf(
-				"the cluster has no backup.objectStore, so no backup can be taken before the upgrade: configure one, or set the annotation %s=%d to upgrade without a backup",
-				pgv1.UpgradeWithoutBackupAnnotation, rec.To), 0) // the annotation wakes us
-			return nil
-		}
 		p.startUpgrade(rec, "no backup first, as acknowledged by "+pgv1.UpgradeWithoutBackupAnnotation)
 		return nil
 	}
@@ -66,6 +72,23 @@ func (p *pass) upgradeBackup(ctx context.Context, rec *pgv1.MajorUpgradeStatus) 
 		p.upgradeWaits(rec, pgv1.ReasonUpgradeBackingUp, fmt.Sprintf("Backup %s is %s", name, phaseOr(cur.Status.Phase, "pending")), upgradeBackupRecheck)
 	}
 	return nil
+}
+
+// attemptRecordRecheck: the pass that records a new attempt looks again
+// at once; its own status write wakes the next pass too.
+const attemptRecordRecheck = time.Second
+
+// attemptOnRecord: the stored status (the pass's snapshot, not the record
+// it builds) already holds this attempt. The backup's name comes from the
+// attempt's start, and releasing the hold sets CloudNativePG going: a pass
+// that did either and then lost its status write (a crash, a conflict, a
+// leader change) would leave the next one no record of the attempt, so it
+// would start another, with another backup name and the data's image held
+// again while pg_upgrade may run. So the first pass of an attempt only
+// records it; the passes after it act, and find what they did.
+func (p *pass) attemptOnRecord(rec *pgv1.MajorUpgradeStatus) bool {
+	stored := p.cluster.Status.Upgrade
+	return stored != nil && stored.From == rec.From && stored.To == rec.To && stored.StartTime.Equal(&rec.StartTime)
 }
 
 // startUpgrade lets CloudNativePG upgrade: the hold goes, so this pass's

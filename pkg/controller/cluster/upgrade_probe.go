@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
@@ -28,7 +29,11 @@ import (
 //
 // The Pod runs as nobody, with no service account token, no privilege
 // and a deadline; setpoint deletes it once read, and its owner reference
-// takes it with the cluster.
+// takes it with the cluster. It runs under the CNPG Cluster's
+// ServiceAccount, which CloudNativePG's instances run under and which
+// carries the image pull secrets CloudNativePG gives them: an image from
+// a private (or air-gapped) registry is pulled by the probe exactly when
+// CloudNativePG could pull it.
 
 // probeScript lists the extensions, given as its arguments, that have no
 // control file; it fails when the folder itself is missing (an image of
@@ -150,6 +155,7 @@ func (p *pass) probePod(name, image string, major int, exts []string) *corev1.Po
 			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(p.cluster, gvk)}},
 		Spec: corev1.PodSpec{
 			RestartPolicy:                 corev1.RestartPolicyNever,
+			ServiceAccountName:            cnpgServiceAccount(p.observedCNPG()),
 			AutomountServiceAccountToken:  ptr.To(false),
 			ActiveDeadlineSeconds:         ptr.To[int64](probeDeadline),
 			TerminationGracePeriodSeconds: ptr.To[int64](0),
@@ -213,4 +219,14 @@ func (p *pass) targetImage(ctx context.Context, major int) (string, error) {
 		}
 	}
 	return "", &catalogMissError{fmt.Sprintf("%s %q has no image for PostgreSQL %d", ref.Kind, ref.Name, major)}
+}
+
+// cnpgServiceAccount is the ServiceAccount CloudNativePG runs the
+// instances of cl under: the Cluster's name (setpoint never sets
+// spec.serviceAccountName).
+func cnpgServiceAccount(cl *cnpgv1.Cluster) string {
+	if cl == nil {
+		return ""
+	}
+	return cl.Name
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	kubefakecs "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -66,9 +67,21 @@ func newUpgradeWorld(t *testing.T) *upgradeWorld {
 	return w
 }
 
-// pass runs one upgrade plan and keeps the status it built.
+// pass runs one upgrade plan and keeps the status it built, as its status
+// write would.
 func (w *upgradeWorld) pass() *pass {
 	w.t.Helper()
+	p := w.passLost()
+	w.status = p.status
+	return p
+}
+
+// passLost runs one upgrade plan whose status write is lost (the operator
+// died, or lost its lease, before it): what it did in the world stays,
+// what it recorded does not.
+func (w *upgradeWorld) passLost() *pass {
+	w.t.Helper()
+	w.pc.Status = *w.status.DeepCopy() // the stored status: the pass's snapshot
 	p := &pass{cluster: w.pc, want: w.want, obs: &observation{cnpg: w.cnpg}, status: w.status.DeepCopy(),
 		deps: &deps{kube: w.kube, pg: w.pg, recorder: w.rec, clock: clocktesting.NewFakeClock(w.now), databases: w.databases}}
 	p.facts = onceFacts{read: true, facts: w.facts}
@@ -78,7 +91,6 @@ func (w *upgradeWorld) pass() *pass {
 	if err := p.planUpgrade(w.t.Context()); err != nil {
 		w.t.Fatal(err)
 	}
-	w.status = p.status
 	return p
 }
 
@@ -139,6 +151,7 @@ func TestUpgradeTakesOneBackupFirst(t *testing.T) {
 func TestFailedUpgradeRollsBackOnceRecordedAndWaitsForARetry(t *testing.T) {
 	w := newUpgradeWorld(t)
 	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "17"
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeBackingUp, image15) // the attempt on record first
 	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
 	w.cnpg.Spec.ImageName = image17
 	w.cnpg.Status.Phase = "Upgrading Postgres major version"
@@ -162,6 +175,7 @@ func TestFailedUpgradeRollsBackOnceRecordedAndWaitsForARetry(t *testing.T) {
 	// deletes it, but it is not this attempt's failure.
 	w.now = t0.Add(time.Hour)
 	w.pc.Annotations[pgv1.RetryUpgradeAnnotation] = "again"
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeBackingUp, image15)
 	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
 	if w.status.Upgrade.RetryRequest != "again" {
 		t.Errorf("retryRequest %q, want the annotation's value", w.status.Upgrade.RetryRequest)
@@ -188,6 +202,7 @@ func TestPreflightRefusesARemovedParameter(t *testing.T) {
 func TestUpgradeSucceedsOncePostgresReportsAndDatabasesAreAnalyzed(t *testing.T) {
 	w := newUpgradeWorld(t)
 	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "17"
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeBackingUp, image15)
 	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
 	w.cnpg.Spec.ImageName = image17
 	w.cnpg.Status.PGDataImageInfo = &cnpgv1.ImageInfo{Image: image17, MajorVersion: 17}
@@ -244,6 +259,9 @@ func TestUpgradeArchivesIntoAFolderOfItsOwn(t *testing.T) {
 		w.cnpg.Spec.Plugins = []cnpgv1.PluginConfiguration{{Name: barmanPlugin, Parameters: map[string]string{"serverName": name}}}
 	}
 	plugin("shop")
+	if got := archiveServerName(w.pass()); got != "shop" {
+		t.Errorf("serverName %q while the attempt is being recorded, want shop", got)
+	}
 	if got := archiveServerName(w.pass()); got != "shop-pg17" {
 		t.Errorf("serverName %q as the upgrade starts, want shop-pg17", got)
 	}
@@ -282,4 +300,163 @@ Error: error while running pg_upgrade: exit status 1
 	if got := logText([]byte(log)); got != want {
 		t.Errorf("logText:\n got %q\nwant %q", got, want)
 	}
+}
+
+// An operator that dies (or loses its lease) after a pass acted and before
+// its status write landed leaves the next pass the record as it stood:
+// at every phase the next pass finds what the lost one did (one probe Pod,
+// one backup), never asks CloudNativePG for the old image again once it
+// was asked for the new one, and walks on to Succeeded. Each pass runs at
+// a later time, so an attempt started again would name another backup.
+func TestUpgradeResumesAfterALostStatusWriteAtEveryPhase(t *testing.T) {
+	w := newUpgradeWorld(t)
+	w.want.ObjectStore = &pgv1.ObjectStoreSpec{DestinationPath: "s3://b/pg"}
+	db := &pgv1.PostgresDatabase{ObjectMeta: metav1.ObjectMeta{Name: "orders", Namespace: "ns"},
+		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "shop"},
+			Databases: []pgv1.DatabaseSpec{{Name: "orders", Extensions: []string{"pg_trgm"}}}},
+		Status: pgv1.PostgresDatabaseStatus{Phase: pgv1.PhaseReady}}
+	if err := w.databases.Add(db); err != nil {
+		t.Fatal(err)
+	}
+	later := func() { w.now = w.now.Add(time.Minute) }
+	// count fails the test unless list holds want items.
+	count := func(what string, want int, list func() (runtime.Object, error)) {
+		t.Helper()
+		l, err := list()
+		if err != nil {
+			t.Fatal(err)
+		}
+		items, xerr := apimeta.ExtractList(l)
+		if xerr != nil || len(items) != want {
+			t.Fatalf("%d %s (%v), want %d", len(items), what, xerr, want)
+		}
+	}
+	pods := func() (runtime.Object, error) {
+		return w.kube.CoreV1().Pods("ns").List(t.Context(), metav1.ListOptions{})
+	}
+	backups := func() (runtime.Object, error) {
+		return w.pg.CNPGV1().Backups("ns").List(t.Context(), metav1.ListOptions{})
+	}
+
+	// Preflight: the probe Pod is made once, whatever attempt asks.
+	w.passLost()
+	later()
+	w.passLost()
+	count("probe Pods", 1, pods)
+	probe, err := w.kube.CoreV1().Pods("ns").Get(t.Context(), "shop-upgrade-probe-17", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// CloudNativePG's instances' ServiceAccount, for their pull secrets;
+	// no token.
+	if s := probe.Spec; s.ServiceAccountName != "shop" || s.AutomountServiceAccountToken == nil || *s.AutomountServiceAccountToken {
+		t.Errorf("probe Pod runs as ServiceAccount %q with token %v, want shop's, no token", s.ServiceAccountName, s.AutomountServiceAccountToken)
+	}
+	probe.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "extensions",
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}}}}
+	if _, err := w.kube.CoreV1().Pods("ns").UpdateStatus(t.Context(), probe, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	later()
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeBackingUp, image15)
+	started := w.status.Upgrade.StartTime // the first attempt on record
+	count("probe Pods once read", 0, pods)
+	count("backups before the attempt is on record", 0, backups)
+
+	// BackingUp: the backup is taken once, by the attempt on record.
+	later()
+	w.passLost()
+	later()
+	w.passLost()
+	count("backups", 1, backups)
+	// The one backup is the attempt on record's.
+	b, err := w.pg.CNPGV1().Backups("ns").Get(t.Context(), upgradeBackupName("shop", w.status.Upgrade), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Status.Phase = cnpgv1.BackupPhaseCompleted
+	if _, err := w.pg.CNPGV1().Backups("ns").UpdateStatus(t.Context(), b, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Upgrading: asked for 17 by a lost pass, then the one after asks for
+	// 17 as well; the data's image is never held again.
+	later()
+	if p := w.passLost(); p.upgradeHold() != nil {
+		t.Fatalf("the pass that starts pg_upgrade holds %+v, want the spec's image", p.upgradeHold())
+	}
+	w.cnpg.Spec.ImageName = image17
+	w.cnpg.Status.Phase = "Upgrading Postgres major version"
+	later()
+	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
+	count("backups", 1, backups)
+
+	// Analyzing and Succeeded.
+	w.cnpg.Status.PGDataImageInfo = &cnpgv1.ImageInfo{Image: image17, MajorVersion: 17}
+	w.cnpg.Status.Phase = cnpgHealthy
+	w.facts = &facts{version: "17.6"}
+	later()
+	w.passLost()
+	later()
+	w.expect(w.pass(), pgv1.UpgradeAnalyzing, pgv1.ReasonUpgradeAnalyzing, "")
+	analyzed := db.DeepCopy()
+	analyzed.Status.StatisticsMajor = 17
+	if err := w.databases.Update(analyzed); err != nil {
+		t.Fatal(err)
+	}
+	later()
+	w.passLost()
+	later()
+	w.expect(w.pass(), pgv1.UpgradeSucceeded, pgv1.ReasonUpgradeSucceeded, "")
+	if u := w.status.Upgrade; !u.StartTime.Equal(&started) || u.Backup != b.Name {
+		t.Errorf("status.upgrade %+v, want the attempt first on record (started %s) and its backup", u, started)
+	}
+	count("backups", 1, backups)
+}
+
+// The pass that starts an attempt acts on nothing that would outlive a
+// lost status write: it neither takes the backup (whose name comes from
+// the attempt's start) nor releases the data's image. However many such
+// passes are lost, one backup is taken, by the attempt on record.
+func TestUpgradeActsOnlyOnceTheAttemptIsOnRecord(t *testing.T) {
+	w := newUpgradeWorld(t)
+	w.want.ObjectStore = &pgv1.ObjectStoreSpec{DestinationPath: "s3://b/pg"}
+	for range 3 {
+		w.now = w.now.Add(time.Minute)
+		if h := w.passLost().upgradeHold(); h == nil || h.name != image15 {
+			t.Fatalf("a lost first pass holds %+v, want the data's image", h)
+		}
+	}
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeBackingUp, image15)
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeBackingUp, image15)
+	backups, err := w.pg.CNPGV1().Backups("ns").List(t.Context(), metav1.ListOptions{})
+	if err != nil || len(backups.Items) != 1 || backups.Items[0].Name != w.status.Upgrade.Backup {
+		t.Fatalf("%d backups (%v), want exactly the one status names (%q)", len(backups.Items), err, w.status.Upgrade.Backup)
+	}
+
+	// Acknowledged without a backup: the hold goes only once on record.
+	w = newUpgradeWorld(t)
+	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "17"
+	if h := w.passLost().upgradeHold(); h == nil || h.name != image15 {
+		t.Fatalf("a lost first pass holds %+v, want the data's image", h)
+	}
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeBackingUp, image15)
+	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
+}
+
+// The pass that asked CloudNativePG for 17 lost its status write, and
+// pg_upgrade ran to the end while no operator looked: the record still
+// says BackingUp. That is an upgrade done, not one cancelled: it walks on
+// to Analyzing.
+func TestUpgradeDoneWhileItsStartWasUnrecorded(t *testing.T) {
+	w := newUpgradeWorld(t)
+	w.pc.Annotations[pgv1.UpgradeWithoutBackupAnnotation] = "17"
+	w.expect(w.pass(), pgv1.UpgradeBackingUp, pgv1.ReasonUpgradeBackingUp, image15)
+	if h := w.passLost().upgradeHold(); h != nil {
+		t.Fatalf("the pass that starts pg_upgrade holds %+v, want the spec's image", h)
+	}
+	w.cnpg.Spec.ImageName = image17
+	w.cnpg.Status.PGDataImageInfo = &cnpgv1.ImageInfo{Image: image17, MajorVersion: 17}
+	w.now = w.now.Add(10 * time.Minute)
+	w.expect(w.pass(), pgv1.UpgradeAnalyzing, pgv1.ReasonUpgradeAnalyzing, "")
 }

@@ -47,8 +47,13 @@ type fakeSQL struct {
 	// databases are the databases the server has, with their comments.
 	databases map[string]string
 	err       error
-	// analyzed counts the ANALYZE runs.
-	analyzed int
+	// analyzed counts the ANALYZE runs; analyzedAs and analyzedIn are
+	// the last one's role and database.
+	analyzed               int
+	analyzedAs, analyzedIn string
+	// outdated are the extensions each ANALYZE run reports older than
+	// the server's default.
+	outdated []string
 	// held, when set, is the catalog every privilege read returns.
 	held *grantplan.Catalog
 }
@@ -133,11 +138,12 @@ func (f *fakeSQL) role(role string) (string, bool) {
 	return c, ok
 }
 
-func (f *fakeSQL) analyze(context.Context, postgres.Target) ([]string, error) {
+func (f *fakeSQL) analyze(_ context.Context, t postgres.Target) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.analyzed++
-	return nil, f.err
+	f.analyzedAs, f.analyzedIn = t.User, t.Database
+	return f.outdated, f.err
 }
 
 func (f *fakeSQL) databaseComment(_ context.Context, _ postgres.Target, name string) (bool, string, error) {
