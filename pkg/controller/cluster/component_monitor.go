@@ -140,6 +140,14 @@ func (monitorComponent) Observe(_ context.Context, p *pass, err error) health {
 		return waiting(pgv1.PhasePending, pgv1.ReasonMonitorError, err.Error(), 0)
 	}
 	role, object := p.monitor.role, naming.MonitorRoleObject(p.cluster.Name)
+	if p.cluster.IsReplica() {
+		// CNPG applies no DatabaseRole on a replica, and the role there is
+		// the primary's, replayed, with the primary's password: nothing
+		// logs in with this site's Secret until the cluster is promoted.
+		p.unpublishMonitor()
+		return ready(pgv1.ReasonMonitorRoleReplayed, fmt.Sprintf(
+			"the cluster is a replica: role %s is its primary's, replayed; DatabaseRole %q is applied on promotion", naming.MonitorRole, object))
+	}
 	if h, ok := monitorWait(role, p.monitor.secret, object); ok {
 		// A role once published stays published while CNPG catches up
 		// (a new password, a new generation): it still logs in.
