@@ -1,6 +1,7 @@
 package contract_test
 
 import (
+	"encoding/base64"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -103,6 +104,11 @@ func TestTopologyAppliesStrictly(t *testing.T) {
 		WithBootstrap(cnpgac.BootstrapConfiguration().WithRecovery(cnpgac.BootstrapRecovery().WithSource("site-a"))).
 		WithExternalClusters(entry("site-b", "site-b"), entry("site-a", "site-a")).
 		WithReplicaCluster(cnpgac.ReplicaClusterConfiguration().WithSelf("site-b").WithPrimary("site-b").WithSource("site-a").WithPromotionToken("tok")))
+	// A token CloudNativePG did not make is its webhook's to refuse
+	// (setpoint reports it as ClusterSpecInvalid with this message).
+	expectRefused(t, applyStrict(t, clusterGVR, ns, "site-b", mustJSON(t, member)), "Invalid promotionToken format")
+	token := demotionTokenLike(t)
+	member.Spec.ReplicaCluster.WithPromotionToken(token)
 	if err := applyStrict(t, clusterGVR, ns, "site-b", mustJSON(t, member)); err != nil {
 		t.Fatalf("CNPG's schema refused the topology member: %v", err)
 	}
@@ -110,8 +116,19 @@ func TestTopologyAppliesStrictly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := cl.Spec.ReplicaCluster; r == nil || r.Self != "site-b" || r.Primary != "site-b" || r.Source != "site-a" || r.PromotionToken != "tok" ||
+	if r := cl.Spec.ReplicaCluster; r == nil || r.Self != "site-b" || r.Primary != "site-b" || r.Source != "site-a" || r.PromotionToken != token ||
 		len(cl.Spec.ExternalClusters) != 2 {
 		t.Errorf("read back as %+v / %+v", cl.Spec.ReplicaCluster, cl.Spec.ExternalClusters)
 	}
+}
+
+// demotionTokenLike is a token of the shape CloudNativePG publishes as
+// status.demotionToken: base64 of pg_controldata's figures as JSON.
+func demotionTokenLike(t *testing.T) string {
+	t.Helper()
+	return base64.StdEncoding.EncodeToString(mustJSON(t, map[string]string{
+		"latestCheckpointTimelineID": "1", "redoWalFile": "000000010000000000000005",
+		"databaseSystemIdentifier": "7441234567890123456", "latestCheckpointREDOLocation": "0/5000028",
+		"timeOfLatestCheckpoint": "Mon 07 Dec 2026 21:00:00 UTC", "operatorVersion": "1.30.0",
+	}))
 }
