@@ -29,7 +29,7 @@ import (
 // topology.primary: shop-b, and shop-b promotes: every row shop-a
 // acknowledged is there, writes are accepted, its PostgresDatabase
 // resumes (and, being of another namespace than shop-a's, does not take
-// over site A's roles), and shop-a follows shop-b.
+// over site A's roles: RoleExists), and shop-a follows shop-b.
 func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 	t.Parallel()
 	nsA, nsB := kit.Namespace(t), kit.Namespace(t)
@@ -162,7 +162,7 @@ func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 	// namespace here (on two real sites both would be shop/app, the same
 	// marker): the ownership rule holds, and a PostgresDatabase of another
 	// namespace never takes them over.
-	kit.Eventually(t, 3*time.Minute, "shop-b's PostgresDatabase resumes and refuses site A's roles", func(ctx context.Context) (bool, string, error) {
+	kit.Eventually(t, 4*time.Minute, "shop-b's PostgresDatabase resumes and refuses site A's roles", func(ctx context.Context) (bool, string, error) {
 		db, err := pg.PostgresV1alpha1().PostgresDatabases(nsB).Get(ctx, "app", metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
@@ -170,7 +170,7 @@ func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 		c := apimeta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionClusterReady)
 		resumed := c != nil && c.Reason == pgv1.ReasonClusterReady
 		refused := slices.ContainsFunc(db.Status.Conditions, func(c metav1.Condition) bool {
-			return c.Reason == pgv1.ReasonRoleConflict && strings.Contains(c.Message, nsA+"/app")
+			return c.Reason == pgv1.ReasonRoleExists && strings.Contains(c.Message, nsA+"/app")
 		})
 		return resumed && refused, fmt.Sprintf("phase %s, conditions %+v", db.Status.Phase, db.Status.Conditions), nil
 	})
