@@ -15,8 +15,8 @@ import (
 //     given that CNPG has not promoted with yet (status.lastPromotionToken),
 //     else Primary;
 //   - the spec names a peer: Demoting while the cluster was primary (the
-//     previous status says so, or CNPG has not applied the demotion yet)
-//     and CNPG has published no demotion token, else Replica.
+//     previous status says Primary or Demoting) and CNPG has published no
+//     demotion token, else Replica.
 //
 // The previous role is an observation, never intent: it only tells a
 // demotion under way from a replica that never was primary.
