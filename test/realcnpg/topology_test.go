@@ -29,7 +29,9 @@ import (
 // topology.primary: shop-b, and shop-b promotes: every row shop-a
 // acknowledged is there, writes are accepted, its PostgresDatabase
 // resumes (and, being of another namespace than shop-a's, does not take
-// over site A's roles: RoleExists), and shop-a follows shop-b.
+// over site A's roles: RoleExists), and shop-a follows shop-b. Last,
+// site B is lost: shop-a, its topology removed, promotes without a token
+// and has every row shop-b archived.
 func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 	t.Parallel()
 	nsA, nsB := kit.Namespace(t), kit.Namespace(t)
@@ -188,6 +190,36 @@ func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectRole(t, a, pgv1.TopologyRoleReplica, "shop-b")
+
+	// Site B is lost: with no primary to demote there is no token, and
+	// removing the topology promotes the replica at once, from what it
+	// replayed (everything shop-b archived, here).
+	if err := pg.PostgresV1alpha1().PostgresClusters(nsB).Delete(t.Context(), "shop-b", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	if _, err := pg.PostgresV1alpha1().PostgresClusters(nsA).Patch(t.Context(), "shop-a", types.JSONPatchType,
+		[]byte(`[{"op":"remove","path":"/spec/topology"}]`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kit.Eventually(t, 5*time.Minute, "shop-a, its topology removed, accepts a write", func(ctx context.Context) (bool, string, error) {
+		conn, err := kit.LoginVia(t, nsA, "shop-a", "shop-a-rw", "orders", userA, passA)
+		if err != nil {
+			return false, "", err
+		}
+		defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
+		_, err = conn.Exec(ctx, "INSERT INTO items (label) VALUES ('after-site-b-lost')")
+		return err == nil, "", err
+	})
+	t.Logf("LOST SITE: shop-a accepted a write %s after its topology was removed", time.Since(start).Round(100*time.Millisecond))
+	if n, err := rowsOn(t, nsA, "shop-a", userA, passA)(t.Context()); err != nil || n != acknowledged+102 {
+		t.Fatalf("shop-a after the token-less promotion: %d rows (%v), want %d", n, err, acknowledged+102)
+	}
+	a = kit.WaitCluster(t, nsA, "shop-a", pgv1.PhaseReady, 4*time.Minute)
+	if a.Status.Topology != nil {
+		t.Errorf("status.topology = %+v on a cluster without topology", a.Status.Topology)
+	}
+	kit.WaitDatabase(t, nsA, "app", pgv1.PhaseReady, 4*time.Minute)
 }
 
 // createTopologyMember creates cluster name of a two-member topology

@@ -53,6 +53,9 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
+	if secret, err = restampSecret(ctx, p, secret); err != nil {
+		return err
+	}
 	p.monitor.secret = secret
 	cur := p.obs.monitorRole
 	if cur == nil && p.cluster.IsReplica() {
