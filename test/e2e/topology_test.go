@@ -23,7 +23,7 @@ func TestTopologyPrimaryOnTheStandIn(t *testing.T) {
 	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
 	class := backupClass(t, ns, "")
-	topologyMember(t, ns, "shop", class, "shop", "shop-b")
+	kit.CreateTopologyMember(t, ns, "shop", class, "shop", "shop-b")
 	got := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	if st := got.Status.Topology; st == nil || st.Role != pgv1.TopologyRolePrimary || st.Source != "" {
 		t.Fatalf("status.topology = %+v, want Primary", got.Status.Topology)
@@ -39,7 +39,7 @@ func TestTopologyPrimaryOnTheStandIn(t *testing.T) {
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	execSQL(t, connectAs(t, ns, "app-orders-config", "app-orders-admin"), "CREATE TABLE written_on_the_primary (id int)")
 
-	topologyMember(t, ns, "shop-b", class, "shop", "shop")
+	kit.CreateTopologyMember(t, ns, "shop-b", class, "shop", "shop")
 	b := kit.WaitCluster(t, ns, "shop-b", pgv1.PhaseFailed, 120*time.Second)
 	pr := apimeta.FindStatusCondition(b.Status.Conditions, pgv1.ConditionProvisionerReady)
 	if pr == nil || pr.Reason != pgv1.ReasonCNPGFailed || !strings.Contains(pr.Message, "does not play replica clusters") {
@@ -49,19 +49,5 @@ func TestTopologyPrimaryOnTheStandIn(t *testing.T) {
 		t.Fatal(err)
 	} else if b := cl.Spec.Bootstrap; b == nil || b.Recovery == nil || b.Recovery.Source != "shop" {
 		t.Fatalf("the replica's CNPG Cluster bootstrap %+v, want recovery from shop", cl.Spec.Bootstrap)
-	}
-}
-
-// topologyMember creates cluster name of a two-member topology whose
-// primary is primary and whose other member is peer.
-func topologyMember(t *testing.T, ns, name, class, primary, peer string) {
-	t.Helper()
-	c := &pgv1.PostgresCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: pgv1.PostgresClusterSpec{Class: class, ClusterDeletionPolicy: pgv1.DeletionPolicyDelete,
-			Topology: &pgv1.TopologySpec{Primary: primary, Peers: []pgv1.TopologyPeer{{Name: peer}}}},
-	}
-	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -43,7 +43,7 @@ func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 	}
 	classA, classB := s3BackupClass(t, nsA, "", shared), s3BackupClass(t, nsB, "", shared)
 
-	createTopologyMember(t, nsA, "shop-a", classA, "shop-a", "shop-b")
+	kit.CreateTopologyMember(t, nsA, "shop-a", classA, "shop-a", "shop-b")
 	start := time.Now()
 	a := kit.WaitCluster(t, nsA, "shop-a", pgv1.PhaseReady, 6*time.Minute)
 	t.Logf("site A: shop-a Ready as the topology's primary in %s", time.Since(start).Round(time.Second))
@@ -60,7 +60,7 @@ func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 	insert(t, rwA, "after-backup", 1000)
 	kit.SwitchWAL(t, nsA, "shop-a")
 
-	createTopologyMember(t, nsB, "shop-b", classB, "shop-a", "shop-a")
+	kit.CreateTopologyMember(t, nsB, "shop-b", classB, "shop-a", "shop-a")
 	start = time.Now()
 	b := kit.WaitCluster(t, nsB, "shop-b", pgv1.PhaseReady, 8*time.Minute)
 	t.Logf("site B: shop-b Ready as a replica of shop-a in %s (bootstrap from shop-a's backup, then replay)", time.Since(start).Round(time.Second))
@@ -233,20 +233,6 @@ func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 		c := apimeta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionClusterReady)
 		return c != nil && c.Reason == pgv1.ReasonClusterReady, fmt.Sprintf("ClusterReady %+v", c), nil
 	})
-}
-
-// createTopologyMember creates cluster name of a two-member topology
-// whose primary is primary and whose other member is peer.
-func createTopologyMember(t *testing.T, ns, name, class, primary, peer string) {
-	t.Helper()
-	c := &pgv1.PostgresCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: pgv1.PostgresClusterSpec{Class: class, ClusterDeletionPolicy: pgv1.DeletionPolicyDelete,
-			Topology: &pgv1.TopologySpec{Primary: primary, Peers: []pgv1.TopologyPeer{{Name: peer}}}},
-	}
-	if _, err := pg.PostgresV1alpha1().PostgresClusters(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // setTopology sets topology.primary and topology.promotionToken.
