@@ -53,7 +53,7 @@ func (c *Collector) handler() cache.ResourceEventHandler {
 // that stops makes CNPG report a failover, and that is exactly when the
 // cluster must still be sampled.
 func (c *Collector) eligible(pc *pgv1.PostgresCluster) bool {
-	if pc.DeletionTimestamp != nil {
+	if pc.DeletionTimestamp != nil || pc.IsReplica() {
 		return false
 	}
 	return pc.Status.Phase == pgv1.PhaseReady || pc.Status.Postgres != nil || c.sampled(keyOf(pc))
@@ -103,6 +103,13 @@ func (c *Collector) work(ctx context.Context, wake func(types.NamespacedName)) b
 	pc, err := c.clusters.PostgresClusters(key.Namespace).Get(key.Name)
 	if err != nil {
 		c.forget(key) // gone: the lister holds every cluster there is
+		return true
+	}
+	if pc.IsReplica() {
+		// Read-only, with the primary's roles and passwords replayed:
+		// nothing of this site logs in. Forgotten, so that the update
+		// that promotes it schedules it again.
+		c.forget(key)
 		return true
 	}
 	if !c.eligible(pc) {

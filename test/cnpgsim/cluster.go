@@ -90,6 +90,9 @@ func (r *clusterRun) sync(ctx context.Context) (time.Duration, error) {
 	if done, err := r.reconcileImage(ctx); done || err != nil {
 		return 0, err
 	}
+	if msg := replicaRefusal(r.cluster); msg != "" {
+		return 0, r.writeStatus(ctx, phaseInvalid, false, msg)
+	}
 	if err := s.ensureCASecret(ctx, r.cluster, b.ca); err != nil {
 		return 0, err
 	}

@@ -53,8 +53,18 @@ func (monitorComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
+	if secret, err = restampSecret(ctx, p, secret); err != nil {
+		return err
+	}
 	p.monitor.secret = secret
 	cur := p.obs.monitorRole
+	if cur == nil && p.cluster.IsReplica() {
+		// The claim asks Postgres, and nothing of this site logs in to a
+		// replica (its roles are the primary's): the DatabaseRole is
+		// created on promotion, when the replayed role carries setpoint's
+		// marker for a PostgresCluster and is taken as ours.
+		return nil
+	}
 	if cur != nil && !ownership.IsControlledBy(cur, p.cluster.UID) {
 		// Never adopted: a DatabaseRole we did not create may name anyone's
 		// Secret and reclaim policy.
@@ -133,13 +143,22 @@ func (monitorComponent) Observe(_ context.Context, p *pass, err error) health {
 		p.unpublishMonitor()
 		return h
 	}
+	object := naming.MonitorRoleObject(p.cluster.Name)
+	if err == nil && p.cluster.IsReplica() {
+		// CNPG applies no DatabaseRole on a replica, and the role there is
+		// the primary's, replayed, with the primary's password: nothing
+		// logs in with this site's Secret until the cluster is promoted.
+		p.unpublishMonitor()
+		return ready(pgv1.ReasonMonitorRoleReplayed, fmt.Sprintf(
+			"the cluster is a replica: role %s is its primary's, replayed; DatabaseRole %q is applied on promotion", naming.MonitorRole, object))
+	}
 	if errors.Is(err, errRoleUnverified) {
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonMonitorRoleUnverified, err.Error(), provisionRecheck)
 	}
 	if err != nil {
 		return waiting(pgv1.PhasePending, pgv1.ReasonMonitorError, err.Error(), 0)
 	}
-	role, object := p.monitor.role, naming.MonitorRoleObject(p.cluster.Name)
+	role := p.monitor.role
 	if h, ok := monitorWait(role, p.monitor.secret, object); ok {
 		// A role once published stays published while CNPG catches up
 		// (a new password, a new generation): it still logs in.

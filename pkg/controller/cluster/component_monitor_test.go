@@ -303,3 +303,29 @@ func TestMonitorRoleSecretRaceIsRetried(t *testing.T) {
 		t.Errorf("retried within the pace: %v", w)
 	}
 }
+
+// On a replica (its topology names a peer primary) the monitor asks
+// Postgres nothing — nothing of this site logs in there — writes no
+// DatabaseRole, publishes no Secret, and is Ready with
+// MonitorRoleReplayed, so the components after it go on.
+func TestMonitorOnAReplicaAsksPostgresNothing(t *testing.T) {
+	t.Parallel()
+	p, _, cs := monitorPass(t, nil)
+	p.contracts.NoSuperuser, p.contracts.Secret = false, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shop-superuser"}}
+	p.cluster.Spec.Topology = &pgv1.TopologySpec{Primary: "shop-a", Peers: []pgv1.TopologyPeer{{Name: "shop-a"}}}
+	p.status.Resources = &pgv1.ClusterResources{MonitorSecretRef: &pgv1.LocalObjectReference{Name: "shop-monitor"}}
+	p.deps.roleComment = func(context.Context, *pass, string) (*string, bool, error) {
+		t.Fatal("Postgres asked about the monitor role on a replica")
+		return nil, false, nil
+	}
+	h := runMonitor(p)
+	if h.Phase != pgv1.PhaseReady || h.Reason != pgv1.ReasonMonitorRoleReplayed {
+		t.Fatalf("health %+v, want Ready %s", h, pgv1.ReasonMonitorRoleReplayed)
+	}
+	if slices.ContainsFunc(cs.Actions(), func(a k8stesting.Action) bool { return a.GetVerb() == "patch" || a.GetVerb() == "create" }) {
+		t.Errorf("DatabaseRole written on a replica: %v", cs.Actions())
+	}
+	if r := p.status.Resources; r.MonitorSecretRef != nil {
+		t.Errorf("monitor Secret still published on a replica: %+v", r)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -110,6 +111,9 @@ func (provisionerComponent) Reconcile(ctx context.Context, p *pass) error {
 		return err
 	}
 	p.provisioner.cnpg = cur
+	if p.cluster.Spec.Topology != nil && p.want.ObjectStore == nil {
+		return errTopologyWithoutArchive
+	}
 	spec := desiredClusterSpec(p)
 	hash, err := hashOf(spec)
 	if err != nil {
@@ -207,6 +211,7 @@ func desiredClusterSpec(p *pass) *cnpgac.ClusterSpecApplyConfiguration {
 	withPlacement(spec, w.Settings.Placement)
 	withServiceAccount(spec, w.ObjectStore)
 	withRestore(p, spec)
+	withTopology(p, spec)
 	withRecreate(p, spec)
 	return spec
 }
@@ -256,7 +261,8 @@ func clusterMatches(cur *cnpgv1.Cluster, p *pass) bool {
 		// keeps a PodMonitor of our own instead.
 		return false
 	}
-	if !certificatesMatch(s.Certificates, p) || !placementMatches(s, w.Settings.Placement) || !serviceAccountMatches(s, w.ObjectStore) {
+	if !certificatesMatch(s.Certificates, p) || !placementMatches(s, w.Settings.Placement) || !serviceAccountMatches(s, w.ObjectStore) ||
+		!topologyMatches(s, p.cluster) {
 		return false
 	}
 	hasPlugin := slices.ContainsFunc(s.Plugins, func(pc cnpgv1.PluginConfiguration) bool { return pc.Name == barmanPlugin })
@@ -312,6 +318,9 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 	if h, ok := conflictHealth(pgv1.ReasonClusterConflict, err); ok {
 		return h
 	}
+	if errors.Is(err, errTopologyWithoutArchive) {
+		return failed(pgv1.ReasonTopologyWithoutArchive, err.Error())
+	}
 	if apierrors.IsInvalid(err) || isAdmissionDenial(err) {
 		return failed(pgv1.ReasonClusterSpecInvalid, err.Error())
 	}
@@ -330,6 +339,7 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 	st.ProvisionerRef = &pgv1.ProvisionerReference{APIVersion: "postgresql.cnpg.io/v1", Kind: "Cluster", Name: cl.Name, UID: cl.UID}
 	st.Instances, st.ReadyInstances = int32(cl.Status.Instances), int32(cl.Status.ReadyInstances)
 	st.CurrentPrimary = cl.Status.CurrentPrimary
+	observeTopology(p, cl)
 	if p.provisioner.specApplied {
 		// CNPG has no observedGeneration: its status is stale right after
 		// a spec change, so look again shortly instead of trusting it.
@@ -339,7 +349,7 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 		return waiting(pgv1.PhaseConfiguring, pgv1.ReasonSpecApplied, specAppliedMessage, left)
 	}
 	phase, known := mapPhase(cl.Status.Phase)
-	msg := describePhase(cl)
+	msg := describePhase(cl) + topologyMessage(p)
 	stuck := schedulingPart.of(p.obs)
 	switch {
 	case !known:
@@ -350,6 +360,11 @@ func (provisionerComponent) Observe(ctx context.Context, p *pass, err error) hea
 		return unschedulableHealth(phase, msg, stuck)
 	case phase != pgv1.PhaseReady:
 		return waiting(phase, cnpgWaitReasons[phase], msg, eventRecheck)
+	}
+	if p.cluster.IsReplica() {
+		// Its roles and passwords are the primary's, replayed: nothing
+		// this site generated logs in (provisioner_topology.go).
+		return ready(pgv1.ReasonReplicaHealthy, msg)
 	}
 	if pipeline.ConditionTrue(p.status.Conditions, pgv1.ConditionReady, p.cluster.Generation) &&
 		pipeline.ConditionTrue(p.status.Conditions, pgv1.ConditionProvisionerReady, p.cluster.Generation) &&

@@ -69,6 +69,9 @@ func (secretComponent) Reconcile(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
+	if cur, err = restampSecret(ctx, p, cur); err != nil {
+		return err
+	}
 	p.secret.superuser, err = rotateSuperuser(ctx, p, client, cur)
 	return err
 }

@@ -31,9 +31,7 @@ func withRestore(p *pass, spec *cnpgac.ClusterSpecApplyConfiguration) {
 		rec.WithRecoveryTarget(cnpgac.RecoveryTarget().WithTargetTime(r.TargetTime.UTC().Format(time.RFC3339)))
 	}
 	spec.WithBootstrap(cnpgac.BootstrapConfiguration().WithRecovery(rec))
-	spec.WithExternalClusters(cnpgac.ExternalCluster().WithName(restoreSourceName).WithPluginConfiguration(
-		cnpgac.PluginConfiguration().WithName(barmanPlugin).
-			WithParameters(map[string]string{"barmanObjectName": store, "serverName": r.Source})))
+	spec.WithExternalClusters(externalEntry(restoreSourceName, store, r.Source))
 	p.status.RestoredFrom = restoredFrom(p, r, store)
 }
 

@@ -74,6 +74,10 @@ type clusterView struct {
 	// upgrade is the major upgrade's target and phase (clusterStep
 	// reports it; the privileges step analyzes after it).
 	upgrade upgradeView
+	// replica: the cluster's topology makes it a replica (clusterStep
+	// holds its databases). A promotion may change nothing else a
+	// database reads (the cluster stays Ready), and must wake them.
+	replica bool
 }
 
 type upgradeView struct {
@@ -84,7 +88,7 @@ type upgradeView struct {
 func viewOf(pc *pgv1.PostgresCluster) clusterView {
 	v := clusterView{uid: pc.UID, deleting: pc.DeletionTimestamp != nil,
 		ready:     meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionReady),
-		resources: pc.Status.Resources, poolers: pc.Status.ConnectionPoolerStatus}
+		resources: pc.Status.Resources, poolers: pc.Status.ConnectionPoolerStatus, replica: pc.IsReplica()}
 	if u := pc.Status.Upgrade; u != nil {
 		v.upgrade = upgradeView{to: u.To, phase: u.Phase}
 	}

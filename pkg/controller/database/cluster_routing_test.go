@@ -150,3 +150,19 @@ func TestCNPGClusterChangeOutsideManagedRolesWakesNoDatabase(t *testing.T) {
 		t.Errorf("a resync queued %d keys, want none", n)
 	}
 }
+
+// A replica promoted (its topology names it primary, or is removed) may
+// stay Ready throughout: the change of role alone wakes its databases,
+// which waited with ClusterIsReplica.
+func TestPromotionWakesEveryDatabase(t *testing.T) {
+	t.Parallel()
+	f, _, _ := routingFixture(t)
+	old := readyCluster()
+	old.ResourceVersion = "1"
+	old.Spec.Topology = &pgv1.TopologySpec{Primary: "pg-a", Peers: []pgv1.TopologyPeer{{Name: "pg-a"}}}
+	new := readyCluster()
+	new.ResourceVersion = "2"
+	if n := routed(t, f, old, new); n != 2 {
+		t.Errorf("queued %d keys for a promotion, want both databases", n)
+	}
+}

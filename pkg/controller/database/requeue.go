@@ -10,6 +10,9 @@ const (
 	// ByClusterRef index too; this only bounds a missed event.
 	clusterMissingRecheck  = 10 * time.Second
 	clusterNotReadyRecheck = 30 * time.Second
+	// clusterReplicaRecheck: a replica stays one until its spec names it
+	// primary, and that change of the cluster wakes us.
+	clusterReplicaRecheck = 5 * time.Minute
 	// externalRecheck is slow on purpose: fixing an external Secret sends
 	// us no event (it is not labelled, so not watched), and a hot retry
 	// of a user's mistake helps no one.

@@ -50,6 +50,14 @@ func (clusterStep) Observe(_ context.Context, p *pass, _ error) health {
 		// it stands.
 		return waiting(pgv1.PhasePending, pgv1.ReasonClusterNotReady, fmt.Sprintf("PostgresCluster %q is not ready", name), clusterNotReadyRecheck)
 	}
+	if pc.IsReplica() {
+		// Postgres replays the primary's databases, roles and grants and
+		// refuses every write: the steps after this one, which write them,
+		// wait for a promotion (the spec change wakes this database).
+		return waiting(pgv1.PhasePending, pgv1.ReasonClusterIsReplica, fmt.Sprintf(
+			"PostgresCluster %q is a replica of %s (spec.topology): its databases, roles and grants are replayed from there and read-only, so setpoint writes none of them until it is promoted",
+			name, pc.Spec.Topology.Primary), clusterReplicaRecheck)
+	}
 	if u := pc.Status.Upgrade; u != nil && u.Phase.InProgress() {
 		// A major upgrade is transient too, but long and announced: said,
 		// one status write per phase.

@@ -156,6 +156,12 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.StorageSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageStatus"):
 		return &postgresv1alpha1.StorageStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TopologyPeer"):
+		return &postgresv1alpha1.TopologyPeerApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TopologySpec"):
+		return &postgresv1alpha1.TopologySpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TopologyStatus"):
+		return &postgresv1alpha1.TopologyStatusApplyConfiguration{}
 
 		// Group=postgresql.cnpg.io, Version=v1
 	case cnpgv1.SchemeGroupVersion.WithKind("AffinityConfiguration"):
@@ -242,6 +248,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcnpgv1.PostgresConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("RecoveryTarget"):
 		return &applyconfigurationcnpgv1.RecoveryTargetApplyConfiguration{}
+	case cnpgv1.SchemeGroupVersion.WithKind("ReplicaClusterConfiguration"):
+		return &applyconfigurationcnpgv1.ReplicaClusterConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("RoleConfiguration"):
 		return &applyconfigurationcnpgv1.RoleConfigurationApplyConfiguration{}
 	case cnpgv1.SchemeGroupVersion.WithKind("ScheduledBackup"):

@@ -92,6 +92,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PoolerTemplate":                        schema_pkg_apis_cnpg_v1_PoolerTemplate(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration":                 schema_pkg_apis_cnpg_v1_PostgresConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.RecoveryTarget":                        schema_pkg_apis_cnpg_v1_RecoveryTarget(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ReplicaClusterConfiguration":           schema_pkg_apis_cnpg_v1_ReplicaClusterConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.RoleConfiguration":                     schema_pkg_apis_cnpg_v1_RoleConfiguration(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ScheduledBackup":                       schema_pkg_apis_cnpg_v1_ScheduledBackup(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ScheduledBackupList":                   schema_pkg_apis_cnpg_v1_ScheduledBackupList(ref),
@@ -152,6 +153,9 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef":                schema_pkg_apis_postgres_v1alpha1_SecretKeyRef(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec":                 schema_pkg_apis_postgres_v1alpha1_StorageSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus":               schema_pkg_apis_postgres_v1alpha1_StorageStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyPeer":                schema_pkg_apis_postgres_v1alpha1_TopologyPeer(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologySpec":                schema_pkg_apis_postgres_v1alpha1_TopologySpec(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyStatus":              schema_pkg_apis_postgres_v1alpha1_TopologyStatus(ref),
 		v1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
 		v1.Affinity{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_Affinity(ref),
 		v1.AppArmorProfile{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_AppArmorProfile(ref),
@@ -1656,12 +1660,17 @@ func schema_pkg_apis_cnpg_v1_ClusterSpec(ref common.ReferenceCallback) common.Op
 							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ServiceAccountTemplate"),
 						},
 					},
+					"replica": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ReplicaClusterConfiguration"),
+						},
+					},
 				},
 				Required: []string{"instances"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.AffinityConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ServiceAccountTemplate", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration", v1.ResourceRequirements{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.AffinityConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BackupConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.BootstrapConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.CertificatesConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ExternalCluster", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.LocalObjectReference", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ManagedConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.MonitoringConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PostgresConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ReplicaClusterConfiguration", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ServiceAccountTemplate", "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.StorageConfiguration", v1.ResourceRequirements{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
 	}
 }
 
@@ -1778,6 +1787,25 @@ func schema_pkg_apis_cnpg_v1_ClusterStatus(ref common.ReferenceCallback) common.
 						SchemaProps: spec.SchemaProps{
 							Description: "PGDataImageInfo is the image that last ran on the primary's data directory, and its major. A spec asking for a higher major is an in-place major upgrade: CNPG stops every instance, runs pg_upgrade in a Job, and moves this to the new image when the Job succeeds (pkg/reconciler/majorupgrade). setpoint reads the major, and the image to hold while an upgrade waits for its preflight and backup.",
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.ImageInfo"),
+						},
+					},
+					"timelineID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TimelineID is the Postgres timeline; DemotionToken is published when a primary of a distributed topology is demoted, and LastPromotionToken is the token CNPG last promoted the cluster with.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"demotionToken": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"lastPromotionToken": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
 						},
 					},
 				},
@@ -3113,6 +3141,45 @@ func schema_pkg_apis_cnpg_v1_RecoveryTarget(ref common.ReferenceCallback) common
 						},
 					},
 				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_cnpg_v1_ReplicaClusterConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReplicaClusterConfiguration is the subset of CNPG's replica stanza setpoint sets: the distributed topology (self, primary, source, all naming externalClusters entries) and the promotion token. The cluster is a replica when primary is not self; enabled is never set beside primary (CNPG refuses both).",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"self": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"primary": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+					"promotionToken": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+				},
+				Required: []string{"source"},
 			},
 		},
 	}
@@ -5070,7 +5137,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresCluster(ref common.ReferenceCallb
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "PostgresCluster is a Postgres cluster run by CloudNativePG: setpoint creates the CNPG Cluster, its poolers, WAL archiving and backups, the setpoint_monitor role, a connection-info ConfigMap and, only with superuserAccess, a superuser Secret from it. The roles of its databases belong to their PostgresDatabases (one CNPG DatabaseRole each).\n\n\nThe name becomes the CNPG Cluster's name and the stem of every child's name, some of them Services (DNS-1035 labels, at most 63 characters): CNPG's <name>-rw, -ro, -r, setpoint's poolers <name>-pooler-rw and -pooler-ro (the longest suffix, 10 characters, so 53 would fit), pods <name>-N. CNPG's own webhook refuses cluster names longer than 50 characters, so 50 is the bound. Names ending in -pooler, -pooler-rw, -pooler-ro or -primary collide by construction with another cluster's children: cluster X's pooler Service X-pooler-rw is cluster X-pooler's read-write Service, X's Pooler X-pooler-rw shares its name (and so its ServiceAccount, Role and Deployment) with the objects CNPG creates for a cluster named X-pooler-rw, and CNPG's primary PodDisruptionBudget of X is named X-primary, like the PodDisruptionBudget of a cluster X-primary.",
+				Description: "PostgresCluster is a Postgres cluster run by CloudNativePG: setpoint creates the CNPG Cluster, its poolers, WAL archiving and backups, the setpoint_monitor role, a connection-info ConfigMap and, only with superuserAccess, a superuser Secret from it. The roles of its databases belong to their PostgresDatabases (one CNPG DatabaseRole each).\n\n\nThe name becomes the CNPG Cluster's name and the stem of every child's name, some of them Services (DNS-1035 labels, at most 63 characters): CNPG's <name>-rw, -ro, -r, setpoint's poolers <name>-pooler-rw and -pooler-ro (the longest suffix, 10 characters, so 53 would fit), pods <name>-N. CNPG's own webhook refuses cluster names longer than 50 characters, so 50 is the bound. Names ending in -pooler, -pooler-rw, -pooler-ro or -primary collide by construction with another cluster's children: cluster X's pooler Service X-pooler-rw is cluster X-pooler's read-write Service, X's Pooler X-pooler-rw shares its name (and so its ServiceAccount, Role and Deployment) with the objects CNPG creates for a cluster named X-pooler-rw, and CNPG's primary PodDisruptionBudget of X is named X-primary, like the PodDisruptionBudget of a cluster X-primary.\n\n\nA topology (docs/adr/0015-replica-clusters-follow-an-archive.md) names this cluster or a peer primary, never lists this cluster among its peers, promotes a replica only with the demoted primary's token (without one CloudNativePG would promote it beside a primary that may still accept writes), and gives a token only to the cluster it promotes (CloudNativePG refuses one on a replica).",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"kind": {
@@ -5524,12 +5591,18 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec"),
 						},
 					},
+					"topology": {
+						SchemaProps: spec.SchemaProps{
+							Description: "topology makes this cluster one of a group of clusters on several sites, one primary and the others replicas replaying its archive, with a declarative hand-over (demote the primary, then promote a replica with the demoted primary's token). Removing it from a replica promotes it at once, without a token: for when the primary site is lost.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologySpec"),
+						},
+					},
 				},
 				Required: []string{"class"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologySpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -5620,6 +5693,12 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus"),
 						},
 					},
+					"topology": {
+						SchemaProps: spec.SchemaProps{
+							Description: "topology is where the cluster stands in spec.topology: its role, the peer it replays, its timeline and the hand-over tokens.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyStatus"),
+						},
+					},
 					"resources": {
 						SchemaProps: spec.SchemaProps{
 							Description: "resources names the objects applications use to connect.",
@@ -5654,7 +5733,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterStatus(ref common.Referenc
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MajorUpgradeStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresHealth", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MajorUpgradeStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PasswordRotation", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PostgresHealth", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ProvisionerReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyStatus", metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -6326,6 +6405,165 @@ func schema_pkg_apis_postgres_v1alpha1_StorageStatus(ref common.ReferenceCallbac
 		},
 		Dependencies: []string{
 			resource.Quantity{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_TopologyPeer(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TopologyPeer is another cluster of the group, reached through the object store it archives to.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name is the peer's cluster name, as its own site's topology.primary names it. It is never this cluster's name.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"objectStoreName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "objectStoreName names a barman-cloud ObjectStore in this namespace whose destinationPath holds the peer's folder. Default: this cluster's own ObjectStore, <name>-backup, which reaches a peer's folder when both archive under one root (a class with the Shared layout: the platform's decision to let namespaces read each other's folders).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"serverName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "serverName is the peer's folder there: its status.backupStatus.serverName. Default: name.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_TopologySpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TopologySpec makes the cluster one of a group of clusters, usually in other Kubernetes clusters (sites), of which exactly one is primary at a time and the others replay its archive (CloudNativePG's distributed topology; docs/adr/0015-replica-clusters-follow-an-archive.md). Every site carries the same block; only primary decides this cluster's role.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"primary": {
+						SchemaProps: spec.SchemaProps{
+							Description: "primary names the cluster of the group that is primary now: this cluster's own name, or one of peers. On the primary, naming a peer demotes this cluster (CloudNativePG shuts it down cleanly and publishes a demotion token in status.topology.demotionToken). On a replica, naming this cluster promotes it, and must come with promotionToken.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"peers": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "peers are the other clusters of the group, as this site reads their archives. A replica bootstraps from the primary's backups and then replays its archived WAL.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyPeer"),
+									},
+								},
+							},
+						},
+					},
+					"promotionToken": {
+						SchemaProps: spec.SchemaProps{
+							Description: "promotionToken is the demoted primary's status.topology.demotionToken, given to the replica being promoted together with primary naming it. CloudNativePG waits until the replica has replayed up to the token's position, then promotes it: nothing the old primary committed is lost.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"primary", "peers"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyPeer"},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_TopologyStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TopologyStatus is where the cluster stands in its topology, read from the CNPG Cluster.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"role": {
+						SchemaProps: spec.SchemaProps{
+							Description: "role is Primary, Replica, Demoting or Promoting.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Description: "source is the peer a replica replays (its archive folder is <objectStore>/<serverName>); empty on the primary.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"sourceObjectStore": {
+						SchemaProps: spec.SchemaProps{
+							Description: "sourceObjectStore and sourceServerName are where that archive is read: the ObjectStore in this namespace and the peer's folder.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"sourceServerName": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"timeline": {
+						SchemaProps: spec.SchemaProps{
+							Description: "timeline is the Postgres timeline CloudNativePG reports: a promotion starts a new one.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"demotionToken": {
+						SchemaProps: spec.SchemaProps{
+							Description: "demotionToken is CloudNativePG's token of this cluster's demotion: give it to the peer being promoted as its topology.promotionToken.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"lastPromotionToken": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastPromotionToken is the token CloudNativePG last promoted this cluster with.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"since": {
+						SchemaProps: spec.SchemaProps{
+							Description: "since is when role last changed.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"role"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
 	}
 }
 

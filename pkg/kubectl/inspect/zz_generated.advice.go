@@ -58,6 +58,7 @@ var reasons = []reasonAdvice{
 	// ProvisionerReady of PostgresCluster
 	{"ReasonClusterHealthy", pgv1.ReasonClusterHealthy, pgv1.ConditionProvisionerReady, "nothing"},
 	{"ReasonPostgresNotChecked", pgv1.ReasonPostgresNotChecked, pgv1.ConditionProvisionerReady, "nothing; the next pass checks"},
+	{"ReasonReplicaHealthy", pgv1.ReasonReplicaHealthy, pgv1.ConditionProvisionerReady, "nothing; to promote it, see docs/guides/disaster-recovery.md"},
 	{"ReasonPodsUnschedulable", pgv1.ReasonPodsUnschedulable, pgv1.ConditionProvisionerReady, "read the scheduler's reason: give the nodes what placement asks (more nodes or zones for Required anti-affinity, the labels of nodeSelector, tolerations for their taints), or relax placement; \"unbound PersistentVolumeClaims\" means no volume of the storage class is available"},
 	{"ReasonClusterCreating", pgv1.ReasonClusterCreating, pgv1.ConditionProvisionerReady, "wait: setpoint creates the CNPG Cluster, then CloudNativePG its instances"},
 	{"ReasonSpecApplied", pgv1.ReasonSpecApplied, pgv1.ConditionProvisionerReady, "wait: CloudNativePG is applying the change setpoint made; setpoint looks again after at least 5 s"},
@@ -70,6 +71,7 @@ var reasons = []reasonAdvice{
 	{"ReasonProvisionerLost", pgv1.ReasonProvisionerLost, pgv1.ConditionProvisionerReady, "annotate the PostgresCluster postgres.setpoint.dev/recreate=latest-backup to restore it from its latest backup, or =empty to create it empty (docs/operations/failure-modes.md, \"A lost CNPG Cluster\")"},
 	{"ReasonClusterConflict", pgv1.ReasonClusterConflict, pgv1.ConditionProvisionerReady, "delete that CNPG Cluster (its data goes with it) or create the PostgresCluster under another name; setpoint never takes over a Cluster it did not create"},
 	{"ReasonClusterSpecInvalid", pgv1.ReasonClusterSpecInvalid, pgv1.ConditionProvisionerReady, "fix the setting CloudNativePG names, in the cluster or its class"},
+	{"ReasonTopologyWithoutArchive", pgv1.ReasonTopologyWithoutArchive, pgv1.ConditionProvisionerReady, "use a class with backup.objectStore (with the Shared layout when the sites' clusters read each other's folders through their own stores)"},
 	{"ReasonApplyFailed", pgv1.ReasonApplyFailed, pgv1.ConditionProvisionerReady, "wait: setpoint retries with backoff; if it persists, the message quotes the API server's error (a verb setpoint's RBAC lacks, an admission webhook, a quota) to fix"},
 	{"ReasonPostgresUnreachable", pgv1.ReasonPostgresUnreachable, pgv1.ConditionProvisionerReady, "check the primary's Pod and the network between the operator and it (a NetworkPolicy may block it); setpoint checks again"},
 	{"ReasonPgHBAInvalid", pgv1.ReasonPgHBAInvalid, pgv1.ConditionProvisionerReady, "fix the pgHBA line the message names (by line number, with Postgres's error) before the next restart, which would fail"},
@@ -80,6 +82,7 @@ var reasons = []reasonAdvice{
 
 	// MonitorReady of PostgresCluster
 	{"ReasonMonitorRoleApplied", pgv1.ReasonMonitorRoleApplied, pgv1.ConditionMonitorReady, "nothing"},
+	{"ReasonMonitorRoleReplayed", pgv1.ReasonMonitorRoleReplayed, pgv1.ConditionMonitorReady, "nothing"},
 	{"ReasonMonitorRolePending", pgv1.ReasonMonitorRolePending, pgv1.ConditionMonitorReady, "wait: CloudNativePG applies the monitor role within seconds; if it does not, look at the DatabaseRole's status"},
 	{"ReasonMonitorRoleNotApplied", pgv1.ReasonMonitorRoleNotApplied, pgv1.ConditionMonitorReady, "fix what CloudNativePG names (its message is quoted, and in the DatabaseRole's status)"},
 	{"ReasonMonitorRoleUnverified", pgv1.ReasonMonitorRoleUnverified, pgv1.ConditionMonitorReady, "wait: setpoint asks Postgres again on the next pass; if it lasts, look at ProvisionerReady and PostgresUnreachable"},
@@ -183,6 +186,7 @@ var reasons = []reasonAdvice{
 	{"ReasonClusterDeleting", pgv1.ReasonClusterDeleting, pgv1.ConditionClusterReady, "this database cannot become Ready on a PostgresCluster that is going away: delete the PostgresDatabase, or, if it should live on, create it again on another cluster (clusterRef is immutable)"},
 	{"ReasonClusterFailed", pgv1.ReasonClusterFailed, pgv1.ConditionClusterReady, "fix the cluster first: its Ready condition says why (kubectl setpoint explain on the database explains the cluster too)"},
 	{"ReasonClusterNotReady", pgv1.ReasonClusterNotReady, pgv1.ConditionClusterReady, "wait: the database goes on once its cluster is Ready; if the cluster is not getting there, see its Ready condition (kubectl setpoint explain on the database explains the cluster too)"},
+	{"ReasonClusterIsReplica", pgv1.ReasonClusterIsReplica, pgv1.ConditionClusterReady, "nothing while the cluster is a replica; read from it with the primary site's credentials. On promotion every step resumes (docs/guides/disaster-recovery.md)"},
 
 	// SecretsReady of PostgresDatabase
 	{"ReasonSecretsReady", pgv1.ReasonSecretsReady, pgv1.ConditionSecretsReady, "nothing"},

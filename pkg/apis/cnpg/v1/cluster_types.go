@@ -41,6 +41,19 @@ type ClusterSpec struct {
 	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
 	PriorityClassName         string                            `json:"priorityClassName,omitempty"`
 	ServiceAccountTemplate    *ServiceAccountTemplate           `json:"serviceAccountTemplate,omitempty"`
+	ReplicaCluster            *ReplicaClusterConfiguration      `json:"replica,omitempty"`
+}
+
+// ReplicaClusterConfiguration is the subset of CNPG's replica stanza
+// setpoint sets: the distributed topology (self, primary, source, all
+// naming externalClusters entries) and the promotion token. The cluster
+// is a replica when primary is not self; enabled is never set beside
+// primary (CNPG refuses both).
+type ReplicaClusterConfiguration struct {
+	Self           string `json:"self,omitempty"`
+	Primary        string `json:"primary,omitempty"`
+	Source         string `json:"source"`
+	PromotionToken string `json:"promotionToken,omitempty"`
 }
 
 // ServiceAccountTemplate is the metadata CNPG merges into the
@@ -226,6 +239,12 @@ type ClusterStatus struct {
 	// (pkg/reconciler/majorupgrade). setpoint reads the major, and the
 	// image to hold while an upgrade waits for its preflight and backup.
 	PGDataImageInfo *ImageInfo `json:"pgDataImageInfo,omitempty"`
+	// TimelineID is the Postgres timeline; DemotionToken is published
+	// when a primary of a distributed topology is demoted, and
+	// LastPromotionToken is the token CNPG last promoted the cluster with.
+	TimelineID         int    `json:"timelineID,omitempty"`
+	DemotionToken      string `json:"demotionToken,omitempty"`
+	LastPromotionToken string `json:"lastPromotionToken,omitempty"`
 }
 
 // ImageInfo is an image CNPG ran, with its Postgres major.

@@ -23,6 +23,7 @@ import (
 // +kubebuilder:printcolumn:name="Primary",type=string,JSONPath=`.status.currentPrimary`,priority=1
 // +kubebuilder:printcolumn:name="Used%",type=integer,JSONPath=`.status.postgres.usedPercent`,description="Share of the data volume in use at the last recorded sample"
 // +kubebuilder:printcolumn:name="Backup",type=string,JSONPath=`.status.conditions[?(@.type=="BackupHealthy")].reason`,description="The BackupHealthy condition's reason: WAL archiving and base backups (a cluster whose backups fail stays Ready)"
+// +kubebuilder:printcolumn:name="Role",type=string,JSONPath=`.status.topology.role`,priority=1,description="Primary or Replica in a topology of sites"
 // +kubebuilder:printcolumn:name="Upgrade",type=string,JSONPath=`.status.upgrade.phase`,priority=1,description="The last major upgrade's phase"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.spec.postgresVersion) || (has(self.spec.postgresVersion) && (self.spec.postgresVersion >= oldSelf.spec.postgresVersion || (has(oldSelf.status) && has(oldSelf.status.upgrade) && oldSelf.status.upgrade.phase in ['Preflight', 'BackingUp', 'Failed'] && self.spec.postgresVersion == oldSelf.status.upgrade.from)))",message="postgresVersion cannot go down or be removed once set; it may only go back to status.upgrade.from while a major upgrade has not reached pg_upgrade (Preflight, BackingUp) or has Failed",fieldPath=".spec.postgresVersion"
@@ -43,6 +44,18 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, no dots): CloudNativePG names Services after the cluster"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 50",message="metadata.name must be at most 50 characters: CloudNativePG refuses longer cluster names"
 // +kubebuilder:validation:XValidation:rule="!self.metadata.name.matches('-(pooler|pooler-rw|pooler-ro|primary)$')",message="metadata.name must not end in -pooler, -pooler-rw, -pooler-ro or -primary: cluster X's pooler Service X-pooler-rw and primary disruption budget X-primary would collide with the objects of a cluster of that name"
+//
+// A topology (docs/adr/0015-replica-clusters-follow-an-archive.md) names
+// this cluster or a peer primary, never lists this cluster among its
+// peers, promotes a replica only with the demoted primary's token
+// (without one CloudNativePG would promote it beside a primary that may
+// still accept writes), and gives a token only to the cluster it promotes
+// (CloudNativePG refuses one on a replica).
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.topology) || self.spec.topology.primary == self.metadata.name || self.spec.topology.peers.exists(p, p.name == self.spec.topology.primary)",message="topology.primary must name this cluster or one of topology.peers",fieldPath=".spec.topology.primary"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.topology) || self.spec.topology.peers.all(p, p.name != self.metadata.name)",message="topology.peers must not name this cluster: it is the group's member on this site",fieldPath=".spec.topology.peers"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.topology) || !has(self.spec.topology.promotionToken) || self.spec.topology.primary == self.metadata.name",message="topology.promotionToken is given only with topology.primary naming this cluster: it promotes this cluster",fieldPath=".spec.topology.promotionToken"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.topology) || !has(oldSelf.spec.topology) || oldSelf.spec.topology.primary == self.metadata.name || self.spec.topology.primary != self.metadata.name || has(self.spec.topology.promotionToken)",message="promoting this replica (topology.primary naming it) needs topology.promotionToken, the demoted primary's status.topology.demotionToken: without it the old primary may still accept writes that would be lost; to promote without the old primary, remove topology",fieldPath=".spec.topology.promotionToken"
 type PostgresCluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -69,6 +82,7 @@ const (
 // PostgresClusterSpec is the desired cluster: a class plus overrides.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.backup) || !has(self.backup.objectStore) || !has(self.backup.objectStore.layout)",message="backup.objectStore.layout can only be set in a PostgresClusterClass: sharing archive folders across namespaces is the platform's decision",fieldPath=".backup.objectStore.layout"
+// +kubebuilder:validation:XValidation:rule="!(has(self.topology) && has(self.restore))",message="topology and restore both say where the data comes from: a replica's bootstrap is its topology's primary",fieldPath=".topology"
 // +kubebuilder:validation:XValidation:rule="has(self.restore) == has(oldSelf.restore)",message="restore can only be set when the cluster is created",fieldPath=".restore"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.storage) || !has(oldSelf.storage.size) || (has(self.storage) && has(self.storage.size) && quantity(string(self.storage.size)).compareTo(quantity(string(oldSelf.storage.size))) >= 0)",message="storage.size cannot shrink or be removed once set",fieldPath=".storage.size"
 // +kubebuilder:validation:XValidation:rule="!(has(self.superuserAccess) && !self.superuserAccess && has(self.passwordConfig) && has(self.passwordConfig.superuserExternalSecretRef))",message="passwordConfig.superuserExternalSecretRef is a superuser Secret, and superuserAccess is false: remove one of them",fieldPath=".passwordConfig.superuserExternalSecretRef"
@@ -100,6 +114,15 @@ type PostgresClusterSpec struct {
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="restore is immutable"
 	Restore *RestoreSpec `json:"restore,omitempty"`
+
+	// topology makes this cluster one of a group of clusters on several
+	// sites, one primary and the others replicas replaying its archive,
+	// with a declarative hand-over (demote the primary, then promote a
+	// replica with the demoted primary's token). Removing it from a
+	// replica promotes it at once, without a token: for when the primary
+	// site is lost.
+	// +optional
+	Topology *TopologySpec `json:"topology,omitempty"`
 }
 
 // ClusterPasswordConfig points at externally managed credentials.
@@ -185,6 +208,11 @@ type PostgresClusterStatus struct {
 	// spec.restore came from.
 	// +optional
 	RestoredFrom *RestoreStatus `json:"restoredFrom,omitempty"`
+
+	// topology is where the cluster stands in spec.topology: its role,
+	// the peer it replays, its timeline and the hand-over tokens.
+	// +optional
+	Topology *TopologyStatus `json:"topology,omitempty"`
 
 	// resources names the objects applications use to connect.
 	// +optional

@@ -106,6 +106,13 @@ const (
 	// is off and the monitor role is not applied yet); True. What to do:
 	// nothing; the next pass checks.
 	ReasonPostgresNotChecked = "PostgresNotChecked"
+	// ReasonReplicaHealthy means CloudNativePG reports the cluster
+	// healthy as a replica of its topology's primary (spec.topology),
+	// replaying that primary's archive; status.topology says which. Its
+	// roles and passwords are the primary's, replayed, so setpoint does
+	// not log in to check it; True. What to do: nothing; to promote it,
+	// see docs/guides/disaster-recovery.md.
+	ReasonReplicaHealthy = "ReplicaHealthy"
 	// ReasonPodsUnschedulable means CloudNativePG waits for a Pod of the
 	// cluster (an instance, its Job, or PgBouncer) that the scheduler
 	// cannot place; the message quotes the scheduler for each. What to
@@ -178,6 +185,13 @@ const (
 	// do: fix the setting CloudNativePG names, in the cluster or its
 	// class.
 	ReasonClusterSpecInvalid = "ClusterSpecInvalid"
+	// ReasonTopologyWithoutArchive means spec.topology is set and the
+	// cluster's class configures no backup.objectStore: the members of a
+	// topology follow each other through their archives, so setpoint
+	// writes no CNPG Cluster until there is one. What to do: use a class
+	// with backup.objectStore (with the Shared layout when the sites'
+	// clusters read each other's folders through their own stores).
+	ReasonTopologyWithoutArchive = "TopologyWithoutArchive"
 	// ReasonApplyFailed means writing the CNPG Cluster failed; it is
 	// retried with backoff. What to do: wait: setpoint retries with
 	// backoff; if it persists, the message quotes the API server's error
@@ -222,6 +236,12 @@ const (
 	// ReasonMonitorRoleApplied means CloudNativePG applied the monitor
 	// role. What to do: nothing.
 	ReasonMonitorRoleApplied = "MonitorRoleApplied"
+	// ReasonMonitorRoleReplayed means the cluster is a replica (in its
+	// topology): role setpoint_monitor is the primary's, replayed, and
+	// CloudNativePG applies no DatabaseRole on a replica, so this site's
+	// monitor Secret is not published (nothing logs in with it) until
+	// the cluster is promoted; True. What to do: nothing.
+	ReasonMonitorRoleReplayed = "MonitorRoleReplayed"
 	// ReasonMonitorRolePending means CloudNativePG has not applied the
 	// monitor role yet, or a previous DatabaseRole of it is being
 	// deleted. What to do: wait: CloudNativePG applies the monitor role

@@ -102,6 +102,15 @@ const (
 	// (kubectl setpoint explain on the database explains the cluster
 	// too).
 	ReasonClusterNotReady = "ClusterNotReady"
+	// ReasonClusterIsReplica means the PostgresCluster is a replica of
+	// its topology's primary (spec.topology): Postgres replays the
+	// primary's databases, roles and grants and refuses every write, so
+	// setpoint writes nothing to it (no DatabaseRole, Database, grant or
+	// connection ConfigMap) and the database waits, phase Pending. What
+	// to do: nothing while the cluster is a replica; read from it with
+	// the primary site's credentials. On promotion every step resumes
+	// (docs/guides/disaster-recovery.md).
+	ReasonClusterIsReplica = "ClusterIsReplica"
 )
 
 // SecretsReady of PostgresDatabase

@@ -47,6 +47,7 @@ type ClusterSpecApplyConfiguration struct {
 	TopologySpreadConstraints []apicorev1.TopologySpreadConstraint           `json:"topologySpreadConstraints,omitempty"`
 	PriorityClassName         *string                                        `json:"priorityClassName,omitempty"`
 	ServiceAccountTemplate    *ServiceAccountTemplateApplyConfiguration      `json:"serviceAccountTemplate,omitempty"`
+	ReplicaCluster            *ReplicaClusterConfigurationApplyConfiguration `json:"replica,omitempty"`
 }
 
 // ClusterSpecApplyConfiguration constructs a declarative configuration of the ClusterSpec type for use with
@@ -216,5 +217,13 @@ func (b *ClusterSpecApplyConfiguration) WithPriorityClassName(value string) *Clu
 // If called multiple times, the ServiceAccountTemplate field is set to the value of the last call.
 func (b *ClusterSpecApplyConfiguration) WithServiceAccountTemplate(value *ServiceAccountTemplateApplyConfiguration) *ClusterSpecApplyConfiguration {
 	b.ServiceAccountTemplate = value
+	return b
+}
+
+// WithReplicaCluster sets the ReplicaCluster field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ReplicaCluster field is set to the value of the last call.
+func (b *ClusterSpecApplyConfiguration) WithReplicaCluster(value *ReplicaClusterConfigurationApplyConfiguration) *ClusterSpecApplyConfiguration {
+	b.ReplicaCluster = value
 	return b
 }

@@ -54,6 +54,12 @@ type ClusterStatusApplyConfiguration struct {
 	// (pkg/reconciler/majorupgrade). setpoint reads the major, and the
 	// image to hold while an upgrade waits for its preflight and backup.
 	PGDataImageInfo *ImageInfoApplyConfiguration `json:"pgDataImageInfo,omitempty"`
+	// TimelineID is the Postgres timeline; DemotionToken is published
+	// when a primary of a distributed topology is demoted, and
+	// LastPromotionToken is the token CNPG last promoted the cluster with.
+	TimelineID         *int    `json:"timelineID,omitempty"`
+	DemotionToken      *string `json:"demotionToken,omitempty"`
+	LastPromotionToken *string `json:"lastPromotionToken,omitempty"`
 }
 
 // ClusterStatusApplyConfiguration constructs a declarative configuration of the ClusterStatus type for use with
@@ -188,5 +194,29 @@ func (b *ClusterStatusApplyConfiguration) WithPoolerIntegrations(value *PoolerIn
 // If called multiple times, the PGDataImageInfo field is set to the value of the last call.
 func (b *ClusterStatusApplyConfiguration) WithPGDataImageInfo(value *ImageInfoApplyConfiguration) *ClusterStatusApplyConfiguration {
 	b.PGDataImageInfo = value
+	return b
+}
+
+// WithTimelineID sets the TimelineID field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the TimelineID field is set to the value of the last call.
+func (b *ClusterStatusApplyConfiguration) WithTimelineID(value int) *ClusterStatusApplyConfiguration {
+	b.TimelineID = &value
+	return b
+}
+
+// WithDemotionToken sets the DemotionToken field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DemotionToken field is set to the value of the last call.
+func (b *ClusterStatusApplyConfiguration) WithDemotionToken(value string) *ClusterStatusApplyConfiguration {
+	b.DemotionToken = &value
+	return b
+}
+
+// WithLastPromotionToken sets the LastPromotionToken field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LastPromotionToken field is set to the value of the last call.
+func (b *ClusterStatusApplyConfiguration) WithLastPromotionToken(value string) *ClusterStatusApplyConfiguration {
+	b.LastPromotionToken = &value
 	return b
 }

@@ -48,6 +48,13 @@ import (
 // ServiceAccount, Role and Deployment) with the objects CNPG creates for a
 // cluster named X-pooler-rw, and CNPG's primary PodDisruptionBudget of X is
 // named X-primary, like the PodDisruptionBudget of a cluster X-primary.
+//
+// A topology (docs/adr/0015-replica-clusters-follow-an-archive.md) names
+// this cluster or a peer primary, never lists this cluster among its
+// peers, promotes a replica only with the demoted primary's token
+// (without one CloudNativePG would promote it beside a primary that may
+// still accept writes), and gives a token only to the cluster it promotes
+// (CloudNativePG refuses one on a replica).
 type PostgresClusterApplyConfiguration struct {
 	v1.TypeMetaApplyConfiguration    `json:""`
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`

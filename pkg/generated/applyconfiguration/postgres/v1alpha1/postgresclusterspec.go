@@ -41,6 +41,13 @@ type PostgresClusterSpecApplyConfiguration struct {
 	// restore creates the cluster from another cluster's backups. It can
 	// only be set when the cluster is created, and never changes.
 	Restore *RestoreSpecApplyConfiguration `json:"restore,omitempty"`
+	// topology makes this cluster one of a group of clusters on several
+	// sites, one primary and the others replicas replaying its archive,
+	// with a declarative hand-over (demote the primary, then promote a
+	// replica with the demoted primary's token). Removing it from a
+	// replica promotes it at once, without a token: for when the primary
+	// site is lost.
+	Topology *TopologySpecApplyConfiguration `json:"topology,omitempty"`
 }
 
 // PostgresClusterSpecApplyConfiguration constructs a declarative configuration of the PostgresClusterSpec type for use with
@@ -198,5 +205,13 @@ func (b *PostgresClusterSpecApplyConfiguration) WithPasswordConfig(value *Cluste
 // If called multiple times, the Restore field is set to the value of the last call.
 func (b *PostgresClusterSpecApplyConfiguration) WithRestore(value *RestoreSpecApplyConfiguration) *PostgresClusterSpecApplyConfiguration {
 	b.Restore = value
+	return b
+}
+
+// WithTopology sets the Topology field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Topology field is set to the value of the last call.
+func (b *PostgresClusterSpecApplyConfiguration) WithTopology(value *TopologySpecApplyConfiguration) *PostgresClusterSpecApplyConfiguration {
+	b.Topology = value
 	return b
 }

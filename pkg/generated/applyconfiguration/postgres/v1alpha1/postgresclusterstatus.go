@@ -54,6 +54,9 @@ type PostgresClusterStatusApplyConfiguration struct {
 	// restoredFrom says where the data of a cluster created by
 	// spec.restore came from.
 	RestoredFrom *RestoreStatusApplyConfiguration `json:"restoredFrom,omitempty"`
+	// topology is where the cluster stands in spec.topology: its role,
+	// the peer it replays, its timeline and the hand-over tokens.
+	Topology *TopologyStatusApplyConfiguration `json:"topology,omitempty"`
 	// resources names the objects applications use to connect.
 	Resources *ClusterResourcesApplyConfiguration `json:"resources,omitempty"`
 	// storage reports the volume size setpoint applies and auto-grow's
@@ -158,6 +161,14 @@ func (b *PostgresClusterStatusApplyConfiguration) WithBackupStatus(value *Backup
 // If called multiple times, the RestoredFrom field is set to the value of the last call.
 func (b *PostgresClusterStatusApplyConfiguration) WithRestoredFrom(value *RestoreStatusApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
 	b.RestoredFrom = value
+	return b
+}
+
+// WithTopology sets the Topology field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Topology field is set to the value of the last call.
+func (b *PostgresClusterStatusApplyConfiguration) WithTopology(value *TopologyStatusApplyConfiguration) *PostgresClusterStatusApplyConfiguration {
+	b.Topology = value
 	return b
 }
 

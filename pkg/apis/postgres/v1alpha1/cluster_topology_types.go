@@ -1,0 +1,127 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// TopologySpec makes the cluster one of a group of clusters, usually in
+// other Kubernetes clusters (sites), of which exactly one is primary at a
+// time and the others replay its archive (CloudNativePG's distributed
+// topology; docs/adr/0015-replica-clusters-follow-an-archive.md). Every
+// site carries the same block; only primary decides this cluster's role.
+type TopologySpec struct {
+	// primary names the cluster of the group that is primary now: this
+	// cluster's own name, or one of peers. On the primary, naming a peer
+	// demotes this cluster (CloudNativePG shuts it down cleanly and
+	// publishes a demotion token in status.topology.demotionToken). On a
+	// replica, naming this cluster promotes it, and must come with
+	// promotionToken.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=50
+	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+	Primary string `json:"primary"`
+
+	// peers are the other clusters of the group, as this site reads their
+	// archives. A replica bootstraps from the primary's backups and then
+	// replays its archived WAL.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=map
+	// +listMapKey=name
+	Peers []TopologyPeer `json:"peers"`
+
+	// promotionToken is the demoted primary's status.topology.demotionToken,
+	// given to the replica being promoted together with primary naming it.
+	// CloudNativePG waits until the replica has replayed up to the token's
+	// position, then promotes it: nothing the old primary committed is
+	// lost.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	PromotionToken string `json:"promotionToken,omitempty"`
+}
+
+// TopologyPeer is another cluster of the group, reached through the
+// object store it archives to.
+type TopologyPeer struct {
+	// name is the peer's cluster name, as its own site's topology.primary
+	// names it. It is never this cluster's name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=50
+	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// objectStoreName names a barman-cloud ObjectStore in this namespace
+	// whose destinationPath holds the peer's folder. Default: this
+	// cluster's own ObjectStore, <name>-backup, which reaches a peer's
+	// folder when both archive under one root (a class with the Shared
+	// layout: the platform's decision to let namespaces read each other's
+	// folders).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	ObjectStoreName string `json:"objectStoreName,omitempty"`
+
+	// serverName is the peer's folder there: its
+	// status.backupStatus.serverName. Default: name.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+	ServerName string `json:"serverName,omitempty"`
+}
+
+// TopologyRole is where a cluster of a topology stands.
+type TopologyRole string
+
+const (
+	// TopologyRolePrimary: the cluster accepts writes and archives WAL.
+	TopologyRolePrimary TopologyRole = "Primary"
+	// TopologyRoleReplica: the cluster replays a peer's archive, read-only.
+	TopologyRoleReplica TopologyRole = "Replica"
+	// TopologyRoleDemoting: the spec names a peer primary and CloudNativePG
+	// has not yet published the demotion token.
+	TopologyRoleDemoting TopologyRole = "Demoting"
+	// TopologyRolePromoting: the spec names this cluster primary with a
+	// token CloudNativePG has not yet promoted it with.
+	TopologyRolePromoting TopologyRole = "Promoting"
+)
+
+// TopologyStatus is where the cluster stands in its topology, read from
+// the CNPG Cluster.
+type TopologyStatus struct {
+	// role is Primary, Replica, Demoting or Promoting.
+	Role TopologyRole `json:"role"`
+	// source is the peer a replica replays (its archive folder is
+	// <objectStore>/<serverName>); empty on the primary.
+	// +optional
+	Source string `json:"source,omitempty"`
+	// sourceObjectStore and sourceServerName are where that archive is
+	// read: the ObjectStore in this namespace and the peer's folder.
+	// +optional
+	SourceObjectStore string `json:"sourceObjectStore,omitempty"`
+	// +optional
+	SourceServerName string `json:"sourceServerName,omitempty"`
+	// timeline is the Postgres timeline CloudNativePG reports: a
+	// promotion starts a new one.
+	// +optional
+	Timeline int `json:"timeline,omitempty"`
+	// demotionToken is CloudNativePG's token of this cluster's demotion:
+	// give it to the peer being promoted as its topology.promotionToken.
+	// +optional
+	DemotionToken string `json:"demotionToken,omitempty"`
+	// lastPromotionToken is the token CloudNativePG last promoted this
+	// cluster with.
+	// +optional
+	LastPromotionToken string `json:"lastPromotionToken,omitempty"`
+	// since is when role last changed.
+	// +optional
+	Since *metav1.Time `json:"since,omitempty"`
+}
+
+// IsReplica reports whether the spec makes the cluster a replica: its
+// topology names a peer primary. Intent from the spec: a cluster being
+// demoted is a replica from the pass that asks for it, and one being
+// promoted no longer is.
+func (pc *PostgresCluster) IsReplica() bool {
+	t := pc.Spec.Topology
+	return t != nil && t.Primary != pc.Name
+}
