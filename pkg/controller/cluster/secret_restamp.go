@@ -45,7 +45,11 @@ func restampSecret(ctx context.Context, p *pass, s *corev1.Secret) (*corev1.Secr
 	if cur == want || (!stamped && p.cluster.Spec.Topology == nil) {
 		return s, nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{timelineAnnotation: want}}})
+	// The resourceVersion binds the patch to the version whose ownership
+	// was just checked: a Secret replaced since by someone else's is
+	// refused with a conflict, never stamped.
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"resourceVersion": s.ResourceVersion, "annotations": map[string]string{timelineAnnotation: want}}})
 	if err != nil {
 		return nil, fmt.Errorf("stamp Secret %s: %w", s.Name, err)
 	}
