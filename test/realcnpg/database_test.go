@@ -175,6 +175,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	if want := "managed by setpoint for PostgresDatabase " + ns + "/app"; comment != want {
 		t.Errorf("kept role catalog_admin has comment %q, want %q", comment, want)
 	}
+	t.Run("a new database is Ready in seconds", func(t *testing.T) { newDatabasesReadyInSeconds(t, ns, "shop") })
 }
 
 func createCluster(t *testing.T, ns, name, class string) {
