@@ -61,6 +61,9 @@ why each verb is there. */}}
   - apiGroups: [""]
     resources: [events]
     verbs: [create, patch]
+  - apiGroups: [rbac.authorization.k8s.io]
+    resources: [roles]
+    verbs: [list, watch]
   - apiGroups: [authentication.k8s.io]
     resources: [tokenreviews]
     verbs: [create]
@@ -123,6 +126,9 @@ ClusterRole's rules on namespaced resources. */}}
   - apiGroups: [""]
     resources: [events]
     verbs: [create, patch]
+  - apiGroups: [rbac.authorization.k8s.io]
+    resources: [roles]
+    verbs: [list, watch]
 {{- end -}}
 
 {{/* The ClusterRole of a namespace-scoped install: reading classes (never

@@ -142,6 +142,15 @@ var Operator = []Rule{
 		Verbs:     []string{"create", "patch"},
 	},
 	{
+		Why: `Read only: CloudNativePG's instance Role of each cluster (cached
+			with cnpg.io/cluster, trimmed to the Secrets it names). The moment
+			it names a new DatabaseRole's password Secret, the role CNPG's
+			instance manager was refused for it is retried (ADR 0019).`,
+		APIGroups: []string{"rbac.authorization.k8s.io"},
+		Resources: []string{"roles"},
+		Verbs:     []string{"list", "watch"},
+	},
+	{
 		Why: `/metrics is served over HTTPS and each scrape is authenticated and
 			authorized by the API server.`,
 		APIGroups: []string{"authentication.k8s.io"},

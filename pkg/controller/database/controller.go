@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/types"
+	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -35,6 +36,9 @@ type Controller struct {
 	cnpgClusters      cnpglisters.ClusterLister
 	roleObjects       cnpglisters.DatabaseRoleLister
 	configMaps        informers.ConfigMapLister
+	// instanceRoles are CNPG's instance Roles, trimmed to the Secrets
+	// they let read (role_grant.go).
+	instanceRoles rbaclisters.RoleLister
 
 	queue  *workqueue.Queue
 	synced []cache.InformerSynced
@@ -77,6 +81,7 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		cnpgClusters:      cnpg.Clusters().Lister(),
 		roleObjects:       cnpg.DatabaseRoles().Lister(),
 		configMaps:        inf.ConfigMaps(),
+		instanceRoles:     inf.InstanceRoles.Rbac().V1().Roles().Lister(),
 		queue:             workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
 	}
 	if c.cas == nil {
@@ -99,6 +104,8 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		informers.On(cnpg.Databases().Informer(), progressed),
 		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(progressed)),
 		informers.On(core.Secrets().Informer(), owned),
+		// A Secret CNPG's instance manager was refused, now readable.
+		informers.On(inf.InstanceRoles.Rbac().V1().Roles().Informer(), c.instanceRoleHandler()),
 		informers.On(core.ConfigMaps().Informer(), owned),
 	})
 	if err != nil {

@@ -217,6 +217,8 @@ func (f *fixture) refresh() {
 	replace(core.Secrets().Informer(), controllertest.Items(ss.Items))
 	cms, _ := f.kube.CoreV1().ConfigMaps("").List(ctx, sel)
 	replace(core.ConfigMaps().Informer(), controllertest.Items(cms.Items))
+	rs, _ := f.kube.RbacV1().Roles("").List(ctx, metav1.ListOptions{LabelSelector: informers.InstanceRoleSelector})
+	replace(f.inf.InstanceRoles.Rbac().V1().Roles().Informer(), controllertest.Items(rs.Items))
 }
 
 // sync runs one pass after refreshing the caches and clearing recorded

@@ -6,11 +6,13 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -25,6 +27,10 @@ type observation struct {
 	// for a namesake): its spec.managed.roles takes precedence over our
 	// DatabaseRoles.
 	cnpgCluster *cnpgv1.Cluster
+	// instanceRole is CNPG's instance Role of the cluster, trimmed to the
+	// Secrets it lets read (nil when not cached): whether a refused role
+	// can be retried with success now (retryRole).
+	instanceRole *rbacv1.Role
 	// roles are the DatabaseRoles of every role of every known database,
 	// by object name (cached in full), whoever controls them.
 	roles map[string]*cnpgv1.DatabaseRole
@@ -66,6 +72,12 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 	}
 	if cc != nil && o.cluster != nil && ownership.IsControlledBy(cc, o.cluster.UID) {
 		o.cnpgCluster = cc
+	}
+	if o.instanceRole, err = informers.IgnoreNotFound(c.instanceRoles.Roles(ns).Get(db.Spec.ClusterRef.Name)); err != nil {
+		return nil, err
+	}
+	if _, ok := cnpgverdict.InstanceRoleCluster(o.instanceRole); !ok {
+		o.instanceRole = nil // a namesake, not CNPG's
 	}
 	if o.removed, err = c.removedDatabases(db); err != nil {
 		return nil, err
