@@ -176,6 +176,7 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 		t.Errorf("kept role catalog_admin has comment %q, want %q", comment, want)
 	}
 	t.Run("a new database is Ready in seconds", func(t *testing.T) { newDatabasesReadyInSeconds(t, ns, "shop") })
+	t.Run("twenty at once", func(t *testing.T) { twentyAtOnceOnRealCNPG(t, ns, "shop") })
 }
 
 func createCluster(t *testing.T, ns, name, class string) {
