@@ -21,14 +21,22 @@ import (
 // check is that each is Ready at all.
 func newDatabasesReadyInSeconds(t *testing.T, ns, cluster string) {
 	const n = 10
-	took := kit.ReadyLatencies(t, ns, "fresh", cluster, n, false, 2*time.Minute, func(i int) pgv1.DatabaseSpec {
-		return pgv1.DatabaseSpec{Name: fmt.Sprintf("fresh%d", i), ReadOnlyRole: true}
-	})
+	took := newDatabases(t, ns, cluster, "fresh", n, false)
 	p50, _, most := testkit.Spread(took)
 	t.Logf("MEASURE new PostgresDatabase (3 roles) create → Ready on a Ready cluster, %d one at a time: p50 %.2f s, max %.2f s; each %v",
 		n, p50.Seconds(), most.Seconds(), rounded(took))
 	raced, granted := retriedRoles(t, ns, "fresh", n)
 	t.Logf("MEASURE of their %d roles, %d lost the race to their Secret and were retried, %d of them the moment CNPG's instance Role named it", 3*n, raced, granted)
+}
+
+// newDatabases creates n PostgresDatabases name-i of one database
+// name<i> with three roles each, at once or one at a time
+// (testkit.ReadyLatencies), and returns each one's create → Ready.
+func newDatabases(t *testing.T, ns, cluster, name string, n int, atOnce bool) []time.Duration {
+	t.Helper()
+	return kit.ReadyLatencies(t, ns, name, cluster, n, atOnce, 4*time.Minute, func(i int) pgv1.DatabaseSpec {
+		return pgv1.DatabaseSpec{Name: fmt.Sprintf("%s%d", name, i), ReadOnlyRole: true}
+	})
 }
 
 // retriedRoles counts the DatabaseRoles of PostgresDatabases name-0 …
@@ -61,9 +69,7 @@ func retriedRoles(t *testing.T, ns, name string, n int) (raced, granted int) {
 // measurement, like newDatabasesReadyInSeconds.
 func twentyAtOnceOnRealCNPG(t *testing.T, ns, cluster string) {
 	const n = 20
-	took := kit.ReadyLatencies(t, ns, "burst", cluster, n, true, 4*time.Minute, func(i int) pgv1.DatabaseSpec {
-		return pgv1.DatabaseSpec{Name: fmt.Sprintf("burst%d", i), ReadOnlyRole: true}
-	})
+	took := newDatabases(t, ns, cluster, "burst", n, true)
 	p50, p99, _ := testkit.Spread(took)
 	t.Logf("MEASURE %d new PostgresDatabases (3 roles each) created at once on a Ready cluster, create → Ready: p50 %.2f s, p99 %.2f s; in the order Ready %v",
 		n, p50.Seconds(), p99.Seconds(), rounded(took))
