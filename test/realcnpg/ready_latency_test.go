@@ -2,6 +2,8 @@ package realcnpg
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,10 +23,11 @@ import (
 // check is that each is Ready at all.
 func newDatabasesReadyInSeconds(t *testing.T, ns, cluster string) {
 	const n = 10
+	load := loadAverage()
 	took := newDatabases(t, ns, cluster, "fresh", n, false)
 	p50, _, most := testkit.Spread(took)
-	t.Logf("MEASURE new PostgresDatabase (3 roles) create → Ready on a Ready cluster, %d one at a time: p50 %.2f s, max %.2f s; each %v",
-		n, p50.Seconds(), most.Seconds(), rounded(took))
+	t.Logf("MEASURE new PostgresDatabase (3 roles) create → Ready on a Ready cluster, %d one at a time: p50 %.2f s, max %.2f s; each %v; load average before %s, after %s",
+		n, p50.Seconds(), most.Seconds(), rounded(took), load, loadAverage())
 	raced, granted := retriedRoles(t, ns, "fresh", n)
 	t.Logf("MEASURE of their %d roles, %d lost the race to their Secret and were retried, %d of them the moment CNPG's instance Role named it", 3*n, raced, granted)
 }
@@ -69,10 +72,23 @@ func retriedRoles(t *testing.T, ns, name string, n int) (raced, granted int) {
 // measurement, like newDatabasesReadyInSeconds.
 func twentyAtOnceOnRealCNPG(t *testing.T, ns, cluster string) {
 	const n = 20
+	load := loadAverage()
 	took := newDatabases(t, ns, cluster, "burst", n, true)
 	p50, p99, _ := testkit.Spread(took)
-	t.Logf("MEASURE %d new PostgresDatabases (3 roles each) created at once on a Ready cluster, create → Ready: p50 %.2f s, p99 %.2f s; in the order Ready %v",
-		n, p50.Seconds(), p99.Seconds(), rounded(took))
+	t.Logf("MEASURE %d new PostgresDatabases (3 roles each) created at once on a Ready cluster, create → Ready: p50 %.2f s, p99 %.2f s; in the order Ready %v; load average before %s, after %s",
+		n, p50.Seconds(), p99.Seconds(), rounded(took), load, loadAverage())
+}
+
+// loadAverage is the host's 1-, 5- and 15-minute load averages: the node
+// shares its two cores with whatever else runs, and a figure taken at a
+// load of 30 is not one taken idle.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
 }
 
 // rounded are ds to the hundredth of a second, for a line a reader scans.

@@ -40,7 +40,7 @@ type Informers struct {
 	InstanceRoles kubeinformers.SharedInformerFactory
 	// missing are the optional APIs not served (OptionalAPI), by CRD.
 	missing map[string]bool
-	// in is the interner of the three factories' transforms.
+	// in is the interner of the factories' transforms.
 	in *interner
 }
 
@@ -57,7 +57,7 @@ func (i *Informers) AsCached(obj any) any {
 // Cached objects are trimmed (trimForCache) of what we never read.
 func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace string, resync time.Duration) *Informers {
 	selector := ownership.ManagedSelector().String()
-	// One interner for all three factories: the strings they repeat are
+	// One interner for all the factories: the strings they repeat are
 	// largely the same (namespaces, labels, owners).
 	in := &interner{}
 	return &Informers{
