@@ -46,6 +46,9 @@ type Sample struct {
 	// the first commit is replayed. It moves only when the source commits,
 	// so its age is the replay lag only while the source writes.
 	LastReplayed *time.Time
+	// Streaming: a server in recovery receives WAL from a primary now
+	// (pg_stat_wal_receiver says streaming), not from the archive alone.
+	Streaming bool
 
 	// SizeBytes is the data volume's size (the CNPG Cluster's
 	// storage.size) the usage was measured against; 0 when unknown.
