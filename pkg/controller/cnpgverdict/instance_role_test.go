@@ -7,6 +7,8 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 )
 
 func role(name, cluster string, rules ...rbacv1.PolicyRule) *rbacv1.Role {
@@ -72,7 +74,7 @@ func TestRetryDueGranted(t *testing.T) {
 	}{
 		{"retried without the grant, now granted: at once", RetryMark(recent), true, true, 0},
 		{"retried without the grant, still not granted: the pace", RetryMark(recent), false, false, RetryPace * 3 / 4},
-		{"retried with the grant: the pace", GrantedRetryMark(recent, true), true, false, RetryPace * 3 / 4},
+		{"retried with the grant: the pace", GrantedRetryMark(failedRole(forbidden, nil), recent, true), true, false, RetryPace * 3 / 4},
 		{"never retried: at once", nil, true, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,6 +88,25 @@ func TestRetryDueGranted(t *testing.T) {
 	applied := failedRole("", nil)
 	if due, after := RetryDueGranted(applied, now, true); due || after != 0 {
 		t.Error("a role not refused for its Secret is retried when granted")
+	}
+}
+
+// A retry on the grant within the pace keeps the paced retry's time; one
+// out of the pace, or a first one, is a new start.
+func TestGrantedRetryMarkKeepsThePace(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 4, 14, 0, 0, 0, time.UTC)
+	paced := failedRole(forbidden, RetryMark(now.Add(-RetryPace/4)))
+	if m := GrantedRetryMark(paced, now, true); m[RetryAnnotation] != paced.Annotations[RetryAnnotation] || m[RetryGrantedAnnotation] != "true" {
+		t.Errorf("within the pace: %v; want the paced time kept and the grant marked", m)
+	}
+	for _, r := range []*cnpgv1.DatabaseRole{failedRole(forbidden, nil), failedRole(forbidden, RetryMark(now.Add(-RetryPace)))} {
+		if m := GrantedRetryMark(r, now, true); m[RetryAnnotation] != RetryMark(now)[RetryAnnotation] {
+			t.Errorf("after %v: %v; want a retry at now", r.Annotations, m)
+		}
+	}
+	if m := GrantedRetryMark(paced, now, false); len(m) != 1 || m[RetryAnnotation] != RetryMark(now)[RetryAnnotation] {
+		t.Errorf("not granted: %v; want a paced retry at now", m)
 	}
 }
 

@@ -68,7 +68,8 @@ func RetryDue(role *cnpgv1.DatabaseRole, now time.Time) (due bool, after time.Du
 // is due whatever the pace: the instance manager can read the Secret at
 // last, and would not try again for 30 s. Only once: a retry already
 // made with the Secret granted that still reads Forbidden (the API
-// server's authorizer a moment behind the Role) waits for the pace.
+// server's authorizer a moment behind the Role) waits for the pace,
+// which that retry did not move (GrantedRetryMark).
 func RetryDueGranted(role *cnpgv1.DatabaseRole, now time.Time, granted bool) (due bool, after time.Duration) {
 	due, after = RetryDue(role, now)
 	if !due && after > 0 && granted && role.Annotations[RetryGrantedAnnotation] != "true" {
@@ -89,14 +90,21 @@ func RetryMark(now time.Time) map[string]string {
 	return map[string]string{RetryAnnotation: now.UTC().Format(time.RFC3339Nano)}
 }
 
-// GrantedRetryMark is the annotations of a retry at now, the Secret
-// granted or not (RetryDueGranted). A retry without the grant leaves
-// RetryGrantedAnnotation out, and server-side apply removes the one a
-// previous retry set.
-func GrantedRetryMark(now time.Time, granted bool) map[string]string {
+// GrantedRetryMark is the annotations of a retry of role at now, the
+// Secret granted or not (RetryDueGranted). A retry without the grant
+// leaves RetryGrantedAnnotation out, and server-side apply removes the
+// one a previous retry set. A retry on the grant within the pace keeps
+// the paced retry's time: it is one more try, not a new start of the
+// pace, so if it is refused too (the authorizer behind its Role) the
+// paced retry still comes when it would have.
+func GrantedRetryMark(role *cnpgv1.DatabaseRole, now time.Time, granted bool) map[string]string {
 	m := RetryMark(now)
-	if granted {
-		m[RetryGrantedAnnotation] = "true"
+	if !granted {
+		return m
+	}
+	m[RetryGrantedAnnotation] = "true"
+	if last, ok := LastRetry(role); ok && now.Sub(last) < RetryPace {
+		m[RetryAnnotation] = role.Annotations[RetryAnnotation]
 	}
 	return m
 }

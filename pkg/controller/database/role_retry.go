@@ -23,7 +23,7 @@ func (p *pass) retryRole(ctx context.Context, cur *cnpgv1.DatabaseRole, w roleWa
 		return health{}, false
 	}
 	if due {
-		ac := roleApply(p.db, w).WithAnnotations(cnpgverdict.GrantedRetryMark(now, granted))
+		ac := roleApply(p.db, w).WithAnnotations(cnpgverdict.GrantedRetryMark(cur, now, granted))
 		if _, err := p.deps.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, ac, applyOpts); err != nil {
 			return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("retry DatabaseRole %s: %w", w.object, err)), true
 		}

@@ -93,9 +93,10 @@ func instanceRole(secrets ...string) *rbacv1.Role {
 }
 
 // The moment CNPG's instance Role names a refused role's Secret, the
-// role is retried, even within the pace; once, with the grant marked: a
-// retry made with the Secret granted that CNPG still refuses (its API
-// server's authorizer a moment behind) waits for the pace again.
+// role is retried, even within the pace; once, with the grant marked and
+// the pace kept: a retry made with the Secret granted that CNPG still
+// refuses (its API server's authorizer a moment behind) is retried when
+// the pace would have had it anyway.
 func TestRoleSecretRaceIsRetriedWhenTheInstanceRoleNamesTheSecret(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", pgv1.DatabaseSpec{Name: "orders"})})
@@ -121,21 +122,30 @@ func TestRoleSecretRaceIsRetriedWhenTheInstanceRoleNamesTheSecret(t *testing.T) 
 	if _, err := f.kube.RbacV1().Roles(ns).Create(t.Context(), instanceRole("pg-superuser", secret), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.sync("shop"); err != nil {
-		t.Fatal(err)
+	if res, err := f.sync("shop"); err != nil || res.RequeueAfter != cnpgverdict.RetryPace {
+		t.Fatalf("the pass on the grant: %+v, %v", res, err)
 	}
-	second, granted := marks()
-	if second == first || granted != "true" {
-		t.Fatalf("within the pace, the Role naming the Secret: marks %q, %q; want a retry marked granted", second, granted)
+	if len(f.allWrites()) == 0 {
+		t.Fatal("within the pace, the Role naming the Secret: not retried")
+	}
+	if at, granted := marks(); at != first || granted != "true" {
+		t.Fatalf("the retry on the grant: marks %q, %q; want the paced time %q kept and the grant marked", at, granted, first)
 	}
 
 	f.failSecretRace("pg.orders-rw")
 	f.clock.Step(cnpgverdict.RetryPace / 4)
-	if res, err := f.sync("shop"); err != nil || res.RequeueAfter != cnpgverdict.RetryPace-cnpgverdict.RetryPace/4 {
-		t.Fatalf("refused again after the granted retry: %+v, %v; want a recheck at the pace", res, err)
+	if res, err := f.sync("shop"); err != nil || res.RequeueAfter != cnpgverdict.RetryPace/2 {
+		t.Fatalf("refused again after the retry on the grant: %+v, %v; want a recheck when the pace is due", res, err)
 	}
-	if got, _ := marks(); got != second {
-		t.Errorf("retried again within the pace after a granted retry: %q", got)
+	if at, _ := marks(); at != first {
+		t.Errorf("retried again within the pace after a retry on the grant: %q", at)
+	}
+	f.clock.Step(cnpgverdict.RetryPace / 2)
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if at, _ := marks(); at == first {
+		t.Error("the paced retry did not come after the retry on the grant")
 	}
 }
 
