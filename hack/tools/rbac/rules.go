@@ -157,6 +157,22 @@ var Operator = []Rule{
 	},
 }
 
+// NamespaceSelector is what --watch-namespace-selector adds, in either
+// install mode, and only with it: the Namespaces the selector matches,
+// listed and watched as metadata, to learn which join and leave.
+// Everything the operator does in a selected namespace is Operator's
+// namespaced rules, granted there as in any watched namespace.
+var NamespaceSelector = []Rule{
+	{
+		Why: `Which namespaces --watch-namespace-selector selects, and when that
+			changes: a metadata-only, label-selected list and watch.`,
+		APIGroups: []string{""},
+		Resources: []string{"namespaces"},
+		Verbs:     []string{"list", "watch"},
+		Scope:     Cluster,
+	},
+}
+
 // LeaderElection is the Role in the operator's own namespace: Leases for
 // leader election, nowhere else.
 var LeaderElection = []Rule{
