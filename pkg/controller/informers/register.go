@@ -26,7 +26,7 @@ func On(inf cache.SharedIndexInformer, h cache.ResourceEventHandler) Registratio
 // two goroutines and a buffer of 1,024 events allocated up front (16 KiB),
 // and the cluster controller alone has some 25 handlers on 14 informers.
 // Per namespace of a namespace-scoped install that was half of the
-// operator's heap (docs/benchmarks/README.md, namespace selector). The
+// operator's heap (docs/benchmarks/README.md, "Memory of the namespace selector"). The
 // handlers only enqueue keys, so one listener delays none of them.
 func Register(regs []Registration) ([]cache.InformerSynced, error) {
 	var order []cache.SharedIndexInformer
