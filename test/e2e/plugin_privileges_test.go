@@ -109,6 +109,12 @@ func TestPluginShowsPrivilegeDifferences(t *testing.T) {
 		}
 	}
 
+	// explain --privileges shows the same after the database's chain.
+	text, err = plugin(t, ns, "explain", "plugged", "--privileges")
+	if err != nil || !strings.Contains(text, "PostgresDatabase "+ns+"/plugged is Ready.") || !strings.Contains(text, "revoke UPDATE,TRUNCATE") {
+		t.Errorf("explain --privileges: %v\n%s", err, text)
+	}
+
 	// Restarted, the operator runs what the plugin said.
 	startOperator(t, "op2", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
 	waitPrivileges(t, ns, "plugged", pgv1.ReasonPrivilegesDriftReverted)
