@@ -73,9 +73,11 @@ func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 	secretA := kit.Secret(t, nsA, "app-orders-rw")
 	userA, passA := string(secretA.Data["username"]), string(secretA.Data["password"])
 	readB := rowsOn(t, nsB, "shop-b", userA, passA)
+	committed := time.Now().Truncate(time.Second) // the same kernel's clock as Postgres's
 	insert(t, rwA, "while-replicated", 500)
 	kit.SwitchWAL(t, nsA, "shop-a")
 	waitRows(t, readB, 2500, 3*time.Minute, "shop-b replays the rows committed on shop-a")
+	collectorSeesTheReplay(t, nsB, "shop-b", committed)
 	conn, err := kit.LoginVia(t, nsB, "shop-b", "shop-b-rw", "orders", userA, passA)
 	if err != nil {
 		t.Fatal(err)
