@@ -4333,7 +4333,7 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseRoleSpec(ref common.ReferenceCall
 				Properties: map[string]spec.Schema{
 					"name": {
 						SchemaProps: spec.SchemaProps{
-							Description: "name of the role within the database: the role is <database>_<name>. rw and ro name the fixed roles; admin, the owner, holds every privilege on what it owns and takes no grants.",
+							Description: "name of the role within the database: the role is <database>_<name>. rw and ro name the fixed roles; admin, the owner, holds every privilege on what it owns and takes no grants. A login role is named in the connection ConfigMap as the fixed roles are (<name>-user, <name>-secret), so ca, whose ca-secret names the server's CA there, is refused.",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
