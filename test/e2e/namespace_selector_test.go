@@ -35,18 +35,28 @@ func (in *namespacedInstall) installSelector(t *testing.T, tenants ...string) {
 	objs = append(objs, in.decode(t, filepath.Join(overlay, "namespace-selector", "tenant_role.yaml"), "")...)
 	objs = append(objs, in.decode(t, filepath.Join(overlay, "namespaced", "class_reader.yaml"), "")...)
 	objs = append(objs, in.decode(t, filepath.Join("..", "..", "manifests", "rbac", "leader_election_role.yaml"), "setpoint-system")...)
-	for _, ns := range tenants {
-		objs = append(objs, &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-			"metadata": map[string]any{"name": in.sa, "namespace": ns},
-			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": in.sa + "-tenant"},
-			"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": in.sa, "namespace": "setpoint-system"}},
-		}})
-	}
 	if _, err := envtest.ApplyObjects(t.Context(), env.Config, "e2e", objs); err != nil {
 		t.Fatal(err)
 	}
+	for _, ns := range tenants {
+		in.bindTenant(t, ns)
+	}
 	in.kubecfg = impersonatingKubeconfig(t, "system:serviceaccount:setpoint-system:"+in.sa)
+}
+
+// bindTenant binds ClusterRole <sa>-tenant in ns, as the platform does
+// when it onboards a namespace of a namespace-scoped install.
+func (in *namespacedInstall) bindTenant(t *testing.T, ns string) {
+	t.Helper()
+	rb := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+		"metadata": map[string]any{"name": in.sa, "namespace": ns},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": in.sa + "-tenant"},
+		"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": in.sa, "namespace": "setpoint-system"}},
+	}}
+	if _, err := envtest.ApplyObjects(t.Context(), env.Config, "e2e", []*unstructured.Unstructured{rb}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // labelNamespace sets (value non-nil) or removes a label of ns.
@@ -156,6 +166,38 @@ func TestWatchNamespaceSelector(t *testing.T) {
 	if got := namespacesOf(t, in.op); !slices.Equal(got, []string{stays}) {
 		t.Errorf("selected namespaces %v, want [%s]", got, stays)
 	}
+}
+
+// A namespace labelled before its RoleBinding exists (a namespace-scoped
+// install) holds nothing else back: a bound namespace labelled after it
+// becomes Ready while the operator is refused in the unbound one (its
+// informers' Forbidden requests), and once the binding exists the
+// waiting namespace is reconciled too, without a restart.
+func TestWatchNamespaceSelectorWaitsForTheBinding(t *testing.T) {
+	bound, late := kit.Namespace(t), kit.Namespace(t)
+	key, value := "e2e.setpoint.dev/tenant", late
+	in := &namespacedInstall{sa: "setpoint-" + late, lease: "setpoint-sel-" + late}
+	in.installSelector(t, bound)
+	class := "e2e-" + late
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
+	for _, ns := range []string{bound, late} {
+		newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	}
+	in.op = startOperator(t, in.sa, "--kubeconfig", in.kubecfg, "--watch-namespace-selector", key+"="+value,
+		"--leader-election-id", in.lease, "--postgres-host-map", hostMap)
+	waitLeaseHolder(t, in.lease, in.sa)
+
+	labelNamespace(t, late, key, &value)
+	kit.Eventually(t, 30*time.Second, "the operator refused in "+late, func(context.Context) (bool, string, error) {
+		n := in.op.metric(t, "setpoint_api_requests_total", "code", "Forbidden")
+		return n > 0, fmt.Sprintf("%v Forbidden", n), nil
+	})
+	labelNamespace(t, bound, key, &value)
+	kit.WaitCluster(t, bound, "shop", pgv1.PhaseReady, 120*time.Second)
+
+	in.bindTenant(t, late)
+	kit.WaitCluster(t, late, "shop", pgv1.PhaseReady, 120*time.Second)
+	waitSelected(t, in.op, 2)
 }
 
 // namespacesOf are the namespaces the operator's state metrics report
