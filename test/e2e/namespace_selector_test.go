@@ -59,6 +59,29 @@ func (in *namespacedInstall) bindTenant(t *testing.T, ns string) {
 	}
 }
 
+// startSelectorInstall installs a selector install named after
+// namespaces[0] with RoleBindings in bound, makes a cluster "shop" in each
+// namespace, labels those of labelled, and starts the operator selecting
+// the label key=value it returns.
+func startSelectorInstall(t *testing.T, namespaces, bound []string, labelled ...string) (in *namespacedInstall, key, value string) {
+	t.Helper()
+	key, value = "e2e.setpoint.dev/tenant", namespaces[0]
+	in = &namespacedInstall{sa: "setpoint-" + value, lease: "setpoint-sel-" + value}
+	in.installSelector(t, bound...)
+	for _, ns := range labelled {
+		labelNamespace(t, ns, key, &value)
+	}
+	class := "e2e-" + value
+	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
+	for _, ns := range namespaces {
+		newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
+	}
+	in.op = startOperator(t, in.sa, "--kubeconfig", in.kubecfg, "--watch-namespace-selector", key+"="+value,
+		"--leader-election-id", in.lease, "--postgres-host-map", hostMap)
+	waitLeaseHolder(t, in.lease, in.sa)
+	return in, key, value
+}
+
 // labelNamespace sets (value non-nil) or removes a label of ns.
 func labelNamespace(t *testing.T, ns, key string, value *string) {
 	t.Helper()
@@ -94,19 +117,7 @@ func waitSelected(t *testing.T, op *operatorProc, n float64) {
 // whole cluster.
 func TestWatchNamespaceSelector(t *testing.T) {
 	stays, joins := kit.Namespace(t), kit.Namespace(t)
-	key, value := "e2e.setpoint.dev/tenant", stays
-	in := &namespacedInstall{sa: "setpoint-" + stays, lease: "setpoint-sel-" + stays}
-	in.installSelector(t, stays, joins)
-	labelNamespace(t, stays, key, &value)
-	class := "e2e-" + stays
-	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
-	for _, ns := range []string{stays, joins} {
-		newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	}
-
-	in.op = startOperator(t, in.sa, "--kubeconfig", in.kubecfg, "--watch-namespace-selector", key+"="+value,
-		"--leader-election-id", in.lease, "--postgres-host-map", hostMap)
-	waitLeaseHolder(t, in.lease, in.sa)
+	in, key, value := startSelectorInstall(t, []string{stays, joins}, []string{stays, joins}, stays)
 	kit.WaitCluster(t, stays, "shop", pgv1.PhaseReady, 120*time.Second)
 	waitSelected(t, in.op, 1)
 
@@ -175,17 +186,7 @@ func TestWatchNamespaceSelector(t *testing.T) {
 // waiting namespace is reconciled too, without a restart.
 func TestWatchNamespaceSelectorWaitsForTheBinding(t *testing.T) {
 	bound, late := kit.Namespace(t), kit.Namespace(t)
-	key, value := "e2e.setpoint.dev/tenant", late
-	in := &namespacedInstall{sa: "setpoint-" + late, lease: "setpoint-sel-" + late}
-	in.installSelector(t, bound)
-	class := "e2e-" + late
-	newClass(t, class, pgv1.ClusterSettings{Instances: ptr.To[int32](1), PostgresVersion: ptr.To[int32](15)})
-	for _, ns := range []string{bound, late} {
-		newCluster(t, ns, "shop", class, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
-	}
-	in.op = startOperator(t, in.sa, "--kubeconfig", in.kubecfg, "--watch-namespace-selector", key+"="+value,
-		"--leader-election-id", in.lease, "--postgres-host-map", hostMap)
-	waitLeaseHolder(t, in.lease, in.sa)
+	in, key, value := startSelectorInstall(t, []string{bound, late}, []string{bound})
 
 	labelNamespace(t, late, key, &value)
 	kit.Eventually(t, 30*time.Second, "the operator refused in "+late, func(context.Context) (bool, string, error) {
