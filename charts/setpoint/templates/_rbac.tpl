@@ -148,6 +148,14 @@ writing them), and the reviews of each /metrics scrape. */}}
     verbs: [create]
 {{- end -}}
 
+{{/* What watchNamespaceSelector adds, in either install mode: the
+Namespaces it selects, listed and watched (metadata only). */}}
+{{- define "setpoint.namespaceSelectorRules" }}
+  - apiGroups: [""]
+    resources: [namespaces]
+    verbs: [list, watch]
+{{- end -}}
+
 {{/* Leader election: Leases, in the release's namespace only. */}}
 {{- define "setpoint.leaderElectionRules" }}
   - apiGroups: [coordination.k8s.io]

@@ -36,7 +36,7 @@ type Informers struct {
 	// (InstanceRoleSelector) — its instance Role, one per cluster —
 	// trimmed to the Secrets they let the instance read (trimRole): the
 	// moment a new DatabaseRole's password Secret appears there, the role
-	// CNPG refused for it can be retried (ADR 0019).
+	// CNPG refused for it can be retried (ADR 0020).
 	InstanceRoles kubeinformers.SharedInformerFactory
 	// missing are the optional APIs not served (OptionalAPI), by CRD.
 	missing map[string]bool
