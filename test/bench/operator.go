@@ -87,7 +87,7 @@ func startOperator(ctx context.Context, bin, kubeconfig, logDir, name string, ex
 		"--metrics-secure=false", // scraped over plain HTTP
 		"--health-probe-bind-address", h,
 		"--leader-election-identity", name,
-	}, extra...)
+	}, append(extra, operatorFlags...)...)
 	if heapProfiles {
 		// Profiling turns heap-profile sampling on, which costs memory
 		// (about 1 MiB of RSS here): off unless asked for.
