@@ -139,10 +139,7 @@ func (q *Queue) processNext(ctx context.Context, reconcile SyncFunc) bool {
 		klog.FromContext(ctx).V(2).Info("Pass interrupted by shutdown", "key", key, "err", err)
 		return false
 	}
-	// The pass's length on its outcome's log line: with the line's own
-	// time it places the pass, so a key's passes can be read off the log
-	// (the bench's -operator-flag=-v=4).
-	q.handle(klog.NewContext(ctx, klog.FromContext(ctx).WithValues("took", time.Since(start).Round(time.Millisecond))), key, res, err)
+	q.handle(ctx, key, res, err, time.Since(start))
 	return true
 }
 
@@ -164,8 +161,11 @@ func (q *Queue) safeSync(ctx context.Context, key Key, reconcile SyncFunc) (res 
 }
 
 // handle applies the outcome of a pass to the key, counts it and logs it.
-func (q *Queue) handle(ctx context.Context, key Key, res Result, err error) {
-	logger := klog.FromContext(ctx).WithValues("key", key)
+// took is the pass's length: on the log line, with the line's own time, it
+// places the pass, so a key's passes can be read off the log (the bench's
+// -operator-flag=-v=4).
+func (q *Queue) handle(ctx context.Context, key Key, res Result, err error, took time.Duration) {
+	logger := klog.FromContext(ctx).WithValues("key", key, "took", took.Round(time.Millisecond))
 	outcome := classify(res, err)
 	q.count(outcome)
 	q.observeRecheck(outcome, res.RequeueAfter)

@@ -55,6 +55,7 @@ type flags struct {
 	streamRate      float64
 	streamDuration  time.Duration
 	floorPlaces     int
+	passLog         bool
 	lightClusters   int
 	lightOwnServers bool
 	curve           bool
@@ -85,6 +86,7 @@ func main() {
 	flag.Float64Var(&f.streamRate, "stream-rate", 5, "Latency phase: new PostgresDatabases per second on the Ready clusters.")
 	flag.DurationVar(&f.streamDuration, "stream-duration", 60*time.Second, "Latency phase: how long the stream lasts; 0 skips the phase.")
 	flag.IntVar(&f.floorPlaces, "floor-places", 0, "Latency phase: places (connections, workers) of the lower bound's stream; 0: the operator's -database-workers, shared with nothing else. More places make the floor the chain a new database cannot avoid rather than the operator's concurrency.")
+	flag.BoolVar(&f.passLog, "pass-log", true, "Run the operators at --v=4, where every pass logs its outcome and length, to count the passes on each stream database's critical path from the log; false runs them at the default verbosity.")
 	flag.IntVar(&f.lightClusters, "light-clusters", 20, "Light-load phase: PostgresClusters created one at a time (CNPG healthy → Ready); 0 skips it.")
 	flag.BoolVar(&f.lightOwnServers, "light-own-servers", true, "Light-load phase: each cluster gets a Postgres server of its own (a second stand-in, a fresh operator in its own namespace), so CNPG's phases take a real server's time; false: the shared backend and the convergence phase's operator.")
 	flag.BoolVar(&f.curve, "curve", false, "Run only the cost curve: the convergence phase at each of -curve-sizes, fresh operator each.")

@@ -62,6 +62,9 @@ func (b *bench) startWatching(ctx context.Context, name, ns, hostMap string, ext
 		"--cluster-workers", fmt.Sprint(f.clusterWorkers), "--database-workers", fmt.Sprint(f.databaseWorkers),
 		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst),
 	}, extra...)
+	if f.passLog {
+		args = append(args, passLogVerbosity)
+	}
 	return startOperator(ctx, b.bin, b.env.KubeconfigPath, b.logDir, name, args...)
 }
 
