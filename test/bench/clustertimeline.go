@@ -10,7 +10,9 @@ import (
 // burst alike (issue 46): created → its CNPG Cluster applied (first seen
 // by the informer: setpoint's share before CNPG starts) → CNPG healthy
 // (the stand-in's share) → PostgresCluster Ready (setpoint's share after
-// CNPG). Which span grows under the burst says whose time it is.
+// CNPG, but for the monitor role, which CNPG applies once the Cluster is
+// up: the last span is also read from the later of healthy and that role
+// applied). Which span grows under the burst says whose time it is.
 
 // clusterSpans are, per cluster seen at all four moments, the time between
 // consecutive ones; each sorted.
@@ -18,6 +20,11 @@ type clusterSpans struct {
 	n                                 int
 	createToApplied, appliedToHealthy []time.Duration
 	healthyToReady, createToReady     []time.Duration
+	// afterCNPG: from the later of CNPG's healthy and its monitor role
+	// applied to Ready, the operator's own share after CNPG's (the
+	// stand-in applies the monitor role once the Cluster is up, and the
+	// pass that calls the cluster Ready checks Postgres as that role).
+	afterCNPG []time.Duration
 }
 
 // markCreated records the moment the bench created name.
@@ -44,8 +51,11 @@ func (t *lightTrack) spans() clusterSpans {
 		s.appliedToHealthy = append(s.appliedToHealthy, h.Sub(a))
 		s.healthyToReady = append(s.healthyToReady, r.Sub(h))
 		s.createToReady = append(s.createToReady, r.Sub(c))
+		if m, ok := t.monitor[name]; ok {
+			s.afterCNPG = append(s.afterCNPG, r.Sub(maxTime(h, m)))
+		}
 	}
-	for _, d := range [][]time.Duration{s.createToApplied, s.appliedToHealthy, s.healthyToReady, s.createToReady} {
+	for _, d := range [][]time.Duration{s.createToApplied, s.appliedToHealthy, s.healthyToReady, s.createToReady, s.afterCNPG} {
 		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 	}
 	return s
@@ -60,7 +70,11 @@ func spanFigures(fig map[string]float64, prefix string, s clusterSpans) {
 	for name, d := range map[string][]time.Duration{
 		"create_to_cnpg_applied": s.createToApplied, "cnpg_applied_to_healthy": s.appliedToHealthy,
 		"healthy_to_ready": s.healthyToReady, "create_to_ready": s.createToReady,
+		"cnpg_done_to_ready": s.afterCNPG,
 	} {
+		if len(d) == 0 {
+			continue
+		}
 		fig[prefix+name+"_p50_s"] = pct(d, 0.50)
 		fig[prefix+name+"_p99_s"] = pct(d, 0.99)
 	}

@@ -16,6 +16,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // The light-load phase: PostgresClusters created one at a time on an
@@ -44,6 +45,10 @@ type lightTrack struct {
 	created map[string]time.Time
 	applied map[string]time.Time // its CNPG Cluster first seen (our apply)
 	healthy map[string]time.Time
+	// monitor: CNPG applied the cluster's monitor DatabaseRole (the
+	// stand-in); the pass that can call the cluster Ready checks Postgres
+	// as that role.
+	monitor map[string]time.Time
 	ready   map[string]time.Time
 	steps   map[string][]lightStep
 }
@@ -60,6 +65,21 @@ func (t *lightTrack) onCNPG(obj any) {
 	if c.Status.Phase == cnpgHealthy {
 		first(t.healthy, c.Name, now)
 	}
+}
+
+func (t *lightTrack) onRole(obj any) {
+	r, ok := obj.(*cnpgv1.DatabaseRole)
+	if !ok || r.Spec.Name != naming.MonitorRole || r.Status.Applied == nil || !*r.Status.Applied || r.Status.ObservedGeneration != r.Generation {
+		return
+	}
+	cluster := r.Labels[ownership.ClusterLabel]
+	if !strings.HasPrefix(cluster, t.prefix) {
+		return
+	}
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	first(t.monitor, cluster, now)
 }
 
 func (t *lightTrack) onCluster(obj any) {
@@ -104,6 +124,9 @@ func (t *lightTrack) timeline(name string) string {
 	h := t.healthy[name]
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: created@%+.2fs CNPG-applied@%+.2fs healthy@0", name, t.created[name].Sub(h).Seconds(), t.applied[name].Sub(h).Seconds())
+	if m, ok := t.monitor[name]; ok {
+		fmt.Fprintf(&b, " monitor-role-applied@%+.2fs", m.Sub(h).Seconds())
+	}
 	for _, s := range t.steps[name] {
 		fmt.Fprintf(&b, " %s@%+.2fs", s.state, s.at.Sub(h).Seconds())
 	}
@@ -139,7 +162,7 @@ func (b *bench) runLight(ctx context.Context, op *operatorProc, w workload, n in
 }
 
 func newLightTrack(prefix string) *lightTrack {
-	return &lightTrack{prefix: prefix, created: map[string]time.Time{}, applied: map[string]time.Time{}, healthy: map[string]time.Time{},
+	return &lightTrack{prefix: prefix, created: map[string]time.Time{}, applied: map[string]time.Time{}, healthy: map[string]time.Time{}, monitor: map[string]time.Time{},
 		ready: map[string]time.Time{}, steps: map[string][]lightStep{}}
 }
 
@@ -152,6 +175,7 @@ func (t *lightTrack) watch(ctx context.Context, b *bench, ns string) error {
 		fn  func(any)
 	}{
 		{f.CNPG().V1().Clusters().Informer(), t.onCNPG},
+		{f.CNPG().V1().DatabaseRoles().Informer(), t.onRole},
 		{f.Postgres().V1alpha1().PostgresClusters().Informer(), t.onCluster},
 	}
 	for _, h := range handlers {

@@ -12,8 +12,9 @@ import (
 )
 
 // CNPG's report that a Cluster is healthy wakes its PostgresCluster ahead
-// of the first passes queued meanwhile; an update of the Cluster in which
-// CNPG reported nothing (our own apply's echo) wakes it at Normal.
+// of the first passes queued meanwhile; CNPG's steps on the way, and an
+// update of the Cluster in which CNPG reported nothing (our own apply's
+// echo), wake it at Normal.
 func TestCNPGReportsGoAheadOfFirstPasses(t *testing.T) {
 	t.Parallel()
 	const uid = types.UID("u1")
@@ -27,24 +28,34 @@ func TestCNPGReportsGoAheadOfFirstPasses(t *testing.T) {
 		OwnerReferences: []metav1.OwnerReference{{Kind: "PostgresCluster", Name: "shop", UID: uid, Controller: &isController}}},
 		Status: cnpgv1.ClusterStatus{Phase: "Setting up primary"}}
 
-	healthy := old.DeepCopy()
-	healthy.ResourceVersion = "2"
-	healthy.Status.Phase = cnpgHealthy
-	h.OnUpdate(old, healthy)
-	if len(urgent) != 1 || len(normal) != 0 {
-		t.Fatalf("CNPG healthy: urgent %v, normal %v; want the cluster woken urgently, once", urgent, normal)
+	key := workqueue.Key{Namespace: "ns", Name: "shop"}
+
+	step := old.DeepCopy()
+	step.ResourceVersion = "2"
+	step.Status.Phase, step.Status.ReadyInstances = "Creating primary instance", 0
+	h.OnUpdate(old, step)
+	if len(urgent) != 0 || len(normal) != 1 || normal[0] != key {
+		t.Fatalf("a step on the way: urgent %v, normal %v; want one Normal wake of ns/shop", urgent, normal)
+	}
+
+	healthy := step.DeepCopy()
+	healthy.ResourceVersion = "3"
+	healthy.Status.Phase, healthy.Status.ReadyInstances = cnpgHealthy, 1
+	h.OnUpdate(step, healthy)
+	if len(urgent) != 1 || urgent[0] != key || len(normal) != 1 {
+		t.Fatalf("CNPG healthy: urgent %v, normal %v; want ns/shop woken urgently, once", urgent, normal)
 	}
 
 	applied := healthy.DeepCopy()
-	applied.ResourceVersion, applied.Generation = "3", 2
+	applied.ResourceVersion, applied.Generation = "4", 2
 	applied.Spec.Instances = 3
 	h.OnUpdate(healthy, applied)
-	if len(urgent) != 1 || len(normal) != 1 || normal[0] != (workqueue.Key{Namespace: "ns", Name: "shop"}) {
-		t.Fatalf("our own apply's echo: urgent %v, normal %v; want one Normal wake of ns/shop", urgent, normal)
+	if len(urgent) != 1 || len(normal) != 2 {
+		t.Fatalf("our own apply's echo, still healthy: urgent %v, normal %v; want a Normal wake", urgent, normal)
 	}
 
 	h.OnDelete(applied)
-	if len(normal) != 2 {
+	if len(normal) != 3 {
 		t.Fatalf("deleted: normal %v, want the cluster woken", normal)
 	}
 }
