@@ -108,7 +108,7 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 				enqueue(classKey(pc.Spec.Class))
 			}
 		}}),
-		informers.On(cnpg.Clusters().Informer(), cnpgClusterHandler(owned, progressed)),
+		informers.On(cnpg.Clusters().Informer(), cnpgClusterHandler(owned, progressed, c.monitorApplied)),
 		// The monitor's and the certificate group's DatabaseRoles (those
 		// of PostgresDatabases go to the database controller: the handler
 		// follows the controller reference's kind), but not for what no
