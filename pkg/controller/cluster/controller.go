@@ -95,7 +95,7 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 	progressed := informers.OwnerHandler("PostgresCluster", uid, c.queue.AddUrgent)
 	regs := []informers.Registration{
 		informers.On(pg.PostgresClusters().Informer(), informers.PrimaryHandler(enqueue, c.queue.AddLater, Finalizer)),
-		informers.On(pg.PostgresClusters().Informer(), c.expect.Handler(enqueue)),
+		informers.On(pg.PostgresClusters().Informer(), c.skippedPassWake()),
 		informers.On(pg.PostgresClusterClasses().Informer(), informers.MappedHandler(c.clustersOfClass, nil, enqueue)),
 		// A class being deleted, and every cluster that goes away, let
 		// syncClass decide whether the class may go too.
