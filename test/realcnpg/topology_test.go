@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // Two sites on the one node (docs/adr/0015-replica-clusters-follow-an-archive.md):
@@ -301,22 +302,23 @@ func waitRows(t *testing.T, read func(context.Context) (int, error), want int, t
 }
 
 // copyStreamingSecrets copies what a replica in namespace to needs to
-// stream from cluster's primary in namespace from: CloudNativePG's
-// streaming_replica client certificate (<cluster>-replication) and the
-// CA's certificate alone (<cluster>-ca's ca.crt, never its key). It
-// returns the peer's streaming stanza naming them and the primary's
-// read-write Service as the peer's certificate names it.
+// stream from cluster's primary in namespace from: the streaming_replica
+// client certificate setpoint signs with the cluster's client CA
+// (naming.ReplicationTLSSecret) and the server CA's certificate alone
+// (naming.ServerCASecret, which holds no key). It returns the peer's
+// streaming stanza naming the copies and the primary's read-write Service
+// as the peer's certificate names it.
 func copyStreamingSecrets(t *testing.T, from, cluster, to string) *pgv1.TopologyStreaming {
 	t.Helper()
-	repl, ca := kit.Secret(t, from, cluster+"-replication"), kit.Secret(t, from, cluster+"-ca")
+	repl, ca := kit.Secret(t, from, naming.ReplicationTLSSecret(cluster)), kit.Secret(t, from, naming.ServerCASecret(cluster))
 	for _, s := range []*corev1.Secret{
-		{ObjectMeta: metav1.ObjectMeta{Name: cluster + "-replication", Namespace: to}, Type: corev1.SecretTypeTLS,
+		{ObjectMeta: metav1.ObjectMeta{Name: repl.Name, Namespace: to}, Type: corev1.SecretTypeTLS,
 			Data: map[string][]byte{corev1.TLSCertKey: repl.Data[corev1.TLSCertKey], corev1.TLSPrivateKeyKey: repl.Data[corev1.TLSPrivateKeyKey]}},
-		{ObjectMeta: metav1.ObjectMeta{Name: cluster + "-ca", Namespace: to}, Data: map[string][]byte{"ca.crt": ca.Data["ca.crt"]}},
+		{ObjectMeta: metav1.ObjectMeta{Name: ca.Name, Namespace: to}, Data: map[string][]byte{naming.CACertKey: ca.Data[naming.CACertKey]}},
 	} {
 		if _, err := kube.CoreV1().Secrets(to).Create(t.Context(), s, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("copy Secret %s: %v", s.Name, err)
 		}
 	}
-	return &pgv1.TopologyStreaming{Host: cluster + "-rw." + from + ".svc", CertificateSecretName: cluster + "-replication", CASecretName: cluster + "-ca"}
+	return &pgv1.TopologyStreaming{Host: cluster + "-rw." + from + ".svc", CertificateSecretName: repl.Name, CASecretName: ca.Name}
 }

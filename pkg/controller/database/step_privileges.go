@@ -85,7 +85,7 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 	var drift, skipped, kept []string
 	for _, d := range p.db.Spec.Databases {
 		n := namesOf(p.db.Name, d.Name)
-		exact := declaresPrivileges(d)
+		exact := grantplan.KeptExact(d)
 		if held && !exact {
 			continue // nothing to read: its grants hold from an earlier pass
 		}
@@ -186,13 +186,6 @@ func (p *pass) keptReport(key types.NamespacedName, prev *metav1.Condition) heal
 		return ready(prev.Reason, prev.Message)
 	}
 	return ready(pgv1.ReasonPrivilegesDriftReverted, m.message)
-}
-
-// declaresPrivileges: d declares schemas or roles, so its privileges are
-// kept exact, read and planned on every pass. A database that declares
-// neither is granted once per generation and costs no SQL on a resync.
-func declaresPrivileges(d pgv1.DatabaseSpec) bool {
-	return len(d.Schemas) > 0 || len(d.Roles) > 0
 }
 
 // stoppedAt is the grants stopped at database name, where the step

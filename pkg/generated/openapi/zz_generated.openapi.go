@@ -4333,7 +4333,7 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseRoleSpec(ref common.ReferenceCall
 				Properties: map[string]spec.Schema{
 					"name": {
 						SchemaProps: spec.SchemaProps{
-							Description: "name of the role within the database: the role is <database>_<name>. rw and ro name the fixed roles; admin, the owner, holds every privilege on what it owns and takes no grants.",
+							Description: "name of the role within the database: the role is <database>_<name>. rw and ro name the fixed roles; admin, the owner, holds every privilege on what it owns and takes no grants. A login role is named in the connection ConfigMap as the fixed roles are (<name>-user, <name>-secret), so ca, whose ca-secret names the server's CA there, is refused.",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
@@ -6642,7 +6642,7 @@ func schema_pkg_apis_postgres_v1alpha1_TopologyStreaming(ref common.ReferenceCal
 					},
 					"certificateSecretName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "certificateSecretName names a kubernetes.io/tls Secret in this namespace holding the peer's streaming_replica client certificate and key (tls.crt, tls.key): a copy of the peer's <cluster>-replication Secret.",
+							Description: "certificateSecretName names a kubernetes.io/tls Secret in this namespace holding the peer's streaming_replica client certificate and key (tls.crt, tls.key): a copy of the peer's <cluster>-replication-tls Secret (setpoint signs it with the peer's client CA).",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
@@ -6650,7 +6650,7 @@ func schema_pkg_apis_postgres_v1alpha1_TopologyStreaming(ref common.ReferenceCal
 					},
 					"caSecretName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "caSecretName names a Secret in this namespace holding, in key ca.crt, the CA that signed the peer's server certificate: a copy of the peer's <cluster>-ca Secret (its ca.crt; the CA's key is not needed, and should not be copied).",
+							Description: "caSecretName names a Secret in this namespace holding, in key ca.crt, the CA that signed the peer's server certificate: a copy of the peer's <cluster>-server-ca Secret, which holds no key (never copy CloudNativePG's <cluster>-ca, which holds the CA's key).",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",

@@ -105,15 +105,16 @@ type TopologyStreaming struct {
 	// certificateSecretName names a kubernetes.io/tls Secret in this
 	// namespace holding the peer's streaming_replica client certificate
 	// and key (tls.crt, tls.key): a copy of the peer's
-	// <cluster>-replication Secret.
+	// <cluster>-replication-tls Secret (setpoint signs it with the peer's
+	// client CA).
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	CertificateSecretName string `json:"certificateSecretName"`
 
 	// caSecretName names a Secret in this namespace holding, in key
 	// ca.crt, the CA that signed the peer's server certificate: a copy of
-	// the peer's <cluster>-ca Secret (its ca.crt; the CA's key is not
-	// needed, and should not be copied).
+	// the peer's <cluster>-server-ca Secret, which holds no key (never
+	// copy CloudNativePG's <cluster>-ca, which holds the CA's key).
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	CASecretName string `json:"caSecretName"`
