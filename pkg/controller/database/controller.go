@@ -99,6 +99,7 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		informers.On(cnpg.Databases().Informer(), progressed),
 		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(progressed)),
 		informers.On(core.Secrets().Informer(), owned),
+		informers.On(core.Secrets().Informer(), c.serverCAHandler()),
 		informers.On(core.ConfigMaps().Informer(), owned),
 	})
 	if err != nil {
