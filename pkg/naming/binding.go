@@ -44,3 +44,18 @@ const (
 	BindingKeySSLCert = "sslcert"
 	BindingKeySSLKey  = "sslkey"
 )
+
+// notSecretKeys are Secret keys whose values are names, not secrets: a
+// role's user name (replacing it everywhere would hide which role a log
+// line is about), and a binding Secret's entries beside its credentials,
+// which the connection ConfigMap publishes too (host, database, sslmode,
+// ...) or which are constants (type, provider).
+var notSecretKeys = map[string]bool{"username": true, "user": true,
+	BindingKeyType: true, BindingKeyProvider: true, BindingKeyHost: true, BindingKeyPort: true,
+	BindingKeyDatabase: true, BindingKeySSLMode: true, BindingKeySSLRootCert: true,
+	BindingKeySSLCert: true, BindingKeySSLKey: true}
+
+// NotSecretKey reports whether a Secret's key holds a name rather than a
+// secret: what the support bundle leaves in place, where it replaces
+// every other Secret value.
+func NotSecretKey(key string) bool { return notSecretKeys[key] }
