@@ -4298,7 +4298,7 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseRoleSpec(ref common.ReferenceCall
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "DatabaseRoleSpec is one role of a database beyond the fixed ones, or the grants of a fixed role (the entries rw and ro). Login, inRoles and connectionLimit go to the role's CNPG DatabaseRole, as for the fixed roles; grants and defaultPrivileges are SQL setpoint runs as the database's owner.",
+				Description: "DatabaseRoleSpec is one role of a database beyond the fixed ones, or the grants and connection limit of a fixed role (the entries rw and ro). Login, inRoles and connectionLimit go to the role's CNPG DatabaseRole, as for the fixed roles; grants and defaultPrivileges are SQL setpoint runs as the database's owner.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"name": {
@@ -4337,7 +4337,7 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseRoleSpec(ref common.ReferenceCall
 					},
 					"connectionLimit": {
 						SchemaProps: spec.SchemaProps{
-							Description: "connectionLimit is how many connections the role may have at once; -1 (the default) means no limit.",
+							Description: "connectionLimit is how many connections the role may have at once (CNPG's DatabaseRole connectionLimit, Postgres's CONNECTION LIMIT); -1 (the default) means no limit. On the entries rw and ro it limits the fixed role: on a shared cluster, what one application may take of max_connections. The owner (admin) takes none: setpoint itself connects as it to run the grants.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
