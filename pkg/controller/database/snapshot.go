@@ -44,6 +44,9 @@ type observation struct {
 	// copy of the server CA (nil until the cluster controller made it):
 	// what the binding Secrets give applications to verify the server.
 	serverCA []byte
+	// defaults are the cluster's databaseDefaults, merged with its
+	// class's (database_defaults.go).
+	defaults *pgv1.DatabaseDefaults
 	// removed are databases no longer in the spec whose cleanup is not
 	// finished: remembered in status, or found as CNPG Databases we own.
 	removed []string
@@ -72,6 +75,9 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 		o.cnpgCluster = cc
 	}
 	if o.serverCA, err = c.serverCA(ns, o.cluster); err != nil {
+		return nil, err
+	}
+	if o.defaults, err = c.databaseDefaults(o.cluster); err != nil {
 		return nil, err
 	}
 	if o.removed, err = c.removedDatabases(db); err != nil {

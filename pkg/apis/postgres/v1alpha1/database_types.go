@@ -118,6 +118,21 @@ type DatabaseSpec struct {
 	// +optional
 	ReadOnlyRole bool `json:"readOnlyRole,omitempty"`
 
+	// statementTimeout is the database's default statement_timeout: a
+	// statement of any session in it that runs longer is cancelled
+	// (SQLSTATE 57014), unless the session sets its own. On a shared
+	// cluster it keeps one application's runaway query from holding a
+	// connection and locks for ever. Set as the database's owner
+	// (ALTER DATABASE … SET statement_timeout), in whole milliseconds;
+	// it applies to sessions opened after. 0s means no timeout. Unset,
+	// the cluster's databaseDefaults.statementTimeout applies (its
+	// class's unless the cluster sets one), and with none there either
+	// setpoint resets a value set on the database by other means. At
+	// most 24h.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('24h')",message="statementTimeout must be between 0s (no timeout) and 24h"
+	StatementTimeout *metav1.Duration `json:"statementTimeout,omitempty"`
+
 	// authentication is how the database's roles log in: password (the
 	// Secrets' passwords) or certificate (a TLS client certificate per
 	// role, issued by CloudNativePG and signed by the cluster's client CA,
