@@ -5,40 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/test/testkit"
 )
-
-// readBinding waits until Secret name is a binding Secret with the
-// server's CA, and reads it as the Service Binding specification says.
-func readBinding(t *testing.T, ns, name string) testkit.Binding {
-	t.Helper()
-	var b testkit.Binding
-	kit.Until(t, 60*time.Second, "binding Secret "+name+" with the server CA", func(ctx context.Context) (bool, error) {
-		s, err := kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		b, err = testkit.ReadBinding(s)
-		if err != nil {
-			t.Fatalf("Secret %s is no binding as the specification says: %v", name, err)
-		}
-		return b["ca.crt"] != "", nil
-	})
-	return b
-}
-
-// whoAmI is the role and database of a session.
-func whoAmI(t *testing.T, conn *pgx.Conn) (user, database string) {
-	t.Helper()
-	if err := conn.QueryRow(t.Context(), "SELECT current_user, current_database()").Scan(&user, &database); err != nil {
-		t.Fatal(err)
-	}
-	return user, database
-}
 
 // Each role's binding Secret is all a program needs: a libpq-style
 // program given the projected binding (uri, and the CA file sslrootcert
@@ -53,41 +24,20 @@ func TestBindingSecretLogsIn(t *testing.T) {
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 
 	for _, role := range []string{"admin", "rw", "ro"} {
-		b := readBinding(t, ns, "app-orders-"+role+"-binding")
-		if b["password"] != kit.Password(t, ns, "app-orders-"+role) {
+		if kit.WaitBinding(t, ns, "app-orders-"+role+"-binding")["password"] != kit.Password(t, ns, "app-orders-"+role) {
 			t.Errorf("%s: the binding's password is not the credential Secret's", role)
 		}
-		dir := t.TempDir()
-		if err := b.Project(dir); err != nil {
-			t.Fatal(err)
-		}
-		uri, err := b.URIConfig("uri", dir)
-		if err != nil {
-			t.Fatalf("%s: uri: %v", role, err)
-		}
-		jdbc, err := b.JDBCConfig()
-		if err != nil {
-			t.Fatalf("%s: jdbc-url: %v", role, err)
-		}
-		for what, cfg := range map[string]*pgx.ConnConfig{"uri": uri, "jdbc-url": jdbc} {
-			conn, err := kit.LoginByBinding(t, ns, "shop", cfg)
-			if err != nil {
-				t.Fatalf("%s: login through %s: %v", role, what, err)
-			}
-			if user, db := whoAmI(t, conn); user != "orders_"+role || db != "orders" {
-				t.Errorf("%s: through %s logged in as %s to %s", role, what, user, db)
-			}
-		}
+		kit.BindingLogsIn(t, ns, "shop", "app-orders-"+role+"-binding")
 	}
 
 	annotatePostgres(t, ns, "PostgresDatabase", "app", map[string]string{pgv1.RotatePasswordsAnnotation: "r1"})
 	waitRotated(t, ns, "app", "r1", 3)
 	for _, role := range []string{"admin", "ro"} {
-		if readBinding(t, ns, "app-orders-"+role+"-binding")["password"] != kit.Password(t, ns, "app-orders-"+role) {
+		if kit.WaitBinding(t, ns, "app-orders-"+role+"-binding")["password"] != kit.Password(t, ns, "app-orders-"+role) {
 			t.Errorf("%s: the rotation is recorded but the binding keeps the old password", role)
 		}
 	}
-	b := readBinding(t, ns, "app-orders-rw-binding")
+	b := kit.WaitBinding(t, ns, "app-orders-rw-binding")
 	if b["password"] != kit.Password(t, ns, "app-orders-rw") {
 		t.Fatal("rw: the rotation is recorded but the binding keeps the old password")
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -163,4 +164,58 @@ func (k Kit) LoginByBinding(t testing.TB, ns, cluster string, cfg *pgx.ConnConfi
 	}
 	t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
 	return conn, nil
+}
+
+// WaitBinding waits until Secret name of ns is a binding Secret with the
+// server's CA (the cluster's copy may come after the binding), and reads
+// it (ReadBinding); a Secret that breaks the specification fails t.
+func (k Kit) WaitBinding(t testing.TB, ns, name string) Binding {
+	t.Helper()
+	var b Binding
+	k.Until(t, 60*time.Second, "binding Secret "+name+" with the server CA", func(ctx context.Context) (bool, error) {
+		s, err := k.Kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		if b, err = ReadBinding(s); err != nil {
+			t.Fatalf("Secret %s is no binding as the specification says: %v", name, err)
+		}
+		return b["ca.crt"] != "", nil
+	})
+	return b
+}
+
+// BindingLogsIn checks that a program given only binding Secret name of
+// cluster's database logs in as the binding's user to its database: a
+// libpq one through uri (with the file sslrootcert names, the binding
+// projected into a directory) and a JDBC one through jdbc-url with
+// username and password (JDBCConfig).
+func (k Kit) BindingLogsIn(t testing.TB, ns, cluster, name string) {
+	t.Helper()
+	b := k.WaitBinding(t, ns, name)
+	dir := t.TempDir()
+	if err := b.Project(dir); err != nil {
+		t.Fatal(err)
+	}
+	uri, err := b.URIConfig("uri", dir)
+	if err != nil {
+		t.Fatalf("%s: uri: %v", name, err)
+	}
+	jdbc, err := b.JDBCConfig()
+	if err != nil {
+		t.Fatalf("%s: jdbc-url: %v", name, err)
+	}
+	for what, cfg := range map[string]*pgx.ConnConfig{"uri": uri, "jdbc-url": jdbc} {
+		conn, err := k.LoginByBinding(t, ns, cluster, cfg)
+		if err != nil {
+			t.Fatalf("%s: login through %s: %v", name, what, err)
+		}
+		var user, database string
+		if err := conn.QueryRow(t.Context(), "SELECT current_user, current_database()").Scan(&user, &database); err != nil {
+			t.Fatal(err)
+		}
+		if user != b["username"] || database != b["database"] {
+			t.Errorf("%s: through %s logged in as %s to %s, want %s to %s", name, what, user, database, b["username"], b["database"])
+		}
+	}
 }
