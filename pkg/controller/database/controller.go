@@ -31,8 +31,8 @@ type Controller struct {
 	clusters      pglisters.PostgresClusterLister
 	// clusterIndex finds a class's clusters (ByClass); classes are read
 	// for the databases' defaults (database_defaults.go).
-	clusterIndex cache.Indexer
-	classes      pglisters.PostgresClusterClassLister
+	clusterIndex  cache.Indexer
+	classes       pglisters.PostgresClusterClassLister
 	cnpgDatabases cnpglisters.DatabaseLister
 	// cnpgDatabaseIndex finds a PostgresDatabase's CNPG Databases by label.
 	cnpgDatabaseIndex cache.Indexer
