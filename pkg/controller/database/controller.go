@@ -29,6 +29,10 @@ type Controller struct {
 
 	databaseIndex cache.Indexer
 	clusters      pglisters.PostgresClusterLister
+	// clusterIndex finds a class's clusters (ByClass); classes are read
+	// for the databases' defaults (database_defaults.go).
+	clusterIndex  cache.Indexer
+	classes       pglisters.PostgresClusterClassLister
 	cnpgDatabases cnpglisters.DatabaseLister
 	// cnpgDatabaseIndex finds a PostgresDatabase's CNPG Databases by label.
 	cnpgDatabaseIndex cache.Indexer
@@ -72,6 +76,8 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		},
 		databaseIndex:     pg.PostgresDatabases().Informer().GetIndexer(),
 		clusters:          pg.PostgresClusters().Lister(),
+		clusterIndex:      pg.PostgresClusters().Informer().GetIndexer(),
+		classes:           pg.PostgresClusterClasses().Lister(),
 		cnpgDatabases:     cnpg.Databases().Lister(),
 		cnpgDatabaseIndex: cnpg.Databases().Informer().GetIndexer(),
 		cnpgClusters:      cnpg.Clusters().Lister(),
@@ -99,6 +105,8 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		informers.On(cnpg.Databases().Informer(), progressed),
 		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(progressed)),
 		informers.On(core.Secrets().Informer(), owned),
+		informers.On(core.Secrets().Informer(), c.serverCAHandler()),
+		informers.On(pg.PostgresClusterClasses().Informer(), c.classHandler()),
 		informers.On(core.ConfigMaps().Informer(), owned),
 	})
 	if err != nil {
