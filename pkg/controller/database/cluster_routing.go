@@ -78,6 +78,9 @@ type clusterView struct {
 	// holds its databases). A promotion may change nothing else a
 	// database reads (the cluster stays Ready), and must wake them.
 	replica bool
+	// defaults: the cluster's own databaseDefaults (its class's wake the
+	// databases through classHandler).
+	defaults *pgv1.DatabaseDefaults
 }
 
 type upgradeView struct {
@@ -88,7 +91,8 @@ type upgradeView struct {
 func viewOf(pc *pgv1.PostgresCluster) clusterView {
 	v := clusterView{uid: pc.UID, deleting: pc.DeletionTimestamp != nil,
 		ready:     meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionReady),
-		resources: pc.Status.Resources, poolers: pc.Status.ConnectionPoolerStatus, replica: pc.IsReplica()}
+		resources: pc.Status.Resources, poolers: pc.Status.ConnectionPoolerStatus, replica: pc.IsReplica(),
+		defaults: pc.Spec.DatabaseDefaults}
 	if u := pc.Status.Upgrade; u != nil {
 		v.upgrade = upgradeView{to: u.To, phase: u.Phase}
 	}

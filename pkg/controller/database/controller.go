@@ -30,6 +30,10 @@ type Controller struct {
 
 	databaseIndex cache.Indexer
 	clusters      pglisters.PostgresClusterLister
+	// clusterIndex finds a class's clusters (ByClass); classes are read
+	// for the databases' defaults (database_defaults.go).
+	clusterIndex  cache.Indexer
+	classes       pglisters.PostgresClusterClassLister
 	cnpgDatabases cnpglisters.DatabaseLister
 	// cnpgDatabaseIndex finds a PostgresDatabase's CNPG Databases by label.
 	cnpgDatabaseIndex cache.Indexer
@@ -76,6 +80,8 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		},
 		databaseIndex:     pg.PostgresDatabases().Informer().GetIndexer(),
 		clusters:          pg.PostgresClusters().Lister(),
+		clusterIndex:      pg.PostgresClusters().Informer().GetIndexer(),
+		classes:           pg.PostgresClusterClasses().Lister(),
 		cnpgDatabases:     cnpg.Databases().Lister(),
 		cnpgDatabaseIndex: cnpg.Databases().Informer().GetIndexer(),
 		cnpgClusters:      cnpg.Clusters().Lister(),
@@ -106,6 +112,8 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		informers.On(core.Secrets().Informer(), owned),
 		// A Secret CNPG's instance manager was refused, now readable.
 		informers.On(inf.InstanceRoles.Rbac().V1().Roles().Informer(), c.instanceRoleHandler()),
+		informers.On(core.Secrets().Informer(), c.serverCAHandler()),
+		informers.On(pg.PostgresClusterClasses().Informer(), c.classHandler()),
 		informers.On(core.ConfigMaps().Informer(), owned),
 	})
 	if err != nil {

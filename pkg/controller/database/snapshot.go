@@ -46,6 +46,13 @@ type observation struct {
 	external map[string]*corev1.Secret
 	// cnpg are the CNPG Databases of every known database, by object name.
 	cnpg map[string]*cnpgv1.Database
+	// serverCA is ca.crt of the cluster's <cluster>-server-ca, setpoint's
+	// copy of the server CA (nil until the cluster controller made it):
+	// what the binding Secrets give applications to verify the server.
+	serverCA []byte
+	// defaults are the cluster's databaseDefaults, merged with its
+	// class's (database_defaults.go).
+	defaults *pgv1.DatabaseDefaults
 	// removed are databases no longer in the spec whose cleanup is not
 	// finished: remembered in status, or found as CNPG Databases we own.
 	removed []string
@@ -78,6 +85,12 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 	}
 	if _, ok := cnpgverdict.InstanceRoleCluster(o.instanceRole); !ok {
 		o.instanceRole = nil // a namesake, not CNPG's
+	}
+	if o.serverCA, err = c.serverCA(ns, o.cluster); err != nil {
+		return nil, err
+	}
+	if o.defaults, err = c.databaseDefaults(o.cluster); err != nil {
+		return nil, err
 	}
 	if o.removed, err = c.removedDatabases(db); err != nil {
 		return nil, err
@@ -126,6 +139,20 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 		}
 	}
 	return o, nil
+}
+
+// serverCA is the cluster's server CA as its <cluster>-server-ca holds it,
+// read from our Secret cache (the cluster controller labels it ours), and
+// only from a Secret that cluster controls.
+func (c *Controller) serverCA(namespace string, pc *pgv1.PostgresCluster) ([]byte, error) {
+	if pc == nil {
+		return nil, nil
+	}
+	s, err := informers.IgnoreNotFound(c.secrets.Secrets(namespace).Get(naming.ServerCASecret(pc.Name)))
+	if err != nil || s == nil || !ownership.IsControlledBy(s, pc.UID) {
+		return nil, err
+	}
+	return s.Data[naming.CACertKey], nil
 }
 
 // removedDatabases are the databases that left the spec but whose cleanup
