@@ -82,11 +82,26 @@ func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 	secretA := kit.Secret(t, nsA, "app-orders-rw")
 	userA, passA := string(secretA.Data["username"]), string(secretA.Data["password"])
 	readB := rowsOn(t, nsB, "shop-b", userA, passA)
-	committed := time.Now().Truncate(time.Second) // the same kernel's clock as Postgres's
 	insert(t, rwA, "while-replicated", 500)
 	kit.SwitchWAL(t, nsA, "shop-a")
 	waitRows(t, readB, 2500, 3*time.Minute, "shop-b replays the rows committed on shop-a")
-	collectorSeesTheReplay(t, nsB, "shop-b", committed)
+	// The stream: shop-b's WAL receiver runs, and rows committed on shop-a
+	// reach shop-b with no WAL switch (the archive would bring them only
+	// when the segment fills or archive_timeout, 5 minutes, ends it).
+	kit.Eventually(t, 2*time.Minute, "shop-b's WAL receiver streams from shop-a", func(ctx context.Context) (bool, string, error) {
+		conn, err := kit.LoginVia(t, nsB, "shop-b", "shop-b-rw", "orders", userA, passA)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
+		var receivers int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_wal_receiver").Scan(&receivers); err != nil {
+			return false, "", err
+		}
+		return receivers == 1, fmt.Sprintf("%d WAL receiver(s)", receivers), nil
+	})
+	insert(t, rwA, "streamed", 10)
+	waitRows(t, readB, 2510, 90*time.Second, "shop-b receives rows committed on shop-a by the stream, with no WAL switch")
 	conn, err := kit.LoginVia(t, nsB, "shop-b", "shop-b-rw", "orders", userA, passA)
 	if err != nil {
 		t.Fatal(err)

@@ -6122,12 +6122,6 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresHealth(ref common.ReferenceCallba
 							Format:      "int64",
 						},
 					},
-					"lastReplayedAt": {
-						SchemaProps: spec.SchemaProps{
-							Description: "lastReplayedAt is the commit time of the last transaction this cluster replayed from its source, while it is a replica cluster (pg_last_xact_replay_timestamp); absent on a primary. It moves only when the source commits. Recorded with the other figures, not at every sample: the metric setpoint_postgres_last_replay_timestamp_seconds follows each sample.",
-							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
-						},
-					},
 					"synchronousRequired": {
 						SchemaProps: spec.SchemaProps{
 							Description: "synchronousRequired is how many standbys each commit waits for now, read from the primary's synchronous_standby_names; absent when replication is asynchronous.",
@@ -6623,7 +6617,7 @@ func schema_pkg_apis_postgres_v1alpha1_TopologyStatus(ref common.ReferenceCallba
 					},
 					"sourceStreaming": {
 						SchemaProps: spec.SchemaProps{
-							Description: "sourceStreaming is the host:port a replica also streams the source's WAL from (topology.peers[].streaming); empty when it replays the archive alone. Whether the stream is up now is Postgres's answer, in the metric setpoint_postgres_wal_receiver_streaming.",
+							Description: "sourceStreaming is the host:port a replica also streams the source's WAL from (topology.peers[].streaming); empty when it replays the archive alone. Whether the stream is up now is Postgres's answer on the replica (pg_stat_wal_receiver).",
 							Type:        []string{"string"},
 							Format:      "",
 						},

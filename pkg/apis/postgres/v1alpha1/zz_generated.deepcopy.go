@@ -1189,10 +1189,6 @@ func (in *PostgresHealth) DeepCopyInto(out *PostgresHealth) {
 		*out = new(int64)
 		**out = **in
 	}
-	if in.LastReplayedAt != nil {
-		in, out := &in.LastReplayedAt, &out.LastReplayedAt
-		*out = (*in).DeepCopy()
-	}
 	if in.SynchronousStandbys != nil {
 		in, out := &in.SynchronousStandbys, &out.SynchronousStandbys
 		*out = make([]string, len(*in))

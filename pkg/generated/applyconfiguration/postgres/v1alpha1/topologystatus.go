@@ -41,7 +41,7 @@ type TopologyStatusApplyConfiguration struct {
 	// sourceStreaming is the host:port a replica also streams the
 	// source's WAL from (topology.peers[].streaming); empty when it
 	// replays the archive alone. Whether the stream is up now is
-	// Postgres's answer, in the metric setpoint_postgres_wal_receiver_streaming.
+	// Postgres's answer on the replica (pg_stat_wal_receiver).
 	SourceStreaming *string `json:"sourceStreaming,omitempty"`
 	// timeline is the Postgres timeline CloudNativePG reports: a
 	// promotion starts a new one.
