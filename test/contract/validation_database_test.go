@@ -13,7 +13,7 @@ func validDatabase(ns string) *pgv1.PostgresDatabase {
 	return &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-app", Namespace: ns},
 		Spec: pgv1.PostgresDatabaseSpec{
-			ClusterRef: pgv1.LocalObjectReference{Name: "shop"},
+			ClusterRef: pgv1.ClusterReference{Name: "shop"},
 			Databases: []pgv1.DatabaseSpec{
 				{Name: "orders", Extensions: []string{"pg_trgm", "uuid-ossp"}},
 				{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain},

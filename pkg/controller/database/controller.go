@@ -35,6 +35,9 @@ type Controller struct {
 	cnpgClusters      cnpglisters.ClusterLister
 	roleObjects       cnpglisters.DatabaseRoleLister
 	configMaps        informers.ConfigMapLister
+	classes           pglisters.PostgresClusterClassLister
+	// namespaces caches Namespaces' labels for admission (namespaces.go).
+	namespaces cache.SharedIndexInformer
 
 	queue  *workqueue.Queue
 	synced []cache.InformerSynced
@@ -77,6 +80,8 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		cnpgClusters:      cnpg.Clusters().Lister(),
 		roleObjects:       cnpg.DatabaseRoles().Lister(),
 		configMaps:        inf.ConfigMaps(),
+		classes:           pg.PostgresClusterClasses().Lister(),
+		namespaces:        newNamespaceInformer(cfg.Kube),
 		queue:             workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
 	}
 	if c.cas == nil {
@@ -100,15 +105,25 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(progressed)),
 		informers.On(core.Secrets().Informer(), owned),
 		informers.On(core.ConfigMaps().Informer(), owned),
+		// Across namespaces the cluster side is owned by labels, not
+		// owner references (tenancy.go).
+		informers.On(cnpg.Databases().Informer(), tenantHandler(c.queue.AddUrgent)),
+		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(tenantHandler(c.queue.AddUrgent))),
+		informers.On(core.Secrets().Informer(), tenantHandler(enqueue)),
 	})
 	if err != nil {
 		return nil, err
+	}
+	// Not among synced: see newNamespaceInformer.
+	if _, err := c.namespaces.AddEventHandler(c.namespaceHandler()); err != nil {
+		return nil, fmt.Errorf("watch Namespaces: %w", err)
 	}
 	return c, nil
 }
 
 // Run processes keys with workers until ctx ends, then drains.
 func (c *Controller) Run(ctx context.Context, workers int) error {
+	go c.namespaces.RunWithContext(ctx)
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
 		return fmt.Errorf("postgresdatabase: caches did not sync")
 	}

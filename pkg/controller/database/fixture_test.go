@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"fmt"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"slices"
 	"sync"
 	"testing"
@@ -337,7 +338,7 @@ func newDatabase(name string, dbs ...pgv1.DatabaseSpec) *pgv1.PostgresDatabase {
 	return &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name), Generation: 1,
 			ResourceVersion: "1", CreationTimestamp: metav1.NewTime(time.Unix(1000, 0))},
-		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "pg"}, Databases: dbs},
+		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: "pg"}, Databases: dbs},
 	}
 }
 
@@ -555,7 +556,7 @@ func converge(t *testing.T, f *fixture, name string) {
 		t.Fatal(err)
 	}
 	for _, d := range f.db(name).Spec.Databases {
-		f.markApplied(namesOf(name, d.Name).CNPG, true, "")
+		f.markApplied(naming.Database(name, d.Name).CNPG, true, "")
 	}
 	if _, err := f.sync(name); err != nil {
 		t.Fatal(err)

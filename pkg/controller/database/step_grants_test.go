@@ -1,6 +1,7 @@
 package database
 
 import (
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"slices"
 	"strings"
 	"testing"
@@ -80,7 +81,7 @@ func TestHandGrantIsRevokedAndReported(t *testing.T) {
 	cat := grantplan.Catalog{DatabaseOwner: "orders_admin",
 		Objects: []grantplan.Object{{Kind: grantplan.Schema, Name: "public", Owner: "pg_database_owner"},
 			{Kind: grantplan.Schema, Name: "billing", Owner: "orders_admin"}, items}}
-	w := grantplan.Declared(spec, namesOf("shop", "orders"))
+	w := grantplan.Declared(spec, naming.Database("shop", "orders"))
 	cat.Defaults = w.Defaults
 	for _, g := range w.Grants {
 		o := grantplan.Object{Kind: g.On, Name: g.Schema, Owner: "orders_admin"}

@@ -318,3 +318,29 @@ const (
 	// database means running ANALYZE by hand, as the owner, once.
 	ReasonAnalyzeFailed = "AnalyzeFailed"
 )
+
+// Admission of PostgresDatabase on a cluster of another namespace
+//
+// ClusterReady, and Admitted, of a PostgresDatabase whose
+// spec.clusterRef names another namespace.
+const (
+	// ReasonNamespaceNotAdmitted means the PostgresCluster spec.clusterRef
+	// names, in another namespace, does not admit this namespace (its
+	// spec.tenants, or its class's, lists or selects it not), or cannot
+	// be judged yet; nothing was written. What to do: ask the platform
+	// team that runs the cluster to admit the namespace (the message
+	// names the cluster and the rule), or use a cluster of your own
+	// namespace.
+	ReasonNamespaceNotAdmitted = "NamespaceNotAdmitted"
+	// ReasonAdmitted means the PostgresCluster of another namespace
+	// admits this one. What to do: nothing.
+	ReasonAdmitted = "Admitted"
+	// ReasonAdmissionWithdrawn means the PostgresCluster admitted this
+	// namespace once and no longer does: the databases, roles and Secrets
+	// already made are kept and keep working, and setpoint changes
+	// nothing (no new role, no rotation) until the namespace is admitted
+	// again. What to do: ask the platform team to admit the namespace
+	// again, or move the data and delete the PostgresDatabase (its
+	// deletionPolicy still runs).
+	ReasonAdmissionWithdrawn = "AdmissionWithdrawn"
+)
