@@ -142,6 +142,14 @@ var Operator = []Rule{
 		Verbs:     []string{"create", "patch"},
 	},
 	{
+		Why: `Namespaces' labels, for a PostgresCluster that admits tenants by
+			tenants.namespaceSelector (ADR-0016): read only.`,
+		APIGroups: []string{""},
+		Resources: []string{"namespaces"},
+		Verbs:     []string{"list", "watch"},
+		Scope:     Cluster,
+	},
+	{
 		Why: `/metrics is served over HTTPS and each scrape is authenticated and
 			authorized by the API server.`,
 		APIGroups: []string{"authentication.k8s.io"},

@@ -29,7 +29,9 @@ func newNamespaceInformer(kube kubernetes.Interface) cache.SharedIndexInformer {
 			return kube.CoreV1().Namespaces().Watch(ctx, o)
 		},
 	}
-	inf := cache.NewSharedIndexInformer(lw, &corev1.Namespace{}, 0, cache.Indexers{})
+	// The client says whether it can stream the initial list (a fake one
+	// cannot), as the generated informers do.
+	inf := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, kube), &corev1.Namespace{}, 0, cache.Indexers{})
 	_ = inf.SetTransform(trimNamespace) // fails only once started
 	return inf
 }

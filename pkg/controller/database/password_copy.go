@@ -3,11 +3,14 @@ package database
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
@@ -63,10 +66,7 @@ func (p *pass) ensureCopy(ctx context.Context, name string) health {
 		}
 	}
 	if cur != nil && err == nil {
-		// The resourceVersion of the copy proven ours: one replaced
-		// since is refused by conflict, never overwritten.
-		want.ResourceVersion = cur.ResourceVersion
-		out, err = client.Update(ctx, want, metav1.UpdateOptions{FieldManager: fieldManager})
+		out, err = patchCopy(ctx, client, cur, want)
 	}
 	if err != nil {
 		return apiError(pgv1.ReasonSecretCreateFailed, fmt.Errorf("copy Secret %s to %s/%s: %w", name, clusterNS(p.db), want.Name, err))
@@ -96,7 +96,7 @@ func copyCurrent(cur, want *corev1.Secret) bool {
 			return false
 		}
 	}
-	return cur.Type == want.Type && len(cur.Data) == len(want.Data) &&
+	return cur.Type == want.Type &&
 		bytes.Equal(cur.Data[corev1.BasicAuthUsernameKey], want.Data[corev1.BasicAuthUsernameKey]) &&
 		bytes.Equal(cur.Data[corev1.BasicAuthPasswordKey], want.Data[corev1.BasicAuthPasswordKey])
 }
@@ -128,4 +128,18 @@ func (p *pass) copiesOf(name string, n names) []string {
 		}
 	}
 	return out
+}
+
+// patchCopy writes want's labels and credentials over cur, a copy proven
+// ours: the patch carries cur's resourceVersion, so a copy replaced since
+// is refused by conflict, never overwritten.
+func patchCopy(ctx context.Context, client typedcorev1.SecretInterface, cur, want *corev1.Secret) (*corev1.Secret, error) {
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": cur.ResourceVersion, "labels": want.Labels},
+		"data":     want.Data,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return client.Patch(ctx, cur.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
 }
