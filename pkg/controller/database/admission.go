@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -31,7 +32,7 @@ import (
 
 // admissionRecheck bounds how long a refusal waits for an event that
 // would lift it (a cluster, class or Namespace label change wakes it).
-const admissionRecheck = clusterMissingRecheck
+const admissionRecheck = 2 * time.Minute
 
 // admits says whether the cluster of db, with its class, admits db's
 // namespace; why names the cluster and the rule when it does not.

@@ -110,6 +110,7 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		informers.On(cnpg.Databases().Informer(), tenantHandler(c.queue.AddUrgent)),
 		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(tenantHandler(c.queue.AddUrgent))),
 		informers.On(core.Secrets().Informer(), tenantHandler(enqueue)),
+		informers.On(pg.PostgresClusterClasses().Informer(), c.classHandler(pg.PostgresClusters().Informer().GetIndexer())),
 	})
 	if err != nil {
 		return nil, err

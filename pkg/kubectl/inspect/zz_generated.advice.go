@@ -233,6 +233,11 @@ var reasons = []reasonAdvice{
 	{"ReasonGrantFailed", pgv1.ReasonGrantFailed, pgv1.ConditionPrivilegesReady, "read Postgres's error in the message; setpoint tries again. \"every role may still CREATE in schema public\" means PostgreSQL 14 or earlier: upgrade to 15 or later"},
 	{"ReasonAnalyzeFailed", pgv1.ReasonAnalyzeFailed, pgv1.ConditionPrivilegesReady, "read the error; a timeout on a very large database means running ANALYZE by hand, as the owner, once"},
 
+	// Admission of PostgresDatabase on a cluster of another namespace
+	{"ReasonNamespaceNotAdmitted", pgv1.ReasonNamespaceNotAdmitted, "", "ask the platform team that runs the cluster to admit the namespace (the message names the cluster and the rule), or use a cluster of your own namespace"},
+	{"ReasonAdmitted", pgv1.ReasonAdmitted, "", "nothing"},
+	{"ReasonAdmissionWithdrawn", pgv1.ReasonAdmissionWithdrawn, "", "ask the platform team to admit the namespace again, or move the data and delete the PostgresDatabase (its deletionPolicy still runs)"},
+
 	// Any condition of both kinds
 	{"ReasonBlocked", pgv1.ReasonBlocked, "", "look at the earlier condition the message names; its reason says what to do"},
 	{"ReasonWaitingForGarbageCollection", pgv1.ReasonWaitingForGarbageCollection, "", "wait: Kubernetes' garbage collector removes the old child shortly; if it lasts, look at that child's finalizers"},
