@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
@@ -38,25 +37,6 @@ func tenantNamespace(t *testing.T) string {
 	ns := kit.Namespace(t)
 	kit.LabelNamespace(t, ns, map[string]*string{"tenant": ptr.To("true")})
 	return ns
-}
-
-// clusterSideOf counts the objects in platform labelled as tenant ns's.
-func clusterSideOf(t *testing.T, platform, ns string) (roles, databases, secrets int) {
-	t.Helper()
-	sel := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{ownership.DatabaseNamespaceLabel: ns}).String()}
-	r, err := pg.CNPGV1().DatabaseRoles(platform).List(t.Context(), sel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := pg.CNPGV1().Databases(platform).List(t.Context(), sel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := kube.CoreV1().Secrets(platform).List(t.Context(), sel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(r.Items), len(d.Items), len(s.Items)
 }
 
 // Two labelled namespaces put a PostgresDatabase of one name, with one
@@ -111,7 +91,7 @@ func TestSharedClusterServesAdmittedNamespaces(t *testing.T) {
 	if s, err := kube.CoreV1().Secrets(stranger).List(t.Context(), metav1.ListOptions{LabelSelector: ownership.ManagedSelector().String()}); err != nil || len(s.Items) != 0 {
 		t.Errorf("Secrets written for a refused database: %v %v", s, err)
 	}
-	if r, d, s := clusterSideOf(t, platform, stranger); r+d+s != 0 {
+	if r, d, s := kit.ClusterSideOf(t, platform, stranger); r+d+s != 0 {
 		t.Errorf("cluster side of a refused database: %d roles, %d databases, %d Secrets", r, d, s)
 	}
 
@@ -130,17 +110,17 @@ func TestSharedClusterServesAdmittedNamespaces(t *testing.T) {
 
 	// a's PostgresDatabase deleted: its cluster side goes, b's stays.
 	before := [3]int{}
-	before[0], before[1], before[2] = clusterSideOf(t, platform, b)
+	before[0], before[1], before[2] = kit.ClusterSideOf(t, platform, b)
 	passwordA := kit.Password(t, a, "app-orders-rw")
 	kit.DeleteDatabase(t, a, "app")
-	if r, d, s := clusterSideOf(t, platform, a); r+d+s != 0 {
+	if r, d, s := kit.ClusterSideOf(t, platform, a); r+d+s != 0 {
 		t.Errorf("left of %s on the cluster side: %d roles, %d databases, %d Secrets", a, r, d, s)
 	}
 	if _, err := kit.Login(t, platform, "shop", dbA, dbA+"_rw", passwordA); err == nil {
 		t.Errorf("%s still logs in after deletion (Delete policy)", dbA+"_rw")
 	}
 	after := [3]int{}
-	after[0], after[1], after[2] = clusterSideOf(t, platform, b)
+	after[0], after[1], after[2] = kit.ClusterSideOf(t, platform, b)
 	if before != after || after[0] == 0 {
 		t.Errorf("%s's cluster side changed with %s's deletion: %v, then %v", b, a, before, after)
 	}

@@ -9,9 +9,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // CreateTenantDatabase creates PostgresDatabase name in ns on cluster of
@@ -56,4 +58,25 @@ func (k Kit) WaitDatabaseCondition(t testing.TB, ns, name, typ string, status me
 			Conditions(d.Status.Phase, d.Status.Conditions), nil
 	})
 	return got
+}
+
+// ClusterSideOf counts the DatabaseRoles, CNPG Databases and Secrets in
+// clusterNS labelled as objects of a PostgresDatabase of namespace ns
+// (ownership.DatabaseNamespaceLabel).
+func (k Kit) ClusterSideOf(t testing.TB, clusterNS, ns string) (roles, databases, secrets int) {
+	t.Helper()
+	sel := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{ownership.DatabaseNamespaceLabel: ns}).String()}
+	r, err := k.PG.CNPGV1().DatabaseRoles(clusterNS).List(t.Context(), sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := k.PG.CNPGV1().Databases(clusterNS).List(t.Context(), sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := k.Kube.CoreV1().Secrets(clusterNS).List(t.Context(), sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(r.Items), len(d.Items), len(s.Items)
 }
