@@ -182,7 +182,7 @@ var reasons = []reasonAdvice{
 	// ClusterReady of PostgresDatabase
 	{"ReasonClusterReady", pgv1.ReasonClusterReady, pgv1.ConditionClusterReady, "nothing"},
 	{"ReasonClusterUpgrading", pgv1.ReasonClusterUpgrading, pgv1.ConditionClusterReady, "nothing; follow the cluster's MajorUpgrade condition"},
-	{"ReasonClusterNotFound", pgv1.ReasonClusterNotFound, pgv1.ConditionClusterReady, "create the PostgresCluster that spec.clusterRef names, in the same namespace (clusterRef is immutable: to use another cluster, create a new PostgresDatabase)"},
+	{"ReasonClusterNotFound", pgv1.ReasonClusterNotFound, pgv1.ConditionClusterReady, "create the PostgresCluster that spec.clusterRef names, in the namespace it names (this one when unset; clusterRef is immutable: to use another cluster, create a new PostgresDatabase)"},
 	{"ReasonClusterDeleting", pgv1.ReasonClusterDeleting, pgv1.ConditionClusterReady, "this database cannot become Ready on a PostgresCluster that is going away: delete the PostgresDatabase, or, if it should live on, create it again on another cluster (clusterRef is immutable)"},
 	{"ReasonClusterFailed", pgv1.ReasonClusterFailed, pgv1.ConditionClusterReady, "fix the cluster first: its Ready condition says why (kubectl setpoint explain on the database explains the cluster too)"},
 	{"ReasonClusterNotReady", pgv1.ReasonClusterNotReady, pgv1.ConditionClusterReady, "wait: the database goes on once its cluster is Ready; if the cluster is not getting there, see its Ready condition (kubectl setpoint explain on the database explains the cluster too)"},

@@ -82,8 +82,9 @@ const (
 	ReasonClusterUpgrading = "ClusterUpgrading"
 	// ReasonClusterNotFound means spec.clusterRef names no
 	// PostgresCluster. What to do: create the PostgresCluster that
-	// spec.clusterRef names, in the same namespace (clusterRef is
-	// immutable: to use another cluster, create a new PostgresDatabase).
+	// spec.clusterRef names, in the namespace it names (this one when
+	// unset; clusterRef is immutable: to use another cluster, create a
+	// new PostgresDatabase).
 	ReasonClusterNotFound = "ClusterNotFound"
 	// ReasonClusterDeleting means the PostgresCluster is being deleted.
 	// What to do: this database cannot become Ready on a PostgresCluster
