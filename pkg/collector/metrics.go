@@ -33,6 +33,8 @@ const (
 	gaugeMaxConns   = "max_connections"
 	gaugeLag        = "replication_lag_bytes"
 	gaugeSampleTime = "sample_timestamp_seconds"
+	gaugeReplayed   = "last_replay_timestamp_seconds"
+	gaugeReceiver   = "wal_receiver_streaming"
 	gaugeFailing    = "sample_failing"
 )
 
@@ -45,7 +47,9 @@ var gaugeHelp = map[string]string{
 	gaugeConns:      "Client connections in use on the primary.",
 	gaugeMaxConns:   "The primary's max_connections.",
 	gaugeLag:        "Largest replay lag of a standby in bytes; absent without standbys.",
+	gaugeReceiver:   "On a server in recovery (a replica cluster): 1 while its WAL receiver streams from the source's primary, else 0 (the archive alone); absent on a primary.",
 	gaugeSampleTime: "Unix time of the last successful sample; time() minus it is the sample's age.",
+	gaugeReplayed:   "Commit time (Unix) of the last transaction a replica cluster replayed from its source; absent on a primary. Its lag behind the source's commits is the replay lag while the source writes.",
 	gaugeFailing:    "1 when the last sample failed (Postgres unreachable or the query failed), else 0.",
 }
 
@@ -110,6 +114,12 @@ func (m *Metrics) observe(key types.NamespacedName, s Sample) {
 	m.optional(gaugeSize, key, s.SizeBytes, s.SizeBytes > 0)
 	lag := s.ReplicationLagBytes
 	m.optional(gaugeLag, key, deref(lag), lag != nil)
+	if s.LastReplayed != nil {
+		set(gaugeReplayed, float64(s.LastReplayed.UnixMilli())/1000)
+	} else {
+		m.gauges[gaugeReplayed].DeleteLabelValues(key.Namespace, key.Name)
+	}
+	m.optional(gaugeReceiver, key, int64(b2i(s.Streaming)), s.InRecovery)
 }
 
 // optional sets a gauge that exists only when its value is known.

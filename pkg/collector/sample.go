@@ -40,6 +40,15 @@ type Sample struct {
 	// instances' Pod names) of the standbys that confirm commits now,
 	// sorted; nil when none does.
 	SynchronousStandbys []string
+	// LastReplayed is the commit time of the last transaction a server in
+	// recovery replayed (pg_last_xact_replay_timestamp): how far a replica
+	// cluster has caught up with its source. Nil on a primary, and until
+	// the first commit is replayed. It moves only when the source commits,
+	// so its age is the replay lag only while the source writes.
+	LastReplayed *time.Time
+	// Streaming: a server in recovery receives WAL from a primary now
+	// (pg_stat_wal_receiver says streaming), not from the archive alone.
+	Streaming bool
 
 	// SizeBytes is the data volume's size (the CNPG Cluster's
 	// storage.size) the usage was measured against; 0 when unknown.

@@ -49,6 +49,15 @@ const (
 	KeyROCertSecret    = "ro-cert-secret"
 )
 
+// RoleKeys are the keys of one role in a database's ConfigMap, by its
+// name within the database: admin, rw, ro (KeyAdminUser is
+// RoleKeys("admin")'s user) or a login role of spec.roles (migrator:
+// migrator-user, migrator-secret, migrator-cert-secret). The API refuses
+// the extra role name "ca", whose secret key would be KeyCASecret.
+func RoleKeys(name string) (user, secret, cert string) {
+	return name + "-user", name + "-secret", name + "-cert-secret"
+}
+
 // SSLMode is the libpq sslmode both ConfigMaps give: verify the server's
 // certificate and that it names the host. Host's spelling is on the
 // certificate, so it holds.

@@ -36,3 +36,24 @@ func TestNamesArePinned(t *testing.T) {
 		t.Errorf("Poolers = %v", got)
 	}
 }
+
+// The fixed roles' keys are RoleKeys of their names: the plugin and the
+// operator find every role's keys one way.
+func TestRoleKeysOfTheFixedRoles(t *testing.T) {
+	for name, want := range map[string][3]string{
+		"admin": {KeyAdminUser, KeyAdminSecret, KeyAdminCertSecret},
+		"rw":    {KeyRWUser, KeyRWSecret, KeyRWCertSecret},
+		"ro":    {KeyROUser, KeyROSecret, KeyROCertSecret},
+	} {
+		if u, s, c := RoleKeys(name); [3]string{u, s, c} != want {
+			t.Errorf("RoleKeys(%q) = %s %s %s, want %v", name, u, s, c, want)
+		}
+	}
+	// An extra role's keys collide with none of the database's other keys.
+	u, s, c := RoleKeys("migrator")
+	for _, k := range []string{KeyHost, KeyROHost, KeyPort, KeyPoolerHost, KeyPoolerROHost, KeyCASecret, KeyCASecretKey, KeySSLMode, KeyDatabase, KeyAuthentication} {
+		if k == u || k == s || k == c {
+			t.Errorf("extra role key %s collides", k)
+		}
+	}
+}

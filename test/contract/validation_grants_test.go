@@ -162,6 +162,9 @@ func TestDatabasePrivilegeModelRules(t *testing.T) {
 		{"grants to admin", func(d *pgv1.DatabaseSpec) {
 			d.Roles = append(d.Roles, pgv1.DatabaseRoleSpec{Name: "admin"})
 		}, "admin is the database's owner: it holds every privilege on what it owns and takes no grants"},
+		{"a role named ca", func(d *pgv1.DatabaseSpec) {
+			d.Roles = append(d.Roles, pgv1.DatabaseRoleSpec{Name: "ca", Login: ptr.To(true)})
+		}, "ca cannot name a role: its connection ConfigMap key ca-secret names the server's CA"},
 		{"role name over 63 bytes", func(d *pgv1.DatabaseSpec) {
 			d.Roles = append(d.Roles, pgv1.DatabaseRoleSpec{Name: strings.Repeat("r", 59)})
 		}, "a role's name <database>_<role> must fit Postgres's 63 bytes"},

@@ -117,6 +117,11 @@ func TestCollector(t *testing.T) {
 		if v := op.metric(t, "setpoint_postgres_max_connections", match...); v <= 0 {
 			t.Errorf("setpoint_postgres_max_connections = %v", v)
 		}
+		// A primary replays nothing: the replica's replay time is absent
+		// (real Postgres answers pg_last_xact_replay_timestamp() NULL).
+		if n := len(op.samples(t, "setpoint_postgres_last_replay_timestamp_seconds")); n != 0 {
+			t.Errorf("a primary exports %d setpoint_postgres_last_replay_timestamp_seconds series", n)
+		}
 	})
 
 	t.Run("steady state costs no write and no pass", func(t *testing.T) {

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +49,26 @@ func TestExtraRoles(t *testing.T) {
 	}
 	if _, err := kube.CoreV1().Secrets(ns).Get(t.Context(), "extra-shop-analytics", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the group analytics got a Secret: %v", err)
+	}
+
+	// The connection ConfigMap names the login roles as it names the
+	// fixed ones; the plugin's psql connects as one by its name.
+	cm, err := kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "extra-shop-config", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"migrator-user": "shop_migrator", "migrator-secret": "extra-shop-migrator",
+		"reporter-user": "shop_reporter", "reporter-secret": "extra-shop-reporter", "analytics-user": "", "analytics-secret": ""} {
+		if cm.Data[k] != want {
+			t.Errorf("ConfigMap key %s = %q, want %q", k, cm.Data[k], want)
+		}
+	}
+	out, err := plugin(t, ns, "psql", "extra", "--role", "migrator", "--", "-XAtc", "select current_user || ' ' || current_database()")
+	if err != nil || strings.TrimSpace(out) != "shop_migrator shop" {
+		t.Errorf("kubectl setpoint psql --role migrator printed %q (%v), want \"shop_migrator shop\"", out, err)
+	}
+	if out, err := plugin(t, ns, "conn", "extra", "--role", "analytics"); err == nil || !strings.Contains(out+err.Error(), "no such login role") {
+		t.Errorf("conn --role analytics (a group): %q, %v; want refused", out, err)
 	}
 
 	// migrator owns app and builds in it.
@@ -108,6 +129,10 @@ func TestExtraRoles(t *testing.T) {
 		if r.Name == "shop_reporter" {
 			t.Errorf("status still lists the dropped role: %+v", r)
 		}
+	}
+	cm, err = kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "extra-shop-config", metav1.GetOptions{})
+	if err != nil || cm.Data["reporter-user"] != "" || cm.Data["reporter-secret"] != "" || cm.Data["migrator-user"] != "shop_migrator" {
+		t.Errorf("ConfigMap after reporter left: %v (%v), want reporter's keys gone, migrator's kept", cm.Data, err)
 	}
 	// What stays declared still holds.
 	sqlAs(t, "migrator", migrator, "", "INSERT INTO app.items VALUES (1)")

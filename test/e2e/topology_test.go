@@ -23,7 +23,7 @@ func TestTopologyPrimaryOnTheStandIn(t *testing.T) {
 	ns := kit.Namespace(t)
 	startOperator(t, "op", "--leader-elect=false", "--namespace", ns, "--postgres-host-map", hostMap, "--resync-period", "2s")
 	class := backupClass(t, ns, "")
-	kit.CreateTopologyMember(t, ns, "shop", class, "shop", "shop-b")
+	kit.CreateTopologyMember(t, ns, "shop", class, "shop", pgv1.TopologyPeer{Name: "shop-b"})
 	got := kit.WaitCluster(t, ns, "shop", pgv1.PhaseReady, 120*time.Second)
 	if st := got.Status.Topology; st == nil || st.Role != pgv1.TopologyRolePrimary || st.Source != "" {
 		t.Fatalf("status.topology = %+v, want Primary", got.Status.Topology)
@@ -39,7 +39,7 @@ func TestTopologyPrimaryOnTheStandIn(t *testing.T) {
 	kit.WaitDatabase(t, ns, "app", pgv1.PhaseReady, 120*time.Second)
 	execSQL(t, connectAs(t, ns, "app-orders-config", "app-orders-admin"), "CREATE TABLE written_on_the_primary (id int)")
 
-	kit.CreateTopologyMember(t, ns, "shop-b", class, "shop", "shop")
+	kit.CreateTopologyMember(t, ns, "shop-b", class, "shop", pgv1.TopologyPeer{Name: "shop"})
 	b := kit.WaitCluster(t, ns, "shop-b", pgv1.PhaseFailed, 120*time.Second)
 	pr := apimeta.FindStatusCondition(b.Status.Conditions, pgv1.ConditionProvisionerReady)
 	if pr == nil || pr.Reason != pgv1.ReasonCNPGFailed || !strings.Contains(pr.Message, "does not play replica clusters") {

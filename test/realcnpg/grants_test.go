@@ -110,11 +110,10 @@ func TestDeclaredSchemasThroughPoolerOnRealCNPG(t *testing.T) {
 		_, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{})
 		return err
 	}, "test.setpoint.dev/pass", "after-a-hand-made-grant")
-	// The report is the Warning Event. The condition's reason is not
-	// claimed here: a pass that revoked the grant can lose its status
-	// write (CI saw it: the Event was sent, the condition kept
-	// PrivilegesIsolated), and the next pass, finding nothing to revoke,
-	// does not repeat the report (open in issue 49).
+	// The report is the Warning Event and the condition. The pass that
+	// revokes can lose its status write (CI saw it: a conflict with the
+	// annotation's newer resourceVersion); a later pass reports the drift
+	// then (unreportedDrift), so the condition is checked too.
 	kit.Eventually(t, 3*time.Minute, "the hand-made grant revoked and reported by an Event", func(ctx context.Context) (bool, string, error) {
 		evs, err := kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{
 			FieldSelector: "involvedObject.name=app,reason=" + pgv1.EventPrivilegesDriftReverted})
@@ -127,6 +126,18 @@ func TestDeclaredSchemasThroughPoolerOnRealCNPG(t *testing.T) {
 			}
 		}
 		return false, fmt.Sprintf("%d %s Event(s), none naming the grant", len(evs.Items), pgv1.EventPrivilegesDriftReverted), nil
+	})
+	kit.Eventually(t, 2*time.Minute, "PrivilegesReady reports the revoked grant", func(ctx context.Context) (bool, string, error) {
+		db, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Get(ctx, "app", metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		c := meta.FindStatusCondition(db.Status.Conditions, pgv1.ConditionPrivilegesReady)
+		if c == nil {
+			return false, "no PrivilegesReady condition", nil
+		}
+		ok := c.Reason == pgv1.ReasonPrivilegesDriftReverted && strings.Contains(c.Message, `UPDATE ON TABLE "billing"."invoices" FROM "orders_rw"`)
+		return ok, c.Reason + ": " + c.Message, nil
 	})
 	if got := pooledState(t, rw, "UPDATE billing.invoices SET total = 0"); got != "42501" {
 		t.Errorf("rw UPDATE after the revoke: SQLSTATE %q, want 42501", got)

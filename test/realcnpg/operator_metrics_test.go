@@ -72,3 +72,24 @@ func collectorSeesTheReplica(t *testing.T, ns, cluster string) {
 	}
 	t.Logf("the collector's replay lag of %s/%s's replica: %v bytes", ns, cluster, lag)
 }
+
+// collectorSeesTheReplay holds the collector to a real replica cluster
+// that streams: the in-cluster operator's /metrics carries the commit time
+// of the last transaction cluster replayed, no earlier than committed
+// (rows its source committed after that time were replayed before this is
+// called), and says its WAL receiver streams.
+func collectorSeesTheReplay(t *testing.T, ns, cluster string, committed time.Time) {
+	t.Helper()
+	token := kit.MetricsReaderToken(t, ns)
+	kit.Eventually(t, 3*time.Minute, "the collector's replay time of "+cluster, func(ctx context.Context) (bool, string, error) {
+		samples, err := operatorMetrics(ctx, token)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		at, ok := gauge(samples, "setpoint_postgres_last_replay_timestamp_seconds", ns, cluster)
+		streaming, _ := gauge(samples, "setpoint_postgres_wal_receiver_streaming", ns, cluster)
+		replayed := time.UnixMilli(int64(at * 1000))
+		return ok && !replayed.Before(committed) && streaming == 1, fmt.Sprintf("present %v, last replayed commit %s, want at or after %s; wal_receiver_streaming %v",
+			ok, replayed.UTC().Format(time.RFC3339), committed.UTC().Format(time.RFC3339), streaming), nil
+	})
+}

@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // Two sites on the one node (docs/adr/0015-replica-clusters-follow-an-archive.md):
@@ -43,7 +45,7 @@ func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 	}
 	classA, classB := s3BackupClass(t, nsA, "", shared), s3BackupClass(t, nsB, "", shared)
 
-	kit.CreateTopologyMember(t, nsA, "shop-a", classA, "shop-a", "shop-b")
+	kit.CreateTopologyMember(t, nsA, "shop-a", classA, "shop-a", pgv1.TopologyPeer{Name: "shop-b"})
 	start := time.Now()
 	a := kit.WaitCluster(t, nsA, "shop-a", pgv1.PhaseReady, 6*time.Minute)
 	t.Logf("site A: shop-a Ready as the topology's primary in %s", time.Since(start).Round(time.Second))
@@ -60,11 +62,18 @@ func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 	insert(t, rwA, "after-backup", 1000)
 	kit.SwitchWAL(t, nsA, "shop-a")
 
-	kit.CreateTopologyMember(t, nsB, "shop-b", classB, "shop-a", "shop-a")
+	// Site B also streams from shop-a's primary, with copies of shop-a's
+	// replication certificate and CA, as a platform's secret tooling
+	// would carry them between sites.
+	stream := copyStreamingSecrets(t, nsA, "shop-a", nsB)
+	kit.CreateTopologyMember(t, nsB, "shop-b", classB, "shop-a", pgv1.TopologyPeer{Name: "shop-a", Streaming: stream})
 	start = time.Now()
 	b := kit.WaitCluster(t, nsB, "shop-b", pgv1.PhaseReady, 8*time.Minute)
 	t.Logf("site B: shop-b Ready as a replica of shop-a in %s (bootstrap from shop-a's backup, then replay)", time.Since(start).Round(time.Second))
 	expectRole(t, b, pgv1.TopologyRoleReplica, "shop-a")
+	if got, want := b.Status.Topology.SourceStreaming, stream.Host+":5432"; got != want {
+		t.Errorf("shop-b status.topology.sourceStreaming %q, want %q", got, want)
+	}
 	if c := apimeta.FindStatusCondition(b.Status.Conditions, pgv1.ConditionProvisionerReady); c == nil || c.Reason != pgv1.ReasonReplicaHealthy {
 		t.Errorf("shop-b ProvisionerReady %+v, want reason %s", c, pgv1.ReasonReplicaHealthy)
 	}
@@ -73,9 +82,11 @@ func TestReplicaClusterHandOverOnRealCNPG(t *testing.T) {
 	secretA := kit.Secret(t, nsA, "app-orders-rw")
 	userA, passA := string(secretA.Data["username"]), string(secretA.Data["password"])
 	readB := rowsOn(t, nsB, "shop-b", userA, passA)
+	committed := time.Now().Truncate(time.Second) // the same kernel's clock as Postgres's
 	insert(t, rwA, "while-replicated", 500)
 	kit.SwitchWAL(t, nsA, "shop-a")
 	waitRows(t, readB, 2500, 3*time.Minute, "shop-b replays the rows committed on shop-a")
+	collectorSeesTheReplay(t, nsB, "shop-b", committed)
 	conn, err := kit.LoginVia(t, nsB, "shop-b", "shop-b-rw", "orders", userA, passA)
 	if err != nil {
 		t.Fatal(err)
@@ -288,4 +299,26 @@ func waitRows(t *testing.T, read func(context.Context) (int, error), want int, t
 		}
 		return n == want, fmt.Sprintf("%d rows, want %d", n, want), nil
 	})
+}
+
+// copyStreamingSecrets copies what a replica in namespace to needs to
+// stream from cluster's primary in namespace from: the streaming_replica
+// client certificate setpoint signs with the cluster's client CA
+// (naming.ReplicationTLSSecret) and the server CA's certificate alone
+// (naming.ServerCASecret, which holds no key). It returns the peer's
+// streaming stanza naming the copies and the primary's read-write Service
+// as the peer's certificate names it.
+func copyStreamingSecrets(t *testing.T, from, cluster, to string) *pgv1.TopologyStreaming {
+	t.Helper()
+	repl, ca := kit.Secret(t, from, naming.ReplicationTLSSecret(cluster)), kit.Secret(t, from, naming.ServerCASecret(cluster))
+	for _, s := range []*corev1.Secret{
+		{ObjectMeta: metav1.ObjectMeta{Name: repl.Name, Namespace: to}, Type: corev1.SecretTypeTLS,
+			Data: map[string][]byte{corev1.TLSCertKey: repl.Data[corev1.TLSCertKey], corev1.TLSPrivateKeyKey: repl.Data[corev1.TLSPrivateKeyKey]}},
+		{ObjectMeta: metav1.ObjectMeta{Name: ca.Name, Namespace: to}, Data: map[string][]byte{naming.CACertKey: ca.Data[naming.CACertKey]}},
+	} {
+		if _, err := kube.CoreV1().Secrets(to).Create(t.Context(), s, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("copy Secret %s: %v", s.Name, err)
+		}
+	}
+	return &pgv1.TopologyStreaming{Host: cluster + "-rw." + from + ".svc", CertificateSecretName: repl.Name, CASecretName: ca.Name}
 }

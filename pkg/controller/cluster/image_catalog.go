@@ -126,3 +126,29 @@ func wantedImage(d *desired) string {
 	}
 	return "image " + d.ImageName
 }
+
+// imageAgrees refuses an imageName whose tag runs another major than a
+// postgresVersion set in the cluster or its class. The image decides what
+// runs: a cluster whose class pins "postgresql:15.8" and that raises
+// postgresVersion to 17 would upgrade nothing while its spec says 17, and
+// the upgrade's preflight and backup would never be asked for. A tag
+// without a major (a digest, "latest") is not compared; an unset
+// postgresVersion leaves the tag alone in charge.
+func imageAgrees(c *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass, merged pgv1.ClusterSettings, image string) error {
+	if merged.PostgresVersion == nil || image == "" {
+		return nil
+	}
+	tag, ok := imageMajor(image)
+	if !ok || tag == int(*merged.PostgresVersion) {
+		return nil
+	}
+	from := func(inCluster bool) string {
+		if inCluster {
+			return "the cluster"
+		}
+		return fmt.Sprintf("class %q", class.Name)
+	}
+	return &specError{pgv1.ReasonImageMajorMismatch, fmt.Sprintf(
+		"postgresVersion %d (from %s) disagrees with imageName %s (from %s), whose tag runs PostgreSQL %d: give imageName a tag of major %d, remove postgresVersion, or use an image catalog",
+		*merged.PostgresVersion, from(c.Spec.PostgresVersion != nil), image, from(c.Spec.ImageName != ""), tag, *merged.PostgresVersion)}
+}

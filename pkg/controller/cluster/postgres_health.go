@@ -118,6 +118,10 @@ func healthOf(s *collector.Sample) *pgv1.PostgresHealth {
 	}
 	h.SynchronousRequired = int32(s.SynchronousRequired)
 	h.SynchronousStandbys = slices.Clone(s.SynchronousStandbys)
+	if s.LastReplayed != nil {
+		t := metav1.NewTime(*s.LastReplayed).Rfc3339Copy()
+		h.LastReplayedAt = &t
+	}
 	return h
 }
 

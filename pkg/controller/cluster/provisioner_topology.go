@@ -3,6 +3,9 @@ package cluster
 import (
 	"errors"
 	"slices"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -36,7 +39,7 @@ func withTopology(p *pass, spec *cnpgac.ClusterSpecApplyConfiguration) {
 	self := p.cluster.Name
 	spec.WithExternalClusters(externalEntry(self, naming.ObjectStore(self), archiveServerName(p)))
 	for _, peer := range t.Peers {
-		spec.WithExternalClusters(externalEntry(peer.Name, peerObjectStore(p, peer), peerServerName(peer)))
+		spec.WithExternalClusters(withStreaming(externalEntry(peer.Name, peerObjectStore(p, peer), peerServerName(peer)), peer.Streaming))
 	}
 	rc := cnpgac.ReplicaClusterConfiguration().WithSelf(self).WithPrimary(t.Primary).WithSource(topologySource(t, self))
 	if t.Primary == self && t.PromotionToken != "" {
@@ -54,6 +57,42 @@ func externalEntry(name, store, server string) *cnpgac.ExternalClusterApplyConfi
 	return cnpgac.ExternalCluster().WithName(name).WithPluginConfiguration(
 		cnpgac.PluginConfiguration().WithName(barmanPlugin).
 			WithParameters(map[string]string{"barmanObjectName": store, "serverName": server}))
+}
+
+// streamingUser is CloudNativePG's replication role, which every
+// CloudNativePG cluster's pg_hba admits for replication by client
+// certificate (hostssl replication streaming_replica all cert).
+const streamingUser = "streaming_replica"
+
+// withStreaming adds to a peer's entry how to stream from its primary:
+// libpq parameters (verify-full against the peer's CA) and the client
+// certificate, key and CA, keys of the Secrets the spec names. CNPG then
+// sets primary_conninfo on a replica of this peer, and keeps the archive
+// as its restore_command: the stream and the archive, whichever has the
+// WAL first. Nil streaming leaves the entry archive-only.
+func withStreaming(e *cnpgac.ExternalClusterApplyConfiguration, s *pgv1.TopologyStreaming) *cnpgac.ExternalClusterApplyConfiguration {
+	if s == nil {
+		return e
+	}
+	return e.WithConnectionParameters(map[string]string{
+		"host": s.Host, "port": strconv.Itoa(int(streamingPort(s))), "user": streamingUser,
+		"dbname": "postgres", "sslmode": "verify-full",
+	}).
+		WithSSLCert(secretKey(s.CertificateSecretName, corev1.TLSCertKey)).
+		WithSSLKey(secretKey(s.CertificateSecretName, corev1.TLSPrivateKeyKey)).
+		WithSSLRootCert(secretKey(s.CASecretName, naming.CACertKey))
+}
+
+func secretKey(name, key string) corev1.SecretKeySelector {
+	return corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: key}
+}
+
+// streamingPort is the peer's port, 5432 unless the spec says.
+func streamingPort(s *pgv1.TopologyStreaming) int32 {
+	if s.Port != nil {
+		return *s.Port
+	}
+	return 5432
 }
 
 // topologySource is the entry CNPG replays from while the cluster is a

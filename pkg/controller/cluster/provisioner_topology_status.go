@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"fmt"
+	"net"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -38,6 +40,9 @@ func observeTopology(p *pass, cl *cnpgv1.Cluster) {
 		for _, peer := range t.Peers {
 			if peer.Name == t.Primary {
 				st.SourceObjectStore, st.SourceServerName = peerObjectStore(p, peer), peerServerName(peer)
+				if s := peer.Streaming; s != nil {
+					st.SourceStreaming = net.JoinHostPort(s.Host, strconv.Itoa(int(streamingPort(s))))
+				}
 			}
 		}
 	}
@@ -74,6 +79,9 @@ func topologyMessage(p *pass) string {
 		return "; promoting: CloudNativePG waits until the replay reaches the promotion token's position"
 	case pgv1.TopologyRoleReplica:
 		m := fmt.Sprintf("; replica of %s, replaying its archive (ObjectStore %q, folder %q)", st.Source, st.SourceObjectStore, st.SourceServerName)
+		if st.SourceStreaming != "" {
+			m += " and streaming from " + st.SourceStreaming
+		}
 		if st.DemotionToken != "" {
 			m += "; demoted: give status.topology.demotionToken to " + st.Source + " as its topology.promotionToken"
 		}

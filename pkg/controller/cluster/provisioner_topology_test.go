@@ -2,8 +2,11 @@ package cluster
 
 import (
 	"errors"
+	"maps"
+	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
@@ -192,5 +195,63 @@ func TestAHealthyReplicaIsReadyWithoutLoggingIn(t *testing.T) {
 	if st == nil || st.Role != pgv1.TopologyRoleReplica || st.Source != "shop-a" || st.SourceObjectStore != "shop-backup" ||
 		st.SourceServerName != "shop-a" || st.Timeline != 1 || st.Since == nil {
 		t.Fatalf("status.topology = %+v", st)
+	}
+}
+
+// A peer with streaming: its entry keeps the archive (the bootstrap and
+// the fallback) and adds CloudNativePG's replication user over TLS,
+// verified against the peer's CA, with the certificate and CA from the
+// Secrets the spec names; status and the message say the replica streams.
+// A peer without it stays archive-only.
+func TestAStreamingPeerAddsItsServerToTheArchive(t *testing.T) {
+	t.Parallel()
+	cs := fake.NewClientset()
+	stream := &pgv1.TopologyStreaming{Host: "shop-a-rw.site-a.svc", CertificateSecretName: "shop-a-replication", CASecretName: "shop-a-ca"}
+	p := topologyPass(t, cs, &pgv1.TopologySpec{Primary: "shop-a", Peers: []pgv1.TopologyPeer{
+		{Name: "shop-a", Streaming: stream}, {Name: "shop-c"}}})
+	if err := (provisionerComponent{}).Reconcile(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	cl := appliedCluster(t, cs)
+	var a, c *cnpgv1.ExternalCluster
+	for i, e := range cl.Spec.ExternalClusters {
+		switch e.Name {
+		case "shop-a":
+			a = &cl.Spec.ExternalClusters[i]
+		case "shop-c":
+			c = &cl.Spec.ExternalClusters[i]
+		}
+	}
+	if a == nil || c == nil {
+		t.Fatalf("entries %+v", cl.Spec.ExternalClusters)
+	}
+	want := map[string]string{"host": "shop-a-rw.site-a.svc", "port": "5432", "user": "streaming_replica", "dbname": "postgres", "sslmode": "verify-full"}
+	if !maps.Equal(a.ConnectionParameters, want) {
+		t.Errorf("connectionParameters %v, want %v", a.ConnectionParameters, want)
+	}
+	for _, sel := range []struct {
+		name      string
+		got       *corev1.SecretKeySelector
+		secret, k string
+	}{{"sslCert", a.SSLCert, "shop-a-replication", "tls.crt"}, {"sslKey", a.SSLKey, "shop-a-replication", "tls.key"}, {"sslRootCert", a.SSLRootCert, "shop-a-ca", "ca.crt"}} {
+		if sel.got == nil || sel.got.Name != sel.secret || sel.got.Key != sel.k {
+			t.Errorf("%s = %+v, want %s/%s", sel.name, sel.got, sel.secret, sel.k)
+		}
+	}
+	if e := entryOf(cl, "shop-a"); e["barmanObjectName"] != "shop-backup" || e["serverName"] != "shop-a" {
+		t.Errorf("the streaming peer's archive entry %v, want it kept", e)
+	}
+	if c.ConnectionParameters != nil || c.SSLCert != nil {
+		t.Errorf("a peer without streaming got a server: %+v", c)
+	}
+
+	p.provisioner.cnpg = &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
+		Status: cnpgv1.ClusterStatus{Phase: "Cluster in healthy state", Instances: 1, ReadyInstances: 1, TimelineID: 1}}
+	h := (provisionerComponent{}).Observe(t.Context(), p, nil)
+	if st := p.status.Topology; st == nil || st.SourceStreaming != "shop-a-rw.site-a.svc:5432" {
+		t.Errorf("status.topology = %+v, want sourceStreaming shop-a-rw.site-a.svc:5432", st)
+	}
+	if !strings.Contains(h.Message, "and streaming from shop-a-rw.site-a.svc:5432") {
+		t.Errorf("ProvisionerReady message %q does not say it streams", h.Message)
 	}
 }

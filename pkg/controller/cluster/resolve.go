@@ -72,6 +72,9 @@ func resolve(c *pgv1.PostgresCluster, class *pgv1.PostgresClusterClass) (*desire
 		PoolerInstances: defaultPoolerInstances,
 	}
 	d.ImageName, d.ImageCatalog = imageChoice(c.Spec.ClusterSettings, m, d.PostgresVersion)
+	if err := imageAgrees(c, class, m, d.ImageName); err != nil {
+		return d, err
+	}
 	if m.Storage != nil {
 		if m.Storage.Size != nil {
 			d.StorageSize = *m.Storage.Size

@@ -14,7 +14,7 @@ import (
 // The password Secrets are not named: pg_hba refuses those passwords. Nor
 // are the poolers: PgBouncer logs in to Postgres with the role's password,
 // which these roles cannot use.
-func certData(d map[string]string, cluster string, n names, e *pgv1.DatabaseStatus) {
+func certData(d map[string]string, cluster string, n names, e *pgv1.DatabaseStatus, extras []extraLogin) {
 	for _, k := range []string{naming.KeyAdminSecret, naming.KeyRWSecret, naming.KeyROSecret, naming.KeyPoolerHost, naming.KeyPoolerROHost} {
 		delete(d, k)
 	}
@@ -23,5 +23,10 @@ func certData(d map[string]string, cluster string, n names, e *pgv1.DatabaseStat
 	d[naming.KeyRWCertSecret] = naming.ClientCertSecret(naming.RoleObject(cluster, n.RWRole))
 	if e.ROSecretRef != nil { // set only while readOnlyRole is
 		d[naming.KeyROCertSecret] = naming.ClientCertSecret(naming.RoleObject(cluster, n.RORole))
+	}
+	for _, x := range extras {
+		_, secret, cert := naming.RoleKeys(x.name)
+		delete(d, secret)
+		d[cert] = naming.ClientCertSecret(naming.RoleObject(cluster, x.role))
 	}
 }

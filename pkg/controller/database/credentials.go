@@ -157,7 +157,9 @@ func (p *pass) labelForReload(ctx context.Context, name string) health {
 	if s.Labels[ownership.ReloadLabel] == "true" {
 		return ready("", "")
 	}
-	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:"true"}}}`, ownership.ReloadLabel)
+	// The resourceVersion read: consent was given for the Secret observed,
+	// so one replaced since is refused by conflict, never labelled blind.
+	patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"labels":{%q:"true"}}}`, s.ResourceVersion, ownership.ReloadLabel)
 	out, err := p.deps.kube.CoreV1().Secrets(p.db.Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
 	if err != nil {
 		return apiError(pgv1.ReasonReloadLabelFailed, fmt.Errorf("label external Secret %s for reload: %w", name, err))

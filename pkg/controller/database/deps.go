@@ -45,6 +45,9 @@ type deps struct {
 	// deferred status is behind (stale). In memory only; a restart loses
 	// nothing but a deferral's head start.
 	stale staleSince
+	// drift: what a pass revoked as drift until a stored status shows it
+	// (drift_unreported.go).
+	drift unreportedDrift
 	// created: the CNPG Databases a pass created that the cache may not
 	// show yet (ensureDatabase): the next pass, often queued by an event
 	// that came while the first worked, would create them again.

@@ -75,23 +75,7 @@ func (r pgxRunner) grants(ctx context.Context, t postgres.Target, w grantplan.Wa
 		return grantplan.Catalog{}, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	rows, err := conn.Query(ctx, grantplan.CatalogQuery, w.Managed)
-	if err != nil {
-		return grantplan.Catalog{}, fmt.Errorf("read privileges: %w", err)
-	}
-	defer rows.Close()
-	var out []grantplan.Row
-	for rows.Next() {
-		var g grantplan.Row
-		if err := rows.Scan(&g.Type, &g.Kind, &g.Schema, &g.Name, &g.Args, &g.Owner, &g.Grantee, &g.Privilege, &g.Grantable); err != nil {
-			return grantplan.Catalog{}, fmt.Errorf("read privileges: %w", err)
-		}
-		out = append(out, g)
-	}
-	if err := rows.Err(); err != nil {
-		return grantplan.Catalog{}, fmt.Errorf("read privileges: %w", err)
-	}
-	return grantplan.FromRows(out), nil
+	return grantplan.Read(ctx, conn, w.Managed)
 }
 
 func (r pgxRunner) roleComments(ctx context.Context, t postgres.Target, names []string) (map[string]string, error) {

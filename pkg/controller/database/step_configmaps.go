@@ -45,9 +45,10 @@ func (configMapsStep) Observe(_ context.Context, p *pass, _ error) health {
 func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health {
 	n := namesOf(p.db, d.Name)
 	e := p.entry(d.Name)
-	data := connectionData(p.obs.cluster.Namespace, p.obs.cluster, n, e)
+	extras := extraLogins(d, n, e)
+	data := connectionData(p.obs.cluster.Namespace, p.obs.cluster, n, e, extras)
 	if certAuth(d) {
-		certData(data, p.obs.cluster.Name, n, e)
+		certData(data, p.obs.cluster.Name, n, e, extras)
 	}
 	policy := string(policyOf(d))
 	cur := p.obs.configMaps[n.ConfigMap]
@@ -89,8 +90,9 @@ func configMapCurrent(cm *informers.CachedConfigMap, db *pgv1.PostgresDatabase, 
 		cm.Annotations[policyAnnotation] == policy && cm.DataEqual(data)
 }
 
-// connectionData is the content of a database's connection ConfigMap.
-func connectionData(namespace string, pc *pgv1.PostgresCluster, n names, e *pgv1.DatabaseStatus) map[string]string {
+// connectionData is the content of a database's connection ConfigMap:
+// the fixed roles' keys, and those of extras, the extra login roles.
+func connectionData(namespace string, pc *pgv1.PostgresCluster, n names, e *pgv1.DatabaseStatus, extras []extraLogin) map[string]string {
 	d := map[string]string{
 		naming.KeyHost:        naming.Host(namespace, naming.RWService(pc.Name)),
 		naming.KeyROHost:      naming.Host(namespace, naming.ROService(pc.Name)),
@@ -112,11 +114,38 @@ func connectionData(namespace string, pc *pgv1.PostgresCluster, n names, e *pgv1
 		d[naming.KeyROUser] = n.RORole
 		d[naming.KeyROSecret] = e.ROSecretRef.Name
 	}
+	for _, x := range extras {
+		user, secret, _ := naming.RoleKeys(x.name)
+		d[user], d[secret] = x.role, x.secret
+	}
 	if ps := pc.Status.ConnectionPoolerStatus; ps != nil && ps.Enabled {
 		d[naming.KeyPoolerHost] = naming.Host(namespace, naming.PoolerRW(pc.Name))
 		d[naming.KeyPoolerROHost] = naming.Host(namespace, naming.PoolerRO(pc.Name))
 	}
 	return d
+}
+
+// extraLogin is an extra login role of a database as its ConfigMap names
+// it: its name in spec.roles, its Postgres role, its password Secret.
+type extraLogin struct{ name, role, secret string }
+
+// extraLogins are the login roles of d's spec.roles (credentialsOf) that
+// the database's status entry lists present with their Secret: the
+// ConfigMap names a role once its credentials are resolved, as it names
+// the fixed roles.
+func extraLogins(d pgv1.DatabaseSpec, n names, e *pgv1.DatabaseStatus) []extraLogin {
+	var out []extraLogin
+	for _, c := range credentialsOf(d, n) {
+		if c.extra == nil || c.generated == "" {
+			continue // a fixed role, or a group without login
+		}
+		for _, r := range e.Roles {
+			if r.Name == c.role && r.Ensure == pgv1.RoleEnsurePresent && r.PasswordSecretRef != nil {
+				out = append(out, extraLogin{name: c.kind, role: c.role, secret: r.PasswordSecretRef.Name})
+			}
+		}
+	}
+	return out
 }
 
 // policyOf is a database's deletionPolicy; the CRD defaults it to Delete.

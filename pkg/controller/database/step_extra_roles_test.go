@@ -247,3 +247,50 @@ func TestDeleteDropsExtraRoles(t *testing.T) {
 		}
 	}
 }
+
+// The connection ConfigMap names each extra login role as it names the
+// fixed ones (<name>-user, <name>-secret); a group, without login, is
+// not named. By certificate, the role's certificate Secret replaces its
+// password Secret.
+func TestExtraLoginRolesAreInTheConfigMap(t *testing.T) {
+	t.Parallel()
+	for _, auth := range []pgv1.Authentication{"", pgv1.AuthenticationCertificate} {
+		spec := extraRolesSpec()
+		spec.Authentication = auth
+		f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", spec)})
+		f.sql.held = bareCatalog()
+		if auth == "" {
+			settle(t, f, "shop")
+		} else {
+			// The ConfigMap goes out before the roles' certificates, which
+			// this fixture's CNPG never issues.
+			for range 3 {
+				if _, err := f.sync("shop"); err != nil {
+					t.Fatal(err)
+				}
+				f.applyRoles()
+			}
+		}
+		cm, err := f.kube.CoreV1().ConfigMaps(ns).Get(t.Context(), "shop-orders-config", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"migrator-user": "orders_migrator", "reporter-user": "orders_reporter"}
+		if auth == "" {
+			want["migrator-secret"], want["reporter-secret"] = "shop-orders-migrator", "shop-orders-reporter"
+		} else {
+			want["migrator-cert-secret"] = naming.ClientCertSecret(naming.RoleObject("pg", "orders_migrator"))
+			want["reporter-cert-secret"] = naming.ClientCertSecret(naming.RoleObject("pg", "orders_reporter"))
+		}
+		for k, v := range want {
+			if cm.Data[k] != v {
+				t.Errorf("%q: ConfigMap key %s = %q, want %q", auth, k, cm.Data[k], v)
+			}
+		}
+		for k := range cm.Data {
+			if strings.HasPrefix(k, "analytics-") || (auth != "" && strings.HasSuffix(k, "-secret") && !strings.HasSuffix(k, "cert-secret") && k != naming.KeyCASecret) {
+				t.Errorf("%q: ConfigMap has %s", auth, k)
+			}
+		}
+	}
+}

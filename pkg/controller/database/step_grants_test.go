@@ -1,16 +1,21 @@
 package database
 
 import (
+	"errors"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"slices"
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/grantplan"
+	ct "github.com/setpoint-dev/setpoint/pkg/controller/internal/controllertest"
 )
 
 func privilegesCondition(t *testing.T, f *fixture) *pgv1.PostgresDatabase {
@@ -70,35 +75,7 @@ func TestDeclaredSchemaAndGrantsApplied(t *testing.T) {
 // reported: a Warning Event and the condition's reason.
 func TestHandGrantIsRevokedAndReported(t *testing.T) {
 	t.Parallel()
-	// A database that declares a schema: its privileges are read and kept
-	// exact on every pass.
-	spec := pgv1.DatabaseSpec{Name: "orders", Schemas: []pgv1.SchemaSpec{{Name: "billing", Owner: "admin"}}}
-	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", spec)})
-	converge(t, f, "shop")
-	f.events()
-	// The catalog as converged, plus TRUNCATE on a table of the admin's.
-	items := grantplan.Object{Kind: grantplan.Table, Schema: "public", Name: "items", Owner: "orders_admin"}
-	cat := grantplan.Catalog{DatabaseOwner: "orders_admin",
-		Objects: []grantplan.Object{{Kind: grantplan.Schema, Name: "public", Owner: "pg_database_owner"},
-			{Kind: grantplan.Schema, Name: "billing", Owner: "orders_admin"}, items}}
-	w := grantplan.Declared(spec, naming.Database("shop", "orders"))
-	cat.Defaults = w.Defaults
-	for _, g := range w.Grants {
-		o := grantplan.Object{Kind: g.On, Name: g.Schema, Owner: "orders_admin"}
-		switch g.On {
-		case grantplan.Database:
-			o.Name = "orders"
-		case grantplan.Table:
-			o = items
-		case grantplan.Sequence:
-			continue
-		}
-		for _, p := range g.Privileges {
-			cat.Held = append(cat.Held, grantplan.Held{Object: o, Grantee: g.Role, Privilege: p})
-		}
-	}
-	cat.Held = append(cat.Held, grantplan.Held{Object: items, Grantee: "orders_rw", Privilege: "TRUNCATE"})
-	f.sql.held = &cat
+	f := driftedFixture(t)
 	execs := len(f.sql.execs)
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
@@ -120,6 +97,101 @@ func TestHandGrantIsRevokedAndReported(t *testing.T) {
 	}
 	if db := f.db("shop"); db.Status.Phase != pgv1.PhaseReady {
 		t.Errorf("phase %s after drift was revoked", db.Status.Phase)
+	}
+}
+
+// driftedFixture is PostgresDatabase shop converged with database orders,
+// which declares a schema (so its privileges are read and kept exact on
+// every pass), and whose catalog now holds a grant made by hand.
+func driftedFixture(t *testing.T) *fixture {
+	t.Helper()
+	spec := pgv1.DatabaseSpec{Name: "orders", Schemas: []pgv1.SchemaSpec{{Name: "billing", Owner: "admin"}}}
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", spec)})
+	converge(t, f, "shop")
+	f.events()
+	f.sql.held = driftCatalog(spec)
+	return f
+}
+
+// driftCatalog is the catalog of spec's database "orders" of PostgresDatabase
+// shop as converged, plus TRUNCATE on table public.items granted by hand to
+// orders_rw.
+func driftCatalog(spec pgv1.DatabaseSpec) *grantplan.Catalog {
+	items := grantplan.Object{Kind: grantplan.Table, Schema: "public", Name: "items", Owner: "orders_admin"}
+	cat := grantplan.Catalog{DatabaseOwner: "orders_admin",
+		Objects: []grantplan.Object{{Kind: grantplan.Schema, Name: "public", Owner: "pg_database_owner"},
+			{Kind: grantplan.Schema, Name: "billing", Owner: "orders_admin"}, items}}
+	w := grantplan.Declared(spec, naming.Database("shop", "orders"))
+	cat.Defaults = w.Defaults
+	for _, g := range w.Grants {
+		o := grantplan.Object{Kind: g.On, Name: g.Schema, Owner: "orders_admin"}
+		switch g.On {
+		case grantplan.Database:
+			o.Name = "orders"
+		case grantplan.Table:
+			o = items
+		case grantplan.Sequence:
+			continue
+		}
+		for _, p := range g.Privileges {
+			cat.Held = append(cat.Held, grantplan.Held{Object: o, Grantee: g.Role, Privilege: p})
+		}
+	}
+	cat.Held = append(cat.Held, grantplan.Held{Object: items, Grantee: "orders_rw", Privilege: "TRUNCATE"})
+	return &cat
+}
+
+// The pass that revokes drift loses its status write (a conflict with a
+// newer resourceVersion): the next pass, which finds nothing to revoke,
+// still reports the drift, and once the stored condition shows it, a pass
+// writes nothing.
+func TestDriftReportSurvivesALostStatusWrite(t *testing.T) {
+	t.Parallel()
+	f := driftedFixture(t)
+	conflict := apierrors.NewConflict(schema.GroupResource{Group: pgv1.GroupName, Resource: "postgresdatabases"}, "shop", errors.New("the object has been modified"))
+	f.api.Fail(ct.Fault{Verb: "update", Resource: "postgresdatabases", Subresource: "status", Times: 1, Err: conflict})
+	if _, err := f.sync("shop"); !apierrors.IsConflict(err) {
+		t.Fatalf("the revoking pass returned %v, want its status write's conflict", err)
+	}
+	if ev := f.events(); !slices.ContainsFunc(ev, func(e string) bool { return strings.HasPrefix(e, "Warning PrivilegesDriftReverted") }) {
+		t.Fatalf("the revoking pass sent no drift Event: %q", ev)
+	}
+	if c := meta.FindStatusCondition(f.db("shop").Status.Conditions, pgv1.ConditionPrivilegesReady); c.Reason != pgv1.ReasonPrivilegesIsolated {
+		t.Fatalf("the lost write left PrivilegesReady = %s, want the stored PrivilegesIsolated", c.Reason)
+	}
+
+	// Converged: nothing left to revoke.
+	f.sql.held = nil
+	execs := len(f.sql.execs)
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.sql.execs) - execs; n != 0 {
+		t.Errorf("the pass after the revoke ran %d transaction(s)", n)
+	}
+	c := meta.FindStatusCondition(f.db("shop").Status.Conditions, pgv1.ConditionPrivilegesReady)
+	if c.Reason != pgv1.ReasonPrivilegesDriftReverted || !strings.Contains(c.Message, `TRUNCATE ON TABLE "public"."items" FROM "orders_rw" in database orders`) {
+		t.Errorf("after the lost write, PrivilegesReady = %s: %s", c.Reason, c.Message)
+	}
+	if !strings.Contains(c.Message, "the last apply ran 1 statement(s)") {
+		t.Errorf("the report does not count the revoking pass's statement: %s", c.Message)
+	}
+	if ev := f.events(); slices.ContainsFunc(ev, func(e string) bool { return strings.Contains(e, "PrivilegesDriftReverted") }) {
+		t.Errorf("the report sent the drift Event again: %q", ev)
+	}
+
+	// Reported: the next pass keeps it, writes nothing, and forgets it.
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.allWrites(); len(w) != 0 {
+		t.Errorf("a pass after the report wrote %q", w)
+	}
+	if _, ok := f.c.drift.pending(types.NamespacedName{Namespace: ns, Name: "shop"}, f.db("shop").UID, f.db("shop").Generation); ok {
+		t.Error("the drift is still remembered after the stored status showed it")
+	}
+	if c := meta.FindStatusCondition(f.db("shop").Status.Conditions, pgv1.ConditionPrivilegesReady); c.Reason != pgv1.ReasonPrivilegesDriftReverted {
+		t.Errorf("PrivilegesReady = %s after the report", c.Reason)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -84,7 +85,7 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 	var drift, skipped, kept []string
 	for _, d := range p.db.Spec.Databases {
 		n := namesOf(p.db, d.Name)
-		exact := declaresPrivileges(d)
+		exact := grantplan.KeptExact(d)
 		if held && !exact {
 			continue // nothing to read: its grants hold from an earlier pass
 		}
@@ -133,8 +134,9 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 			}
 		}
 	}
+	key := types.NamespacedName{Namespace: p.db.Namespace, Name: p.db.Name}
 	if held && ran == 0 {
-		return privilegesState{h: ready(prev.Reason, prev.Message)}
+		return privilegesState{h: p.keptReport(key, prev)}
 	}
 	msg := fmt.Sprintf("privileges granted on %d database(s); no other role may connect; the last apply ran %d statement(s)", len(p.db.Spec.Databases), ran)
 	if len(skipped) > 0 {
@@ -152,16 +154,38 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 		klog.FromContext(ctx).Info("Revoked privileges granted behind setpoint's back", "revoked", revoked)
 		p.deps.recorder.Eventf(p.db, corev1.EventTypeWarning, pgv1.EventPrivilegesDriftReverted,
 			"revoked privileges the spec does not declare: %s", revoked)
-		return privilegesState{h: ready(pgv1.ReasonPrivilegesDriftReverted, msg+"; revoked, not declared: "+revoked)}
+		return privilegesState{h: p.reportDrift(key, revoked, msg)}
+	}
+	if m, ok := p.deps.drift.pending(key, p.db.UID, p.db.Generation); ok {
+		// An earlier pass revoked drift and its status write was lost.
+		return privilegesState{h: p.reportDrift(key, m.revoked, msg)}
 	}
 	return privilegesState{h: ready(pgv1.ReasonPrivilegesIsolated, msg)}
 }
 
-// declaresPrivileges: d declares schemas or roles, so its privileges are
-// kept exact, read and planned on every pass. A database that declares
-// neither is granted once per generation and costs no SQL on a resync.
-func declaresPrivileges(d pgv1.DatabaseSpec) bool {
-	return len(d.Schemas) > 0 || len(d.Roles) > 0
+// reportDrift is the condition reporting revoked as drift after msg,
+// remembered until a stored status shows it (unreportedDrift).
+func (p *pass) reportDrift(key types.NamespacedName, revoked, msg string) health {
+	msg += "; revoked, not declared: " + revoked
+	p.deps.drift.remember(key, p.db.UID, p.db.Generation, revoked, msg)
+	return ready(pgv1.ReasonPrivilegesDriftReverted, msg)
+}
+
+// keptReport is the condition of a pass that found nothing to run: the
+// stored one, unless an earlier pass of this generation revoked drift that
+// the stored condition does not show (its status write was lost,
+// unreportedDrift), which it reports. Once the stored condition shows
+// that drift, it is forgotten.
+func (p *pass) keptReport(key types.NamespacedName, prev *metav1.Condition) health {
+	m, ok := p.deps.drift.pending(key, p.db.UID, p.db.Generation)
+	if !ok {
+		return ready(prev.Reason, prev.Message)
+	}
+	if prev.Reason == pgv1.ReasonPrivilegesDriftReverted && prev.Message == m.message {
+		p.deps.drift.clear(key)
+		return ready(prev.Reason, prev.Message)
+	}
+	return ready(pgv1.ReasonPrivilegesDriftReverted, m.message)
 }
 
 // stoppedAt is the grants stopped at database name, where the step

@@ -21,6 +21,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	name := types.NamespacedName{Namespace: key.Namespace, Name: key.Name}
 	if apierrors.IsNotFound(err) {
 		c.stale.clear(name)
+		c.drift.clear(name)
 		c.expect.Forget(name)
 		return workqueue.Result{}, nil // children go with their owner references
 	}

@@ -1,5 +1,12 @@
 package grantplan
 
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
 // CatalogQuery is the one read a plan needs, run in the database it plans
 // for, with $1 the roles whose privileges are read (Want.Managed): the
 // database, every schema but the system ones, the relations and routines
@@ -59,4 +66,32 @@ func FromRows(rows []Row) Catalog {
 		}
 	}
 	return c
+}
+
+// Querier runs a query: a *pgx.Conn, a pgx.Tx, a pool.
+type Querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// Read runs CatalogQuery on q for the roles managed (Want.Managed): the
+// one read the operator plans from, and the one `kubectl setpoint explain
+// --privileges` shows. The caller bounds it with ctx.
+func Read(ctx context.Context, q Querier, managed []string) (Catalog, error) {
+	rows, err := q.Query(ctx, CatalogQuery, managed)
+	if err != nil {
+		return Catalog{}, fmt.Errorf("read privileges: %w", err)
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		var g Row
+		if err := rows.Scan(&g.Type, &g.Kind, &g.Schema, &g.Name, &g.Args, &g.Owner, &g.Grantee, &g.Privilege, &g.Grantable); err != nil {
+			return Catalog{}, fmt.Errorf("read privileges: %w", err)
+		}
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return Catalog{}, fmt.Errorf("read privileges: %w", err)
+	}
+	return FromRows(out), nil
 }

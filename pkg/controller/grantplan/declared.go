@@ -141,3 +141,10 @@ func uniq(xs ...string) []string {
 	}
 	return out
 }
+
+// KeptExact: d declares schemas or roles, so its privileges are kept
+// exact, read and planned on every pass. A database that declares
+// neither is granted once per generation and costs no SQL on a resync.
+func KeptExact(d pgv1.DatabaseSpec) bool {
+	return len(d.Schemas) > 0 || len(d.Roles) > 0
+}

@@ -146,6 +146,37 @@ type Result struct {
 	// declared (removed from the spec, or made by hand): left in place,
 	// with their data.
 	Kept []string
+	// Lines are, per role and object (or default privilege), what the
+	// spec declares, what the catalog shows held and what the plan does
+	// about the difference: what `kubectl setpoint explain --privileges`
+	// shows. A line on an object a role setpoint did not create owns is
+	// LeftAlone.
+	Lines []Line
+}
+
+// Line is one role's privileges on one object, or one default privilege
+// it gets, as Plan compared them.
+type Line struct {
+	Role string `json:"role"`
+	// On names the object as a GRANT does (TABLE "s"."t"), or the default
+	// privilege (DEFAULT FOR ROLE "o" IN SCHEMA "s" ON TABLES).
+	On       string   `json:"on"`
+	Declared []string `json:"declared,omitempty"`
+	Held     []string `json:"held,omitempty"`
+	// Grant, Revoke and RevokeOption are what the plan grants, revokes,
+	// and revokes the grant option of.
+	Grant        []string `json:"grant,omitempty"`
+	Revoke       []string `json:"revoke,omitempty"`
+	RevokeOption []string `json:"revokeGrantOption,omitempty"`
+	// LeftAlone: the object's owner is not a role of setpoint's, so
+	// nothing is granted or revoked on it, declared or held.
+	LeftAlone bool `json:"leftAlone,omitempty"`
+}
+
+// Differs: the plan grants or revokes something on the line, or it is
+// left alone while what is held is not what is declared.
+func (l Line) Differs() bool {
+	return len(l.Grant)+len(l.Revoke)+len(l.RevokeOption) > 0 || (l.LeftAlone && !slices.Equal(l.Declared, l.Held))
 }
 
 // Plan is the statements that give every role of w.Roles exactly what w
@@ -202,8 +233,10 @@ func Plan(w Want, c Catalog) Result {
 		}
 	}
 
-	// What is declared, per object and role.
+	// What is declared, per object and role; foreign holds what is
+	// declared and held on objects others own, reported and left alone.
 	want := map[string]*entry{}
+	foreignWant, foreignHeld := map[string]*entry{}, map[string]*entry{}
 	skipped := map[string]bool{}
 	skip := func(msg string) {
 		if !skipped[msg] {
@@ -214,6 +247,10 @@ func Plan(w Want, c Catalog) Result {
 	add := func(o Object, role string, privs []string) {
 		if !managed[o.Owner] {
 			skip(fmt.Sprintf("%s is owned by %s, not a role of setpoint's", o.sql(), ident(o.Owner)))
+			e := at(foreignWant, o, role)
+			for _, p := range privs {
+				e.privs[p] = false
+			}
 			return
 		}
 		if o.Owner == role {
@@ -264,6 +301,9 @@ func Plan(w Want, c Catalog) Result {
 				h.Owner = s.Owner // its owner once the plan has run
 			}
 		}
+		if exact[h.Grantee] && !managed[h.Owner] && h.Grantee != h.Owner {
+			at(foreignHeld, h.Object, h.Grantee).privs[h.Privilege] = h.Grantable
+		}
 		if !exact[h.Grantee] || !managed[h.Owner] || h.Grantee == h.Owner {
 			continue
 		}
@@ -276,6 +316,8 @@ func Plan(w Want, c Catalog) Result {
 		e := cmp.Or(wt, hd)
 		on := " ON " + e.obj.sql()
 		add, take, option := diff(privsOf(wt), privsOf(hd))
+		r.Lines = append(r.Lines, Line{Role: e.role, On: e.obj.sql(), Declared: names(privsOf(wt)), Held: names(privsOf(hd)),
+			Grant: add, Revoke: take, RevokeOption: option})
 		if len(add) > 0 {
 			grants = append(grants, "GRANT "+strings.Join(add, ", ")+on+" TO "+ident(e.role))
 		}
@@ -292,10 +334,26 @@ func Plan(w Want, c Catalog) Result {
 			}
 		}
 	}
+	for _, k := range sortedKeys(foreignWant, foreignHeld) {
+		wt, hd := foreignWant[k], foreignHeld[k]
+		e := cmp.Or(wt, hd)
+		r.Lines = append(r.Lines, Line{Role: e.role, On: e.obj.sql(), Declared: names(privsOf(wt)), Held: names(privsOf(hd)), LeftAlone: true})
+	}
 	r.Statements = append(r.Statements, grants...)
 	r.Statements = append(r.Statements, revokes...)
 	r.Statements = append(r.Statements, planDefaults(w, c, managed, exact, owner, &r)...)
 	return r
+}
+
+// names are the privileges of privs in privilegeOrder.
+func names(privs map[string]bool) []string {
+	var out []string
+	for _, p := range privilegeOrder {
+		if _, ok := privs[p]; ok {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // planDefaults is the ALTER DEFAULT PRIVILEGES statements of the plan:
@@ -351,6 +409,8 @@ func planDefaults(w Want, c Catalog, managed, exact map[string]bool, owner func(
 			h = hd.privs
 		}
 		add, take, option := diff(w, h)
+		r.Lines = append(r.Lines, Line{Role: d.Grantee, On: "DEFAULT FOR ROLE " + ident(d.Owner) + inSchema(d.Schema) + on,
+			Declared: names(w), Held: names(h), Grant: add, Revoke: take, RevokeOption: option})
 		if len(add) > 0 {
 			grants = append(grants, head+" GRANT "+strings.Join(add, ", ")+on+" TO "+ident(d.Grantee))
 		}

@@ -421,3 +421,26 @@ func equal(t *testing.T, what string, got, want []string) {
 		t.Errorf("%s:\n got  %s\n want %s", what, strings.Join(got, "\n      "), strings.Join(want, "\n      "))
 	}
 }
+
+// Lines compare every declared or held privilege; on a converged
+// database none differs, and a hand-made grant differs by what the plan
+// revokes.
+func TestLinesShowWhatThePlanDoes(t *testing.T) {
+	t.Parallel()
+	w := Declared(shop(), shopNames)
+	if r := Plan(w, converged()); len(r.Lines) == 0 || slices.ContainsFunc(r.Lines, Line.Differs) {
+		t.Errorf("converged lines %+v: want some, none differing", r.Lines)
+	}
+	c := converged()
+	c.Held = append(c.Held, held(tbl("billing", "invoices", "shop_migrator"), "shop_app", "DELETE")...)
+	r := Plan(w, c)
+	i := slices.IndexFunc(r.Lines, Line.Differs)
+	if i < 0 {
+		t.Fatalf("no line differs: %+v", r.Lines)
+	}
+	l := r.Lines[i]
+	if l.Role != "shop_app" || l.On != `TABLE "billing"."invoices"` || !slices.Equal(l.Revoke, []string{"DELETE"}) ||
+		!slices.Equal(l.Declared, []string{"SELECT", "INSERT"}) || !slices.Equal(l.Held, []string{"SELECT", "INSERT", "DELETE"}) {
+		t.Errorf("line %+v", l)
+	}
+}

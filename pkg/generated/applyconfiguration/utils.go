@@ -166,6 +166,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.TopologySpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TopologyStatus"):
 		return &postgresv1alpha1.TopologyStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TopologyStreaming"):
+		return &postgresv1alpha1.TopologyStreamingApplyConfiguration{}
 
 		// Group=postgresql.cnpg.io, Version=v1
 	case cnpgv1.SchemeGroupVersion.WithKind("AffinityConfiguration"):

@@ -158,6 +158,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyPeer":                schema_pkg_apis_postgres_v1alpha1_TopologyPeer(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologySpec":                schema_pkg_apis_postgres_v1alpha1_TopologySpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyStatus":              schema_pkg_apis_postgres_v1alpha1_TopologyStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyStreaming":           schema_pkg_apis_postgres_v1alpha1_TopologyStreaming(ref),
 		v1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                                  schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
 		v1.Affinity{}.OpenAPIModelName():                                                          schema_k8sio_api_core_v1_Affinity(ref),
 		v1.AppArmorProfile{}.OpenAPIModelName():                                                   schema_k8sio_api_core_v1_AppArmorProfile(ref),
@@ -2431,7 +2432,7 @@ func schema_pkg_apis_cnpg_v1_ExternalCluster(ref common.ReferenceCallback) commo
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "ExternalCluster is another cluster's backups, reached through a plugin (barman-cloud: parameters barmanObjectName and serverName).",
+				Description: "ExternalCluster is another cluster's backups, reached through a plugin (barman-cloud: parameters barmanObjectName and serverName), and, for a replica that streams, its server: libpq connectionParameters and the client certificate, key and root CA, each a key of a Secret in the Cluster's namespace.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"name": {
@@ -2446,12 +2447,41 @@ func schema_pkg_apis_cnpg_v1_ExternalCluster(ref common.ReferenceCallback) commo
 							Ref: ref("github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration"),
 						},
 					},
+					"connectionParameters": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"sslCert": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(v1.SecretKeySelector{}.OpenAPIModelName()),
+						},
+					},
+					"sslKey": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(v1.SecretKeySelector{}.OpenAPIModelName()),
+						},
+					},
+					"sslRootCert": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(v1.SecretKeySelector{}.OpenAPIModelName()),
+						},
+					},
 				},
 				Required: []string{"name"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration"},
+			"github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1.PluginConfiguration", v1.SecretKeySelector{}.OpenAPIModelName()},
 	}
 }
 
@@ -4340,7 +4370,7 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseRoleSpec(ref common.ReferenceCall
 				Properties: map[string]spec.Schema{
 					"name": {
 						SchemaProps: spec.SchemaProps{
-							Description: "name of the role within the database: the role is <database>_<name>. rw and ro name the fixed roles; admin, the owner, holds every privilege on what it owns and takes no grants.",
+							Description: "name of the role within the database: the role is <database>_<name>. rw and ro name the fixed roles; admin, the owner, holds every privilege on what it owns and takes no grants. A login role is named in the connection ConfigMap as the fixed roles are (<name>-user, <name>-secret), so ca, whose ca-secret names the server's CA there, is refused.",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
@@ -6095,6 +6125,12 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresHealth(ref common.ReferenceCallba
 							Format:      "int64",
 						},
 					},
+					"lastReplayedAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastReplayedAt is the commit time of the last transaction this cluster replayed from its source, while it is a replica cluster (pg_last_xact_replay_timestamp); absent on a primary. It moves only when the source commits. Recorded with the other figures, not at every sample: the metric setpoint_postgres_last_replay_timestamp_seconds follows each sample.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
 					"synchronousRequired": {
 						SchemaProps: spec.SchemaProps{
 							Description: "synchronousRequired is how many standbys each commit waits for now, read from the primary's synchronous_standby_names; absent when replication is asynchronous.",
@@ -6526,10 +6562,18 @@ func schema_pkg_apis_postgres_v1alpha1_TopologyPeer(ref common.ReferenceCallback
 							Format:      "",
 						},
 					},
+					"streaming": {
+						SchemaProps: spec.SchemaProps{
+							Description: "streaming lets a replica of this peer also stream its WAL from the peer's primary, as Postgres's streaming replication, for a lag of seconds instead of the archive's (a WAL segment, or archive_timeout). The archive stays: the replica bootstraps from the peer's backups and falls back to the archive whenever the stream is down. It needs a network path from this site to the peer's read-write Service, which the platform opens.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyStreaming"),
+						},
+					},
 				},
 				Required: []string{"name"},
 			},
 		},
+		Dependencies: []string{
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyStreaming"},
 	}
 }
 
@@ -6620,6 +6664,13 @@ func schema_pkg_apis_postgres_v1alpha1_TopologyStatus(ref common.ReferenceCallba
 							Format: "",
 						},
 					},
+					"sourceStreaming": {
+						SchemaProps: spec.SchemaProps{
+							Description: "sourceStreaming is the host:port a replica also streams the source's WAL from (topology.peers[].streaming); empty when it replays the archive alone. Whether the stream is up now is Postgres's answer, in the metric setpoint_postgres_wal_receiver_streaming.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"timeline": {
 						SchemaProps: spec.SchemaProps{
 							Description: "timeline is the Postgres timeline CloudNativePG reports: a promotion starts a new one.",
@@ -6653,6 +6704,51 @@ func schema_pkg_apis_postgres_v1alpha1_TopologyStatus(ref common.ReferenceCallba
 		},
 		Dependencies: []string{
 			metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_TopologyStreaming(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TopologyStreaming is how this site reaches a peer's primary for streaming replication: CloudNativePG's own replication user (streaming_replica) with the peer's client certificate, the server verified against the peer's CA (sslmode verify-full). Both Secrets are copies of the peer's, made by the platform's tools (an external secret store, GitOps): setpoint reads neither, and writes neither.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"host": {
+						SchemaProps: spec.SchemaProps{
+							Description: "host is the peer's read-write endpoint as this site reaches it, which the peer's server certificate must name (CloudNativePG's certificate names <cluster>-rw, <cluster>-rw.<namespace> and <cluster>-rw.<namespace>.svc; a load balancer's name must be added to the peer's certificate).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"port": {
+						SchemaProps: spec.SchemaProps{
+							Description: "port is the peer's Postgres port. Default: 5432.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"certificateSecretName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "certificateSecretName names a kubernetes.io/tls Secret in this namespace holding the peer's streaming_replica client certificate and key (tls.crt, tls.key): a copy of the peer's <cluster>-replication-tls Secret (setpoint signs it with the peer's client CA).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"caSecretName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "caSecretName names a Secret in this namespace holding, in key ca.crt, the CA that signed the peer's server certificate: a copy of the peer's <cluster>-server-ca Secret, which holds no key (never copy CloudNativePG's <cluster>-ca, which holds the CA's key).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"host", "certificateSecretName", "caSecretName"},
+			},
+		},
 	}
 }
 

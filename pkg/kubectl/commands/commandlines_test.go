@@ -11,8 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/setpoint-dev/setpoint/pkg/controller/grantplan"
 )
 
 // flagValues are the values each non-boolean flag is tried with; booleans
@@ -155,7 +158,7 @@ func collect[F any](visitAll func(func(F))) []F {
 func (v variant) run(ctx context.Context, w world, psql string) (string, error) {
 	var out, errOut bytes.Buffer
 	o := &Options{Streams: genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-		Forwarder: noForward{}, Psql: psql}
+		Forwarder: noForward{}, Psql: psql, ReadCatalog: noCatalog}
 	c := w.clients()
 	o.connect = func() (*clients, error) { return c, nil }
 	root := NewRoot(o)
@@ -216,4 +219,12 @@ type noForward struct{}
 
 func (noForward) Forward(context.Context, string, string, int) (int, func(), error) {
 	return 5432, func() {}, nil
+}
+
+// noCatalog stands in for the read of privileges: a new database, its
+// owner the first role asked about, where no privilege is held, so every
+// declared one differs.
+func noCatalog(_ context.Context, _ *pgx.ConnConfig, managed []string) (grantplan.Catalog, error) {
+	return grantplan.Catalog{DatabaseOwner: managed[0],
+		Objects: []grantplan.Object{{Kind: grantplan.Schema, Name: "public", Owner: "pg_database_owner"}}}, nil
 }

@@ -19,7 +19,7 @@ type connFlags struct {
 
 func (f *connFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.database, "database", "", "the Postgres database, when the PostgresDatabase has more than one")
-	cmd.Flags().StringVar(&f.role, "role", "rw", "the role to connect as: admin, rw or ro")
+	cmd.Flags().StringVar(&f.role, "role", "rw", "the role to connect as: admin, rw, ro, or the name of a login role of the database's spec.roles (migrator)")
 	_ = cmd.RegisterFlagCompletionFunc("role", cobra.FixedCompletions([]cobra.Completion{"admin", "rw", "ro"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Flags().BoolVar(&f.pooler, "pooler", false, "through the PgBouncer pooler instead of the -rw Service")
 	cmd.Flags().BoolVar(&f.anyway, "anyway", false, "also for a PostgresDatabase that is not Ready (its role may not exist, or not be setpoint's)")

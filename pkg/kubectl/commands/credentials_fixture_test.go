@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,6 +25,7 @@ import (
 	cnpgclient "github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned/typed/cnpg/v1"
 	"github.com/setpoint-dev/setpoint/pkg/kubectl/inspect"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
+	"github.com/setpoint-dev/setpoint/pkg/pki"
 )
 
 const fixtureNamespace = "default"
@@ -79,8 +81,7 @@ func fixture(clusterUnmet, databaseUnmet []metav1.Condition) []runtime.Object {
 		secret(naming.SuperuserSecret("shop"), "postgres", "superuser-Pw@1/ö&<su>"),
 		secret(naming.MonitorSecret("shop"), "setpoint_monitor", "monitor-Pw@2/ö&<mon>"),
 		&corev1.Secret{ObjectMeta: fixtureMeta(naming.CASecret("shop")), Data: map[string][]byte{
-			"ca.crt": []byte("-----BEGIN CERTIFICATE-----\npublic\n"),
-			"ca.key": []byte("-----BEGIN EC PRIVATE KEY-----\nca-private-key-3\n")}})
+			"ca.crt": fixtureCA.CertPEM, "ca.key": fixtureCA.KeyPEM}})
 	objs = append(objs, passwordDatabase(databaseUnmet)...)
 	objs = append(objs, pods()...)
 	return append(objs, certificateDatabase(databaseUnmet)...)
@@ -171,12 +172,24 @@ func certificateDatabase(unmetConds []metav1.Condition) []runtime.Object {
 	for _, r := range inspect.RolesOf("shop-certs", spec) {
 		certSecret := naming.ClientCertSecret(naming.RoleObject("shop", r.Name))
 		cm.Data[r.Kind+"-user"], cm.Data[r.Kind+"-cert-secret"] = r.Name, certSecret
-		objs = append(objs, &corev1.Secret{ObjectMeta: fixtureMeta(certSecret), Data: map[string][]byte{
-			"tls.crt": []byte("-----BEGIN CERTIFICATE-----\n" + r.Name + "\n"),
-			"tls.key": []byte("-----BEGIN EC PRIVATE KEY-----\nclient-key-of-" + r.Name + "\n")}})
+		crt, key, err := fixtureCA.IssueClient(r.Name, time.Now(), time.Hour)
+		if err != nil {
+			panic(err)
+		}
+		objs = append(objs, &corev1.Secret{ObjectMeta: fixtureMeta(certSecret), Data: map[string][]byte{"tls.crt": crt, "tls.key": key}})
 	}
 	return objs
 }
+
+// fixtureCA is the cluster's server CA, and issues the client
+// certificates: real ones, which privileges parses.
+var fixtureCA = func() *pki.Authority {
+	a, err := pki.NewAuthority("shop-ca", time.Now(), time.Hour)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}()
 
 // connectionData is the ConfigMap setpoint publishes for PostgresDatabase
 // db: controlled by it.

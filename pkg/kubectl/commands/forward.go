@@ -17,12 +17,32 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
+
+	"github.com/setpoint-dev/setpoint/pkg/kubectl/inspect"
 )
 
 // Forwarder opens a local port that reaches port of Service service in
 // namespace; stop closes it.
 type Forwarder interface {
 	Forward(ctx context.Context, namespace, service string, port int) (local int, stop func(), err error)
+}
+
+// forward opens a local port to the connection's Service (its host and
+// port), through o.Forwarder or the API server.
+func (o *Options) forward(ctx context.Context, c *clients, conn *inspect.Connection) (local int, stop func(), err error) {
+	service, namespace, err := serviceOf(conn.Host)
+	if err != nil {
+		return 0, nil, err
+	}
+	port, err := strconv.Atoi(conn.Port)
+	if err != nil {
+		return 0, nil, fmt.Errorf("port %q: %w", conn.Port, err)
+	}
+	fw := o.Forwarder
+	if fw == nil {
+		fw = apiForwarder{config: c.config, kube: c.kube, log: o.Streams.ErrOut}
+	}
+	return fw.Forward(ctx, namespace, service, port)
 }
 
 // apiForwarder port-forwards through the API server (pods/portforward,

@@ -46,19 +46,7 @@ func newPsql(o *Options) *cobra.Command {
 // Service's name (checked against the certificate, sslmode from the
 // ConfigMap), PGHOSTADDR the local end of the forward.
 func (o *Options) psql(ctx context.Context, c *clients, conn *inspect.Connection, files map[string][]byte, extra []string) error {
-	service, namespace, err := serviceOf(conn.Host)
-	if err != nil {
-		return err
-	}
-	port, err := strconv.Atoi(conn.Port)
-	if err != nil {
-		return fmt.Errorf("port %q: %w", conn.Port, err)
-	}
-	fw := o.Forwarder
-	if fw == nil {
-		fw = apiForwarder{config: c.config, kube: c.kube, log: o.Streams.ErrOut}
-	}
-	local, stop, err := fw.Forward(ctx, namespace, service, port)
+	local, stop, err := o.forward(ctx, c, conn)
 	if err != nil {
 		return err
 	}

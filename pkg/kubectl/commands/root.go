@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/setpoint-dev/setpoint/pkg/controller/grantplan"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	"github.com/setpoint-dev/setpoint/pkg/kubectl/inspect"
 )
@@ -24,6 +26,10 @@ type Options struct {
 	Forwarder Forwarder
 	// Psql is the psql binary; default "psql" from PATH.
 	Psql string
+	// ReadCatalog reads a database's privileges (privileges) in the
+	// session cfg opens, through the forward; default: grantplan.Read in
+	// a read-only transaction.
+	ReadCatalog func(ctx context.Context, cfg *pgx.ConnConfig, managed []string) (grantplan.Catalog, error)
 
 	flags *genericclioptions.ConfigFlags
 	// connect makes the clients; nil reads them from the kubectl flags.
@@ -49,7 +55,7 @@ func NewRoot(o *Options) *cobra.Command {
 	root.SetOut(o.Streams.Out)
 	root.SetErr(o.Streams.ErrOut)
 	o.flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newStatus(o), newExplain(o), newConn(o), newPsql(o), newRotate(o), newBackup(o), newRestore(o), newReport(o), newLogs(o), newRestart(o), newPromote(o))
+	root.AddCommand(newStatus(o), newExplain(o), newConn(o), newPsql(o), newPrivileges(o), newRotate(o), newBackup(o), newRestore(o), newReport(o), newLogs(o), newRestart(o), newPromote(o))
 	o.addCompletion(root)
 	return root
 }

@@ -41,16 +41,31 @@ type Connection struct {
 // certificate Secret.
 type roleKey struct{ user, secret, cert string }
 
-var roleKeys = map[string]roleKey{
-	"admin": {naming.KeyAdminUser, naming.KeyAdminSecret, naming.KeyAdminCertSecret},
-	"rw":    {naming.KeyRWUser, naming.KeyRWSecret, naming.KeyRWCertSecret},
-	"ro":    {naming.KeyROUser, naming.KeyROSecret, naming.KeyROCertSecret},
+// keysOf are the ConfigMap keys of role (admin, rw, ro or a login role of
+// spec.roles) of database d, or why d has no connection for it.
+func keysOf(pgdb string, d pgv1.DatabaseSpec, role string) (roleKey, error) {
+	var names []string
+	for _, r := range RolesOf(pgdb, d) {
+		if r.Secret == "" {
+			continue // a group: no login, no connection
+		}
+		if r.Kind == role {
+			user, secret, cert := naming.RoleKeys(role)
+			return roleKey{user, secret, cert}, nil
+		}
+		names = append(names, r.Kind)
+	}
+	hint := ""
+	if role == "ro" {
+		hint = " (readOnlyRole: true adds ro)"
+	}
+	return roleKey{}, fmt.Errorf("role %q: database %s has no such login role%s; it has %v", role, d.Name, hint, names)
 }
 
 // ConnectionOptions choose the role and the service.
 type ConnectionOptions struct {
 	Database string // the Postgres database; "" when the object has one
-	Role     string // admin, rw or ro
+	Role     string // admin, rw, ro or a login role of spec.roles
 	Pooler   bool   // the PgBouncer pooler's host instead of the -rw Service
 	// WithPassword reads the password from the role's Secret (a role that
 	// logs in by certificate has none).
@@ -87,10 +102,6 @@ func usable(db *pgv1.PostgresDatabase) error {
 // name. It reads the ConfigMap setpoint writes, so it shows what
 // applications see, not a second derivation of it.
 func (r Reader) Connection(ctx context.Context, name string, o ConnectionOptions) (*Connection, error) {
-	keys, ok := roleKeys[o.Role]
-	if !ok {
-		return nil, fmt.Errorf("role %q: want admin, rw or ro", o.Role)
-	}
 	db, err := r.PG.PostgresV1alpha1().PostgresDatabases(r.Namespace).Get(ctx, name, getOpts)
 	if err != nil {
 		return nil, fmt.Errorf("get PostgresDatabase %s/%s: %w", r.Namespace, name, err)
@@ -101,6 +112,10 @@ func (r Reader) Connection(ctx context.Context, name string, o ConnectionOptions
 		}
 	}
 	spec, err := pickDatabase(db, o.Database)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := keysOf(db.Name, spec, o.Role)
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func TestConnectionShowPasswordEscapes(t *testing.T) {
 func TestConnectionErrors(t *testing.T) {
 	db, cm, sec := connObjects()
 	r := reader(db, cm, sec)
-	for role, want := range map[string]string{"ro": "readOnlyRole", "owner": "want admin, rw or ro"} {
+	for role, want := range map[string]string{"ro": "readOnlyRole", "owner": "no such login role; it has [admin rw]"} {
 		_, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: role, WithPassword: true})
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "p@ss") {
 			t.Errorf("role %s: error %v, want one with %q", role, err, want)
@@ -99,7 +99,8 @@ func TestConnectionByCertificate(t *testing.T) {
 	if _, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: "rw", Pooler: true}); err == nil || !strings.Contains(err.Error(), "PgBouncer logs in to Postgres with passwords") {
 		t.Errorf("--pooler by certificate: %v", err)
 	}
-	if _, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: "ro"}); err == nil || !strings.Contains(err.Error(), "ro-cert-secret") {
+	db.Spec.Databases[0].ReadOnlyRole = true // declared, its certificate not published yet
+	if _, err := reader(db, cm, cert).Connection(t.Context(), "shop-app", ConnectionOptions{Role: "ro"}); err == nil || !strings.Contains(err.Error(), "ro-cert-secret") {
 		t.Errorf("a role without a certificate: %v", err)
 	}
 	if _, _, err := r.ClientCertificate(t.Context(), &Connection{CertSecret: "shop.order-items-admin-client-cert"}); err == nil {
@@ -123,5 +124,33 @@ func TestConnectionOfADatabaseNotReadyIsRefused(t *testing.T) {
 	c, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: "rw", Anyway: true})
 	if err != nil || c.User != "order_items_rw" {
 		t.Fatalf("Connection anyway: %+v, %v", c, err)
+	}
+}
+
+// An extra login role of spec.roles connects by its name, from its keys
+// in the ConfigMap (<name>-user, <name>-secret); a group, without login,
+// has no connection.
+func TestConnectionOfAnExtraRole(t *testing.T) {
+	db, cm, _ := connObjects()
+	db.Spec.Databases[0].Roles = []pgv1.DatabaseRoleSpec{{Name: "migrator", Login: ptr(true)}, {Name: "analytics"}}
+	cm.Data["migrator-user"], cm.Data["migrator-secret"] = "order_items_migrator", "shop-app-order-items-migrator"
+	sec := &corev1.Secret{ObjectMeta: meta("shop-app-order-items-migrator", 0),
+		Data: map[string][]byte{"username": []byte("order_items_migrator"), "password": []byte("m1gr@tor")}}
+	r := reader(db, cm, sec)
+	c, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: "migrator", WithPassword: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.User != "order_items_migrator" || c.Secret != "shop-app-order-items-migrator" || c.Password != "m1gr@tor" {
+		t.Fatalf("connection %+v", c)
+	}
+	if _, err := r.Connection(t.Context(), "shop-app", ConnectionOptions{Role: "analytics"}); err == nil ||
+		!strings.Contains(err.Error(), "no such login role; it has [admin rw migrator]") {
+		t.Errorf("a group: %v", err)
+	}
+	// Declared, not yet published (its Secret not resolved): the ConfigMap says so.
+	delete(cm.Data, "migrator-secret")
+	if _, err := reader(db, cm, sec).Connection(t.Context(), "shop-app", ConnectionOptions{Role: "migrator"}); err == nil || !strings.Contains(err.Error(), "migrator-secret") {
+		t.Errorf("unpublished: %v", err)
 	}
 }

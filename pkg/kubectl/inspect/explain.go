@@ -33,6 +33,9 @@ type Explanation struct {
 	// failed, whether or not the cluster is Ready.
 	Upgrade *Upgrade     `json:"upgrade,omitempty"`
 	Cluster *Explanation `json:"cluster,omitempty"`
+	// Privileges compares each role's privileges with the spec's, per
+	// database: explain --privileges of a Ready PostgresDatabase.
+	Privileges []Privileges `json:"privileges,omitempty"`
 }
 
 // Cause is a child object and what its own status says.

@@ -45,6 +45,9 @@ type InstancesReport struct {
 	// sampled (status.postgres); absent without standbys or samples.
 	ReplicationLagBytes *int64       `json:"replicationLagBytes,omitempty"`
 	SampledAt           *metav1.Time `json:"sampledAt,omitempty"`
+	// LastReplayedAt is the commit time a replica cluster last replayed
+	// from its source (status.postgres); absent on a primary.
+	LastReplayedAt *metav1.Time `json:"lastReplayedAt,omitempty"`
 }
 
 // PoolerReport is the PgBouncer poolers setpoint runs for the cluster.
@@ -130,7 +133,7 @@ func instances(in ClusterInputs) InstancesReport {
 	r := InstancesReport{Desired: int(in.Cluster.Status.Instances), Ready: int(in.Cluster.Status.ReadyInstances),
 		Primary: in.Cluster.Status.CurrentPrimary}
 	if p := in.Cluster.Status.Postgres; p != nil {
-		r.ReplicationLagBytes, r.SampledAt = p.ReplicationLagBytes, p.SampledAt.DeepCopy()
+		r.ReplicationLagBytes, r.SampledAt, r.LastReplayedAt = p.ReplicationLagBytes, p.SampledAt.DeepCopy(), p.LastReplayedAt.DeepCopy()
 	}
 	if in.CNPG == nil {
 		return r

@@ -123,3 +123,23 @@ func TestWriteClusterReport(t *testing.T) {
 		t.Errorf("marks wrong:\n%s", text)
 	}
 }
+
+// A replica cluster's report says how old the last replayed commit was
+// when the collector sampled it, and carries it in JSON.
+func TestClusterReportOfAReplica(t *testing.T) {
+	t.Parallel()
+	in := reportInputs()
+	sampled := in.Cluster.Status.Postgres.SampledAt
+	in.Cluster.Status.Postgres = &pgv1.PostgresHealth{SampledAt: sampled, LastReplayedAt: &metav1.Time{Time: sampled.Add(-2 * time.Minute)}}
+	r := BuildClusterReport(in)
+	if r.Instances.LastReplayedAt == nil || !r.Instances.LastReplayedAt.Equal(in.Cluster.Status.Postgres.LastReplayedAt) {
+		t.Errorf("lastReplayedAt %v, want %v", r.Instances.LastReplayedAt, in.Cluster.Status.Postgres.LastReplayedAt)
+	}
+	var out strings.Builder
+	if err := WriteClusterReport(&out, r, sampled.Add(30*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if want := "last replayed a commit of 2m ago on the source (sampled 30s ago)"; !strings.Contains(strings.Join(strings.Fields(out.String()), " "), want) {
+		t.Errorf("report lacks %q:\n%s", want, out.String())
+	}
+}

@@ -64,6 +64,9 @@ func writeInstances(p printer, in InstancesReport, now time.Time) {
 	case in.SampledAt != nil:
 		p("  replication lag\tno standby streaming (sampled %s ago)", age(now, *in.SampledAt))
 	}
+	if in.LastReplayedAt != nil && in.SampledAt != nil {
+		p("  last replayed\ta commit of %s ago on the source (sampled %s ago)", age(in.SampledAt.Time, *in.LastReplayedAt), age(now, *in.SampledAt))
+	}
 }
 
 func writePooler(p printer, pl PoolerReport) {

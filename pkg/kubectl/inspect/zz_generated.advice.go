@@ -21,6 +21,7 @@ var reasons = []reasonAdvice{
 	{"ReasonParameterNotAllowed", pgv1.ReasonParameterNotAllowed, pgv1.ConditionReady, "CloudNativePG manages that parameter: remove it from postgresqlConfig (in the cluster or its class)"},
 	{"ReasonRestoreTargetInFuture", pgv1.ReasonRestoreTargetInFuture, pgv1.ConditionReady, "spec.restore is immutable, so delete the PostgresCluster and create it again with a restore.targetTime in the past, or without one"},
 	{"ReasonDowngradeRefused", pgv1.ReasonDowngradeRefused, pgv1.ConditionReady, "set postgresVersion back to the running major version or higher, in the cluster or its class"},
+	{"ReasonImageMajorMismatch", pgv1.ReasonImageMajorMismatch, pgv1.ConditionReady, "give imageName a tag of the postgresVersion major, or set the major in imageName alone (remove postgresVersion), or use an image catalog, whose image follows postgresVersion"},
 	{"ReasonStorageShrinkRefused", pgv1.ReasonStorageShrinkRefused, pgv1.ConditionReady, "set storage.size back to the volumes' size or more, in the cluster or its class"},
 	{"ReasonAutoGrowLimitMissing", pgv1.ReasonAutoGrowLimitMissing, pgv1.ConditionReady, "set storage.autoGrow.limit (in the cluster or its class), or disable storage.autoGrow"},
 	{"ReasonAutoGrowInvalid", pgv1.ReasonAutoGrowInvalid, pgv1.ConditionReady, "fix the storage.autoGrow setting the message names, in the cluster or its class"},

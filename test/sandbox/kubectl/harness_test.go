@@ -3,11 +3,8 @@ package kubectl_test
 import (
 	"bytes"
 	"context"
-	"io"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +17,6 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/generated/clientset/versioned"
 	"github.com/setpoint-dev/setpoint/pkg/kubectl/commands"
-	"github.com/setpoint-dev/setpoint/pkg/postgres"
 	"github.com/setpoint-dev/setpoint/test/envtest"
 	"github.com/setpoint-dev/setpoint/test/sandbox/internal/sandbox"
 )
@@ -86,7 +82,7 @@ type result struct {
 
 // run runs `kubectl setpoint CMD --kubeconfig … -n default ARGS` in process,
 // with the real flag parsing, clients and commands; opts may replace the
-// forwarder and psql (see hostMapForwarder).
+// forwarder and psql (see testkit.HostMapForwarder).
 func (w *world) run(t *testing.T, opts *commands.Options, args ...string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
@@ -102,45 +98,3 @@ func (w *world) run(t *testing.T, opts *commands.Options, args ...string) result
 	return result{out: out.String(), errOut: errOut.String(), err: err}
 }
 
-// hostMapForwarder stands in for the API server's port-forward, which
-// needs a kubelet the sandbox does not have: it listens on loopback and
-// relays to where the stand-in's host map says the Service's Postgres is.
-type hostMapForwarder struct {
-	hosts    *postgres.HostMap
-	services []string // Services it was asked for, "<ns>/<name>:<port>"
-}
-
-func (f *hostMapForwarder) Forward(ctx context.Context, namespace, service string, port int) (int, func(), error) {
-	f.services = append(f.services, namespace+"/"+service+":"+itoa(port))
-	to, err := f.hosts.Resolve(service + "." + namespace + ".svc:" + itoa(port))
-	if err != nil {
-		return 0, nil, err
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, nil, err
-	}
-	go relay(l, to)
-	return l.Addr().(*net.TCPAddr).Port, func() { l.Close() }, nil
-}
-
-func relay(l net.Listener, to string) {
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			defer c.Close()
-			s, err := net.Dial("tcp", to)
-			if err != nil {
-				return
-			}
-			defer s.Close()
-			go func() { _, _ = io.Copy(s, c) }()
-			_, _ = io.Copy(c, s)
-		}()
-	}
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -21,6 +21,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/kubectl/commands"
 	"github.com/setpoint-dev/setpoint/pkg/kubectl/inspect"
 	"github.com/setpoint-dev/setpoint/pkg/postgres"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // One sandbox for every command: starting it costs most of the test.
@@ -174,7 +175,7 @@ func (w *world) testPsql(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Fatalf("psql is not installed: %v", err)
 	}
-	fw := &hostMapForwarder{hosts: postgres.NewHostMap(w.sb.HostMapPath)}
+	fw := &testkit.HostMapForwarder{Hosts: postgres.NewHostMap(w.sb.HostMapPath)}
 	res := w.run(t, &commands.Options{Forwarder: fw}, "psql", "shop-app", "--database", "catalog", "--role", "admin",
 		"--", "-XAtc", "select current_user || ' ' || current_database() || ' ' || (select ssl from pg_stat_ssl where pid = pg_backend_pid())")
 	if res.err != nil {
@@ -183,8 +184,8 @@ func (w *world) testPsql(t *testing.T) {
 	if got := strings.TrimSpace(res.out); got != "catalog_admin catalog true" {
 		t.Fatalf("psql printed %q, want \"catalog_admin catalog true\"", got)
 	}
-	if len(fw.services) != 1 || fw.services[0] != "default/shop-rw:5432" {
-		t.Fatalf("forwarded %v, want default/shop-rw:5432", fw.services)
+	if s := fw.Services(); len(s) != 1 || s[0] != "default/shop-rw:5432" {
+		t.Fatalf("forwarded %v, want default/shop-rw:5432", s)
 	}
 	// psql's command line holds only the arguments given after --; the
 	// password is in its environment (a script in psql's place shows both).

@@ -1,5 +1,7 @@
 package v1
 
+import corev1 "k8s.io/api/core/v1"
+
 // BootstrapConfiguration says how a new Cluster gets its data. setpoint
 // sets only recovery; without bootstrap CNPG runs initdb.
 type BootstrapConfiguration struct {
@@ -21,8 +23,15 @@ type RecoveryTarget struct {
 }
 
 // ExternalCluster is another cluster's backups, reached through a plugin
-// (barman-cloud: parameters barmanObjectName and serverName).
+// (barman-cloud: parameters barmanObjectName and serverName), and, for a
+// replica that streams, its server: libpq connectionParameters and the
+// client certificate, key and root CA, each a key of a Secret in the
+// Cluster's namespace.
 type ExternalCluster struct {
-	Name                string               `json:"name"`
-	PluginConfiguration *PluginConfiguration `json:"plugin,omitempty"`
+	Name                 string                    `json:"name"`
+	PluginConfiguration  *PluginConfiguration      `json:"plugin,omitempty"`
+	ConnectionParameters map[string]string         `json:"connectionParameters,omitempty"`
+	SSLCert              *corev1.SecretKeySelector `json:"sslCert,omitempty"`
+	SSLKey               *corev1.SecretKeySelector `json:"sslKey,omitempty"`
+	SSLRootCert          *corev1.SecretKeySelector `json:"sslRootCert,omitempty"`
 }

@@ -872,6 +872,28 @@ func (in *ExternalCluster) DeepCopyInto(out *ExternalCluster) {
 		*out = new(PluginConfiguration)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.ConnectionParameters != nil {
+		in, out := &in.ConnectionParameters, &out.ConnectionParameters
+		*out = make(map[string]string, len(*in))
+		for key, val := range *in {
+			(*out)[key] = val
+		}
+	}
+	if in.SSLCert != nil {
+		in, out := &in.SSLCert, &out.SSLCert
+		*out = new(corev1.SecretKeySelector)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.SSLKey != nil {
+		in, out := &in.SSLKey, &out.SSLKey
+		*out = new(corev1.SecretKeySelector)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.SSLRootCert != nil {
+		in, out := &in.SSLRootCert, &out.SSLRootCert
+		*out = new(corev1.SecretKeySelector)
+		(*in).DeepCopyInto(*out)
+	}
 	return
 }
 

@@ -79,6 +79,14 @@ type PostgresHealth struct {
 	// without standbys.
 	// +optional
 	ReplicationLagBytes *int64 `json:"replicationLagBytes,omitempty"`
+	// lastReplayedAt is the commit time of the last transaction this
+	// cluster replayed from its source, while it is a replica cluster
+	// (pg_last_xact_replay_timestamp); absent on a primary. It moves only
+	// when the source commits. Recorded with the other figures, not at
+	// every sample: the metric setpoint_postgres_last_replay_timestamp_seconds
+	// follows each sample.
+	// +optional
+	LastReplayedAt *metav1.Time `json:"lastReplayedAt,omitempty"`
 	// synchronousRequired is how many standbys each commit waits for now,
 	// read from the primary's synchronous_standby_names; absent when
 	// replication is asynchronous.

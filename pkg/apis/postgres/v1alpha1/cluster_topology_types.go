@@ -67,6 +67,57 @@ type TopologyPeer struct {
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
 	ServerName string `json:"serverName,omitempty"`
+
+	// streaming lets a replica of this peer also stream its WAL from the
+	// peer's primary, as Postgres's streaming replication, for a lag of
+	// seconds instead of the archive's (a WAL segment, or
+	// archive_timeout). The archive stays: the replica bootstraps from
+	// the peer's backups and falls back to the archive whenever the
+	// stream is down. It needs a network path from this site to the
+	// peer's read-write Service, which the platform opens.
+	// +optional
+	Streaming *TopologyStreaming `json:"streaming,omitempty"`
+}
+
+// TopologyStreaming is how this site reaches a peer's primary for
+// streaming replication: CloudNativePG's own replication user
+// (streaming_replica) with the peer's client certificate, the server
+// verified against the peer's CA (sslmode verify-full). Both Secrets are
+// copies of the peer's, made by the platform's tools (an external secret
+// store, GitOps): setpoint reads neither, and writes neither.
+type TopologyStreaming struct {
+	// host is the peer's read-write endpoint as this site reaches it,
+	// which the peer's server certificate must name (CloudNativePG's
+	// certificate names <cluster>-rw, <cluster>-rw.<namespace> and
+	// <cluster>-rw.<namespace>.svc; a load balancer's name must be added
+	// to the peer's certificate).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Host string `json:"host"`
+
+	// port is the peer's Postgres port. Default: 5432.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port *int32 `json:"port,omitempty"`
+
+	// certificateSecretName names a kubernetes.io/tls Secret in this
+	// namespace holding the peer's streaming_replica client certificate
+	// and key (tls.crt, tls.key): a copy of the peer's
+	// <cluster>-replication-tls Secret (setpoint signs it with the peer's
+	// client CA).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	CertificateSecretName string `json:"certificateSecretName"`
+
+	// caSecretName names a Secret in this namespace holding, in key
+	// ca.crt, the CA that signed the peer's server certificate: a copy of
+	// the peer's <cluster>-server-ca Secret, which holds no key (never
+	// copy CloudNativePG's <cluster>-ca, which holds the CA's key).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	CASecretName string `json:"caSecretName"`
 }
 
 // TopologyRole is where a cluster of a topology stands.
@@ -100,6 +151,12 @@ type TopologyStatus struct {
 	SourceObjectStore string `json:"sourceObjectStore,omitempty"`
 	// +optional
 	SourceServerName string `json:"sourceServerName,omitempty"`
+	// sourceStreaming is the host:port a replica also streams the
+	// source's WAL from (topology.peers[].streaming); empty when it
+	// replays the archive alone. Whether the stream is up now is
+	// Postgres's answer, in the metric setpoint_postgres_wal_receiver_streaming.
+	// +optional
+	SourceStreaming string `json:"sourceStreaming,omitempty"`
 	// timeline is the Postgres timeline CloudNativePG reports: a
 	// promotion starts a new one.
 	// +optional

@@ -187,11 +187,15 @@ type SchemaSpec struct {
 type DatabaseRoleSpec struct {
 	// name of the role within the database: the role is
 	// <database>_<name>. rw and ro name the fixed roles; admin, the owner,
-	// holds every privilege on what it owns and takes no grants.
+	// holds every privilege on what it owns and takes no grants. A login
+	// role is named in the connection ConfigMap as the fixed roles are
+	// (<name>-user, <name>-secret), so ca, whose ca-secret names the
+	// server's CA there, is refused.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=61
 	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_]*$`
 	// +kubebuilder:validation:XValidation:rule="self != 'admin'",message="admin is the database's owner: it holds every privilege on what it owns and takes no grants"
+	// +kubebuilder:validation:XValidation:rule="self != 'ca'",message="ca cannot name a role: its connection ConfigMap key ca-secret names the server's CA"
 	Name string `json:"name"`
 
 	// login lets the role log in; its password is in a Secret setpoint

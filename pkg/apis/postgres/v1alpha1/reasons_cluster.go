@@ -60,6 +60,14 @@ const (
 	// version. What to do: set postgresVersion back to the running major
 	// version or higher, in the cluster or its class.
 	ReasonDowngradeRefused = "DowngradeRefused"
+	// ReasonImageMajorMismatch means postgresVersion is set (in the
+	// cluster or its class) and imageName's tag starts with another major:
+	// the image decides what runs, so postgresVersion would say one major
+	// while Postgres runs another, and raising it would upgrade nothing.
+	// What to do: give imageName a tag of the postgresVersion major, or
+	// set the major in imageName alone (remove postgresVersion), or use an
+	// image catalog, whose image follows postgresVersion.
+	ReasonImageMajorMismatch = "ImageMajorMismatch"
 	// ReasonStorageShrinkRefused means storage.size is below the size the
 	// volumes already have: a volume cannot shrink. What to do: set
 	// storage.size back to the volumes' size or more, in the cluster or

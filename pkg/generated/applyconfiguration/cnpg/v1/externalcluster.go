@@ -18,14 +18,25 @@ limitations under the License.
 
 package v1
 
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
 // ExternalClusterApplyConfiguration represents a declarative configuration of the ExternalCluster type for use
 // with apply.
 //
 // ExternalCluster is another cluster's backups, reached through a plugin
-// (barman-cloud: parameters barmanObjectName and serverName).
+// (barman-cloud: parameters barmanObjectName and serverName), and, for a
+// replica that streams, its server: libpq connectionParameters and the
+// client certificate, key and root CA, each a key of a Secret in the
+// Cluster's namespace.
 type ExternalClusterApplyConfiguration struct {
-	Name                *string                                `json:"name,omitempty"`
-	PluginConfiguration *PluginConfigurationApplyConfiguration `json:"plugin,omitempty"`
+	Name                 *string                                `json:"name,omitempty"`
+	PluginConfiguration  *PluginConfigurationApplyConfiguration `json:"plugin,omitempty"`
+	ConnectionParameters map[string]string                      `json:"connectionParameters,omitempty"`
+	SSLCert              *corev1.SecretKeySelector              `json:"sslCert,omitempty"`
+	SSLKey               *corev1.SecretKeySelector              `json:"sslKey,omitempty"`
+	SSLRootCert          *corev1.SecretKeySelector              `json:"sslRootCert,omitempty"`
 }
 
 // ExternalClusterApplyConfiguration constructs a declarative configuration of the ExternalCluster type for use with
@@ -47,5 +58,43 @@ func (b *ExternalClusterApplyConfiguration) WithName(value string) *ExternalClus
 // If called multiple times, the PluginConfiguration field is set to the value of the last call.
 func (b *ExternalClusterApplyConfiguration) WithPluginConfiguration(value *PluginConfigurationApplyConfiguration) *ExternalClusterApplyConfiguration {
 	b.PluginConfiguration = value
+	return b
+}
+
+// WithConnectionParameters puts the entries into the ConnectionParameters field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, the entries provided by each call will be put on the ConnectionParameters field,
+// overwriting an existing map entries in ConnectionParameters field with the same key.
+func (b *ExternalClusterApplyConfiguration) WithConnectionParameters(entries map[string]string) *ExternalClusterApplyConfiguration {
+	if b.ConnectionParameters == nil && len(entries) > 0 {
+		b.ConnectionParameters = make(map[string]string, len(entries))
+	}
+	for k, v := range entries {
+		b.ConnectionParameters[k] = v
+	}
+	return b
+}
+
+// WithSSLCert sets the SSLCert field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SSLCert field is set to the value of the last call.
+func (b *ExternalClusterApplyConfiguration) WithSSLCert(value corev1.SecretKeySelector) *ExternalClusterApplyConfiguration {
+	b.SSLCert = &value
+	return b
+}
+
+// WithSSLKey sets the SSLKey field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SSLKey field is set to the value of the last call.
+func (b *ExternalClusterApplyConfiguration) WithSSLKey(value corev1.SecretKeySelector) *ExternalClusterApplyConfiguration {
+	b.SSLKey = &value
+	return b
+}
+
+// WithSSLRootCert sets the SSLRootCert field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SSLRootCert field is set to the value of the last call.
+func (b *ExternalClusterApplyConfiguration) WithSSLRootCert(value corev1.SecretKeySelector) *ExternalClusterApplyConfiguration {
+	b.SSLRootCert = &value
 	return b
 }

@@ -29,7 +29,10 @@ package v1alpha1
 type DatabaseRoleSpecApplyConfiguration struct {
 	// name of the role within the database: the role is
 	// <database>_<name>. rw and ro name the fixed roles; admin, the owner,
-	// holds every privilege on what it owns and takes no grants.
+	// holds every privilege on what it owns and takes no grants. A login
+	// role is named in the connection ConfigMap as the fixed roles are
+	// (<name>-user, <name>-secret), so ca, whose ca-secret names the
+	// server's CA there, is refused.
 	Name *string `json:"name,omitempty"`
 	// login lets the role log in; its password is in a Secret setpoint
 	// generates, <pgdb>-<database>-<name> ('_' as '-'), as for the fixed

@@ -54,6 +54,13 @@ type PostgresHealthApplyConfiguration struct {
 	// replicationLagBytes is the largest replay lag of a standby; absent
 	// without standbys.
 	ReplicationLagBytes *int64 `json:"replicationLagBytes,omitempty"`
+	// lastReplayedAt is the commit time of the last transaction this
+	// cluster replayed from its source, while it is a replica cluster
+	// (pg_last_xact_replay_timestamp); absent on a primary. It moves only
+	// when the source commits. Recorded with the other figures, not at
+	// every sample: the metric setpoint_postgres_last_replay_timestamp_seconds
+	// follows each sample.
+	LastReplayedAt *v1.Time `json:"lastReplayedAt,omitempty"`
 	// synchronousRequired is how many standbys each commit waits for now,
 	// read from the primary's synchronous_standby_names; absent when
 	// replication is asynchronous.
@@ -146,6 +153,14 @@ func (b *PostgresHealthApplyConfiguration) WithMaxConnections(value int32) *Post
 // If called multiple times, the ReplicationLagBytes field is set to the value of the last call.
 func (b *PostgresHealthApplyConfiguration) WithReplicationLagBytes(value int64) *PostgresHealthApplyConfiguration {
 	b.ReplicationLagBytes = &value
+	return b
+}
+
+// WithLastReplayedAt sets the LastReplayedAt field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LastReplayedAt field is set to the value of the last call.
+func (b *PostgresHealthApplyConfiguration) WithLastReplayedAt(value v1.Time) *PostgresHealthApplyConfiguration {
+	b.LastReplayedAt = &value
 	return b
 }
 

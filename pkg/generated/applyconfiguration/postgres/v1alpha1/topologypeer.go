@@ -37,6 +37,14 @@ type TopologyPeerApplyConfiguration struct {
 	// serverName is the peer's folder there: its
 	// status.backupStatus.serverName. Default: name.
 	ServerName *string `json:"serverName,omitempty"`
+	// streaming lets a replica of this peer also stream its WAL from the
+	// peer's primary, as Postgres's streaming replication, for a lag of
+	// seconds instead of the archive's (a WAL segment, or
+	// archive_timeout). The archive stays: the replica bootstraps from
+	// the peer's backups and falls back to the archive whenever the
+	// stream is down. It needs a network path from this site to the
+	// peer's read-write Service, which the platform opens.
+	Streaming *TopologyStreamingApplyConfiguration `json:"streaming,omitempty"`
 }
 
 // TopologyPeerApplyConfiguration constructs a declarative configuration of the TopologyPeer type for use with
@@ -66,5 +74,13 @@ func (b *TopologyPeerApplyConfiguration) WithObjectStoreName(value string) *Topo
 // If called multiple times, the ServerName field is set to the value of the last call.
 func (b *TopologyPeerApplyConfiguration) WithServerName(value string) *TopologyPeerApplyConfiguration {
 	b.ServerName = &value
+	return b
+}
+
+// WithStreaming sets the Streaming field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Streaming field is set to the value of the last call.
+func (b *TopologyPeerApplyConfiguration) WithStreaming(value *TopologyStreamingApplyConfiguration) *TopologyPeerApplyConfiguration {
+	b.Streaming = value
 	return b
 }

@@ -38,6 +38,11 @@ type TopologyStatusApplyConfiguration struct {
 	// read: the ObjectStore in this namespace and the peer's folder.
 	SourceObjectStore *string `json:"sourceObjectStore,omitempty"`
 	SourceServerName  *string `json:"sourceServerName,omitempty"`
+	// sourceStreaming is the host:port a replica also streams the
+	// source's WAL from (topology.peers[].streaming); empty when it
+	// replays the archive alone. Whether the stream is up now is
+	// Postgres's answer, in the metric setpoint_postgres_wal_receiver_streaming.
+	SourceStreaming *string `json:"sourceStreaming,omitempty"`
 	// timeline is the Postgres timeline CloudNativePG reports: a
 	// promotion starts a new one.
 	Timeline *int `json:"timeline,omitempty"`
@@ -86,6 +91,14 @@ func (b *TopologyStatusApplyConfiguration) WithSourceObjectStore(value string) *
 // If called multiple times, the SourceServerName field is set to the value of the last call.
 func (b *TopologyStatusApplyConfiguration) WithSourceServerName(value string) *TopologyStatusApplyConfiguration {
 	b.SourceServerName = &value
+	return b
+}
+
+// WithSourceStreaming sets the SourceStreaming field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SourceStreaming field is set to the value of the last call.
+func (b *TopologyStatusApplyConfiguration) WithSourceStreaming(value string) *TopologyStatusApplyConfiguration {
+	b.SourceStreaming = &value
 	return b
 }
 
