@@ -47,9 +47,12 @@ func TestSharedClusterOnRealCNPG(t *testing.T) {
 	dbA, dbB := naming.TenantPrefix(a, platform)+"orders", naming.TenantPrefix(b, platform)+"orders"
 	for ns, db := range map[string]string{a: dbA, b: dbB} {
 		for _, kind := range []string{"admin", "rw"} {
-			if _, err := kit.Login(t, platform, "shop", db, db+"_"+kind, kit.Password(t, ns, "app-orders-"+kind)); err != nil {
+			conn, err := kit.Login(t, platform, "shop", db, db+"_"+kind, kit.Password(t, ns, "app-orders-"+kind))
+			if err != nil {
 				t.Fatalf("%s's %s logging in to %s: %v", ns, kind, db, err)
 			}
+			// Closed now: CNPG cannot drop a database with sessions open.
+			_ = conn.Close(t.Context())
 		}
 	}
 	kit.DeniedEntry(t, platform, "shop", dbA, dbB+"_rw", kit.Password(t, b, "app-orders-rw"))
