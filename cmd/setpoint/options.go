@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -23,6 +24,7 @@ type options struct {
 	kubeconfig      string
 	namespace       string
 	watchNamespaces string
+	watchSelector   string
 	clusterWorkers  int
 	databaseWorkers int
 	resync          time.Duration
@@ -53,7 +55,8 @@ type options struct {
 func (o *options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "Path to a kubeconfig; empty means in-cluster configuration.")
 	fs.StringVar(&o.namespace, "namespace", "", "Cache only this namespace, for development; the operator still manages classes' class-in-use finalizer, as cluster-wide. Empty watches all namespaces. For a namespace-scoped install use --watch-namespaces.")
-	fs.StringVar(&o.watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces to watch, each with namespaced RBAC (Role and RoleBinding): the operator lists and watches only those, and only reads PostgresClusterClasses (no class-in-use finalizer). Empty watches all namespaces.")
+	fs.StringVar(&o.watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces to watch, each with namespaced RBAC (Role and RoleBinding): the operator lists and watches only those, and only reads PostgresClusterClasses (no class-in-use finalizer). Empty, without --watch-namespace-selector, watches all namespaces.")
+	fs.StringVar(&o.watchSelector, "watch-namespace-selector", "", "Label selector of further namespaces to watch, e.g. tenant=true: a namespace labelled to match is watched within seconds, without a restart, and one whose labels stop matching is no longer reconciled (nothing in it is deleted). Each needs the same namespaced RBAC as --watch-namespaces (a RoleBinding to ClusterRole setpoint-tenant, for a namespace-scoped install); cluster-wide, only Namespaces are listed and watched (metadata only). Classes are only read. Empty: off.")
 	fs.IntVar(&o.clusterWorkers, "cluster-workers", 4, "Concurrent PostgresCluster passes.")
 	fs.IntVar(&o.databaseWorkers, "database-workers", 8, "Concurrent PostgresDatabase passes.")
 	fs.DurationVar(&o.resync, "resync-period", 10*time.Minute, "How often every object is re-examined even without changes.")
@@ -90,6 +93,9 @@ func (o *options) validate() error {
 	if _, err := o.watched(); err != nil {
 		return err
 	}
+	if _, err := o.selector(); err != nil {
+		return err
+	}
 	if o.memoryReturn != 0 && o.memoryReturn < time.Second {
 		return fmt.Errorf("--memory-return-period must be 0 (off) or at least 1s")
 	}
@@ -106,6 +112,10 @@ func (o *options) config() (operator.Config, error) {
 	if err != nil {
 		return operator.Config{}, err
 	}
+	selector, err := o.selector()
+	if err != nil {
+		return operator.Config{}, err
+	}
 	var rc *rest.Config
 	if o.kubeconfig != "" {
 		rc, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
@@ -117,13 +127,14 @@ func (o *options) config() (operator.Config, error) {
 	}
 	rc.QPS, rc.Burst = float32(o.qps), o.burst
 	return operator.Config{
-		Rest:            rc,
-		Namespace:       o.namespace,
-		WatchNamespaces: watched,
-		ClusterWorkers:  o.clusterWorkers,
-		DatabaseWorkers: o.databaseWorkers,
-		Resync:          o.resync,
-		LeaderElect:     o.leaderElect,
+		Rest:                   rc,
+		Namespace:              o.namespace,
+		WatchNamespaces:        watched,
+		WatchNamespaceSelector: selector,
+		ClusterWorkers:         o.clusterWorkers,
+		DatabaseWorkers:        o.databaseWorkers,
+		Resync:                 o.resync,
+		LeaderElect:            o.leaderElect,
 		LeaderElection: leaderelection.Config{
 			Namespace: o.leNamespace, Name: o.leName, Identity: o.leIdentity,
 			LeaseDuration: o.leaseDuration, RenewDeadline: o.renewDeadline, RetryPeriod: o.retryPeriod,
@@ -164,4 +175,24 @@ func (o *options) watched() ([]string, error) {
 		out = append(out, ns)
 	}
 	return out, nil
+}
+
+// selector parses --watch-namespace-selector; nil when unset. A selector
+// that matches every namespace is refused: that is a cluster-wide install
+// (leave both flags empty), with none of a namespaced one's limits.
+func (o *options) selector() (labels.Selector, error) {
+	if o.watchSelector == "" {
+		return nil, nil
+	}
+	if o.namespace != "" {
+		return nil, fmt.Errorf("--namespace and --watch-namespace-selector exclude each other")
+	}
+	sel, err := labels.Parse(o.watchSelector)
+	if err != nil {
+		return nil, fmt.Errorf("--watch-namespace-selector: %w", err)
+	}
+	if sel.Empty() {
+		return nil, fmt.Errorf("--watch-namespace-selector %q selects every namespace: leave it empty for a cluster-wide install", o.watchSelector)
+	}
+	return sel, nil
 }

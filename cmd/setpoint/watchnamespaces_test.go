@@ -45,3 +45,41 @@ func matches(err error, prefix string) bool {
 	}
 	return err != nil && strings.HasPrefix(err.Error(), prefix)
 }
+
+// --watch-namespace-selector takes a label selector that does not select
+// every namespace, beside --watch-namespaces or alone, never beside
+// --namespace.
+func TestWatchNamespaceSelector(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // the parsed selector; "" is none
+		err  string
+	}{
+		{"unset", nil, "", ""},
+		{"equality", []string{"--watch-namespace-selector=tenant=true"}, "tenant=true", ""},
+		{"set-based", []string{"--watch-namespace-selector=tenant in (a,b),!legacy"}, "!legacy,tenant in (a,b)", ""},
+		{"beside a list", []string{"--watch-namespaces=platform-db", "--watch-namespace-selector=tenant"}, "tenant", ""},
+		{"not a selector", []string{"--watch-namespace-selector=tenant=(x"}, "", "--watch-namespace-selector: "},
+		{"selects everything", []string{"--watch-namespace-selector= "}, "", `--watch-namespace-selector " " selects every namespace`},
+		{"with --namespace", []string{"--namespace=x", "--watch-namespace-selector=tenant"}, "", "--namespace and --watch-namespace-selector exclude each other"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := parsed(t, tc.args...)
+			sel, err := o.selector()
+			if !matches(err, tc.err) {
+				t.Fatalf("selector() error %q, want %q", errString(err), tc.err)
+			}
+			got := ""
+			if sel != nil {
+				got = sel.String()
+			}
+			if got != tc.want {
+				t.Errorf("selector() = %q, want %q", got, tc.want)
+			}
+			if verr := o.validate(); !matches(verr, tc.err) {
+				t.Errorf("validate() = %q, want %q", errString(verr), tc.err)
+			}
+		})
+	}
+}

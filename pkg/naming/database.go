@@ -74,6 +74,12 @@ func (n DatabaseNames) Secret(name string) string {
 	return n.Stem + "-" + strings.ReplaceAll(name, "_", "-")
 }
 
+// Binding is the Service Binding Secret of the role of name within the
+// database (binding.go): its Secret's name with -binding. Within one
+// PostgresDatabase a role's binding can meet another role's Secret (role
+// x and role x_binding): the database controller refuses such a spec.
+func (n DatabaseNames) Binding(name string) string { return n.Secret(name) + "-binding" }
+
 // fixed is the role and Secret of a fixed role by its name within the
 // database; ok is false for any other name.
 func (n DatabaseNames) fixed(name string) (role, secret string, ok bool) {

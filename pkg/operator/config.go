@@ -3,6 +3,7 @@ package operator
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 
 	"github.com/setpoint-dev/setpoint/pkg/collector"
@@ -25,6 +26,13 @@ type Config struct {
 	// list or watch but of classes, which it only reads. The command
 	// line refuses it beside Namespace.
 	WatchNamespaces []string
+	// WatchNamespaceSelector, when set, also runs one set of informers
+	// and controllers per namespace whose labels it matches, started and
+	// stopped as namespaces are labelled and unlabelled; only Namespaces'
+	// metadata (label-selected) is watched cluster-wide. Like
+	// WatchNamespaces it makes the operator namespace-scoped (classes only
+	// read), and the command line refuses it beside Namespace.
+	WatchNamespaceSelector labels.Selector
 	// ClusterWorkers and DatabaseWorkers are the workers per controller.
 	ClusterWorkers  int
 	DatabaseWorkers int
@@ -65,4 +73,10 @@ type Config struct {
 	// whose shared backend makes every sample measure all clusters'
 	// databases.
 	CollectorOff bool
+}
+
+// namespaceScoped: the operator watches some namespaces, never all, so it
+// cannot know every PostgresCluster of a class.
+func (c Config) namespaceScoped() bool {
+	return len(c.WatchNamespaces) != 0 || c.WatchNamespaceSelector != nil
 }

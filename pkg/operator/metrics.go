@@ -24,6 +24,7 @@ type operatorMetrics struct {
 	api       *apiRequests
 	leader    *leaderelection.Metrics
 	state     *statemetrics.Metrics
+	selected  prometheus.Gauge
 	returner  *memory.Returner // nil with --memory-return-period=0
 }
 
@@ -38,7 +39,12 @@ func newOperatorMetrics(reg prometheus.Registerer, cfg Config) operatorMetrics {
 		api:       newAPIRequests(reg),
 		leader:    leaderelection.NewMetrics(reg),
 		state:     statemetrics.New(reg),
+		selected: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "setpoint_selected_namespaces",
+			Help: "Namespaces --watch-namespace-selector selects whose informers and controllers run now (0 without the flag): a namespace counts from its label until, after the label is removed, its workers have stopped.",
+		}),
 	}
+	reg.MustRegister(m.selected)
 	if cfg.MemoryReturn > 0 {
 		m.returner = memory.NewReturner(cfg.MemoryReturn, reg)
 	}

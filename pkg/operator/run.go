@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -11,6 +12,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
@@ -55,6 +57,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("setpoint client: %w", err)
 	}
 
+	meta, err := metadata.NewForConfig(withLimiter(restCfg))
+	if err != nil {
+		return fmt.Errorf("metadata client: %w", err)
+	}
+
 	disc, err := discovery.NewDiscoveryClientForConfig(restCfg)
 	if err != nil {
 		return fmt.Errorf("discovery client: %w", err)
@@ -85,7 +92,7 @@ func Run(ctx context.Context, cfg Config) error {
 		logger.Info("Serving Go profiles under /debug/pprof/", "addr", addr)
 	}
 
-	ctrl := &controllers{cfg: cfg, kube: kube, pg: pg, qm: qm, pm: pm, cm: cm, bm: m.backups, sm: m.state, h: h}
+	ctrl := &controllers{cfg: cfg, kube: kube, pg: pg, meta: meta, selected: m.selected, qm: qm, pm: pm, cm: cm, bm: m.backups, sm: m.state, h: h}
 	// An error here is fatal: the process exits non-zero (and, leading,
 	// first releases the Lease) so that it is restarted or a standby takes
 	// over, instead of serving probes while reconciling nothing.
@@ -109,12 +116,15 @@ type controllers struct {
 	cfg  Config
 	kube kubernetes.Interface
 	pg   versioned.Interface
-	qm   *workqueue.Metrics
-	pm   *postgres.Metrics
-	cm   *collector.Metrics
-	bm   *controller.BackupMetrics
-	sm   *statemetrics.Metrics
-	h    *health
+	// meta reads Namespaces' metadata for --watch-namespace-selector.
+	meta     metadata.Interface
+	selected prometheus.Gauge
+	qm       *workqueue.Metrics
+	pm       *postgres.Metrics
+	cm       *collector.Metrics
+	bm       *controller.BackupMetrics
+	sm       *statemetrics.Metrics
+	h        *health
 }
 
 // run starts informers and controllers for the CRDs installed, and
@@ -153,6 +163,15 @@ func (c *controllers) run(ctx context.Context, installed apis) error {
 		}
 		defer sc.inf.Shutdown()
 	}
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	if c.cfg.WatchNamespaceSelector != nil {
+		stop, err := c.runSelected(ctx, installed, shared, fail)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	c.h.synced.Store(true)
 	logger.Info("Caches synced; starting workers", "namespaces", len(scopes))
 
@@ -165,6 +184,14 @@ func (c *controllers) run(ctx context.Context, installed apis) error {
 	close(errs)
 	for err := range errs {
 		if err != nil {
+			return err
+		}
+	}
+	if c.cfg.WatchNamespaceSelector != nil {
+		// The selected namespaces' scopes run until the run ends, or one
+		// of them fails.
+		<-ctx.Done()
+		if err := context.Cause(ctx); !errors.Is(err, context.Canceled) {
 			return err
 		}
 	}

@@ -20,7 +20,9 @@ import (
 // of all namespaces, "", the default). A namespace-scoped operator
 // (--watch-namespaces a,b) runs one scope per namespace: client-go's
 // informers list and watch either one namespace or all of them, and
-// RBAC granted per namespace allows only the former.
+// RBAC granted per namespace allows only the former. With
+// --watch-namespace-selector a scope starts when its namespace is
+// labelled and stops when the label goes (namespaceset.go).
 type scope struct {
 	inf       *informers.Informers
 	col       *collector.Collector
@@ -35,10 +37,11 @@ type scopeShared struct {
 	cas       *cnpgca.CACache
 }
 
-// namespaces are the scopes to run: the watched namespaces, or the one of
-// --namespace ("" is all).
+// namespaces are the scopes to run for the whole run: the watched
+// namespaces, none beside a namespace selector (runSelected runs those),
+// or the one of --namespace ("" is all).
 func (c *controllers) namespaces() []string {
-	if len(c.cfg.WatchNamespaces) != 0 {
+	if len(c.cfg.WatchNamespaces) != 0 || c.cfg.WatchNamespaceSelector != nil {
 		return c.cfg.WatchNamespaces
 	}
 	return []string{c.cfg.Namespace}
@@ -60,7 +63,7 @@ func (c *controllers) newScope(ns string, installed apis, shared scopeShared) (*
 	ctrlCfg := controller.Config{
 		Kube: c.kube, PG: c.pg, Recorder: shared.recorder, Connector: shared.connector,
 		PostgresTimeout: cfg.PostgresTimeout, Metrics: c.qm, CAs: shared.cas,
-		ClassesReadOnly: len(cfg.WatchNamespaces) != 0, BackupMetrics: c.bm, ClientCAGrace: cfg.ClientCAGrace,
+		ClassesReadOnly: cfg.namespaceScoped(), BackupMetrics: c.bm, ClientCAGrace: cfg.ClientCAGrace,
 	}
 	sc := &scope{inf: inf}
 	if !cfg.CollectorOff {

@@ -20,7 +20,7 @@ func TestRetriedErrorIsLoggedAtDefaultVerbosity(t *testing.T) {
 	q := New(Options{Name: "logged", RateLimiter: fastLimiter()})
 	defer q.ShutDown()
 
-	q.handle(ctx, key, Result{}, errors.New("apply CNPG Cluster: connection refused"))
+	q.handle(ctx, key, Result{}, errors.New("apply CNPG Cluster: connection refused"), 0)
 
 	entries := logger.GetSink().(ktesting.Underlier).GetBuffer().Data()
 	if len(entries) != 1 {
@@ -47,12 +47,12 @@ func TestConflictIsQuietUntilItRepeats(t *testing.T) {
 
 	buffer := logger.GetSink().(ktesting.Underlier).GetBuffer()
 	for range routineConflicts {
-		q.handle(ctx, key, Result{}, conflict)
+		q.handle(ctx, key, Result{}, conflict, 0)
 	}
 	if got := buffer.Data(); len(got) != 0 {
 		t.Fatalf("%d routine conflicts logged at verbosity 0: %v", len(got), got)
 	}
-	q.handle(ctx, key, Result{}, conflict)
+	q.handle(ctx, key, Result{}, conflict, 0)
 	if got := buffer.Data(); len(got) != 1 || got[0].Type != ktesting.LogError {
 		t.Errorf("a conflict repeated %d times: entries %v, want one error", routineConflicts+1, got)
 	}

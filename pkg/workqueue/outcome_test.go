@@ -56,7 +56,7 @@ func TestEachOutcomeIsCountedUnderItsName(t *testing.T) {
 	} {
 		reg := prometheus.NewRegistry()
 		q := New(Options{Name: "outcomes", Metrics: NewMetrics(reg), RateLimiter: fastLimiter()})
-		q.handle(t.Context(), key, tc.res, tc.err)
+		q.handle(t.Context(), key, tc.res, tc.err, 0)
 		q.ShutDown()
 		if got := testutil.ToFloat64(q.metrics.outcomes.WithLabelValues("outcomes", string(tc.want))); got != 1 {
 			t.Errorf("%s: counted %v times, want 1", tc.want, got)
@@ -99,9 +99,9 @@ func TestFailedIsLoggedAtDefaultVerbosity(t *testing.T) {
 	q := New(Options{Name: "logged", RateLimiter: fastLimiter()})
 	defer q.ShutDown()
 
-	q.handle(ctx, key, Result{}, nil)
-	q.handle(ctx, key, Result{RequeueAfter: time.Hour}, nil)
-	q.handle(ctx, key, Result{Failed: true}, nil)
+	q.handle(ctx, key, Result{}, nil, 0)
+	q.handle(ctx, key, Result{RequeueAfter: time.Hour}, nil, 0)
+	q.handle(ctx, key, Result{Failed: true}, nil, 0)
 
 	entries := logger.GetSink().(ktesting.Underlier).GetBuffer().Data()
 	if len(entries) != 1 {

@@ -132,13 +132,14 @@ func (q *Queue) processNext(ctx context.Context, reconcile SyncFunc) bool {
 	if ctx.Err() != nil {
 		return false
 	}
+	start := time.Now()
 	res, err := q.safeSync(ctx, key, reconcile)
 	if err != nil && ctx.Err() != nil {
 		// Cut short by the shutdown, not failed: no retry, no count.
 		klog.FromContext(ctx).V(2).Info("Pass interrupted by shutdown", "key", key, "err", err)
 		return false
 	}
-	q.handle(ctx, key, res, err)
+	q.handle(ctx, key, res, err, time.Since(start))
 	return true
 }
 
@@ -160,8 +161,11 @@ func (q *Queue) safeSync(ctx context.Context, key Key, reconcile SyncFunc) (res 
 }
 
 // handle applies the outcome of a pass to the key, counts it and logs it.
-func (q *Queue) handle(ctx context.Context, key Key, res Result, err error) {
-	logger := klog.FromContext(ctx).WithValues("key", key)
+// took is the pass's length: on the log line, with the line's own time, it
+// places the pass, so a key's passes can be read off the log (the bench's
+// -operator-flag=-v=4).
+func (q *Queue) handle(ctx context.Context, key Key, res Result, err error, took time.Duration) {
+	logger := klog.FromContext(ctx).WithValues("key", key, "took", took.Round(time.Millisecond))
 	outcome := classify(res, err)
 	q.count(outcome)
 	q.observeRecheck(outcome, res.RequeueAfter)

@@ -17,10 +17,10 @@ func TestRechecksAreObserved(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	q := New(Options{Name: "rechecks", Metrics: NewMetrics(reg), RateLimiter: fastLimiter()})
 	defer q.ShutDown()
-	q.handle(t.Context(), key, Result{RequeueAfter: 5 * time.Second}, nil)
-	q.handle(t.Context(), key, Result{Failed: true, RequeueAfter: 2 * time.Minute}, nil)
-	q.handle(t.Context(), key, Result{}, nil)
-	q.handle(t.Context(), key, Result{}, errors.New("transient"))
+	q.handle(t.Context(), key, Result{RequeueAfter: 5 * time.Second}, nil, 0)
+	q.handle(t.Context(), key, Result{Failed: true, RequeueAfter: 2 * time.Minute}, nil, 0)
+	q.handle(t.Context(), key, Result{}, nil, 0)
+	q.handle(t.Context(), key, Result{}, errors.New("transient"), 0)
 	want := `
 # HELP setpoint_reconcile_recheck_seconds The recheck delay a pass asked for, by queue and outcome (wait or failed).
 # TYPE setpoint_reconcile_recheck_seconds histogram

@@ -16,6 +16,7 @@ import (
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/generated/informers/externalversions"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // The light-load phase: PostgresClusters created one at a time on an
@@ -42,22 +43,43 @@ type lightTrack struct {
 	prefix  string // the clusters tracked
 	mu      sync.Mutex
 	created map[string]time.Time
+	applied map[string]time.Time // its CNPG Cluster first seen (our apply)
 	healthy map[string]time.Time
+	// monitor: CNPG applied the cluster's monitor DatabaseRole (the
+	// stand-in); the pass that can call the cluster Ready checks Postgres
+	// as that role.
+	monitor map[string]time.Time
 	ready   map[string]time.Time
 	steps   map[string][]lightStep
 }
 
 func (t *lightTrack) onCNPG(obj any) {
 	c, ok := obj.(*cnpgv1.Cluster)
-	if !ok || !strings.HasPrefix(c.Name, t.prefix) || c.Status.Phase != cnpgHealthy {
+	if !ok || !strings.HasPrefix(c.Name, t.prefix) {
 		return
 	}
 	now := time.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, seen := t.healthy[c.Name]; !seen {
-		t.healthy[c.Name] = now
+	first(t.applied, c.Name, now)
+	if c.Status.Phase == cnpgHealthy {
+		first(t.healthy, c.Name, now)
 	}
+}
+
+func (t *lightTrack) onRole(obj any) {
+	r, ok := obj.(*cnpgv1.DatabaseRole)
+	if !ok || r.Spec.Name != naming.MonitorRole || r.Status.Applied == nil || !*r.Status.Applied || r.Status.ObservedGeneration != r.Generation {
+		return
+	}
+	cluster := r.Labels[ownership.ClusterLabel]
+	if !strings.HasPrefix(cluster, t.prefix) {
+		return
+	}
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	first(t.monitor, cluster, now)
 }
 
 func (t *lightTrack) onCluster(obj any) {
@@ -101,7 +123,10 @@ func (t *lightTrack) timeline(name string) string {
 	defer t.mu.Unlock()
 	h := t.healthy[name]
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: created@%+.2fs healthy@0", name, t.created[name].Sub(h).Seconds())
+	fmt.Fprintf(&b, "%s: created@%+.2fs CNPG-applied@%+.2fs healthy@0", name, t.created[name].Sub(h).Seconds(), t.applied[name].Sub(h).Seconds())
+	if m, ok := t.monitor[name]; ok {
+		fmt.Fprintf(&b, " monitor-role-applied@%+.2fs", m.Sub(h).Seconds())
+	}
 	for _, s := range t.steps[name] {
 		fmt.Fprintf(&b, " %s@%+.2fs", s.state, s.at.Sub(h).Seconds())
 	}
@@ -112,6 +137,7 @@ type lightResult struct {
 	healthyToReady []time.Duration // sorted
 	createToHealth []time.Duration // sorted
 	timelines      []string
+	spans          clusterSpans
 	before, after  scrape
 }
 
@@ -136,7 +162,7 @@ func (b *bench) runLight(ctx context.Context, op *operatorProc, w workload, n in
 }
 
 func newLightTrack(prefix string) *lightTrack {
-	return &lightTrack{prefix: prefix, created: map[string]time.Time{}, healthy: map[string]time.Time{},
+	return &lightTrack{prefix: prefix, created: map[string]time.Time{}, applied: map[string]time.Time{}, healthy: map[string]time.Time{}, monitor: map[string]time.Time{},
 		ready: map[string]time.Time{}, steps: map[string][]lightStep{}}
 }
 
@@ -149,6 +175,7 @@ func (t *lightTrack) watch(ctx context.Context, b *bench, ns string) error {
 		fn  func(any)
 	}{
 		{f.CNPG().V1().Clusters().Informer(), t.onCNPG},
+		{f.CNPG().V1().DatabaseRoles().Informer(), t.onRole},
 		{f.Postgres().V1alpha1().PostgresClusters().Informer(), t.onCluster},
 	}
 	for _, h := range handlers {
@@ -166,21 +193,6 @@ func (t *lightTrack) watch(ctx context.Context, b *bench, ns string) error {
 	return nil
 }
 
-// healthyToReady is, per cluster seen both healthy and Ready, the time
-// between; sorted.
-func (t *lightTrack) healthyToReady() []time.Duration {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []time.Duration
-	for name, h := range t.healthy {
-		if r, ok := t.ready[name]; ok {
-			out = append(out, r.Sub(h))
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
-
 func (b *bench) runLightLoop(ctx context.Context, op *operatorProc, t *lightTrack, w workload, res *lightResult, n int) error {
 	for i := range n {
 		name := lightName(i)
@@ -195,6 +207,7 @@ func (b *bench) runLightLoop(ctx context.Context, op *operatorProc, t *lightTrac
 		res.timelines = append(res.timelines, line)
 		logf("  %s", line)
 	}
+	res.spans = t.spans()
 	sort.Slice(res.healthyToReady, func(i, j int) bool { return res.healthyToReady[i] < res.healthyToReady[j] })
 	sort.Slice(res.createToHealth, func(i, j int) bool { return res.createToHealth[i] < res.createToHealth[j] })
 	var err error
@@ -238,6 +251,7 @@ func lightFigures(fig map[string]float64, r *lightResult) {
 	fig["light_healthy_to_ready_p99_s"] = pct(r.healthyToReady, 0.99)
 	fig["light_healthy_to_ready_max_s"] = pct(r.healthyToReady, 1)
 	fig["light_create_to_healthy_p50_s"] = pct(r.createToHealth, 0.50)
+	spanFigures(fig, "light_", r.spans)
 	fig["light_status_writes_per_cluster"] = statusWrites(api, "postgresclusters") / n
 	fig["light_api_writes_per_cluster"] = sumWrites(api) / n
 }

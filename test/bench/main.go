@@ -55,6 +55,7 @@ type flags struct {
 	streamRate      float64
 	streamDuration  time.Duration
 	floorPlaces     int
+	passLog         bool
 	lightClusters   int
 	lightOwnServers bool
 	curve           bool
@@ -85,6 +86,7 @@ func main() {
 	flag.Float64Var(&f.streamRate, "stream-rate", 5, "Latency phase: new PostgresDatabases per second on the Ready clusters.")
 	flag.DurationVar(&f.streamDuration, "stream-duration", 60*time.Second, "Latency phase: how long the stream lasts; 0 skips the phase.")
 	flag.IntVar(&f.floorPlaces, "floor-places", 0, "Latency phase: places (connections, workers) of the lower bound's stream; 0: the operator's -database-workers, shared with nothing else. More places make the floor the chain a new database cannot avoid rather than the operator's concurrency.")
+	flag.BoolVar(&f.passLog, "pass-log", true, "Run the operators at --v=4, where every pass logs its outcome and length, to count the passes on each stream database's critical path from the log; false runs them at the default verbosity.")
 	flag.IntVar(&f.lightClusters, "light-clusters", 20, "Light-load phase: PostgresClusters created one at a time (CNPG healthy → Ready); 0 skips it.")
 	flag.BoolVar(&f.lightOwnServers, "light-own-servers", true, "Light-load phase: each cluster gets a Postgres server of its own (a second stand-in, a fresh operator in its own namespace), so CNPG's phases take a real server's time; false: the shared backend and the convergence phase's operator.")
 	flag.BoolVar(&f.curve, "curve", false, "Run only the cost curve: the convergence phase at each of -curve-sizes, fresh operator each.")
@@ -96,6 +98,10 @@ func main() {
 			return fmt.Errorf("want KEY=VALUE, got %q", v)
 		}
 		operatorEnv = append(operatorEnv, v)
+		return nil
+	})
+	flag.Func("operator-flag", "A flag added to every operator process's command line, e.g. -operator-flag=-v=4 to log every pass's outcome (repeatable); the operator's logs are kept with -logs.", func(v string) error {
+		operatorFlags = append(operatorFlags, v)
 		return nil
 	})
 	flag.BoolVar(&heapProfiles, "heap-profiles", false, "Serve the operators' Go profiles and keep the convergence operator's heap profile (heap-rN.pprof with -logs); profiling costs the operator memory, so the memory figures are then not the shipped configuration's.")
@@ -118,6 +124,10 @@ func main() {
 // operatorEnv is added to the environment of every operator the bench
 // starts (-operator-env).
 var operatorEnv []string
+
+// operatorFlags are added to the command line of every operator the
+// bench starts (-operator-flag).
+var operatorFlags []string
 
 // heapProfiles: the operators serve their Go profiles (-heap-profiles).
 var heapProfiles bool
@@ -289,8 +299,8 @@ func collectMeta(f flags) runMeta {
 	return runMeta{
 		Commit: commit, GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
 		Reps: f.reps, Clusters: f.clusters, PerCluster: f.perDB, Date: time.Now().UTC().Format(time.RFC3339),
-		Settings: fmt.Sprintf("cluster-workers %d, database-workers %d, kube-api-qps %g/burst %d (operator and lower bound), resync %v, stand-in workers %d, operator environment %v",
-			f.clusterWorkers, f.databaseWorkers, f.qps, f.burst, f.resync, f.simWorkers, operatorEnv),
+		Settings: fmt.Sprintf("cluster-workers %d, database-workers %d, kube-api-qps %g/burst %d (operator and lower bound), resync %v, stand-in workers %d, operator environment %v, operator flags %v",
+			f.clusterWorkers, f.databaseWorkers, f.qps, f.burst, f.resync, f.simWorkers, operatorEnv, operatorFlags),
 	}
 }
 
@@ -367,7 +377,12 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 		return nil, err
 	}
 	logf("r%d: applying %d PostgresClusters and %d PostgresDatabases in %s", rep, w.clusters, w.clusters*w.perDB, w.ns)
-	start, err := createAll(ctx, b.pg, w, f.creators, func(c created) { ready.markApplied(c.kind+"/"+c.name, c.at) })
+	start, err := createAll(ctx, b.pg, w, f.creators, func(c created) {
+		ready.markApplied(c.kind+"/"+c.name, c.at)
+		if c.kind == "cluster" {
+			healthy.markCreated(c.name, c.at)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -393,10 +408,14 @@ func (b *bench) rep(ctx context.Context, rep int) (*repResult, error) {
 	fig["cluster_ready_p50_s"], fig["cluster_ready_p99_s"] = pct(cl, 0.50), pct(cl, 0.99)
 	fig["database_ready_p50_s"], fig["database_ready_p99_s"] = pct(db, 0.50), pct(db, 0.99)
 	fig["object_ready_p50_s"], fig["object_ready_p99_s"] = pct(all, 0.50), pct(all, 0.99)
-	h2r := healthy.healthyToReady()
-	fig["cluster_healthy_to_ready_p50_s"], fig["cluster_healthy_to_ready_p99_s"] = pct(h2r, 0.50), pct(h2r, 0.99)
+	// Each cluster's create → CNPG Cluster applied → healthy → Ready
+	// under the burst (clustertimeline.go), and where the slowest ones'
+	// time after healthy went.
+	spanFigures(fig, "cluster_", healthy.spans())
 	res.convBreakdown = append(prefixed("PostgresCluster ", breakdown(ready.timeInStates("cluster/"), w.clusters)),
 		prefixed("PostgresDatabase ", breakdown(ready.timeInStates("database/"), max(w.clusters*w.perDB, 1)))...)
+	res.convBreakdown = append(res.convBreakdown, "PostgresClusters slowest from CNPG healthy to Ready (seconds relative to healthy; phase/ProvisionerReady reason):")
+	res.convBreakdown = append(res.convBreakdown, prefixed("  ", healthy.slowest(3))...)
 	if m := roles.milestones(ready); len(m) > 0 {
 		res.convBreakdown = append(append(res.convBreakdown, "role and database hand-over, "+m[0]), prefixed("  ", m[1:])...)
 	}

@@ -62,6 +62,9 @@ func (b *bench) startWatching(ctx context.Context, name, ns, hostMap string, ext
 		"--cluster-workers", fmt.Sprint(f.clusterWorkers), "--database-workers", fmt.Sprint(f.databaseWorkers),
 		"--kube-api-qps", fmt.Sprint(f.qps), "--kube-api-burst", fmt.Sprint(f.burst),
 	}, extra...)
+	if f.passLog {
+		args = append(args, passLogVerbosity)
+	}
 	return startOperator(ctx, b.bin, b.env.KubeconfigPath, b.logDir, name, args...)
 }
 
@@ -87,7 +90,7 @@ func startOperator(ctx context.Context, bin, kubeconfig, logDir, name string, ex
 		"--metrics-secure=false", // scraped over plain HTTP
 		"--health-probe-bind-address", h,
 		"--leader-election-identity", name,
-	}, extra...)
+	}, append(extra, operatorFlags...)...)
 	if heapProfiles {
 		// Profiling turns heap-profile sampling on, which costs memory
 		// (about 1 MiB of RSS here): off unless asked for.

@@ -47,6 +47,11 @@ type streamResult struct {
 	// apiRTT: the bench's own API reads during the stream (marks.go).
 	apiRTT      []time.Duration
 	apiRTTFails int
+	// critical: the passes on the stream databases' critical paths, by
+	// outcome, over criticalN databases (criticalpath.go); nil without
+	// the pass log.
+	critical  map[string]float64
+	criticalN int
 }
 
 // streamSide is one of the two streams: where its databases go and what
@@ -130,13 +135,22 @@ func (b *bench) runStream(ctx context.Context, op *operatorProc, w workload, flo
 	}
 	wg.Wait()
 	rtt, fails := probe.finish()
+	var critical map[string]float64
+	var criticalN int
+	if b.f.passLog {
+		passes, err := readPasses(op.logPath, w.ns, streamPrefix, time.Now().Year(), time.Local)
+		if err != nil {
+			return nil, fmt.Errorf("stream: the operator's pass log: %w", err)
+		}
+		critical, criticalN = criticalPasses(passes, ops.track)
+	}
 	bd := breakdown(ops.track.timeInStates("database/"), n)
 	if m := roles.milestones(ops.track); len(m) > 0 {
 		bd = append(append(bd, "role and database hand-over, "+m[0]), prefixed("  ", m[1:])...)
 	}
 	return &streamResult{n: n, latencies: ops.track.latencies("database/"), floor: lbs.track.latencies("database/"),
 		breakdown: bd, before: segs[0].before, after: segs[len(segs)-1].after, segments: segs, clusters: w.clusters,
-		apiRTT: rtt, apiRTTFails: fails}, nil
+		apiRTT: rtt, apiRTTFails: fails, critical: critical, criticalN: criticalN}, nil
 }
 
 // segmentLength is how long a segment's arrivals last. The stream comes
@@ -237,6 +251,9 @@ func streamFigures(fig map[string]float64, r *streamResult) {
 	fig["stream_events_per_database"] = eventWrites(api) / n
 	floorFigures(fig, r)
 	passFigures(fig, r)
+	if r.critical != nil {
+		criticalPassFigures(fig, r.critical, r.criticalN)
+	}
 	fig["mark_api_round_trip_p50_s"] = pct(r.apiRTT, 0.50)
 	fig["mark_api_round_trip_p99_s"] = pct(r.apiRTT, 0.99)
 	fig["mark_api_round_trip_failures"] = float64(r.apiRTTFails)

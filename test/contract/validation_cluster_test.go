@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,6 +74,12 @@ func TestClusterCreateRules(t *testing.T) {
 		}, `spec.connectionPooler.poolMode: Unsupported value: "statement": supported values: "session", "transaction"`},
 		{"old postgres", func(c *pgv1.PostgresCluster) { c.Spec.PostgresVersion = ptr.To[int32](14) },
 			"spec.postgresVersion: Invalid value: 14: spec.postgresVersion in body should be greater than or equal to 15"},
+		{"databases' statement timeout over a day", func(c *pgv1.PostgresCluster) {
+			c.Spec.DatabaseDefaults = &pgv1.DatabaseDefaults{StatementTimeout: &metav1.Duration{Duration: 48 * time.Hour}}
+		}, "spec.databaseDefaults.statementTimeout: Invalid value: \"48h0m0s\": statementTimeout must be between 0s (no timeout) and 24h"},
+		{"negative databases' statement timeout", func(c *pgv1.PostgresCluster) {
+			c.Spec.DatabaseDefaults = &pgv1.DatabaseDefaults{StatementTimeout: &metav1.Duration{Duration: -time.Minute}}
+		}, "statementTimeout must be between 0s (no timeout) and 24h"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

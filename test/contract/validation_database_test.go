@@ -3,6 +3,7 @@ package contract_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -73,6 +74,12 @@ func TestDatabaseCreateRules(t *testing.T) {
 			d.Spec.Databases = []pgv1.DatabaseSpec{{Name: "orders", PasswordConfig: &pgv1.DatabasePasswordConfig{
 				ROSecretRef: &pgv1.LocalObjectReference{Name: "vault-ro"}}}}
 		}, `spec.databases[0]: Invalid value: passwordConfig.roSecretRef is the Secret of the read-only role: it needs readOnlyRole: true`},
+		{"negative statement timeout", func(d *pgv1.PostgresDatabase) {
+			d.Spec.Databases = []pgv1.DatabaseSpec{{Name: "orders", StatementTimeout: &metav1.Duration{Duration: -time.Second}}}
+		}, "statementTimeout must be between 0s (no timeout) and 24h"},
+		{"statement timeout over a day", func(d *pgv1.PostgresDatabase) {
+			d.Spec.Databases = []pgv1.DatabaseSpec{{Name: "orders", StatementTimeout: &metav1.Duration{Duration: 25 * time.Hour}}}
+		}, "statementTimeout must be between 0s (no timeout) and 24h"},
 		{"unknown authentication", func(d *pgv1.PostgresDatabase) {
 			d.Spec.Databases = []pgv1.DatabaseSpec{{Name: "orders", Authentication: "md5"}}
 		}, `spec.databases[0].authentication: Unsupported value: "md5": supported values: "password", "certificate"`},
@@ -128,5 +135,21 @@ func TestDatabaseAuthenticationDefaultAndImmutable(t *testing.T) {
 	got.Spec.Databases = append(got.Spec.Databases, pgv1.DatabaseSpec{Name: "ledger", Authentication: pgv1.AuthenticationCertificate})
 	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), got, metav1.UpdateOptions{}); err != nil {
 		t.Errorf("a new entry with authentication: certificate refused: %v", err)
+	}
+}
+
+// A database's default statement_timeout is accepted from no timeout
+// (0s) to a day, and stored as given.
+func TestDatabaseStatementTimeoutAccepted(t *testing.T) {
+	ns := newNamespace(t)
+	d := validDatabase(ns)
+	d.Spec.Databases[0].StatementTimeout = &metav1.Duration{Duration: 30 * time.Second}
+	d.Spec.Databases[1].StatementTimeout = &metav1.Duration{}
+	got, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if a, b := got.Spec.Databases[0].StatementTimeout, got.Spec.Databases[1].StatementTimeout; a == nil || a.Duration != 30*time.Second || b == nil || b.Duration != 0 {
+		t.Errorf("stored %v and %v", a, b)
 	}
 }

@@ -34,7 +34,7 @@ func privilegeModel() pgv1.DatabaseSpec {
 			{Name: "analytics", InRoles: []string{"ro"}, Grants: []pgv1.Grant{
 				{Object: pgv1.GrantOnTables, Schema: "billing", Names: []string{"invoices", `we"ird`}, Privileges: []pgv1.Privilege{"SELECT"}},
 			}},
-			{Name: "rw", Grants: []pgv1.Grant{
+			{Name: "rw", ConnectionLimit: ptr.To[int32](50), Grants: []pgv1.Grant{
 				{Object: pgv1.GrantOnSchema, Schema: "catalog", Privileges: []pgv1.Privilege{"USAGE"}},
 			}},
 		},
@@ -52,6 +52,11 @@ func TestDatabasePrivilegeModelAccepted(t *testing.T) {
 	}
 	if o := got.Spec.Databases[0].Schemas[1].Owner; o != "admin" {
 		t.Errorf("schema catalog's owner defaulted to %q, want admin", o)
+	}
+	// A fixed role's connection limit goes through its entry, as an extra
+	// role's does.
+	if r := got.Spec.Databases[0].Roles[3]; r.Name != "rw" || ptr.Deref(r.ConnectionLimit, 0) != 50 {
+		t.Errorf("rw's entry stored as %+v", r)
 	}
 }
 
@@ -158,7 +163,13 @@ func TestDatabasePrivilegeModelRules(t *testing.T) {
 		}, "roles: the entry ro gives the read-only role grants: it needs readOnlyRole: true"},
 		{"login on a fixed role", func(d *pgv1.DatabaseSpec) {
 			role(d, "rw").Login = ptr.To(false)
-		}, "the fixed roles rw and ro take only grants and defaultPrivileges here"},
+		}, "the fixed roles rw and ro take only grants, defaultPrivileges and connectionLimit here"},
+		{"inRoles on a fixed role", func(d *pgv1.DatabaseSpec) {
+			role(d, "rw").InRoles = []string{"analytics"}
+		}, "the fixed roles rw and ro take only grants, defaultPrivileges and connectionLimit here"},
+		{"negative connection limit on a fixed role", func(d *pgv1.DatabaseSpec) {
+			role(d, "rw").ConnectionLimit = ptr.To[int32](-2)
+		}, "should be greater than or equal to -1"},
 		{"grants to admin", func(d *pgv1.DatabaseSpec) {
 			d.Roles = append(d.Roles, pgv1.DatabaseRoleSpec{Name: "admin"})
 		}, "admin is the database's owner: it holds every privilege on what it owns and takes no grants"},

@@ -184,7 +184,10 @@ func TestRotationSurvivesOperatorKill(t *testing.T) {
 		}
 		out := map[string]*corev1.Secret{}
 		for i := range list.Items {
-			out[list.Items[i].Name] = &list.Items[i]
+			// The credentials; their binding Secrets follow them.
+			if list.Items[i].Type == corev1.SecretTypeBasicAuth {
+				out[list.Items[i].Name] = &list.Items[i]
+			}
 		}
 		return out
 	}

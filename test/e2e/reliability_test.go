@@ -50,8 +50,9 @@ func checkNoDuplicates(t *testing.T, ns string, dbs int) {
 	t.Helper()
 	secrets := passwords(t, ns)
 	// The superuser's and the monitor's, the client CA, the replication
-	// certificate and the server CA copy, then admin and rw per database.
-	if want := 5 + 2*dbs; len(secrets) != want {
+	// certificate and the server CA copy, then admin and rw per database,
+	// each with its binding Secret.
+	if want := 5 + 4*dbs; len(secrets) != want {
 		t.Errorf("%d managed Secrets, want %d: %v", len(secrets), want, secrets)
 	}
 	list, err := pg.CNPGV1().Databases(ns).List(t.Context(), metav1.ListOptions{})

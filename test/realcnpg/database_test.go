@@ -137,6 +137,9 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	if _, err := ro.Exec(t.Context(), "INSERT INTO items (name) VALUES ('no')"); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
 		t.Errorf("ro INSERT: %v, want insufficient_privilege", err)
 	}
+	// The Service Binding Secret alone logs in, on real CNPG's server
+	// certificate (issue 48).
+	t.Run("the rw binding logs in", func(t *testing.T) { kit.BindingLogsIn(t, ns, "shop", "app-orders-rw-binding") })
 	t.Run("tenants apart", func(t *testing.T) { tenantsApart(t, ns) })
 	t.Run("role privileges taken back", func(t *testing.T) { privilegesTakenBack(t, ns) })
 	t.Run("a hand-deleted DatabaseRole comes back", func(t *testing.T) { kit.DeletedRoleComesBack(t, ns, 2*time.Minute) })
@@ -175,6 +178,8 @@ func TestDatabaseBecomesReadyOnRealCNPG(t *testing.T) {
 	if want := "managed by setpoint for PostgresDatabase " + ns + "/app"; comment != want {
 		t.Errorf("kept role catalog_admin has comment %q, want %q", comment, want)
 	}
+	t.Run("a new database is Ready in seconds", func(t *testing.T) { newDatabasesReadyInSeconds(t, ns, "shop") })
+	t.Run("twenty at once", func(t *testing.T) { twentyAtOnceOnRealCNPG(t, ns, "shop") })
 }
 
 func createCluster(t *testing.T, ns, name, class string) {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // Bundle unpacks the .tar.gz `kubectl setpoint report -f -` printed: each
@@ -35,14 +37,14 @@ func Bundle(t *testing.T, archive string) map[string]string {
 	}
 }
 
-// SecretValuesIn names each value of secrets (six bytes or more, user
-// names aside: what a bundle redacts) that a file of files holds, as
+// SecretValuesIn names each value of secrets (six bytes or more, names
+// aside, naming.NotSecretKey: what a bundle redacts) that a file of files holds, as
 // "file: Secret key"; and how many values it looked for, so that a caller
 // can tell a clean bundle from an empty search.
 func SecretValuesIn(files map[string]string, secrets map[string]map[string][]byte) (found []string, looked int) {
 	for secret, data := range secrets {
 		for key, v := range data {
-			if key == "username" || len(v) < 6 {
+			if naming.NotSecretKey(key) || len(v) < 6 {
 				continue
 			}
 			looked++

@@ -42,3 +42,10 @@ ServiceMonitor's. */}}
 {{ include "setpoint.selectorLabels" . }}
 app.kubernetes.io/component: metrics
 {{- end -}}
+
+{{- /* "true" for a namespace-scoped install: watchNamespaces set, or
+watchNamespaceSelector with namespaced RBAC. */ -}}
+{{- define "setpoint.namespaced" -}}
+{{- $sel := .Values.watchNamespaceSelector | default dict -}}
+{{- if or .Values.watchNamespaces (and $sel.selector (ne ($sel.rbac | default "namespaced") "cluster")) }}true{{ end -}}
+{{- end -}}

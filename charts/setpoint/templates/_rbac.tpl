@@ -64,6 +64,9 @@ why each verb is there. */}}
   - apiGroups: [""]
     resources: [namespaces]
     verbs: [list, watch]
+  - apiGroups: [rbac.authorization.k8s.io]
+    resources: [roles]
+    verbs: [list, watch]
   - apiGroups: [authentication.k8s.io]
     resources: [tokenreviews]
     verbs: [create]
@@ -126,6 +129,9 @@ ClusterRole's rules on namespaced resources. */}}
   - apiGroups: [""]
     resources: [events]
     verbs: [create, patch]
+  - apiGroups: [rbac.authorization.k8s.io]
+    resources: [roles]
+    verbs: [list, watch]
 {{- end -}}
 
 {{/* The ClusterRole of a namespace-scoped install: reading classes (never
@@ -146,6 +152,14 @@ writing them), and the reviews of each /metrics scrape. */}}
   - apiGroups: [authorization.k8s.io]
     resources: [subjectaccessreviews]
     verbs: [create]
+{{- end -}}
+
+{{/* What watchNamespaceSelector adds, in either install mode: the
+Namespaces it selects, listed and watched (metadata only). */}}
+{{- define "setpoint.namespaceSelectorRules" }}
+  - apiGroups: [""]
+    resources: [namespaces]
+    verbs: [list, watch]
 {{- end -}}
 
 {{/* Leader election: Leases, in the release's namespace only. */}}

@@ -307,15 +307,7 @@ func checkIndex(t *testing.T, path, file string) {
 // the class reader instead of the ClusterRole, and the flag.
 func TestWatchNamespaces(t *testing.T) {
 	got := render(t, map[string]any{"watchNamespaces": []any{"team-a", "team-b"}})
-	overlay, err := os.ReadFile(root + "/overlays/namespaced/role.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := chart.Decode(overlay)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantRules := byKey(t, objs)["Role/app/setpoint"]["rules"]
+	wantRules := namespacedRoleRules(t)
 	for _, ns := range []string{"team-a", "team-b"} {
 		role := got["Role/"+ns+"/setpoint"]
 		if role == nil || got["RoleBinding/"+ns+"/setpoint"] == nil {
@@ -344,4 +336,18 @@ func TestWatchNamespaces(t *testing.T) {
 	if err := chart.Lint(chartDir, namespace, map[string]any{"watchNamespaces": []any{"team-a"}}); err != nil {
 		t.Error(err)
 	}
+}
+
+// namespacedRoleRules are the rules of overlays/namespaced's Role.
+func namespacedRoleRules(t *testing.T) any {
+	t.Helper()
+	overlay, err := os.ReadFile(root + "/overlays/namespaced/role.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := chart.Decode(overlay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return byKey(t, objs)["Role/app/setpoint"]["rules"]
 }

@@ -46,6 +46,8 @@ func TestChartRendersTheManifestsRules(t *testing.T) {
 		{"manifests/rbac/metrics_reader_role.yaml", "ClusterRole//setpoint-metrics-reader"},
 		{"overlays/namespaced/role.yaml", "Role/app/setpoint"},
 		{"overlays/namespaced/class_reader.yaml", "ClusterRole//setpoint-namespaced"},
+		{"overlays/namespace-selector/namespace_reader.yaml", "ClusterRole//setpoint-namespace-reader"},
+		{"overlays/namespace-selector/tenant_role.yaml", "ClusterRole//setpoint-tenant"},
 	} {
 		data, err := os.ReadFile(filepath.Join(root, f.path))
 		if err != nil {
@@ -79,6 +81,15 @@ func TestChartRendersTheManifestsRules(t *testing.T) {
 			"Role/setpoint-system/pg-leader-election": "manifests/rbac/leader_election_role.yaml",
 			"ClusterRole//pg-metrics-reader":          "manifests/rbac/metrics_reader_role.yaml",
 		}, []string{"ClusterRole//pg"}},
+		{"watchNamespaceSelector", map[string]any{"watchNamespaceSelector": map[string]any{"selector": "tenant=true"}, "fullnameOverride": "pg"}, map[string]string{
+			"ClusterRole//pg-namespace-reader": "overlays/namespace-selector/namespace_reader.yaml",
+			"ClusterRole//pg-tenant":           "overlays/namespace-selector/tenant_role.yaml",
+			"ClusterRole//pg-namespaced":       "overlays/namespaced/class_reader.yaml",
+		}, []string{"ClusterRole//pg"}},
+		{"watchNamespaceSelector with cluster RBAC", map[string]any{"watchNamespaceSelector": map[string]any{"selector": "tenant=true", "rbac": "cluster"}}, map[string]string{
+			"ClusterRole//setpoint":                  "manifests/rbac/cluster_role.yaml",
+			"ClusterRole//setpoint-namespace-reader": "overlays/namespace-selector/namespace_reader.yaml",
+		}, []string{"ClusterRole//setpoint-namespaced", "ClusterRole//setpoint-tenant"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs, err := chart.Render(c, "setpoint", "setpoint-system", tc.values)
@@ -169,7 +180,7 @@ func TestOneEditReachesEveryCopy(t *testing.T) {
 // grant twice, a namespace-scoped install's verbs a subset of the rule's.
 func TestRules(t *testing.T) {
 	known := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
-	for name, rules := range map[string][]rbac.Rule{"Operator": rbac.Operator, "LeaderElection": rbac.LeaderElection, "MetricsReader": rbac.MetricsReader} {
+	for name, rules := range map[string][]rbac.Rule{"Operator": rbac.Operator, "LeaderElection": rbac.LeaderElection, "MetricsReader": rbac.MetricsReader, "NamespaceSelector": rbac.NamespaceSelector} {
 		seen := map[string]bool{}
 		for i, r := range rules {
 			if (len(r.Resources) == 0) == (len(r.NonResourceURLs) == 0) || len(r.Resources) > 0 && len(r.APIGroups) == 0 || len(r.Verbs) == 0 {

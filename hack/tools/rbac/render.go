@@ -87,9 +87,14 @@ func Files() map[string][]byte {
 		"overlays/namespaced/class_reader.yaml": file(classReaderHeader,
 			role("ClusterRole", "setpoint-namespaced", "", ScopedClusterRules()),
 			binding("ClusterRole", "setpoint-namespaced", "")),
+		"overlays/namespace-selector/namespace_reader.yaml": file(namespaceReaderHeader,
+			role("ClusterRole", "setpoint-namespace-reader", "", NamespaceSelector),
+			binding("ClusterRole", "setpoint-namespace-reader", "")),
+		"overlays/namespace-selector/tenant_role.yaml": file(tenantRoleHeader,
+			role("ClusterRole", "setpoint-tenant", "", NamespacedRules())),
 		"charts/setpoint/templates/_rbac.tpl": []byte(fmt.Sprintf(chartTPL, Generated,
 			yamlRules(Operator, false), yamlRules(NamespacedRules(), false), yamlRules(ScopedClusterRules(), false),
-			yamlRules(LeaderElection, false), yamlRules(MetricsReader, false))),
+			yamlRules(NamespaceSelector, false), yamlRules(LeaderElection, false), yamlRules(MetricsReader, false))),
 	}
 }
 
@@ -202,6 +207,19 @@ and the metrics endpoint's reviews (cluster-scoped). One Role and
 RoleBinding per namespace in --watch-namespaces: copy both and change
 the namespace (the Helm chart renders them from watchNamespaces).`
 
+const namespaceReaderHeader = `What --watch-namespace-selector adds, in either install mode, and
+nothing more: list and watch Namespaces, to learn which the selector
+selects (the operator asks for their metadata only, filtered by the
+selector). Bound cluster-wide: Namespaces are cluster-scoped.`
+
+const tenantRoleHeader = `The operator's rights in one namespace, as a ClusterRole that grants
+nothing until bound: a namespace-scoped install with
+--watch-namespace-selector needs them in each namespace it selects, so
+whoever labels a namespace binds this there too, with a RoleBinding
+(not a ClusterRoleBinding):
+  kubectl -n team-a create rolebinding setpoint --clusterrole=setpoint-tenant --serviceaccount=setpoint-system:setpoint
+The rules are role.yaml's, of overlays/namespaced.`
+
 const classReaderHeader = `What a namespace-scoped operator does cluster-wide: read the classes
 (never write them: no class-in-use finalizer) and let the API server
 judge each /metrics scrape.`
@@ -227,6 +245,12 @@ ClusterRole's rules on namespaced resources. */}}
 {{/* The ClusterRole of a namespace-scoped install: reading classes (never
 writing them), and the reviews of each /metrics scrape. */}}
 {{- define "setpoint.scopedClusterRules" }}
+%s
+{{- end -}}
+
+{{/* What watchNamespaceSelector adds, in either install mode: the
+Namespaces it selects, listed and watched (metadata only). */}}
+{{- define "setpoint.namespaceSelectorRules" }}
 %s
 {{- end -}}
 

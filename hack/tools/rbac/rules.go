@@ -150,6 +150,15 @@ var Operator = []Rule{
 		Scope:     Cluster,
 	},
 	{
+		Why: `Read only: CloudNativePG's instance Role of each cluster (cached
+			with cnpg.io/cluster, trimmed to the Secrets it names). The moment
+			it names a new DatabaseRole's password Secret, the role CNPG's
+			instance manager was refused for it is retried (ADR 0020).`,
+		APIGroups: []string{"rbac.authorization.k8s.io"},
+		Resources: []string{"roles"},
+		Verbs:     []string{"list", "watch"},
+	},
+	{
 		Why: `/metrics is served over HTTPS and each scrape is authenticated and
 			authorized by the API server.`,
 		APIGroups: []string{"authentication.k8s.io"},
@@ -161,6 +170,22 @@ var Operator = []Rule{
 		APIGroups: []string{"authorization.k8s.io"},
 		Resources: []string{"subjectaccessreviews"},
 		Verbs:     []string{"create"},
+		Scope:     Cluster,
+	},
+}
+
+// NamespaceSelector is what --watch-namespace-selector adds, in either
+// install mode, and only with it: the Namespaces the selector matches,
+// listed and watched as metadata, to learn which join and leave.
+// Everything the operator does in a selected namespace is Operator's
+// namespaced rules, granted there as in any watched namespace.
+var NamespaceSelector = []Rule{
+	{
+		Why: `Which namespaces --watch-namespace-selector selects, and when that
+			changes: a metadata-only, label-selected list and watch.`,
+		APIGroups: []string{""},
+		Resources: []string{"namespaces"},
+		Verbs:     []string{"list", "watch"},
 		Scope:     Cluster,
 	},
 }

@@ -90,9 +90,12 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		return pc.UID, true
 	}
 	owned := informers.OwnerHandler("PostgresCluster", uid, enqueue)
+	// What CNPG reports moves a waiting cluster on: those passes go ahead
+	// of first passes still queued (cnpg_reports.go).
+	progressed := informers.OwnerHandler("PostgresCluster", uid, c.queue.AddUrgent)
 	regs := []informers.Registration{
 		informers.On(pg.PostgresClusters().Informer(), informers.PrimaryHandler(enqueue, c.queue.AddLater, Finalizer)),
-		informers.On(pg.PostgresClusters().Informer(), c.expect.Handler(enqueue)),
+		informers.On(pg.PostgresClusters().Informer(), c.skippedPassWake()),
 		informers.On(pg.PostgresClusterClasses().Informer(), informers.MappedHandler(c.clustersOfClass, nil, enqueue)),
 		// A class being deleted, and every cluster that goes away, let
 		// syncClass decide whether the class may go too.
@@ -105,12 +108,12 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 				enqueue(classKey(pc.Spec.Class))
 			}
 		}}),
-		informers.On(cnpg.Clusters().Informer(), owned),
+		informers.On(cnpg.Clusters().Informer(), cnpgClusterHandler(owned, progressed, c.monitorApplied)),
 		// The monitor's and the certificate group's DatabaseRoles (those
 		// of PostgresDatabases go to the database controller: the handler
 		// follows the controller reference's kind), but not for what no
 		// pass reads of them (roleChangeUnread).
-		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(informers.IgnoreUpdates(owned, roleChangeUnread))),
+		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(informers.IgnoreUpdates(progressed, roleChangeUnread))),
 		informers.On(core.Secrets().Informer(), owned),
 		informers.On(core.ConfigMaps().Informer(), owned),
 		// A database's change matters to its cluster only during a major

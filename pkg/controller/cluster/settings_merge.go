@@ -230,6 +230,13 @@ func joinPath(prefix, name string) string {
 	return prefix + "." + name
 }
 
+// MergeSettings is mergeSettings for the other controllers: the database
+// controller takes its databases' defaults (databaseDefaults) from the
+// cluster's settings merged with its class's, by this one rule.
+func MergeSettings(class, cluster pgv1.ClusterSettings) pgv1.ClusterSettings {
+	return mergeSettings(class, cluster)
+}
+
 // mergeSettings overlays a cluster's settings on its class's by
 // settingsPlan. Neither is changed, and the result shares no memory with
 // them.

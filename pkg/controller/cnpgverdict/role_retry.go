@@ -25,6 +25,10 @@ import (
 // DatabaseRole again.
 const RetryAnnotation = "postgres.setpoint.dev/retried-at"
 
+// RetryGrantedAnnotation marks a retry made once the instance Role named
+// the role's Secret (GrantedRetryMark): the retry that should succeed.
+const RetryGrantedAnnotation = "postgres.setpoint.dev/retried-granted"
+
 // RetryPace is the least time between two retries of one DatabaseRole:
 // CNPG's operator needs about a Cluster reconcile to extend its Role.
 const RetryPace = time.Second
@@ -59,6 +63,21 @@ func RetryDue(role *cnpgv1.DatabaseRole, now time.Time) (due bool, after time.Du
 	return true, 0
 }
 
+// RetryDueGranted is RetryDue knowing whether CNPG's instance Role names
+// the role's Secret now (granted, MayRead). The moment it does, a retry
+// is due whatever the pace: the instance manager can read the Secret at
+// last, and would not try again for 30 s. Only once: a retry already
+// made with the Secret granted that still reads Forbidden (the API
+// server's authorizer a moment behind the Role) waits for the pace,
+// which that retry did not move (GrantedRetryMark).
+func RetryDueGranted(role *cnpgv1.DatabaseRole, now time.Time, granted bool) (due bool, after time.Duration) {
+	due, after = RetryDue(role, now)
+	if !due && after > 0 && granted && role.Annotations[RetryGrantedAnnotation] != "true" {
+		return true, 0
+	}
+	return due, after
+}
+
 // LastRetry is when setpoint last asked CNPG to apply role again; false
 // when it never did, or the annotation is not a value setpoint wrote.
 func LastRetry(role *cnpgv1.DatabaseRole) (time.Time, bool) {
@@ -69,4 +88,23 @@ func LastRetry(role *cnpgv1.DatabaseRole) (time.Time, bool) {
 // RetryMark is the annotation of a retry at now.
 func RetryMark(now time.Time) map[string]string {
 	return map[string]string{RetryAnnotation: now.UTC().Format(time.RFC3339Nano)}
+}
+
+// GrantedRetryMark is the annotations of a retry of role at now, the
+// Secret granted or not (RetryDueGranted). A retry without the grant
+// leaves RetryGrantedAnnotation out, and server-side apply removes the
+// one a previous retry set. A retry on the grant within the pace keeps
+// the paced retry's time: it is one more try, not a new start of the
+// pace, so if it is refused too (the authorizer behind its Role) the
+// paced retry still comes when it would have.
+func GrantedRetryMark(role *cnpgv1.DatabaseRole, now time.Time, granted bool) map[string]string {
+	m := RetryMark(now)
+	if !granted {
+		return m
+	}
+	m[RetryGrantedAnnotation] = "true"
+	if last, ok := LastRetry(role); ok && now.Sub(last) < RetryPace {
+		m[RetryAnnotation] = role.Annotations[RetryAnnotation]
+	}
+	return m
 }

@@ -80,6 +80,9 @@ type clusterView struct {
 	replica bool
 	// tenants: who the cluster admits (admission.go).
 	tenants *pgv1.TenantsSpec
+	// defaults: the cluster's own databaseDefaults (its class's wake the
+	// databases through classHandler).
+	defaults *pgv1.DatabaseDefaults
 }
 
 type upgradeView struct {
@@ -91,7 +94,9 @@ func viewOf(pc *pgv1.PostgresCluster) clusterView {
 	v := clusterView{uid: pc.UID, deleting: pc.DeletionTimestamp != nil,
 		ready:     meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionReady),
 		resources: pc.Status.Resources, poolers: pc.Status.ConnectionPoolerStatus, replica: pc.IsReplica(),
-		tenants: pc.Spec.Tenants}
+		tenants: pc.Spec.Tenants,
+
+		defaults: pc.Spec.DatabaseDefaults}
 	if u := pc.Status.Upgrade; u != nil {
 		v.upgrade = upgradeView{to: u.To, phase: u.Phase}
 	}

@@ -64,24 +64,35 @@ func (p *pass) patchConfigMap(ctx context.Context, cur *informers.CachedConfigMa
 	if err != nil {
 		return err
 	}
-	refs := slices.DeleteFunc(slices.Clone(cur.OwnerReferences), func(r metav1.OwnerReference) bool { return r.UID == p.db.UID })
-	refs = append(refs, ownership.OwnerRef(p.db, gvk))
-	labels := map[string]any{ownership.RetainedLabel: nil}
-	for k, v := range ownership.ManagedLabels(ownership.DatabaseLabel, p.db.Name) {
-		labels[k] = v
-	}
-	annotations := map[string]any{policyAnnotation: policy,
-		ownership.RetainedForAnnotation: nil, ownership.RetainedClusterAnnotation: nil}
 	body := map[string]any{
-		"metadata": map[string]any{"resourceVersion": cur.ResourceVersion, "ownerReferences": refs,
-			"labels": labels, "annotations": annotations},
-		"data": dataPatch(have, data),
+		"metadata": p.heldMetadata(cur, map[string]any{policyAnnotation: policy}),
+		"data":     dataPatch(have, data),
 	}
 	patch, err := json.Marshal(body)
 	if err != nil {
 		return fmt.Errorf("encode ConfigMap patch: %w", err)
 	}
 	return p.mergePatchConfigMap(ctx, cur.Name, patch)
+}
+
+// heldMetadata is the metadata of a merge patch that makes cur, proven
+// ours or retained for us, ours as we write it: our labels and controller
+// reference (other references kept), no retained marks, annotations
+// besides; guarded by cur's resourceVersion, since a merge patch replaces
+// the whole reference list.
+func (p *pass) heldMetadata(cur metav1.Object, annotations map[string]any) map[string]any {
+	refs := slices.DeleteFunc(slices.Clone(cur.GetOwnerReferences()), func(r metav1.OwnerReference) bool { return r.UID == p.db.UID })
+	refs = append(refs, ownership.OwnerRef(p.db, gvk))
+	labels := map[string]any{ownership.RetainedLabel: nil}
+	for k, v := range ownership.ManagedLabels(ownership.DatabaseLabel, p.db.Name) {
+		labels[k] = v
+	}
+	all := map[string]any{ownership.RetainedForAnnotation: nil, ownership.RetainedClusterAnnotation: nil}
+	for k, v := range annotations {
+		all[k] = v
+	}
+	return map[string]any{"resourceVersion": cur.GetResourceVersion(), "ownerReferences": refs,
+		"labels": labels, "annotations": all}
 }
 
 // configMapData is cur's data. The cache keeps only a digest of it
@@ -131,7 +142,7 @@ func (p *pass) mergePatchConfigMap(ctx context.Context, name string, patch []byt
 
 // dataPatch turns have into want: every key of want, and null for the
 // keys we no longer publish.
-func dataPatch(have, want map[string]string) map[string]any {
+func dataPatch[V any](have, want map[string]V) map[string]any {
 	out := make(map[string]any, len(have)+len(want))
 	for k := range have {
 		out[k] = nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/types"
+	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
@@ -29,15 +30,21 @@ type Controller struct {
 
 	databaseIndex cache.Indexer
 	clusters      pglisters.PostgresClusterLister
+	// clusterIndex finds a class's clusters (ByClass); classes are read
+	// for the databases' defaults (database_defaults.go).
+	clusterIndex  cache.Indexer
+	classes       pglisters.PostgresClusterClassLister
 	cnpgDatabases cnpglisters.DatabaseLister
 	// cnpgDatabaseIndex finds a PostgresDatabase's CNPG Databases by label.
 	cnpgDatabaseIndex cache.Indexer
 	cnpgClusters      cnpglisters.ClusterLister
 	roleObjects       cnpglisters.DatabaseRoleLister
 	configMaps        informers.ConfigMapLister
-	classes           pglisters.PostgresClusterClassLister
 	// namespaces caches Namespaces' labels for admission (namespaces.go).
 	namespaces cache.SharedIndexInformer
+	// instanceRoles are CNPG's instance Roles, trimmed to the Secrets
+	// they let read (role_grant.go).
+	instanceRoles rbaclisters.RoleLister
 
 	queue  *workqueue.Queue
 	synced []cache.InformerSynced
@@ -75,13 +82,15 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		},
 		databaseIndex:     pg.PostgresDatabases().Informer().GetIndexer(),
 		clusters:          pg.PostgresClusters().Lister(),
+		clusterIndex:      pg.PostgresClusters().Informer().GetIndexer(),
+		classes:           pg.PostgresClusterClasses().Lister(),
 		cnpgDatabases:     cnpg.Databases().Lister(),
 		cnpgDatabaseIndex: cnpg.Databases().Informer().GetIndexer(),
 		cnpgClusters:      cnpg.Clusters().Lister(),
 		roleObjects:       cnpg.DatabaseRoles().Lister(),
 		configMaps:        inf.ConfigMaps(),
-		classes:           pg.PostgresClusterClasses().Lister(),
 		namespaces:        newNamespaceInformer(cfg.Kube),
+		instanceRoles:     inf.InstanceRoles.Rbac().V1().Roles().Lister(),
 		queue:             workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
 	}
 	if c.cas == nil {
@@ -104,13 +113,17 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		informers.On(cnpg.Databases().Informer(), progressed),
 		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(progressed)),
 		informers.On(core.Secrets().Informer(), owned),
+		// A Secret CNPG's instance manager was refused, now readable.
+		informers.On(inf.InstanceRoles.Rbac().V1().Roles().Informer(), c.instanceRoleHandler()),
+		informers.On(core.Secrets().Informer(), c.serverCAHandler()),
+		informers.On(pg.PostgresClusterClasses().Informer(), c.classHandler()),
 		informers.On(core.ConfigMaps().Informer(), owned),
 		// Across namespaces the cluster side is owned by labels, not
 		// owner references (tenancy.go).
 		informers.On(cnpg.Databases().Informer(), tenantHandler(c.queue.AddUrgent)),
 		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(tenantHandler(c.queue.AddUrgent))),
 		informers.On(core.Secrets().Informer(), tenantHandler(enqueue)),
-		informers.On(pg.PostgresClusterClasses().Informer(), c.classHandler(pg.PostgresClusters().Informer().GetIndexer())),
+		informers.On(pg.PostgresClusterClasses().Informer(), c.tenantsClassHandler(pg.PostgresClusters().Informer().GetIndexer())),
 	})
 	if err != nil {
 		return nil, err

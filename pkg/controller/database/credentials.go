@@ -146,7 +146,7 @@ func (p *pass) afterValidation(ctx context.Context, d pgv1.DatabaseSpec, c roleC
 	p.rotation.rotated = append(p.rotation.rotated, c.role)
 	// Who asked is in the request; the password is never logged.
 	klog.FromContext(ctx).Info("Rotated password", "secret", klog.KObj(s), "role", c.role, "request", request)
-	return ready("", "")
+	return p.rebindRotated(ctx, d, c)
 }
 
 // labelForReload puts cnpg.io/reload on a user's Secret, with the

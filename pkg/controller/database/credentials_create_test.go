@@ -32,8 +32,8 @@ func TestNewSecretsCreatedOnceEachAndFailuresRetried(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(f.allWrites(), "create secrets"); n != 3 {
-		t.Fatalf("creates %d, want one per role: %v", n, f.allWrites())
+	if n := count(f.allWrites(), "create secrets"); n != 6 {
+		t.Fatalf("creates %d, want two per role (its credential, its binding): %v", n, f.allWrites())
 	}
 	for _, s := range []string{"shop-orders-admin", "shop-orders-rw", "shop-orders-ro"} {
 		if f.secret(s) == nil {
@@ -54,7 +54,8 @@ func TestNewSecretsCreatedOnceEachAndFailuresRetried(t *testing.T) {
 	if _, err := f.sync("other"); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(f.allWrites(), "create secrets"); n != 3 || f.secret("other-billing-rw") == nil {
+	// admin, rw (failed), rw again; then the two bindings.
+	if n := count(f.allWrites(), "create secrets"); n != 5 || f.secret("other-billing-rw") == nil {
 		t.Errorf("creates %v; want the failed one tried again and made", f.allWrites())
 	}
 	if _, err := f.syncReported("other"); err != nil {

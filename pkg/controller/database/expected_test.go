@@ -236,3 +236,33 @@ func appliedRole(r *cnpgv1.DatabaseRole) *cnpgv1.DatabaseRole {
 	r.Status = cnpgv1.DatabaseRoleStatus{Applied: ptr.To(true)}
 	return r
 }
+
+// shopBinding checks the create of role's Service Binding Secret of
+// database on cluster pg (without the server CA's copy, without a
+// pooler): the whole object but the random password, which must be the
+// same in password and in uri.
+func shopBinding(database, role string) func(k8stesting.Action) string {
+	name := "shop-" + strings.ReplaceAll(role, "_", "-") + "-binding"
+	return func(a k8stesting.Action) string {
+		s, ok := ct.Object(a).(*corev1.Secret)
+		if !ok {
+			return "not a Secret"
+		}
+		password := string(s.Data["password"])
+		if len(password) < 20 {
+			return "no generated password"
+		}
+		want := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: shopLabels(), OwnerReferences: []metav1.OwnerReference{shopRef}},
+			Type:       "servicebinding.io/postgresql",
+			Data: map[string][]byte{
+				"type": []byte("postgresql"), "provider": []byte("setpoint"),
+				"host": []byte("pg-rw.default.svc"), "port": []byte("5432"), "database": []byte(database),
+				"username": []byte(role), "password": []byte(password), "sslmode": []byte("verify-full"),
+				"uri":      []byte("postgresql://" + role + ":" + password + "@pg-rw.default.svc:5432/" + database + "?sslmode=verify-full"),
+				"jdbc-url": []byte("jdbc:postgresql://pg-rw.default.svc:5432/" + database + "?sslmode=verify-full"),
+			},
+		}
+		return ct.Diff(want, s)
+	}
+}

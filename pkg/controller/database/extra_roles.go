@@ -36,7 +36,7 @@ func (p *pass) removeExtraRoles(ctx context.Context, d pgv1.DatabaseSpec, n name
 		} else if cur := p.obs.roles[naming.RoleObject(p.db.Spec.ClusterRef.Name, role)]; cur != nil {
 			prev.Exists = roleApplied(cur)
 		}
-		k, h := p.withdrawRole(ctx, d, prev, n.Secret(roleSuffix(n, role)), func() error { return p.revokeExtra(ctx, d, n, role) })
+		k, h := p.withdrawRole(ctx, d, prev, secretsOf(n, []string{role}), func() error { return p.revokeExtra(ctx, d, n, role) })
 		kept = append(kept, k...)
 		hs = append(hs, h)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -57,6 +58,25 @@ type fakeSQL struct {
 	outdated []string
 	// held, when set, is the catalog every privilege read returns.
 	held *grantplan.Catalog
+	// settings are the databases' settings for every role, by
+	// "<database>/<param>", as ALTER DATABASE left them.
+	settings map[string]string
+}
+
+// alterDatabases applies the ALTER DATABASE … SET/RESET of stmts to the
+// fake's settings.
+func (f *fakeSQL) alterDatabases(stmts []string) {
+	for _, s := range stmts {
+		var db, param, value string
+		if n, _ := fmt.Sscanf(s, "ALTER DATABASE %s SET %s = %s", &db, &param, &value); n == 3 {
+			if f.settings == nil {
+				f.settings = map[string]string{}
+			}
+			f.settings[strings.Trim(db, `"`)+"/"+param] = value
+		} else if n, _ := fmt.Sscanf(s, "ALTER DATABASE %s RESET %s", &db, &param); n == 2 {
+			delete(f.settings, strings.Trim(db, `"`)+"/"+param)
+		}
+	}
 }
 
 type sqlCall struct {
@@ -68,6 +88,9 @@ func (f *fakeSQL) execTx(_ context.Context, t postgres.Target, stmts []string) e
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.execs = append(f.execs, sqlCall{t, stmts})
+	if f.err == nil {
+		f.alterDatabases(stmts)
+	}
 	return f.err
 }
 
@@ -147,6 +170,15 @@ func (f *fakeSQL) analyze(_ context.Context, t postgres.Target) ([]string, error
 	return f.outdated, f.err
 }
 
+// databaseSetting plays pg_db_role_setting: what execTx's ALTER
+// DATABASE statements set (settings, "<database>/<param>").
+func (f *fakeSQL) databaseSetting(_ context.Context, _ postgres.Target, name, param string) (string, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok := f.settings[name+"/"+param]
+	return v, ok, f.err
+}
+
 func (f *fakeSQL) databaseComment(_ context.Context, _ postgres.Target, name string) (bool, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -207,6 +239,8 @@ func (f *fixture) refresh() {
 	replace(pg.PostgresDatabases().Informer(), controllertest.Items(dbs.Items))
 	pcs, _ := f.pg.PostgresV1alpha1().PostgresClusters("").List(ctx, metav1.ListOptions{})
 	replace(pg.PostgresClusters().Informer(), controllertest.Items(pcs.Items))
+	classes, _ := f.pg.PostgresV1alpha1().PostgresClusterClasses().List(ctx, metav1.ListOptions{})
+	replace(pg.PostgresClusterClasses().Informer(), controllertest.Items(classes.Items))
 	cds, _ := f.pg.CNPGV1().Databases("").List(ctx, metav1.ListOptions{})
 	replace(cnpg.Databases().Informer(), controllertest.Items(cds.Items))
 	ccs, _ := f.pg.CNPGV1().Clusters("").List(ctx, metav1.ListOptions{})
@@ -218,6 +252,8 @@ func (f *fixture) refresh() {
 	replace(core.Secrets().Informer(), controllertest.Items(ss.Items))
 	cms, _ := f.kube.CoreV1().ConfigMaps("").List(ctx, sel)
 	replace(core.ConfigMaps().Informer(), controllertest.Items(cms.Items))
+	rs, _ := f.kube.RbacV1().Roles("").List(ctx, metav1.ListOptions{LabelSelector: informers.InstanceRoleSelector})
+	replace(f.inf.InstanceRoles.Rbac().V1().Roles().Informer(), controllertest.Items(rs.Items))
 }
 
 // sync runs one pass after refreshing the caches and clearing recorded

@@ -42,6 +42,9 @@ func validate(db *pgv1.PostgresDatabase) error {
 	// Role names must be unique across databases: database a's role b_rw
 	// and database a_b's rw are both a_b_rw, one role and one Secret.
 	roleOf := map[string]string{}
+	// A role's binding Secret (<Secret>-binding) is another role's Secret
+	// when that role is named <role>_binding: one Secret for two uses.
+	secretOf := map[string]string{}
 	for _, d := range db.Spec.Databases {
 		n := namesOf(db, d.Name)
 		if crossNamespace(db) && certAuth(d) {
@@ -49,12 +52,22 @@ func validate(db *pgv1.PostgresDatabase) error {
 			// of the cluster's namespace, which the app cannot read.
 			return fmt.Errorf("database %q: authentication certificate is not available on a cluster of another namespace (%s); use password", d.Name, clusterNS(db))
 		}
-		objects := []string{n.CNPG, n.AdminSecret, n.RWSecret, n.ROSecret, n.ConfigMap}
+		objects := []string{n.CNPG, n.ConfigMap}
 		roles := n.Roles()
 		for _, c := range credentialsOf(d, n) {
 			if c.extra != nil {
 				roles = append(roles, c.role)
-				objects = append(objects, n.Secret(c.kind), naming.RoleObject(db.Spec.ClusterRef.Name, c.role))
+				objects = append(objects, naming.RoleObject(db.Spec.ClusterRef.Name, c.role))
+			}
+		}
+		for _, r := range roles {
+			for name, what := range map[string]string{n.Secret(roleSuffix(n, r)): "the Secret", n.Binding(roleSuffix(n, r)): "the binding Secret"} {
+				what += " of role " + r
+				if other, ok := secretOf[name]; ok && other != what {
+					return fmt.Errorf("database %q: Secret %q would be both %s and %s: rename the role", d.Name, name, other, what)
+				}
+				secretOf[name] = what
+				objects = append(objects, name)
 			}
 		}
 		for _, r := range roles {

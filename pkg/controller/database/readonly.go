@@ -31,15 +31,15 @@ func (p *pass) removeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names,
 	if i < 0 {
 		return nil, ready("", "")
 	}
-	return p.withdrawRole(ctx, d, previous[i], n.ROSecret, func() error { return p.revokeReadOnly(ctx, d, n) })
+	return p.withdrawRole(ctx, d, previous[i], secretsOf(n, []string{n.RORole}), func() error { return p.revokeReadOnly(ctx, d, n) })
 }
 
 // withdrawRole removes one role database d no longer declares, as its
-// deletionPolicy says; prev is how its status entry listed it, secret its
-// generated Secret, revoke what takes its privileges in the database
+// deletionPolicy says; prev is how its status entry listed it, secrets
+// the Secrets setpoint makes for it (secretsOf), revoke what takes its privileges in the database
 // (Postgres refuses to drop a role that holds some). It returns what the
 // entry lists of the role while the removal is not complete.
-func (p *pass) withdrawRole(ctx context.Context, d pgv1.DatabaseSpec, prev pgv1.RoleStatus, secretName string, revoke func() error) ([]pgv1.RoleStatus, health) {
+func (p *pass) withdrawRole(ctx context.Context, d pgv1.DatabaseSpec, prev pgv1.RoleStatus, secrets []string, revoke func() error) ([]pgv1.RoleStatus, health) {
 	role := prev.Name
 	if p.obs.cluster == nil {
 		// Nothing is removed without the cluster (see cleanup): the entry
@@ -57,18 +57,20 @@ func (p *pass) withdrawRole(ctx context.Context, d pgv1.DatabaseSpec, prev pgv1.
 		h.Phase = pgv1.PhaseProvisioning // a change of the database, not its deletion
 		return absent, h
 	}
-	secret := p.obs.secrets[secretName]
-	if secret == nil || !ownership.IsControlledBy(secret, p.db.UID) {
-		return nil, ready("", "")
-	}
-	if policy == pgv1.DeletionPolicyRetain {
-		if err := p.releaseSecret(ctx, secret); err != nil {
-			return absent, apiError(pgv1.ReasonReleaseFailed, err)
+	for _, name := range secrets {
+		secret := p.obs.secrets[name]
+		if secret == nil || !ownership.IsControlledBy(secret, p.db.UID) {
+			continue
 		}
-		return nil, ready("", "")
-	}
-	if err := p.deps.kube.CoreV1().Secrets(p.db.Namespace).Delete(ctx, secretName, ownership.DeleteOf(secret)); err != nil && !apierrors.IsNotFound(err) {
-		return absent, apiError(pgv1.ReasonSecretDeleteFailed, fmt.Errorf("delete Secret %s: %w", secretName, err))
+		if policy == pgv1.DeletionPolicyRetain {
+			if err := p.releaseSecret(ctx, secret); err != nil {
+				return absent, apiError(pgv1.ReasonReleaseFailed, err)
+			}
+			continue
+		}
+		if err := p.deps.kube.CoreV1().Secrets(p.db.Namespace).Delete(ctx, name, ownership.DeleteOf(secret)); err != nil && !apierrors.IsNotFound(err) {
+			return absent, apiError(pgv1.ReasonSecretDeleteFailed, fmt.Errorf("delete Secret %s: %w", name, err))
+		}
 	}
 	return nil, ready("", "")
 }

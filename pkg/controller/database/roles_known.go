@@ -74,13 +74,15 @@ func databaseOfRole(db *pgv1.PostgresDatabase, role string) string {
 // role's name.
 func roleSuffix(n names, role string) string { return strings.TrimPrefix(role, n.DB+"_") }
 
-// secretsOf are the generated Secrets of roles of database n, in the same
-// order (an extra role without login has none, and nothing is found
-// under its name).
+// secretsOf are the Secrets setpoint makes for roles of database n: per
+// role its generated credential and its Service Binding Secret (an extra
+// role without login has neither, and nothing is found under their
+// names). The one list of a database's Secrets: what the snapshot reads,
+// and what removal and deletion release or delete.
 func secretsOf(n names, roles []string) []string {
-	out := make([]string, len(roles))
-	for i, r := range roles {
-		out[i] = n.Secret(roleSuffix(n, r))
+	out := make([]string, 0, 2*len(roles))
+	for _, r := range roles {
+		out = append(out, n.Secret(roleSuffix(n, r)), n.Binding(roleSuffix(n, r)))
 	}
 	return out
 }

@@ -66,8 +66,8 @@ func TestRotationRequestIsDoneExactlyOnce(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	if w := f.allWrites(); !slices.Equal(w, []string{"patch secrets", "patch secrets", "update postgresdatabases/status"}) {
-		t.Errorf("rotation pass wrote %v, want one patch per Secret and one status write", w)
+	if w := f.allWrites(); !slices.Equal(w, []string{"patch secrets", "patch secrets", "patch secrets", "patch secrets", "update postgresdatabases/status"}) {
+		t.Errorf("rotation pass wrote %v, want one patch per Secret and its binding, and one status write", w)
 	}
 	// Each patch: a new password and the request's marks, guarded by the
 	// Secret's version, nothing else.
@@ -82,6 +82,10 @@ func TestRotationRequestIsDoneExactlyOnce(t *testing.T) {
 		s := "shop-" + strings.ReplaceAll(role, "_", "-")
 		if after[s] == before[s] || len(after[s]) < 20 {
 			t.Errorf("%s: password not rotated", s)
+		}
+		// The binding follows in the same pass.
+		if b := f.passwords(s + "-binding")[s+"-binding"]; b != after[s] {
+			t.Errorf("%s-binding: password not the rotated one", s)
 		}
 		// The rest of the Secret as it was.
 		want := shopSecret(role)

@@ -7,11 +7,13 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
 	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
@@ -34,6 +36,10 @@ type observation struct {
 	// for a namesake): its spec.managed.roles takes precedence over our
 	// DatabaseRoles.
 	cnpgCluster *cnpgv1.Cluster
+	// instanceRole is CNPG's instance Role of the cluster, trimmed to the
+	// Secrets it lets read (nil when not cached): whether a refused role
+	// can be retried with success now (retryRole).
+	instanceRole *rbacv1.Role
 	// roles are the DatabaseRoles of every role of every known database,
 	// by object name (cached in full), whoever controls them.
 	roles map[string]*cnpgv1.DatabaseRole
@@ -49,6 +55,13 @@ type observation struct {
 	external map[string]*corev1.Secret
 	// cnpg are the CNPG Databases of every known database, by object name.
 	cnpg map[string]*cnpgv1.Database
+	// serverCA is ca.crt of the cluster's <cluster>-server-ca, setpoint's
+	// copy of the server CA (nil until the cluster controller made it):
+	// what the binding Secrets give applications to verify the server.
+	serverCA []byte
+	// defaults are the cluster's databaseDefaults, merged with its
+	// class's (database_defaults.go).
+	defaults *pgv1.DatabaseDefaults
 	// removed are databases no longer in the spec whose cleanup is not
 	// finished: remembered in status, or found as CNPG Databases we own.
 	removed []string
@@ -84,6 +97,18 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 		if o.class, err = informers.IgnoreNotFound(c.classes.Get(o.cluster.Spec.Class)); err != nil {
 			return nil, err
 		}
+	}
+	if o.instanceRole, err = informers.IgnoreNotFound(c.instanceRoles.Roles(cns).Get(db.Spec.ClusterRef.Name)); err != nil {
+		return nil, err
+	}
+	if _, ok := cnpgverdict.InstanceRoleCluster(o.instanceRole); !ok {
+		o.instanceRole = nil // a namesake, not CNPG's
+	}
+	if o.serverCA, err = c.serverCA(cns, o.cluster); err != nil {
+		return nil, err
+	}
+	if o.defaults, err = c.databaseDefaults(o.cluster); err != nil {
+		return nil, err
 	}
 	if o.removed, err = c.removedDatabases(db); err != nil {
 		return nil, err
@@ -156,6 +181,20 @@ func (c *Controller) observeCopy(db *pgv1.PostgresDatabase, o *observation, name
 	}
 	o.copies[name] = s
 	return nil
+}
+
+// serverCA is the cluster's server CA as its <cluster>-server-ca holds it,
+// read from our Secret cache (the cluster controller labels it ours), and
+// only from a Secret that cluster controls.
+func (c *Controller) serverCA(namespace string, pc *pgv1.PostgresCluster) ([]byte, error) {
+	if pc == nil {
+		return nil, nil
+	}
+	s, err := informers.IgnoreNotFound(c.secrets.Secrets(namespace).Get(naming.ServerCASecret(pc.Name)))
+	if err != nil || s == nil || !ownership.IsControlledBy(s, pc.UID) {
+		return nil, err
+	}
+	return s.Data[naming.CACertKey], nil
 }
 
 // removedDatabases are the databases that left the spec but whose cleanup

@@ -31,6 +31,9 @@ type sqlRunner interface {
 	// extensions whose installed version is older than the server's
 	// default ("name 1.0 → 1.1").
 	analyze(ctx context.Context, t postgres.Target) (outdated []string, err error)
+	// databaseSetting is the value database name sets for parameter
+	// param for every role (ALTER DATABASE … SET), set false when none.
+	databaseSetting(ctx context.Context, t postgres.Target, name, param string) (value string, set bool, err error)
 	// grants reads, in target's database, the privileges w's roles
 	// (w.Managed) hold and the objects they are held on
 	// (grantplan.CatalogQuery).
@@ -124,6 +127,27 @@ func (r pgxRunner) databaseComment(ctx context.Context, t postgres.Target, name 
 		return false, "", fmt.Errorf("read database %s: %w", name, err)
 	}
 	return true, comment, nil
+}
+
+func (r pgxRunner) databaseSetting(ctx context.Context, t postgres.Target, name, param string) (string, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	conn, err := r.connector.Acquire(ctx, t)
+	if err != nil {
+		return "", false, err
+	}
+	defer r.connector.Release(t, conn)
+	var value string
+	err = conn.QueryRow(ctx, `SELECT substr(c, length($2) + 2) FROM pg_db_role_setting s
+		JOIN pg_database d ON d.oid = s.setdatabase, unnest(s.setconfig) AS c
+		WHERE d.datname = $1 AND s.setrole = 0 AND c LIKE $2 || '=%'`, name, param).Scan(&value)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read %s of database %s: %w", param, name, err)
+	}
+	return value, true, nil
 }
 
 // grantPlan is the SQL that lets <db>_rw use the database and everything

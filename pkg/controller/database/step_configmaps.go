@@ -16,7 +16,8 @@ import (
 
 // configMapsStep publishes, per database, what an application needs to
 // connect: endpoints, port, database and user names, and where the
-// credentials and the CA are.
+// credentials and the CA are (the ConfigMap); and per role that logs in
+// a Service Binding Secret with all of it in one place (binding_write.go).
 type configMapsStep struct{}
 
 // configMapsState is where each database's ConfigMap stands, in spec
@@ -29,7 +30,11 @@ func (configMapsStep) Condition() string { return pgv1.ConditionConfigMapsReady 
 func (configMapsStep) Reconcile(ctx context.Context, p *pass) error {
 	outs := make([]dbOutcome, 0, len(p.db.Spec.Databases))
 	for _, d := range p.db.Spec.Databases {
-		outs = append(outs, dbOutcome{name: d.Name, h: p.ensureConfigMap(ctx, d)})
+		h := p.ensureConfigMap(ctx, d)
+		if h.Phase == pgv1.PhaseReady {
+			h = p.ensureBindings(ctx, d)
+		}
+		outs = append(outs, dbOutcome{name: d.Name, h: h})
 	}
 	p.configMaps = configMapsState{databases: outs}
 	return nil

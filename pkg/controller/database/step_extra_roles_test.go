@@ -248,6 +248,35 @@ func TestDeleteDropsExtraRoles(t *testing.T) {
 	}
 }
 
+// A fixed role's connection limit is its entry's in spec.roles, through
+// its DatabaseRole as an extra role's is: set, changed, and back to none
+// when the entry drops it; the owner's stays unlimited.
+func TestFixedRoleConnectionLimit(t *testing.T) {
+	t.Parallel()
+	spec := pgv1.DatabaseSpec{Name: "orders", ReadOnlyRole: true, Roles: []pgv1.DatabaseRoleSpec{
+		{Name: "rw", ConnectionLimit: ptr.To[int32](10)}, {Name: "ro", ConnectionLimit: ptr.To[int32](3)}}}
+	f := newFixture(t, clusterSecrets(), []runtime.Object{readyCluster(), newDatabase("shop", spec)})
+	settle(t, f, "shop")
+	limits := func() (admin, rw, ro int64) {
+		return ptr.Deref(f.role("pg.orders-admin").Spec.ConnectionLimit, 0), ptr.Deref(f.role("pg.orders-rw").Spec.ConnectionLimit, 0),
+			ptr.Deref(f.role("pg.orders-ro").Spec.ConnectionLimit, 0)
+	}
+	if a, rw, ro := limits(); a != -1 || rw != 10 || ro != 3 {
+		t.Fatalf("limits admin %d rw %d ro %d, want -1 10 3", a, rw, ro)
+	}
+	db := f.db("shop")
+	db.Spec.Databases[0].Roles[0].ConnectionLimit = ptr.To[int32](20)
+	db.Spec.Databases[0].Roles[1].ConnectionLimit = nil
+	db.Generation++
+	if _, err := f.pg.PostgresV1alpha1().PostgresDatabases(ns).Update(t.Context(), db, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, f, "shop")
+	if a, rw, ro := limits(); a != -1 || rw != 20 || ro != -1 {
+		t.Errorf("after the change: admin %d rw %d ro %d, want -1 20 -1", a, rw, ro)
+	}
+}
+
 // The connection ConfigMap names each extra login role as it names the
 // fixed ones (<name>-user, <name>-secret); a group, without login, is
 // not named. By certificate, the role's certificate Secret replaces its

@@ -81,12 +81,16 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 		prev = meta.FindStatusCondition(p.db.Status.Conditions, pgv1.ConditionPrivilegesReady)
 		held = prev.Reason == pgv1.ReasonPrivilegesIsolated || prev.Reason == pgv1.ReasonPrivilegesDriftReverted
 	}
+	// The databases' settings are applied with the fixed grants: once per
+	// generation, and again when a cluster's or class's defaults changed.
+	timeouts := p.statementTimeoutNote()
+	settle := !held || !statementTimeoutsHeld(prev.Message, timeouts)
 	var ran int
 	var drift, skipped, kept []string
 	for _, d := range p.db.Spec.Databases {
 		n := namesOf(p.db, d.Name)
 		exact := grantplan.KeptExact(d)
-		if held && !exact {
+		if held && !exact && !settle {
 			continue // nothing to read: its grants hold from an earlier pass
 		}
 		t, err := p.asAdmin(ctx, d, n)
@@ -116,6 +120,12 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 			}
 			klog.FromContext(ctx).V(2).Info("Granted privileges", "database", n.DB, "statements", len(stmts))
 		}
+		if settle {
+			if err := p.ensureStatementTimeout(ctx, t, d); err != nil {
+				p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
+				return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, err.Error(), sqlRecheck))
+			}
+		}
 		ran += len(stmts)
 		skipped = append(skipped, plan.Skipped...)
 		for _, k := range plan.Kept {
@@ -135,7 +145,7 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 		}
 	}
 	key := types.NamespacedName{Namespace: p.db.Namespace, Name: p.db.Name}
-	if held && ran == 0 {
+	if held && !settle && ran == 0 {
 		return privilegesState{h: p.keptReport(key, prev)}
 	}
 	msg := fmt.Sprintf("privileges granted on %d database(s); no other role may connect; the last apply ran %d statement(s)", len(p.db.Spec.Databases), ran)
@@ -145,6 +155,7 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 	if len(kept) > 0 {
 		msg += "; schemas not declared, kept with their data: " + strings.Join(kept, ", ")
 	}
+	msg += timeouts
 	if major > 0 {
 		p.status.StatisticsMajor = major
 		msg += fmt.Sprintf("; analyzed on PostgreSQL %d", major)

@@ -143,6 +143,11 @@ func (p *pass) roleWantOf(d pgv1.DatabaseSpec, n names, c roleCredential, secret
 		w.cert = w.cert && !w.nologin
 	case c.kind == "admin":
 		w.own, w.memberOf = p.obs.roleNames[d.Name], p.adminMemberships(d, n)
+	default:
+		// rw and ro: the limit their entry of spec.roles declares.
+		if i := slices.IndexFunc(d.Roles, func(r pgv1.DatabaseRoleSpec) bool { return r.Name == c.kind }); i >= 0 && d.Roles[i].ConnectionLimit != nil {
+			w.limit = ptr.To(int64(*d.Roles[i].ConnectionLimit))
+		}
 	}
 	return w
 }

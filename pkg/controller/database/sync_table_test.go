@@ -27,6 +27,8 @@ func TestSyncPasses(t *testing.T) {
 			{Verb: "create", Resource: "secrets", Name: "shop-orders-admin", Group: 1, Check: ct.Sends(shopSecret("orders_admin"), randomPassword)},
 			{Verb: "create", Resource: "secrets", Name: "shop-orders-rw", Group: 1, Check: ct.Sends(shopSecret("orders_rw"), randomPassword)},
 			{Verb: "create", Resource: "configmaps", Name: "shop-orders-config", Check: ct.Sends(shopConfigMap("orders"))},
+			{Verb: "create", Resource: "secrets", Name: "shop-orders-admin-binding", Check: shopBinding("orders", "orders_admin")},
+			{Verb: "create", Resource: "secrets", Name: "shop-orders-rw-binding", Check: shopBinding("orders", "orders_rw")},
 			{Verb: "create", Resource: "databaseroles", Name: "pg.orders-admin", Check: ct.Sends(shopRole("orders_admin"))},
 			{Verb: "create", Resource: "databaseroles", Name: "pg.orders-rw", Check: ct.Sends(shopRole("orders_rw"))},
 		},

@@ -11,10 +11,10 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
-// classHandler wakes the databases of other namespaces on the clusters
+// tenantsClassHandler wakes the databases of other namespaces on the clusters
 // of a class whose tenants changed: a cluster without tenants of its own
 // admits by its class's (admission.go).
-func (c *Controller) classHandler(clusterIndex cache.Indexer) cache.ResourceEventHandler {
+func (c *Controller) tenantsClassHandler(clusterIndex cache.Indexer) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(oldObj, newObj any) {
 			o, ok1 := oldObj.(*pgv1.PostgresClusterClass)

@@ -19,7 +19,11 @@
 // (trimForCache), a DatabaseRole's status.conditions (intern.go), a
 // PgBouncer Deployment's Pod template (trimDeployment), and all of a CNPG
 // Pod but its name, labels, phase and PodScheduled condition (trimPod:
-// the provisioner reads only whether the scheduler can place it). Each
+// the provisioner reads only whether the scheduler can place it), and
+// all of a CNPG instance Role but its name, labels and one rule naming
+// the Secrets it lets read (trimRole: read only through
+// cnpgverdict.ReadableSecrets, which reads the same of the trimmed Role
+// as of the whole). Each
 // says so where
 // it is dropped; a reader of one of them needs a type of its own first.
 package informers

@@ -32,9 +32,15 @@ type Informers struct {
 	// their Jobs, PgBouncer), trimmed to whether they can be scheduled
 	// (trimPod): the one place a Pod that never starts says why.
 	Pods kubeinformers.SharedInformerFactory
+	// InstanceRoles caches only the RBAC Roles CNPG labels with a cluster
+	// (InstanceRoleSelector) — its instance Role, one per cluster —
+	// trimmed to the Secrets they let the instance read (trimRole): the
+	// moment a new DatabaseRole's password Secret appears there, the role
+	// CNPG refused for it can be retried (ADR 0020).
+	InstanceRoles kubeinformers.SharedInformerFactory
 	// missing are the optional APIs not served (OptionalAPI), by CRD.
 	missing map[string]bool
-	// in is the interner of the three factories' transforms.
+	// in is the interner of the factories' transforms.
 	in *interner
 }
 
@@ -51,7 +57,7 @@ func (i *Informers) AsCached(obj any) any {
 // Cached objects are trimmed (trimForCache) of what we never read.
 func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace string, resync time.Duration) *Informers {
 	selector := ownership.ManagedSelector().String()
-	// One interner for all three factories: the strings they repeat are
+	// One interner for all the factories: the strings they repeat are
 	// largely the same (namespaces, labels, owners).
 	in := &interner{}
 	return &Informers{
@@ -70,6 +76,10 @@ func NewInformers(kube kubernetes.Interface, pg versioned.Interface, namespace s
 			kubeinformers.WithNamespace(namespace),
 			kubeinformers.WithTransform(in.trimPod),
 			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = CNPGPodSelector })),
+		InstanceRoles: kubeinformers.NewSharedInformerFactoryWithOptions(kube, resync,
+			kubeinformers.WithNamespace(namespace),
+			kubeinformers.WithTransform(in.trimRole),
+			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = InstanceRoleSelector })),
 		in: in,
 	}
 }
@@ -92,9 +102,8 @@ func (in *interner) trimPod(obj any) (any, error) {
 		return in.trimForCache(obj)
 	}
 	kept := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: p.Labels,
-			ResourceVersion: p.ResourceVersion, DeletionTimestamp: p.DeletionTimestamp},
-		Status: corev1.PodStatus{Phase: p.Status.Phase},
+		ObjectMeta: keptMeta(p.ObjectMeta),
+		Status:     corev1.PodStatus{Phase: p.Status.Phase},
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled {
@@ -102,6 +111,13 @@ func (in *interner) trimPod(obj any) (any, error) {
 		}
 	}
 	return in.trimForCache(kept)
+}
+
+// keptMeta is what a trimmed object keeps of its metadata: who it is, its
+// labels, its version and whether it is being deleted.
+func keptMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, Labels: m.Labels,
+		ResourceVersion: m.ResourceVersion, DeletionTimestamp: m.DeletionTimestamp}
 }
 
 // trimDeployment is trimForCache, and drops a Deployment's Pod template:
@@ -120,6 +136,7 @@ func (i *Informers) Start(ctx context.Context) error {
 	i.Kube.StartWithContext(ctx)
 	i.Poolers.StartWithContext(ctx)
 	i.Pods.StartWithContext(ctx)
+	i.InstanceRoles.StartWithContext(ctx)
 	if err := i.Setpoint.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
 		return fmt.Errorf("sync setpoint and CNPG caches: %w", err)
 	}
@@ -132,6 +149,9 @@ func (i *Informers) Start(ctx context.Context) error {
 	if err := i.Pods.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
 		return fmt.Errorf("sync the CNPG Pod cache: %w", err)
 	}
+	if err := i.InstanceRoles.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+		return fmt.Errorf("sync the CNPG instance Role cache: %w", err)
+	}
 	return nil
 }
 
@@ -141,6 +161,7 @@ func (i *Informers) Shutdown() {
 	i.Kube.Shutdown()
 	i.Poolers.Shutdown()
 	i.Pods.Shutdown()
+	i.InstanceRoles.Shutdown()
 }
 
 // lastApplied is kubectl's copy of the whole object as last applied: as

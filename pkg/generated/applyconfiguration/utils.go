@@ -92,6 +92,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.ConnectionPoolerSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ConnectionPoolerStatus"):
 		return &postgresv1alpha1.ConnectionPoolerStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("DatabaseDefaults"):
+		return &postgresv1alpha1.DatabaseDefaultsApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("DatabasePasswordConfig"):
 		return &postgresv1alpha1.DatabasePasswordConfigApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("DatabaseRoleSpec"):

@@ -118,6 +118,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterSettings":             schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec":        schema_pkg_apis_postgres_v1alpha1_ConnectionPoolerSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerStatus":      schema_pkg_apis_postgres_v1alpha1_ConnectionPoolerStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults":            schema_pkg_apis_postgres_v1alpha1_DatabaseDefaults(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabasePasswordConfig":      schema_pkg_apis_postgres_v1alpha1_DatabasePasswordConfig(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseRoleSpec":            schema_pkg_apis_postgres_v1alpha1_DatabaseRoleSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseSpec":                schema_pkg_apis_postgres_v1alpha1_DatabaseSpec(ref),
@@ -4207,6 +4208,12 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec"),
 						},
 					},
+					"databaseDefaults": {
+						SchemaProps: spec.SchemaProps{
+							Description: "databaseDefaults are the defaults of every database on the cluster, each of which a PostgresDatabase's database may override: on a shared cluster, the platform's limits for its tenants.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults"),
+						},
+					},
 					"superuserAccess": {
 						SchemaProps: spec.SchemaProps{
 							Description: "superuserAccess turns on CloudNativePG's enableSuperuserAccess: the postgres superuser may log in over the network with the password of the superuser Secret, which setpoint then generates (or takes from passwordConfig.superuserExternalSecretRef). Off by default, as in CloudNativePG: setpoint does its own work as less privileged roles, a database's <db>_admin for its privileges and the cluster's setpoint_monitor for checks and the collector. Unset, a cluster whose CNPG Cluster already has superuser access (one created by an earlier setpoint) keeps it until this is set to false, and a cluster that names an external superuser Secret has it. With access off there is no superuser Secret (a generated one is deleted once the CNPG Cluster no longer uses it), and the pg_hba.conf check, which only a superuser can make, is skipped.",
@@ -4224,7 +4231,7 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -4321,6 +4328,27 @@ func schema_pkg_apis_postgres_v1alpha1_ConnectionPoolerStatus(ref common.Referen
 	}
 }
 
+func schema_pkg_apis_postgres_v1alpha1_DatabaseDefaults(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "DatabaseDefaults are what every database on a cluster gets unless its PostgresDatabase says otherwise (spec.databases[]).",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"statementTimeout": {
+						SchemaProps: spec.SchemaProps{
+							Description: "statementTimeout is each database's default statement_timeout (see the PostgresDatabase's databases[].statementTimeout, which overrides it). At most 24h; 0s means no timeout.",
+							Ref:         ref(metav1.Duration{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			metav1.Duration{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_postgres_v1alpha1_DatabasePasswordConfig(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4365,7 +4393,7 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseRoleSpec(ref common.ReferenceCall
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "DatabaseRoleSpec is one role of a database beyond the fixed ones, or the grants of a fixed role (the entries rw and ro). Login, inRoles and connectionLimit go to the role's CNPG DatabaseRole, as for the fixed roles; grants and defaultPrivileges are SQL setpoint runs as the database's owner.",
+				Description: "DatabaseRoleSpec is one role of a database beyond the fixed ones, or the grants and connection limit of a fixed role (the entries rw and ro). Login, inRoles and connectionLimit go to the role's CNPG DatabaseRole, as for the fixed roles; grants and defaultPrivileges are SQL setpoint runs as the database's owner.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"name": {
@@ -4404,7 +4432,7 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseRoleSpec(ref common.ReferenceCall
 					},
 					"connectionLimit": {
 						SchemaProps: spec.SchemaProps{
-							Description: "connectionLimit is how many connections the role may have at once; -1 (the default) means no limit.",
+							Description: "connectionLimit is how many connections the role may have at once (CNPG's DatabaseRole connectionLimit, Postgres's CONNECTION LIMIT); -1 (the default) means no limit. On the entries rw and ro it limits the fixed role: on a shared cluster, what one application may take of max_connections. The owner (admin) takes none: setpoint itself connects as it to run the grants.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -4508,6 +4536,12 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseSpec(ref common.ReferenceCallback
 							Format:      "",
 						},
 					},
+					"statementTimeout": {
+						SchemaProps: spec.SchemaProps{
+							Description: "statementTimeout is the database's default statement_timeout: a statement of any session in it that runs longer is cancelled (SQLSTATE 57014), unless the session sets its own. On a shared cluster it keeps one application's runaway query from holding a connection and locks for ever. Set as the database's owner (ALTER DATABASE … SET statement_timeout), in whole milliseconds; it applies to sessions opened after. 0s means no timeout. Unset, the cluster's databaseDefaults.statementTimeout applies (its class's unless the cluster sets one), and with none there either setpoint resets a value set on the database by other means. At most 24h.",
+							Ref:         ref(metav1.Duration{}.OpenAPIModelName()),
+						},
+					},
 					"authentication": {
 						SchemaProps: spec.SchemaProps{
 							Description: "authentication is how the database's roles log in: password (the Secrets' passwords) or certificate (a TLS client certificate per role, issued by CloudNativePG and signed by the cluster's client CA, in Secret <cluster>.<role with '-' for '_'>-client-cert; over TLS the roles' passwords are then refused). It is set when the database is added: every client would have to switch at the same moment, so to change it add a database with the other method.",
@@ -4562,7 +4596,7 @@ func schema_pkg_apis_postgres_v1alpha1_DatabaseSpec(ref common.ReferenceCallback
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabasePasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseRoleSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SchemaSpec"},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabasePasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseRoleSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SchemaSpec", metav1.Duration{}.OpenAPIModelName()},
 	}
 }
 
@@ -5451,6 +5485,12 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec"),
 						},
 					},
+					"databaseDefaults": {
+						SchemaProps: spec.SchemaProps{
+							Description: "databaseDefaults are the defaults of every database on the cluster, each of which a PostgresDatabase's database may override: on a shared cluster, the platform's limits for its tenants.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults"),
+						},
+					},
 					"superuserAccess": {
 						SchemaProps: spec.SchemaProps{
 							Description: "superuserAccess turns on CloudNativePG's enableSuperuserAccess: the postgres superuser may log in over the network with the password of the superuser Secret, which setpoint then generates (or takes from passwordConfig.superuserExternalSecretRef). Off by default, as in CloudNativePG: setpoint does its own work as less privileged roles, a database's <db>_admin for its privileges and the cluster's setpoint_monitor for checks and the collector. Unset, a cluster whose CNPG Cluster already has superuser access (one created by an earlier setpoint) keeps it until this is set to false, and a cluster that names an external superuser Secret has it. With access off there is no superuser Secret (a generated one is deleted once the CNPG Cluster no longer uses it), and the pg_hba.conf check, which only a superuser can make, is skipped.",
@@ -5468,7 +5508,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -5638,6 +5678,12 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec"),
 						},
 					},
+					"databaseDefaults": {
+						SchemaProps: spec.SchemaProps{
+							Description: "databaseDefaults are the defaults of every database on the cluster, each of which a PostgresDatabase's database may override: on a shared cluster, the platform's limits for its tenants.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults"),
+						},
+					},
 					"superuserAccess": {
 						SchemaProps: spec.SchemaProps{
 							Description: "superuserAccess turns on CloudNativePG's enableSuperuserAccess: the postgres superuser may log in over the network with the password of the superuser Secret, which setpoint then generates (or takes from passwordConfig.superuserExternalSecretRef). Off by default, as in CloudNativePG: setpoint does its own work as less privileged roles, a database's <db>_admin for its privileges and the cluster's setpoint_monitor for checks and the collector. Unset, a cluster whose CNPG Cluster already has superuser access (one created by an earlier setpoint) keeps it until this is set to false, and a cluster that names an external superuser Secret has it. With access off there is no superuser Secret (a generated one is deleted once the CNPG Cluster no longer uses it), and the pg_hba.conf check, which only a superuser can make, is skipped.",
@@ -5681,7 +5727,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologySpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologySpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 

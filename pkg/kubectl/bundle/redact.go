@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"sort"
+
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // redacted replaces a secret value.
@@ -14,11 +16,6 @@ const redacted = "[REDACTED]"
 // searched for; replacing them everywhere would garble the bundle, and
 // they are not what a password is.
 const minSecretLength = 6
-
-// notSecretKeys are Secret keys whose values are names, not secrets:
-// replacing a user name everywhere would hide which role a log line is
-// about.
-var notSecretKeys = map[string]bool{"username": true, "user": true}
 
 // connectionPassword finds the password of a connection string that is
 // in no Secret the plugin could read: the userinfo of a URI
@@ -40,7 +37,7 @@ func newRedactor() *redactor { return &redactor{values: map[string]bool{}} }
 // secret adds the values of one Secret's data.
 func (r *redactor) secret(data map[string][]byte) {
 	for k, v := range data {
-		if notSecretKeys[k] || len(v) < minSecretLength {
+		if naming.NotSecretKey(k) || len(v) < minSecretLength {
 			continue
 		}
 		r.add(string(v))

@@ -202,6 +202,8 @@ var reasons = []reasonAdvice{
 	// ConfigMapsReady of PostgresDatabase
 	{"ReasonConfigMapsReady", pgv1.ReasonConfigMapsReady, pgv1.ConditionConfigMapsReady, "nothing"},
 	{"ReasonConfigMapWriteFailed", pgv1.ReasonConfigMapWriteFailed, pgv1.ConditionConfigMapsReady, "wait: setpoint retries with backoff; if it persists, the message quotes the API server's error (a verb setpoint's RBAC lacks, an admission webhook, a quota) to fix"},
+	{"ReasonBindingSecretWriteFailed", pgv1.ReasonBindingSecretWriteFailed, pgv1.ConditionConfigMapsReady, "wait: setpoint retries with backoff; if it persists, the message quotes the API server's error (a verb setpoint's RBAC lacks, an admission webhook, a quota) to fix"},
+	{"ReasonBindingSecretConflict", pgv1.ReasonBindingSecretConflict, pgv1.ConditionConfigMapsReady, "delete that Secret or rename it (the message names it; setpoint never takes over an object it did not create), or create the PostgresDatabase under another name"},
 
 	// RolesReady of PostgresDatabase
 	{"ReasonRolesReconciled", pgv1.ReasonRolesReconciled, pgv1.ConditionRolesReady, "nothing"},

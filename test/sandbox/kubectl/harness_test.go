@@ -97,4 +97,3 @@ func (w *world) run(t *testing.T, opts *commands.Options, args ...string) result
 	err := root.ExecuteContext(t.Context())
 	return result{out: out.String(), errOut: errOut.String(), err: err}
 }
-

@@ -119,6 +119,21 @@ type DatabaseSpec struct {
 	// +optional
 	ReadOnlyRole bool `json:"readOnlyRole,omitempty"`
 
+	// statementTimeout is the database's default statement_timeout: a
+	// statement of any session in it that runs longer is cancelled
+	// (SQLSTATE 57014), unless the session sets its own. On a shared
+	// cluster it keeps one application's runaway query from holding a
+	// connection and locks for ever. Set as the database's owner
+	// (ALTER DATABASE … SET statement_timeout), in whole milliseconds;
+	// it applies to sessions opened after. 0s means no timeout. Unset,
+	// the cluster's databaseDefaults.statementTimeout applies (its
+	// class's unless the cluster sets one), and with none there either
+	// setpoint resets a value set on the database by other means. At
+	// most 24h.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('24h')",message="statementTimeout must be between 0s (no timeout) and 24h"
+	StatementTimeout *metav1.Duration `json:"statementTimeout,omitempty"`
+
 	// authentication is how the database's roles log in: password (the
 	// Secrets' passwords) or certificate (a TLS client certificate per
 	// role, issued by CloudNativePG and signed by the cluster's client CA,
@@ -177,12 +192,12 @@ type SchemaSpec struct {
 }
 
 // DatabaseRoleSpec is one role of a database beyond the fixed ones, or
-// the grants of a fixed role (the entries rw and ro). Login, inRoles and
-// connectionLimit go to the role's CNPG DatabaseRole, as for the fixed
-// roles; grants and defaultPrivileges are SQL setpoint runs as the
-// database's owner.
+// the grants and connection limit of a fixed role (the entries rw and
+// ro). Login, inRoles and connectionLimit go to the role's CNPG
+// DatabaseRole, as for the fixed roles; grants and defaultPrivileges are
+// SQL setpoint runs as the database's owner.
 //
-// +kubebuilder:validation:XValidation:rule="!(self.name in ['rw', 'ro']) || (!has(self.login) && !has(self.inRoles) && !has(self.connectionLimit))",message="the fixed roles rw and ro take only grants and defaultPrivileges here"
+// +kubebuilder:validation:XValidation:rule="!(self.name in ['rw', 'ro']) || (!has(self.login) && !has(self.inRoles))",message="the fixed roles rw and ro take only grants, defaultPrivileges and connectionLimit here"
 // +kubebuilder:validation:XValidation:rule="!has(self.inRoles) || !(self.name in self.inRoles)",message="a role cannot be a member of itself"
 type DatabaseRoleSpec struct {
 	// name of the role within the database: the role is
@@ -214,8 +229,12 @@ type DatabaseRoleSpec struct {
 	// +kubebuilder:validation:items:MaxLength=61
 	InRoles []string `json:"inRoles,omitempty"`
 
-	// connectionLimit is how many connections the role may have at once;
-	// -1 (the default) means no limit.
+	// connectionLimit is how many connections the role may have at once
+	// (CNPG's DatabaseRole connectionLimit, Postgres's CONNECTION LIMIT);
+	// -1 (the default) means no limit. On the entries rw and ro it limits
+	// the fixed role: on a shared cluster, what one application may take
+	// of max_connections. The owner (admin) takes none: setpoint itself
+	// connects as it to run the grants.
 	// +optional
 	// +kubebuilder:validation:Minimum=-1
 	ConnectionLimit *int32 `json:"connectionLimit,omitempty"`

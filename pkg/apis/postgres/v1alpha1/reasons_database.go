@@ -173,6 +173,22 @@ const (
 	// server's error (a verb setpoint's RBAC lacks, an admission webhook,
 	// a quota) to fix.
 	ReasonConfigMapWriteFailed = "ConfigMapWriteFailed"
+	// ReasonBindingSecretWriteFailed means writing a role's Service
+	// Binding Secret (type servicebinding.io/postgresql), or reading the
+	// client certificate CloudNativePG issued a certificate role, failed;
+	// it is retried with backoff. What to do: wait: setpoint retries with
+	// backoff; if it persists, the message quotes the API server's error
+	// (a verb setpoint's RBAC lacks, an admission webhook, a quota) to
+	// fix.
+	ReasonBindingSecretWriteFailed = "BindingSecretWriteFailed"
+	// ReasonBindingSecretConflict means a Secret of the name setpoint
+	// would give a role's Service Binding Secret exists and is not
+	// setpoint's, or is not of type servicebinding.io/postgresql;
+	// setpoint leaves it untouched. What to do: delete that Secret or
+	// rename it (the message names it; setpoint never takes over an
+	// object it did not create), or create the PostgresDatabase under
+	// another name.
+	ReasonBindingSecretConflict = "BindingSecretConflict"
 )
 
 // RolesReady of PostgresDatabase

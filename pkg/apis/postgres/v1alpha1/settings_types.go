@@ -350,6 +350,12 @@ type ClusterSettings struct {
 	// +optional
 	Monitoring *MonitoringSpec `json:"monitoring,omitempty"`
 
+	// databaseDefaults are the defaults of every database on the
+	// cluster, each of which a PostgresDatabase's database may override:
+	// on a shared cluster, the platform's limits for its tenants.
+	// +optional
+	DatabaseDefaults *DatabaseDefaults `json:"databaseDefaults,omitempty"`
+
 	// superuserAccess turns on CloudNativePG's enableSuperuserAccess: the
 	// postgres superuser may log in over the network with the password of
 	// the superuser Secret, which setpoint then generates (or takes from

@@ -79,6 +79,10 @@ type ClusterSettingsApplyConfiguration struct {
 	Backup *BackupSpecApplyConfiguration `json:"backup,omitempty"`
 	// monitoring configures metrics collection.
 	Monitoring *MonitoringSpecApplyConfiguration `json:"monitoring,omitempty"`
+	// databaseDefaults are the defaults of every database on the
+	// cluster, each of which a PostgresDatabase's database may override:
+	// on a shared cluster, the platform's limits for its tenants.
+	DatabaseDefaults *DatabaseDefaultsApplyConfiguration `json:"databaseDefaults,omitempty"`
 	// superuserAccess turns on CloudNativePG's enableSuperuserAccess: the
 	// postgres superuser may log in over the network with the password of
 	// the superuser Secret, which setpoint then generates (or takes from
@@ -214,6 +218,14 @@ func (b *ClusterSettingsApplyConfiguration) WithBackup(value *BackupSpecApplyCon
 // If called multiple times, the Monitoring field is set to the value of the last call.
 func (b *ClusterSettingsApplyConfiguration) WithMonitoring(value *MonitoringSpecApplyConfiguration) *ClusterSettingsApplyConfiguration {
 	b.Monitoring = value
+	return b
+}
+
+// WithDatabaseDefaults sets the DatabaseDefaults field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DatabaseDefaults field is set to the value of the last call.
+func (b *ClusterSettingsApplyConfiguration) WithDatabaseDefaults(value *DatabaseDefaultsApplyConfiguration) *ClusterSettingsApplyConfiguration {
+	b.DatabaseDefaults = value
 	return b
 }
 

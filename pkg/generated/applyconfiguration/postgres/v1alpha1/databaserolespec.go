@@ -22,10 +22,10 @@ package v1alpha1
 // with apply.
 //
 // DatabaseRoleSpec is one role of a database beyond the fixed ones, or
-// the grants of a fixed role (the entries rw and ro). Login, inRoles and
-// connectionLimit go to the role's CNPG DatabaseRole, as for the fixed
-// roles; grants and defaultPrivileges are SQL setpoint runs as the
-// database's owner.
+// the grants and connection limit of a fixed role (the entries rw and
+// ro). Login, inRoles and connectionLimit go to the role's CNPG
+// DatabaseRole, as for the fixed roles; grants and defaultPrivileges are
+// SQL setpoint runs as the database's owner.
 type DatabaseRoleSpecApplyConfiguration struct {
 	// name of the role within the database: the role is
 	// <database>_<name>. rw and ro name the fixed roles; admin, the owner,
@@ -43,8 +43,12 @@ type DatabaseRoleSpecApplyConfiguration struct {
 	// ro or another entry of roles), whose privileges this role has. Two
 	// roles cannot be members of each other.
 	InRoles []string `json:"inRoles,omitempty"`
-	// connectionLimit is how many connections the role may have at once;
-	// -1 (the default) means no limit.
+	// connectionLimit is how many connections the role may have at once
+	// (CNPG's DatabaseRole connectionLimit, Postgres's CONNECTION LIMIT);
+	// -1 (the default) means no limit. On the entries rw and ro it limits
+	// the fixed role: on a shared cluster, what one application may take
+	// of max_connections. The owner (admin) takes none: setpoint itself
+	// connects as it to run the grants.
 	ConnectionLimit *int32 `json:"connectionLimit,omitempty"`
 	// grants are the role's privileges on the database, its schemas and
 	// the objects in them.

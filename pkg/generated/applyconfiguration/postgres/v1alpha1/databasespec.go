@@ -20,6 +20,7 @@ package v1alpha1
 
 import (
 	postgresv1alpha1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
+	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // DatabaseSpecApplyConfiguration represents a declarative configuration of the DatabaseSpec type for use
@@ -47,6 +48,18 @@ type DatabaseSpecApplyConfiguration struct {
 	// its generated Secret), Retain keeps role and Secret for a later
 	// readOnlyRole: true.
 	ReadOnlyRole *bool `json:"readOnlyRole,omitempty"`
+	// statementTimeout is the database's default statement_timeout: a
+	// statement of any session in it that runs longer is cancelled
+	// (SQLSTATE 57014), unless the session sets its own. On a shared
+	// cluster it keeps one application's runaway query from holding a
+	// connection and locks for ever. Set as the database's owner
+	// (ALTER DATABASE … SET statement_timeout), in whole milliseconds;
+	// it applies to sessions opened after. 0s means no timeout. Unset,
+	// the cluster's databaseDefaults.statementTimeout applies (its
+	// class's unless the cluster sets one), and with none there either
+	// setpoint resets a value set on the database by other means. At
+	// most 24h.
+	StatementTimeout *v1.Duration `json:"statementTimeout,omitempty"`
 	// authentication is how the database's roles log in: password (the
 	// Secrets' passwords) or certificate (a TLS client certificate per
 	// role, issued by CloudNativePG and signed by the cluster's client CA,
@@ -114,6 +127,14 @@ func (b *DatabaseSpecApplyConfiguration) WithPasswordConfig(value *DatabasePassw
 // If called multiple times, the ReadOnlyRole field is set to the value of the last call.
 func (b *DatabaseSpecApplyConfiguration) WithReadOnlyRole(value bool) *DatabaseSpecApplyConfiguration {
 	b.ReadOnlyRole = &value
+	return b
+}
+
+// WithStatementTimeout sets the StatementTimeout field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the StatementTimeout field is set to the value of the last call.
+func (b *DatabaseSpecApplyConfiguration) WithStatementTimeout(value v1.Duration) *DatabaseSpecApplyConfiguration {
+	b.StatementTimeout = &value
 	return b
 }
 

@@ -176,6 +176,14 @@ func (b *PostgresClusterSpecApplyConfiguration) WithMonitoring(value *Monitoring
 	return b
 }
 
+// WithDatabaseDefaults sets the DatabaseDefaults field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DatabaseDefaults field is set to the value of the last call.
+func (b *PostgresClusterSpecApplyConfiguration) WithDatabaseDefaults(value *DatabaseDefaultsApplyConfiguration) *PostgresClusterSpecApplyConfiguration {
+	b.ClusterSettingsApplyConfiguration.DatabaseDefaults = value
+	return b
+}
+
 // WithSuperuserAccess sets the SuperuserAccess field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the SuperuserAccess field is set to the value of the last call.
