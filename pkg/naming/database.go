@@ -23,6 +23,9 @@ type DatabaseNames struct {
 	RWSecret    string
 	ROSecret    string
 	ConfigMap   string
+	// Stem starts the names of the Secrets and ConfigMap, in the
+	// PostgresDatabase's namespace: <pgdb>-<database with '-' for '_'>.
+	Stem string
 }
 
 // Database are the names of database db of PostgresDatabase pgdb.
@@ -38,6 +41,7 @@ func Database(pgdb, db string) DatabaseNames {
 		RWSecret:    base + "-rw",
 		ROSecret:    base + "-ro",
 		ConfigMap:   base + "-config",
+		Stem:        base,
 	}
 }
 
@@ -67,7 +71,7 @@ func (n DatabaseNames) Secret(name string) string {
 	if _, secret, ok := n.fixed(name); ok {
 		return secret
 	}
-	return n.CNPG + "-" + strings.ReplaceAll(name, "_", "-")
+	return n.Stem + "-" + strings.ReplaceAll(name, "_", "-")
 }
 
 // Binding is the Service Binding Secret of the role of name within the

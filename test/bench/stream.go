@@ -79,7 +79,7 @@ func (s *streamSide) arrive(ctx context.Context, i int) error {
 	obj := &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.w.ns},
 		Spec: pgv1.PostgresDatabaseSpec{
-			ClusterRef: pgv1.LocalObjectReference{Name: s.w.clusterName(i % s.w.clusters)},
+			ClusterRef: pgv1.ClusterReference{Name: s.w.clusterName(i % s.w.clusters)},
 			Databases:  []pgv1.DatabaseSpec{{Name: s.w.prefix + name}},
 		},
 	}

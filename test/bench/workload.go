@@ -109,7 +109,7 @@ func createAll(ctx context.Context, pg versioned.Interface, w workload, parallel
 					obj := &pgv1.PostgresDatabase{
 						ObjectMeta: metav1.ObjectMeta{Name: c.name, Namespace: w.ns},
 						Spec: pgv1.PostgresDatabaseSpec{
-							ClusterRef: pgv1.LocalObjectReference{Name: w.clusterName(jb.i)},
+							ClusterRef: pgv1.ClusterReference{Name: w.clusterName(jb.i)},
 							Databases:  []pgv1.DatabaseSpec{{Name: w.dbName(jb.i, jb.j)}},
 						},
 					}

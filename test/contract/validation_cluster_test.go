@@ -56,6 +56,10 @@ func TestClusterCreateRules(t *testing.T) {
 		{"a topology key for no anti-affinity", func(c *pgv1.PostgresCluster) {
 			c.Spec.Placement = &pgv1.PlacementSpec{AntiAffinity: pgv1.AntiAffinityDisabled, TopologyKey: "topology.kubernetes.io/zone"}
 		}, "spec.placement.topologyKey: Invalid value: placement.topologyKey is the anti-affinity's domain: it means nothing with antiAffinity Disabled"},
+		{"tenants with neither list nor selector", func(c *pgv1.PostgresCluster) { c.Spec.Tenants = &pgv1.TenantsSpec{} },
+			"spec.tenants: Invalid value: tenants needs namespaces, namespaceSelector or both"},
+		{"a tenant that is no namespace name", func(c *pgv1.PostgresCluster) { c.Spec.Tenants = &pgv1.TenantsSpec{Namespaces: []string{"Team_A"}} },
+			`spec.tenants.namespaces[0]: Invalid value: "Team_A": spec.tenants.namespaces[0] in body should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'`},
 		{"empty class", func(c *pgv1.PostgresCluster) { c.Spec.Class = "" },
 			"spec.class: Invalid value: \"\": spec.class in body should be at least 1 chars long"},
 		{"unknown deletion policy", func(c *pgv1.PostgresCluster) { c.Spec.ClusterDeletionPolicy = "Sometimes" },

@@ -14,7 +14,7 @@ func validDatabase(ns string) *pgv1.PostgresDatabase {
 	return &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-app", Namespace: ns},
 		Spec: pgv1.PostgresDatabaseSpec{
-			ClusterRef: pgv1.LocalObjectReference{Name: "shop"},
+			ClusterRef: pgv1.ClusterReference{Name: "shop"},
 			Databases: []pgv1.DatabaseSpec{
 				{Name: "orders", Extensions: []string{"pg_trgm", "uuid-ossp"}},
 				{Name: "catalog", DeletionPolicy: pgv1.DeletionPolicyRetain},
@@ -83,6 +83,8 @@ func TestDatabaseCreateRules(t *testing.T) {
 		{"unknown authentication", func(d *pgv1.PostgresDatabase) {
 			d.Spec.Databases = []pgv1.DatabaseSpec{{Name: "orders", Authentication: "md5"}}
 		}, `spec.databases[0].authentication: Unsupported value: "md5": supported values: "password", "certificate"`},
+		{"cluster namespace that is no namespace name", func(d *pgv1.PostgresDatabase) { d.Spec.ClusterRef.Namespace = "Platform" },
+			`spec.clusterRef.namespace: Invalid value: "Platform": spec.clusterRef.namespace in body should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'`},
 		{"missing cluster name", func(d *pgv1.PostgresDatabase) { d.Spec.ClusterRef.Name = "" },
 			"spec.clusterRef.name: Invalid value: \"\": spec.clusterRef.name in body should be at least 1 chars long"},
 	}

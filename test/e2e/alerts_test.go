@@ -60,7 +60,7 @@ func TestAlertsOnOperatorScrapes(t *testing.T) {
 		// cluster that does not exist: never Ready.
 		newCluster(t, ns, "classless", "no-such-class-"+ns, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 		lost := &pgv1.PostgresDatabase{ObjectMeta: metav1.ObjectMeta{Name: "lost", Namespace: ns},
-			Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "nowhere"}, Databases: []pgv1.DatabaseSpec{{Name: "lost"}}}}
+			Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: "nowhere"}, Databases: []pgv1.DatabaseSpec{{Name: "lost"}}}}
 		if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), lost, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}

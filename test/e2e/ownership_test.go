@@ -266,7 +266,7 @@ func TestRetainedDataIsNotHandedToAnotherApplication(t *testing.T) {
 	newCluster(t, ns, "elsewhere", "e2e-"+ns, pgv1.ClusterSettings{}, pgv1.DeletionPolicyDelete)
 	kit.WaitCluster(t, ns, "elsewhere", pgv1.PhaseReady, 120*time.Second)
 	d := &pgv1.PostgresDatabase{ObjectMeta: metav1.ObjectMeta{Name: "first", Namespace: ns}, Spec: pgv1.PostgresDatabaseSpec{
-		ClusterRef: pgv1.LocalObjectReference{Name: "elsewhere"}, Databases: []pgv1.DatabaseSpec{{Name: "orders"}}}}
+		ClusterRef: pgv1.ClusterReference{Name: "elsewhere"}, Databases: []pgv1.DatabaseSpec{{Name: "orders"}}}}
 	if _, err := pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

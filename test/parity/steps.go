@@ -99,7 +99,7 @@ func databaseStep(t *testing.T, r *run) {
 	d := &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: databaseName, Namespace: ns},
 		Spec: pgv1.PostgresDatabaseSpec{
-			ClusterRef: pgv1.LocalObjectReference{Name: clusterName},
+			ClusterRef: pgv1.ClusterReference{Name: clusterName},
 			Databases:  []pgv1.DatabaseSpec{{Name: dbName, ReadOnlyRole: true}},
 		},
 	}
@@ -133,7 +133,7 @@ func missingExtensionStep(t *testing.T, r *run) {
 	d := &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: "lacking", Namespace: ns},
 		Spec: pgv1.PostgresDatabaseSpec{
-			ClusterRef: pgv1.LocalObjectReference{Name: clusterName},
+			ClusterRef: pgv1.ClusterReference{Name: clusterName},
 			Databases:  []pgv1.DatabaseSpec{{Name: "lacking", Extensions: []string{"parity_no_such_extension"}}},
 		},
 	}

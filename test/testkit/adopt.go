@@ -15,7 +15,7 @@ func (k Kit) CreateDatabaseOn(t testing.TB, ns, name, cluster, adoptFrom, databa
 	t.Helper()
 	d := &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: cluster}, AdoptFrom: adoptFrom,
+		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: cluster}, AdoptFrom: adoptFrom,
 			Databases: []pgv1.DatabaseSpec{{Name: database}}},
 	}
 	if _, err := k.PG.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {

@@ -33,7 +33,7 @@ func (k Kit) ReadyLatencies(t testing.TB, ns, name, cluster string, n int, atOnc
 		obj := fmt.Sprintf("%s-%d", name, i)
 		d := &pgv1.PostgresDatabase{
 			ObjectMeta: metav1.ObjectMeta{Name: obj, Namespace: ns},
-			Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: cluster}, Databases: []pgv1.DatabaseSpec{database(i)}},
+			Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: cluster}, Databases: []pgv1.DatabaseSpec{database(i)}},
 		}
 		created[obj] = time.Now()
 		if _, err := k.PG.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {

@@ -32,7 +32,7 @@ func (k Kit) CreateDatabase(t testing.TB, ns, name, cluster string, databases ..
 	t.Helper()
 	d := &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: cluster}, Databases: databases},
+		Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: cluster}, Databases: databases},
 	}
 	if _, err := k.PG.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create PostgresDatabase %s: %v", name, err)

@@ -142,6 +142,14 @@ var Operator = []Rule{
 		Verbs:     []string{"create", "patch"},
 	},
 	{
+		Why: `Namespaces' labels, for a PostgresCluster that admits tenants by
+			tenants.namespaceSelector (ADR-0016): read only.`,
+		APIGroups: []string{""},
+		Resources: []string{"namespaces"},
+		Verbs:     []string{"list", "watch"},
+		Scope:     Cluster,
+	},
+	{
 		Why: `Read only: CloudNativePG's instance Role of each cluster (cached
 			with cnpg.io/cluster, trimmed to the Secrets it names). The moment
 			it names a new DatabaseRole's password Secret, the role CNPG's

@@ -87,6 +87,9 @@ var settingsMergeExceptions = map[string]mergeRule{
 	// The same for the poolers' placement.
 	"connectionPooler.placement.tolerations":               mergeReplace,
 	"connectionPooler.placement.topologySpreadConstraints": mergeReplace,
+	// Admission goes whole: a cluster's tenants never widen its class's
+	// by a list the class did not write (ADR-0016).
+	"tenants": mergeReplace,
 }
 
 // mergePlan is the rule of each field of a struct, in field order.

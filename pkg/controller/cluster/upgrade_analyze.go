@@ -62,7 +62,7 @@ func (c *Controller) upgradingClusterOf(obj any) []workqueue.Key {
 	if !ok {
 		return nil
 	}
-	pc, err := c.clusters.PostgresClusters(db.Namespace).Get(db.Spec.ClusterRef.Name)
+	pc, err := c.clusters.PostgresClusters(db.Spec.ClusterRef.NamespaceOr(db.Namespace)).Get(db.Spec.ClusterRef.Name)
 	if err != nil || pc.Status.Upgrade == nil || !pc.Status.Upgrade.Phase.InProgress() {
 		return nil
 	}

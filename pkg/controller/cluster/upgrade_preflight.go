@@ -83,7 +83,7 @@ func (p *pass) declaredExtensions() map[string][]string {
 	for _, db := range informers.ListDatabasesOf(p.deps.databases, p.cluster.Namespace, p.cluster.Name) {
 		for _, d := range db.Spec.Databases {
 			for _, e := range d.Extensions {
-				out[e] = append(out[e], naming.Database(db.Name, d.Name).DB)
+				out[e] = append(out[e], naming.TenantDatabase(db.Namespace, p.cluster.Namespace, db.Name, d.Name).DB)
 			}
 		}
 	}

@@ -211,7 +211,7 @@ func TestUpgradeSucceedsOncePostgresReportsAndDatabasesAreAnalyzed(t *testing.T)
 	w.expect(w.pass(), pgv1.UpgradeUpgrading, pgv1.ReasonUpgrading, "")
 	w.cnpg.Status.ReadyInstances, w.cnpg.Status.Phase = 2, cnpgHealthy
 	db := &pgv1.PostgresDatabase{ObjectMeta: metav1.ObjectMeta{Name: "orders", Namespace: "ns"},
-		Spec:   pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "shop"}},
+		Spec:   pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: "shop"}},
 		Status: pgv1.PostgresDatabaseStatus{Phase: pgv1.PhaseReady}}
 	if err := w.databases.Add(db); err != nil {
 		t.Fatal(err)
@@ -312,7 +312,7 @@ func TestUpgradeResumesAfterALostStatusWriteAtEveryPhase(t *testing.T) {
 	w := newUpgradeWorld(t)
 	w.want.ObjectStore = &pgv1.ObjectStoreSpec{DestinationPath: "s3://b/pg"}
 	db := &pgv1.PostgresDatabase{ObjectMeta: metav1.ObjectMeta{Name: "orders", Namespace: "ns"},
-		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "shop"},
+		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: "shop"},
 			Databases: []pgv1.DatabaseSpec{{Name: "orders", Extensions: []string{"pg_trgm"}}}},
 		Status: pgv1.PostgresDatabaseStatus{Phase: pgv1.PhaseReady}}
 	if err := w.databases.Add(db); err != nil {

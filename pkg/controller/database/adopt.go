@@ -39,7 +39,7 @@ func (p *pass) adoptionSourceHere() bool {
 	if from == "" {
 		return false
 	}
-	src, err := p.deps.databases.PostgresDatabases(p.db.Namespace).Get(from)
+	src, err := p.deps.databases.PostgresDatabases(clusterNS(p.db)).Get(from)
 	if err != nil || src == nil {
 		return false
 	}

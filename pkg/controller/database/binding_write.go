@@ -37,7 +37,7 @@ const certExpirationAnnotation = "postgres.setpoint.dev/client-cert-expiration"
 // ensureBindings writes the binding Secret of every role of d that logs
 // in.
 func (p *pass) ensureBindings(ctx context.Context, d pgv1.DatabaseSpec) health {
-	n := namesOf(p.db.Name, d.Name)
+	n := namesOf(p.db, d.Name)
 	var hs []health
 	for _, c := range credentialsOf(d, n) {
 		if c.generated != "" || c.external != "" {
@@ -51,7 +51,7 @@ func (p *pass) ensureBindings(ctx context.Context, d pgv1.DatabaseSpec) health {
 // of its password, when the binding exists already: the configMaps step
 // makes new ones, and may not run in this pass (a cluster that is gone).
 func (p *pass) rebindRotated(ctx context.Context, d pgv1.DatabaseSpec, c roleCredential) health {
-	n := namesOf(p.db.Name, d.Name)
+	n := namesOf(p.db, d.Name)
 	if p.obs.secrets[n.Binding(c.kind)] == nil {
 		return ready("", "")
 	}
@@ -125,7 +125,7 @@ func (p *pass) checkBinding(cur *corev1.Secret) health {
 // expiration is the one the binding then holds.
 func (p *pass) bindingSourceOf(ctx context.Context, d pgv1.DatabaseSpec, c roleCredential, cur *corev1.Secret) (*bindingSource, string, error) {
 	cluster, ns := p.db.Spec.ClusterRef.Name, p.db.Namespace
-	n := namesOf(p.db.Name, d.Name)
+	n := namesOf(p.db, d.Name)
 	src := &bindingSource{host: naming.Host(ns, naming.RWService(cluster)), database: n.DB, user: c.role, ca: p.obs.serverCA}
 	if !certAuth(d) {
 		cred := p.obs.secrets[c.generated]

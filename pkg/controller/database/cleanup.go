@@ -41,13 +41,13 @@ func (p *pass) cleanup(ctx context.Context, name string, policy pgv1.DeletionPol
 // reclaim policy, else from roles already marked absent (a Delete in
 // progress). Unknown means Retain: keeping data is the safe mistake.
 func (p *pass) removedPolicy(name string) pgv1.DeletionPolicy {
-	n := namesOf(p.db.Name, name)
+	n := namesOf(p.db, name)
 	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && ownership.IsControlledBy(cm, p.db.UID) {
 		if v := pgv1.DeletionPolicy(cm.Annotations[policyAnnotation]); v == pgv1.DeletionPolicyDelete || v == pgv1.DeletionPolicyRetain {
 			return v
 		}
 	}
-	if d := p.obs.cnpg[n.CNPG]; d != nil && ownership.IsControlledBy(d, p.db.UID) {
+	if d := p.obs.cnpg[n.CNPG]; d != nil && ownsClusterSide(d, p.db) {
 		if d.Spec.DatabaseReclaimPolicy == cnpgv1.DatabaseReclaimDelete {
 			return pgv1.DeletionPolicyDelete
 		}
@@ -69,8 +69,8 @@ func (p *pass) removedPolicy(name string) pgv1.DeletionPolicy {
 // would otherwise delete the DatabaseRoles with this object, under reclaim
 // delete.
 func (p *pass) retain(ctx context.Context, name string) health {
-	n := namesOf(p.db.Name, name)
-	ns := p.db.Namespace
+	n := namesOf(p.db, name)
+	ns := clusterNS(p.db)
 	released := false
 	var waits []health
 	for _, r := range p.obs.roleNames[name] {
@@ -78,7 +78,7 @@ func (p *pass) retain(ctx context.Context, name string) health {
 			waits = append(waits, h)
 		}
 	}
-	if d := p.obs.cnpg[n.CNPG]; d != nil && ownership.IsControlledBy(d, p.db.UID) {
+	if d := p.obs.cnpg[n.CNPG]; d != nil && ownsClusterSide(d, p.db) {
 		released = true
 		// Re-apply the fields we own without our owner reference, which
 		// server-side apply then removes. The reclaim policy becomes
@@ -86,10 +86,22 @@ func (p *pass) retain(ctx context.Context, name string) health {
 		// the data with it.
 		spec := d.Spec
 		spec.DatabaseReclaimPolicy = cnpgv1.DatabaseReclaimRetain
-		ac := databaseApply(p.db, n.CNPG, spec, true)
+		ac := databaseApply(p.db, n.CNPG, spec, !crossNamespace(p.db))
 		if _, err := p.deps.pg.CNPGV1().Databases(ns).Apply(ctx, ac, applyOpts); err != nil {
 			return apiError(pgv1.ReasonReleaseFailed, fmt.Errorf("release CNPG Database %s: %w", n.CNPG, err))
 		}
+		if crossNamespace(p.db) {
+			// Across namespaces nothing on the cluster side is kept for
+			// adoption (checkClusterSide): the object goes, under reclaim
+			// retain, and the database stays in Postgres with setpoint's
+			// marker for a later PostgresDatabase of this name.
+			if err := p.deps.pg.CNPGV1().Databases(ns).Delete(ctx, n.CNPG, ownership.DeleteOf(d)); err != nil && !apierrors.IsNotFound(err) {
+				return apiError(pgv1.ReasonReleaseFailed, fmt.Errorf("delete CNPG Database %s/%s: %w", ns, n.CNPG, err))
+			}
+		}
+	}
+	if err := p.deleteCopies(ctx, p.copiesOf(name, n)); err != nil {
+		return apiError(pgv1.ReasonSecretDeleteFailed, err)
 	}
 	if cm := p.obs.configMaps[n.ConfigMap]; cm != nil && ownership.IsControlledBy(cm, p.db.UID) {
 		released = true
@@ -131,9 +143,9 @@ func (p *pass) releaseSecret(ctx context.Context, s *corev1.Secret) error {
 // delete its DatabaseRole (reclaim policy delete). Only then are the
 // credentials and connection info deleted.
 func (p *pass) drop(ctx context.Context, name string) health {
-	n := namesOf(p.db.Name, name)
-	ns := p.db.Namespace
-	if d := p.obs.cnpg[n.CNPG]; d != nil && ownership.IsControlledBy(d, p.db.UID) {
+	n := namesOf(p.db, name)
+	ns := clusterNS(p.db)
+	if d := p.obs.cnpg[n.CNPG]; d != nil && ownsClusterSide(d, p.db) {
 		if d.DeletionTimestamp == nil {
 			if err := p.deps.pg.CNPGV1().Databases(ns).Delete(ctx, n.CNPG, ownership.DeleteOf(d)); err != nil && !apierrors.IsNotFound(err) {
 				return apiError(pgv1.ReasonDatabaseDeleteFailed, fmt.Errorf("delete CNPG Database %s: %w", n.CNPG, err))
@@ -144,6 +156,9 @@ func (p *pass) drop(ctx context.Context, name string) health {
 	}
 	if h := p.dropRoles(ctx, name); h.Phase != pgv1.PhaseReady {
 		return h
+	}
+	if err := p.deleteCopies(ctx, p.copiesOf(name, n)); err != nil {
+		return apiError(pgv1.ReasonSecretDeleteFailed, err)
 	}
 	if err := p.deleteCredentials(ctx, n, p.obs.roleNames[name]); err != nil {
 		return apiError(pgv1.ReasonSecretDeleteFailed, err)

@@ -62,7 +62,7 @@ func listed(st []pgv1.DatabaseStatus, name, role string) bool {
 func (p *pass) removeRole(ctx context.Context, role string, policy pgv1.DeletionPolicy, look bool) (h health, done bool) {
 	obj := naming.RoleObject(p.db.Spec.ClusterRef.Name, role)
 	cur := p.obs.roles[obj]
-	if cur != nil && !ownership.IsControlledBy(cur, p.db.UID) {
+	if cur != nil && !ownsClusterSide(cur, p.db) {
 		return ready("", ""), true // someone else's: not ours to remove
 	}
 	reclaim := roleReclaim(policy)
@@ -79,14 +79,14 @@ func (p *pass) removeRole(ctx context.Context, role string, policy pgv1.Deletion
 		}
 		return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to remove role %s", role)), false
 	case cur.Spec.DatabaseRoleReclaimPolicy != reclaim:
-		if _, err := p.deps.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, roleApply(p.db, wantOf(cur, reclaim)), applyOpts); err != nil {
+		if _, err := p.deps.pg.CNPGV1().DatabaseRoles(clusterNS(p.db)).Apply(ctx, roleApply(p.db, wantOf(cur, reclaim)), applyOpts); err != nil {
 			return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("apply DatabaseRole %s: %w", obj, err)), false
 		}
 		return p.roleWait(false, fmt.Sprintf("setting the reclaim policy of DatabaseRole %q to %s", obj, reclaim)), false
 	case policy == pgv1.DeletionPolicyDelete && !roleApplied(cur):
 		return p.roleWait(false, fmt.Sprintf("waiting for CloudNativePG to apply DatabaseRole %q before it drops role %s", obj, role)), false
 	}
-	if err := p.deps.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Delete(ctx, obj, ownership.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
+	if err := p.deps.pg.CNPGV1().DatabaseRoles(clusterNS(p.db)).Delete(ctx, obj, ownership.DeleteOf(cur)); err != nil && !apierrors.IsNotFound(err) {
 		return apiError(pgv1.ReasonRoleDeleteFailed, fmt.Errorf("delete DatabaseRole %s: %w", obj, err)), false
 	}
 	if policy == pgv1.DeletionPolicyRetain {
@@ -110,7 +110,7 @@ func (p *pass) droppedInPostgres(ctx context.Context, role string, look bool) (h
 		comments, err = p.deps.sql.roleComments(ctx, t, []string{role})
 	}
 	if err != nil {
-		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
+		p.deps.cas.Forget(clusterNS(p.db), naming.CASecret(p.obs.cluster.Name))
 		return p.roleWait(true, fmt.Sprintf("cannot verify that role %s is dropped: %v", role, err)), false
 	}
 	if comment, ok := comments[role]; !ok || comment != ownership.PostgresMarker(p.db.Namespace, p.db.Name) {

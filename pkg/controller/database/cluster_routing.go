@@ -78,6 +78,8 @@ type clusterView struct {
 	// holds its databases). A promotion may change nothing else a
 	// database reads (the cluster stays Ready), and must wake them.
 	replica bool
+	// tenants: who the cluster admits (admission.go).
+	tenants *pgv1.TenantsSpec
 	// defaults: the cluster's own databaseDefaults (its class's wake the
 	// databases through classHandler).
 	defaults *pgv1.DatabaseDefaults
@@ -92,6 +94,8 @@ func viewOf(pc *pgv1.PostgresCluster) clusterView {
 	v := clusterView{uid: pc.UID, deleting: pc.DeletionTimestamp != nil,
 		ready:     meta.IsStatusConditionTrue(pc.Status.Conditions, pgv1.ConditionReady),
 		resources: pc.Status.Resources, poolers: pc.Status.ConnectionPoolerStatus, replica: pc.IsReplica(),
+		tenants: pc.Spec.Tenants,
+
 		defaults: pc.Spec.DatabaseDefaults}
 	if u := pc.Status.Upgrade; u != nil {
 		v.upgrade = upgradeView{to: u.To, phase: u.Phase}

@@ -5,6 +5,7 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/informers"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
 // validateNames refuses specs whose children Kubernetes or Postgres would
@@ -46,7 +47,7 @@ func (c *Controller) validateNames(db *pgv1.PostgresDatabase) error {
 // childStem is the common start of a database's children's names: the
 // CNPG Database's name, which the ByChildStem index keys on too.
 func childStem(pgdb, database string) string {
-	return namesOf(pgdb, database).CNPG
+	return naming.Database(pgdb, database).Stem
 }
 
 func nameCollision(db *pgv1.PostgresDatabase, others []*pgv1.PostgresDatabase) error {

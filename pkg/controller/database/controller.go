@@ -40,6 +40,8 @@ type Controller struct {
 	cnpgClusters      cnpglisters.ClusterLister
 	roleObjects       cnpglisters.DatabaseRoleLister
 	configMaps        informers.ConfigMapLister
+	// namespaces caches Namespaces' labels for admission (namespaces.go).
+	namespaces cache.SharedIndexInformer
 	// instanceRoles are CNPG's instance Roles, trimmed to the Secrets
 	// they let read (role_grant.go).
 	instanceRoles rbaclisters.RoleLister
@@ -87,6 +89,7 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		cnpgClusters:      cnpg.Clusters().Lister(),
 		roleObjects:       cnpg.DatabaseRoles().Lister(),
 		configMaps:        inf.ConfigMaps(),
+		namespaces:        newNamespaceInformer(cfg.Kube),
 		instanceRoles:     inf.InstanceRoles.Rbac().V1().Roles().Lister(),
 		queue:             workqueue.New(workqueue.Options{Name: "postgresdatabase", Metrics: cfg.Metrics}),
 	}
@@ -115,15 +118,26 @@ func New(cfg Config, inf *informers.Informers) (*Controller, error) {
 		informers.On(core.Secrets().Informer(), c.serverCAHandler()),
 		informers.On(pg.PostgresClusterClasses().Informer(), c.classHandler()),
 		informers.On(core.ConfigMaps().Informer(), owned),
+		// Across namespaces the cluster side is owned by labels, not
+		// owner references (tenancy.go).
+		informers.On(cnpg.Databases().Informer(), tenantHandler(c.queue.AddUrgent)),
+		informers.On(cnpg.DatabaseRoles().Informer(), informers.IgnoreUnread(tenantHandler(c.queue.AddUrgent))),
+		informers.On(core.Secrets().Informer(), tenantHandler(enqueue)),
+		informers.On(pg.PostgresClusterClasses().Informer(), c.tenantsClassHandler(pg.PostgresClusters().Informer().GetIndexer())),
 	})
 	if err != nil {
 		return nil, err
+	}
+	// Not among synced: see newNamespaceInformer.
+	if _, err := c.namespaces.AddEventHandler(c.namespaceHandler()); err != nil {
+		return nil, fmt.Errorf("watch Namespaces: %w", err)
 	}
 	return c, nil
 }
 
 // Run processes keys with workers until ctx ends, then drains.
 func (c *Controller) Run(ctx context.Context, workers int) error {
+	go c.namespaces.RunWithContext(ctx)
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
 		return fmt.Errorf("postgresdatabase: caches did not sync")
 	}

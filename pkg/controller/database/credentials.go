@@ -71,7 +71,7 @@ func externalRO(d pgv1.DatabaseSpec) string {
 // the database's status entry. What it returns not Ready is the database's
 // problem (the step reports it).
 func (p *pass) databaseCredentials(ctx context.Context, d pgv1.DatabaseSpec) health {
-	n := namesOf(p.db.Name, d.Name)
+	n := namesOf(p.db, d.Name)
 	creds := credentialsOf(d, n)
 	refs := make([]string, len(creds))
 	var hs []health

@@ -20,7 +20,7 @@ func (p *pass) createMissingSecrets(ctx context.Context) {
 	type missing struct{ name, role string }
 	var todo []missing
 	for _, d := range p.db.Spec.Databases {
-		for _, c := range credentialsOf(d, namesOf(p.db.Name, d.Name)) {
+		for _, c := range credentialsOf(d, namesOf(p.db, d.Name)) {
 			if c.external == "" && c.generated != "" && p.obs.secrets[c.generated] == nil {
 				todo = append(todo, missing{c.generated, c.role})
 			}

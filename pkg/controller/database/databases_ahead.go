@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -26,7 +25,7 @@ func (databasesStage) Prepare(ctx context.Context, p *pass) error {
 		return nil
 	}
 	for _, d := range p.db.Spec.Databases {
-		n := namesOf(p.db.Name, d.Name)
+		n := namesOf(p.db, d.Name)
 		if p.obs.cnpg[n.CNPG] != nil || !p.ownerApplied(n) {
 			continue
 		}
@@ -41,6 +40,6 @@ func (databasesStage) Prepare(ctx context.Context, p *pass) error {
 // DatabaseRole at its current generation.
 func (p *pass) ownerApplied(n names) bool {
 	r := p.obs.roles[naming.RoleObject(p.obs.cluster.Name, n.AdminRole)]
-	return r != nil && r.DeletionTimestamp == nil && ownership.IsControlledBy(r, p.db.UID) &&
+	return r != nil && r.DeletionTimestamp == nil && ownsClusterSide(r, p.db) &&
 		ptr.Deref(r.Status.Applied, false) && r.Status.ObservedGeneration == r.Generation
 }

@@ -57,7 +57,7 @@ func (p *pass) revokeExtra(ctx context.Context, d pgv1.DatabaseSpec, n names, ro
 	w := grantplan.Withdrawn(d, n, role)
 	cat, err := p.deps.sql.grants(ctx, t, w)
 	if err != nil {
-		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
+		p.deps.cas.Forget(clusterNS(p.db), naming.CASecret(p.obs.cluster.Name))
 		return err
 	}
 	stmts := grantplan.Plan(w, cat).Statements
@@ -65,7 +65,7 @@ func (p *pass) revokeExtra(ctx context.Context, d pgv1.DatabaseSpec, n names, ro
 		return nil
 	}
 	if err := p.deps.sql.execTx(ctx, t, stmts); err != nil {
-		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
+		p.deps.cas.Forget(clusterNS(p.db), naming.CASecret(p.obs.cluster.Name))
 		return err
 	}
 	return nil

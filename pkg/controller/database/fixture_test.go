@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"fmt"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"slices"
 	"strings"
 	"sync"
@@ -323,7 +324,16 @@ func (f *fixture) setCluster(mutate func(*pgv1.PostgresCluster)) {
 // markApplied makes the CNPG Database report it applied.
 func (f *fixture) markApplied(name string, applied bool, msg string) {
 	f.t.Helper()
-	d := f.cnpgDB(name)
+	f.markAppliedIn(ns, name, applied, msg)
+}
+
+// markAppliedIn is markApplied for a CNPG Database of namespace.
+func (f *fixture) markAppliedIn(namespace, name string, applied bool, msg string) {
+	f.t.Helper()
+	d, err := f.pg.CNPGV1().Databases(namespace).Get(f.t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
 	// As CNPG's SetAsReady and SetAsFailed: only success records the
 	// generation; a failure leaves the last one applied (none at first).
 	observed := d.Status.ObservedGeneration
@@ -331,7 +341,7 @@ func (f *fixture) markApplied(name string, applied bool, msg string) {
 		observed = d.Generation
 	}
 	d.Status = cnpgv1.DatabaseStatus{ObservedGeneration: observed, Applied: &applied, Message: msg}
-	if _, err := f.pg.CNPGV1().Databases(ns).UpdateStatus(f.t.Context(), d, metav1.UpdateOptions{}); err != nil {
+	if _, err := f.pg.CNPGV1().Databases(namespace).UpdateStatus(f.t.Context(), d, metav1.UpdateOptions{}); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -373,7 +383,7 @@ func newDatabase(name string, dbs ...pgv1.DatabaseSpec) *pgv1.PostgresDatabase {
 	return &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name), Generation: 1,
 			ResourceVersion: "1", CreationTimestamp: metav1.NewTime(time.Unix(1000, 0))},
-		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "pg"}, Databases: dbs},
+		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: "pg"}, Databases: dbs},
 	}
 }
 
@@ -390,12 +400,15 @@ func readyCluster() *pgv1.PostgresCluster {
 }
 
 // clusterSecrets are the superuser Secret (ours, cached) and CNPG's CA.
-func clusterSecrets() []runtime.Object {
+func clusterSecrets() []runtime.Object { return clusterSecretsIn(ns) }
+
+// clusterSecretsIn are clusterSecrets of a cluster of namespace.
+func clusterSecretsIn(namespace string) []runtime.Object {
 	return []runtime.Object{
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pg-superuser", Namespace: ns,
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pg-superuser", Namespace: namespace,
 			Labels: ownership.ManagedLabels(ownership.ClusterLabel, "pg")},
 			Type: corev1.SecretTypeBasicAuth, Data: map[string][]byte{"username": []byte("postgres"), "password": []byte("s3cret")}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pg-ca", Namespace: ns},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pg-ca", Namespace: namespace},
 			Data: map[string][]byte{"ca.crt": []byte("-----BEGIN CERTIFICATE-----")}},
 	}
 }
@@ -475,8 +488,14 @@ func (f *fixture) playDatabaseRoleAPI() {
 // and goes.
 func (f *fixture) applyRoles() {
 	f.t.Helper()
+	f.applyRolesIn(ns)
+}
+
+// applyRolesIn is applyRoles over the DatabaseRoles of namespace.
+func (f *fixture) applyRolesIn(namespace string) {
+	f.t.Helper()
 	ctx := f.t.Context()
-	client := f.pg.CNPGV1().DatabaseRoles(ns)
+	client := f.pg.CNPGV1().DatabaseRoles(namespace)
 	list, err := client.List(ctx, metav1.ListOptions{})
 	if err != nil {
 		f.t.Fatal(err)
@@ -489,7 +508,7 @@ func (f *fixture) applyRoles() {
 				f.sql.dropRole(r.Spec.Name)
 			}
 			// The last finalizer removed: the API server lets it go.
-			if err := f.pg.Tracker().Delete(databaseRolesResource, ns, r.Name); err != nil {
+			if err := f.pg.Tracker().Delete(databaseRolesResource, namespace, r.Name); err != nil {
 				f.t.Fatal(err)
 			}
 		case !roleApplied(r):
@@ -518,7 +537,7 @@ func (f *fixture) setRoleStatus(r *cnpgv1.DatabaseRole, st cnpgv1.DatabaseRoleSt
 	f.t.Helper()
 	r = r.DeepCopy()
 	r.Status = st
-	if _, err := f.pg.CNPGV1().DatabaseRoles(ns).UpdateStatus(f.t.Context(), r, metav1.UpdateOptions{}); err != nil {
+	if _, err := f.pg.CNPGV1().DatabaseRoles(r.Namespace).UpdateStatus(f.t.Context(), r, metav1.UpdateOptions{}); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -591,7 +610,7 @@ func converge(t *testing.T, f *fixture, name string) {
 		t.Fatal(err)
 	}
 	for _, d := range f.db(name).Spec.Databases {
-		f.markApplied(namesOf(name, d.Name).CNPG, true, "")
+		f.markApplied(naming.Database(name, d.Name).CNPG, true, "")
 	}
 	if _, err := f.sync(name); err != nil {
 		t.Fatal(err)

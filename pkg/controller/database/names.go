@@ -29,8 +29,6 @@ const (
 // names are the deterministic names of one database's objects.
 type names = naming.DatabaseNames
 
-func namesOf(pgdb, db string) names { return naming.Database(pgdb, db) }
-
 // maxRoleName is Postgres's identifier limit (NAMEDATALEN - 1).
 const maxRoleName = 63
 
@@ -48,9 +46,11 @@ func validate(db *pgv1.PostgresDatabase) error {
 	// when that role is named <role>_binding: one Secret for two uses.
 	secretOf := map[string]string{}
 	for _, d := range db.Spec.Databases {
-		n := namesOf(db.Name, d.Name)
-		if len(n.AdminRole) > maxRoleName {
-			return fmt.Errorf("database %q: role name %q exceeds %d bytes", d.Name, n.AdminRole, maxRoleName)
+		n := namesOf(db, d.Name)
+		if crossNamespace(db) && certAuth(d) {
+			// CloudNativePG issues the client certificate into a Secret
+			// of the cluster's namespace, which the app cannot read.
+			return fmt.Errorf("database %q: authentication certificate is not available on a cluster of another namespace (%s); use password", d.Name, clusterNS(db))
 		}
 		objects := []string{n.CNPG, n.ConfigMap}
 		roles := n.Roles()
@@ -71,6 +71,11 @@ func validate(db *pgv1.PostgresDatabase) error {
 			}
 		}
 		for _, r := range roles {
+			// A prefix (a cluster of another namespace) lengthens every
+			// role name past what the CRD could check.
+			if len(r) > maxRoleName {
+				return fmt.Errorf("database %q: role name %q exceeds %d bytes (with the prefix %q of namespace %s on a cluster of namespace %s): shorten the database or role name", d.Name, r, maxRoleName, naming.TenantPrefix(db.Namespace, clusterNS(db)), db.Namespace, clusterNS(db))
+			}
 			if other, ok := roleOf[r]; ok && other != d.Name {
 				return fmt.Errorf("databases %q and %q both have role %s: rename one of the roles", other, d.Name, r)
 			}

@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"slices"
 	"strings"
 	"testing"
@@ -356,7 +357,7 @@ func TestRemovedExtensionIsAbsentThenPruned(t *testing.T) {
 	t.Parallel()
 	cur := &cnpgv1.Database{Spec: cnpgv1.DatabaseSpec{Extensions: []cnpgv1.ExtensionSpec{
 		{Name: "pgcrypto", Ensure: cnpgv1.EnsurePresent}, {Name: "hstore"}}}}
-	n := namesOf("shop", "orders")
+	n := naming.Database("shop", "orders")
 	got := desiredDatabase("pg", n, pgv1.DeletionPolicyRetain, []string{"citext"}, cur)
 	want := []cnpgv1.ExtensionSpec{{Name: "citext", Ensure: "present"}, {Name: "hstore", Ensure: "absent"}, {Name: "pgcrypto", Ensure: "absent"}}
 	if !slices.Equal(got.Extensions, want) || got.DatabaseReclaimPolicy != "retain" {
@@ -375,7 +376,7 @@ func TestRemovedExtensionIsAbsentThenPruned(t *testing.T) {
 
 func TestGrantPlanQuotesIdentifiers(t *testing.T) {
 	t.Parallel()
-	plan := grantPlan(namesOf("x", `we"ird; DROP TABLE t`), "managed by setpoint for PostgresDatabase ns/it's", false)
+	plan := grantPlan(naming.Database("x", `we"ird; DROP TABLE t`), "managed by setpoint for PostgresDatabase ns/it's", false)
 	want := []string{
 		`GRANT CONNECT, TEMPORARY ON DATABASE "we""ird; DROP TABLE t" TO "we""ird; DROP TABLE t_rw"`,
 		`GRANT USAGE ON SCHEMA public TO "we""ird; DROP TABLE t_rw"`,
@@ -385,7 +386,7 @@ func TestGrantPlanQuotesIdentifiers(t *testing.T) {
 		`ALTER DEFAULT PRIVILEGES FOR ROLE "we""ird; DROP TABLE t_admin" IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO "we""ird; DROP TABLE t_rw"`,
 		`REVOKE CONNECT, TEMPORARY ON DATABASE "we""ird; DROP TABLE t" FROM PUBLIC`,
 		`REVOKE CREATE ON SCHEMA public FROM PUBLIC`,
-		isolationPlan(namesOf("x", `we"ird; DROP TABLE t`))[2],
+		isolationPlan(naming.Database("x", `we"ird; DROP TABLE t`))[2],
 		`COMMENT ON DATABASE "we""ird; DROP TABLE t" IS 'managed by setpoint for PostgresDatabase ns/it''s'`,
 	}
 	if !slices.Equal(plan, want) {

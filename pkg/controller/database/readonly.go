@@ -79,7 +79,7 @@ func (p *pass) withdrawRole(ctx context.Context, d pgv1.DatabaseSpec, prev pgv1.
 // the role may still hold privileges.
 func (p *pass) roleLive(role string) bool {
 	cur := p.obs.roles[naming.RoleObject(p.db.Spec.ClusterRef.Name, role)]
-	return cur != nil && ownership.IsControlledBy(cur, p.db.UID) && cur.DeletionTimestamp == nil
+	return cur != nil && ownsClusterSide(cur, p.db) && cur.DeletionTimestamp == nil
 }
 
 // revokeReadOnly revokes, as the database's owner, what the grant plan
@@ -96,12 +96,12 @@ func (p *pass) revokeReadOnly(ctx context.Context, d pgv1.DatabaseSpec, n names)
 	w.Schemas, w.Grants, w.Defaults = nil, nil, nil
 	cat, err := p.deps.sql.grants(ctx, t, w)
 	if err != nil {
-		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
+		p.deps.cas.Forget(clusterNS(p.db), naming.CASecret(p.obs.cluster.Name))
 		return err
 	}
 	stmts := append(revokeReadOnlyPlan(n), grantplan.Plan(w, cat).Statements...)
 	if err := p.deps.sql.execTx(ctx, t, stmts); err != nil {
-		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name))
+		p.deps.cas.Forget(clusterNS(p.db), naming.CASecret(p.obs.cluster.Name))
 		return err
 	}
 	return nil

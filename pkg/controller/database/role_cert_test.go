@@ -1,6 +1,7 @@
 package database
 
 import (
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"strings"
 	"testing"
 
@@ -95,7 +96,7 @@ func TestCertificateDatabaseRolesWaitForTheirCertificates(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	f.markApplied(namesOf("shop", "orders").CNPG, true, "")
+	f.markApplied(naming.Database("shop", "orders").CNPG, true, "")
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestCertificateGrantsUseOnlyCNPGsSecretOfOurRole(t *testing.T) {
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}
-	f.markApplied(namesOf("shop", "orders").CNPG, true, "")
+	f.markApplied(naming.Database("shop", "orders").CNPG, true, "")
 	if _, err := f.sync("shop"); err != nil {
 		t.Fatal(err)
 	}

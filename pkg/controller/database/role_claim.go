@@ -38,7 +38,7 @@ func (p *pass) claimRole(ctx context.Context, w roleWant) health {
 	}
 	comments, err := p.deps.sql.roleComments(ctx, t, []string{w.role})
 	if err != nil {
-		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(w.cluster)) // in case the CA rotated
+		p.deps.cas.Forget(clusterNS(p.db), naming.CASecret(w.cluster)) // in case the CA rotated
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonRoleUnverified,
 			fmt.Sprintf("cannot check in Postgres whether role %s already exists: %v", w.role, err), sqlRecheck)
 	}
@@ -68,7 +68,7 @@ func managedEntry(cc *cnpgv1.Cluster, role string) (cnpgv1.RoleConfiguration, bo
 // otherRoleObject is a DatabaseRole of another name that manages w's role
 // on w's cluster (ByRoleOnCluster), if any.
 func (p *pass) otherRoleObject(w roleWant) *cnpgv1.DatabaseRole {
-	for _, r := range p.deps.roleObjectsOf(p.db.Namespace, w.cluster, w.role) {
+	for _, r := range p.deps.roleObjectsOf(clusterNS(p.db), w.cluster, w.role) {
 		if r.Name != w.object {
 			return r
 		}

@@ -79,10 +79,11 @@ func roleApply(db *pgv1.PostgresDatabase, w roleWant) *cnpgac.DatabaseRoleApplyC
 	if w.cert {
 		spec.WithClientCertificate(cnpgac.ClientCertificateConfiguration().WithEnabled(true))
 	}
-	return cnpgac.DatabaseRole(w.object, db.Namespace).
-		WithLabels(ownership.ManagedLabels(ownership.DatabaseLabel, db.Name)).
-		WithOwnerReferences(ownership.OwnerRefApply(db, gvk)).
-		WithSpec(spec)
+	ac := cnpgac.DatabaseRole(w.object, clusterNS(db)).WithLabels(clusterSideLabels(db)).WithSpec(spec)
+	if !crossNamespace(db) {
+		ac.WithOwnerReferences(ownership.OwnerRefApply(db, gvk))
+	}
+	return ac
 }
 
 // roleObject is w as a new object, for its first write: a create, which
@@ -90,9 +91,8 @@ func roleApply(db *pgv1.PostgresDatabase, w roleWant) *cnpgac.DatabaseRoleApplyC
 // Later writes are server-side applies of roleApply.
 func roleObject(db *pgv1.PostgresDatabase, w roleWant) *cnpgv1.DatabaseRole {
 	r := &cnpgv1.DatabaseRole{
-		ObjectMeta: metav1.ObjectMeta{Name: w.object, Namespace: db.Namespace,
-			Labels:          ownership.ManagedLabels(ownership.DatabaseLabel, db.Name),
-			OwnerReferences: []metav1.OwnerReference{ownership.OwnerRef(db, gvk)}},
+		ObjectMeta: metav1.ObjectMeta{Name: w.object, Namespace: clusterNS(db),
+			Labels: clusterSideLabels(db), OwnerReferences: clusterSideRefs(db)},
 		Spec: cnpgv1.DatabaseRoleSpec{
 			Cluster: cnpgv1.LocalObjectReference{Name: w.cluster}, Name: w.role, Login: !w.nologin,
 			Comment:                   ownership.PostgresMarker(db.Namespace, db.Name),
@@ -114,7 +114,7 @@ func roleObject(db *pgv1.PostgresDatabase, w roleWant) *cnpgv1.DatabaseRole {
 // the API server or CNPG fill in must not cause an apply.
 func roleCurrent(cur *cnpgv1.DatabaseRole, db *pgv1.PostgresDatabase, w roleWant) bool {
 	s := cur.Spec
-	return ownership.IsControlledBy(cur, db.UID) && cur.Labels[ownership.DatabaseLabel] == db.Name &&
+	return ownsClusterSide(cur, db) && cur.Labels[ownership.DatabaseLabel] == db.Name &&
 		s.Cluster.Name == w.cluster && s.Name == w.role && s.Login == !w.nologin &&
 		s.Comment == ownership.PostgresMarker(db.Namespace, db.Name) &&
 		(s.PasswordSecret == nil && w.secret == "" || s.PasswordSecret != nil && s.PasswordSecret.Name == w.secret) &&

@@ -19,7 +19,7 @@ import (
 // change.
 func (p *pass) repairRole(ctx context.Context, cur *cnpgv1.DatabaseRole, w roleWant) health {
 	drift := escalations(cur, w)
-	client := p.deps.pg.CNPGV1().DatabaseRoles(p.db.Namespace)
+	client := p.deps.pg.CNPGV1().DatabaseRoles(clusterNS(p.db))
 	applied, err := client.Apply(ctx, roleApply(p.db, w), applyOpts)
 	if err != nil {
 		return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("apply DatabaseRole %s: %w", w.object, err))

@@ -24,7 +24,7 @@ func (p *pass) retryRole(ctx context.Context, cur *cnpgv1.DatabaseRole, w roleWa
 	}
 	if due {
 		ac := roleApply(p.db, w).WithAnnotations(cnpgverdict.GrantedRetryMark(cur, now, granted))
-		if _, err := p.deps.pg.CNPGV1().DatabaseRoles(p.db.Namespace).Apply(ctx, ac, applyOpts); err != nil {
+		if _, err := p.deps.pg.CNPGV1().DatabaseRoles(clusterNS(p.db)).Apply(ctx, ac, applyOpts); err != nil {
 			return apiError(pgv1.ReasonRoleApplyFailed, fmt.Errorf("retry DatabaseRole %s: %w", w.object, err)), true
 		}
 		after = cnpgverdict.RetryPace

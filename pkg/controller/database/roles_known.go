@@ -6,7 +6,6 @@ import (
 
 	cnpgv1 "github.com/setpoint-dev/setpoint/pkg/apis/cnpg/v1"
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
-	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 )
 
 // knownRoles are every role setpoint may have made for database name of
@@ -18,7 +17,7 @@ import (
 // database. What the snapshot reads, and what removal and deletion go
 // through.
 func knownRoles(db *pgv1.PostgresDatabase, name string, owned []*cnpgv1.DatabaseRole) []string {
-	n := namesOf(db.Name, name)
+	n := namesOf(db, name)
 	out := n.Roles()
 	add := func(role string) {
 		if !slices.Contains(out, role) {
@@ -41,7 +40,7 @@ func knownRoles(db *pgv1.PostgresDatabase, name string, owned []*cnpgv1.Database
 	}
 	var found []string
 	for _, r := range owned {
-		if ownership.IsControlledBy(r, db.UID) && databaseOfRole(db, r.Spec.Name) == name {
+		if ownsClusterSide(r, db) && databaseOfRole(db, r.Spec.Name) == name {
 			found = append(found, r.Spec.Name)
 		}
 	}

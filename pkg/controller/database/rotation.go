@@ -77,7 +77,7 @@ func (p *pass) recordRotation() {
 func (p *pass) unknownRotationRoles() []string {
 	known := map[string]bool{"admin": true, "rw": true, "ro": true}
 	for _, d := range p.db.Spec.Databases {
-		for _, c := range credentialsOf(d, namesOf(p.db.Name, d.Name)) {
+		for _, c := range credentialsOf(d, namesOf(p.db, d.Name)) {
 			known[c.role], known[c.kind] = true, true
 		}
 	}

@@ -7,7 +7,6 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/credentials"
-	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
 
@@ -26,8 +25,8 @@ import (
 // either way.
 func wasIssued(p *pass, role, secret string) bool {
 	cur := p.obs.roles[naming.RoleObject(p.db.Spec.ClusterRef.Name, role)]
-	if cur != nil && ownership.IsControlledBy(cur, p.db.UID) && roleApplied(cur) &&
-		cur.Spec.PasswordSecret != nil && cur.Spec.PasswordSecret.Name == secret {
+	if cur != nil && ownsClusterSide(cur, p.db) && roleApplied(cur) &&
+		cur.Spec.PasswordSecret != nil && cur.Spec.PasswordSecret.Name == passwordCopy(p.db, secret) {
 		return true
 	}
 	for _, e := range p.db.Status.Databases {
@@ -47,7 +46,7 @@ func wasIssued(p *pass, role, secret string) bool {
 func recreatedNote(p *pass) string {
 	var marked []*corev1.Secret
 	for _, d := range p.db.Spec.Databases {
-		for _, c := range credentialsOf(d, namesOf(p.db.Name, d.Name)) {
+		for _, c := range credentialsOf(d, namesOf(p.db, d.Name)) {
 			if c.external == "" && c.generated != "" {
 				marked = append(marked, p.obs.secrets[c.generated])
 			}

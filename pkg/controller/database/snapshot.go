@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -22,6 +23,14 @@ import (
 // start from the caches and, for objects we do not cache (external
 // Secrets), from the API server.
 type observation struct {
+	// class is the cluster's PostgresClusterClass, read only for a
+	// database of another namespace (its tenants, when the cluster has
+	// none: admission.go).
+	class *pgv1.PostgresClusterClass
+	// copies are the cluster-side copies of the password Secrets
+	// (passwordCopy), by the tenant Secret's name, across namespaces
+	// only; a missing one maps to nil.
+	copies  map[string]*corev1.Secret
 	cluster *pgv1.PostgresCluster
 	// cnpgCluster is the CNPG Cluster the PostgresCluster controls (nil
 	// for a namesake): its spec.managed.roles takes precedence over our
@@ -66,27 +75,36 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 		secrets: map[string]*corev1.Secret{}, configMaps: map[string]*informers.CachedConfigMap{},
 		external: map[string]*corev1.Secret{}, cnpg: map[string]*cnpgv1.Database{},
 		roles: map[string]*cnpgv1.DatabaseRole{}, roleNames: map[string][]string{},
+		copies: map[string]*corev1.Secret{},
 	}
+	// The cluster side: the cluster and what Postgres sees live in the
+	// cluster's namespace (tenancy.go).
+	cns := clusterNS(db)
 	var err error
-	if o.cluster, err = informers.IgnoreNotFound(c.clusters.PostgresClusters(ns).Get(db.Spec.ClusterRef.Name)); err != nil {
+	if o.cluster, err = informers.IgnoreNotFound(c.clusters.PostgresClusters(cns).Get(db.Spec.ClusterRef.Name)); err != nil {
 		return nil, err
 	}
 	// The CNPG Cluster has the cluster's name (the cluster controller's
 	// provisioner writes it so); only the cluster's own counts.
-	cc, err := informers.IgnoreNotFound(c.cnpgClusters.Clusters(ns).Get(db.Spec.ClusterRef.Name))
+	cc, err := informers.IgnoreNotFound(c.cnpgClusters.Clusters(cns).Get(db.Spec.ClusterRef.Name))
 	if err != nil {
 		return nil, err
 	}
 	if cc != nil && o.cluster != nil && ownership.IsControlledBy(cc, o.cluster.UID) {
 		o.cnpgCluster = cc
 	}
-	if o.instanceRole, err = informers.IgnoreNotFound(c.instanceRoles.Roles(ns).Get(db.Spec.ClusterRef.Name)); err != nil {
+	if o.cluster != nil && crossNamespace(db) {
+		if o.class, err = informers.IgnoreNotFound(c.classes.Get(o.cluster.Spec.Class)); err != nil {
+			return nil, err
+		}
+	}
+	if o.instanceRole, err = informers.IgnoreNotFound(c.instanceRoles.Roles(cns).Get(db.Spec.ClusterRef.Name)); err != nil {
 		return nil, err
 	}
 	if _, ok := cnpgverdict.InstanceRoleCluster(o.instanceRole); !ok {
 		o.instanceRole = nil // a namesake, not CNPG's
 	}
-	if o.serverCA, err = c.serverCA(ns, o.cluster); err != nil {
+	if o.serverCA, err = c.serverCA(cns, o.cluster); err != nil {
 		return nil, err
 	}
 	if o.defaults, err = c.databaseDefaults(o.cluster); err != nil {
@@ -95,29 +113,39 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 	if o.removed, err = c.removedDatabases(db); err != nil {
 		return nil, err
 	}
-	owned, err := c.roleObjects.DatabaseRoles(ns).List(labels.SelectorFromSet(labels.Set{ownership.DatabaseLabel: db.Name}))
+	owned, err := c.roleObjects.DatabaseRoles(cns).List(labels.SelectorFromSet(clusterSideLabels(db)))
 	if err != nil {
 		return nil, fmt.Errorf("list DatabaseRoles: %w", err)
 	}
 	all := slices.Concat(specNames(db), o.removed)
 	for _, name := range all {
-		n := namesOf(db.Name, name)
+		n := namesOf(db, name)
 		roles := knownRoles(db, name, owned)
 		o.roleNames[name] = roles
 		for _, s := range secretsOf(n, roles) {
 			if o.secrets[s], err = informers.IgnoreNotFound(c.secrets.Secrets(ns).Get(s)); err != nil {
 				return nil, err
 			}
+			if err := c.observeCopy(db, o, s); err != nil {
+				return nil, err
+			}
 		}
 		if o.configMaps[n.ConfigMap], err = informers.IgnoreNotFound(c.configMaps.Get(ns, n.ConfigMap)); err != nil {
 			return nil, err
 		}
-		if o.cnpg[n.CNPG], err = informers.IgnoreNotFound(c.cnpgDatabases.Databases(ns).Get(n.CNPG)); err != nil {
+		if o.cnpg[n.CNPG], err = informers.IgnoreNotFound(c.cnpgDatabases.Databases(cns).Get(n.CNPG)); err != nil {
 			return nil, err
 		}
 		for _, role := range roles {
 			obj := naming.RoleObject(db.Spec.ClusterRef.Name, role)
-			if o.roles[obj], err = informers.IgnoreNotFound(c.roleObjects.DatabaseRoles(ns).Get(obj)); err != nil {
+			if o.roles[obj], err = informers.IgnoreNotFound(c.roleObjects.DatabaseRoles(cns).Get(obj)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, d := range db.Spec.Databases {
+		for _, ref := range externalRefs(d) {
+			if err := c.observeCopy(db, o, ref); err != nil {
 				return nil, err
 			}
 		}
@@ -139,6 +167,20 @@ func (c *Controller) observe(ctx context.Context, db *pgv1.PostgresDatabase) (*o
 		}
 	}
 	return o, nil
+}
+
+// observeCopy reads the cluster-side copy of tenant Secret name, across
+// namespaces (the label-selected Secret cache holds it: it is ours).
+func (c *Controller) observeCopy(db *pgv1.PostgresDatabase, o *observation, name string) error {
+	if !crossNamespace(db) {
+		return nil
+	}
+	s, err := informers.IgnoreNotFound(c.secrets.Secrets(clusterNS(db)).Get(passwordCopy(db, name)))
+	if err != nil {
+		return err
+	}
+	o.copies[name] = s
+	return nil
 }
 
 // serverCA is the cluster's server CA as its <cluster>-server-ca holds it,
@@ -177,8 +219,12 @@ func (c *Controller) removedDatabases(db *pgv1.PostgresDatabase) ([]string, erro
 	}
 	for _, o := range owned {
 		d, ok := o.(*cnpgv1.Database)
-		if ok && ownership.IsControlledBy(d, db.UID) && d.Name == namesOf(db.Name, d.Spec.Name).CNPG {
-			add(d.Spec.Name)
+		if !ok || !ownsClusterSide(d, db) {
+			continue
+		}
+		name, prefixed := strings.CutPrefix(d.Spec.Name, naming.TenantPrefix(db.Namespace, clusterNS(db)))
+		if prefixed && d.Name == namesOf(db, name).CNPG {
+			add(name)
 		}
 	}
 	slices.Sort(out)

@@ -22,11 +22,11 @@ import (
 func (p *pass) asAdminByCert(ctx context.Context, n names) (postgres.Target, error) {
 	object := naming.RoleObject(p.obs.cluster.Name, n.AdminRole)
 	role := p.obs.roles[object]
-	if role == nil || !ownership.IsControlledBy(role, p.db.UID) {
+	if role == nil || !ownsClusterSide(role, p.db) {
 		return postgres.Target{}, fmt.Errorf("DatabaseRole %q of role %s is not this PostgresDatabase's", object, n.AdminRole)
 	}
 	name := naming.ClientCertSecret(object)
-	s, err := informers.IgnoreNotFound(p.deps.kube.CoreV1().Secrets(p.db.Namespace).Get(ctx, name, metav1.GetOptions{}))
+	s, err := informers.IgnoreNotFound(p.deps.kube.CoreV1().Secrets(clusterNS(p.db)).Get(ctx, name, metav1.GetOptions{}))
 	if err != nil {
 		return postgres.Target{}, fmt.Errorf("read Secret %s: %w", name, err)
 	}

@@ -34,7 +34,7 @@ func (clusterStep) Observe(_ context.Context, p *pass, _ error) health {
 	switch {
 	case pc == nil:
 		return waiting(pgv1.PhasePending, pgv1.ReasonClusterNotFound,
-			fmt.Sprintf("PostgresCluster %q not found in namespace %q", name, p.db.Namespace), clusterMissingRecheck)
+			fmt.Sprintf("PostgresCluster %q not found in namespace %q", name, clusterNS(p.db)), clusterMissingRecheck)
 	case pc.DeletionTimestamp != nil:
 		return waiting(pgv1.PhasePending, pgv1.ReasonClusterDeleting, fmt.Sprintf("PostgresCluster %q is being deleted", name), clusterNotReadyRecheck)
 	case pc.Status.Phase == pgv1.PhaseFailed:

@@ -48,10 +48,10 @@ func (configMapsStep) Observe(_ context.Context, p *pass, _ error) health {
 }
 
 func (p *pass) ensureConfigMap(ctx context.Context, d pgv1.DatabaseSpec) health {
-	n := namesOf(p.db.Name, d.Name)
+	n := namesOf(p.db, d.Name)
 	e := p.entry(d.Name)
 	extras := extraLogins(d, n, e)
-	data := connectionData(p.db.Namespace, p.obs.cluster, n, e, extras)
+	data := connectionData(p.obs.cluster.Namespace, p.obs.cluster, n, e, extras)
 	if certAuth(d) {
 		certData(data, p.obs.cluster.Name, n, e, extras)
 	}

@@ -58,14 +58,14 @@ func (databasesStage) Observe(_ context.Context, p *pass, _ error) health {
 }
 
 func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
-	n := namesOf(p.db.Name, d.Name)
-	client := p.deps.pg.CNPGV1().Databases(p.db.Namespace)
+	n := namesOf(p.db, d.Name)
+	client := p.deps.pg.CNPGV1().Databases(clusterNS(p.db))
 	// CNPG Databases are cached in full: the cache answers for them.
 	cur := p.obs.cnpg[n.CNPG]
-	if conflict := p.owner().Check("CNPG Database", cur); conflict != nil {
+	if conflict := p.checkClusterSide("CNPG Database", cur); conflict != nil {
 		return conflict.Health(pgv1.ReasonDatabaseConflict)
 	}
-	key, now := types.NamespacedName{Namespace: p.db.Namespace, Name: n.CNPG}, p.deps.clock.Now()
+	key, now := types.NamespacedName{Namespace: clusterNS(p.db), Name: n.CNPG}, p.deps.clock.Now()
 	seen := cachelag.Absent
 	if cur != nil {
 		seen = cachelag.At(cur.ResourceVersion)
@@ -86,7 +86,10 @@ func (p *pass) ensureDatabase(ctx context.Context, d pgv1.DatabaseSpec) health {
 	}
 	want := desiredDatabase(p.obs.cluster.Name, n, policyOf(d), d.Extensions, cur)
 	if cur == nil || !databaseCurrent(cur, p.db, want) {
-		ac := databaseApply(p.db, n.CNPG, want, false).WithOwnerReferences(ownership.OwnerRefApply(p.db, gvk))
+		ac := databaseApply(p.db, n.CNPG, want, false)
+		if !crossNamespace(p.db) {
+			ac.WithOwnerReferences(ownership.OwnerRefApply(p.db, gvk))
+		}
 		if _, err := client.Apply(ctx, ac, applyOpts); err != nil {
 			return apiError(pgv1.ReasonDatabaseApplyFailed, fmt.Errorf("apply CNPG Database %s: %w", n.CNPG, err))
 		}
@@ -150,7 +153,7 @@ func desiredDatabase(cluster string, n names, policy pgv1.DeletionPolicy, exts [
 var applyOpts = metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
 
 func databaseApply(db *pgv1.PostgresDatabase, name string, s cnpgv1.DatabaseSpec, retained bool) *cnpgac.DatabaseApplyConfiguration {
-	labels := ownership.ManagedLabels(ownership.DatabaseLabel, db.Name)
+	labels := clusterSideLabels(db)
 	var annotations map[string]string
 	if retained {
 		var marks map[string]string
@@ -164,7 +167,7 @@ func databaseApply(db *pgv1.PostgresDatabase, name string, s cnpgv1.DatabaseSpec
 	for _, e := range s.Extensions {
 		spec.WithExtensions(cnpgac.ExtensionSpec().WithName(e.Name).WithEnsure(e.Ensure))
 	}
-	ac := cnpgac.Database(name, db.Namespace).WithLabels(labels).WithSpec(spec)
+	ac := cnpgac.Database(name, clusterNS(db)).WithLabels(labels).WithSpec(spec)
 	if annotations != nil {
 		ac.WithAnnotations(annotations)
 	}
@@ -175,7 +178,7 @@ func databaseApply(db *pgv1.PostgresDatabase, name string, s cnpgv1.DatabaseSpec
 // the API server and CNPG fill in others, which must not cause an apply.
 func databaseCurrent(cur *cnpgv1.Database, db *pgv1.PostgresDatabase, want cnpgv1.DatabaseSpec) bool {
 	_, retained := cur.Labels[ownership.RetainedLabel]
-	if !ownership.IsControlledBy(cur, db.UID) || retained || cur.Labels[ownership.DatabaseLabel] != db.Name {
+	if !ownsClusterSide(cur, db) || retained || cur.Labels[ownership.DatabaseLabel] != db.Name {
 		return false
 	}
 	s := cur.Spec
@@ -200,7 +203,7 @@ func (p *pass) checkNewDatabase(ctx context.Context, n names) health {
 	}
 	exists, comment, err := p.deps.sql.databaseComment(ctx, t, n.DB)
 	if err != nil {
-		p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
+		p.deps.cas.Forget(clusterNS(p.db), naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
 		return waiting(pgv1.PhaseProvisioning, pgv1.ReasonDatabaseUnverified,
 			fmt.Sprintf("cannot check in Postgres whether database %s already exists: %v", n.DB, err), sqlRecheck)
 	}

@@ -52,7 +52,7 @@ func settle(t *testing.T, f *fixture, name string) {
 		}
 		f.applyRoles()
 		for _, d := range f.db(name).Spec.Databases {
-			obj := namesOf(name, d.Name).CNPG
+			obj := naming.Database(name, d.Name).CNPG
 			if d, err := f.pg.CNPGV1().Databases(ns).Get(t.Context(), obj, metav1.GetOptions{}); err == nil && d.Status.Applied == nil {
 				f.markApplied(obj, true, "")
 			}

@@ -2,6 +2,7 @@ package database
 
 import (
 	"errors"
+	"github.com/setpoint-dev/setpoint/pkg/naming"
 	"slices"
 	"strings"
 	"testing"
@@ -120,7 +121,7 @@ func driftCatalog(spec pgv1.DatabaseSpec) *grantplan.Catalog {
 	cat := grantplan.Catalog{DatabaseOwner: "orders_admin",
 		Objects: []grantplan.Object{{Kind: grantplan.Schema, Name: "public", Owner: "pg_database_owner"},
 			{Kind: grantplan.Schema, Name: "billing", Owner: "orders_admin"}, items}}
-	w := grantplan.Declared(spec, namesOf("shop", "orders"))
+	w := grantplan.Declared(spec, naming.Database("shop", "orders"))
 	cat.Defaults = w.Defaults
 	for _, g := range w.Grants {
 		o := grantplan.Object{Kind: g.On, Name: g.Schema, Owner: "orders_admin"}

@@ -88,7 +88,7 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 	var ran int
 	var drift, skipped, kept []string
 	for _, d := range p.db.Spec.Databases {
-		n := namesOf(p.db.Name, d.Name)
+		n := namesOf(p.db, d.Name)
 		exact := grantplan.KeptExact(d)
 		if held && !exact && !settle {
 			continue // nothing to read: its grants hold from an earlier pass
@@ -102,7 +102,7 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 			w := grantplan.Declared(d, n)
 			cat, err := p.deps.sql.grants(ctx, t, w)
 			if err != nil {
-				p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
+				p.deps.cas.Forget(clusterNS(p.db), naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
 				msg := fmt.Sprintf("read privileges on database %s: %v", n.DB, err)
 				return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck))
 			}
@@ -114,7 +114,7 @@ func (p *pass) grantPrivileges(ctx context.Context) privilegesState {
 		}
 		if len(stmts) > 0 {
 			if err := p.deps.sql.execTx(ctx, t, stmts); err != nil {
-				p.deps.cas.Forget(p.db.Namespace, naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
+				p.deps.cas.Forget(clusterNS(p.db), naming.CASecret(p.obs.cluster.Name)) // in case the CA rotated
 				msg := fmt.Sprintf("grant privileges on database %s: %v", n.DB, err)
 				return stoppedAt(d.Name, waiting(pgv1.PhaseProvisioning, pgv1.ReasonGrantFailed, msg, sqlRecheck))
 			}

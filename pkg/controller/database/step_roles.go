@@ -12,7 +12,6 @@ import (
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/cnpgverdict"
-	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/controller/pipeline"
 	"github.com/setpoint-dev/setpoint/pkg/naming"
 )
@@ -43,9 +42,12 @@ func (rolesStep) Reconcile(ctx context.Context, p *pass) error {
 	for _, d := range p.db.Spec.Databases {
 		e := p.entry(d.Name)
 		var dbh []health
-		n := namesOf(p.db.Name, d.Name)
+		n := namesOf(p.db, d.Name)
 		for _, c := range credentialsOf(d, n) {
-			h := p.ensureRole(ctx, p.roleWantOf(d, n, c, secretOf(e, c)))
+			h := p.ensureCopy(ctx, secretOf(e, c))
+			if h.Phase == pgv1.PhaseReady {
+				h = p.ensureRole(ctx, p.roleWantOf(d, n, c, passwordCopy(p.db, secretOf(e, c))))
+			}
 			if h.Phase != pgv1.PhaseReady && h.Phase != pgv1.PhaseFailed {
 				st.pending++
 			}
@@ -155,7 +157,7 @@ func (p *pass) roleWantOf(d pgv1.DatabaseSpec, n names, c roleCredential, secret
 func (p *pass) ensureRole(ctx context.Context, w roleWant) health {
 	role := w.role
 	cur := p.obs.roles[w.object]
-	if cur != nil && !ownership.IsControlledBy(cur, p.db.UID) {
+	if cur != nil && !ownsClusterSide(cur, p.db) {
 		// Never adopted: a DatabaseRole we did not create may carry
 		// anyone's password Secret and reclaim policy.
 		return p.owner().Conflict("DatabaseRole", cur).Health(pgv1.ReasonRoleConflict)
@@ -196,14 +198,14 @@ func (p *pass) ensureRole(ctx context.Context, w roleWant) health {
 // PostgresDatabase's object our cache has not seen yet — the API server
 // refuses, and the object it has is judged as the cache would have.
 func (p *pass) createRole(ctx context.Context, w roleWant) health {
-	client := p.deps.pg.CNPGV1().DatabaseRoles(p.db.Namespace)
+	client := p.deps.pg.CNPGV1().DatabaseRoles(clusterNS(p.db))
 	_, err := client.Create(ctx, roleObject(p.db, w), metav1.CreateOptions{FieldManager: fieldManager})
 	if apierrors.IsAlreadyExists(err) {
 		live, gerr := client.Get(ctx, w.object, metav1.GetOptions{})
 		if gerr != nil {
 			return apiError(pgv1.ReasonRoleCreateFailed, fmt.Errorf("read existing DatabaseRole %s: %w", w.object, gerr))
 		}
-		if !ownership.IsControlledBy(live, p.db.UID) {
+		if !ownsClusterSide(live, p.db) {
 			return p.owner().Conflict("DatabaseRole", live).Health(pgv1.ReasonRoleConflict)
 		}
 		return rolePending(w.role) // ours, and the cache is behind

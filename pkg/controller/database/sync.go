@@ -38,7 +38,7 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 		return workqueue.Result{}, fmt.Errorf("observe: %w", err)
 	}
 	if obs.cluster == nil {
-		c.cas.Forget(db.Namespace, naming.CASecret(db.Spec.ClusterRef.Name)) // a new cluster brings a new CA
+		c.cas.Forget(clusterNS(db), naming.CASecret(db.Spec.ClusterRef.Name)) // a new cluster brings a new CA
 	}
 	if db.DeletionTimestamp != nil {
 		return c.finalize(ctx, db, obs)
@@ -54,6 +54,10 @@ func (c *Controller) sync(ctx context.Context, key workqueue.Key) (workqueue.Res
 	}
 	before := db.ResourceVersion
 	p := newPass(&c.deps, db, obs)
+	// Across namespaces, before anything is written (admission.go).
+	if res, done, err := c.admission(ctx, p); done {
+		return res, err
+	}
 	if db, err = c.addFinalizer(ctx, db, p.createMissingSecrets); err != nil {
 		return workqueue.Result{}, err
 	}

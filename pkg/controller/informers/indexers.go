@@ -16,7 +16,8 @@ import (
 
 // Index names.
 const (
-	// ByClusterRef indexes PostgresDatabases by namespace/spec.clusterRef.name.
+	// ByClusterRef indexes PostgresDatabases by the namespace of their
+	// cluster (spec.clusterRef.namespace, or their own)/spec.clusterRef.name.
 	ByClusterRef = "byClusterRef"
 	// ByClass indexes PostgresClusters by spec.class.
 	ByClass = "byClass"
@@ -24,8 +25,9 @@ const (
 	// database's children's names (naming.Database(...).CNPG): two objects on one
 	// stem would share children.
 	ByChildStem = "byChildStem"
-	// ByDatabaseLabel indexes CNPG Databases by namespace/the
-	// PostgresDatabase their ownership.DatabaseLabel names.
+	// ByDatabaseLabel indexes CNPG Databases by the namespace of the
+	// PostgresDatabase their ownership.DatabaseLabel names (their own, or
+	// the one ownership.DatabaseNamespaceLabel names)/its name.
 	ByDatabaseLabel = "byDatabaseLabel"
 	// ByRoleOnCluster indexes CNPG DatabaseRoles by
 	// namespace/spec.cluster.name/the stem of spec.name (roleOnClusterKey):
@@ -124,7 +126,14 @@ func indexByDatabaseLabel(obj any) ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	return []string{m.GetNamespace() + "/" + owner}, nil
+	// A tenant's object in its cluster's namespace names the tenant's
+	// namespace (ownership.DatabaseNamespaceLabel): the key is the
+	// PostgresDatabase's, wherever the object lives.
+	ns := m.GetNamespace()
+	if tenant := m.GetLabels()[ownership.DatabaseNamespaceLabel]; tenant != "" {
+		ns = tenant
+	}
+	return []string{ns + "/" + owner}, nil
 }
 
 func indexByClusterRef(obj any) ([]string, error) {
@@ -132,7 +141,7 @@ func indexByClusterRef(obj any) ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	return []string{db.Namespace + "/" + db.Spec.ClusterRef.Name}, nil
+	return []string{db.Spec.ClusterRef.NamespaceOr(db.Namespace) + "/" + db.Spec.ClusterRef.Name}, nil
 }
 
 func indexByClass(obj any) ([]string, error) {

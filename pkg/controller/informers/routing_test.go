@@ -78,7 +78,7 @@ func TestMappedHandlerRoutesClusterToItsDatabases(t *testing.T) {
 	for _, db := range []struct{ name, cluster string }{{"a", "shop"}, {"b", "shop"}, {"c", "other"}} {
 		_ = inf.Add(&pgv1.PostgresDatabase{
 			ObjectMeta: metav1.ObjectMeta{Name: db.name, Namespace: "ns"},
-			Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: db.cluster}},
+			Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: db.cluster}},
 		})
 	}
 	var got keys

@@ -13,7 +13,7 @@ import (
 func adopter(name, adoptFrom string) *pgv1.PostgresDatabase {
 	return &pgv1.PostgresDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name)},
-		Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "copy"}, AdoptFrom: adoptFrom},
+		Spec:       pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: "copy"}, AdoptFrom: adoptFrom},
 	}
 }
 

@@ -99,6 +99,8 @@ func (o Owner) Conflict(kind string, obj metav1.Object) *ConflictError {
 			why += ", a previous object of this name; it goes with that object"
 			previous = true
 		}
+	} else if holder, ok := tenantHolder(obj); ok {
+		why = holder
 	} else if a := obj.GetAnnotations(); a[RetainedForAnnotation] != "" {
 		why = fmt.Sprintf("retained for %s on cluster %q; only that object may adopt it",
 			a[RetainedForAnnotation], a[RetainedClusterAnnotation])

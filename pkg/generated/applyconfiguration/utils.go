@@ -82,6 +82,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.BackupStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClusterPasswordConfig"):
 		return &postgresv1alpha1.ClusterPasswordConfigApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ClusterReference"):
+		return &postgresv1alpha1.ClusterReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClusterResources"):
 		return &postgresv1alpha1.ClusterResourcesApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClusterSettings"):
@@ -158,6 +160,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &postgresv1alpha1.StorageSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageStatus"):
 		return &postgresv1alpha1.StorageStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TenantsSpec"):
+		return &postgresv1alpha1.TenantsSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TopologyPeer"):
 		return &postgresv1alpha1.TopologyPeerApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TopologySpec"):

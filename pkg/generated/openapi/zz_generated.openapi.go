@@ -113,6 +113,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec":                  schema_pkg_apis_postgres_v1alpha1_BackupSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupStatus":                schema_pkg_apis_postgres_v1alpha1_BackupStatus(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig":       schema_pkg_apis_postgres_v1alpha1_ClusterPasswordConfig(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterReference":            schema_pkg_apis_postgres_v1alpha1_ClusterReference(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterResources":            schema_pkg_apis_postgres_v1alpha1_ClusterResources(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterSettings":             schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec":        schema_pkg_apis_postgres_v1alpha1_ConnectionPoolerSpec(ref),
@@ -154,6 +155,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.SecretKeyRef":                schema_pkg_apis_postgres_v1alpha1_SecretKeyRef(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec":                 schema_pkg_apis_postgres_v1alpha1_StorageSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageStatus":               schema_pkg_apis_postgres_v1alpha1_StorageStatus(ref),
+		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec":                 schema_pkg_apis_postgres_v1alpha1_TenantsSpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyPeer":                schema_pkg_apis_postgres_v1alpha1_TopologyPeer(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologySpec":                schema_pkg_apis_postgres_v1alpha1_TopologySpec(ref),
 		"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologyStatus":              schema_pkg_apis_postgres_v1alpha1_TopologyStatus(ref),
@@ -4034,6 +4036,35 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterPasswordConfig(ref common.Referenc
 	}
 }
 
+func schema_pkg_apis_postgres_v1alpha1_ClusterReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterReference names the PostgresCluster a PostgresDatabase lives on.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the PostgresCluster.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "namespace of the PostgresCluster; unset is the PostgresDatabase's own. A cluster of another namespace must admit this one (spec.tenants of the cluster or its class), or the database is refused with reason NamespaceNotAdmitted and nothing is written.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_postgres_v1alpha1_ClusterResources(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4190,11 +4221,17 @@ func schema_pkg_apis_postgres_v1alpha1_ClusterSettings(ref common.ReferenceCallb
 							Format:      "",
 						},
 					},
+					"tenants": {
+						SchemaProps: spec.SchemaProps{
+							Description: "tenants are the namespaces besides its own that may place PostgresDatabases on the cluster; unset, its own namespace only. A cluster's tenants replace its class's whole.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec"),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -5461,11 +5498,17 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterClassSpec(ref common.Refer
 							Format:      "",
 						},
 					},
+					"tenants": {
+						SchemaProps: spec.SchemaProps{
+							Description: "tenants are the namespaces besides its own that may place PostgresDatabases on the cluster; unset, its own namespace only. A cluster's tenants replace its class's whole.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec"),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -5648,6 +5691,12 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 							Format:      "",
 						},
 					},
+					"tenants": {
+						SchemaProps: spec.SchemaProps{
+							Description: "tenants are the namespaces besides its own that may place PostgresDatabases on the cluster; unset, its own namespace only. A cluster's tenants replace its class's whole.",
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec"),
+						},
+					},
 					"clusterDeletionPolicy": {
 						SchemaProps: spec.SchemaProps{
 							Description: "clusterDeletionPolicy says whether deleting the PostgresCluster deletes the CNPG Cluster and its data (Delete) or keeps them (Retain).",
@@ -5678,7 +5727,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresClusterSpec(ref common.ReferenceC
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologySpec", v1.ResourceRequirements{}.OpenAPIModelName()},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.BackupSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterPasswordConfig", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ConnectionPoolerSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseDefaults", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DurabilitySpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ImageCatalogRef", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.MonitoringSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.PlacementSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.RestoreSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.StorageSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TenantsSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.TopologySpec", v1.ResourceRequirements{}.OpenAPIModelName()},
 	}
 }
 
@@ -5920,9 +5969,9 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresDatabaseSpec(ref common.Reference
 				Properties: map[string]spec.Schema{
 					"clusterRef": {
 						SchemaProps: spec.SchemaProps{
-							Description: "clusterRef names the PostgresCluster, in the same namespace, that hosts the databases. It cannot change after creation.",
+							Description: "clusterRef names the PostgresCluster that hosts the databases: in the same namespace, or in namespace, when that cluster admits this namespace (its tenants). It cannot change after creation.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference"),
+							Ref:         ref("github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterReference"),
 						},
 					},
 					"databases": {
@@ -5958,7 +6007,7 @@ func schema_pkg_apis_postgres_v1alpha1_PostgresDatabaseSpec(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseSpec", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.LocalObjectReference"},
+			"github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.ClusterReference", "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1.DatabaseSpec"},
 	}
 }
 
@@ -6481,6 +6530,46 @@ func schema_pkg_apis_postgres_v1alpha1_StorageStatus(ref common.ReferenceCallbac
 		},
 		Dependencies: []string{
 			resource.Quantity{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_postgres_v1alpha1_TenantsSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TenantsSpec says which namespaces besides its own may place PostgresDatabases on a cluster: the namespaces listed, and those whose labels the selector matches (docs/adr/0016-shared-clusters-across-namespaces.md). A database of another namespace gets Postgres names prefixed with its namespace (<namespace with '_' for '-'>_<name>); its DatabaseRoles, CNPG Database and the copies of its password Secrets CloudNativePG reads live in the cluster's namespace, labelled with the database's namespace, name and uid. Admission is checked at every pass: a namespace no longer admitted keeps what it has, marked Admitted False, and gets no new change until it is admitted again or deletes its PostgresDatabase.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"namespaces": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "namespaces admitted by name.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"namespaceSelector": {
+						SchemaProps: spec.SchemaProps{
+							Description: "namespaceSelector admits the namespaces whose labels it matches. An empty selector ({}) matches every namespace.",
+							Ref:         ref(metav1.LabelSelector{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			metav1.LabelSelector{}.OpenAPIModelName()},
 	}
 }
 

@@ -52,10 +52,10 @@ func world() (kube []runtime.Object, custom []runtime.Object) {
 	pc := &pgv1.PostgresCluster{ObjectMeta: objMeta("shop"), Spec: pgv1.PostgresClusterSpec{Class: "standard"},
 		Status: pgv1.PostgresClusterStatus{Phase: pgv1.PhaseReady}}
 	db := &pgv1.PostgresDatabase{ObjectMeta: objMeta("shop-app"),
-		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "shop"}, Databases: []pgv1.DatabaseSpec{{Name: "orders"}}}}
+		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: "shop"}, Databases: []pgv1.DatabaseSpec{{Name: "orders"}}}}
 	db.Annotations = map[string]string{"example.com/dsn": "postgresql://orders_rw:" + uriPassword + "@shop-rw:5432/orders"}
 	otherDB := &pgv1.PostgresDatabase{ObjectMeta: objMeta("other-app"),
-		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "other"}, Databases: []pgv1.DatabaseSpec{{Name: "x"}}}}
+		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: "other"}, Databases: []pgv1.DatabaseSpec{{Name: "x"}}}}
 	custom = []runtime.Object{pc, db, otherDB,
 		&cnpgv1.Cluster{ObjectMeta: objMeta("shop"), Status: cnpgv1.ClusterStatus{Phase: "Cluster in healthy state"}},
 		&cnpgv1.Pooler{ObjectMeta: objMeta("shop-pooler-rw"), Spec: cnpgv1.PoolerSpec{Cluster: cnpgv1.LocalObjectReference{Name: "shop"}}},

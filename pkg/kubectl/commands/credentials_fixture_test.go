@@ -136,7 +136,7 @@ func conditions(chain []string, unmetConds []metav1.Condition) []metav1.Conditio
 
 func fixtureDatabase(name string, spec pgv1.DatabaseSpec, unmetConds []metav1.Condition) *pgv1.PostgresDatabase {
 	db := &pgv1.PostgresDatabase{ObjectMeta: fixtureMeta(name),
-		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "shop"}, Databases: []pgv1.DatabaseSpec{spec}},
+		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: "shop"}, Databases: []pgv1.DatabaseSpec{spec}},
 		Status: pgv1.PostgresDatabaseStatus{Phase: pgv1.PhaseReady, ObservedGeneration: 1,
 			Conditions: conditions(pgv1.DatabaseConditions, unmetConds)}}
 	db.UID = fixtureUID(name)

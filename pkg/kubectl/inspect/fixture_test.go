@@ -43,7 +43,7 @@ func cluster(phase pgv1.Phase, conds ...metav1.Condition) *pgv1.PostgresCluster 
 
 func database(phase pgv1.Phase, conds ...metav1.Condition) *pgv1.PostgresDatabase {
 	return &pgv1.PostgresDatabase{ObjectMeta: meta("shop-app", 1),
-		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "shop"},
+		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: "shop"},
 			Databases: []pgv1.DatabaseSpec{{Name: "order_items", ReadOnlyRole: true}}},
 		Status: pgv1.PostgresDatabaseStatus{Phase: phase, ObservedGeneration: 1, Conditions: conds}}
 }

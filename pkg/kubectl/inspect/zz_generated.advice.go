@@ -183,7 +183,7 @@ var reasons = []reasonAdvice{
 	// ClusterReady of PostgresDatabase
 	{"ReasonClusterReady", pgv1.ReasonClusterReady, pgv1.ConditionClusterReady, "nothing"},
 	{"ReasonClusterUpgrading", pgv1.ReasonClusterUpgrading, pgv1.ConditionClusterReady, "nothing; follow the cluster's MajorUpgrade condition"},
-	{"ReasonClusterNotFound", pgv1.ReasonClusterNotFound, pgv1.ConditionClusterReady, "create the PostgresCluster that spec.clusterRef names, in the same namespace (clusterRef is immutable: to use another cluster, create a new PostgresDatabase)"},
+	{"ReasonClusterNotFound", pgv1.ReasonClusterNotFound, pgv1.ConditionClusterReady, "create the PostgresCluster that spec.clusterRef names, in the namespace it names (this one when unset; clusterRef is immutable: to use another cluster, create a new PostgresDatabase)"},
 	{"ReasonClusterDeleting", pgv1.ReasonClusterDeleting, pgv1.ConditionClusterReady, "this database cannot become Ready on a PostgresCluster that is going away: delete the PostgresDatabase, or, if it should live on, create it again on another cluster (clusterRef is immutable)"},
 	{"ReasonClusterFailed", pgv1.ReasonClusterFailed, pgv1.ConditionClusterReady, "fix the cluster first: its Ready condition says why (kubectl setpoint explain on the database explains the cluster too)"},
 	{"ReasonClusterNotReady", pgv1.ReasonClusterNotReady, pgv1.ConditionClusterReady, "wait: the database goes on once its cluster is Ready; if the cluster is not getting there, see its Ready condition (kubectl setpoint explain on the database explains the cluster too)"},
@@ -235,6 +235,11 @@ var reasons = []reasonAdvice{
 	{"ReasonAdminUnavailable", pgv1.ReasonAdminUnavailable, pgv1.ConditionPrivilegesReady, "wait: the admin role's password is being applied, and setpoint tries again; if it lasts, read the message"},
 	{"ReasonGrantFailed", pgv1.ReasonGrantFailed, pgv1.ConditionPrivilegesReady, "read Postgres's error in the message; setpoint tries again. \"every role may still CREATE in schema public\" means PostgreSQL 14 or earlier: upgrade to 15 or later"},
 	{"ReasonAnalyzeFailed", pgv1.ReasonAnalyzeFailed, pgv1.ConditionPrivilegesReady, "read the error; a timeout on a very large database means running ANALYZE by hand, as the owner, once"},
+
+	// Admission of PostgresDatabase on a cluster of another namespace
+	{"ReasonNamespaceNotAdmitted", pgv1.ReasonNamespaceNotAdmitted, "", "ask the platform team that runs the cluster to admit the namespace (the message names the cluster and the rule), or use a cluster of your own namespace"},
+	{"ReasonAdmitted", pgv1.ReasonAdmitted, "", "nothing"},
+	{"ReasonAdmissionWithdrawn", pgv1.ReasonAdmissionWithdrawn, "", "ask the platform team to admit the namespace again, or move the data and delete the PostgresDatabase (its deletionPolicy still runs)"},
 
 	// Any condition of both kinds
 	{"ReasonBlocked", pgv1.ReasonBlocked, "", "look at the earlier condition the message names; its reason says what to do"},

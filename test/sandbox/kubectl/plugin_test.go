@@ -101,7 +101,7 @@ func (w *world) testExplain(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := &pgv1.PostgresDatabase{ObjectMeta: metav1.ObjectMeta{Name: "lonely-app", Namespace: ns},
-		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.LocalObjectReference{Name: "lonely"}, Databases: []pgv1.DatabaseSpec{{Name: "stock"}}}}
+		Spec: pgv1.PostgresDatabaseSpec{ClusterRef: pgv1.ClusterReference{Name: "lonely"}, Databases: []pgv1.DatabaseSpec{{Name: "stock"}}}}
 	if _, err := w.pg.PostgresV1alpha1().PostgresDatabases(ns).Create(t.Context(), db, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -96,6 +96,18 @@ const (
 	ConditionPasswordRotation = "PasswordRotation"
 )
 
+// Conditions of PostgresDatabase on a cluster of another namespace
+//
+// Present only while spec.clusterRef names another namespace.
+const (
+	// ConditionAdmitted is True while the PostgresCluster (or its class)
+	// admits the database's namespace (spec.tenants); False with
+	// AdmissionWithdrawn once it no longer does. What to do: when False,
+	// ask the platform team to admit the namespace again, or delete the
+	// PostgresDatabase.
+	ConditionAdmitted = "Admitted"
+)
+
 // Conditions of PostgresCluster with a major upgrade
 //
 // Present from the first time postgresVersion rises above the major the

@@ -39,10 +39,11 @@ type PostgresDatabase struct {
 //
 // +kubebuilder:validation:XValidation:rule="has(self.adoptFrom) == has(oldSelf.adoptFrom)",message="adoptFrom can only be set when the PostgresDatabase is created",fieldPath=".adoptFrom"
 type PostgresDatabaseSpec struct {
-	// clusterRef names the PostgresCluster, in the same namespace, that
-	// hosts the databases. It cannot change after creation.
+	// clusterRef names the PostgresCluster that hosts the databases: in
+	// the same namespace, or in namespace, when that cluster admits this
+	// namespace (its tenants). It cannot change after creation.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="clusterRef is immutable"
-	ClusterRef LocalObjectReference `json:"clusterRef"`
+	ClusterRef ClusterReference `json:"clusterRef"`
 
 	// databases to create, at most 10, each name unique.
 	// +listType=map

@@ -82,8 +82,9 @@ const (
 	ReasonClusterUpgrading = "ClusterUpgrading"
 	// ReasonClusterNotFound means spec.clusterRef names no
 	// PostgresCluster. What to do: create the PostgresCluster that
-	// spec.clusterRef names, in the same namespace (clusterRef is
-	// immutable: to use another cluster, create a new PostgresDatabase).
+	// spec.clusterRef names, in the namespace it names (this one when
+	// unset; clusterRef is immutable: to use another cluster, create a
+	// new PostgresDatabase).
 	ReasonClusterNotFound = "ClusterNotFound"
 	// ReasonClusterDeleting means the PostgresCluster is being deleted.
 	// What to do: this database cannot become Ready on a PostgresCluster
@@ -333,4 +334,30 @@ const (
 	// tries again. What to do: read the error; a timeout on a very large
 	// database means running ANALYZE by hand, as the owner, once.
 	ReasonAnalyzeFailed = "AnalyzeFailed"
+)
+
+// Admission of PostgresDatabase on a cluster of another namespace
+//
+// ClusterReady, and Admitted, of a PostgresDatabase whose
+// spec.clusterRef names another namespace.
+const (
+	// ReasonNamespaceNotAdmitted means the PostgresCluster spec.clusterRef
+	// names, in another namespace, does not admit this namespace (its
+	// spec.tenants, or its class's, lists or selects it not), or cannot
+	// be judged yet; nothing was written. What to do: ask the platform
+	// team that runs the cluster to admit the namespace (the message
+	// names the cluster and the rule), or use a cluster of your own
+	// namespace.
+	ReasonNamespaceNotAdmitted = "NamespaceNotAdmitted"
+	// ReasonAdmitted means the PostgresCluster of another namespace
+	// admits this one. What to do: nothing.
+	ReasonAdmitted = "Admitted"
+	// ReasonAdmissionWithdrawn means the PostgresCluster admitted this
+	// namespace once and no longer does: the databases, roles and Secrets
+	// already made are kept and keep working, and setpoint changes
+	// nothing (no new role, no rotation) until the namespace is admitted
+	// again. What to do: ask the platform team to admit the namespace
+	// again, or move the data and delete the PostgresDatabase (its
+	// deletionPolicy still runs).
+	ReasonAdmissionWithdrawn = "AdmissionWithdrawn"
 )

@@ -371,4 +371,10 @@ type ClusterSettings struct {
 	// only a superuser can make, is skipped.
 	// +optional
 	SuperuserAccess *bool `json:"superuserAccess,omitempty"`
+
+	// tenants are the namespaces besides its own that may place
+	// PostgresDatabases on the cluster; unset, its own namespace only. A
+	// cluster's tenants replace its class's whole.
+	// +optional
+	Tenants *TenantsSpec `json:"tenants,omitempty"`
 }

@@ -97,6 +97,10 @@ type ClusterSettingsApplyConfiguration struct {
 	// CNPG Cluster no longer uses it), and the pg_hba.conf check, which
 	// only a superuser can make, is skipped.
 	SuperuserAccess *bool `json:"superuserAccess,omitempty"`
+	// tenants are the namespaces besides its own that may place
+	// PostgresDatabases on the cluster; unset, its own namespace only. A
+	// cluster's tenants replace its class's whole.
+	Tenants *TenantsSpecApplyConfiguration `json:"tenants,omitempty"`
 }
 
 // ClusterSettingsApplyConfiguration constructs a declarative configuration of the ClusterSettings type for use with
@@ -230,5 +234,13 @@ func (b *ClusterSettingsApplyConfiguration) WithDatabaseDefaults(value *Database
 // If called multiple times, the SuperuserAccess field is set to the value of the last call.
 func (b *ClusterSettingsApplyConfiguration) WithSuperuserAccess(value bool) *ClusterSettingsApplyConfiguration {
 	b.SuperuserAccess = &value
+	return b
+}
+
+// WithTenants sets the Tenants field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Tenants field is set to the value of the last call.
+func (b *ClusterSettingsApplyConfiguration) WithTenants(value *TenantsSpecApplyConfiguration) *ClusterSettingsApplyConfiguration {
+	b.Tenants = value
 	return b
 }

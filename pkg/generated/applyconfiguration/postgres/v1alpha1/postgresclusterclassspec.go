@@ -163,3 +163,11 @@ func (b *PostgresClusterClassSpecApplyConfiguration) WithSuperuserAccess(value b
 	b.ClusterSettingsApplyConfiguration.SuperuserAccess = &value
 	return b
 }
+
+// WithTenants sets the Tenants field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Tenants field is set to the value of the last call.
+func (b *PostgresClusterClassSpecApplyConfiguration) WithTenants(value *TenantsSpecApplyConfiguration) *PostgresClusterClassSpecApplyConfiguration {
+	b.ClusterSettingsApplyConfiguration.Tenants = value
+	return b
+}

@@ -192,6 +192,14 @@ func (b *PostgresClusterSpecApplyConfiguration) WithSuperuserAccess(value bool) 
 	return b
 }
 
+// WithTenants sets the Tenants field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Tenants field is set to the value of the last call.
+func (b *PostgresClusterSpecApplyConfiguration) WithTenants(value *TenantsSpecApplyConfiguration) *PostgresClusterSpecApplyConfiguration {
+	b.ClusterSettingsApplyConfiguration.Tenants = value
+	return b
+}
+
 // WithClusterDeletionPolicy sets the ClusterDeletionPolicy field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the ClusterDeletionPolicy field is set to the value of the last call.

@@ -23,9 +23,10 @@ package v1alpha1
 //
 // PostgresDatabaseSpec is the desired set of databases on one cluster.
 type PostgresDatabaseSpecApplyConfiguration struct {
-	// clusterRef names the PostgresCluster, in the same namespace, that
-	// hosts the databases. It cannot change after creation.
-	ClusterRef *LocalObjectReferenceApplyConfiguration `json:"clusterRef,omitempty"`
+	// clusterRef names the PostgresCluster that hosts the databases: in
+	// the same namespace, or in namespace, when that cluster admits this
+	// namespace (its tenants). It cannot change after creation.
+	ClusterRef *ClusterReferenceApplyConfiguration `json:"clusterRef,omitempty"`
 	// databases to create, at most 10, each name unique.
 	Databases []DatabaseSpecApplyConfiguration `json:"databases,omitempty"`
 	// adoptFrom names a PostgresDatabase, in the same namespace, whose
@@ -49,7 +50,7 @@ func PostgresDatabaseSpec() *PostgresDatabaseSpecApplyConfiguration {
 // WithClusterRef sets the ClusterRef field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the ClusterRef field is set to the value of the last call.
-func (b *PostgresDatabaseSpecApplyConfiguration) WithClusterRef(value *LocalObjectReferenceApplyConfiguration) *PostgresDatabaseSpecApplyConfiguration {
+func (b *PostgresDatabaseSpecApplyConfiguration) WithClusterRef(value *ClusterReferenceApplyConfiguration) *PostgresDatabaseSpecApplyConfiguration {
 	b.ClusterRef = value
 	return b
 }
