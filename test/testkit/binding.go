@@ -63,7 +63,8 @@ func ReadBinding(s *corev1.Secret) (Binding, error) {
 	u, err := url.Parse(b["uri"])
 	switch {
 	case err != nil:
-		errs = append(errs, fmt.Errorf("uri: %w", err))
+		// The inner error alone: url.Error quotes the whole uri, password included.
+		errs = append(errs, fmt.Errorf("uri does not parse: %w", errors.Unwrap(err)))
 	case u.Scheme != "postgresql" || u.Hostname() != b["host"] || u.Port() != b["port"] || u.Path != "/"+b["database"] ||
 		u.User.Username() != b["username"] || u.Query().Get("sslmode") != b["sslmode"]:
 		errs = append(errs, errors.New("uri does not agree with host, port, database, username and sslmode"))
