@@ -1,23 +1,20 @@
 package database
 
 import (
-	"encoding/pem"
 	"maps"
 	"net/url"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
 	pgv1 "github.com/setpoint-dev/setpoint/pkg/apis/postgres/v1alpha1"
 	"github.com/setpoint-dev/setpoint/pkg/controller/ownership"
+	"github.com/setpoint-dev/setpoint/test/testkit"
 )
 
 // testCA is a PEM certificate block; its content is never parsed here.
@@ -37,56 +34,16 @@ func poolingCluster() *pgv1.PostgresCluster {
 	return pc
 }
 
-// entryName is the file-name rule of the specification's application
-// projection for a Secret's entries.
-var entryName = regexp.MustCompile(`^[a-z0-9\-\.]{1,253}$`)
-
 // parseBinding reads s as the Service Binding specification (1.0) says a
-// workload reads its projection, and fails t where s breaks it: type
-// servicebinding.io/<type> and a type entry <type>; every entry a valid
-// file name; the well-known entries as they require (host DNS-resolvable,
-// port a port number, uri an RFC 3986 URI); and, of the postgresql
-// entries Spring Cloud Bindings and Quarkus read, sslrootcert naming an
-// entry of the binding. It returns the entries.
+// workload reads its projection (testkit.ReadBinding, the e2e tiers'
+// reader too), fails t where s breaks it, and returns the entries.
 func parseBinding(t *testing.T, s *corev1.Secret) map[string]string {
 	t.Helper()
-	e := map[string]string{}
-	for k, v := range s.Data {
-		if !entryName.MatchString(k) {
-			t.Errorf("%s: entry %q is not a valid binding file name", s.Name, k)
-		}
-		e[k] = string(v)
+	b, err := testkit.ReadBinding(s)
+	if err != nil {
+		t.Errorf("%s: %v", s.Name, err)
 	}
-	if string(s.Type) != "servicebinding.io/"+e["type"] || e["type"] != "postgresql" {
-		t.Errorf("%s: Secret type %q, type entry %q", s.Name, s.Type, e["type"])
-	}
-	if e["provider"] == "" {
-		t.Errorf("%s: no provider entry", s.Name)
-	}
-	if errs := validation.IsDNS1123Subdomain(e["host"]); len(errs) > 0 {
-		t.Errorf("%s: host %q: %v", s.Name, e["host"], errs)
-	}
-	if p, err := strconv.Atoi(e["port"]); err != nil || p < 1 || p > 65535 {
-		t.Errorf("%s: port %q", s.Name, e["port"])
-	}
-	u, err := url.Parse(e["uri"])
-	if err != nil || u.Scheme != "postgresql" || u.Hostname() != e["host"] || u.Port() != e["port"] ||
-		u.Path != "/"+e["database"] || u.User.Username() != e["username"] || u.Query().Get("sslmode") != e["sslmode"] {
-		shown := "unparsable" // never the raw uri: it holds the password
-		if u != nil {
-			shown = u.Redacted()
-		}
-		t.Errorf("%s: uri %s does not match the entries", s.Name, shown)
-	}
-	if pw, set := u.User.Password(); e["password"] != "" && (!set || pw != e["password"]) {
-		t.Errorf("%s: uri does not carry the password entry", s.Name)
-	}
-	if f := e["sslrootcert"]; f != "" {
-		if b, _ := pem.Decode([]byte(e[f])); b == nil || b.Type != "CERTIFICATE" {
-			t.Errorf("%s: sslrootcert names %q, which is no PEM certificate of the binding", s.Name, f)
-		}
-	}
-	return e
+	return b
 }
 
 // Every role that logs in gets a binding Secret a workload reads as the
